@@ -1,0 +1,133 @@
+"""Warm latency of the local HTTP endpoint: tools/list and tools/call through `rhumbline serve`.
+
+    .venv/bin/python bench/http_latency.py [--calls 200] [--dispatch inprocess|invoke-api]
+
+Starts a real `rhumbline serve` (embedded SQLite stores in a temporary RHUMBLINE_HOME, one small
+ingested project, a read token), warms it up, then times each request from one keep-alive HTTP
+client: the full local path of API Gateway stand-in -> authorizer (cached) -> gateway Lambda
+handler -> tool. Reports p50/p99/max in milliseconds. Not part of the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+RHUMBLINE = Path(sys.executable).parent / "rhumbline"
+SOURCE = '''class Cart:
+    """A shopping cart."""
+
+    def add_item(self, item):
+        return total_price([item])
+
+
+def total_price(items):
+    return sum(item.price for item in items)
+'''
+
+
+def cli(env: dict[str, str], *arguments: str) -> str:
+    done = subprocess.run([str(RHUMBLINE), *arguments], env=env, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def rpc(method: str, params: dict | None, request_id: int) -> dict:
+    message: dict = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def measure(http: httpx.Client, body: dict, calls: int) -> list[float]:
+    timings = []
+    for _ in range(calls):
+        started = time.perf_counter()
+        response = http.post("/mcp", json=body)
+        timings.append((time.perf_counter() - started) * 1000)
+        assert response.status_code == 200, response.text
+        assert "error" not in response.json(), response.text
+        assert not response.json()["result"].get("isError"), response.text
+    return timings
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--dispatch", choices=["inprocess", "invoke-api"], default="inprocess")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        env = {key: value for key, value in os.environ.items() if not key.startswith(("RHUMBLINE_", "AWS_"))}
+        env["RHUMBLINE_HOME"] = str(root / "home")
+        (root / "shop").mkdir()
+        (root / "shop" / "cart.py").write_text(SOURCE)
+        cli(env, "ingest", str(root / "shop"), "--project", "acme/shop")
+        token = cli(env, "token", "create", "--principal", "bench", "--projects", "acme/shop", "--scopes", "read")
+        port = free_port()
+        server = subprocess.Popen(
+            [str(RHUMBLINE), "serve", "--port", str(port), "--dispatch", args.dispatch, "--log-level", "warning"],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        try:
+            headers = {
+                "Authorization": f"Bearer {token}",
+                "Accept": "application/json, text/event-stream",
+                "MCP-Protocol-Version": "2025-06-18",
+            }
+            with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=30) as http:
+                deadline = time.monotonic() + 30
+                while True:
+                    try:
+                        if http.post("/mcp", json=rpc("tools/list", None, 0)).status_code == 200:
+                            break
+                    except httpx.TransportError:
+                        pass
+                    if time.monotonic() > deadline:
+                        raise SystemExit("rhumbline serve did not start")
+                    time.sleep(0.1)
+                cases = {
+                    "tools/list": rpc("tools/list", None, 1),
+                    "tools/call list_projects": rpc("tools/call", {"name": "list_projects", "arguments": {}}, 2),
+                    "tools/call search": rpc(
+                        "tools/call", {"name": "search", "arguments": {"query": "Cart", "project": "acme/shop"}}, 3
+                    ),
+                }
+                for body in cases.values():
+                    measure(http, body, 20)  # warm-up: first calls load modules and open stores
+                print(f"dispatch={args.dispatch} calls={args.calls} (ms, one keep-alive client)")
+                print(f"{'request':<28}{'p50':>8}{'p99':>8}{'max':>8}{'mean':>8}")
+                for name, body in cases.items():
+                    timings = measure(http, body, args.calls)
+                    print(
+                        f"{name:<28}{percentile(timings, 0.5):>8.2f}{percentile(timings, 0.99):>8.2f}"
+                        f"{max(timings):>8.2f}{statistics.fmean(timings):>8.2f}"
+                    )
+        finally:
+            server.send_signal(signal.SIGINT)
+            server.wait(10)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The HTTP API Lambda REQUEST authorizer: bearer token -> caller identity."""

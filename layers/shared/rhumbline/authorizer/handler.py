@@ -1,0 +1,77 @@
+"""API Gateway HTTP API Lambda REQUEST authorizer (payload 2.0, simple responses).
+
+It always answers `isAuthorized: true` and puts its verdict in the context: an HTTP API authorizer
+cannot add headers to a denial (a `false` becomes a bare 403 with no WWW-Authenticate), so the
+gateway reads `authenticated` and answers a proper 401 itself. API Gateway caches this answer per
+Authorization header value for the route's TTL; nothing is cached here. The token is never logged.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from rhumbline.observability import lambda_entry
+
+logger = logging.getLogger("rhumbline.authorizer")
+
+REASONS = frozenset({"malformed", "unknown", "expired", "revoked", "missing"})
+
+
+def authorization_header(event: Mapping[str, Any]) -> str | None:
+    headers = event.get("headers") or {}
+    for name, value in headers.items():
+        if name.lower() == "authorization" and value:
+            return str(value)
+    # The identity source is the Authorization header; API Gateway passes its value here too.
+    identity = event.get("identitySource") or []
+    return str(identity[0]) if identity and identity[0] else None
+
+
+def bearer_token(header: str | None) -> tuple[str | None, str]:
+    """(token, "") or (None, reason)."""
+    if header is None or not header.strip():
+        return None, "missing"
+    scheme, _, token = header.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or " " in token:
+        return None, "malformed"
+    return token, ""
+
+
+def refused(reason: str) -> dict[str, Any]:
+    return {"isAuthorized": True, "context": {"authenticated": "false", "reason": reason if reason in REASONS else "unknown"}}
+
+
+def authorize(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    from rhumbline.runtime import resources
+    from rhumbline.stores.relational import tokens
+    from rhumbline.stores.relational.session import session_scope
+
+    token, reason = bearer_token(authorization_header(event))
+    if token is None:
+        logger.info("refused: %s authorization header", reason)
+        return refused(reason)
+    # A store failure raises: API Gateway then answers 500 and caches nothing, which is right for an
+    # outage (a 401 would tell the client its token is bad).
+    with session_scope(resources.relational_engine()) as session:
+        check = tokens.verify(session, token)
+        if not check.ok or check.token is None:
+            logger.info("refused: %s token", check.reason)
+            return refused(check.reason)
+        caller = tokens.to_caller(check.token)
+    logger.info("authorized %s with token %s", caller.principal, caller.token_id)
+    return {
+        "isAuthorized": True,
+        "context": {
+            "authenticated": "true",
+            "principal": caller.principal,
+            "token_id": caller.token_id,
+            "projects": ",".join(caller.projects),
+            "scopes": ",".join(caller.scopes),
+        },
+    }
+
+
+handler = lambda_entry(authorize, function="authorizer")

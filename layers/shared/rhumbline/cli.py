@@ -1,0 +1,337 @@
+"""The `rhumbline` command: the whole stack on this machine, ingestion, tokens and migrations.
+
+Each subcommand imports what it needs when it runs, so `rhumbline --help` stays instant.
+Exit codes: 0 success, 1 a failure explained on stderr, 2 a usage error, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import socket
+import sys
+from collections.abc import Sequence
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+
+class CliError(Exception):
+    """A failure the user can act on: printed as one line, no traceback."""
+
+
+# ---------------------------------------------------------------- shared steps
+
+
+def prepared_engine() -> "Engine":
+    """The relational store with its schema current (creating the embedded SQLite file if needed)."""
+    from rhumbline.runtime import resources
+    from rhumbline.stores.relational import migrate
+
+    engine = resources.relational_engine()
+    migrate.upgrade(engine)
+    return engine
+
+
+def default_project_slug(root: Path) -> str:
+    name = re.sub(r"[^A-Za-z0-9_.-]", "-", root.name).lstrip("._-")[:100]
+    return f"local/{name or 'project'}"
+
+
+def checked_project(slug: str) -> str:
+    from rhumbline.tools.common import PROJECT_PATTERN
+
+    if not re.match(PROJECT_PATTERN, slug):
+        raise CliError(f"invalid project slug {slug!r}: expected 'owner/repo' (letters, digits, '_', '.', '-')")
+    return slug
+
+
+def run_ingest(root: Path, project: str, *, clear: bool) -> Any:
+    from rhumbline.ingest.pipeline import ingest_local
+    from rhumbline.local.progress import ProgressLine
+    from rhumbline.runtime import resources
+
+    if not root.is_dir():
+        raise CliError(f"{root} is not a directory")
+    engine = prepared_engine()
+    progress = ProgressLine(sys.stdout) if sys.stdout.isatty() else None
+    try:
+        return ingest_local(
+            root, project, store=resources.graph_store(), engine=engine, clear=clear, progress=progress
+        )
+    finally:
+        if progress is not None:
+            progress.finish()
+
+
+def load_local_template(path: str | None) -> Any:
+    from rhumbline.local.template import TemplateError, find_template, load_template
+
+    try:
+        return load_template(find_template(Path(path) if path else None))
+    except TemplateError as error:
+        raise CliError(str(error)) from None
+
+
+def ensure_port_free(host: str, port: int) -> None:
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            raise CliError(f"cannot listen on {host}:{port} ({error.strerror}); pass --port") from None
+
+
+def endpoint_url(host: str, port: int) -> str:
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    return f"http://{shown}:{port}/mcp"
+
+
+def when(moment: datetime | None) -> str:
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%MZ") if moment else "-"
+
+
+# ---------------------------------------------------------------- commands
+
+
+def cmd_up(args: argparse.Namespace) -> int:
+    from rhumbline.config import settings
+    from rhumbline.local.devtoken import ensure_dev_token
+    from rhumbline.local.server import serve
+
+    root = Path(args.path).resolve()
+    if not root.is_dir():
+        raise CliError(f"{root} is not a directory")
+    project = checked_project(args.project or default_project_slug(root))
+    template = load_local_template(args.template)
+    ensure_port_free(args.host, args.port)
+    engine = prepared_engine()
+    if not args.no_ingest:
+        print(f"Ingesting {root} as {project} ...", flush=True)
+        summary = run_ingest(root, project, clear=False)
+        print(
+            f"Ingested {summary.files:,} files: {summary.node_count:,} nodes, {summary.edge_count:,} edges "
+            f"in {summary.duration_s:.1f} s."
+        )
+    token = ensure_dev_token(settings().home, engine)
+    url = endpoint_url(args.host, args.port)
+    print(f"\nMCP endpoint:  {url}\nToken:         {token}\n")
+    print("Add it to Claude Code:")
+    print(f'  claude mcp add rhumbline --transport http {url} --header "Authorization: Bearer {token}"\n', flush=True)
+    serve(template, host=args.host, port=args.port, dispatch="inprocess", log_level=args.log_level)
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from rhumbline.local.server import serve
+
+    template = load_local_template(args.template)
+    ensure_port_free(args.host, args.port)
+    prepared_engine()
+    print(f"MCP endpoint: {endpoint_url(args.host, args.port)} (dispatch: {args.dispatch})", flush=True)
+    serve(template, host=args.host, port=args.port, dispatch=args.dispatch, log_level=args.log_level)
+    return 0
+
+
+def cmd_invoke(args: argparse.Namespace) -> int:
+    from rhumbline.local.invoke import invoke, read_event
+    from rhumbline.local.template import TemplateError
+
+    template = load_local_template(args.template)
+    try:
+        event = read_event(args.event)
+    except (OSError, ValueError) as error:
+        raise CliError(f"cannot read the event from {args.event}: {error}") from None
+    try:
+        result, failed = invoke(template, args.target, event)
+    except TemplateError as error:
+        raise CliError(str(error)) from None
+    print(json.dumps(result, indent=2, ensure_ascii=False))
+    return 1 if failed else 0
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    root = Path(args.path).resolve()
+    project = checked_project(args.project or default_project_slug(root))
+    print_summary(run_ingest(root, project, clear=args.clear), as_json=args.json)
+    return 0
+
+
+def print_summary(summary: Any, *, as_json: bool) -> None:
+    if as_json:
+        print(summary.model_dump_json(indent=2))
+        return
+    for name, value in summary.model_dump(mode="json").items():
+        print(f"  {name}: {json.dumps(value) if isinstance(value, (dict, list)) else value}")
+
+
+def cmd_token_create(args: argparse.Namespace) -> int:
+    from rhumbline.stores.relational import tokens
+    from rhumbline.stores.relational.session import session_scope
+
+    expires_at = None
+    if args.expires_in_days is not None:
+        if args.expires_in_days <= 0:
+            raise CliError("--expires-in-days must be a positive number of days")
+        expires_at = datetime.now(timezone.utc) + timedelta(days=args.expires_in_days)
+    engine = prepared_engine()
+    try:
+        with session_scope(engine) as session:
+            plaintext, token = tokens.create(
+                session,
+                principal=args.principal,
+                projects=split_csv(args.projects),
+                scopes=split_csv(args.scopes),
+                expires_at=expires_at,
+                description=args.description,
+            )
+    except ValueError as error:
+        raise CliError(str(error)) from None
+    print(f"Created token {token.id} for {token.principal} (expires {when(token.expires_at)}).", file=sys.stderr)
+    print("The token is shown once; store it now:", file=sys.stderr)
+    print(plaintext)
+    return 0
+
+
+def cmd_token_list(args: argparse.Namespace) -> int:
+    from rhumbline.stores.relational import tokens
+    from rhumbline.stores.relational.session import session_scope
+
+    with session_scope(prepared_engine()) as session:
+        rows = [
+            [
+                token.id,
+                token.principal,
+                ",".join(token.projects),
+                ",".join(token.scopes),
+                when(token.created_at),
+                when(token.expires_at),
+                when(token.revoked_at),
+                when(token.last_used_at),
+            ]
+            for token in tokens.list_all(session)
+        ]
+    header = ["ID", "PRINCIPAL", "PROJECTS", "SCOPES", "CREATED", "EXPIRES", "REVOKED", "LAST USED"]
+    widths = [max(len(row[column]) for row in [header, *rows]) for column in range(len(header))]
+    for row in [header, *rows]:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+    return 0
+
+
+def cmd_token_revoke(args: argparse.Namespace) -> int:
+    from rhumbline.stores.relational import tokens
+    from rhumbline.stores.relational.session import session_scope
+
+    with session_scope(prepared_engine()) as session:
+        if not tokens.revoke(session, args.token_id):
+            raise CliError(f"no token {args.token_id!r}")
+    print(f"Revoked {args.token_id} (servers that cached it stop accepting it within 5 minutes).")
+    return 0
+
+
+def cmd_db_upgrade(args: argparse.Namespace) -> int:
+    from rhumbline.stores.relational import migrate
+
+    engine = prepared_engine()
+    print(f"Database schema is at revision {migrate.current_revision(engine)}.")
+    return 0
+
+
+def split_csv(value: str) -> list[str]:
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+# ---------------------------------------------------------------- parser
+
+
+def add_server_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8080, help="port to listen on (default 8080)")
+    parser.add_argument("--template", help="SAM template to serve (default: this checkout's template.yaml)")
+    parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rhumbline", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    up = commands.add_parser("up", help="ingest a directory and serve it over MCP on this machine")
+    up.add_argument("path", nargs="?", default=".", help="directory to ingest (default: .)")
+    up.add_argument("--project", help="project slug owner/repo (default: local/<directory name>)")
+    up.add_argument("--no-ingest", action="store_true", help="serve what is already ingested")
+    add_server_options(up)
+    up.set_defaults(run=cmd_up)
+
+    serve = commands.add_parser("serve", help="serve the template's API locally, as `sam local start-api` would")
+    add_server_options(serve)
+    serve.add_argument(
+        "--dispatch",
+        choices=["inprocess", "invoke-api"],
+        default="inprocess",
+        help="how the gateway reaches tools: in-process, or boto3 through this server's Lambda Invoke API",
+    )
+    serve.set_defaults(run=cmd_serve)
+
+    invoke = commands.add_parser("invoke", help="run one function's handler on an event, as `sam local invoke` would")
+    invoke.add_argument("target", metavar="TOOL", help="tool name (or function logical id)")
+    invoke.add_argument("--event", required=True, help="JSON event file, or - for stdin")
+    invoke.add_argument("--template", help="SAM template (default: this checkout's template.yaml)")
+    invoke.set_defaults(run=cmd_invoke)
+
+    ingest = commands.add_parser("ingest", help="parse a directory into the local code graph")
+    ingest.add_argument("path", help="directory to ingest")
+    ingest.add_argument("--project", help="project slug owner/repo (default: local/<directory name>)")
+    ingest.add_argument("--clear", action="store_true", help="drop the project's graph first")
+    ingest.add_argument("--json", action="store_true", help="print the summary as JSON")
+    ingest.set_defaults(run=cmd_ingest)
+
+    token = commands.add_parser("token", help="create, list and revoke API tokens")
+    token_commands = token.add_subparsers(title="token commands", metavar="ACTION", required=True)
+    create = token_commands.add_parser("create", help="create a token (printed once)")
+    create.add_argument("--principal", required=True, help="who the token is for, e.g. an email")
+    create.add_argument("--projects", required=True, help="comma-separated owner/repo slugs, or *")
+    create.add_argument("--scopes", required=True, help="comma-separated: read, write, admin, cypher")
+    create.add_argument("--expires-in-days", type=int, help="expiry in days (default: never)")
+    create.add_argument("--description", help="what the token is for")
+    create.set_defaults(run=cmd_token_create)
+    token_commands.add_parser("list", help="list tokens (never their secrets)").set_defaults(run=cmd_token_list)
+    revoke = token_commands.add_parser("revoke", help="revoke a token")
+    revoke.add_argument("token_id", metavar="ID")
+    revoke.set_defaults(run=cmd_token_revoke)
+
+    db = commands.add_parser("db", help="database maintenance")
+    db_commands = db.add_subparsers(title="db commands", metavar="ACTION", required=True)
+    db_commands.add_parser("upgrade", help="apply schema migrations").set_defaults(run=cmd_db_upgrade)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "run"):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return args.run(args)
+    except CliError as error:
+        print(f"rhumbline: error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, and keep Python from failing at exit
+        # while flushing the dead pipe.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    finally:
+        from rhumbline.runtime import resources
+
+        resources.reset()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

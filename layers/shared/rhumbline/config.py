@@ -1,0 +1,81 @@
+"""Deployment settings, read once per process from the environment.
+
+Embedded default (no servers): SQLite for the relational store and SQLite for the graph, both under
+`RHUMBLINE_HOME` (default `.rhumbline`). Hosted: Aurora PostgreSQL and Neo4j, with credentials from
+Secrets Manager (the template sets the `*_SECRET_ARN` variables).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+Mode = Literal["local", "hosted"]
+GraphBackend = Literal["sqlite", "neo4j"]
+
+
+@dataclass(frozen=True)
+class Settings:
+    mode: Mode = "local"
+    home: Path = Path(".rhumbline")
+    # SQLAlchemy URL. Empty with a secret ARN set: built from the secret (hosted).
+    database_url: str = ""
+    database_secret_arn: str = ""
+    graph_backend: GraphBackend = "sqlite"
+    graph_path: Path = Path(".rhumbline/graph.sqlite3")
+    neo4j_uri: str = ""
+    neo4j_user: str = "neo4j"
+    neo4j_password: str = field(default="", repr=False)
+    neo4j_database: str = "neo4j"
+    neo4j_secret_arn: str = ""
+    # Seconds. Every backend call is bounded by these (and by the invocation's deadline).
+    db_timeout: float = 10.0
+    graph_timeout: float = 10.0
+    tool_timeout: float = 25.0
+
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        if self.database_secret_arn:
+            from rhumbline.stores.relational.secrets import database_url_from_secret
+
+            return database_url_from_secret(self.database_secret_arn)
+        return f"sqlite:///{(self.home / 'rhumbline.sqlite3').resolve()}"
+
+
+def _env(name: str, default: str = "") -> str:
+    return os.environ.get(name, default).strip()
+
+
+def load_settings() -> Settings:
+    home = Path(_env("RHUMBLINE_HOME", ".rhumbline"))
+    mode = _env("RHUMBLINE_MODE", "local")
+    backend = _env("RHUMBLINE_GRAPH_BACKEND", "sqlite")
+    if mode not in ("local", "hosted"):
+        raise ValueError(f"RHUMBLINE_MODE must be 'local' or 'hosted', not {mode!r}")
+    if backend not in ("sqlite", "neo4j"):
+        raise ValueError(f"RHUMBLINE_GRAPH_BACKEND must be 'sqlite' or 'neo4j', not {backend!r}")
+    return Settings(
+        mode=mode,  # type: ignore[arg-type]
+        home=home,
+        database_url=_env("RHUMBLINE_DATABASE_URL"),
+        database_secret_arn=_env("RHUMBLINE_DATABASE_SECRET_ARN"),
+        graph_backend=backend,  # type: ignore[arg-type]
+        graph_path=Path(_env("RHUMBLINE_GRAPH_PATH", str(home / "graph.sqlite3"))),
+        neo4j_uri=_env("RHUMBLINE_NEO4J_URI"),
+        neo4j_user=_env("RHUMBLINE_NEO4J_USER", "neo4j"),
+        neo4j_password=_env("RHUMBLINE_NEO4J_PASSWORD"),
+        neo4j_database=_env("RHUMBLINE_NEO4J_DATABASE", "neo4j"),
+        neo4j_secret_arn=_env("RHUMBLINE_NEO4J_SECRET_ARN"),
+        db_timeout=float(_env("RHUMBLINE_DB_TIMEOUT", "10")),
+        graph_timeout=float(_env("RHUMBLINE_GRAPH_TIMEOUT", "10")),
+        tool_timeout=float(_env("RHUMBLINE_TOOL_TIMEOUT", "25")),
+    )
+
+
+@lru_cache(maxsize=1)
+def settings() -> Settings:
+    return load_settings()

@@ -1,0 +1,1 @@
+"""Code that runs during a deployment (CloudFormation custom resources), not while serving."""

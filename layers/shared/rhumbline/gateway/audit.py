@@ -1,0 +1,61 @@
+"""The audit trail of tool calls: one row per `tools/call`, whatever its outcome.
+
+Writing the row is best effort: a failed audit write is logged and never fails the call it
+describes (the access log and the tool's own logs still carry the request id).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+logger = logging.getLogger("rhumbline.gateway.audit")
+
+Verdict = Literal["ok", "denied", "invalid", "error"]
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    request_id: str
+    principal: str
+    token_id: str
+    tool: str
+    project: str | None
+    arguments: dict[str, Any] = field(repr=False)
+    outcome: Verdict
+    error_code: str | None
+    latency_ms: float
+    result_bytes: int
+
+
+class AuditLog(Protocol):
+    def write(self, entry: AuditEntry) -> None:
+        """Blocking; must not raise."""
+
+
+class RelationalAuditLog:
+    """Rows in the relational store's audit table, through the container's shared engine."""
+
+    def write(self, entry: AuditEntry) -> None:
+        try:
+            from rhumbline.runtime import resources
+            from rhumbline.stores.relational import audit
+            from rhumbline.stores.relational.session import session_scope
+
+            with session_scope(resources.relational_engine()) as session:
+                audit.record(
+                    session,
+                    request_id=entry.request_id,
+                    principal=entry.principal,
+                    token_id=entry.token_id,
+                    tool=entry.tool,
+                    project=entry.project,
+                    arguments_summary=audit.summarize_arguments(entry.arguments),
+                    outcome=entry.outcome,
+                    error_code=entry.error_code,
+                    latency_ms=entry.latency_ms,
+                    result_bytes=entry.result_bytes,
+                )
+        except Exception:  # noqa: BLE001 - an audit failure must never fail the call
+            logger.exception("audit write failed for request %s (%s)", entry.request_id, entry.tool)

@@ -1,0 +1,188 @@
+"""One `tools/call` through the gateway: check the caller, dispatch, translate, audit.
+
+The gateway never validates arguments against the tool's model nor runs tool logic: the tool
+function does that with the same pydantic model the catalog advertises. The gateway only refuses
+what it can refuse without the tool (unknown tool, missing scope or project, oversize arguments).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import mcp_types as types
+from pydantic import ValidationError
+
+from rhumbline.contract import Caller, ToolErrorBody, ToolInvocation, ToolOutcome
+from rhumbline.gateway.audit import AuditEntry, AuditLog, Verdict
+from rhumbline.gateway.catalog import Catalog
+from rhumbline.gateway.dispatch import Dispatcher, DispatchError
+from rhumbline.observability import record_tool_call
+
+logger = logging.getLogger("rhumbline.gateway")
+
+MAX_ARGUMENT_BYTES = 64 * 1024
+# Lambda time kept back from the tool's deadline so the gateway can still answer and audit.
+DEADLINE_MARGIN_SECONDS = 1.5
+# Past the tool's deadline, a moment for the tool to report its own deadline error first.
+DISPATCH_GRACE_SECONDS = 0.5
+AUDIT_TIMEOUT_SECONDS = 3.0
+
+DENIED_CODES = frozenset({"forbidden"})
+INVALID_CODES = frozenset({"invalid_arguments", "unknown_tool", "arguments_too_large"})
+
+
+@dataclass(frozen=True)
+class CallRequest:
+    tool: str
+    arguments: dict[str, Any]
+    caller: Caller
+    request_id: str
+    # Seconds the gateway's own invocation has left; None when nothing bounds it but the tool timeout.
+    remaining_seconds: float | None = None
+
+    @property
+    def project(self) -> str | None:
+        project = self.arguments.get("project")
+        return project if isinstance(project, str) and project else None
+
+
+def verdict_for(error_code: str | None) -> Verdict:
+    if error_code is None:
+        return "ok"
+    if error_code in DENIED_CODES:
+        return "denied"
+    if error_code in INVALID_CODES:
+        return "invalid"
+    return "error"
+
+
+def error_result(code: str, message: str, details: dict[str, Any] | None = None) -> types.CallToolResult:
+    text = f"{code}: {message}"
+    if details:
+        text += "\n" + json.dumps(details, ensure_ascii=False, default=str)
+    return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+
+
+def outcome_to_result(outcome: ToolOutcome) -> types.CallToolResult:
+    if outcome.ok:
+        result = outcome.result or {}
+        text = json.dumps(result, ensure_ascii=False)
+        return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=result)
+    error = outcome.error or ToolErrorBody(code="internal_error", message="the tool failed without saying why")
+    return error_result(error.code, error.message, error.details)
+
+
+def check_call(catalog: Catalog, request: CallRequest) -> ToolErrorBody | None:
+    """What the gateway refuses before dispatching. Messages never reveal whether a project exists."""
+    spec = catalog.get(request.tool)
+    if spec is None:
+        known = ", ".join(sorted(catalog.specs))
+        return ToolErrorBody(code="unknown_tool", message=f"no tool named '{request.tool}'; tools: {known}")
+    if not request.caller.has_scope(spec.scope):
+        return ToolErrorBody(code="forbidden", message=f"this token lacks the '{spec.scope}' scope")
+    if request.project is not None and not request.caller.can_see(request.project):
+        return ToolErrorBody(code="forbidden", message=f"this token has no access to project '{request.project}'")
+    size = len(json.dumps(request.arguments, ensure_ascii=False, default=str).encode())
+    if size > MAX_ARGUMENT_BYTES:
+        return ToolErrorBody(
+            code="arguments_too_large",
+            message=f"the arguments are {size} bytes serialized; the limit is {MAX_ARGUMENT_BYTES}",
+        )
+    return None
+
+
+def result_size(result: types.CallToolResult) -> int:
+    if result.is_error:
+        return 0
+    return sum(len(block.text.encode()) for block in result.content if isinstance(block, types.TextContent))
+
+
+class ToolCalls:
+    def __init__(self, catalog: Catalog, dispatcher: Dispatcher, audit_log: AuditLog, *, tool_timeout: float) -> None:
+        self.catalog = catalog
+        self.dispatcher = dispatcher
+        self.audit_log = audit_log
+        self.tool_timeout = tool_timeout
+
+    def budget(self, remaining_seconds: float | None) -> float:
+        if remaining_seconds is None:
+            return self.tool_timeout
+        return min(self.tool_timeout, remaining_seconds - DEADLINE_MARGIN_SECONDS)
+
+    async def call(self, request: CallRequest) -> types.CallToolResult:
+        started = time.perf_counter()
+        result, error_code = await self._result(request)
+        await self._audit(request, error_code, started, result_size(result))
+        return result
+
+    async def _result(self, request: CallRequest) -> tuple[types.CallToolResult, str | None]:
+        """The MCP result and, when it is an error, its code (for the audit row)."""
+        rejection = check_call(self.catalog, request)
+        if rejection is not None:
+            return error_result(rejection.code, rejection.message), rejection.code
+        try:
+            outcome = await self._dispatch(request)
+        except DispatchError as failure:
+            return error_result(failure.code, f"{failure.message} (request id {request.request_id})"), failure.code
+        if outcome.ok:
+            return outcome_to_result(outcome), None
+        return outcome_to_result(outcome), outcome.error.code if outcome.error else "internal_error"
+
+    async def _dispatch(self, request: CallRequest) -> ToolOutcome:
+        budget = self.budget(request.remaining_seconds)
+        if budget <= 0:
+            raise DispatchError("timeout", "no time was left to run the tool")
+        invocation = ToolInvocation(
+            tool=request.tool,
+            arguments=request.arguments,
+            caller=request.caller,
+            request_id=request.request_id,
+            deadline_ms=int((time.time() + budget) * 1000),
+        )
+        payload = invocation.model_dump(mode="json")
+        try:
+            with anyio.fail_after(budget + DISPATCH_GRACE_SECONDS):
+                raw = await anyio.to_thread.run_sync(
+                    self.dispatcher.invoke, request.tool, payload, budget, abandon_on_cancel=True
+                )
+        except TimeoutError:
+            raise DispatchError("timeout", f"the '{request.tool}' tool did not answer within {budget:.1f} s") from None
+        except DispatchError:
+            raise
+        except Exception:  # noqa: BLE001 - a dispatcher bug must still end as a clean tool error
+            logger.exception("dispatching %s failed (request %s)", request.tool, request.request_id)
+            raise DispatchError("dispatch_failed", f"the '{request.tool}' tool could not be reached") from None
+        try:
+            return ToolOutcome.model_validate(raw)
+        except ValidationError:
+            logger.error("the %s function returned a malformed outcome (request %s)", request.tool, request.request_id)
+            raise DispatchError("dispatch_failed", f"the '{request.tool}' tool answered with a malformed outcome") from None
+
+    async def _audit(self, request: CallRequest, error_code: str | None, started: float, result_bytes: int) -> None:
+        entry = AuditEntry(
+            request_id=request.request_id,
+            principal=request.caller.principal,
+            token_id=request.caller.token_id,
+            tool=request.tool,
+            project=request.project,
+            arguments=request.arguments,
+            outcome=verdict_for(error_code),
+            error_code=error_code,
+            latency_ms=round((time.perf_counter() - started) * 1000, 3),
+            result_bytes=result_bytes,
+        )
+        try:
+            with anyio.fail_after(AUDIT_TIMEOUT_SECONDS):
+                await anyio.to_thread.run_sync(self.audit_log.write, entry, abandon_on_cancel=True)
+        except TimeoutError:
+            logger.error("audit write timed out for request %s (%s)", request.request_id, request.tool)
+        try:
+            record_tool_call(entry.tool, entry.outcome, entry.latency_ms)
+        except Exception:  # noqa: BLE001 - metrics are best effort; the audit row is the record
+            logger.exception("could not emit the metrics of request %s", request.request_id)

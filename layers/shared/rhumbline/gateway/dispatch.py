@@ -1,0 +1,150 @@
+"""How the gateway reaches a tool: its own Lambda function (hosted), or the handler in-process (local).
+
+A dispatcher is blocking: the gateway calls it in a worker thread, bounded by the call's deadline.
+It returns the tool function's `ToolOutcome` as a dict, or raises `DispatchError` when the function
+could not produce one (it crashed, timed out, was throttled, or could not be reached).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from rhumbline.config import Settings
+
+logger = logging.getLogger("rhumbline.gateway")
+
+CONNECT_TIMEOUT_SECONDS = 2.0
+# The read timeout is the ceiling; the gateway enforces each call's own (shorter) deadline.
+READ_TIMEOUT_SLACK_SECONDS = 2.0
+
+
+class DispatchError(Exception):
+    """The tool function produced no outcome. `message` is safe to show the caller."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class Dispatcher(Protocol):
+    def invoke(self, tool: str, payload: dict[str, Any], timeout: float) -> dict[str, Any]: ...
+
+
+class InProcessDispatcher:
+    """Calls the tool's Lambda handler logic directly: the local default, no network involved."""
+
+    def invoke(self, tool: str, payload: dict[str, Any], timeout: float) -> dict[str, Any]:
+        from rhumbline.runtime.handler import handle
+
+        # The payload's deadline bounds the tool itself; `timeout` is enforced by the caller.
+        return handle(tool, payload)
+
+
+class LambdaDispatcher:
+    """Invokes each tool's own function with boto3 (RequestResponse).
+
+    One client per container, made at first use. No retries: a tool call is not always idempotent
+    (ingest), and a retried read timeout would only run past the caller's deadline.
+    """
+
+    def __init__(self, function_names: dict[str, str], *, read_timeout: float, client: Any = None) -> None:
+        self.function_names = function_names
+        self.read_timeout = read_timeout
+        self._client = client
+
+    @classmethod
+    def from_environment(cls, settings: "Settings") -> "LambdaDispatcher":
+        raw = os.environ.get("RHUMBLINE_TOOL_FUNCTIONS", "")
+        try:
+            names = json.loads(raw) if raw else {}
+        except json.JSONDecodeError as error:
+            raise RuntimeError(f"RHUMBLINE_TOOL_FUNCTIONS is not valid JSON: {error}") from None
+        if not isinstance(names, dict) or not all(isinstance(v, str) for v in names.values()):
+            raise RuntimeError("RHUMBLINE_TOOL_FUNCTIONS must be a JSON object of tool name -> function name")
+        return cls(names, read_timeout=settings.tool_timeout + READ_TIMEOUT_SLACK_SECONDS)
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            import boto3
+            from botocore.config import Config
+
+            config = Config(
+                connect_timeout=CONNECT_TIMEOUT_SECONDS,
+                read_timeout=self.read_timeout,
+                retries={"total_max_attempts": 1},
+                tcp_keepalive=True,
+            )
+            self._client = boto3.client("lambda", config=config)
+        return self._client
+
+    def invoke(self, tool: str, payload: dict[str, Any], timeout: float) -> dict[str, Any]:
+        from botocore.exceptions import BotoCoreError, ClientError, ConnectTimeoutError, ReadTimeoutError
+
+        function_name = self.function_names.get(tool)
+        if not function_name:
+            raise DispatchError("dispatch_failed", f"no function is configured for tool '{tool}'")
+        try:
+            response = self.client.invoke(
+                FunctionName=function_name,
+                InvocationType="RequestResponse",
+                Payload=json.dumps(payload).encode(),
+            )
+            body = response["Payload"].read()
+        except ReadTimeoutError:
+            raise DispatchError("timeout", f"the '{tool}' function did not answer in time") from None
+        except ConnectTimeoutError:
+            raise DispatchError("unavailable", "the Lambda service could not be reached") from None
+        except ClientError as error:
+            raise _client_error(tool, error) from None
+        except BotoCoreError as error:
+            logger.warning("invoking %s failed: %s", function_name, error)
+            raise DispatchError("unavailable", f"the '{tool}' function could not be invoked") from None
+        if response.get("FunctionError"):
+            raise _function_error(tool, function_name, body)
+        try:
+            outcome = json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            outcome = None
+        if not isinstance(outcome, dict):
+            raise DispatchError("dispatch_failed", f"the '{tool}' function answered with something other than an outcome")
+        return outcome
+
+
+def _client_error(tool: str, error: Any) -> DispatchError:
+    code = error.response.get("Error", {}).get("Code", "")
+    logger.warning("lambda invoke for %s failed: %s", tool, code)
+    if code in ("TooManyRequestsException", "ThrottlingException", "EC2ThrottledException"):
+        return DispatchError("throttled", f"the '{tool}' function is throttled; retry in a few seconds")
+    if code == "ResourceNotFoundException":
+        return DispatchError("dispatch_failed", f"the function for tool '{tool}' does not exist")
+    return DispatchError("dispatch_failed", f"the '{tool}' function could not be invoked ({code or 'unknown error'})")
+
+
+def _function_error(tool: str, function_name: str, body: bytes) -> DispatchError:
+    """The runtime itself failed (crash, out of memory, timeout): our handler never raises."""
+    try:
+        details = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        details = {}
+    error_type = str(details.get("errorType", "")) if isinstance(details, dict) else ""
+    message = str(details.get("errorMessage", "")) if isinstance(details, dict) else ""
+    # The full error stays in our logs; the caller gets its type, never a stack trace.
+    logger.error("function %s failed: %s: %s", function_name, error_type, message)
+    if "Timedout" in error_type or "timed out" in message:
+        return DispatchError("timeout", f"the '{tool}' function ran out of time")
+    return DispatchError("function_error", f"the '{tool}' function failed ({error_type or 'unhandled error'})")
+
+
+def dispatcher_from_environment(settings: "Settings") -> Dispatcher:
+    choice = os.environ.get("RHUMBLINE_DISPATCH", "").strip() or ("lambda" if settings.mode == "hosted" else "inprocess")
+    if choice == "lambda":
+        return LambdaDispatcher.from_environment(settings)
+    if choice == "inprocess":
+        return InProcessDispatcher()
+    raise RuntimeError(f"RHUMBLINE_DISPATCH must be 'lambda' or 'inprocess', not {choice!r}")

@@ -1,0 +1,94 @@
+"""Who is calling, read from the API Gateway authorizer context of the raw Lambda event.
+
+The authorizer (rhumbline.authorizer.handler) always authorizes the HTTP request and passes its
+verdict as context, so the gateway can answer a proper 401. Context values are strings: lists are
+comma-separated, booleans are "true"/"false".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from rhumbline.contract import Caller
+
+# What a client is told for each authorizer failure reason (RFC 6750 error_description).
+REASON_DESCRIPTIONS: dict[str, str] = {
+    "missing": "no bearer token was sent",
+    "malformed": "the Authorization header must be 'Bearer <token>'",
+    "unknown": "the token is not recognized",
+    "expired": "the token has expired",
+    "revoked": "the token has been revoked",
+    "no_context": "the request carries no authorizer verdict",
+    "bad_context": "the authorizer verdict is malformed",
+}
+
+
+@dataclass(frozen=True)
+class Identity:
+    caller: Caller | None
+    reason: str = ""  # why `caller` is None: a key of REASON_DESCRIPTIONS
+
+    @property
+    def authenticated(self) -> bool:
+        return self.caller is not None
+
+    def description(self) -> str:
+        return REASON_DESCRIPTIONS.get(self.reason, "the token was refused")
+
+
+def authorizer_context(event: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """The Lambda authorizer's context in an HTTP API v2 event, or None when there is none."""
+    if not isinstance(event, Mapping):
+        return None
+    request_context = event.get("requestContext")
+    if not isinstance(request_context, Mapping):
+        return None
+    authorizer = request_context.get("authorizer")
+    if not isinstance(authorizer, Mapping):
+        return None
+    context = authorizer.get("lambda")
+    return context if isinstance(context, Mapping) else None
+
+
+def split_list(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, str):
+        return ()
+    return tuple(item.strip() for item in value.split(",") if item.strip())
+
+
+def identity_from_context(context: Mapping[str, Any] | None) -> Identity:
+    if context is None:
+        return Identity(caller=None, reason="no_context")
+    # API Gateway may hand simple-response booleans through as booleans, our authorizer sends strings.
+    if str(context.get("authenticated", "")).lower() != "true":
+        return Identity(caller=None, reason=str(context.get("reason") or "unknown"))
+    try:
+        caller = Caller(
+            principal=str(context.get("principal") or ""),
+            token_id=str(context.get("token_id") or ""),
+            projects=split_list(context.get("projects")),
+            scopes=split_list(context.get("scopes")),  # type: ignore[arg-type]
+        )
+    except ValidationError:
+        return Identity(caller=None, reason="bad_context")
+    if not caller.principal or not caller.token_id:
+        return Identity(caller=None, reason="bad_context")
+    return Identity(caller=caller)
+
+
+def identity_from_event(event: Mapping[str, Any] | None) -> Identity:
+    return identity_from_context(authorizer_context(event))
+
+
+def request_id_of(event: Mapping[str, Any] | None) -> str | None:
+    """API Gateway's request id: the one id that ties the access log, the audit row and the tool's logs."""
+    if not isinstance(event, Mapping):
+        return None
+    request_context = event.get("requestContext")
+    if isinstance(request_context, Mapping) and request_context.get("requestId"):
+        return str(request_context["requestId"])
+    return None

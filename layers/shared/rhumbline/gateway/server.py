@@ -1,0 +1,98 @@
+"""The gateway's MCP server: the SDK's low-level `Server` with our own tools/list and tools/call.
+
+The low-level server hands `tools/call` the raw arguments dict, which is exactly what the gateway
+forwards (MCPServer would want a Python function per tool and parse the arguments itself). It
+serves both protocol generations: the initialize handshake (2025-06-18, 2025-11-25) and the
+handshake-free 2026-07-28 with `server/discover`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.server.transport_security import TransportSecuritySettings
+
+from rhumbline import __version__
+from rhumbline.gateway.calls import CallRequest, ToolCalls, error_result
+from rhumbline.gateway.catalog import Catalog
+from rhumbline.gateway.edge import MCP_PATH, GatewayEdge
+from rhumbline.gateway.identity import identity_from_event, request_id_of
+
+if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    from starlette.types import ASGIApp
+
+    from rhumbline.config import Settings
+
+INSTRUCTIONS = (
+    "Rhumbline answers questions about code: search the graph of a project's definitions, calls and "
+    "imports, then open nodes with get_node. Call list_projects first to see which projects exist."
+)
+
+LOOPBACK_HOSTS = ["127.0.0.1", "127.0.0.1:*", "localhost", "localhost:*", "[::1]", "[::1]:*"]
+LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+
+
+def transport_security(settings: "Settings") -> TransportSecuritySettings:
+    if settings.mode == "hosted":
+        # Behind API Gateway the Host is the API's domain, and the authorizer has already
+        # authenticated the request: DNS rebinding protects only a server on the user's machine.
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=LOOPBACK_HOSTS, allowed_origins=LOOPBACK_ORIGINS
+    )
+
+
+def remaining_seconds(lambda_context: Any) -> float | None:
+    remaining = getattr(lambda_context, "get_remaining_time_in_millis", None)
+    return remaining() / 1000.0 if callable(remaining) else None
+
+
+def build_mcp_server(catalog: Catalog, tool_calls: ToolCalls) -> Server[Any]:
+    async def list_tools(ctx: "ServerRequestContext[Any]", params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=catalog.tools)
+
+    async def call_tool(ctx: "ServerRequestContext[Any]", params: types.CallToolRequestParams) -> types.CallToolResult:
+        scope: Mapping[str, Any] = ctx.request.scope if ctx.request is not None else {}
+        event = scope.get("aws.event")
+        identity = identity_from_event(event)
+        if identity.caller is None:
+            # The edge answers 401 before the SDK sees the request; this only guards a miswiring.
+            return error_result("unauthenticated", identity.description())
+        request = CallRequest(
+            tool=params.name,
+            arguments=dict(params.arguments or {}),
+            caller=identity.caller,
+            request_id=request_id_of(event) or uuid.uuid4().hex,
+            remaining_seconds=remaining_seconds(scope.get("aws.context")),
+        )
+        return await tool_calls.call(request)
+
+    return Server(
+        "rhumbline",
+        version=__version__,
+        title="Rhumbline",
+        instructions=INSTRUCTIONS,
+        get_tool_input_schema=catalog.input_schema,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+def build_gateway_app(
+    settings: "Settings", catalog: Catalog, tool_calls: ToolCalls
+) -> tuple["ASGIApp", "StreamableHTTPSessionManager"]:
+    """The gateway's ASGI app and the session manager whose `run()` must be entered once before use."""
+    server = build_mcp_server(catalog, tool_calls)
+    app = server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        stateless_http=True,
+        json_response=True,
+        transport_security=transport_security(settings),
+    )
+    return GatewayEdge(app), server.session_manager

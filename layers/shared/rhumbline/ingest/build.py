@@ -1,0 +1,135 @@
+"""Tree on disk → complete graph (nodes and edges), without touching any store.
+
+walk (which files) → phase 1 per file, possibly in a pool (read + parse + extract) → phase 2 in
+this process (structure, then each language's resolution over all its files).
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from rhumbline.ingest.edges import EdgeSet
+from rhumbline.ingest.facts import SkippedFile, SourceFile
+from rhumbline.ingest.parallel import Progress, read_all
+from rhumbline.ingest.python.graph import build_python_graph
+from rhumbline.ingest.structure import build_structure
+from rhumbline.ingest.summary import IngestSummary, SkippedExample
+from rhumbline.ingest.walk import discover
+from rhumbline.stores.graph.protocol import Edge, Node
+
+MAX_SKIPPED_EXAMPLES = 20
+# Per reason, so a thousand binary .mo files do not hide the one symlink that escaped.
+MAX_EXAMPLES_PER_REASON = 3
+
+
+@dataclass
+class BuiltGraph:
+    nodes: list[Node]
+    edges: list[Edge]
+    sources: list[SourceFile]  # per-file phase-1 results: what an incremental ingest would reuse
+    skipped: list[SkippedFile]
+    unresolved_calls: int
+    seconds: dict[str, float]  # per phase: walk, parse, resolve (the pipeline adds store)
+
+
+def build_graph(
+    root: Path,
+    project: str,
+    *,
+    exclude: Sequence[str] = (),
+    workers: int | None = None,
+    progress: Progress | None = None,
+) -> BuiltGraph:
+    with _without_cycle_collection():
+        return _build(root.resolve(), project, exclude, workers, progress)
+
+
+@contextmanager
+def _without_cycle_collection() -> Iterator[None]:
+    # An ingest allocates millions of small objects and frees almost none until it ends: the cyclic
+    # collector would rescan them again and again (a quarter of phase 2) without finding garbage.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _build(
+    root: Path,
+    project: str,
+    exclude: Sequence[str],
+    workers: int | None,
+    progress: Progress | None,
+) -> BuiltGraph:
+    clock = time.perf_counter()
+    seconds: dict[str, float] = {}
+
+    def lap(phase: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        seconds[phase] = round(now - clock, 3)
+        clock = now
+
+    discovery = discover(root, exclude)
+    lap("walk")
+    outcomes = read_all(root, discovery.paths, workers=workers, progress=progress)
+    lap("parse")
+    sources = [outcome for outcome in outcomes if isinstance(outcome, SourceFile)]
+    skipped = [*discovery.skipped, *(o for o in outcomes if isinstance(o, SkippedFile))]
+    edges = EdgeSet()
+    nodes = build_structure(project, sources, edges)
+    python = build_python_graph(sources, root.name, edges)
+    nodes.extend(python.nodes)
+    built = BuiltGraph(nodes, edges.edges(), sources, skipped, python.unresolved_calls, seconds)
+    lap("resolve")
+    return built
+
+
+def summarize(
+    built: BuiltGraph, *, project: str, version: int, commit: str | None, duration_s: float
+) -> IngestSummary:
+    files_by_language: Counter[str] = Counter()
+    lines_by_language: Counter[str] = Counter()
+    for source in built.sources:
+        language = source.language or "unknown"
+        files_by_language[language] += 1
+        lines_by_language[language] += source.line_count
+    parsed = [source for source in built.sources if source.code is not None]
+    return IngestSummary(
+        project=project,
+        version=version,
+        commit=commit,
+        files=len(built.sources),
+        parsed_files=len(parsed),
+        files_by_language=dict(sorted(files_by_language.items())),
+        lines_by_language=dict(sorted(lines_by_language.items())),
+        skipped=dict(sorted(Counter(skip.reason for skip in built.skipped).items())),
+        skipped_examples=_examples(built.skipped),
+        nodes_by_kind=dict(sorted(Counter(node.kind for node in built.nodes).items())),
+        edges_by_relation=dict(sorted(Counter(edge.relation for edge in built.edges).items())),
+        node_count=len(built.nodes),
+        edge_count=len(built.edges),
+        unresolved_calls=built.unresolved_calls,
+        files_with_syntax_errors=sum(1 for source in parsed if source.code.syntax_errors),
+        duration_s=round(duration_s, 3),
+        phase_seconds=built.seconds,
+    )
+
+
+def _examples(skipped: list[SkippedFile]) -> list[SkippedExample]:
+    per_reason: Counter[str] = Counter()
+    examples = []
+    for skip in skipped:
+        if per_reason[skip.reason] < MAX_EXAMPLES_PER_REASON:
+            per_reason[skip.reason] += 1
+            examples.append(SkippedExample(path=skip.path, reason=skip.reason))
+    return examples[:MAX_SKIPPED_EXAMPLES]

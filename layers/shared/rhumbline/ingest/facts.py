@@ -1,0 +1,80 @@
+"""Phase-1 results: what one file says about itself, before anything is resolved.
+
+Everything here is a NamedTuple of strings, ints and tuples: cheap to build, cheap to pickle back
+from a worker process, and comparable in tests. Each record depends on one file's bytes only, so
+it can be cached by content hash and reused once ingestion becomes incremental.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Definition(NamedTuple):
+    kind: str  # Class, Function or Method
+    name: str
+    qualname: str  # within the file, e.g. "Outer.method.inner"
+    parent: str  # qualname of the enclosing definition, "" at module level
+    start_line: int  # 1-based; includes decorators
+    end_line: int
+    signature: str
+    docstring: str | None
+    content_hash: str  # sha256 of the definition's source text (decorators included)
+    bases: tuple[str, ...]  # classes only: dotted base expressions, subscripts stripped
+    # (dotted expression, line); `@cache(size=2)` is recorded by its callee, `cache`
+    decorators: tuple[tuple[str, int], ...]
+    parameters: tuple[str, ...]  # functions and methods: names that are local, shadowing outer ones
+
+
+class Variable(NamedTuple):
+    name: str
+    start_line: int
+    end_line: int
+    snippet: str  # the assignment, whitespace collapsed and truncated
+    content_hash: str
+    alias_of: str | None  # the dotted name when the value is a plain name (`get = get_object`)
+
+
+class ImportFact(NamedTuple):
+    """One bound name of an import statement (`import a, b` gives two)."""
+
+    scope: str  # qualname of the enclosing definition, "" at module level
+    line: int
+    statement: str  # the statement's text, whitespace collapsed and truncated
+    module: str  # dotted module, without leading dots ("" for `from . import x`)
+    level: int  # leading dots of a relative import; 0 when absolute
+    name: str | None  # None for `import module`; "*" for a star import
+    alias: str | None
+
+
+class CallSite(NamedTuple):
+    scope: str  # qualname of the enclosing definition, "" for module-level code
+    callee: str  # dotted name ("f", "mod.f", "self.m") or "super().m"
+    line: int
+
+
+class CodeFacts(NamedTuple):
+    """Definitions, imports and calls of one parsed source file."""
+
+    docstring: str | None
+    definitions: tuple[Definition, ...]
+    variables: tuple[Variable, ...]
+    imports: tuple[ImportFact, ...]
+    calls: tuple[CallSite, ...]
+    dynamic_calls: int  # callees that are not plain names (`f()()`, `x[0]()`): never resolvable
+    exports: tuple[str, ...] | None  # an explicit export list (`__all__`), when it is a literal
+    syntax_errors: bool
+
+
+class SourceFile(NamedTuple):
+    path: str  # posix, relative to the ingest root
+    language: str | None
+    content_hash: str  # sha256 of the bytes
+    line_count: int
+    size: int
+    code: CodeFacts | None  # None for languages without an extractor
+
+
+class SkippedFile(NamedTuple):
+    path: str
+    reason: str

@@ -1,0 +1,51 @@
+"""The few git questions an ingest asks, each bounded by a timeout and never fatal."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+GIT_TIMEOUT_S = 60.0
+
+
+def run_git(root: Path, *args: str) -> bytes | None:
+    """stdout of a successful git command; None when git fails, is missing or times out."""
+    try:
+        result = subprocess.run(
+            ["git", "-C", str(root), *args],
+            capture_output=True,
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return result.stdout if result.returncode == 0 else None
+
+
+def speaks_for(root: Path) -> bool:
+    """Whether git describes `root`: inside a work tree, and not ignored by it.
+
+    A tree the enclosing repository ignores (an unpacked corpus under an ignored directory) would
+    list as empty, and the enclosing HEAD says nothing about its content.
+    """
+    inside = run_git(root, "rev-parse", "--is-inside-work-tree")
+    if inside is None or inside.strip() != b"true":
+        return False
+    return run_git(root, "check-ignore", "-q", "--", ".") is None
+
+
+def head_commit(root: Path) -> str | None:
+    if not speaks_for(root):
+        return None
+    head = run_git(root, "rev-parse", "--verify", "-q", "HEAD")  # fails before the first commit
+    if head is None:
+        return None
+    return head.decode("ascii", "replace").strip() or None
+
+
+def listed_files(root: Path) -> list[str] | None:
+    """Tracked plus untracked-but-not-ignored files under `root`, relative to it."""
+    output = run_git(root, "ls-files", "-co", "--exclude-standard", "-z")
+    if output is None:
+        return None
+    return [path for path in output.decode("utf-8", "surrogateescape").split("\0") if path]

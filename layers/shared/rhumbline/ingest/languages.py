@@ -1,0 +1,81 @@
+"""Which language a file is in, and which languages have an extractor.
+
+Every ingested text file gets a File node with its language (or None), so the tree is complete; only
+files whose language has an extractor are parsed for definitions. Adding a language means adding an
+extension here and an extractor module (see `extractor_for`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import import_module
+from pathlib import PurePosixPath
+
+from rhumbline.ingest.facts import CodeFacts
+
+Extractor = Callable[[bytes], CodeFacts]
+
+_BY_SUFFIX: dict[str, str] = {
+    ".py": "python",
+    # Stubs describe a module's interface: parsed like Python (see python/modules.py for how a stub
+    # next to its .py shares the module name).
+    ".pyi": "python",
+    ".pyw": "python",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".jsx": "javascript",
+    ".ts": "typescript",
+    ".tsx": "typescript",
+    ".go": "go",
+    ".java": "java",
+    ".rs": "rust",
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".hpp": "cpp",
+    ".cs": "csharp",
+    ".rb": "ruby",
+    ".php": "php",
+    ".kt": "kotlin",
+    ".swift": "swift",
+    ".sh": "shell",
+    ".sql": "sql",
+    ".html": "html",
+    ".css": "css",
+    ".md": "markdown",
+    ".rst": "restructuredtext",
+    ".txt": "text",
+    ".json": "json",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".toml": "toml",
+    ".ini": "ini",
+    ".cfg": "ini",
+}
+
+# language → "module:function" of its extractor; imported on first use so a worker only loads the
+# grammars it needs.
+_EXTRACTORS: dict[str, str] = {
+    "python": "rhumbline.ingest.python.extract:extract_python",
+}
+
+_loaded: dict[str, Extractor] = {}
+
+
+def language_of(path: str) -> str | None:
+    return _BY_SUFFIX.get(PurePosixPath(path).suffix.lower())
+
+
+def has_extractor(language: str | None) -> bool:
+    return language in _EXTRACTORS
+
+
+def extractor_for(language: str) -> Extractor:
+    extractor = _loaded.get(language)
+    if extractor is None:
+        module_name, function_name = _EXTRACTORS[language].split(":")
+        extractor = getattr(import_module(module_name), function_name)
+        _loaded[language] = extractor
+    return extractor

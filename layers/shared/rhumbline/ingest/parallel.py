@@ -1,0 +1,91 @@
+"""Run phase 1 over many files: in this process for small inputs, else in a process pool.
+
+Parsing is CPU-bound Python + C, so threads would serialize on the GIL. A pool costs ~100 ms to
+start and results cost a pickle round trip, which only pays off past a hundred or so files.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+from rhumbline.ingest.facts import SkippedFile, SourceFile
+from rhumbline.ingest.read import read_source, read_sources
+
+IN_PROCESS_BELOW = 150
+DEFAULT_MAX_WORKERS = 4
+# Small enough to spread uneven files across workers, large enough to amortize each hop.
+_MAX_CHUNK = 64
+_MIN_CHUNK = 8
+
+Progress = Callable[[int, int], None]
+Outcome = SourceFile | SkippedFile
+
+
+def default_workers() -> int:
+    return min(DEFAULT_MAX_WORKERS, os.cpu_count() or 1)
+
+
+def read_all(
+    root: Path,
+    paths: Sequence[str],
+    *,
+    workers: int | None = None,
+    progress: Progress | None = None,
+) -> list[Outcome]:
+    """Outcomes in the order of `paths`; `progress(done, total)` as files complete."""
+    workers = default_workers() if workers is None else workers
+    if workers > 1 and len(paths) >= IN_PROCESS_BELOW:
+        executor = _pool(workers)
+        if executor is not None:
+            with executor:
+                return _read_in_pool(executor, str(root), paths, workers, progress)
+    return _read_here(str(root), paths, progress)
+
+
+def _pool(workers: int) -> ProcessPoolExecutor | None:
+    try:
+        return ProcessPoolExecutor(max_workers=workers)
+    except (OSError, NotImplementedError):
+        # AWS Lambda has no /dev/shm, so multiprocessing cannot create its semaphores.
+        return None
+
+
+def _read_here(root: str, paths: Sequence[str], progress: Progress | None) -> list[Outcome]:
+    outcomes = []
+    total = len(paths)
+    for done, path in enumerate(paths, start=1):
+        outcomes.append(read_source(root, path))
+        if progress is not None:
+            progress(done, total)
+    return outcomes
+
+
+def _read_in_pool(
+    executor: ProcessPoolExecutor,
+    root: str,
+    paths: Sequence[str],
+    workers: int,
+    progress: Progress | None,
+) -> list[Outcome]:
+    size = max(_MIN_CHUNK, min(_MAX_CHUNK, len(paths) // (workers * 8) or 1))
+    chunks = [list(paths[start : start + size]) for start in range(0, len(paths), size)]
+    futures: dict[Future[list[Outcome]], int] = {
+        executor.submit(read_sources, root, chunk): index for index, chunk in enumerate(chunks)
+    }
+    results: list[list[Outcome] | None] = [None] * len(chunks)
+    done, total = 0, len(paths)
+    try:
+        for future in as_completed(futures):
+            index = futures[future]
+            results[index] = future.result()
+            done += len(chunks[index])
+            if progress is not None:
+                progress(done, total)
+    except BaseException:
+        for future in futures:  # a failed ingest should not keep the workers parsing
+            future.cancel()
+        raise
+    return [outcome for chunk in results if chunk is not None for outcome in chunk]

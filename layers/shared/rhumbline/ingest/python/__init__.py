@@ -1,0 +1,1 @@
+"""Python: tree-sitter extraction (phase 1) and static name resolution (phase 2)."""

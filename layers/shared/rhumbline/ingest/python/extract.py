@@ -1,0 +1,376 @@
+"""Phase 1 for Python: one file's bytes → CodeFacts. Pure, runs in worker processes.
+
+One tree-sitter query finds every definition, call and import in a single pass in C; Python code
+then touches only the matched nodes (a full Python-level walk of Django's four million nodes would
+cost more than the parse). Scopes are assigned by a sweep over byte offsets instead of walking up
+parents: each call or import belongs to the innermost definition whose body contains it.
+"""
+
+from __future__ import annotations
+
+from hashlib import sha256
+from operator import itemgetter
+from typing import NamedTuple
+
+from tree_sitter import Language, Node, Parser, Query, QueryCursor
+
+from rhumbline.ingest.facts import CallSite, CodeFacts, Definition, ImportFact, Variable
+from rhumbline.ingest.python.syntax import (
+    DOTTED_NAME,
+    collapse,
+    docstring_of,
+    first_named_child,
+    module_docstring,
+    string_literal_value,
+)
+
+# Read with captures() (one list per capture name), not matches() (a dict per match): cheaper.
+_QUERY_TEXT = """
+(function_definition) @function
+(class_definition) @class
+(call function: (_) @callee)
+(import_statement) @import
+(import_from_statement) @import_from
+"""
+_CALL, _IMPORT, _IMPORT_FROM = range(3)
+
+_SIGNATURE_LIMIT = 300
+_SNIPPET_LIMIT = 120
+_STATEMENT_LIMIT = 200
+# Compound statements whose blocks still run at module level (`if TYPE_CHECKING:`, `try: import`).
+_MODULE_LEVEL_BLOCKS = frozenset(
+    {
+        "if_statement",
+        "elif_clause",
+        "else_clause",
+        "try_statement",
+        "except_clause",
+        "finally_clause",
+        "with_statement",
+        "block",
+    }
+)
+
+_state: tuple[Parser, Query] | None = None
+
+
+def _parser_and_query() -> tuple[Parser, Query]:
+    # Built once per process: grammar loading and query compilation cost milliseconds per file.
+    global _state
+    if _state is None:
+        import tree_sitter_python
+
+        language = Language(tree_sitter_python.language())
+        _state = (Parser(language), Query(language, _QUERY_TEXT))
+    return _state
+
+
+class _Scope(NamedTuple):
+    body_start: int
+    body_end: int
+    qualname: str
+    kind: str
+
+
+def extract_python(source: bytes) -> CodeFacts:
+    parser, query = _parser_and_query()
+    tree = parser.parse(source)
+    root = tree.root_node
+    captures = QueryCursor(query).captures(root)
+    defs = [(node.start_byte, "Function", node) for node in captures.get("function", ())]
+    defs.extend((node.start_byte, "Class", node) for node in captures.get("class", ()))
+    defs.sort(key=itemgetter(0))
+    # (start byte, kind, node) of calls and imports, in source order
+    events = [(node.start_byte, _CALL, node) for node in captures.get("callee", ())]
+    events.extend((node.start_byte, _IMPORT, node) for node in captures.get("import", ()))
+    events.extend((node.start_byte, _IMPORT_FROM, node) for node in captures.get("import_from", ()))
+    events.sort(key=itemgetter(0))
+
+    definitions, scopes = _definitions(source, defs)
+    calls: list[CallSite] = []
+    imports: list[ImportFact] = []
+    dynamic_calls = 0
+    for scope, kind, node in _scoped(events, scopes):
+        if kind == _CALL:
+            callee = _callee_name(source, node)
+            if callee is None:
+                dynamic_calls += 1
+            else:
+                calls.append(CallSite(scope, callee, node.start_point.row + 1))
+        elif kind == _IMPORT:
+            imports.extend(_plain_imports(source, node, scope))
+        else:
+            imports.extend(_from_imports(source, node, scope))
+    variables, exports = _module_variables(source, root)
+    return CodeFacts(
+        docstring=module_docstring(source, root),
+        definitions=tuple(definitions),
+        variables=tuple(variables),
+        imports=tuple(imports),
+        calls=tuple(calls),
+        dynamic_calls=dynamic_calls,
+        exports=exports,
+        syntax_errors=root.has_error,
+    )
+
+
+def _definitions(
+    source: bytes, defs: list[tuple[int, str, Node]]
+) -> tuple[list[Definition], list[_Scope]]:
+    definitions: list[Definition] = []
+    scopes: list[_Scope] = []
+    seen: set[tuple[str, str]] = set()
+    stack: list[_Scope] = []
+    for start, kind, node in defs:
+        name_node = node.child_by_field_name("name")
+        body = node.child_by_field_name("body")
+        if name_node is None or body is None:  # too broken to name
+            continue
+        while stack and not (stack[-1].body_start <= start < stack[-1].body_end):
+            stack.pop()
+        parent = stack[-1] if stack else None
+        name = _text(source, name_node)
+        qualname = f"{parent.qualname}.{name}" if parent else name
+        if kind == "Function" and parent is not None and parent.kind == "Class":
+            kind = "Method"
+        scope = _Scope(body.start_byte, body.end_byte, qualname, kind)
+        stack.append(scope)
+        scopes.append(scope)
+        # A name defined twice in one scope (`try: def f` / `except: def f`) keeps its first
+        # definition: ids must be unique, and both describe the same callable.
+        if (kind, qualname) in seen:
+            continue
+        seen.add((kind, qualname))
+        definitions.append(_definition(source, node, body, kind, name, qualname, parent))
+    return definitions, scopes
+
+
+def _definition(
+    source: bytes,
+    node: Node,
+    body: Node,
+    kind: str,
+    name: str,
+    qualname: str,
+    parent: _Scope | None,
+) -> Definition:
+    decorated = node.parent is not None and node.parent.type == "decorated_definition"
+    outer = node.parent if decorated else node
+    signature = collapse(source[node.start_byte : _header_end(node)].decode("utf-8", "replace"))
+    return Definition(
+        kind=kind,
+        name=name,
+        qualname=qualname,
+        parent=parent.qualname if parent else "",
+        start_line=outer.start_point.row + 1,
+        end_line=outer.end_point.row + 1,
+        signature=_shortened(signature, _SIGNATURE_LIMIT),
+        docstring=docstring_of(source, body),
+        content_hash=sha256(source[outer.start_byte : outer.end_byte]).hexdigest(),
+        bases=_bases(source, node) if kind == "Class" else (),
+        decorators=_decorators(source, outer) if outer is not node else (),
+        parameters=_parameters(source, node) if kind != "Class" else (),
+    )
+
+
+def _header_end(node: Node) -> int:
+    """Where `def f(...) -> T` / `class C(Base)` ends: before the colon and any comment after it."""
+    for field in ("return_type", "parameters", "superclasses", "type_parameters", "name"):
+        part = node.child_by_field_name(field)
+        if part is not None:
+            return part.end_byte
+    return node.start_byte
+
+
+def _parameters(source: bytes, node: Node) -> tuple[str, ...]:
+    parameters = node.child_by_field_name("parameters")
+    if parameters is None:
+        return ()
+    names = []
+    for child in parameters.named_children:
+        if child.type != "identifier":  # typed, default, *args, **kwargs: the name is inside
+            child = child.child_by_field_name("name") or first_named_child(child)
+        if child is not None and child.type == "identifier":
+            names.append(_text(source, child))
+    return tuple(names)
+
+
+def _bases(source: bytes, node: Node) -> tuple[str, ...]:
+    superclasses = node.child_by_field_name("superclasses")
+    if superclasses is None:
+        return ()
+    bases = []
+    for child in superclasses.named_children:
+        if child.type == "subscript":  # Generic[T], Base[int]: the class is the subscripted value
+            child = child.child_by_field_name("value")
+        if child is not None and child.type in ("identifier", "attribute"):
+            text = _text(source, child)
+            if DOTTED_NAME.fullmatch(text):
+                bases.append(text)
+    return tuple(bases)
+
+
+def _decorators(source: bytes, decorated: Node) -> tuple[tuple[str, int], ...]:
+    found = []
+    for child in decorated.named_children:
+        if child.type != "decorator":
+            continue
+        expression = first_named_child(child)
+        if expression is not None and expression.type == "call":
+            expression = expression.child_by_field_name("function")
+        if expression is not None and expression.type in ("identifier", "attribute"):
+            text = _text(source, expression)
+            if DOTTED_NAME.fullmatch(text):
+                found.append((text, child.start_point.row + 1))
+    return tuple(found)
+
+
+def _scoped(events: list[tuple[int, int, Node]], scopes: list[_Scope]):
+    """Yield (scope qualname, pattern, node) for events and scopes both sorted by start byte."""
+    stack: list[_Scope] = []
+    next_scope = 0
+    for position, pattern, node in events:
+        while next_scope < len(scopes) and scopes[next_scope].body_start <= position:
+            entering = scopes[next_scope]
+            while stack and stack[-1].body_end <= entering.body_start:
+                stack.pop()
+            stack.append(entering)
+            next_scope += 1
+        while stack and stack[-1].body_end <= position:
+            stack.pop()
+        yield (stack[-1].qualname if stack else ""), pattern, node
+
+
+def _callee_name(source: bytes, callee: Node) -> str | None:
+    text = _text(source, callee)
+    if DOTTED_NAME.fullmatch(text):
+        return text
+    if text.startswith("super()."):
+        attribute = text[len("super().") :]
+        if attribute.isidentifier():
+            return text
+    return None
+
+
+def _plain_imports(source: bytes, node: Node, scope: str) -> list[ImportFact]:
+    statement = _shortened(collapse(_text(source, node)), _STATEMENT_LIMIT)
+    line = node.start_point.row + 1
+    facts = []
+    for child in node.children_by_field_name("name"):
+        module, alias = _name_and_alias(source, child)
+        if module:
+            facts.append(ImportFact(scope, line, statement, module, 0, None, alias))
+    return facts
+
+
+def _from_imports(source: bytes, node: Node, scope: str) -> list[ImportFact]:
+    statement = _shortened(collapse(_text(source, node)), _STATEMENT_LIMIT)
+    line = node.start_point.row + 1
+    module_node = node.child_by_field_name("module_name")
+    if module_node is None:
+        return []
+    if module_node.type == "relative_import":
+        level = 0
+        module = ""
+        for part in module_node.named_children:
+            if part.type == "import_prefix":
+                level = _text(source, part).count(".")
+            elif part.type == "dotted_name":
+                module = _text(source, part)
+    else:
+        level, module = 0, _text(source, module_node)
+    facts = []
+    for child in node.children_by_field_name("name"):
+        name, alias = _name_and_alias(source, child)
+        if name:
+            facts.append(ImportFact(scope, line, statement, module, level, name, alias))
+    if any(child.type == "wildcard_import" for child in node.named_children):
+        facts.append(ImportFact(scope, line, statement, module, level, "*", None))
+    return facts
+
+
+def _name_and_alias(source: bytes, node: Node) -> tuple[str, str | None]:
+    if node.type == "aliased_import":
+        name = node.child_by_field_name("name")
+        alias = node.child_by_field_name("alias")
+        return (
+            _text(source, name) if name is not None else "",
+            _text(source, alias) if alias is not None else None,
+        )
+    if node.type == "dotted_name":
+        return _text(source, node), None
+    return "", None
+
+
+def _module_variables(source: bytes, root: Node) -> tuple[list[Variable], tuple[str, ...] | None]:
+    variables: dict[str, Variable] = {}
+    exports: list[str] | None = None
+    pending = list(reversed(root.named_children))
+    while pending:
+        node = pending.pop()
+        if node.type in _MODULE_LEVEL_BLOCKS:
+            pending.extend(reversed(node.named_children))
+            continue
+        if node.type != "expression_statement":
+            continue
+        statement = first_named_child(node)
+        if statement is None:
+            continue
+        if statement.type == "assignment":
+            for variable in _assigned(source, node, statement):
+                variables.setdefault(variable.name, variable)
+            if _is_dunder_all(source, statement):
+                exports = _string_items(source, statement.child_by_field_name("right"))
+        elif statement.type == "augmented_assignment" and _is_dunder_all(source, statement):
+            extra = _string_items(source, statement.child_by_field_name("right"))
+            if exports is not None and extra is not None:
+                exports = exports + extra
+    return list(variables.values()), tuple(exports) if exports is not None else None
+
+
+def _assigned(source: bytes, statement: Node, assignment: Node) -> list[Variable]:
+    snippet = _shortened(collapse(_text(source, statement)), _SNIPPET_LIMIT)
+    content_hash = sha256(source[statement.start_byte : statement.end_byte]).hexdigest()
+    start, end = statement.start_point.row + 1, statement.end_point.row + 1
+    names: list[str] = []
+    value: Node | None = assignment
+    while value is not None and value.type == "assignment":  # a = b = value
+        target = value.child_by_field_name("left")
+        if target is not None:
+            if target.type == "identifier":
+                names.append(_text(source, target))
+            elif target.type in ("pattern_list", "tuple_pattern"):
+                names.extend(
+                    _text(source, n) for n in target.named_children if n.type == "identifier"
+                )
+        value = value.child_by_field_name("right")
+    alias_of = None
+    if value is not None and value.type in ("identifier", "attribute"):
+        text = _text(source, value)
+        alias_of = text if DOTTED_NAME.fullmatch(text) else None
+    return [Variable(name, start, end, snippet, content_hash, alias_of) for name in names]
+
+
+def _is_dunder_all(source: bytes, assignment: Node) -> bool:
+    target = assignment.child_by_field_name("left")
+    return target is not None and target.type == "identifier" and _text(source, target) == "__all__"
+
+
+def _string_items(source: bytes, node: Node | None) -> list[str] | None:
+    if node is None or node.type not in ("list", "tuple"):
+        return None
+    items = []
+    for child in node.named_children:
+        value = string_literal_value(source, child)
+        if value is None:
+            return None
+        items.append(value)
+    return items
+
+
+def _shortened(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _text(source: bytes, node: Node) -> str:
+    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")

@@ -1,0 +1,72 @@
+"""IMPORTS, INHERITS and DECORATES edges of one Python file, resolved against the repository."""
+
+from __future__ import annotations
+
+from rhumbline.ingest.edges import EdgeSet
+from rhumbline.ingest.facts import CodeFacts, ImportFact
+from rhumbline.ingest.ids import definition_id, file_id, module_id
+from rhumbline.ingest.python.modules import ModuleIndex
+from rhumbline.ingest.python.evidence import classify
+from rhumbline.ingest.python.resolve import Resolver
+
+
+def add_imports(path: str, code: CodeFacts, index: ModuleIndex, edges: EdgeSet) -> None:
+    source = file_id(path)
+    for fact in code.imports:
+        for module in imported_modules(path, fact, index):
+            explanation = f"`{fact.statement}` at {path}:{fact.line}"
+            edges.extracted(source, "IMPORTS", module_id(module), explanation, path, fact.line)
+
+
+def imported_modules(path: str, fact: ImportFact, index: ModuleIndex) -> list[str]:
+    """Repository modules an import statement loads: `from a import b` loads `a`, and `a.b`
+    when b is a submodule; `import a.b.c` loads the deepest of those that is in the repository."""
+    if fact.name is None:
+        parts = fact.module.split(".")
+        for length in range(len(parts), 0, -1):
+            candidate = ".".join(parts[:length])
+            if candidate in index.path_of:
+                return [candidate]
+        return []
+    absolute = index.absolute(path, fact.module, fact.level)
+    if absolute is None:
+        return []
+    found = [absolute] if absolute in index.path_of else []
+    submodule = f"{absolute}.{fact.name}" if absolute else fact.name
+    if fact.name != "*" and submodule in index.path_of:
+        found.append(submodule)
+    return found
+
+
+def add_inherits(
+    path: str, code: CodeFacts, resolver: Resolver, qualified: dict[str, str], edges: EdgeSet
+) -> None:
+    for d in code.definitions:
+        if d.kind != "Class":
+            continue
+        class_id = definition_id("Class", path, d.qualname)
+        for base in d.bases:
+            # Bases are evaluated in the scope around the class statement.
+            targets = [
+                t
+                for t in resolver.resolve(path, d.parent, base)
+                if t.node_id in resolver.classes.classes and t.node_id != class_id
+            ]
+            what = f"class `{d.qualname}` at {path}:{d.start_line} lists base `{base}`, which"
+            for found in classify(targets, what, qualified):
+                edges.add(class_id, "INHERITS", found.node_id, found.confidence, found.score,
+                          found.explanation, path, d.start_line)
+
+
+def add_decorates(
+    path: str, code: CodeFacts, resolver: Resolver, qualified: dict[str, str], edges: EdgeSet
+) -> None:
+    for d in code.definitions:
+        decorated = definition_id(d.kind, path, d.qualname)
+        for expression, line in d.decorators:
+            # Decorators too run in the scope around the definition.
+            targets = resolver.resolve(path, d.parent, expression)
+            what = f"`@{expression}` on {d.kind.lower()} `{d.qualname}` at {path}:{line}"
+            for found in classify(targets, what, qualified):
+                edges.add(found.node_id, "DECORATES", decorated, found.confidence, found.score,
+                          found.explanation, path, line)

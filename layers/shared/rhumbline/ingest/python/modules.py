@@ -1,0 +1,84 @@
+"""Python module names of the files of a tree, the way the interpreter would import them.
+
+A file's module name comes from the chain of packages (directories with `__init__.py`) above it:
+`django/db/models/query.py` is `django.db.models.query` and `django/db/__init__.py` is `django.db`.
+The first directory that is not a package is a source root (`src/`, Django's `tests/`), so
+`src/pkg/mod.py` is `pkg.mod`. When the ingest root is itself a package (ingesting `django/`
+alone), its own name starts every module name, so qualified names match the real imports.
+
+Two files can claim one name (`setup.py` in two source roots, `mod.py` next to `mod.pyi`). The
+claim goes to a `.py` over a stub, then the shallower path, then the first in path order; the
+others keep the name for their qualified names but get no Module node and receive no imports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import PurePosixPath
+
+_INIT_STEMS = ("__init__",)
+_INIT_FILES = ("__init__.py", "__init__.pyi")
+
+
+class ModuleIndex:
+    def __init__(self, root_name: str, python_paths: Iterable[str]) -> None:
+        paths = sorted(python_paths)
+        self._packages = {_parent(path) for path in paths if path.rsplit("/", 1)[-1] in _INIT_FILES}
+        self._root_name = root_name
+        self.name_of: dict[str, str] = {path: self._module_name(path) for path in paths}
+        claimants: dict[str, list[str]] = {}
+        for path, name in self.name_of.items():
+            claimants.setdefault(name, []).append(path)
+        self.path_of: dict[str, str] = {
+            name: min(candidates, key=_claim_priority) for name, candidates in claimants.items()
+        }
+        # Every package prefix of a repository module (`a`, `a.b` for `a.b.c`), even those without
+        # a file of their own (namespace packages): `import a` then `a.b.c.f()` stays in the repo.
+        self._prefixes = {
+            name.rsplit(".", depth)[0]
+            for name in self.path_of
+            for depth in range(name.count(".") + 1)
+        }
+
+    def in_repository(self, module: str) -> bool:
+        """Whether `module` is a repository module or a package prefix of one."""
+        return module in self._prefixes
+
+    def owns_module(self, path: str) -> bool:
+        return self.path_of.get(self.name_of[path]) == path
+
+    def is_package(self, path: str) -> bool:
+        return PurePosixPath(path).stem in _INIT_STEMS
+
+    def absolute(self, path: str, module: str, level: int) -> str | None:
+        """The absolute module named by `from <dots><module> import ...` in file `path`."""
+        if level == 0:
+            return module
+        parts = self.name_of[path].split(".")
+        if not self.is_package(path):
+            parts = parts[:-1]
+        if level > len(parts):
+            return None  # beyond the top-level package: an ImportError at run time
+        base = parts[: len(parts) - (level - 1)]
+        return ".".join([*base, module] if module else base)
+
+    def _module_name(self, path: str) -> str:
+        parts = path.split("/")
+        directories = parts[:-1]
+        stem = PurePosixPath(parts[-1]).stem
+        depth = len(directories)
+        while depth > 0 and "/".join(directories[:depth]) in self._packages:
+            depth -= 1
+        package = directories[depth:]
+        if depth == 0 and "" in self._packages and self._root_name:
+            package = [self._root_name, *directories]
+        names = package if stem in _INIT_STEMS else [*package, stem]
+        return ".".join(names) or stem
+
+
+def _parent(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def _claim_priority(path: str) -> tuple[bool, int, str]:
+    return (path.endswith(".pyi"), path.count("/"), path)

@@ -1,0 +1,86 @@
+"""Phase 1 for one file: bytes → SourceFile, or why it is skipped. Pure: runs in workers."""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+from collections.abc import Sequence
+from hashlib import sha256
+
+from rhumbline.ingest import skiprules
+from rhumbline.ingest.facts import SkippedFile, SourceFile
+from rhumbline.ingest.languages import extractor_for, has_extractor, language_of
+
+MAX_FILE_BYTES = 1024 * 1024
+BINARY_PROBE_BYTES = 8192
+# PEP 263: a `coding` declaration on one of the first two lines.
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+_UTF8_BOM = codecs.BOM_UTF8
+
+
+def read_sources(root: str, paths: Sequence[str]) -> list[SourceFile | SkippedFile]:
+    """A worker's unit of work: several files, so process hops are paid per batch, not per file."""
+    return [read_source(root, path) for path in paths]
+
+
+def read_source(root: str, path: str) -> SourceFile | SkippedFile:
+    try:
+        with open(os.path.join(root, path), "rb") as handle:
+            if os.fstat(handle.fileno()).st_size > MAX_FILE_BYTES:
+                return SkippedFile(path, skiprules.TOO_LARGE)
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError:
+        return SkippedFile(path, skiprules.UNREADABLE)
+    if len(data) > MAX_FILE_BYTES:  # grew while we looked
+        return SkippedFile(path, skiprules.TOO_LARGE)
+    if b"\0" in data[:BINARY_PROBE_BYTES]:
+        return SkippedFile(path, skiprules.BINARY)
+    language = language_of(path)
+    parseable = _as_utf8(data, language)
+    if parseable is None:
+        return SkippedFile(path, skiprules.UNDECODABLE)
+    code = None
+    if language is not None and has_extractor(language):
+        try:
+            code = extractor_for(language)(parseable)
+        except Exception:  # noqa: BLE001 — one pathological file must not sink the repository
+            return SkippedFile(path, skiprules.EXTRACTION_FAILED)
+    return SourceFile(
+        path=path,
+        language=language,
+        content_hash=sha256(data).hexdigest(),
+        line_count=data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0),
+        size=len(data),
+        code=code,
+    )
+
+
+def _as_utf8(data: bytes, language: str | None) -> bytes | None:
+    """The bytes as UTF-8 without a BOM (what the parsers expect), or None if not text."""
+    encoding = _declared_encoding(data) if language == "python" else None
+    if data.startswith(_UTF8_BOM):
+        data = data[len(_UTF8_BOM) :]
+    if encoding is None or codecs.lookup(encoding).name == "utf-8":
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        return data
+    try:
+        return data.decode(encoding).encode("utf-8")
+    except (UnicodeDecodeError, LookupError):
+        return None
+
+
+def _declared_encoding(data: bytes) -> str | None:
+    for line in data.split(b"\n", 2)[:2]:
+        match = _CODING.match(line)
+        if match:
+            name = match.group(1).decode("ascii", "replace")
+            try:
+                codecs.lookup(name)
+            except LookupError:
+                return None
+            return name
+    return None

@@ -1,0 +1,140 @@
+"""Running a template's functions in this process, as Lambda would run them in their containers.
+
+A function's handler file is loaded once (its init phase) under a module name of its own, then
+called in a worker thread with a Lambda-like context object. A handler that raises or overruns
+its timeout gives the error document Lambda would return.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import sys
+import threading
+import time
+import traceback
+import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from rhumbline.local.template import FunctionDef, Template
+
+ACCOUNT_ID = "000000000000"
+REGION = "us-east-1"
+
+LambdaHandler = Callable[[Any, Any], Any]
+
+
+class LocalLambdaContext:
+    """The parts of Lambda's context object that handlers (and Mangum) use."""
+
+    def __init__(self, function: FunctionDef, request_id: str) -> None:
+        self.function_name = function.logical_id
+        self.function_version = "$LATEST"
+        self.invoked_function_arn = function_arn(function.logical_id)
+        self.memory_limit_in_mb = function.memory_mb
+        self.aws_request_id = request_id
+        self.log_group_name = f"/aws/lambda/{function.logical_id}"
+        self.log_stream_name = "local"
+        self._deadline = time.monotonic() + function.timeout
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int((self._deadline - time.monotonic()) * 1000))
+
+
+def function_arn(name: str) -> str:
+    return f"arn:aws:lambda:{REGION}:{ACCOUNT_ID}:function:{name}"
+
+
+@dataclass(frozen=True)
+class Invocation:
+    request_id: str
+    result: Any = None
+    error: dict[str, Any] | None = None  # Lambda's error document when the function failed
+
+
+def load_handler(function: FunctionDef) -> LambdaHandler:
+    path = function.handler_file
+    if not path.is_file():
+        raise FileNotFoundError(f"{function.logical_id}: handler file {path} does not exist")
+    module_name = f"rhumbline_local_function_{function.logical_id}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{function.logical_id}: cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    # Registered like any imported module: dataclasses and pickling look their module up there.
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    handler = getattr(module, function.handler_attribute, None)
+    if not callable(handler):
+        raise AttributeError(f"{function.logical_id}: {path} has no callable {function.handler_attribute!r}")
+    return handler
+
+
+def error_document(error: BaseException, request_id: str) -> dict[str, Any]:
+    return {
+        "errorMessage": str(error),
+        "errorType": type(error).__name__,
+        "requestId": request_id,
+        "stackTrace": traceback.format_tb(error.__traceback__),
+    }
+
+
+class FunctionRunner:
+    """Warm "containers" for the template's functions: each handler loaded once, then reused.
+
+    Each function has its own worker threads, as each Lambda function has its own containers: a
+    busy gateway waiting on a tool function must not take the threads that tool needs.
+    """
+
+    def __init__(self, template: Template, *, concurrency: int = 8) -> None:
+        self.template = template
+        self.concurrency = concurrency
+        self._handlers: dict[str, LambdaHandler] = {}
+        self._executors: dict[str, ThreadPoolExecutor] = {}
+        self._lock = threading.Lock()
+        self._load_lock = threading.Lock()
+
+    def _executor(self, logical_id: str) -> ThreadPoolExecutor:
+        with self._lock:
+            if logical_id not in self._executors:
+                self._executors[logical_id] = ThreadPoolExecutor(self.concurrency, thread_name_prefix=logical_id)
+            return self._executors[logical_id]
+
+    def handler(self, logical_id: str) -> LambdaHandler:
+        # Under the lock: a second caller waits for the first init instead of loading the file twice.
+        with self._load_lock:
+            if logical_id not in self._handlers:
+                self._handlers[logical_id] = load_handler(self.template.function(logical_id))
+            return self._handlers[logical_id]
+
+    def invoke(self, logical_id: str, event: Any, request_id: str | None = None) -> Invocation:
+        """Blocking: run the handler on this thread."""
+        request_id = request_id or str(uuid.uuid4())
+        function = self.template.function(logical_id)
+        try:
+            result = self.handler(logical_id)(event, LocalLambdaContext(function, request_id))
+        except Exception as error:  # noqa: BLE001 - Lambda turns any raise into an error document
+            return Invocation(request_id, error=error_document(error, request_id))
+        return Invocation(request_id, result=result)
+
+    async def invoke_async(self, logical_id: str, event: Any, request_id: str | None = None) -> Invocation:
+        """Run the handler in a worker thread, bounded by the function's timeout like Lambda."""
+        request_id = request_id or str(uuid.uuid4())
+        timeout = self.template.function(logical_id).timeout
+        loop = asyncio.get_running_loop()
+        running = loop.run_in_executor(self._executor(logical_id), self.invoke, logical_id, event, request_id)
+        try:
+            return await asyncio.wait_for(running, timeout)
+        except asyncio.TimeoutError:
+            # The thread cannot be killed; like a timed-out Lambda, its result is discarded.
+            message = f"{request_id} Task timed out after {timeout:.2f} seconds"
+            return Invocation(request_id, error={"errorMessage": message, "errorType": "Sandbox.Timedout"})
+
+    def close(self) -> None:
+        with self._lock:
+            executors, self._executors = list(self._executors.values()), {}
+        for executor in executors:
+            executor.shutdown(wait=False, cancel_futures=True)

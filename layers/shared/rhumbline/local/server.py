@@ -1,0 +1,225 @@
+"""`rhumbline serve`: the template's HTTP API and the Lambda Invoke API on one local endpoint.
+
+Like API Gateway, it matches the request to a template route, runs the route's Lambda REQUEST
+authorizer (caching its answer per identity value for the TTL), and calls the route's function with
+a payload 2.0 event. Like the Lambda service, it answers `POST /2015-03-31/functions/{name}/invocations`,
+so the gateway's unchanged boto3 dispatcher can reach the tool functions through it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import re
+import time
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from starlette.types import Message, Receive, Scope, Send
+
+from rhumbline.local.apigw import HttpRequest, HttpResponse, authorizer_event, build_event, proxy_response, with_authorizer
+from rhumbline.local.functions import REGION, FunctionRunner, Invocation, function_arn
+from rhumbline.local.template import AuthorizerDef, Template
+
+logger = logging.getLogger("rhumbline.local")
+
+INVOKE_PATH = re.compile(r"/2015-03-31/functions/(?P<name>[^/]+)/invocations")
+Dispatch = Literal["inprocess", "invoke-api"]
+
+
+def json_response(status: int, body: Any, headers: list[tuple[str, str]] | None = None) -> HttpResponse:
+    return HttpResponse(status, [("content-type", "application/json"), *(headers or [])], json.dumps(body).encode())
+
+
+class AuthorizerCache:
+    """API Gateway's authorizer cache: one answer per (authorizer, identity values) for the TTL."""
+
+    def __init__(self) -> None:
+        self._answers: dict[tuple[str, tuple[str, ...]], tuple[float, dict[str, Any]]] = {}
+
+    def get(self, key: tuple[str, tuple[str, ...]]) -> dict[str, Any] | None:
+        cached = self._answers.get(key)
+        if cached is None or cached[0] <= time.monotonic():
+            self._answers.pop(key, None)
+            return None
+        return cached[1]
+
+    def put(self, key: tuple[str, tuple[str, ...]], answer: dict[str, Any], ttl_seconds: int) -> None:
+        if ttl_seconds > 0:
+            self._answers[key] = (time.monotonic() + ttl_seconds, answer)
+
+
+class LocalApi:
+    def __init__(self, template: Template, runner: FunctionRunner) -> None:
+        self.template = template
+        self.runner = runner
+        self.authorizer_cache = AuthorizerCache()
+        self._background: set[asyncio.Task[Invocation]] = set()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        request = await read_request(scope, receive)
+        response = await self.respond(request)
+        headers = response.headers
+        if not any(name == "content-length" for name, _ in headers):
+            headers = [*headers, ("content-length", str(len(response.body)))]
+        await send({"type": "http.response.start", "status": response.status, "headers": encode_headers(headers)})
+        await send({"type": "http.response.body", "body": response.body})
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                # Load the routed functions now, so the first request does not pay their init.
+                functions = {route.function for route in self.template.routes}
+                functions |= {authorizer.function for authorizer in self.template.authorizers()}
+                try:
+                    await asyncio.gather(*(asyncio.to_thread(self.runner.handler, name) for name in sorted(functions)))
+                except Exception as error:  # noqa: BLE001 - reported to uvicorn, which exits with it
+                    logger.exception("a function failed to load")
+                    await send({"type": "lifespan.startup.failed", "message": f"cannot load the functions: {error}"})
+                    return
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                self.runner.close()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def respond(self, request: HttpRequest) -> HttpResponse:
+        invoke = INVOKE_PATH.fullmatch(request.path)
+        if invoke and request.method == "POST":
+            return await self.invoke_api(invoke["name"], request)
+        found = self.template.route_for(request.method, request.path)
+        if found is None:
+            return json_response(404, {"message": "Not Found"})
+        route, path_parameters = found
+        event = build_event(request, route_key=route.route_key, path_parameters=path_parameters)
+        if route.authorizer is not None:
+            verdict = await self.authorize(route.authorizer, event)
+            if isinstance(verdict, HttpResponse):
+                return verdict
+            event = with_authorizer(event, verdict)
+        invocation = await self.runner.invoke_async(route.function, event)
+        if invocation.error is not None:
+            logger.error("%s failed: %s: %s", route.function, invocation.error["errorType"], invocation.error["errorMessage"])
+            return json_response(500, {"message": "Internal Server Error"})
+        try:
+            return proxy_response(invocation.result)
+        except (TypeError, ValueError) as error:
+            logger.error("%s returned a malformed response: %s", route.function, error)
+            return json_response(500, {"message": "Internal Server Error"})
+
+    async def authorize(self, authorizer: AuthorizerDef, event: Mapping[str, Any]) -> dict[str, Any] | HttpResponse:
+        """The authorizer's context, or the response API Gateway would give instead."""
+        headers = event["headers"]
+        identity = [headers.get(name, "") for name in authorizer.identity_headers]
+        if not all(identity):
+            # API Gateway does not call the authorizer when an identity source is missing.
+            return json_response(401, {"message": "Unauthorized"})
+        key = (authorizer.name, tuple(identity))
+        answer = self.authorizer_cache.get(key) if identity else None
+        if answer is None:
+            invocation = await self.runner.invoke_async(authorizer.function, authorizer_event(event, identity))
+            answer = invocation.result
+            if invocation.error is not None or not isinstance(answer, dict) or not isinstance(answer.get("isAuthorized"), bool):
+                logger.error("authorizer %s failed: %s", authorizer.function, invocation.error or answer)
+                return json_response(500, {"message": "Internal Server Error"})
+            if identity:
+                self.authorizer_cache.put(key, answer, authorizer.ttl_seconds)
+        if not answer["isAuthorized"]:
+            return json_response(403, {"message": "Forbidden"})
+        return dict(answer.get("context") or {})
+
+    async def invoke_api(self, name: str, request: HttpRequest) -> HttpResponse:
+        # FunctionName may be a name, an ARN or a partial ARN, optionally with a qualifier.
+        logical_id = name.rsplit("function:", 1)[-1].split(":", 1)[0]
+        if logical_id not in self.template.functions:
+            error = {"Type": "User", "message": f"Function not found: {function_arn(logical_id)}"}
+            return json_response(404, error, [("x-amzn-errortype", "ResourceNotFoundException")])
+        try:
+            event = json.loads(request.body) if request.body.strip() else {}
+        except ValueError:
+            error = {"Type": "User", "message": "Could not parse request body into json"}
+            return json_response(400, error, [("x-amzn-errortype", "InvalidRequestContentException")])
+        invocation_type = dict(request.headers).get("x-amz-invocation-type", "RequestResponse")
+        if invocation_type == "DryRun":
+            return HttpResponse(204, [], b"")
+        if invocation_type == "Event":
+            task = asyncio.create_task(self.runner.invoke_async(logical_id, event))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+            return HttpResponse(202, [], b"")
+        invocation = await self.runner.invoke_async(logical_id, event)
+        headers = [("x-amz-executed-version", "$LATEST"), ("x-amzn-requestid", invocation.request_id)]
+        if invocation.error is not None:
+            return json_response(200, invocation.error, [*headers, ("x-amz-function-error", "Unhandled")])
+        try:
+            return json_response(200, invocation.result, headers)
+        except (TypeError, ValueError) as error:
+            marshal = {"errorMessage": f"Unable to marshal response: {error}", "errorType": "Runtime.MarshalError"}
+            return json_response(200, marshal, [*headers, ("x-amz-function-error", "Unhandled")])
+
+
+async def read_request(scope: Scope, receive: Receive) -> HttpRequest:
+    chunks = []
+    while True:
+        message: Message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    client = scope.get("client") or ("127.0.0.1", 0)
+    return HttpRequest(
+        method=scope["method"],
+        path=scope["path"],
+        query_string=scope.get("query_string", b"").decode("latin-1"),
+        headers=[(name.decode("latin-1"), value.decode("latin-1")) for name, value in scope["headers"]],
+        body=b"".join(chunks),
+        source_ip=client[0],
+        protocol=f"HTTP/{scope.get('http_version', '1.1')}",
+    )
+
+
+def encode_headers(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
+    return [(name.encode("latin-1"), value.encode("latin-1")) for name, value in headers]
+
+
+def configure_dispatch(template: Template, dispatch: Dispatch, host: str, port: int) -> None:
+    """Set, before the gateway is loaded, how it reaches the tools (it reads the environment at init)."""
+    if dispatch == "inprocess":
+        os.environ["RHUMBLINE_DISPATCH"] = "inprocess"
+        return
+    if not template.tool_functions:
+        raise RuntimeError(f"{template.path} maps no tools to functions (RHUMBLINE_TOOL_FUNCTIONS)")
+    reachable = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    os.environ.update(
+        RHUMBLINE_DISPATCH="lambda",
+        RHUMBLINE_TOOL_FUNCTIONS=json.dumps(template.tool_functions),
+        AWS_ENDPOINT_URL_LAMBDA=f"http://{reachable}:{port}",
+        # The local Invoke API checks no signature; real credentials must not be sent to it.
+        AWS_ACCESS_KEY_ID="local",
+        AWS_SECRET_ACCESS_KEY="local",
+        AWS_DEFAULT_REGION=REGION,
+        AWS_REGION=REGION,
+    )
+    os.environ.pop("AWS_SESSION_TOKEN", None)
+    os.environ.pop("AWS_PROFILE", None)
+
+
+def serve(
+    template: Template, *, host: str = "127.0.0.1", port: int = 8080, dispatch: Dispatch = "inprocess", log_level: str = "info"
+) -> None:
+    import uvicorn
+
+    # A terminal wants neither one EMF JSON blob per call nor every INFO line as JSON; an explicit
+    # setting in the environment still wins.
+    os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+    configure_dispatch(template, dispatch, host, port)
+    api = LocalApi(template, FunctionRunner(template))
+    uvicorn.run(api, host=host, port=port, log_level=log_level, lifespan="on")

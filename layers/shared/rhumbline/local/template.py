@@ -1,0 +1,277 @@
+"""What the local stand-in needs from template.yaml: functions, HTTP API routes, the authorizer.
+
+Only the SAM shapes this project uses are understood: `AWS::Serverless::Function` with `HttpApi`
+events, and `AWS::Serverless::HttpApi` with a Lambda REQUEST authorizer. CloudFormation short tags
+(`!Ref`, `!Sub`, `!GetAtt`, ...) load as their long forms (`{"Ref": ...}`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+DEFAULT_TIMEOUT_SECONDS = 3.0  # SAM's default function timeout
+DEFAULT_MEMORY_MB = 128
+TOOL_FUNCTIONS_VARIABLE = "RHUMBLINE_TOOL_FUNCTIONS"
+
+
+class TemplateError(Exception):
+    pass
+
+
+class CloudFormationLoader(yaml.SafeLoader):
+    """A safe YAML loader that reads CloudFormation short tags instead of rejecting them."""
+
+
+def _construct_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
+    key = suffix if suffix in ("Ref", "Condition") else f"Fn::{suffix}"
+    if isinstance(node, yaml.ScalarNode):
+        value: Any = loader.construct_scalar(node)
+        if suffix == "GetAtt":
+            value = value.split(".", 1)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
+    return {key: value}
+
+
+CloudFormationLoader.add_multi_constructor("!", _construct_tag)
+
+
+@dataclass(frozen=True)
+class FunctionDef:
+    logical_id: str
+    code_dir: Path
+    handler: str  # "module.attribute", e.g. "app.handler"
+    timeout: float = DEFAULT_TIMEOUT_SECONDS
+    memory_mb: int = DEFAULT_MEMORY_MB
+    environment: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def handler_file(self) -> Path:
+        module, _, _ = self.handler.rpartition(".")
+        return self.code_dir / (module.replace(".", "/") + ".py")
+
+    @property
+    def handler_attribute(self) -> str:
+        return self.handler.rpartition(".")[2]
+
+
+@dataclass(frozen=True)
+class AuthorizerDef:
+    name: str
+    function: str  # logical id
+    identity_headers: tuple[str, ...]  # lower-case header names
+    ttl_seconds: int
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str  # upper case, or "ANY"
+    path: str  # "/mcp", "/items/{id}", "/{proxy+}"
+    function: str
+    authorizer: AuthorizerDef | None
+
+    @property
+    def route_key(self) -> str:
+        return f"{self.method} {self.path}"
+
+    def match(self, method: str, path: str) -> dict[str, str] | None:
+        """Path parameters when this route serves the request, else None."""
+        if self.method not in ("ANY", method.upper()):
+            return None
+        found = _path_pattern(self.path).fullmatch(path)
+        return found.groupdict() if found else None
+
+
+def _path_pattern(path: str) -> re.Pattern[str]:
+    pattern = ""
+    for piece in re.split(r"(\{[^}]+\})", path):
+        if piece.startswith("{") and piece.endswith("+}"):
+            pattern += f"(?P<{piece[1:-2]}>.+)"
+        elif piece.startswith("{"):
+            pattern += f"(?P<{piece[1:-1]}>[^/]+)"
+        else:
+            pattern += re.escape(piece)
+    return re.compile(pattern)
+
+
+@dataclass(frozen=True)
+class Template:
+    path: Path
+    functions: dict[str, FunctionDef]
+    routes: list[Route]
+    tool_functions: dict[str, str]  # tool name -> function logical id
+
+    def route_for(self, method: str, path: str) -> tuple[Route, dict[str, str]] | None:
+        for route in self.routes:
+            parameters = route.match(method, path)
+            if parameters is not None:
+                return route, parameters
+        return None
+
+    def function(self, logical_id: str) -> FunctionDef:
+        try:
+            return self.functions[logical_id]
+        except KeyError:
+            raise TemplateError(f"{self.path} has no function {logical_id!r}") from None
+
+    def function_for_tool(self, tool: str) -> FunctionDef:
+        logical_id = self.tool_functions.get(tool)
+        if logical_id is None:
+            known = ", ".join(sorted(self.tool_functions)) or "none"
+            raise TemplateError(f"no function serves tool {tool!r} in {self.path} (tools: {known})")
+        return self.function(logical_id)
+
+    def authorizers(self) -> list[AuthorizerDef]:
+        unique = {route.authorizer.name: route.authorizer for route in self.routes if route.authorizer}
+        return list(unique.values())
+
+
+def load_template(path: Path) -> Template:
+    try:
+        document = yaml.load(path.read_text(), Loader=CloudFormationLoader)  # noqa: S506 - a safe loader subclass
+    except (OSError, yaml.YAMLError) as error:
+        raise TemplateError(f"cannot read {path}: {error}") from None
+    if not isinstance(document, dict) or not isinstance(document.get("Resources"), dict):
+        raise TemplateError(f"{path} has no Resources section")
+    resources: dict[str, Any] = document["Resources"]
+    globals_ = (document.get("Globals") or {}).get("Function") or {}
+    functions = {
+        logical_id: _function(path.parent, logical_id, {**globals_, **(resource.get("Properties") or {})})
+        for logical_id, resource in resources.items()
+        if resource.get("Type") == "AWS::Serverless::Function"
+    }
+    authorizers = _authorizers(resources)
+    routes = [
+        route
+        for logical_id, resource in resources.items()
+        if resource.get("Type") == "AWS::Serverless::Function"
+        for route in _routes(logical_id, resource.get("Properties") or {}, authorizers)
+    ]
+    return Template(path=path, functions=functions, routes=routes, tool_functions=_tool_functions(functions))
+
+
+def _function(root: Path, logical_id: str, properties: Mapping[str, Any]) -> FunctionDef:
+    code_uri = properties.get("CodeUri")
+    handler = properties.get("Handler")
+    if not isinstance(code_uri, str) or not isinstance(handler, str) or "." not in handler:
+        raise TemplateError(f"function {logical_id} needs a local CodeUri and a module.attribute Handler")
+    variables = (properties.get("Environment") or {}).get("Variables") or {}
+    return FunctionDef(
+        logical_id=logical_id,
+        code_dir=(root / code_uri).resolve(),
+        handler=handler,
+        timeout=float(properties.get("Timeout", DEFAULT_TIMEOUT_SECONDS)),
+        memory_mb=int(properties.get("MemorySize", DEFAULT_MEMORY_MB)),
+        environment=variables,
+    )
+
+
+def _reference(value: Any) -> str | None:
+    """The logical id behind `!Ref X` or `!GetAtt X.Arn`."""
+    if isinstance(value, dict) and "Ref" in value:
+        return str(value["Ref"])
+    if isinstance(value, dict) and "Fn::GetAtt" in value:
+        return str(value["Fn::GetAtt"][0])
+    return None
+
+
+def _authorizers(resources: Mapping[str, Any]) -> dict[str, dict[str, AuthorizerDef | None]]:
+    """API logical id -> {"": default authorizer, name: authorizer, ...}."""
+    by_api: dict[str, dict[str, AuthorizerDef | None]] = {}
+    for api_id, resource in resources.items():
+        if resource.get("Type") != "AWS::Serverless::HttpApi":
+            continue
+        auth = (resource.get("Properties") or {}).get("Auth") or {}
+        named: dict[str, AuthorizerDef | None] = {}
+        for name, settings in (auth.get("Authorizers") or {}).items():
+            function = _reference(settings.get("FunctionArn"))
+            if function is None:
+                continue  # a JWT authorizer: not emulated
+            identity = settings.get("Identity") or {}
+            named[name] = AuthorizerDef(
+                name=name,
+                function=function,
+                identity_headers=tuple(str(header).lower() for header in identity.get("Headers") or ()),
+                ttl_seconds=int(identity.get("ReauthorizeEvery", 0)),
+            )
+        named[""] = named.get(auth.get("DefaultAuthorizer", ""))
+        by_api[api_id] = named
+    return by_api
+
+
+def _routes(
+    logical_id: str, properties: Mapping[str, Any], authorizers: Mapping[str, Mapping[str, AuthorizerDef | None]]
+) -> list[Route]:
+    routes = []
+    for event in (properties.get("Events") or {}).values():
+        if event.get("Type") != "HttpApi":
+            continue
+        settings = event.get("Properties") or {}
+        api = _reference(settings.get("ApiId")) or "ServerlessHttpApi"
+        api_authorizers = authorizers.get(api, {})
+        chosen = (settings.get("Auth") or {}).get("Authorizer", "")
+        authorizer = None if chosen == "NONE" else api_authorizers.get(chosen)
+        method = str(settings.get("Method", "ANY")).upper()
+        routes.append(Route(method=method, path=str(settings.get("Path", "/{proxy+}")), function=logical_id, authorizer=authorizer))
+    return routes
+
+
+def _tool_functions(functions: Mapping[str, FunctionDef]) -> dict[str, str]:
+    """The tool -> function mapping the gateway gets in RHUMBLINE_TOOL_FUNCTIONS, with logical ids
+    standing in for function names (locally a function is called by its logical id)."""
+    for function in functions.values():
+        value = function.environment.get(TOOL_FUNCTIONS_VARIABLE)
+        if value is not None:
+            text = _substitute(value)
+            try:
+                mapping = json.loads(text)
+            except json.JSONDecodeError as error:
+                raise TemplateError(f"{TOOL_FUNCTIONS_VARIABLE} of {function.logical_id} is not JSON: {error}") from None
+            return {str(tool): str(name) for tool, name in mapping.items()}
+    return {}
+
+
+def _substitute(value: Any) -> str:
+    """Resolve a `!Sub` (string or [string, variables]) with each `${X}` / `${X.Attr}` -> X."""
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, dict) or "Fn::Sub" not in value:
+        raise TemplateError(f"{TOOL_FUNCTIONS_VARIABLE} must be a string or a !Sub")
+    sub = value["Fn::Sub"]
+    text, variables = (sub, {}) if isinstance(sub, str) else (sub[0], sub[1] if len(sub) > 1 else {})
+
+    def replace(found: re.Match[str]) -> str:
+        name = found.group(1)
+        if name in variables:
+            resolved = variables[name]
+            return _reference(resolved) or str(resolved)
+        return name.split(".", 1)[0]
+
+    return re.sub(r"\$\{([^}!][^}]*)\}", replace, text)
+
+
+
+def find_template(explicit: Path | None = None) -> Path:
+    """The template to serve: --template, else $RHUMBLINE_TEMPLATE, else this checkout's, else ./template.yaml."""
+    import rhumbline
+
+    named = explicit or (Path(os.environ["RHUMBLINE_TEMPLATE"]) if os.environ.get("RHUMBLINE_TEMPLATE") else None)
+    if named is not None:
+        if not named.is_file():
+            raise TemplateError(f"template {named} does not exist")
+        return named.resolve()
+    checkout = Path(rhumbline.__file__).resolve().parents[3] / "template.yaml"
+    for candidate in (checkout, Path.cwd() / "template.yaml"):
+        if candidate.is_file():
+            return candidate.resolve()
+    raise TemplateError(f"no template.yaml found (looked at {checkout} and ./template.yaml); pass --template")

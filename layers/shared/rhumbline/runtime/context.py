@@ -1,0 +1,83 @@
+"""The context a tool's logic runs with: who is calling, until when, and the stores."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rhumbline.contract import Caller, Scope
+from rhumbline.errors import DeadlineExceeded, Forbidden, InvalidArguments
+from rhumbline.runtime import resources
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from rhumbline.config import Settings
+    from rhumbline.stores.graph.protocol import GraphStore
+
+
+@dataclass
+class ToolContext:
+    caller: Caller
+    request_id: str
+    deadline: float  # unix seconds
+
+    @property
+    def settings(self) -> "Settings":
+        from rhumbline.config import settings
+
+        return settings()
+
+    @property
+    def graph(self) -> "GraphStore":
+        return resources.graph_store()
+
+    @contextmanager
+    def db(self) -> Iterator["Session"]:
+        """A relational session committed on success, rolled back on error."""
+        from rhumbline.stores.relational.session import session_scope
+
+        with session_scope(resources.relational_engine()) as session:
+            yield session
+
+    def remaining(self) -> float:
+        import time
+
+        left = self.deadline - time.time()
+        if left <= 0:
+            raise DeadlineExceeded("the call ran past its deadline")
+        return left
+
+    def require_scope(self, scope: Scope) -> None:
+        if not self.caller.has_scope(scope):
+            raise Forbidden(f"this token lacks the '{scope}' scope")
+
+    def project(self, requested: str | None, scope: Scope = "read") -> str:
+        """The project this call acts on, checked against the token.
+
+        The denial message is the same whether or not the project exists, so a token cannot probe
+        for other teams' projects.
+        """
+        self.require_scope(scope)
+        if requested:
+            if not self.caller.can_see(requested):
+                raise Forbidden(f"this token has no access to project '{requested}'")
+            return requested
+        visible = self.visible_projects()
+        if len(visible) == 1:
+            return visible[0]
+        if not visible:
+            raise InvalidArguments("no project is available to this token yet: run `ingest` first")
+        raise InvalidArguments(
+            "`project` is required: this token sees several projects", details={"projects": visible[:50]}
+        )
+
+    def visible_projects(self) -> list[str]:
+        """Slugs of existing projects this token may see, sorted."""
+        from rhumbline.stores.relational import projects
+
+        with self.db() as session:
+            slugs = projects.list_slugs(session)
+        return [slug for slug in slugs if self.caller.can_see(slug)]

@@ -1,0 +1,49 @@
+"""Per-container backend connections, opened lazily on first use and reused by warm invocations."""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from rhumbline.config import settings
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
+    from rhumbline.stores.graph.protocol import GraphStore
+
+_lock = threading.Lock()
+_engine: "Engine | None" = None
+_graph: "GraphStore | None" = None
+
+
+def relational_engine() -> "Engine":
+    global _engine
+    with _lock:
+        if _engine is None:
+            from rhumbline.stores.relational.engine import create_engine_for
+
+            _engine = create_engine_for(settings())
+        return _engine
+
+
+def graph_store() -> "GraphStore":
+    global _graph
+    with _lock:
+        if _graph is None:
+            from rhumbline.stores.graph.factory import open_graph_store
+
+            _graph = open_graph_store(settings())
+        return _graph
+
+
+def reset() -> None:
+    """Close and forget the connections (tests switch backends; the CLI exits cleanly)."""
+    global _engine, _graph
+    with _lock:
+        if _graph is not None:
+            _graph.close()
+        if _engine is not None:
+            _engine.dispose()
+        _engine = _graph = None
+    settings.cache_clear()

@@ -1,0 +1,78 @@
+"""Open the graph store the settings name, with its schema in place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rhumbline.config import Settings
+from rhumbline.stores.graph.protocol import GraphStore
+
+# Secrets Manager answers are cached this long per container: a rotated password is picked up
+# within five minutes without a call per invocation.
+SECRET_MAX_AGE_SECONDS = 300
+
+
+@dataclass(frozen=True)
+class Neo4jCredentials:
+    uri: str
+    user: str
+    password: str
+    database: str
+
+
+def open_graph_store(settings: Settings) -> GraphStore:
+    store: GraphStore
+    if settings.graph_backend == "sqlite":
+        from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+
+        path = Path(settings.graph_path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        store = SqliteGraphStore(path, timeout=settings.graph_timeout)
+    elif settings.graph_backend == "neo4j":
+        from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
+
+        credentials = neo4j_credentials(settings)
+        store = Neo4jGraphStore(
+            credentials.uri,
+            credentials.user,
+            credentials.password,
+            database=credentials.database,
+            timeout=settings.graph_timeout,
+        )
+    else:
+        raise ValueError(f"unknown graph backend {settings.graph_backend!r}")
+    try:
+        store.ensure_schema()
+    except BaseException:
+        store.close()
+        raise
+    return store
+
+
+def neo4j_credentials(settings: Settings) -> Neo4jCredentials:
+    """From the settings, or from the secret JSON {"uri", "username", "password", "database"?}
+    when a secret ARN is set and no password is given (hosted)."""
+    uri, user, password, database = (
+        settings.neo4j_uri,
+        settings.neo4j_user,
+        settings.neo4j_password,
+        settings.neo4j_database,
+    )
+    if settings.neo4j_secret_arn and not password:
+        from aws_lambda_powertools.utilities.parameters import get_secret
+
+        secret = get_secret(
+            settings.neo4j_secret_arn, transform="json", max_age=SECRET_MAX_AGE_SECONDS
+        )
+        if not isinstance(secret, dict) or "password" not in secret:
+            raise ValueError(
+                f"Neo4j secret {settings.neo4j_secret_arn} is not JSON with a 'password' key"
+            )
+        uri = secret.get("uri") or uri
+        user = secret.get("username") or user
+        password = secret["password"]
+        database = secret.get("database") or database
+    if not uri:
+        raise ValueError("Neo4j graph backend needs RHUMBLINE_NEO4J_URI or a secret with 'uri'")
+    return Neo4jCredentials(uri=uri, user=user, password=password, database=database)

@@ -1,0 +1,116 @@
+"""What both graph backends write and accept: validated rows, paging bounds and write budgets.
+
+Rows are built lazily while a batch is being written, inside its transaction: a bad edge halfway
+through a batch raises ValueError and the whole batch rolls back (GraphBatch is atomic).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from rhumbline.stores.graph.protocol import Edge, GraphBatch, Node
+from rhumbline.stores.graph.words import node_text
+
+# Relationship types become part of Cypher text (types cannot be parameters): only plain names.
+RELATION_NAME = re.compile(r"^[A-Z_]+$")
+CONFIDENCES = frozenset({"EXTRACTED", "INFERRED", "AMBIGUOUS"})
+MAX_PAGE = 1_000
+# A write may take longer than a read: bounded by the read timeout plus this per 1,000 rows.
+WRITE_SECONDS_PER_1000_ROWS = 1.0
+
+NODE_FIELDS = (
+    "id", "kind", "name", "qualified_name", "file", "start_line", "end_line",
+    "language", "signature", "docstring", "content_hash",
+)  # fmt: skip
+
+
+# Every stored property of a node (besides its project), in a fixed order.
+NODE_PROPERTIES = (
+    "id", "kind", "name", "name_lower", "qualified_name", "qn_lower", "qn_rev", "name_words",
+    "qn_words", "words", "doc_words", "file", "start_line", "end_line", "language", "signature",
+    "docstring", "content_hash",
+)  # fmt: skip
+
+
+def node_row(node: Node) -> dict[str, Any]:
+    """Every stored property of a node: its fields plus the derived lookup text."""
+    if not isinstance(node.id, str) or not node.id:
+        raise ValueError(f"node id must be a non-empty string, not {node.id!r}")
+    if not isinstance(node.kind, str) or not node.kind:
+        raise ValueError(f"node {node.id!r}: kind must be a non-empty string")
+    if not isinstance(node.name, str) or not isinstance(node.qualified_name, str):
+        raise ValueError(f"node {node.id!r}: name and qualified_name must be strings")
+    text = node_text(node.name, node.qualified_name, node.file, node.docstring)
+    return {
+        "id": node.id,
+        "kind": node.kind,
+        "name": node.name,
+        "name_lower": text.name_lower,
+        "qualified_name": node.qualified_name,
+        "qn_lower": text.qn_lower,
+        "qn_rev": text.qn_rev,
+        "name_words": text.name_words,
+        "qn_words": text.qn_words,
+        "words": text.words,
+        "doc_words": text.doc_words,
+        "file": node.file,
+        "start_line": node.start_line,
+        "end_line": node.end_line,
+        "language": node.language,
+        "signature": node.signature,
+        "docstring": node.docstring,
+        "content_hash": node.content_hash,
+    }
+
+
+@lru_cache(maxsize=256)  # a graph has a handful of relation names, checked once each
+def check_relation(relation: str) -> str:
+    if not isinstance(relation, str) or not RELATION_NAME.match(relation):
+        raise ValueError(f"edge relation must match {RELATION_NAME.pattern}, not {relation!r}")
+    return relation
+
+
+def check_edge(edge: Edge) -> None:
+    check_relation(edge.relation)
+    if not isinstance(edge.source, str) or not edge.source:
+        raise ValueError(f"edge source must be a non-empty string, not {edge.source!r}")
+    if not isinstance(edge.target, str) or not edge.target:
+        raise ValueError(f"edge target must be a non-empty string, not {edge.target!r}")
+    if edge.confidence not in CONFIDENCES:
+        raise ValueError(f"edge confidence must be one of {sorted(CONFIDENCES)}")
+    if not 0.0 <= edge.confidence_score <= 1.0:
+        raise ValueError(f"edge confidence_score must be within [0, 1], not {edge.confidence_score}")
+    if not edge.explanation or not edge.explanation.strip():
+        raise ValueError(f"edge {edge.source} -{edge.relation}-> {edge.target} has no explanation")
+
+
+def edge_properties(edge: Edge) -> dict[str, Any]:
+    """A checked edge's stored properties (source, relation and target are its identity)."""
+    check_edge(edge)
+    return {
+        "confidence": edge.confidence,
+        "confidence_score": float(edge.confidence_score),
+        "explanation": edge.explanation,
+        "file": edge.file,
+        "line": edge.line,
+    }
+
+
+def node_from_row(row: Any) -> Node:
+    """A Node from a mapping (or sqlite3.Row) holding at least NODE_FIELDS."""
+    return Node(**{name: row[name] for name in NODE_FIELDS})
+
+
+def check_page(limit: int, offset: int = 0) -> None:
+    if not 1 <= limit <= MAX_PAGE:
+        raise ValueError(f"limit must be between 1 and {MAX_PAGE}, not {limit}")
+    if offset < 0:
+        raise ValueError(f"offset must be >= 0, not {offset}")
+
+
+def write_budget(timeout: float, batch: GraphBatch) -> float:
+    """Seconds one batch may take: a bound against hangs that still lets bulk loads finish."""
+    rows = len(batch.nodes) + len(batch.edges)
+    return timeout + rows / 1000 * WRITE_SECONDS_PER_1000_ROWS

@@ -1,0 +1,228 @@
+"""The SQL text of the SQLite graph store (schema and statements), kept apart from its Python.
+
+Stub rows (dangling edge ends) have a NULL kind and NULL names: index lookups on names never
+return them, and reads that list nodes filter `kind IS NOT NULL`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from rhumbline.stores.graph.rows import NODE_FIELDS, NODE_PROPERTIES
+from rhumbline.stores.graph.words import (
+    SCORE_EXACT,
+    SCORE_FULLTEXT,
+    SCORE_PREFIX,
+    WEIGHT_NAME,
+    WEIGHT_OTHER,
+    WEIGHT_QUALIFIED_NAME,
+)
+
+SCHEMA_VERSION = 1
+
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS nodes (
+    -- An explicit INTEGER PRIMARY KEY: edges and the FTS index refer to it, VACUUM keeps it.
+    rid INTEGER PRIMARY KEY,
+    project TEXT NOT NULL,
+    id TEXT NOT NULL,
+    kind TEXT,  -- NULL: a stub
+    name TEXT,
+    name_lower TEXT,
+    qualified_name TEXT,
+    qn_lower TEXT,
+    qn_rev TEXT,
+    name_words TEXT,
+    qn_words TEXT,
+    words TEXT,
+    doc_words TEXT,
+    file TEXT,
+    start_line INTEGER,
+    end_line INTEGER,
+    language TEXT,
+    signature TEXT,
+    docstring TEXT,
+    content_hash TEXT,
+    UNIQUE (project, id)
+);
+CREATE INDEX IF NOT EXISTS nodes_by_name ON nodes (project, name_lower);
+CREATE INDEX IF NOT EXISTS nodes_by_qn ON nodes (project, qn_lower);
+CREATE INDEX IF NOT EXISTS nodes_by_qn_rev ON nodes (project, qn_rev);
+CREATE INDEX IF NOT EXISTS nodes_by_file ON nodes (project, file);
+
+-- The primary key is the covering index for outgoing edges, edges_in for incoming ones.
+CREATE TABLE IF NOT EXISTS edges (
+    source INTEGER NOT NULL,
+    relation TEXT NOT NULL,
+    target INTEGER NOT NULL,
+    confidence TEXT NOT NULL,
+    confidence_score REAL NOT NULL,
+    explanation TEXT NOT NULL,
+    file TEXT,
+    line INTEGER,
+    PRIMARY KEY (source, relation, target)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS edges_in ON edges (target, relation, source);
+
+-- External content: the words live once, in `nodes`. New rows are indexed by one INSERT ... SELECT
+-- per batch (INDEX_NEW_NODES); triggers keep updates and deletes in step.
+CREATE VIRTUAL TABLE IF NOT EXISTS node_fts USING fts5(
+    name_words, words, doc_words, content='nodes', content_rowid='rid',
+    tokenize='unicode61 remove_diacritics 0', columnsize=0
+);
+CREATE TRIGGER IF NOT EXISTS nodes_fts_delete AFTER DELETE ON nodes BEGIN
+    INSERT INTO node_fts (node_fts, rowid, name_words, words, doc_words)
+    VALUES ('delete', old.rid, old.name_words, old.words, old.doc_words);
+END;
+CREATE TRIGGER IF NOT EXISTS nodes_fts_update AFTER UPDATE OF name_words, words, doc_words ON nodes
+BEGIN
+    INSERT INTO node_fts (node_fts, rowid, name_words, words, doc_words)
+    VALUES ('delete', old.rid, old.name_words, old.words, old.doc_words);
+    INSERT INTO node_fts (rowid, name_words, words, doc_words)
+    VALUES (new.rid, new.name_words, new.words, new.doc_words);
+END;
+PRAGMA user_version = {SCHEMA_VERSION};
+"""
+
+# Per connection: the working sets of remove_files.
+TEMP_TABLES = """
+CREATE TEMP TABLE IF NOT EXISTS removed_nodes (rid INTEGER PRIMARY KEY);
+CREATE TEMP TABLE IF NOT EXISTS stub_candidates (rid INTEGER PRIMARY KEY);
+"""
+
+NODE_COLUMNS = ("project", *NODE_PROPERTIES)
+UPSERT_NODE = (
+    f"INSERT INTO nodes ({', '.join(NODE_COLUMNS)}) "
+    f"VALUES ({', '.join('?' for _ in NODE_COLUMNS)}) "
+    "ON CONFLICT (project, id) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in NODE_COLUMNS[2:])
+)
+ADD_STUB = "INSERT INTO nodes (project, id) VALUES (?, ?) ON CONFLICT (project, id) DO NOTHING"
+RIDS_OF = "SELECT id, rid FROM nodes WHERE project = ? AND id IN (SELECT value FROM json_each(?))"
+UPSERT_EDGE = """
+INSERT INTO edges (source, relation, target, confidence, confidence_score, explanation, file, line)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (source, relation, target) DO UPDATE SET
+    confidence = excluded.confidence, confidence_score = excluded.confidence_score,
+    explanation = excluded.explanation, file = excluded.file, line = excluded.line
+"""
+INDEX_NEW_NODES = """
+INSERT INTO node_fts (rowid, name_words, words, doc_words)
+SELECT rid, name_words, words, doc_words FROM nodes WHERE rid > ?
+"""
+
+REMOVE_FILES = (
+    "DELETE FROM temp.removed_nodes",
+    "INSERT INTO temp.removed_nodes SELECT rid FROM nodes"
+    " WHERE project = :project AND file IN (SELECT value FROM json_each(:files))",
+    "DELETE FROM temp.stub_candidates",
+    # The far ends of the edges about to go: stubs among them may be left with no edge.
+    "INSERT OR IGNORE INTO temp.stub_candidates"
+    " SELECT target FROM edges WHERE source IN (SELECT rid FROM temp.removed_nodes)",
+    "INSERT OR IGNORE INTO temp.stub_candidates"
+    " SELECT source FROM edges WHERE target IN (SELECT rid FROM temp.removed_nodes)",
+    "DELETE FROM edges WHERE source IN (SELECT rid FROM temp.removed_nodes)",
+    "DELETE FROM edges WHERE target IN (SELECT rid FROM temp.removed_nodes)",
+    "DELETE FROM nodes WHERE rid IN (SELECT rid FROM temp.removed_nodes)",
+    "DELETE FROM nodes WHERE rid IN (SELECT rid FROM temp.stub_candidates) AND kind IS NULL"
+    " AND NOT EXISTS (SELECT 1 FROM edges WHERE source = nodes.rid)"
+    " AND NOT EXISTS (SELECT 1 FROM edges WHERE target = nodes.rid)",
+)
+# Edges never cross projects, so a project's edges are those leaving its rows.
+DELETE_PROJECT_EDGES = "DELETE FROM edges WHERE source IN (SELECT rid FROM nodes WHERE project = ?)"
+DELETE_PROJECT_NODES = "DELETE FROM nodes WHERE project = ?"
+COUNT_ROWS = "SELECT count(*) FROM nodes WHERE project = ?"
+
+_COLUMNS = ", ".join(f"n.{f}" for f in NODE_FIELDS)
+GET_NODE = (
+    f"SELECT {_COLUMNS} FROM nodes AS n WHERE n.project = ? AND n.id = ? AND n.kind IS NOT NULL"
+)
+
+_EDGES = """
+SELECT e.relation, e.confidence, e.confidence_score, e.explanation, e.file, e.line,
+       o.id AS other_id, coalesce(o.kind, 'Unknown') AS other_kind,
+       coalesce(o.name, o.id) AS other_name
+FROM nodes AS me JOIN edges AS e ON e.{this} = me.rid JOIN nodes AS o ON o.rid = e.{other}
+WHERE me.project = ? AND me.id = ?
+ORDER BY e.relation, o.id
+LIMIT ? OFFSET ?
+"""
+_EDGES_TOTAL = (
+    "SELECT count(*) FROM nodes AS me JOIN edges AS e ON e.{this} = me.rid"
+    " WHERE me.project = ? AND me.id = ?"
+)
+EDGES_PAGE = {
+    "out": _EDGES.format(this="source", other="target"),
+    "in": _EDGES.format(this="target", other="source"),
+}
+EDGES_TOTAL = {"out": _EDGES_TOTAL.format(this="source"), "in": _EDGES_TOTAL.format(this="target")}
+
+_IN_PROJECTS = "project IN (SELECT value FROM json_each(:projects))"
+_KIND_FILTER = "(:kinds IS NULL OR n.kind IN (SELECT value FROM json_each(:kinds)))"
+
+NAME_CANDIDATES = f"""
+    SELECT rid FROM nodes WHERE {_IN_PROJECTS} AND name_lower = :q
+    UNION SELECT rid FROM nodes WHERE {_IN_PROJECTS} AND qn_lower = :q
+    UNION SELECT rid FROM nodes WHERE {_IN_PROJECTS} AND name_lower >= :q AND name_lower < :q_end
+"""
+FTS_CANDIDATES = "SELECT rowid FROM node_fts WHERE node_fts MATCH :fts"
+
+_TERM_WEIGHT = f"""CASE
+    WHEN instr(' ' || n.name_words || ' ', :t{{i}}) > 0 THEN {WEIGHT_NAME}
+    WHEN instr(' ' || n.qn_words || ' ', :t{{i}}) > 0 THEN {WEIGHT_QUALIFIED_NAME}
+    ELSE {WEIGHT_OTHER} END"""
+
+
+@lru_cache(maxsize=64)
+def search(candidates: str, term_count: int) -> str:
+    """Score every candidate exactly as the Neo4j backend does (see words.py), count them, and
+    fetch full rows only for the best `:limit`. Query words are parameters :t0, :t1, ..."""
+    weights = " + ".join(_TERM_WEIGHT.format(i=i) for i in range(term_count)) or "0.0"
+    return f"""
+WITH candidates (rid) AS ({candidates}),
+ranked AS (
+    SELECT n.rid, n.project, n.id, length(n.qualified_name) AS qn_length, CASE
+        WHEN n.name_lower = :q OR n.qn_lower = :q THEN {SCORE_EXACT}
+        WHEN substr(n.name_lower, 1, length(:q)) = :q OR instr(' ' || n.name_words, :phrase) > 0
+            THEN {SCORE_PREFIX}
+        ELSE {SCORE_FULLTEXT} + (
+            SELECT s / (1.0 + s) FROM (SELECT ({weights}) / {max(term_count, 1)}.0 AS s)
+        ) END AS score
+    FROM candidates JOIN nodes AS n ON n.rid = candidates.rid
+    WHERE n.{_IN_PROJECTS} AND {_KIND_FILTER}
+),
+page AS (
+    SELECT rid, score, count(*) OVER () AS total FROM ranked
+    ORDER BY score DESC, qn_length, id, project
+    LIMIT :limit
+)
+SELECT n.project, {_COLUMNS}, page.score, page.total
+FROM page JOIN nodes AS n ON n.rid = page.rid
+ORDER BY page.score DESC, length(n.qualified_name), n.id, n.project
+"""
+
+
+_FIND_MATCHES = f"""
+WITH matches (rid) AS (
+    SELECT rid FROM nodes WHERE project = :project AND name_lower = :name
+    UNION SELECT rid FROM nodes WHERE project = :project AND qn_lower = :name
+    UNION SELECT rid FROM nodes
+        WHERE project = :project AND qn_rev >= :suffix AND qn_rev < :suffix_end
+)
+SELECT {{columns}} FROM matches JOIN nodes AS n ON n.rid = matches.rid
+WHERE {_KIND_FILTER}
+"""
+FIND_PAGE = (
+    _FIND_MATCHES.format(columns=_COLUMNS)
+    + " ORDER BY length(n.qualified_name), n.id LIMIT :limit"
+)
+FIND_TOTAL = _FIND_MATCHES.format(columns="count(*)")
+
+COUNT_KINDS = (
+    "SELECT kind, count(*) FROM nodes WHERE project = ? AND kind IS NOT NULL"
+    " GROUP BY kind ORDER BY kind"
+)
+COUNT_RELATIONS = (
+    "SELECT e.relation, count(*) FROM nodes AS n JOIN edges AS e ON e.source = n.rid"
+    " WHERE n.project = ? GROUP BY e.relation ORDER BY e.relation"
+)

@@ -1,0 +1,117 @@
+"""SQLAlchemy engines for the two supported databases, each with every call bounded in time.
+
+- SQLite (embedded default): a local file, WAL, foreign keys on, and transactions that take the
+  write lock up front.
+- PostgreSQL through pg8000 (Aurora in production): a small pool, a socket timeout and a server-side
+  `statement_timeout`, so a slow query is cancelled by the server and the connection stays usable.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import URL, Engine, create_engine, event, make_url
+from sqlalchemy.engine import ExceptionContext
+from sqlalchemy.exc import IntegrityError
+
+if TYPE_CHECKING:
+    from rhumbline.config import Settings
+
+# The socket timeout is a backstop for a dead network: it must fire after the server has had the
+# chance to cancel the statement itself, or every slow query would cost a broken connection.
+SOCKET_TIMEOUT_MARGIN = 2.0
+
+# A connection left idle inside a transaction holds its locks; a frozen Lambda container can do
+# that for minutes. The server ends such sessions after this long.
+IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000
+
+
+def create_engine_for(settings: "Settings") -> Engine:
+    return create_engine_from_url(settings.resolved_database_url(), timeout=settings.db_timeout)
+
+
+def create_engine_from_url(url: str, *, timeout: float = 10.0) -> Engine:
+    """An engine for `sqlite:///path` or `postgresql+pg8000://...`; `timeout` is in seconds."""
+    if timeout <= 0:
+        raise ValueError(f"timeout must be positive, not {timeout}")
+    parsed = make_url(url)
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        return _sqlite_engine(parsed, timeout)
+    if backend == "postgresql" and parsed.get_driver_name() == "pg8000":
+        return _postgres_engine(parsed, timeout)
+    raise ValueError(
+        f"unsupported database URL scheme {parsed.drivername!r}: use sqlite:///PATH or postgresql+pg8000://..."
+    )
+
+
+def _sqlite_engine(url: URL, timeout: float) -> Engine:
+    if url.database and url.database != ":memory:" and not url.database.startswith("file:"):
+        Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(
+        url,
+        # sqlite3's busy timeout: how long a connection waits for another one's write lock.
+        connect_args={"timeout": timeout, "check_same_thread": False},
+    )
+
+    @event.listens_for(engine, "connect")
+    def _configure(dbapi_connection: Any, _record: Any) -> None:
+        # Take transaction control away from the sqlite3 module (its legacy mode does not BEGIN
+        # before SELECT or SAVEPOINT, which breaks savepoints); `_begin` below emits BEGIN.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Any) -> None:
+        # IMMEDIATE takes the write lock at BEGIN, waiting up to `timeout` for it. A deferred
+        # transaction that reads and then writes fails at once with "database is locked" when
+        # another connection wrote in between; serialising our short transactions avoids that, and
+        # WAL keeps readers outside these transactions unblocked.
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine
+
+
+def _postgres_engine(url: URL, timeout: float) -> Engine:
+    timeout_ms = int(timeout * 1000)
+    engine = create_engine(
+        url,
+        connect_args={
+            "timeout": timeout + SOCKET_TIMEOUT_MARGIN,
+            # Sent in the startup packet: session defaults that survive ROLLBACK, unlike a SET.
+            "startup_params": {
+                "statement_timeout": str(timeout_ms),
+                "idle_in_transaction_session_timeout": str(IDLE_IN_TRANSACTION_TIMEOUT_MS),
+            },
+        },
+        # A Lambda container thawed after minutes may hold sockets the server already closed.
+        pool_pre_ping=True,
+        pool_size=2,
+        max_overflow=2,
+        pool_timeout=timeout,
+    )
+    event.listen(engine, "handle_error", _integrity_error_from_sqlstate, retval=True)
+    return engine
+
+
+def _integrity_error_from_sqlstate(context: ExceptionContext) -> IntegrityError | None:
+    """Report every SQLSTATE class 23 error as IntegrityError, as SQLite's driver does.
+
+    pg8000 maps only unique violations (23505) to IntegrityError; a foreign-key or check
+    violation arrives as ProgrammingError, and code catching IntegrityError would miss it.
+    """
+    original = context.original_exception
+    details = original.args[0] if original.args else None
+    if (
+        isinstance(details, dict)
+        and str(details.get("C", "")).startswith("23")
+        and not isinstance(context.sqlalchemy_exception, IntegrityError)
+    ):
+        return IntegrityError(context.statement, context.parameters, original)
+    return None

@@ -1,0 +1,167 @@
+"""API tokens: bearer secrets that name a principal, the projects it may use and its scopes.
+
+Plaintext format: `rhl_<10 chars of the token id>_<43 chars of secrets.token_urlsafe(32)>`. The
+plaintext is shown once, at creation; the database keeps only its SHA-256.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import string
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from rhumbline.contract import ALL_PROJECTS, Caller
+from rhumbline.stores.relational.models import ApiToken, utcnow
+from rhumbline.stores.relational.projects import SLUG_PATTERN
+
+TOKEN_PREFIX = "rhl_"
+ID_PREFIX = "tk_"
+ID_LENGTH = 10
+SCOPES = ("admin", "cypher", "read", "write")
+MAX_PROJECTS_PER_TOKEN = 1000
+MAX_LISTED = 1000
+# Recording every use would turn each read-only call into a write.
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+_ID_ALPHABET = string.ascii_lowercase + string.digits
+_PLAINTEXT = re.compile(r"^rhl_([a-z0-9]{10})_([A-Za-z0-9_-]{43})$")
+
+
+@dataclass(frozen=True)
+class TokenCheck:
+    ok: bool
+    reason: str | None  # 'malformed' | 'unknown' | 'expired' | 'revoked' when not ok
+    token: ApiToken | None  # also set for 'expired' and 'revoked', so the denial can be audited
+
+
+def _hash(plaintext: str) -> str:
+    # A plain SHA-256 is enough: the secret has 256 bits of entropy, so there is no dictionary to
+    # try and brute force is hopeless with or without a slow KDF. A KDF (bcrypt, scrypt) would only
+    # add 50-100 ms to every call and make the indexed lookup by hash impossible.
+    return hashlib.sha256(plaintext.encode("utf-8")).hexdigest()
+
+
+def _validate_scopes(scopes: list[str]) -> list[str]:
+    if not scopes:
+        raise ValueError(f"scopes must not be empty: choose from {', '.join(SCOPES)}")
+    unknown = sorted({scope for scope in scopes if scope not in SCOPES}, key=str)
+    if unknown:
+        raise ValueError(f"unknown scope(s) {', '.join(map(repr, unknown))}: choose from {', '.join(SCOPES)}")
+    return sorted(set(scopes))
+
+
+def _validate_projects(projects: list[str]) -> list[str]:
+    if not projects:
+        raise ValueError("projects must not be empty: list 'owner/repo' slugs, or '*' for all projects")
+    if len(projects) > MAX_PROJECTS_PER_TOKEN:
+        raise ValueError(f"a token may list at most {MAX_PROJECTS_PER_TOKEN} projects, not {len(projects)}")
+    for project in projects:
+        if project != ALL_PROJECTS and not (isinstance(project, str) and SLUG_PATTERN.match(project)):
+            raise ValueError(f"invalid project {project!r}: expected 'owner/repo' or '*'")
+    if ALL_PROJECTS in projects and len(projects) > 1:
+        raise ValueError("'*' already grants every project: pass it alone")
+    return list(dict.fromkeys(projects))
+
+
+def create(
+    session: Session,
+    *,
+    principal: str,
+    projects: list[str],
+    scopes: list[str],
+    expires_at: datetime | None = None,
+    description: str | None = None,
+) -> tuple[str, ApiToken]:
+    """Create a token. Returns the plaintext (shown once, never stored) and the stored row."""
+    principal = principal.strip() if isinstance(principal, str) else ""
+    if not principal or len(principal) > 200:
+        raise ValueError("principal must be 1-200 characters (who the token is for, e.g. an email)")
+    checked_scopes = _validate_scopes(scopes)
+    checked_projects = _validate_projects(projects)
+    if expires_at is not None:
+        if expires_at.tzinfo is None:
+            raise ValueError("expires_at must be timezone-aware")
+        if expires_at <= utcnow():
+            raise ValueError(f"expires_at {expires_at.isoformat()} is in the past")
+    if description is not None and len(description) > 500:
+        raise ValueError("description must be at most 500 characters")
+
+    short_id = "".join(secrets.choice(_ID_ALPHABET) for _ in range(ID_LENGTH))
+    plaintext = f"{TOKEN_PREFIX}{short_id}_{secrets.token_urlsafe(32)}"
+    token = ApiToken(
+        id=ID_PREFIX + short_id,
+        token_hash=_hash(plaintext),
+        principal=principal,
+        projects=checked_projects,
+        scopes=checked_scopes,
+        created_at=utcnow(),
+        expires_at=expires_at,
+        description=description,
+    )
+    session.add(token)
+    session.flush()
+    return plaintext, token
+
+
+def verify(session: Session, plaintext: str, *, now: datetime | None = None) -> TokenCheck:
+    """Check a presented bearer token. Never raises for bad input: it reports why it failed."""
+    now = now or utcnow()
+    if now.tzinfo is None:
+        raise ValueError("now must be timezone-aware")
+    match = _PLAINTEXT.match(plaintext) if isinstance(plaintext, str) else None
+    if match is None:
+        return TokenCheck(ok=False, reason="malformed", token=None)
+    digest = _hash(plaintext)
+    token = session.scalar(select(ApiToken).where(ApiToken.token_hash == digest))
+    # Belt and braces: the lookup already matched, but a constant-time compare of the id and the
+    # hash costs nothing and does not depend on how the database compares strings.
+    if (
+        token is None
+        or not hmac.compare_digest(token.token_hash, digest)
+        or not hmac.compare_digest(token.id, ID_PREFIX + match.group(1))
+    ):
+        return TokenCheck(ok=False, reason="unknown", token=None)
+    if token.revoked_at is not None:
+        return TokenCheck(ok=False, reason="revoked", token=token)
+    if token.expires_at is not None and token.expires_at <= now:
+        return TokenCheck(ok=False, reason="expired", token=token)
+    if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
+        token.last_used_at = now
+    return TokenCheck(ok=True, reason=None, token=token)
+
+
+def list_all(session: Session) -> list[ApiToken]:
+    """Newest first, at most MAX_LISTED."""
+    query = select(ApiToken).order_by(ApiToken.created_at.desc(), ApiToken.id).limit(MAX_LISTED)
+    return list(session.scalars(query))
+
+
+def get(session: Session, token_id: str) -> ApiToken | None:
+    return session.get(ApiToken, token_id)
+
+
+def revoke(session: Session, token_id: str) -> bool:
+    """Revoke a token. False if there is no such token; revoking twice keeps the first time."""
+    token = get(session, token_id)
+    if token is None:
+        return False
+    if token.revoked_at is None:
+        token.revoked_at = utcnow()
+        session.flush()
+    return True
+
+
+def to_caller(token: ApiToken) -> Caller:
+    return Caller(
+        principal=token.principal,
+        token_id=token.id,
+        projects=tuple(token.projects),
+        scopes=tuple(token.scopes),  # type: ignore[arg-type]  # validated against SCOPES at creation
+    )

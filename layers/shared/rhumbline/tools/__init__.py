@@ -1,0 +1,1 @@
+"""One module per tool: its pydantic input/output models and its logic. See `registry`."""

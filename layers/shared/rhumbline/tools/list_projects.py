@@ -1,0 +1,76 @@
+"""list_projects: the projects the caller's token can see, with their last build."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from rhumbline.runtime.context import ToolContext
+from rhumbline.tools.common import StrictInput
+from rhumbline.tools.registry import ToolSpec
+
+MAX_PROJECTS = 200
+
+
+class ListProjectsInput(StrictInput):
+    pass
+
+
+class Build(BaseModel):
+    version: int
+    commit: str | None
+    built_at: datetime = Field(description="When the build started (UTC).")
+    finished_at: datetime | None
+    status: Literal["running", "completed", "failed"]
+    error: str | None = None
+
+
+class ProjectInfo(BaseModel):
+    slug: str
+    last_build: Build | None = Field(description="The latest ingest attempt, running and failed ones included.")
+    node_count: int = Field(description="Nodes in the graph as it is queried now.")
+    edge_count: int
+
+
+class ListProjectsOutput(BaseModel):
+    projects: list[ProjectInfo]
+    total: int
+
+
+def run(arguments: ListProjectsInput, context: ToolContext) -> ListProjectsOutput:
+    from rhumbline.stores.relational import versions
+
+    context.require_scope("read")
+    slugs = context.visible_projects()
+    projects: list[ProjectInfo] = []
+    with context.db() as session:
+        latest = {slug: versions.latest(session, slug) for slug in slugs[:MAX_PROJECTS]}
+    for slug, version in latest.items():
+        counts = context.graph.counts(slug)
+        build = None
+        if version is not None:
+            build = Build(
+                version=version.version,
+                commit=version.commit_sha,
+                built_at=version.started_at,
+                finished_at=version.finished_at,
+                status=version.status,  # type: ignore[arg-type]
+                error=version.error,
+            )
+        projects.append(ProjectInfo(slug=slug, last_build=build, node_count=counts.nodes, edge_count=counts.edges))
+    return ListProjectsOutput(projects=projects, total=len(slugs))
+
+
+SPEC = ToolSpec(
+    name="list_projects",
+    title="List projects",
+    description=(
+        "List the projects this token can see, each with its latest build (version, commit, time, "
+        "status — running and failed builds included) and the size of its current graph."
+    ),
+    input_model=ListProjectsInput,
+    output_model=ListProjectsOutput,
+    run=run,
+)

@@ -1,0 +1,68 @@
+"""The list of tools, and how to load one without importing the others.
+
+A tool is one module in `rhumbline.tools` that defines `SPEC: ToolSpec`. The gateway loads every
+spec to list them; a tool's Lambda loads only its own module, so its cold start pays for nothing
+else. Adding a tool = a module here, `functions/<name>/app.py`, and a template entry (the test
+suite checks all three exist for every name below).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from rhumbline.contract import Scope
+    from rhumbline.runtime.context import ToolContext
+
+# Tool name -> module. Names are a public contract with agents: never rename one.
+TOOL_MODULES: dict[str, str] = {
+    "list_projects": "rhumbline.tools.list_projects",
+    "search": "rhumbline.tools.search",
+    "get_node": "rhumbline.tools.get_node",
+    "ingest": "rhumbline.tools.ingest",
+}
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    title: str
+    description: str
+    input_model: type[BaseModel]
+    output_model: type[BaseModel]
+    run: Callable[[Any, "ToolContext"], BaseModel]
+    scope: "Scope" = "read"
+    read_only: bool = True
+    destructive: bool = False
+    idempotent: bool = True
+    # True when the tool reaches beyond the project's own data (a GitHub download, say).
+    open_world: bool = False
+
+    def input_schema(self) -> dict[str, Any]:
+        return self.input_model.model_json_schema()
+
+    def output_schema(self) -> dict[str, Any]:
+        return self.output_model.model_json_schema()
+
+
+class UnknownTool(LookupError):
+    pass
+
+
+def load_spec(name: str) -> ToolSpec:
+    module_name = TOOL_MODULES.get(name)
+    if module_name is None:
+        raise UnknownTool(name)
+    spec = importlib.import_module(module_name).SPEC
+    if spec.name != name:
+        raise RuntimeError(f"{module_name} declares tool {spec.name!r}, registered as {name!r}")
+    return spec
+
+
+def all_specs() -> list[ToolSpec]:
+    return [load_spec(name) for name in TOOL_MODULES]

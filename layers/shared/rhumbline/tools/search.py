@@ -1,0 +1,120 @@
+"""search: ranked lookup of code (and, on request, knowledge-layer) nodes by name and text."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field, field_validator
+
+from rhumbline.errors import Forbidden, InvalidArguments
+from rhumbline.runtime.context import ToolContext
+from rhumbline.tools.common import CODE_KINDS, KNOWLEDGE_KINDS, PROJECT_PATTERN, StrictInput
+from rhumbline.tools.registry import ToolSpec
+
+SNIPPET_CHARS = 160
+
+
+class SearchInput(StrictInput):
+    query: str = Field(min_length=1, max_length=500, description="Name, qualified name or words to look for.")
+    project: str | None = Field(
+        default=None,
+        pattern=PROJECT_PATTERN,
+        description="Project slug `owner/repo`. Omitted: every project this token can see, merged by score.",
+    )
+    all: bool = Field(default=False, description="Include the knowledge layer (documents, ADRs, wiki pages).")
+    docs: bool = Field(default=False, description="Only hits whose docstring or document text matches.")
+    limit: int = Field(default=20, ge=1, le=50)
+    kinds: list[str] | None = Field(default=None, max_length=20, description="Only these node kinds, e.g. [\"Class\"].")
+
+    @field_validator("query")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("query must not be blank")
+        return value
+
+
+class SearchHitOut(BaseModel):
+    kind: str
+    id: str
+    name: str
+    qualified_name: str
+    file: str | None
+    line: int | None
+    snippet: str | None
+    project: str
+    score: float
+    match: str = Field(description="exact, prefix or fulltext")
+
+
+class SearchOutput(BaseModel):
+    hits: list[SearchHitOut]
+    total: int = Field(description="Exact number of matching nodes; `hits` holds the best `limit` of them.")
+
+
+def _kinds(arguments: SearchInput) -> list[str]:
+    allowed = set(CODE_KINDS) | set(KNOWLEDGE_KINDS)
+    if arguments.kinds:
+        unknown = sorted(set(arguments.kinds) - allowed)
+        if unknown:
+            raise InvalidArguments(f"unknown kinds {unknown}; known kinds: {sorted(allowed)}")
+        return list(arguments.kinds)
+    if arguments.docs:
+        return list(CODE_KINDS) + list(KNOWLEDGE_KINDS)
+    return list(CODE_KINDS) + (list(KNOWLEDGE_KINDS) if arguments.all else [])
+
+
+def _snippet(signature: str | None, docstring: str | None) -> str | None:
+    text = docstring.strip().splitlines()[0] if docstring and docstring.strip() else signature
+    if text and len(text) > SNIPPET_CHARS:
+        return text[: SNIPPET_CHARS - 1] + "…"
+    return text
+
+
+def run(arguments: SearchInput, context: ToolContext) -> SearchOutput:
+    context.require_scope("read")
+    if arguments.project:
+        if not context.caller.can_see(arguments.project):
+            raise Forbidden(f"this token has no access to project '{arguments.project}'")
+        projects = [arguments.project]
+    else:
+        projects = context.visible_projects()
+    if not projects:
+        return SearchOutput(hits=[], total=0)
+    try:
+        hits, total = context.graph.search(
+            projects, arguments.query, kinds=_kinds(arguments), limit=arguments.limit, docs_only=arguments.docs
+        )
+    except ValueError as error:
+        raise InvalidArguments(str(error)) from None
+    return SearchOutput(
+        hits=[
+            SearchHitOut(
+                kind=hit.node.kind,
+                id=hit.node.id,
+                name=hit.node.name,
+                qualified_name=hit.node.qualified_name,
+                file=hit.node.file,
+                line=hit.node.start_line,
+                snippet=_snippet(hit.node.signature, hit.node.docstring),
+                project=hit.project,
+                score=round(hit.score, 4),
+                match=hit.match,
+            )
+            for hit in hits
+        ],
+        total=total,
+    )
+
+
+SPEC = ToolSpec(
+    name="search",
+    title="Search the code graph",
+    description=(
+        "Find functions, classes, methods, files and modules by name or words. Ranking: exact name, "
+        "then prefix, then full text over names, qualified names, docstrings and paths; case-insensitive; "
+        "CamelCase and snake_case are split into words. Without `project`, searches every project this "
+        "token can see. `all` adds the knowledge layer; `docs` keeps only docstring/document matches."
+    ),
+    input_model=SearchInput,
+    output_model=SearchOutput,
+    run=run,
+)

@@ -1,0 +1,49 @@
+"""Shared fixtures: the real services started by `scripts/test`.
+
+`scripts/test` starts PostgreSQL and Neo4j and exports their addresses. Run by hand without them,
+tests that need a service are skipped with a reason; under CI (CI=true) a missing service is an
+error, so a green CI always means every backend was really exercised.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+
+import pytest
+
+
+def _service(variable: str, what: str) -> str:
+    value = os.environ.get(variable, "")
+    if value:
+        return value
+    if os.environ.get("CI"):
+        pytest.fail(f"{variable} is not set: {what} must be started by scripts/test in CI")
+    pytest.skip(f"{what} not running (set {variable}, or run scripts/test)")
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    """SQLAlchemy URL (postgresql+pg8000://...) of a real PostgreSQL server."""
+    return _service("RHUMBLINE_TEST_DATABASE_URL", "PostgreSQL")
+
+
+@pytest.fixture(scope="session")
+def neo4j_server() -> dict[str, str]:
+    """Connection settings of a real Neo4j 5 server: uri, user, password."""
+    uri = _service("RHUMBLINE_TEST_NEO4J_URI", "Neo4j")
+    return {
+        "uri": uri,
+        "user": os.environ.get("RHUMBLINE_TEST_NEO4J_USER", "neo4j"),
+        "password": os.environ.get("RHUMBLINE_TEST_NEO4J_PASSWORD", "rhumbline-test"),
+    }
+
+
+@pytest.fixture
+def unique_project() -> str:
+    """A project slug no other test uses, so tests can share one database server."""
+    return f"test/p{uuid.uuid4().hex[:12]}"
+
+
+# EMF metrics print one JSON blob per call to stdout; tests that check metrics turn them back on.
+os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")

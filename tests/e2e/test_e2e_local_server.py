@@ -1,0 +1,134 @@
+"""`rhumbline serve` end to end: real MCP clients of both protocol generations over HTTP."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+import httpx
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.e2e.conftest import LocalServer
+
+SEARCH_HIT = {
+    "kind": "Class",
+    "id": "class:pkg/shop.py:Cart",
+    "name": "Cart",
+    "qualified_name": "shop.Cart",
+    "file": "pkg/shop.py",
+    "line": 4,
+    "snippet": "A shopping cart.",
+    "project": "acme/shop",
+    "match": "exact",
+}
+
+
+@pytest.fixture(scope="module", params=["inprocess", "invoke-api"])
+def server(request: pytest.FixtureRequest, start_server: Any) -> LocalServer:
+    return start_server(request.param)
+
+
+def sdk_session(server: LocalServer, mode: str) -> Client:
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {server.token}"}, timeout=30)
+    return Client(streamable_http_client(server.url, http_client=http), mode=mode)
+
+
+async def list_and_call(server: LocalServer, mode: str) -> dict[str, Any]:
+    async with sdk_session(server, mode) as client:
+        tools = await client.list_tools()
+        projects = await client.call_tool("list_projects", {})
+        search = await client.call_tool("search", {"query": "Cart", "project": "acme/shop", "limit": 1})
+        denied = await client.call_tool("search", {"query": "Cart", "project": "other/repo"})
+        return {
+            "version": client.protocol_version,
+            "tools": [tool.name for tool in tools.tools],
+            "projects": projects.structured_content,
+            "search": search.structured_content,
+            "denied": (denied.is_error, denied.content[0].text),
+        }
+
+
+@pytest.mark.parametrize(("mode", "version"), [("auto", "2026-07-28"), ("legacy", "2025-11-25")])
+def test_the_sdk_client_lists_and_calls_tools(server: LocalServer, mode: str, version: str) -> None:
+    seen = anyio.run(list_and_call, server, mode)
+    assert seen["version"] == version
+    assert seen["tools"] == ["list_projects", "search", "get_node", "ingest"]
+    [project] = seen["projects"]["projects"]
+    assert (project["slug"], project["node_count"], project["edge_count"]) == ("acme/shop", 7, 7)
+    assert project["last_build"]["status"] == "completed"
+    assert seen["projects"]["total"] == 1
+    [hit] = seen["search"]["hits"]
+    assert {key: value for key, value in hit.items() if key != "score"} == SEARCH_HIT
+    assert seen["denied"] == (True, "forbidden: this token has no access to project 'other/repo'")
+
+
+def test_a_2025_06_18_client_speaking_json_rpc(server: LocalServer) -> None:
+    """The handshake exactly as a 2025-06-18 client (Claude Code, MCP Inspector) sends it."""
+    headers = {
+        "Authorization": f"Bearer {server.token}",
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+    }
+    with httpx.Client(base_url=server.base, headers=headers, timeout=30) as http:
+        init = http.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}}})
+        assert init.status_code == 200
+        assert init.json()["result"]["protocolVersion"] == "2025-06-18"
+        assert "mcp-session-id" not in init.headers  # stateless
+        versioned = {"MCP-Protocol-Version": "2025-06-18"}
+        initialized = http.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=versioned)
+        assert initialized.status_code == 202
+        tools = http.post("/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=versioned)
+        assert [tool["name"] for tool in tools.json()["result"]["tools"]] == ["list_projects", "search", "get_node", "ingest"]
+        called = http.post("/mcp", headers=versioned, json={"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                                                            "params": {"name": "list_projects", "arguments": {}}})
+        result = called.json()["result"]
+        assert result["isError"] is False
+        assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
+        assert result["structuredContent"]["projects"][0]["slug"] == "acme/shop"
+
+
+def test_http_refusals(server: LocalServer) -> None:
+    missing = httpx.post(server.url, json={})
+    assert (missing.status_code, missing.json()) == (401, {"message": "Unauthorized"})
+    invalid = httpx.post(server.url, json={}, headers={"Authorization": "Bearer rhl_abcdefghij_" + "x" * 43})
+    assert invalid.status_code == 401
+    assert invalid.headers["www-authenticate"] == (
+        'Bearer realm="rhumbline", error="invalid_token", error_description="the token is not recognized"'
+    )
+    get = httpx.get(server.url, headers={"Authorization": f"Bearer {server.token}"})
+    assert (get.status_code, get.headers["allow"]) == (405, "POST")
+    elsewhere = httpx.post(f"{server.base}/other", headers={"Authorization": f"Bearer {server.token}"})
+    assert (elsewhere.status_code, elsewhere.json()) == (404, {"message": "Not Found"})
+
+
+def test_every_call_is_audited(server: LocalServer) -> None:
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(f"sqlite:///{server.home / 'rhumbline.sqlite3'}")
+    with engine.connect() as connection:
+        rows = connection.execute(text("SELECT principal, tool, outcome FROM audit_log")).all()
+    engine.dispose()
+    assert ("e2e@example.com", "search", "denied") in rows
+    assert ("e2e@example.com", "list_projects", "ok") in rows
+
+
+def test_token_cli_lists_without_secrets(server: LocalServer) -> None:
+    listed = server.cli("token", "list")
+    assert listed.returncode == 0
+    lines = listed.stdout.splitlines()
+    assert lines[0].split() == ["ID", "PRINCIPAL", "PROJECTS", "SCOPES", "CREATED", "EXPIRES", "REVOKED", "LAST", "USED"]
+    assert "e2e@example.com" in lines[1] and "acme/shop" in lines[1]
+    assert server.token not in listed.stdout
+
+
+def test_the_dispatch_path_is_the_one_asked_for(server: LocalServer) -> None:
+    anyio.run(list_and_call, server, "auto")
+    access_log = server.log.read_text()
+    through_invoke_api = '"POST /2015-03-31/functions/SearchFunction/invocations HTTP/1.1" 200' in access_log
+    assert through_invoke_api == (server.dispatch == "invoke-api")
+    assert '"POST /mcp HTTP/1.1" 200' in access_log

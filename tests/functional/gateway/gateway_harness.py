@@ -1,0 +1,186 @@
+"""Test helpers for driving the gateway Lambda handler with API Gateway HTTP API v2 events.
+
+The events are written out by hand (not built by rhumbline.local.apigw), so these tests also check
+that the gateway accepts what API Gateway really sends.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import types
+from typing import Any
+
+from pydantic import BaseModel
+
+from rhumbline.errors import InvalidArguments
+from rhumbline.tools.common import StrictInput
+from rhumbline.tools.registry import ToolSpec
+
+HANDSHAKE_VERSION = "2025-06-18"
+MODERN_VERSION = "2026-07-28"
+
+FULL_CALLER = {
+    "authenticated": "true",
+    "principal": "alice@example.com",
+    "token_id": "tk_alice00001",
+    "projects": "*",
+    "scopes": "read,write",
+}
+
+
+def v2_event(
+    body: Any,
+    *,
+    method: str = "POST",
+    path: str = "/mcp",
+    headers: dict[str, str] | None = None,
+    authorizer: dict[str, str] | None = None,
+    base64_body: bool = False,
+    request_id: str = "req-0001",
+) -> dict[str, Any]:
+    raw = json.dumps(body).encode() if body is not None else b""
+    event: dict[str, Any] = {
+        "version": "2.0",
+        "routeKey": f"{method} {path}",
+        "rawPath": path,
+        "rawQueryString": "",
+        "headers": {
+            "accept": "application/json, text/event-stream",
+            "content-type": "application/json",
+            "host": "abc123.execute-api.eu-west-1.amazonaws.com",
+            "user-agent": "pytest",
+            "x-forwarded-proto": "https",
+            "x-forwarded-port": "443",
+            **(headers or {}),
+        },
+        "requestContext": {
+            "accountId": "123456789012",
+            "apiId": "abc123",
+            "domainName": "abc123.execute-api.eu-west-1.amazonaws.com",
+            "domainPrefix": "abc123",
+            "http": {"method": method, "path": path, "protocol": "HTTP/1.1", "sourceIp": "203.0.113.9", "userAgent": "pytest"},
+            "requestId": request_id,
+            "routeKey": f"{method} {path}",
+            "stage": "$default",
+            "time": "30/Nov/2026:04:00:00 +0000",
+            "timeEpoch": 1795924800000,
+        },
+        "isBase64Encoded": base64_body,
+    }
+    if authorizer is not None:
+        event["requestContext"]["authorizer"] = {"lambda": authorizer}
+    if raw:
+        event["body"] = base64.b64encode(raw).decode() if base64_body else raw.decode()
+    return event
+
+
+def legacy_request(method: str, params: dict[str, Any] | None = None, *, id: int = 1) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def modern_request(method: str, params: dict[str, Any] | None = None, *, id: int = 1) -> tuple[dict[str, Any], dict[str, str]]:
+    """A 2026-07-28 request (per-request envelope in `_meta`) and the routing headers it needs."""
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "pytest", "version": "1"},
+    }
+    body = {"jsonrpc": "2.0", "id": id, "method": method, "params": {**(params or {}), "_meta": meta}}
+    headers = {"mcp-protocol-version": MODERN_VERSION, "mcp-method": method}
+    if method == "tools/call":
+        headers["mcp-name"] = params["name"] if params else ""
+    return body, headers
+
+
+class Answer:
+    """A Lambda proxy response, decoded."""
+
+    def __init__(self, response: dict[str, Any]) -> None:
+        self.status: int = response["statusCode"]
+        self.headers: dict[str, str] = response.get("headers") or {}
+        raw = response.get("body") or ""
+        if response.get("isBase64Encoded"):
+            raw = base64.b64decode(raw).decode()
+        self.text: str = raw
+        try:
+            self.json: Any = json.loads(raw) if raw else None
+        except ValueError:
+            # The SDK's plain-text refusals (421, 400) reach here labelled application/json by Mangum.
+            self.json = None
+
+    @property
+    def result(self) -> dict[str, Any]:
+        assert self.status == 200, (self.status, self.json)
+        assert "result" in self.json, self.json
+        return self.json["result"]
+
+
+def call_legacy(handler: Any, method: str, params: dict[str, Any] | None = None, **event_options: Any) -> Answer:
+    event_options.setdefault("authorizer", FULL_CALLER)
+    headers = {"mcp-protocol-version": HANDSHAKE_VERSION, **event_options.pop("headers", {})}
+    return Answer(handler(v2_event(legacy_request(method, params), headers=headers, **event_options), None))
+
+
+def call_modern(handler: Any, method: str, params: dict[str, Any] | None = None, **event_options: Any) -> Answer:
+    event_options.setdefault("authorizer", FULL_CALLER)
+    body, headers = modern_request(method, params)
+    return Answer(handler(v2_event(body, headers={**headers, **event_options.pop("headers", {})}, **event_options), None))
+
+
+# ---------------------------------------------------------------- a test-double tool
+
+
+class EchoInput(StrictInput):
+    text: str
+    project: str | None = None
+    fail: bool = False
+    sleep: float = 0.0
+
+
+class EchoOutput(BaseModel):
+    echo: str
+    principal: str
+
+
+def run_echo(arguments: EchoInput, context: Any) -> EchoOutput:
+    import time
+
+    if arguments.fail:
+        raise InvalidArguments("told to fail", details={"fail": True})
+    if arguments.sleep:
+        time.sleep(arguments.sleep)
+    return EchoOutput(echo=arguments.text, principal=context.caller.principal)
+
+
+ECHO_SPEC = ToolSpec(
+    name="echo",
+    title="Echo",
+    description="Echo the text back (test double).",
+    input_model=EchoInput,
+    output_model=EchoOutput,
+    run=run_echo,
+)
+
+ADMIN_SPEC = ToolSpec(
+    name="admin_echo",
+    title="Admin echo",
+    description="Echo, for admins only (test double).",
+    input_model=EchoInput,
+    output_model=EchoOutput,
+    run=run_echo,
+    scope="admin",
+    read_only=False,
+    destructive=True,
+    idempotent=False,
+    open_world=True,
+)
+
+
+def tool_module(spec: ToolSpec) -> types.ModuleType:
+    module = types.ModuleType(f"rhumbline_test_tool_{spec.name}")
+    module.SPEC = spec  # type: ignore[attr-defined]
+    return module

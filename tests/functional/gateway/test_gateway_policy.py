@@ -1,0 +1,187 @@
+"""What the gateway decides itself on tools/call: identity, scope, project, size, deadline; and audit."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rhumbline.gateway.dispatch import InProcessDispatcher
+from rhumbline.runtime import resources
+from tests.functional.gateway.gateway_harness import FULL_CALLER, Answer, call_legacy, legacy_request, v2_event
+
+READ_ONLY_CALLER = {**FULL_CALLER, "scopes": "read", "projects": "acme/shop"}
+ADMIN_CALLER = {**FULL_CALLER, "scopes": "admin", "projects": "*"}
+
+
+class CountingDispatcher(InProcessDispatcher):
+    """The in-process dispatcher, counting what reaches the tools."""
+
+    def __init__(self) -> None:
+        self.tools: list[str] = []
+
+    def invoke(self, tool: str, payload: dict[str, Any], timeout: float) -> dict[str, Any]:
+        self.tools.append(tool)
+        return super().invoke(tool, payload, timeout)
+
+
+@pytest.fixture
+def dispatcher() -> CountingDispatcher:
+    return CountingDispatcher()
+
+
+@pytest.fixture
+def handler(make_gateway: Any, echo_tools: None, dispatcher: CountingDispatcher) -> Any:
+    return make_gateway(dispatcher)
+
+
+def call(handler: Any, name: str, arguments: Any, caller: dict[str, str] = FULL_CALLER, **options: Any) -> dict[str, Any]:
+    return call_legacy(handler, "tools/call", {"name": name, "arguments": arguments}, authorizer=caller, **options).result
+
+
+def text_of(result: dict[str, Any]) -> str:
+    return result["content"][0]["text"]
+
+
+def test_ok_call_returns_structured_and_text_content(handler: Any, audit_rows: Any) -> None:
+    result = call(handler, "echo", {"text": "héllo"}, request_id="req-ok")
+    assert result["isError"] is False
+    assert result["structuredContent"] == {"echo": "héllo", "principal": "alice@example.com"}
+    assert text_of(result) == '{"echo": "héllo", "principal": "alice@example.com"}'
+    [row] = audit_rows()
+    assert (row.request_id, row.tool, row.outcome, row.error_code, row.project) == ("req-ok", "echo", "ok", None, None)
+    assert row.arguments_summary == '{"text":"héllo"}'
+    assert row.result_bytes == len(text_of(result).encode())
+    assert row.latency_ms > 0
+
+
+def test_missing_scope_is_denied_before_dispatch(handler: Any, dispatcher: CountingDispatcher, audit_rows: Any) -> None:
+    result = call(handler, "admin_echo", {"text": "x"}, READ_ONLY_CALLER)
+    assert result["isError"] is True
+    assert text_of(result) == "forbidden: this token lacks the 'admin' scope"
+    assert "structuredContent" not in result
+    assert dispatcher.tools == []
+    [row] = audit_rows()
+    assert (row.outcome, row.error_code, row.principal) == ("denied", "forbidden", "alice@example.com")
+
+
+def test_admin_scope_implies_every_scope(handler: Any) -> None:
+    assert call(handler, "admin_echo", {"text": "x"}, ADMIN_CALLER)["isError"] is False
+    assert call(handler, "echo", {"text": "x"}, ADMIN_CALLER)["isError"] is False
+
+
+def test_project_outside_the_token_is_denied_without_revealing_it(
+    handler: Any, dispatcher: CountingDispatcher, audit_rows: Any
+) -> None:
+    seen = call(handler, "echo", {"text": "x", "project": "acme/shop"}, READ_ONLY_CALLER)
+    assert seen["isError"] is False
+    denied = call(handler, "echo", {"text": "x", "project": "other/repo"}, READ_ONLY_CALLER)
+    assert text_of(denied) == "forbidden: this token has no access to project 'other/repo'"
+    assert dispatcher.tools == ["echo"]
+    assert [(row.project, row.outcome) for row in audit_rows()] == [("acme/shop", "ok"), ("other/repo", "denied")]
+
+
+def test_unknown_tool_names_the_real_ones(handler: Any, audit_rows: Any) -> None:
+    result = call(handler, "nope", {})
+    assert result["isError"] is True
+    assert text_of(result) == "unknown_tool: no tool named 'nope'; tools: admin_echo, echo, get_node, ingest, list_projects, search"
+    [row] = audit_rows()
+    assert (row.tool, row.outcome, row.error_code) == ("nope", "invalid", "unknown_tool")
+
+
+def test_wrong_argument_types_are_refused_by_the_tool_model(handler: Any, dispatcher: CountingDispatcher, audit_rows: Any) -> None:
+    wrong_type = call(handler, "echo", {"text": 5})
+    assert text_of(wrong_type) == "invalid_arguments: invalid arguments for 'echo': text: Input should be a valid string"
+    extra = call(handler, "echo", {"text": "x", "colour": "red"})
+    assert text_of(extra) == "invalid_arguments: invalid arguments for 'echo': colour: Extra inputs are not permitted"
+    # The gateway forwards raw arguments: the tool function is the one that refused them.
+    assert dispatcher.tools == ["echo", "echo"]
+    assert [(row.outcome, row.error_code) for row in audit_rows()] == [("invalid", "invalid_arguments")] * 2
+
+
+def test_tool_errors_keep_their_code_and_details(handler: Any, audit_rows: Any) -> None:
+    result = call(handler, "echo", {"text": "x", "fail": True})
+    assert result["isError"] is True
+    assert text_of(result) == 'invalid_arguments: told to fail\n{"fail": true}'
+
+
+def test_oversize_arguments_are_refused_before_dispatch(handler: Any, dispatcher: CountingDispatcher, audit_rows: Any) -> None:
+    arguments = {"text": "x" * (64 * 1024)}
+    size = len(json.dumps(arguments).encode())
+    result = call(handler, "echo", arguments)
+    assert text_of(result) == f"arguments_too_large: the arguments are {size} bytes serialized; the limit is 65536"
+    assert dispatcher.tools == []
+    [row] = audit_rows()
+    assert (row.outcome, row.error_code) == ("invalid", "arguments_too_large")
+    assert len(row.arguments_summary) <= 500
+
+
+def test_request_id_falls_back_to_a_fresh_uuid(handler: Any, audit_rows: Any) -> None:
+    call(handler, "echo", {"text": "x"}, request_id="")
+    [row] = audit_rows()
+    assert re.fullmatch(r"[0-9a-f]{32}", row.request_id)
+
+
+class ShortLambdaContext:
+    def __init__(self, remaining_ms: int) -> None:
+        self.remaining_ms = remaining_ms
+
+    def get_remaining_time_in_millis(self) -> int:
+        return self.remaining_ms
+
+
+def test_no_lambda_time_left_means_no_dispatch(handler: Any, dispatcher: CountingDispatcher, audit_rows: Any) -> None:
+    event = v2_event(
+        legacy_request("tools/call", {"name": "echo", "arguments": {"text": "x"}}),
+        headers={"mcp-protocol-version": "2025-06-18"},
+        authorizer=FULL_CALLER,
+        request_id="req-late",
+    )
+    result = Answer(handler(event, ShortLambdaContext(remaining_ms=1200))).result
+    assert text_of(result) == "timeout: no time was left to run the tool (request id req-late)"
+    assert dispatcher.tools == []
+    [row] = audit_rows()
+    assert (row.outcome, row.error_code) == ("error", "timeout")
+
+
+def test_a_tool_overrunning_its_deadline_is_abandoned(make_gateway: Any, echo_tools: None, audit_rows: Any) -> None:
+    handler = make_gateway(tool_timeout=0.2)
+    result = call(handler, "echo", {"text": "x", "sleep": 1.5}, request_id="req-slow")
+    assert text_of(result) == "timeout: the 'echo' tool did not answer within 0.2 s (request id req-slow)"
+    assert [(row.outcome, row.error_code) for row in audit_rows()] == [("error", "timeout")]
+    assert audit_rows()[0].latency_ms < 1200
+
+
+def test_an_audit_failure_never_fails_the_call(handler: Any, local_store: Path, monkeypatch: pytest.MonkeyPatch, caplog: Any) -> None:
+    # A database without the schema: the audit insert fails for real.
+    monkeypatch.setenv("RHUMBLINE_DATABASE_URL", f"sqlite:///{local_store / 'unmigrated.sqlite3'}")
+    resources.reset()
+    with caplog.at_level(logging.ERROR, logger="rhumbline.gateway.audit"):
+        result = call(handler, "echo", {"text": "still works"}, request_id="req-unaudited")
+    assert result["structuredContent"] == {"echo": "still works", "principal": "alice@example.com"}
+    assert "audit write failed for request req-unaudited (echo)" in caplog.text
+
+
+def test_tool_annotations_follow_the_spec(handler: Any) -> None:
+    tools = {tool["name"]: tool for tool in call_legacy(handler, "tools/list").result["tools"]}
+    assert tools["admin_echo"]["annotations"] == {
+        "title": "Admin echo",
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": False,
+        "openWorldHint": True,
+    }
+
+
+def test_local_mode_keeps_dns_rebinding_protection(make_gateway: Any) -> None:
+    handler = make_gateway(mode="local")
+    foreign = call_legacy(handler, "tools/list")
+    assert foreign.status == 421
+    local = call_legacy(handler, "tools/list", headers={"host": "127.0.0.1:8080"})
+    assert local.status == 200
+    evil_origin = call_legacy(handler, "tools/list", headers={"host": "127.0.0.1:8080", "origin": "http://evil.example"})
+    assert evil_origin.status == 403

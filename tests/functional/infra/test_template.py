@@ -1,0 +1,448 @@
+"""The SAM template's wiring, checked against the code: cfn-lint validates shapes, not intent.
+
+For every tool in TOOL_MODULES: the module exists with its SPEC, `functions/<tool>/app.py` serves
+that exact tool, the template has its function, the gateway maps the tool to that function and may
+invoke it. Plus the HTTP API (routes, authorizer), the shared layer and VPC on every function, the
+invoke rights (the gateway's and nobody else's), the database's network exposure, samconfig.toml,
+the sample events and the branch stack names.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import subprocess
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from rhumbline.contract import ToolInvocation
+from rhumbline.tools.registry import TOOL_MODULES, load_spec
+
+ROOT = Path(__file__).resolve().parents[3]
+TEMPLATE = ROOT / "template.yaml"
+TOOLS = sorted(TOOL_MODULES)
+
+
+# ------------------------------------------------------------------ template loading
+
+
+class CfnLoader(yaml.SafeLoader):
+    """Safe loader that reads CloudFormation short tags (`!Ref X` -> {"Ref": "X"}, ...)."""
+
+
+def _short_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
+    key = suffix if suffix in ("Ref", "Condition") else f"Fn::{suffix}"
+    if isinstance(node, yaml.ScalarNode):
+        value: Any = loader.construct_scalar(node)
+        if suffix == "GetAtt":
+            value = value.split(".", 1)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
+    return {key: value}
+
+
+CfnLoader.add_multi_constructor("!", _short_tag)
+
+
+@pytest.fixture(scope="module")
+def template() -> dict[str, Any]:
+    return yaml.load(TEMPLATE.read_text(), Loader=CfnLoader)  # noqa: S506 - SafeLoader subclass
+
+
+@pytest.fixture(scope="module")
+def resources(template: dict[str, Any]) -> dict[str, Any]:
+    return template["Resources"]
+
+
+def functions(resources: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {
+        logical_id: resource.get("Properties") or {}
+        for logical_id, resource in resources.items()
+        if resource["Type"] == "AWS::Serverless::Function"
+    }
+
+
+def effective(template: dict[str, Any], properties: dict[str, Any], key: str) -> Any:
+    """A function property as deployed: its own value, else the Globals one."""
+    if key in properties:
+        return properties[key]
+    return ((template.get("Globals") or {}).get("Function") or {}).get(key)
+
+
+def environment(template: dict[str, Any], properties: dict[str, Any]) -> dict[str, Any]:
+    # SAM merges Globals and function environment variables (the function's win).
+    global_env = (((template.get("Globals") or {}).get("Function") or {}).get("Environment") or {}).get("Variables")
+    own = (properties.get("Environment") or {}).get("Variables") or {}
+    return {**(global_env or {}), **own}
+
+
+def ref(value: Any) -> str | None:
+    """The logical id behind `!Ref X` / `!GetAtt X.Arn`, else None."""
+    if isinstance(value, dict) and "Ref" in value:
+        return value["Ref"]
+    if isinstance(value, dict) and "Fn::GetAtt" in value:
+        return value["Fn::GetAtt"][0]
+    return None
+
+
+def code_dir(uri: str) -> str:
+    return uri.rstrip("/")
+
+
+def function_for_code(resources: dict[str, Any], uri: str) -> str:
+    matches = [fid for fid, props in functions(resources).items() if code_dir(str(props.get("CodeUri"))) == uri]
+    assert len(matches) == 1, f"expected exactly one function with CodeUri {uri}, found {matches}"
+    return matches[0]
+
+
+def invoke_targets(properties: dict[str, Any]) -> list[Any]:
+    """Everything a function's policies let it invoke (SAM templates and inline statements)."""
+    targets: list[Any] = []
+    for policy in properties.get("Policies") or []:
+        if isinstance(policy, str):
+            # A managed policy by name or ARN: none that grants invoke rights is acceptable here.
+            if re.search(r"lambda", policy, re.IGNORECASE) and "VPCAccess" not in policy:
+                targets.append(policy)
+            continue
+        if not isinstance(policy, dict):
+            continue
+        for name, body in policy.items():
+            if name in ("LambdaInvokePolicy",):
+                targets.append(body.get("FunctionName"))
+            elif name == "Statement" or (isinstance(body, dict) and "Statement" in body):
+                statements = body if name == "Statement" else body["Statement"]
+                for statement in statements if isinstance(statements, list) else [statements]:
+                    actions = statement.get("Action", [])
+                    actions = actions if isinstance(actions, list) else [actions]
+                    if any(re.fullmatch(r"(lambda:(\*|Invoke.*)|\*)", str(action)) for action in actions):
+                        targets.append(statement.get("Resource"))
+    return targets
+
+
+# ------------------------------------------------------------------ per tool
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_tool_module_has_its_spec(tool: str) -> None:
+    spec = load_spec(tool)  # imports the module: fails if it is missing or broken
+    assert spec.name == tool
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_tool_entry_point_serves_exactly_that_tool(tool: str) -> None:
+    source = (ROOT / "functions" / tool / "app.py").read_text()
+    tree = ast.parse(source)
+    imports = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom)
+        and node.module == "rhumbline.runtime.handler"
+        and any(alias.name == "tool_handler" for alias in node.names)
+    ]
+    assert imports, f"functions/{tool}/app.py must import tool_handler from rhumbline.runtime.handler"
+    assignments = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["handler"]
+    ]
+    assert len(assignments) == 1, f"functions/{tool}/app.py must assign `handler` once"
+    call = assignments[0].value
+    assert isinstance(call, ast.Call) and getattr(call.func, "id", None) == "tool_handler"
+    assert [arg.value for arg in call.args if isinstance(arg, ast.Constant)] == [tool]
+    assert len(call.args) == 1 and not call.keywords
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_tool_has_a_function_in_the_template(template: dict[str, Any], resources: dict[str, Any], tool: str) -> None:
+    logical_id = function_for_code(resources, f"functions/{tool}")
+    properties = functions(resources)[logical_id]
+    assert effective(template, properties, "Handler") == "app.handler"
+    assert effective(template, properties, "Runtime") == "python3.11"
+
+
+def gateway_id(resources: dict[str, Any]) -> str:
+    return function_for_code(resources, "functions/gateway")
+
+
+def tool_function_map(template: dict[str, Any], resources: dict[str, Any]) -> dict[str, str]:
+    """RHUMBLINE_TOOL_FUNCTIONS as tool -> logical id (each value must be exactly "${LogicalId}")."""
+    raw = environment(template, functions(resources)[gateway_id(resources)])["RHUMBLINE_TOOL_FUNCTIONS"]
+    assert isinstance(raw, dict) and isinstance(raw.get("Fn::Sub"), str), "RHUMBLINE_TOOL_FUNCTIONS must be a !Sub string"
+    mapping = json.loads(raw["Fn::Sub"])
+    resolved = {}
+    for tool, value in mapping.items():
+        found = re.fullmatch(r"\$\{([A-Za-z0-9]+)\}", value)
+        assert found, f"{tool} maps to {value!r}; expected ${{FunctionLogicalId}} (the function name)"
+        resolved[tool] = found.group(1)
+    return resolved
+
+
+def test_gateway_maps_every_tool_to_its_function(template: dict[str, Any], resources: dict[str, Any]) -> None:
+    mapping = tool_function_map(template, resources)
+    assert sorted(mapping) == TOOLS
+    for tool, logical_id in mapping.items():
+        assert logical_id == function_for_code(resources, f"functions/{tool}")
+    gateway_env = environment(template, functions(resources)[gateway_id(resources)])
+    assert gateway_env["RHUMBLINE_DISPATCH"] == "lambda"
+
+
+def test_gateway_may_invoke_exactly_the_tool_functions(resources: dict[str, Any]) -> None:
+    targets = invoke_targets(functions(resources)[gateway_id(resources)])
+    assert all(ref(target) is not None for target in targets), f"non-reference invoke target in {targets}"
+    expected = {function_for_code(resources, f"functions/{tool}") for tool in TOOLS}
+    assert sorted(ref(target) for target in targets) == sorted(expected)
+
+
+def test_only_the_gateway_may_invoke_functions(resources: dict[str, Any]) -> None:
+    gateway = gateway_id(resources)
+    for logical_id, properties in functions(resources).items():
+        if logical_id != gateway:
+            assert invoke_targets(properties) == [], f"{logical_id} must not be able to invoke Lambda functions"
+    # And no hand-written IAM resource grants it either.
+    for logical_id, resource in resources.items():
+        if resource["Type"] in ("AWS::IAM::Role", "AWS::IAM::Policy", "AWS::IAM::ManagedPolicy"):
+            assert "lambda:Invoke" not in json.dumps(resource), f"{logical_id} grants lambda:Invoke"
+
+
+def test_every_function_directory_is_deployed(resources: dict[str, Any]) -> None:
+    on_disk = {f"functions/{path.parent.name}" for path in (ROOT / "functions").glob("*/app.py")}
+    in_template = {code_dir(str(props.get("CodeUri"))) for props in functions(resources).values()}
+    assert on_disk == in_template
+
+
+# ------------------------------------------------------------------ HTTP API
+
+
+def authorizer_settings(resources: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    apis = [r for r in resources.values() if r["Type"] == "AWS::Serverless::HttpApi"]
+    assert len(apis) == 1
+    auth = apis[0]["Properties"]["Auth"]
+    name = auth["DefaultAuthorizer"]
+    return name, auth["Authorizers"][name]
+
+
+def test_mcp_routes_go_to_the_gateway_behind_the_authorizer(resources: dict[str, Any]) -> None:
+    api_id = next(fid for fid, r in resources.items() if r["Type"] == "AWS::Serverless::HttpApi")
+    default_authorizer, _ = authorizer_settings(resources)
+    routes = {}
+    for logical_id, properties in functions(resources).items():
+        for event in (properties.get("Events") or {}).values():
+            if event["Type"] in ("HttpApi", "Api"):
+                settings = event["Properties"]
+                chosen = (settings.get("Auth") or {}).get("Authorizer", default_authorizer)
+                routes[(settings["Method"].upper(), settings["Path"])] = (logical_id, ref(settings.get("ApiId")), chosen)
+    gateway = gateway_id(resources)
+    # Exactly these routes: anything else would be a door the authorizer may not guard.
+    assert routes == {
+        ("POST", "/mcp"): (gateway, api_id, default_authorizer),
+        ("GET", "/mcp"): (gateway, api_id, default_authorizer),
+    }
+    api = resources[api_id]["Properties"]
+    assert api["StageName"] == "$default", "a named stage puts its name in rawPath (Mangum then answers 404)"
+
+
+def test_authorizer_is_a_cached_request_authorizer(resources: dict[str, Any]) -> None:
+    _, settings = authorizer_settings(resources)
+    assert ref(settings["FunctionArn"]) == function_for_code(resources, "functions/authorizer")
+    assert settings["AuthorizerPayloadFormatVersion"] == "2.0"
+    assert settings["EnableSimpleResponses"] is True
+    assert settings["EnableFunctionDefaultPermissions"] is True, "API Gateway needs permission to call it"
+    assert settings["Identity"]["Headers"] == ["Authorization"]
+    assert settings["Identity"]["ReauthorizeEvery"] == 300
+
+
+def test_timeouts_fit_api_gateway(template: dict[str, Any], resources: dict[str, Any]) -> None:
+    ingest = function_for_code(resources, "functions/ingest")
+    migrate = function_for_code(resources, "functions/migrate")
+    for logical_id, properties in functions(resources).items():
+        timeout = effective(template, properties, "Timeout")
+        if logical_id == ingest:
+            assert timeout == 900 and effective(template, properties, "MemorySize") == 2048
+        elif logical_id == migrate:
+            custom = next(r for r in resources.values() if r["Type"] == "Custom::Migrations")
+            assert timeout < custom["Properties"]["ServiceTimeout"] <= 3600
+        else:
+            assert timeout <= 29, f"{logical_id}: API Gateway gives up after 30 s"
+    authorizer = functions(resources)[function_for_code(resources, "functions/authorizer")]
+    assert effective(template, authorizer, "Timeout") <= 10, "API Gateway waits 10 s for an authorizer"
+
+
+# ------------------------------------------------------------------ every function
+
+
+def test_every_function_has_the_layer_and_the_vpc(template: dict[str, Any], resources: dict[str, Any]) -> None:
+    layer = next(fid for fid, r in resources.items() if r["Type"] == "AWS::Serverless::LayerVersion")
+    for logical_id, properties in functions(resources).items():
+        assert {"Ref": layer} in effective(template, properties, "Layers"), logical_id
+        vpc = effective(template, properties, "VpcConfig")
+        assert vpc["SecurityGroupIds"] == [{"Ref": "LambdaSecurityGroup"}], logical_id
+        assert vpc["SubnetIds"] == {"Ref": "SubnetIds"}, logical_id
+        assert effective(template, properties, "Tracing") == "Active", logical_id
+        env = environment(template, properties)
+        assert env["RHUMBLINE_MODE"] == "hosted"
+        assert env["RHUMBLINE_GRAPH_BACKEND"] == "neo4j"
+        assert env["RHUMBLINE_DATABASE_SECRET_ARN"] == {"Ref": "DatabaseSecret"}
+        assert env["RHUMBLINE_NEO4J_SECRET_ARN"] == {"Ref": "Neo4jSecretArn"}
+
+
+def secrets_readable_by(properties: dict[str, Any]) -> set[str]:
+    return {
+        ref(policy["AWSSecretsManagerGetSecretValuePolicy"]["SecretArn"])
+        for policy in properties.get("Policies") or []
+        if isinstance(policy, dict) and "AWSSecretsManagerGetSecretValuePolicy" in policy
+    }
+
+
+def test_secret_access_is_least_privilege(resources: dict[str, Any]) -> None:
+    expected = {"functions/gateway": {"DatabaseSecret"}, "functions/authorizer": {"DatabaseSecret"}, "functions/migrate": {"DatabaseSecret"}}
+    expected.update({f"functions/{tool}": {"DatabaseSecret", "Neo4jSecretArn"} for tool in TOOLS})
+    for uri, secrets in expected.items():
+        assert secrets_readable_by(functions(resources)[function_for_code(resources, uri)]) == secrets, uri
+
+
+def test_layer_is_built_by_the_makefile_with_the_pyproject_dependencies(resources: dict[str, Any]) -> None:
+    layer = next(r for r in resources.values() if r["Type"] == "AWS::Serverless::LayerVersion")
+    assert layer["Metadata"]["BuildMethod"] == "makefile"
+    content = ROOT / layer["Properties"]["ContentUri"]
+    makefile = (content / "Makefile").read_text()
+    assert re.search(r"^build-SharedLayer:", makefile, re.MULTILINE)
+    assert "unchecked-hash" in makefile and "manylinux2014_x86_64" in makefile
+
+    def name(requirement: str) -> str:
+        return re.split(r"[<>=!~;\[ ]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
+
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    wanted = {name(dep) for dep in pyproject["project"]["dependencies"]} - {"boto3"}
+    pins = {}
+    for line in (content / "requirements.txt").read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            assert "==" in line, f"unpinned layer requirement {line!r}"
+            pins[name(line)] = line.split("==", 1)[1]
+    assert wanted <= set(pins), f"missing from the layer: {wanted - set(pins)}"
+    assert not {"boto3", "botocore"} & set(pins), "the Lambda runtime provides boto3/botocore"
+    assert int(pins["python-dateutil"].split(".")[0]) < 3
+
+
+def test_database_is_private_to_the_functions(resources: dict[str, Any]) -> None:
+    ingress = resources["DatabaseSecurityGroup"]["Properties"]["SecurityGroupIngress"]
+    assert ingress == [
+        {
+            "IpProtocol": "tcp",
+            "FromPort": 5432,
+            "ToPort": 5432,
+            "SourceSecurityGroupId": {"Ref": "LambdaSecurityGroup"},
+            "Description": ingress[0].get("Description"),
+        }
+    ]
+    cluster = resources["DatabaseCluster"]["Properties"]
+    assert cluster["StorageEncrypted"] is True
+    assert cluster["VpcSecurityGroupIds"] == [{"Ref": "DatabaseSecurityGroup"}]
+    assert resources["DatabaseInstance"]["Properties"]["PubliclyAccessible"] is False
+    attachment = resources["DatabaseSecretAttachment"]["Properties"]
+    assert (ref(attachment["SecretId"]), ref(attachment["TargetId"])) == ("DatabaseSecret", "DatabaseCluster")
+    generated = resources["DatabaseSecret"]["Properties"]["GenerateSecretString"]
+    assert json.loads(generated["SecretStringTemplate"]) == {"username": "rhumbline", "dbname": "rhumbline"}
+
+
+def test_migrations_run_on_every_layer_change(resources: dict[str, Any]) -> None:
+    custom = [r for r in resources.values() if r["Type"] == "Custom::Migrations"]
+    assert len(custom) == 1
+    properties = custom[0]["Properties"]
+    assert ref(properties["ServiceToken"]) == function_for_code(resources, "functions/migrate")
+    layer = next(fid for fid, r in resources.items() if r["Type"] == "AWS::Serverless::LayerVersion")
+    assert {"Ref": layer} in properties.values(), "without a per-deploy property, Update never fires"
+    assert {"DatabaseInstance", "DatabaseSecretAttachment"} <= set(custom[0]["DependsOn"])
+
+
+def test_outputs(template: dict[str, Any]) -> None:
+    outputs = template["Outputs"]
+    assert outputs["McpEndpoint"]["Value"] == {
+        "Fn::Sub": "https://${HttpApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}/mcp"
+    }
+    assert outputs["DatabaseSecretArn"]["Value"] == {"Ref": "DatabaseSecret"}
+
+
+# ------------------------------------------------------------------ around the template
+
+
+def test_samconfig_has_default_dev_and_prod() -> None:
+    config = tomllib.loads((ROOT / "samconfig.toml").read_text())
+    assert config["version"] == 0.1
+    assert config["default"]["global"]["parameters"]["stack_name"] == "rhumbline-dev"
+    assert config["dev"]["global"]["parameters"]["stack_name"] == "rhumbline-dev"
+    assert config["prod"]["global"]["parameters"]["stack_name"] == "rhumbline-prod"
+    for env in ("default", "dev", "prod"):
+        deploy = config[env]["deploy"]["parameters"]
+        assert deploy["capabilities"] == "CAPABILITY_IAM"
+        assert deploy["resolve_s3"] is True
+    assert config["prod"]["deploy"]["parameters"]["confirm_changeset"] is True
+    assert config["dev"]["deploy"]["parameters"]["confirm_changeset"] is False
+
+
+def test_prod_condition_follows_the_prod_stack_name(template: dict[str, Any]) -> None:
+    # Deletion protection must not hinge on remembering Stage=prod.
+    assert {"Fn::Equals": [{"Ref": "AWS::StackName"}, "rhumbline-prod"]} in template["Conditions"]["IsProd"]["Fn::Or"]
+    assert template["Resources"]["DatabaseCluster"]["Properties"]["DeletionProtection"] == {
+        "Fn::If": ["IsProd", True, False]
+    }
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_sample_tool_event_is_a_valid_invocation(tool: str) -> None:
+    event = json.loads((ROOT / "events" / "tools" / f"{tool}.json").read_text())
+    invocation = ToolInvocation.model_validate(event)
+    assert invocation.tool == tool
+    assert invocation.remaining_seconds() > 365 * 24 * 3600
+    load_spec(tool).input_model.model_validate(invocation.arguments)
+
+
+def test_sample_gateway_events_carry_the_authorizer_context() -> None:
+    for path in sorted((ROOT / "events" / "gateway").glob("*.json")):
+        event = json.loads(path.read_text())
+        assert event["version"] == "2.0" and event["rawPath"] == "/mcp", path.name
+        context = event["requestContext"]["authorizer"]["lambda"]
+        assert set(context) == {"authenticated", "principal", "token_id", "projects", "scopes"}, path.name
+        assert all(isinstance(value, str) for value in context.values()), "simple-response context is strings"
+        if "body" in event:
+            body = json.loads(event["body"])
+            if body["method"] == "tools/call":
+                assert body["params"]["name"] in TOOL_MODULES
+
+
+@pytest.mark.parametrize(
+    ("branch", "expected"),
+    [
+        ("main", "rhumbline-br-main"),
+        ("feature/Add-Search", "rhumbline-br-feature-add-search"),
+        ("__odd__//name..x-", "rhumbline-br-odd-name-x"),
+        ("dependabot/pip/mcp-2.4.0", "rhumbline-br-dependabot-pip-mcp-2-4-0"),
+    ],
+)
+def test_branch_stack_names(branch: str, expected: str) -> None:
+    assert branch_stack(branch) == expected
+
+
+def branch_stack(branch: str) -> str:
+    done = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "deploy-branch.sh"), "--name-only", branch],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=30,
+    )
+    return done.stdout.strip()
+
+
+def test_long_branch_names_are_cut_and_stay_distinct() -> None:
+    first, second = branch_stack("x" * 200 + "-one"), branch_stack("x" * 200 + "-two")
+    for name in (first, second):
+        assert len(name) <= 128 and re.fullmatch(r"[A-Za-z][-A-Za-z0-9]*", name), name
+    assert first != second

@@ -1,0 +1,98 @@
+"""ingest_local end to end: real SQLite stores, version bookkeeping, failure atomicity."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+
+from rhumbline.ingest import pipeline
+from rhumbline.ingest.python import calls
+from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+from rhumbline.stores.relational import versions
+from rhumbline.stores.relational.session import session_scope
+
+PROJECT = "acme/shop"
+
+
+def _ingest(root: Path, store: SqliteGraphStore, engine: Engine, **options):
+    return pipeline.ingest_local(root, PROJECT, store=store, engine=engine, **options)
+
+
+def test_summary_matches_what_the_store_holds(pyproj: Path, graph_store: SqliteGraphStore, engine: Engine):
+    progress: list[tuple[int, int]] = []
+    summary = _ingest(pyproj, graph_store, engine, progress=lambda done, total: progress.append((done, total)))
+    counts = graph_store.counts(PROJECT)
+    assert (summary.version, summary.commit) == (1, None)
+    assert (summary.node_count, summary.edge_count) == (counts.nodes, counts.edges) == (41, 63)
+    assert summary.nodes_by_kind == counts.nodes_by_kind
+    assert summary.edges_by_relation == counts.edges_by_relation
+    assert progress[-1] == (12, 12)  # every listed file, the skipped binary too
+    with session_scope(engine) as session:
+        version = versions.latest(session, PROJECT)
+        assert (version.version, version.status) == (1, "completed")
+        assert (version.node_count, version.edge_count) == (41, 63)
+        assert version.stats["unresolved_calls"] == summary.unresolved_calls == 3
+        assert version.stats["skipped"] == {"binary": 1}
+    node = graph_store.get_node(PROJECT, "method:shop/models.py:Product.save")
+    assert node is not None and node.qualified_name == "shop.models.Product.save"
+
+
+def test_a_second_ingest_is_version_two_with_the_same_graph(
+    pyproj: Path, graph_store: SqliteGraphStore, engine: Engine
+):
+    first = _ingest(pyproj, graph_store, engine)
+    second = _ingest(pyproj, graph_store, engine, clear=True)
+    assert (first.version, second.version) == (1, 2)
+    assert (second.node_count, second.edge_count) == (first.node_count, first.edge_count)
+    assert graph_store.counts(PROJECT).nodes == first.node_count
+
+
+def test_a_failed_ingest_leaves_the_previous_graph_and_records_the_error(
+    pyproj: Path, graph_store: SqliteGraphStore, engine: Engine, monkeypatch: pytest.MonkeyPatch
+):
+    first = _ingest(pyproj, graph_store, engine)
+    before = graph_store.counts(PROJECT)
+    (pyproj / "shop" / "extra.py").write_text("def more():\n    return 1\n")  # the new graph differs
+    real_resolve_call = calls.resolve_call
+
+    def failing_resolve_call(path, call, *args):
+        if path == "shop/services.py":
+            raise RuntimeError("injected resolver failure")
+        return real_resolve_call(path, call, *args)
+
+    monkeypatch.setattr(calls, "resolve_call", failing_resolve_call)
+    with pytest.raises(RuntimeError, match="injected resolver failure"):
+        _ingest(pyproj, graph_store, engine)
+    assert graph_store.counts(PROJECT) == before
+    assert graph_store.get_node(PROJECT, "function:shop/extra.py:more") is None
+    with session_scope(engine) as session:
+        listed = versions.list_for(session, PROJECT)
+        assert [(v.version, v.status) for v in listed] == [(2, "failed"), (1, "completed")]
+        assert listed[0].error == "RuntimeError: injected resolver failure"
+        assert versions.latest(session, PROJECT, status="completed").node_count == first.node_count
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_git_checkout_records_its_head_commit(pyproj: Path, graph_store: SqliteGraphStore, engine: Engine):
+    git = ["git", "-C", str(pyproj), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "fixture"], check=True)
+    head = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+    summary = _ingest(pyproj, graph_store, engine)
+    assert summary.commit == head
+    with session_scope(engine) as session:
+        assert versions.latest(session, PROJECT).commit_sha == head
+
+
+def test_a_root_that_is_not_a_directory_is_refused_before_any_version(
+    tmp_path: Path, graph_store: SqliteGraphStore, engine: Engine
+):
+    with pytest.raises(NotADirectoryError):
+        _ingest(tmp_path / "missing", graph_store, engine)
+    with session_scope(engine) as session:
+        assert versions.latest(session, PROJECT) is None

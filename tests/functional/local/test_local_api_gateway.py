@@ -1,0 +1,113 @@
+"""The local API Gateway stand-in: routing, the Lambda authorizer and its cache, proxy responses."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from typing import Any
+
+import httpx
+
+from rhumbline.local.server import LocalApi
+
+
+def request(api: LocalApi, method: str, path: str, **options: Any) -> httpx.Response:
+    async def send() -> httpx.Response:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=api), base_url="http://127.0.0.1:8080") as client:
+            return await client.request(method, path, **options)
+
+    return asyncio.run(send())
+
+
+def state(api: LocalApi, function: str) -> dict[str, Any]:
+    """The globals of a function's loaded module (to look at what it received)."""
+    return api.runner.handler(function).__globals__
+
+
+def test_an_authorized_request_reaches_its_function_with_the_context(stand_in: LocalApi) -> None:
+    response = request(stand_in, "POST", "/echo", json={"a": 1}, headers={"Authorization": "Bearer good"})
+    assert response.status_code == 200
+    assert response.headers["x-echo"] == "1"
+    assert response.headers["set-cookie"] == "seen=1"
+    assert response.json() == {
+        "authorizer": {"lambda": {"who": "good", "type": "REQUEST"}},
+        "body": '{"a":1}',
+        "isBase64Encoded": False,
+        "routeKey": "POST /echo",
+        "pathParameters": None,
+        "function": "EchoFunction",
+    }
+
+
+def test_binary_bodies_reach_the_function_base64_encoded(stand_in: LocalApi) -> None:
+    response = request(stand_in, "POST", "/echo", content=b"\x00\xff", headers={"Authorization": "Bearer good", "content-type": "application/octet-stream"})
+    assert response.json()["isBase64Encoded"] is True
+    assert base64.b64decode(response.json()["body"]) == b"\x00\xff"
+
+
+def test_the_authorizer_answer_is_cached_per_token_for_the_ttl(stand_in: LocalApi) -> None:
+    for token in ("one", "one", "two", "one"):
+        assert request(stand_in, "POST", "/echo", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+    assert state(stand_in, "AuthFunction")["CALLS"] == [["Bearer one"], ["Bearer two"]]
+
+
+def test_a_missing_identity_source_is_401_without_calling_the_authorizer(stand_in: LocalApi) -> None:
+    response = request(stand_in, "POST", "/echo")
+    assert (response.status_code, response.json()) == (401, {"message": "Unauthorized"})
+    assert state(stand_in, "AuthFunction")["CALLS"] == []
+
+
+def test_authorizer_denial_and_failure_are_api_gateways_403_and_500(stand_in: LocalApi) -> None:
+    denied = request(stand_in, "POST", "/echo", headers={"Authorization": "Bearer deny"})
+    assert (denied.status_code, denied.json()) == (403, {"message": "Forbidden"})
+    crashed = request(stand_in, "POST", "/echo", headers={"Authorization": "Bearer crash"})
+    assert (crashed.status_code, crashed.json()) == (500, {"message": "Internal Server Error"})
+
+
+def test_routes_without_an_authorizer_and_path_parameters(stand_in: LocalApi) -> None:
+    response = request(stand_in, "GET", "/open/widgets?x=1")
+    assert response.status_code == 200
+    assert response.json()["authorizer"] is None
+    assert response.json()["pathParameters"] == {"name": "widgets"}
+    assert state(stand_in, "EchoFunction")["RECEIVED"][-1]["queryStringParameters"] == {"x": "1"}
+
+
+def test_unrouted_requests_are_404(stand_in: LocalApi) -> None:
+    for method, path in (("GET", "/echo"), ("POST", "/nowhere")):
+        response = request(stand_in, method, path, headers={"Authorization": "Bearer good"})
+        assert (response.status_code, response.json()) == (404, {"message": "Not Found"})
+
+
+def test_a_crashing_function_is_a_500(stand_in: LocalApi) -> None:
+    response = request(stand_in, "POST", "/broken", headers={"Authorization": "Bearer good"})
+    assert (response.status_code, response.json()) == (500, {"message": "Internal Server Error"})
+    assert int(response.headers["content-length"]) == len(response.content)
+
+
+def lifespan(api: LocalApi, *events: str) -> list[dict[str, Any]]:
+    incoming = [{"type": f"lifespan.{event}"} for event in events]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return incoming.pop(0)
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    asyncio.run(api({"type": "lifespan"}, receive, send))
+    return sent
+
+
+def test_startup_loads_the_routed_functions_and_the_authorizer(stand_in: LocalApi) -> None:
+    assert lifespan(stand_in, "startup", "shutdown") == [
+        {"type": "lifespan.startup.complete"},
+        {"type": "lifespan.shutdown.complete"},
+    ]
+    assert stand_in.runner._handlers.keys() == {"AuthFunction", "EchoFunction", "BrokenFunction"}
+
+
+def test_a_function_that_cannot_load_fails_startup(stand_in: LocalApi) -> None:
+    stand_in.template.function("EchoFunction").handler_file.write_text("raise ImportError('no such layer')\n")
+    assert lifespan(stand_in, "startup") == [
+        {"type": "lifespan.startup.failed", "message": "cannot load the functions: no such layer"}
+    ]

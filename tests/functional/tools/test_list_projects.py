@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+from rhumbline.runtime import resources
+from rhumbline.stores.relational import versions
+from rhumbline.stores.relational.session import session_scope
+
+
+def test_lists_only_the_tokens_projects_with_graph_sizes(world):
+    outcome = world.call("list_projects", {})
+    assert outcome["ok"], outcome
+    assert outcome["result"] == {
+        "projects": [{"slug": world.project, "last_build": None, "node_count": 7, "edge_count": 8}],
+        "total": 1,
+    }
+
+
+def test_shows_running_and_failed_builds_honestly(world):
+    engine = resources.relational_engine()
+    with session_scope(engine) as session:
+        first = versions.start(session, world.project, commit_sha="a" * 40)
+        versions.finish(session, first.id, status="completed", node_count=7, edge_count=8)
+        versions.start(session, world.project, commit_sha="b" * 40)
+    running = world.call("list_projects", {})["result"]["projects"][0]["last_build"]
+    assert (running["version"], running["commit"], running["status"]) == (2, "b" * 40, "running")
+    assert running["finished_at"] is None
+
+    with session_scope(engine) as session:
+        latest = versions.latest(session, world.project)
+        versions.finish(session, latest.id, status="failed", node_count=0, edge_count=0, error="parse crashed")
+    failed = world.call("list_projects", {})["result"]["projects"][0]["last_build"]
+    assert (failed["version"], failed["status"], failed["error"]) == (2, "failed", "parse crashed")
+
+
+def test_two_projects_sorted(world):
+    outcome = world.call("list_projects", {}, projects=(world.other_project, world.project))
+    assert [p["slug"] for p in outcome["result"]["projects"]] == sorted([world.project, world.other_project])
+    assert outcome["result"]["total"] == 2
+
+
+def test_unexpected_argument_is_refused(world):
+    outcome = world.call("list_projects", {"project": world.project})
+    assert outcome["error"]["code"] == "invalid_arguments"
+    assert "project: Extra inputs are not permitted" in outcome["error"]["message"]

@@ -1,0 +1,57 @@
+"""Phase 1 in a process pool gives exactly what it gives in this process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rhumbline.ingest import parallel
+from rhumbline.ingest.parallel import IN_PROCESS_BELOW, read_all
+
+
+def _tree(root: Path, count: int) -> list[str]:
+    paths = []
+    for i in range(count):
+        path = f"pkg{i % 7}/mod{i}.py"
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(f"def f{i}():\n    return g{i}()\n")
+        paths.append(path)
+    (root / "blob.bin").write_bytes(b"\x00\x01")
+    return sorted([*paths, "blob.bin"])
+
+
+def test_pool_and_in_process_results_are_identical_and_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    paths = _tree(tmp_path, IN_PROCESS_BELOW + 50)
+    local = read_all(tmp_path, paths, workers=1)
+
+    def not_here(*_args: object) -> None:
+        raise AssertionError("a large input must be parsed in the pool")
+
+    monkeypatch.setattr(parallel, "_read_here", not_here)
+    calls: list[tuple[int, int]] = []
+    pooled = read_all(tmp_path, paths, workers=2, progress=lambda done, total: calls.append((done, total)))
+    assert pooled == local
+    assert [outcome.path for outcome in pooled] == paths
+    assert calls[-1] == (len(paths), len(paths))
+    assert [done for done, _ in calls] == sorted(done for done, _ in calls)
+
+
+def test_small_inputs_report_progress_per_file(tmp_path: Path):
+    paths = _tree(tmp_path, 3)
+    calls: list[tuple[int, int]] = []
+    read_all(tmp_path, paths, workers=4, progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(1, 4), (2, 4), (3, 4), (4, 4)]
+
+
+def test_without_process_support_the_files_are_parsed_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    paths = _tree(tmp_path, IN_PROCESS_BELOW)
+
+    def no_semaphores(**_kwargs: object) -> None:
+        raise OSError(38, "Function not implemented")  # what AWS Lambda answers
+
+    monkeypatch.setattr(parallel, "ProcessPoolExecutor", no_semaphores)
+    outcomes = read_all(tmp_path, paths, workers=2)
+    assert [outcome.path for outcome in outcomes] == paths

@@ -1,0 +1,126 @@
+"""Which files an ingest reads: .gitignore, always-skipped directories, exclude patterns, symlinks.
+
+The same tree is walked twice, once by our own walker and once through git, and must give the same
+answer.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from rhumbline.ingest.facts import SkippedFile
+from rhumbline.ingest.walk import discover
+
+FIXTURE_FILES = [
+    ".gitignore",
+    "README.md",
+    "assets/logo.png",  # binary: dropped later, by the reader
+    "broken.py",
+    "keep.log",
+    "scripts/run.py",
+    "shop/__init__.py",
+    "shop/base.py",
+    "shop/models.py",
+    "shop/services.py",
+    "shop/util/__init__.py",
+    "shop/util/decorators.py",
+    "shop/util/text.py",
+]
+
+
+def _add_clutter(root: Path) -> None:
+    files = {
+        ".venv/lib/site.py": "x = 1\n",
+        ".rhumbline/dev-token": "secret\n",
+        "env/pyvenv.cfg": "home = /usr\n",  # a virtualenv under a plain name
+        "env/lib/mod.py": "x = 1\n",
+        "node_modules/pkg/index.js": "module.exports = 1\n",
+        "shop/__pycache__/base.cpython-311.pyc": "not really\n",
+        "build/lib/out.py": "x = 1\n",
+        "tools/build/__init__.py": "",  # a package called build is source, not build output
+        "Shop.egg-info/PKG-INFO": "Name: shop\n",
+        "docs/index.md": "# docs\n",
+        "static/app.min.js": "x\n",
+    }
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    outside = root.parent / "outside.py"
+    outside.write_text("secret = 1\n")
+    os.symlink(outside, root / "escape.py")
+    os.symlink(root / "loop_b", root / "loop_a")
+    os.symlink(root / "loop_a", root / "loop_b")
+    os.symlink(root / "shop", root / "shop_link")
+    os.symlink("shop/base.py", root / "alias.py")
+    os.symlink("missing.py", root / "dangling.py")
+
+
+EXPECTED_SKIPPED = [
+    SkippedFile(".rhumbline/", "tool_directory"),
+    SkippedFile(".venv/", "tool_directory"),
+    SkippedFile("Shop.egg-info/", "tool_directory"),
+    SkippedFile("build/", "tool_directory"),
+    SkippedFile("dangling.py", "symlink_broken"),
+    SkippedFile("docs/", "excluded"),
+    SkippedFile("env/", "tool_directory"),
+    SkippedFile("escape.py", "symlink_escape"),
+    SkippedFile("loop_a", "symlink_loop"),
+    SkippedFile("loop_b", "symlink_loop"),
+    SkippedFile("node_modules/", "tool_directory"),
+    SkippedFile("shop/__pycache__/", "tool_directory"),
+    SkippedFile("shop_link", "symlink_directory"),
+    SkippedFile("static/app.min.js", "excluded"),
+]
+EXCLUDE = ["docs/", "*.min.js"]
+
+
+def test_the_fixture_tree_without_git(pyproj: Path):
+    discovery = discover(pyproj)
+    assert not discovery.used_git
+    assert discovery.paths == FIXTURE_FILES
+    assert discovery.skipped == []
+
+
+def test_clutter_is_pruned_once_per_directory_and_symlinks_are_checked(pyproj: Path):
+    _add_clutter(pyproj)
+    discovery = discover(pyproj, EXCLUDE)
+    assert discovery.paths == sorted([*FIXTURE_FILES, "alias.py", "tools/build/__init__.py"])
+    assert sorted(discovery.skipped) == EXPECTED_SKIPPED
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_git_listing_gives_the_same_answer(pyproj: Path):
+    _add_clutter(pyproj)
+    subprocess.run(["git", "init", "-q", str(pyproj)], check=True)
+    discovery = discover(pyproj, EXCLUDE)
+    assert discovery.used_git
+    assert discovery.paths == sorted([*FIXTURE_FILES, "alias.py", "tools/build/__init__.py"])
+    assert sorted(discovery.skipped) == EXPECTED_SKIPPED
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_tree_its_enclosing_repository_ignores_is_walked_by_us(tmp_path: Path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("corpus/\n")
+    corpus = tmp_path / "corpus" / "pkg"
+    corpus.mkdir(parents=True)
+    (corpus / "mod.py").write_text("x = 1\n")
+    discovery = discover(corpus)
+    assert not discovery.used_git
+    assert discovery.paths == ["mod.py"]
+
+
+def test_a_file_name_that_is_not_utf8_is_skipped_not_fatal(tmp_path: Path):
+    os.makedirs(tmp_path / "tree")
+    with open(os.path.join(os.fsencode(tmp_path / "tree"), b"caf\xe9.py"), "wb") as handle:
+        handle.write(b"x = 1\n")
+    (tmp_path / "tree" / "ok.py").write_text("y = 2\n")
+    discovery = discover(tmp_path / "tree")
+    assert discovery.paths == ["ok.py"]
+    assert discovery.skipped == [SkippedFile("caf\ufffd.py", "undecodable_path")]

@@ -1,0 +1,153 @@
+"""Phase 1 for Python: exact facts extracted from source text."""
+
+from __future__ import annotations
+
+import pickle
+from hashlib import sha256
+
+from rhumbline.ingest.facts import CallSite, ImportFact
+from rhumbline.ingest.python.extract import extract_python
+
+SOURCE = b'''"""Module doc."""
+import os, pkg.sub as sub
+from . import sibling
+from ..parent.mod import Thing as Alias, other
+from .star import *
+
+LIMIT: int = 10
+first = second = sub.helper
+__all__ = ["run", "Widget"]
+__all__ += ["extra"]
+
+try:
+    import json
+except ImportError:
+    json = None
+
+
+@register(kind="x")
+@sub.decorate
+async def run(value=default_value(),
+              *args) -> int:
+    """Run it.
+
+        Indented detail.
+    """
+    def inner():
+        return helper(value)
+    return inner().result()
+
+
+class Widget(Base, sub.Mixin[int], metaclass=Meta):  # trailing comment
+    # a comment before the docstring
+    "Widget doc."
+    size = compute_size()
+
+    def draw(self):
+        super().draw()
+        self.paint()
+
+    class Part:
+        def fit(self):
+            from os import path
+            return path.join("a")
+'''
+
+
+def test_definitions_are_exact():
+    facts = extract_python(SOURCE)
+    summary = [
+        (d.kind, d.qualname, d.parent, d.start_line, d.end_line, d.signature)
+        for d in facts.definitions
+    ]
+    assert summary == [
+        ("Function", "run", "", 18, 28, "async def run(value=default_value(), *args) -> int"),
+        ("Function", "run.inner", "run", 26, 27, "def inner()"),
+        ("Class", "Widget", "", 31, 43, "class Widget(Base, sub.Mixin[int], metaclass=Meta)"),
+        ("Method", "Widget.draw", "Widget", 36, 38, "def draw(self)"),
+        ("Class", "Widget.Part", "Widget", 40, 43, "class Part"),
+        ("Method", "Widget.Part.fit", "Widget.Part", 41, 43, "def fit(self)"),
+    ]
+    run, _, widget, *_ = facts.definitions
+    assert run.docstring == "Run it.\n\nIndented detail."
+    assert run.decorators == (("register", 18), ("sub.decorate", 19))
+    assert run.parameters == ("value", "args")
+    assert facts.definitions[3].parameters == ("self",)
+    assert widget.parameters == ()
+    assert widget.docstring == "Widget doc."
+    assert widget.bases == ("Base", "sub.Mixin")
+    lines = SOURCE.split(b"\n")
+    assert run.content_hash == sha256(b"\n".join(lines[17:28])).hexdigest()  # decorators included
+    assert facts.docstring == "Module doc."
+
+
+def test_calls_belong_to_the_innermost_scope_and_defaults_to_the_outer_one():
+    facts = extract_python(SOURCE)
+    assert facts.calls == (
+        CallSite("", "register", 18),
+        CallSite("", "default_value", 20),  # a default value runs when the def statement runs
+        CallSite("run.inner", "helper", 27),
+        CallSite("run", "inner", 28),
+        CallSite("Widget", "compute_size", 34),  # class body: the class is the caller
+        CallSite("Widget.draw", "super().draw", 37),
+        CallSite("Widget.draw", "super", 37),
+        CallSite("Widget.draw", "self.paint", 38),
+        CallSite("Widget.Part.fit", "path.join", 43),
+    )
+    assert facts.dynamic_calls == 1  # inner().result()
+
+
+FROM_PARENT = "from ..parent.mod import Thing as Alias, other"
+
+
+def test_imports_are_one_fact_per_bound_name():
+    facts = extract_python(SOURCE)
+    assert facts.imports == (
+        ImportFact("", 2, "import os, pkg.sub as sub", "os", 0, None, None),
+        ImportFact("", 2, "import os, pkg.sub as sub", "pkg.sub", 0, None, "sub"),
+        ImportFact("", 3, "from . import sibling", "", 1, "sibling", None),
+        ImportFact("", 4, FROM_PARENT, "parent.mod", 2, "Thing", "Alias"),
+        ImportFact("", 4, FROM_PARENT, "parent.mod", 2, "other", None),
+        ImportFact("", 5, "from .star import *", "star", 1, "*", None),
+        ImportFact("", 13, "import json", "json", 0, None, None),
+        ImportFact("Widget.Part.fit", 42, "from os import path", "os", 0, "path", None),
+    )
+
+
+def test_module_variables_and_literal_exports():
+    facts = extract_python(SOURCE)
+    assert [(v.name, v.start_line, v.snippet, v.alias_of) for v in facts.variables] == [
+        ("LIMIT", 7, "LIMIT: int = 10", None),
+        ("first", 8, "first = second = sub.helper", "sub.helper"),
+        ("second", 8, "first = second = sub.helper", "sub.helper"),
+        ("__all__", 9, '__all__ = ["run", "Widget"]', None),
+        ("json", 15, "json = None", None),
+    ]
+    assert facts.exports == ("run", "Widget", "extra")
+    assert facts.syntax_errors is False
+
+
+def test_a_redefinition_keeps_the_first_definition():
+    facts = extract_python(b"try:\n    def f(): return 1\nexcept E:\n    def f(): return 2\n")
+    assert [(d.qualname, d.start_line) for d in facts.definitions] == [("f", 2)]
+
+
+def test_syntax_errors_are_flagged_and_the_rest_still_parses():
+    facts = extract_python(b"def ok():\n    return 1\n\ndef bad(:\n    pass\n")
+    assert facts.syntax_errors is True
+    assert [d.qualname for d in facts.definitions] == ["ok", "bad"]
+
+
+def test_multiline_signatures_collapse_to_one_line():
+    facts = extract_python(b"def f(\n    a,\n    b: int = 2,\n) -> None:\n    pass\n")
+    assert facts.definitions[0].signature == "def f(a, b: int = 2) -> None"
+
+
+def test_facts_survive_a_pickle_round_trip():
+    facts = extract_python(SOURCE)
+    assert pickle.loads(pickle.dumps(facts)) == facts
+
+
+def test_every_kind_of_parameter_is_named():
+    facts = extract_python(b"def f(a, b: int, c=1, d: int = 2, *args, e, /, **kw):\n    pass\n")
+    assert facts.definitions[0].parameters == ("a", "b", "c", "d", "args", "e", "kw")

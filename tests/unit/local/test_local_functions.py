@@ -1,0 +1,80 @@
+"""Loading handler files and running them as Lambda would: errors, timeouts, context."""
+
+from __future__ import annotations
+
+import asyncio
+import textwrap
+from pathlib import Path
+
+
+from rhumbline.local.functions import FunctionRunner, LocalLambdaContext
+from rhumbline.local.template import FunctionDef, Template
+
+
+def template_with(tmp_path: Path, source: str, *, timeout: float = 3.0) -> Template:
+    code = tmp_path / "functions" / "thing"
+    code.mkdir(parents=True)
+    (code / "app.py").write_text(textwrap.dedent(source))
+    function = FunctionDef(logical_id="ThingFunction", code_dir=code, handler="app.handler", timeout=timeout, memory_mb=512)
+    return Template(path=tmp_path / "template.yaml", functions={"ThingFunction": function}, routes=[], tool_functions={})
+
+
+def test_a_handler_runs_with_a_lambda_like_context(tmp_path: Path) -> None:
+    template = template_with(tmp_path, """
+        LOADS = []
+        LOADS.append(1)
+        def handler(event, context):
+            return {"event": event, "name": context.function_name, "memory": context.memory_limit_in_mb,
+                    "arn": context.invoked_function_arn, "request": context.aws_request_id,
+                    "remaining_ok": 0 < context.get_remaining_time_in_millis() <= 3000, "loads": len(LOADS)}
+    """)
+    runner = FunctionRunner(template)
+    first = runner.invoke("ThingFunction", {"x": 1}, request_id="rid-1")
+    second = runner.invoke("ThingFunction", {"x": 2})
+    runner.close()
+    assert first.error is None
+    assert first.result == {
+        "event": {"x": 1}, "name": "ThingFunction", "memory": 512,
+        "arn": "arn:aws:lambda:us-east-1:000000000000:function:ThingFunction", "request": "rid-1",
+        "remaining_ok": True, "loads": 1,
+    }
+    # Warm: the module is loaded once, like a container's init phase.
+    assert second.result["loads"] == 1
+
+
+def test_a_raising_handler_gives_lambdas_error_document(tmp_path: Path) -> None:
+    template = template_with(tmp_path, """
+        def handler(event, context):
+            raise KeyError("missing thing")
+    """)
+    invocation = FunctionRunner(template).invoke("ThingFunction", {}, request_id="rid-2")
+    assert invocation.result is None
+    assert invocation.error["errorType"] == "KeyError"
+    assert invocation.error["errorMessage"] == "'missing thing'"
+    assert invocation.error["requestId"] == "rid-2"
+    assert any("app.py" in line for line in invocation.error["stackTrace"])
+
+
+def test_an_overrunning_handler_times_out_like_lambda(tmp_path: Path) -> None:
+    template = template_with(tmp_path, """
+        import time
+        def handler(event, context):
+            time.sleep(1.0)
+            return "late"
+    """, timeout=0.2)
+    runner = FunctionRunner(template)
+    invocation = asyncio.run(runner.invoke_async("ThingFunction", {}, request_id="rid-3"))
+    runner.close()
+    assert invocation.error == {"errorMessage": "rid-3 Task timed out after 0.20 seconds", "errorType": "Sandbox.Timedout"}
+
+
+def test_a_missing_handler_file_is_an_invocation_error(tmp_path: Path) -> None:
+    function = FunctionDef(logical_id="Gone", code_dir=tmp_path / "nowhere", handler="app.handler")
+    template = Template(path=tmp_path / "t.yaml", functions={"Gone": function}, routes=[], tool_functions={})
+    invocation = FunctionRunner(template).invoke("Gone", {})
+    assert invocation.error["errorType"] == "FileNotFoundError"
+
+
+def test_remaining_time_counts_down() -> None:
+    context = LocalLambdaContext(FunctionDef(logical_id="F", code_dir=Path("."), handler="app.handler", timeout=0.0), "r")
+    assert context.get_remaining_time_in_millis() == 0

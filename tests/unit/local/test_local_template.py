@@ -1,0 +1,136 @@
+"""Reading routes, functions, the authorizer and the tool mapping out of a SAM template."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rhumbline.local.template import TemplateError, find_template, load_template
+from rhumbline.tools.registry import TOOL_MODULES
+
+REPOSITORY = Path(__file__).resolve().parents[3]
+
+FIXTURE = """
+Transform: AWS::Serverless-2016-10-31
+Globals:
+  Function:
+    Handler: app.handler
+    Timeout: 29
+    Environment:
+      Variables:
+        RHUMBLINE_MODE: hosted
+Resources:
+  Api:
+    Type: AWS::Serverless::HttpApi
+    Properties:
+      StageName: $default
+      Auth:
+        DefaultAuthorizer: Tokens
+        Authorizers:
+          Tokens:
+            FunctionArn: !GetAtt Authorizer.Arn
+            Identity:
+              Headers: [Authorization]
+              ReauthorizeEvery: 300
+  Authorizer:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: functions/authorizer
+      Timeout: 10
+  Gateway:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: functions/gateway
+      MemorySize: 1024
+      Environment:
+        Variables:
+          RHUMBLINE_TOOL_FUNCTIONS: !Sub
+            - '{"search": "${SearchFunction}", "ingest": "${Ingest}", "other": "${Literal}"}'
+            - Ingest: !Ref IngestFunction
+              Literal: fixed-name
+      Events:
+        Post:
+          Type: HttpApi
+          Properties: {ApiId: !Ref Api, Method: post, Path: /mcp}
+        Health:
+          Type: HttpApi
+          Properties: {ApiId: !Ref Api, Method: GET, Path: "/items/{id}", Auth: {Authorizer: NONE}}
+  SearchFunction:
+    Type: AWS::Serverless::Function
+    Properties: {CodeUri: functions/search, Handler: pkg.module.entry}
+  IngestFunction:
+    Type: AWS::Serverless::Function
+    Properties: {CodeUri: functions/ingest}
+  Bucket:
+    Type: AWS::S3::Bucket
+    Properties:
+      BucketName: !Join ["-", [!Ref "AWS::StackName", data]]
+"""
+
+
+@pytest.fixture
+def fixture_template(tmp_path: Path) -> Path:
+    path = tmp_path / "template.yaml"
+    path.write_text(FIXTURE)
+    return path
+
+
+def test_functions_merge_globals_and_resolve_handler_files(fixture_template: Path) -> None:
+    template = load_template(fixture_template)
+    assert set(template.functions) == {"Authorizer", "Gateway", "SearchFunction", "IngestFunction"}
+    gateway = template.function("Gateway")
+    assert gateway.handler_file == fixture_template.parent / "functions" / "gateway" / "app.py"
+    assert (gateway.handler_attribute, gateway.timeout, gateway.memory_mb) == ("handler", 29.0, 1024)
+    assert template.function("Authorizer").timeout == 10.0
+    search = template.function("SearchFunction")
+    assert search.handler_file == fixture_template.parent / "functions" / "search" / "pkg" / "module.py"
+    assert search.handler_attribute == "entry"
+
+
+def test_routes_carry_their_authorizer(fixture_template: Path) -> None:
+    template = load_template(fixture_template)
+    route, parameters = template.route_for("POST", "/mcp")
+    assert (route.route_key, route.function, parameters) == ("POST /mcp", "Gateway", {})
+    assert route.authorizer.function == "Authorizer"
+    assert route.authorizer.identity_headers == ("authorization",)
+    assert route.authorizer.ttl_seconds == 300
+    route, parameters = template.route_for("GET", "/items/42")
+    assert (route.authorizer, parameters) == (None, {"id": "42"})
+    assert template.route_for("GET", "/mcp") is None
+    assert template.route_for("GET", "/items/42/more") is None
+    assert [authorizer.name for authorizer in template.authorizers()] == ["Tokens"]
+
+
+def test_the_tool_mapping_resolves_sub_references_to_logical_ids(fixture_template: Path) -> None:
+    template = load_template(fixture_template)
+    assert template.tool_functions == {"search": "SearchFunction", "ingest": "IngestFunction", "other": "fixed-name"}
+    assert template.function_for_tool("search").logical_id == "SearchFunction"
+    with pytest.raises(TemplateError, match="no function serves tool 'nope'"):
+        template.function_for_tool("nope")
+
+
+def test_unreadable_templates_are_explained(tmp_path: Path) -> None:
+    with pytest.raises(TemplateError, match="cannot read"):
+        load_template(tmp_path / "missing.yaml")
+    (tmp_path / "empty.yaml").write_text("Description: nothing\n")
+    with pytest.raises(TemplateError, match="has no Resources section"):
+        load_template(tmp_path / "empty.yaml")
+    with pytest.raises(TemplateError, match="does not exist"):
+        find_template(tmp_path / "nope.yaml")
+
+
+def test_the_repository_template_wires_every_tool_and_route() -> None:
+    template = load_template(find_template())
+    assert template.path == REPOSITORY / "template.yaml"
+    assert set(template.tool_functions) == set(TOOL_MODULES)
+    for tool in TOOL_MODULES:
+        assert template.function_for_tool(tool).handler_file.is_file()
+    post, _ = template.route_for("POST", "/mcp")
+    get, _ = template.route_for("GET", "/mcp")
+    assert post.function == get.function == "GatewayFunction"
+    assert post.authorizer.function == "AuthorizerFunction"
+    assert post.authorizer.identity_headers == ("authorization",)
+    assert post.authorizer.ttl_seconds == 300
+    assert template.function("GatewayFunction").handler_file.is_file()
+    assert template.function("AuthorizerFunction").handler_file.is_file()

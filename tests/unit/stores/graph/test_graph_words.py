@@ -1,0 +1,77 @@
+"""Identifier splitting and query normalization shared by both graph backends."""
+
+from __future__ import annotations
+
+import pytest
+
+from rhumbline.stores.graph.words import SearchQuery, indexed_words, match_of, node_text, split_words
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("get_object_or_404", ["get", "object", "or", "404"]),
+        ("getObjectOr404", ["get", "object", "or", "404"]),
+        ("QuerySet", ["query", "set"]),
+        ("HTTPServer", ["http", "server"]),
+        ("IOError", ["io", "error"]),
+        ("iOS", ["i", "os"]),
+        ("__init__", ["init"]),
+        ("django/db/models/query.py", ["django", "db", "models", "query", "py"]),
+        ("sha256sum", ["sha", "256", "sum"]),
+        ("CONSTANT_NAME", ["constant", "name"]),
+        ("Ärger_über", ["ärger", "über"]),
+        ('AND OR ( foo" * :', ["and", "or", "foo"]),
+        ("", []),
+        (None, []),
+    ],
+)
+def test_split_words(text: str | None, words: list[str]) -> None:
+    assert split_words(text) == words
+
+
+def test_indexed_words_keep_the_whole_identifier_too() -> None:
+    assert indexed_words("models.QuerySet") == ["models", "query", "set", "queryset"]
+    assert indexed_words("get_object") == ["get", "object"]
+
+
+def test_node_text() -> None:
+    text = node_text(
+        "QuerySet",
+        "django.db.models.query.QuerySet",
+        "django/db/models/query.py",
+        "Represent a lazy database lookup for a set of objects.",
+    )
+    assert text.name_lower == "queryset"
+    assert text.qn_lower == "django.db.models.query.queryset"
+    assert text.qn_rev == "tesyreuq.yreuq.sledom.bd.ognajd"
+    assert text.name_words == "query set"
+    assert text.qn_words == "django db models query set queryset"
+    assert text.words == (
+        "django db models query set queryset py represent a lazy database lookup for of objects"
+    )
+    assert text.doc_words == "represent a lazy database lookup for set of objects"
+
+
+def test_node_text_indexes_only_the_start_of_long_docstrings() -> None:
+    text = node_text("f", "f", None, "word " * 400 + "needle")
+    assert "needle" not in text.words.split()
+
+
+def test_search_query_normalization() -> None:
+    assert SearchQuery.parse("  Query  Set query ") == SearchQuery(
+        lower="query  set query", phrase="query set query", terms=("query", "set")
+    )
+    assert SearchQuery.parse("*") == SearchQuery(lower="*", phrase=None, terms=())
+    assert len(SearchQuery.parse(" ".join(f"w{i}" for i in range(40))).terms) == 16
+
+
+@pytest.mark.parametrize("text", ["", "  \t\n", "x" * 501])
+def test_search_query_rejects_empty_and_huge_text(text: str) -> None:
+    with pytest.raises(ValueError):
+        SearchQuery.parse(text)
+
+
+@pytest.mark.parametrize(("score", "tier"), [(3.0, "exact"), (2.0, "prefix"), (1.5, "fulltext"), (1.2, "fulltext")])
+def test_match_of(score: float, tier: str) -> None:
+    assert match_of(score) == tier
