@@ -23,7 +23,15 @@ def relational_engine() -> "Engine":
         if _engine is None:
             from rhumbline.stores.relational.engine import create_engine_for
 
-            _engine = create_engine_for(settings())
+            current = settings()
+            engine = create_engine_for(current)
+            if current.mode == "local":
+                # Locally nothing else migrates the database (`rhumbline invoke` on a fresh home must
+                # just work); hosted stacks migrate once per deploy through a custom resource.
+                from rhumbline.stores.relational.migrate import upgrade
+
+                upgrade(engine)
+            _engine = engine
         return _engine
 
 
