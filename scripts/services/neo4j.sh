@@ -8,7 +8,7 @@
 #   RHUMBLINE_SERVICES_DIR  state root, relative to the repo root unless absolute (default .services)
 #   NEO4J_PORT              Bolt port (default 7687)
 #   NEO4J_PASSWORD          password for user neo4j (default rhumbline-test, min 8 chars)
-#   NEO4J_HEAP              JVM max heap, -Xmx (default 512m)
+#   NEO4J_HEAP              JVM max heap, -Xmx (default 2g: room for 1 GiB ingest transactions)
 #   NEO4J_HEAP_INITIAL      JVM initial heap, -Xms (default 256m)
 #   NEO4J_START_TIMEOUT     seconds to wait for readiness (default 120)
 #   JAVA                    java binary (default: java on PATH; needs 17+)
@@ -30,7 +30,7 @@ LOCK_FILE="$STATE_DIR/.lock"
 HOST=127.0.0.1
 PORT="${NEO4J_PORT:-7687}"
 PASSWORD="${NEO4J_PASSWORD:-rhumbline-test}"
-HEAP="${NEO4J_HEAP:-512m}"
+HEAP="${NEO4J_HEAP:-2g}"
 HEAP_INITIAL="${NEO4J_HEAP_INITIAL:-256m}"
 TIMEOUT="${NEO4J_START_TIMEOUT:-120}"
 JAVA="${JAVA:-java}"

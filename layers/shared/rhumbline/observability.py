@@ -45,20 +45,30 @@ def structured_logger():
 
 
 def record_tool_call(tool: str, outcome: str, latency_ms: float) -> None:
-    """One EMF blob per call: Count and latency by tool and outcome."""
-    from aws_lambda_powertools.metrics import MetricUnit, single_metric
+    """One EMF blob per call: a count and the latency, by tool and outcome."""
+    from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
 
-    namespace = os.environ.get("POWERTOOLS_METRICS_NAMESPACE", NAMESPACE_DEFAULT)
-    with single_metric(name="ToolCalls", unit=MetricUnit.Count, value=1, namespace=namespace) as metric:
-        metric.add_dimension(name="tool", value=tool)
-        metric.add_dimension(name="outcome", value=outcome)
-        metric.add_metric(name="ToolLatency", unit=MetricUnit.Milliseconds, value=latency_ms)
+    # Ephemeral: no state shared between calls (the local server serves them on several threads);
+    # flush_metrics honours POWERTOOLS_METRICS_DISABLED.
+    metrics = EphemeralMetrics(namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE", NAMESPACE_DEFAULT))
+    metrics.add_dimension(name="tool", value=tool)
+    metrics.add_dimension(name="outcome", value=outcome)
+    metrics.add_metric(name="ToolCalls", unit=MetricUnit.Count, value=1)
+    metrics.add_metric(name="ToolLatency", unit=MetricUnit.Milliseconds, value=latency_ms)
+    metrics.flush_metrics()
+
+
+def _tracing_possible() -> bool:
+    # Powertools' Tracer disables itself outside Lambda, but importing the X-Ray SDK still costs
+    # ~0.6 s: skip it where it could never trace (local server, tests, CLI).
+    disabled = os.environ.get("POWERTOOLS_TRACE_DISABLED", "false").lower() in ("1", "true", "yes")
+    return bool(os.environ.get("LAMBDA_TASK_ROOT")) and not os.environ.get("AWS_SAM_LOCAL") and not disabled
 
 
 def lambda_entry(handler: Handler, *, function: str, trace: bool = False) -> Handler:
     """Wrap a Lambda handler with request-scoped structured logging (and tracing when asked)."""
     logger = structured_logger()
-    if trace:
+    if trace and _tracing_possible():
         from aws_lambda_powertools import Tracer
 
         handler = Tracer(service=_service()).capture_lambda_handler(handler, capture_response=False)

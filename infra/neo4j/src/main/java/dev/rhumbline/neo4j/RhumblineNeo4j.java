@@ -56,12 +56,14 @@ public final class RhumblineNeo4j {
                         HttpConnector.enabled, false,
                         HttpsConnector.enabled, false))
                 .setConfig(Map.of(
-                        // 2-core / shared CI box: keep the footprint small and predictable.
-                        GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(256),
-                        GraphDatabaseSettings.memory_transaction_global_max_size, ByteUnit.mebiBytes(256),
-                        GraphDatabaseSettings.memory_transaction_max_size, ByteUnit.mebiBytes(128),
-                        // A hung test must not hold locks forever.
-                        GraphDatabaseSettings.transaction_timeout, Duration.ofSeconds(30),
+                        // Predictable footprint on a 2-core / 24 GiB box, but room for one ingest of a
+                        // Django-sized project (~20k nodes, ~40k edges ≈ 200 MiB) in a single
+                        // atomic transaction, which is how a first ingest is written.
+                        GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(512),
+                        GraphDatabaseSettings.memory_transaction_global_max_size, ByteUnit.mebiBytes(1536),
+                        GraphDatabaseSettings.memory_transaction_max_size, ByteUnit.mebiBytes(1024),
+                        // A hung test must not hold locks forever; a large ingest needs more than 30 s.
+                        GraphDatabaseSettings.transaction_timeout, Duration.ofSeconds(120),
                         GraphDatabaseSettings.lock_acquisition_timeout, Duration.ofSeconds(20),
                         // Tx logs are preallocated (256 MiB each) and kept 2 days by default:
                         // wasteful for throwaway test data.
