@@ -39,8 +39,9 @@ def structured_logger():
     package_logger = logging.getLogger("rhumbline")
     package_logger.handlers = list(powertools_logger.handlers)
     package_logger.setLevel(powertools_logger.log_level)
-    # The handler is already on the package logger: do not print every line twice through root.
-    package_logger.propagate = False
+    # In Lambda the runtime's root logger has a handler too: stop there, or every line prints twice.
+    # Elsewhere keep propagating, so whatever the host configured (pytest, uvicorn) still sees them.
+    package_logger.propagate = not os.environ.get("LAMBDA_TASK_ROOT")
     return powertools_logger
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from rhumbline.gateway.dispatch import InProcessDispatcher
 from rhumbline.runtime import resources
+from rhumbline.tools import registry
 from tests.functional.gateway.gateway_harness import FULL_CALLER, Answer, call_legacy, legacy_request, v2_event
 
 READ_ONLY_CALLER = {**FULL_CALLER, "scopes": "read", "projects": "acme/shop"}
@@ -88,7 +89,10 @@ def test_project_outside_the_token_is_denied_without_revealing_it(
 def test_unknown_tool_names_the_real_ones(handler: Any, audit_rows: Any) -> None:
     result = call(handler, "nope", {})
     assert result["isError"] is True
-    assert text_of(result) == "unknown_tool: no tool named 'nope'; tools: admin_echo, echo, get_node, ingest, list_projects, search"
+    # Every registered tool plus the two test doubles, sorted.
+    known = ", ".join(sorted({*registry.TOOL_MODULES}))
+    assert text_of(result) == f"unknown_tool: no tool named 'nope'; tools: {known}"
+    assert {"admin_echo", "echo", "get_node", "search"} <= set(known.split(", "))
     [row] = audit_rows()
     assert (row.tool, row.outcome, row.error_code) == ("nope", "invalid", "unknown_tool")
 
@@ -157,8 +161,9 @@ def test_a_tool_overrunning_its_deadline_is_abandoned(make_gateway: Any, echo_to
 
 
 def test_an_audit_failure_never_fails_the_call(handler: Any, local_store: Path, monkeypatch: pytest.MonkeyPatch, caplog: Any) -> None:
-    # A database without the schema: the audit insert fails for real.
-    monkeypatch.setenv("RHUMBLINE_DATABASE_URL", f"sqlite:///{local_store / 'unmigrated.sqlite3'}")
+    # A database that cannot exist (its parent is a device, not a directory): the audit write fails
+    # for real. (An unmigrated database would not do: local mode migrates on first use.)
+    monkeypatch.setenv("RHUMBLINE_DATABASE_URL", "sqlite:////dev/null/unwritable/rhumbline.sqlite3")
     resources.reset()
     with caplog.at_level(logging.ERROR, logger="rhumbline.gateway.audit"):
         result = call(handler, "echo", {"text": "still works"}, request_id="req-unaudited")
