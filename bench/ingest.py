@@ -5,11 +5,21 @@
 Downloads the sdist into bench/.corpus on first use (`pip download`), then ingests each target in
 a fresh subprocess with fresh SQLite stores, so every figure (and peak RSS) belongs to one ingest.
 Targets: django/ ≤ 4 s, full sdist ≤ 10 s, peak RSS ≤ 1 GB.
+
+    .venv/bin/python bench/ingest.py --incremental [--neo4j bolt://127.0.0.1:7687]
+
+Incremental and versioned ingest of a copy of `django/`, per graph backend (SQLite; Neo4j when
+--neo4j or RHUMBLINE_TEST_NEO4J_URI names a server, password from RHUMBLINE_TEST_NEO4J_PASSWORD):
+a full ingest, a no-change re-ingest (target: about 1 s), a one-file change (a function body
+edited in db/models/query.py, shifting every later definition; target ≤ 0.5 s), a `clear`
+rebuild of the same tree that must equal the incremental result exactly (diff of the two versions
+empty: no edge lost), and diff_versions between the first and the changed version (target ≤ 1 s).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import resource
 import subprocess
@@ -83,6 +93,106 @@ def run_one(target: str, workers: int | None) -> dict:
     }
 
 
+INCREMENTAL_FILE = "db/models/query.py"
+INCREMENTAL_EDIT = ("        clone = self._chain()\n", "        clone = self._chain()\n        clone = clone\n")
+
+
+def run_incremental(backend: str, neo4j_uri: str | None, workers: int | None) -> dict:
+    """The incremental scenario on one backend, in this process; its figures."""
+    import os
+    import shutil
+    import uuid
+
+    from rhumbline.ingest.diff import diff_versions
+    from rhumbline.ingest.pipeline import ingest_local
+    from rhumbline.stores.relational.engine import create_engine_from_url
+    from rhumbline.stores.relational.migrate import upgrade
+
+    with tempfile.TemporaryDirectory(prefix="rhumbline-bench-") as scratch:
+        tree = Path(scratch) / "django"
+        shutil.copytree(TARGETS["django"], tree)
+        engine = create_engine_from_url(f"sqlite:///{Path(scratch) / 'rhumbline.sqlite3'}")
+        upgrade(engine)
+        project = f"bench/inc{uuid.uuid4().hex[:8]}"
+        if backend == "neo4j":
+            from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
+
+            password = os.environ.get("RHUMBLINE_TEST_NEO4J_PASSWORD", "rhumbline-test")
+            store = Neo4jGraphStore(neo4j_uri, "neo4j", password, timeout=300.0)
+        else:
+            from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+
+            store = SqliteGraphStore(Path(scratch) / "graph.sqlite3", timeout=120.0)
+        store.ensure_schema()
+        figures: dict = {"backend": backend}
+
+        def timed(label: str, **options) -> None:
+            started, cpu = time.perf_counter(), time.process_time()
+            summary = ingest_local(tree, project, store=store, engine=engine, workers=workers, **options)
+            figures[label] = round(time.perf_counter() - started, 3)
+            # This process's CPU seconds: what the step costs on an idle machine (parser workers
+            # of a full ingest excepted), whatever else the machine runs.
+            figures[f"{label}_cpu"] = round(time.process_time() - cpu, 3)
+            figures[f"{label}_phases"] = summary.phase_seconds
+            figures[f"{label}_changes"] = {
+                k: v for k, v in summary.changes.model_dump().items()
+                if k in ("mode", "files_parsed", "files_reused", "nodes_added", "nodes_changed",
+                         "nodes_removed", "edges_added", "edges_changed", "edges_removed")
+            }  # fmt: skip
+            figures["nodes"], figures["edges"] = summary.node_count, summary.edge_count
+
+        try:
+            timed("full")
+            timed("no_change")
+            path = tree / INCREMENTAL_FILE
+            text = path.read_text()
+            assert INCREMENTAL_EDIT[0] in text
+            path.write_text(text.replace(*INCREMENTAL_EDIT, 1))
+            timed("one_file")
+            timed("rebuild", clear=True)
+            started, cpu = time.perf_counter(), time.process_time()
+            diff = diff_versions(engine, project, 1, 3)
+            figures["diff_s"] = round(time.perf_counter() - started, 3)
+            figures["diff_cpu"] = round(time.process_time() - cpu, 3)
+            figures["diff_counts"] = dataclasses.asdict(diff.counts)
+            same = diff_versions(engine, project, 3, 4).counts
+            figures["incremental_equals_rebuild"] = not any(
+                getattr(same, name) for name in ("nodes_added", "nodes_removed", "nodes_changed",
+                                                  "edges_added", "edges_removed", "edges_changed")
+            )  # fmt: skip
+        finally:
+            if backend == "neo4j":
+                store.delete_project(project)
+            store.close()
+            engine.dispose()
+    return figures
+
+
+def incremental_main(neo4j_uri: str | None, workers: int | None) -> None:
+    backends = ["sqlite"] + (["neo4j"] if neo4j_uri else [])
+    print(f"{'backend':<8}{'nodes':>8}{'edges':>8}{'full s':>8}{'same s':>8}{'1 file s':>9}{'diff s':>8}  exact")
+    for backend in backends:
+        command = [sys.executable, __file__, "--incremental-child", backend]
+        if neo4j_uri:
+            command += ["--neo4j", neo4j_uri]
+        if workers is not None:
+            command += ["--workers", str(workers)]
+        figures = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
+        print(
+            f"{backend:<8}{figures['nodes']:>8}{figures['edges']:>8}{figures['full']:>8}"
+            f"{figures['no_change']:>8}{figures['one_file']:>9}{figures['diff_s']:>8}"
+            f"  {figures['incremental_equals_rebuild']}"
+        )
+        print(
+            f"{'  cpu s':<24}{figures['full_cpu']:>8}{figures['no_change_cpu']:>8}"
+            f"{figures['one_file_cpu']:>9}{figures['diff_cpu']:>8}"
+        )
+        for label in ("full", "no_change", "one_file"):
+            print(f"    {label:<10} phases {figures[label + '_phases']}")
+            print(f"    {'':<10} changes {figures[label + '_changes']}")
+        print(f"    diff v1→v3 {figures['diff_counts']}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -90,11 +200,22 @@ def main() -> None:
     parser.add_argument("--workers", type=int, help="parser processes (default: min(4, CPUs))")
     parser.add_argument("--only", choices=sorted(TARGETS), help="run one target")
     parser.add_argument("--child", choices=sorted(TARGETS), help=argparse.SUPPRESS)
+    parser.add_argument("--incremental", action="store_true", help="the incremental scenario")
+    parser.add_argument("--neo4j", help="bolt URI: also run the incremental scenario on Neo4j")
+    parser.add_argument("--incremental-child", choices=["sqlite", "neo4j"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(run_one(args.child, args.workers)))
         return
+    if args.incremental_child:
+        print(json.dumps(run_incremental(args.incremental_child, args.neo4j, args.workers)))
+        return
     ensure_corpus()
+    if args.incremental:
+        import os
+
+        incremental_main(args.neo4j or os.environ.get("RHUMBLINE_TEST_NEO4J_URI"), args.workers)
+        return
     print(
         f"{'target':<8}{'files':>7}{'py':>6}{'py LOC':>9}{'nodes':>8}{'edges':>9}{'s':>7}"
         f"{'cpu s':>7}{'files/s':>9}{'RSS MB':>8}{'worker':>8}  phases (s)"

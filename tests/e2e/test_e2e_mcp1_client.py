@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from rhumbline.tools.registry import TOOL_MODULES
+
 CLIENT = Path(__file__).with_name("mcp1_client.py")
 
 
@@ -32,7 +34,7 @@ def test_mcp_1x_client_handshakes_lists_and_calls(start_server, mcp1_python: str
     report = json.loads(completed.stdout.strip().splitlines()[-1])
     assert report["protocol_version"] == "2025-06-18"
     assert report["server"] == "rhumbline"
-    assert report["tools"] == ["get_node", "ingest", "list_projects", "search"]
+    assert report["tools"] == sorted(TOOL_MODULES)
     assert report["output_schemas"] == report["tools"]
     assert report["search_is_error"] is False
     hits = report["search"]["hits"]

@@ -31,10 +31,18 @@ class Settings:
     neo4j_password: str = field(default="", repr=False)
     neo4j_database: str = "neo4j"
     neo4j_secret_arn: str = ""
+    # The `query` tool's own Neo4j user (a reader-role user; Community edition has none): its
+    # secret {"username", "password", "uri"?, "database"?}, or a user and password. Unset: `query`
+    # connects as the graph store's user, still in read transactions.
+    neo4j_readonly_secret_arn: str = ""
+    neo4j_readonly_user: str = ""
+    neo4j_readonly_password: str = field(default="", repr=False)
     # Seconds. Every backend call is bounded by these (and by the invocation's deadline).
     db_timeout: float = 10.0
     graph_timeout: float = 10.0
     tool_timeout: float = 25.0
+    # Graph versions (with their diffable snapshots) kept per project; older ones are pruned.
+    graph_retention: int = 20
 
     def resolved_database_url(self) -> str:
         if self.database_url:
@@ -70,9 +78,13 @@ def load_settings() -> Settings:
         neo4j_password=_env("RHUMBLINE_NEO4J_PASSWORD"),
         neo4j_database=_env("RHUMBLINE_NEO4J_DATABASE", "neo4j"),
         neo4j_secret_arn=_env("RHUMBLINE_NEO4J_SECRET_ARN"),
+        neo4j_readonly_secret_arn=_env("RHUMBLINE_NEO4J_READONLY_SECRET_ARN"),
+        neo4j_readonly_user=_env("RHUMBLINE_NEO4J_READONLY_USER"),
+        neo4j_readonly_password=_env("RHUMBLINE_NEO4J_READONLY_PASSWORD"),
         db_timeout=float(_env("RHUMBLINE_DB_TIMEOUT", "10")),
         graph_timeout=float(_env("RHUMBLINE_GRAPH_TIMEOUT", "10")),
         tool_timeout=float(_env("RHUMBLINE_TOOL_TIMEOUT", "25")),
+        graph_retention=max(1, int(_env("RHUMBLINE_GRAPH_RETENTION", "20"))),
     )
 
 

@@ -20,35 +20,21 @@ from typing import Any
 import pytest
 import yaml
 
+from rhumbline.local.template import CloudFormationLoader
 from rhumbline.contract import ToolInvocation
 from rhumbline.tools.registry import TOOL_MODULES, load_spec
 
 ROOT = Path(__file__).resolve().parents[3]
 TEMPLATE = ROOT / "template.yaml"
 TOOLS = sorted(TOOL_MODULES)
+RELATIONAL_ONLY_TOOLS = ("get_recent_reviews", "get_pr_verdict", "get_repo_health")
 
 
 # ------------------------------------------------------------------ template loading
 
 
-class CfnLoader(yaml.SafeLoader):
-    """Safe loader that reads CloudFormation short tags (`!Ref X` -> {"Ref": "X"}, ...)."""
-
-
-def _short_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
-    key = suffix if suffix in ("Ref", "Condition") else f"Fn::{suffix}"
-    if isinstance(node, yaml.ScalarNode):
-        value: Any = loader.construct_scalar(node)
-        if suffix == "GetAtt":
-            value = value.split(".", 1)
-    elif isinstance(node, yaml.SequenceNode):
-        value = loader.construct_sequence(node, deep=True)
-    else:
-        value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
-    return {key: value}
-
-
-CfnLoader.add_multi_constructor("!", _short_tag)
+# The same loader the local stand-in reads the template with.
+CfnLoader = CloudFormationLoader
 
 
 @pytest.fixture(scope="module")
@@ -202,8 +188,13 @@ def test_gateway_may_invoke_exactly_the_tool_functions(resources: dict[str, Any]
 
 def test_only_the_gateway_may_invoke_functions(resources: dict[str, Any]) -> None:
     gateway = gateway_id(resources)
+    # The one exception: a push to the default branch makes the webhook start an ingest.
+    webhook = function_for_code(resources, "functions/github_webhook")
+    ingest = function_for_code(resources, "functions/ingest")
     for logical_id, properties in functions(resources).items():
-        if logical_id != gateway:
+        if logical_id == webhook:
+            assert [ref(target) for target in invoke_targets(properties)] == [ingest], "the webhook may invoke ingest only"
+        elif logical_id != gateway:
             assert invoke_targets(properties) == [], f"{logical_id} must not be able to invoke Lambda functions"
     # And no hand-written IAM resource grants it either.
     for logical_id, resource in resources.items():
@@ -239,10 +230,13 @@ def test_mcp_routes_go_to_the_gateway_behind_the_authorizer(resources: dict[str,
                 chosen = (settings.get("Auth") or {}).get("Authorizer", default_authorizer)
                 routes[(settings["Method"].upper(), settings["Path"])] = (logical_id, ref(settings.get("ApiId")), chosen)
     gateway = gateway_id(resources)
-    # Exactly these routes: anything else would be a door the authorizer may not guard.
+    # Exactly these routes: anything else would be a door the authorizer may not guard. The GitHub
+    # webhook has no authorizer (GitHub cannot send a bearer token): its function verifies the
+    # HMAC signature of every delivery (tests/functional/webhooks).
     assert routes == {
         ("POST", "/mcp"): (gateway, api_id, default_authorizer),
         ("GET", "/mcp"): (gateway, api_id, default_authorizer),
+        ("POST", "/webhooks/github"): (function_for_code(resources, "functions/github_webhook"), api_id, "NONE"),
     }
     api = resources[api_id]["Properties"]
     assert api["StageName"] == "$default", "a named stage puts its name in rawPath (Mangum then answers 404)"
@@ -303,6 +297,9 @@ def secrets_readable_by(properties: dict[str, Any]) -> set[str]:
 def test_secret_access_is_least_privilege(resources: dict[str, Any]) -> None:
     expected = {"functions/gateway": {"DatabaseSecret"}, "functions/authorizer": {"DatabaseSecret"}, "functions/migrate": {"DatabaseSecret"}}
     expected.update({f"functions/{tool}": {"DatabaseSecret", "Neo4jSecretArn"} for tool in TOOLS})
+    # Tools that never touch the graph do not get its credentials.
+    expected.update({f"functions/{tool}": {"DatabaseSecret"} for tool in RELATIONAL_ONLY_TOOLS})
+    expected["functions/github_webhook"] = {"DatabaseSecret", "Neo4jSecretArn", "GitHubWebhookSecret"}
     for uri, secrets in expected.items():
         assert secrets_readable_by(functions(resources)[function_for_code(resources, uri)]) == secrets, uri
 

@@ -38,7 +38,10 @@ def test_node_detail_and_edges_both_directions(world):
             }
         ],
         "total": 1,
+        "offset": 0,
     }
+    assert result["annotations"] == {"annotations": [], "total": 0}
+    assert result["next_cursor"] is None
 
 
 def test_edges_are_capped_with_exact_totals(world):

@@ -9,7 +9,9 @@ def test_lists_only_the_tokens_projects_with_graph_sizes(world):
     outcome = world.call("list_projects", {})
     assert outcome["ok"], outcome
     assert outcome["result"] == {
-        "projects": [{"slug": world.project, "last_build": None, "node_count": 7, "edge_count": 8}],
+        "projects": [
+            {"slug": world.project, "last_build": None, "serving": None, "node_count": 7, "edge_count": 8}
+        ],
         "total": 1,
     }
 
@@ -23,12 +25,16 @@ def test_shows_running_and_failed_builds_honestly(world):
     running = world.call("list_projects", {})["result"]["projects"][0]["last_build"]
     assert (running["version"], running["commit"], running["status"]) == (2, "b" * 40, "running")
     assert running["finished_at"] is None
+    # What is served meanwhile is the last completed build, not the running one.
+    serving = world.call("list_projects", {})["result"]["projects"][0]["serving"]
+    assert (serving["version"], serving["commit"]) == (1, "a" * 40)
 
     with session_scope(engine) as session:
         latest = versions.latest(session, world.project)
         versions.finish(session, latest.id, status="failed", node_count=0, edge_count=0, error="parse crashed")
     failed = world.call("list_projects", {})["result"]["projects"][0]["last_build"]
     assert (failed["version"], failed["status"], failed["error"]) == (2, "failed", "parse crashed")
+    assert world.call("list_projects", {})["result"]["projects"][0]["serving"]["version"] == 1
 
 
 def test_two_projects_sorted(world):

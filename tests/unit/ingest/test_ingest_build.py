@@ -10,6 +10,7 @@ PROJECT = "acme/shop"
 
 NODE_IDS = {
     "repository:",
+    "document:README.md",  # the knowledge layer (tests/unit/ingest/test_knowledge.py)
     "directory:scripts",
     "directory:shop",
     "directory:shop/util",
@@ -87,6 +88,7 @@ RESOLVED_EDGES = {
 }
 
 DEFINES = {
+    ("file:README.md", "document:README.md"),
     ("file:broken.py", "module:broken"),
     ("file:broken.py", "function:broken.py:fine"),
     ("file:broken.py", "function:broken.py:broken"),
@@ -199,17 +201,17 @@ def test_two_builds_give_identical_graphs(pyproj: Path):
 def test_summary_counts(pyproj: Path):
     built = build_graph(pyproj, PROJECT)
     summary = summarize(built, project=PROJECT, version=3, commit=None, duration_s=0.25)
-    assert summary.files == 12 and summary.parsed_files == 9  # the binary logo is no File
+    assert summary.files == 12 and summary.parsed_files == 10  # the binary logo is no File
     assert summary.skipped == {"binary": 1}
     assert [e.model_dump() for e in summary.skipped_examples] == [{"path": "assets/logo.png", "reason": "binary"}]
     assert summary.nodes_by_kind == {
-        "Class": 3, "Directory": 3, "File": 12, "Function": 7, "Method": 5, "Module": 9,
-        "Repository": 1, "Variable": 2,
+        "Class": 3, "Directory": 3, "Document": 1, "File": 12, "Function": 7, "Method": 5,
+        "Module": 9, "Repository": 1, "Variable": 2,
     }
     assert summary.edges_by_relation == {
-        "CALLS": 12, "CONTAINS": 15, "DECORATES": 1, "DEFINES": 26, "IMPORTS": 8, "INHERITS": 2,
+        "CALLS": 12, "CONTAINS": 15, "DECORATES": 1, "DEFINES": 27, "IMPORTS": 8, "INHERITS": 2,
     }
-    assert (summary.node_count, summary.edge_count) == (42, 64)
+    assert (summary.node_count, summary.edge_count) == (43, 65)
     # len(items), value.lower(), super() — builtins
     assert summary.unresolved_calls == 3
     assert summary.files_with_syntax_errors == 1

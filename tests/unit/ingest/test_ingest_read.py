@@ -19,9 +19,9 @@ def test_a_python_file_is_hashed_counted_and_parsed(tmp_path: Path):
 
 
 def test_other_text_files_are_listed_without_parsing(tmp_path: Path):
-    (tmp_path / "notes.md").write_bytes(b"# Title\nno trailing newline")
-    source = read_source(str(tmp_path), "notes.md")
-    assert (source.language, source.line_count, source.code) == ("markdown", 2, None)
+    (tmp_path / "notes.txt").write_bytes(b"# Title\nno trailing newline")
+    source = read_source(str(tmp_path), "notes.txt")
+    assert (source.language, source.line_count, source.code) == ("text", 2, None)
 
 
 def test_skips_binary_large_undecodable_and_unreadable(tmp_path: Path):

@@ -45,7 +45,7 @@ def _add_clutter(root: Path) -> None:
         "tools/build/__init__.py": "",  # a package called build is source, not build output
         "Shop.egg-info/PKG-INFO": "Name: shop\n",
         "docs/index.md": "# docs\n",
-        "static/app.min.js": "x\n",
+        "static/app.snap.js": "x\n",
     }
     for relative, text in files.items():
         path = root / relative
@@ -75,9 +75,9 @@ EXPECTED_SKIPPED = [
     SkippedFile("node_modules/", "tool_directory"),
     SkippedFile("shop/__pycache__/", "tool_directory"),
     SkippedFile("shop_link", "symlink_directory"),
-    SkippedFile("static/app.min.js", "excluded"),
+    SkippedFile("static/app.snap.js", "excluded"),
 ]
-EXCLUDE = ["docs/", "*.min.js"]
+EXCLUDE = ["docs/", "*.snap.js"]
 
 
 def test_the_fixture_tree_without_git(pyproj: Path):
@@ -124,3 +124,29 @@ def test_a_file_name_that_is_not_utf8_is_skipped_not_fatal(tmp_path: Path):
     discovery = discover(tmp_path / "tree")
     assert discovery.paths == ["ok.py"]
     assert discovery.skipped == [SkippedFile("caf\ufffd.py", "undecodable_path")]
+
+
+def test_vendored_directories_and_minified_bundles_are_skipped(tmp_path: Path):
+    files = {
+        "app/main.js": "export const a = 1;\n",
+        "static/js/vendor/jquery.js": "function $(s) {}\n",
+        "third_party/lib/util.c": "int f(void) { return 1; }\n",
+        "static/app.min.js": "var a=1;\n",
+        "static/app.js.map": "{}\n",
+        # A Python package that happens to be called `vendor` is first-party code.
+        "pkg/vendor/__init__.py": "",
+        "pkg/vendor/names.py": "X = 1\n",
+    }
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    discovery = discover(tmp_path)
+    assert discovery.paths == ["app/main.js", "pkg/vendor/__init__.py", "pkg/vendor/names.py"]
+    assert sorted(discovery.skipped) == sorted(
+        [
+            SkippedFile("static/app.js.map", "generated"),
+            SkippedFile("static/app.min.js", "generated"),
+            SkippedFile("static/js/vendor/", "vendored"),
+            SkippedFile("third_party/", "vendored"),
+        ]
+    )

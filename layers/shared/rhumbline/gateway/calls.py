@@ -48,7 +48,8 @@ class CallRequest:
 
     @property
     def project(self) -> str | None:
-        project = self.arguments.get("project")
+        # The review tools name their project `repo`.
+        project = self.arguments.get("project") or self.arguments.get("repo")
         return project if isinstance(project, str) and project else None
 
 
@@ -73,6 +74,10 @@ def outcome_to_result(outcome: ToolOutcome) -> types.CallToolResult:
     if outcome.ok:
         result = outcome.result or {}
         text = json.dumps(result, ensure_ascii=False)
+        if result.get("format") == "markdown" and isinstance(result.get("markdown"), str):
+            # Asked for markdown (context, function, class, explain): the model reads the text
+            # itself, not a JSON string of it; the structured content still carries everything.
+            text = result["markdown"]
         return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=result)
     error = outcome.error or ToolErrorBody(code="internal_error", message="the tool failed without saying why")
     return error_result(error.code, error.message, error.details)

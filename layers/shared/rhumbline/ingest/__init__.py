@@ -5,9 +5,21 @@ file in a process pool (read.py: bytes checks, then the language's extractor →
 phase 2 in the parent (structure.py for the tree, then each language's resolver over all its
 files) → one atomic store write (pipeline.py, which also numbers the graph version).
 
+Incremental and versioned (incremental.py, snapshots.py, diff.py): phase-1 facts are cached by
+content hash, so a re-ingest parses only changed files; phase 2 always runs over every file's
+facts (or is skipped when nothing it reads changed), and only the difference from the stored
+version's snapshot is written, in one conditional batch. Every version keeps a snapshot, so any two
+retained versions can be diffed exactly (diff.diff_versions, what graph_diff returns).
+
 Graph produced (ids in ids.py):
 - Repository → CONTAINS → Directory / File; every ingested text file is a File, language by
-  extension; only languages with an extractor (Python so far: python/) add definitions.
+  extension; only languages with an extractor add definitions: Python (python/, the deepest
+  resolution) and JavaScript, TypeScript/TSX, Go, Java, Kotlin, Rust, C, C++, C#, Ruby, PHP
+  (one package each on the shared polyglot/ core). vendor/ and third_party/ trees and minified
+  bundles are skipped (skiprules.py).
+- Markdown (the knowledge layer, knowledge/): File DEFINES Document; sections become WikiPage,
+  Concept or Rule nodes, ADRs Decision nodes; DOCUMENTS edges to the code they link or mention.
+- Git history (contributors.py): Contributor MODIFIED File, with {commits, last_at} properties.
 - Python: File DEFINES its Module and its top-level Class / Function / Variable; Class DEFINES
   methods and nested classes; Function / Method DEFINES nested definitions. IMPORTS (File →
   Module), CALLS (Function / Method / Class body / File → Function / Method / Class), INHERITS,

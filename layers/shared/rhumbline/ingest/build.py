@@ -9,14 +9,18 @@ from __future__ import annotations
 import gc
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from rhumbline.ingest.contributors import build_contributors, read_history
 from rhumbline.ingest.edges import EdgeSet
 from rhumbline.ingest.facts import SkippedFile, SourceFile
+from rhumbline.ingest.incremental import FactCache
+from rhumbline.ingest.knowledge.graph import build_knowledge_graph
 from rhumbline.ingest.parallel import Progress, read_all
+from rhumbline.ingest.polyglot.build import build_polyglot_graph
 from rhumbline.ingest.python.graph import build_python_graph
 from rhumbline.ingest.structure import build_structure
 from rhumbline.ingest.summary import IngestSummary, SkippedExample
@@ -36,6 +40,13 @@ class BuiltGraph:
     skipped: list[SkippedFile]
     unresolved_calls: int
     seconds: dict[str, float]  # per phase: walk, parse, resolve (the pipeline adds store)
+    # True: phase 2 was skipped, the inputs being those of the stored graph (build_graph's
+    # `unchanged`); nodes and edges are then empty.
+    reused: bool = False
+
+
+# (sources, git history log or None) → whether the stored graph was built from exactly these.
+Unchanged = Callable[[Sequence[SourceFile], "str | None"], bool]
 
 
 def build_graph(
@@ -45,9 +56,16 @@ def build_graph(
     exclude: Sequence[str] = (),
     workers: int | None = None,
     progress: Progress | None = None,
+    cache: FactCache | None = None,
+    history: bool = True,
+    unchanged: Unchanged | None = None,
 ) -> BuiltGraph:
+    """`cache`: phase-1 facts of earlier ingests (incremental.py), parsing only files it lacks.
+    `history`: add Contributor nodes from git history when the root is a git checkout.
+    `unchanged(sources, history log)`: True when the caller knows these inputs give the graph it
+    already has; phase 2 is then skipped and the result has no nodes or edges (`reused`)."""
     with _without_cycle_collection():
-        return _build(root.resolve(), project, exclude, workers, progress)
+        return _build(root.resolve(), project, exclude, workers, progress, cache, history, unchanged)
 
 
 @contextmanager
@@ -69,6 +87,9 @@ def _build(
     exclude: Sequence[str],
     workers: int | None,
     progress: Progress | None,
+    cache: FactCache | None = None,
+    history: bool = True,
+    unchanged: Unchanged | None = None,
 ) -> BuiltGraph:
     clock = time.perf_counter()
     seconds: dict[str, float] = {}
@@ -81,15 +102,25 @@ def _build(
 
     discovery = discover(root, exclude)
     lap("walk")
-    outcomes = read_all(root, discovery.paths, workers=workers, progress=progress)
+    reader = read_all if cache is None else cache.read_all
+    outcomes = reader(root, discovery.paths, workers=workers, progress=progress)
     lap("parse")
     sources = [outcome for outcome in outcomes if isinstance(outcome, SourceFile)]
     skipped = [*discovery.skipped, *(o for o in outcomes if isinstance(o, SkippedFile))]
+    log = read_history(root) if history else None
+    if unchanged is not None and unchanged(sources, log):
+        return BuiltGraph([], [], sources, skipped, 0, seconds, reused=True)
     edges = EdgeSet()
     nodes = build_structure(project, sources, edges)
     python = build_python_graph(sources, root.name, edges)
     nodes.extend(python.nodes)
-    built = BuiltGraph(nodes, edges.edges(), sources, skipped, python.unresolved_calls, seconds)
+    others = build_polyglot_graph(sources, root, edges)  # every other parsed language
+    nodes.extend(others.nodes)
+    unresolved = python.unresolved_calls + others.unresolved_calls
+    # Last, after every language: mentions in documents resolve against all code nodes.
+    nodes.extend(build_knowledge_graph(sources, nodes, edges).nodes)
+    nodes.extend(build_contributors(log, sources, edges))
+    built = BuiltGraph(nodes, edges.edges(), sources, skipped, unresolved, seconds)
     lap("resolve")
     return built
 

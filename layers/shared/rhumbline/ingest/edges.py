@@ -21,6 +21,7 @@ class EdgeSet:
     def __init__(self) -> None:
         # key → [confidence, score, explanation, file, line, site count]
         self._edges: dict[tuple[str, str, str], list] = {}
+        self._properties: dict[tuple[str, str, str], dict[str, str | int | float | bool]] = {}
 
     def add(
         self,
@@ -54,6 +55,12 @@ class EdgeSet:
         """An edge read straight off the code (containment, definition, an import statement)."""
         self.add(source, relation, target, "EXTRACTED", EXTRACTED_SCORE, explanation, file, line)
 
+    def set_properties(
+        self, source: str, relation: str, target: str, properties: dict[str, str | int | float | bool]
+    ) -> None:
+        """Edge.properties of an edge already added (facts about the relationship, see Edge)."""
+        self._properties[(source, relation, target)] = properties
+
     def __len__(self) -> int:
         return len(self._edges)
 
@@ -68,6 +75,7 @@ class EdgeSet:
                 explanation=explanation if sites == 1 else f"{explanation} (and {sites - 1} more)",
                 file=file,
                 line=line,
+                properties=self._properties.get((source, relation, target)),
             )
             for (source, relation, target), evidence in self._edges.items()
             for confidence, score, explanation, file, line, sites in (evidence,)

@@ -64,6 +64,10 @@ class CodeFacts(NamedTuple):
     dynamic_calls: int  # callees that are not plain names (`f()()`, `x[0]()`): never resolvable
     exports: tuple[str, ...] | None  # an explicit export list (`__all__`), when it is a literal
     syntax_errors: bool
+    # The file's declared package or namespace (Java/Kotlin `package`, Go package clause, C#/PHP
+    # namespace); None for languages without one. Other languages' conventions for the fields
+    # above are documented in rhumbline/ingest/polyglot/__init__.py.
+    namespace: str | None = None
 
 
 class SourceFile(NamedTuple):

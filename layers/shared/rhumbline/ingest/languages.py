@@ -26,7 +26,10 @@ _BY_SUFFIX: dict[str, str] = {
     ".cjs": "javascript",
     ".jsx": "javascript",
     ".ts": "typescript",
-    ".tsx": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    # Its own grammar: TSX parses JSX where TypeScript parses `<T>x` casts.
+    ".tsx": "tsx",
     ".go": "go",
     ".java": "java",
     ".rs": "rust",
@@ -35,10 +38,14 @@ _BY_SUFFIX: dict[str, str] = {
     ".cc": "cpp",
     ".cpp": "cpp",
     ".hpp": "cpp",
+    ".cxx": "cpp",
+    ".hh": "cpp",
+    ".hxx": "cpp",
     ".cs": "csharp",
     ".rb": "ruby",
     ".php": "php",
     ".kt": "kotlin",
+    ".kts": "kotlin",
     ".swift": "swift",
     ".sh": "shell",
     ".sql": "sql",
@@ -59,6 +66,21 @@ _BY_SUFFIX: dict[str, str] = {
 # grammars it needs.
 _EXTRACTORS: dict[str, str] = {
     "python": "rhumbline.ingest.python.extract:extract_python",
+    # The knowledge layer: Markdown → DocFacts (rhumbline/ingest/knowledge/), not CodeFacts.
+    "markdown": "rhumbline.ingest.knowledge.markdown:extract_markdown",
+    # The other tree-sitter languages: see rhumbline/ingest/polyglot/.
+    "javascript": "rhumbline.ingest.javascript.extract:extract_javascript",
+    "typescript": "rhumbline.ingest.typescript.extract:extract_typescript",
+    "tsx": "rhumbline.ingest.typescript.extract:extract_tsx",
+    "go": "rhumbline.ingest.go.extract:extract_go",
+    "java": "rhumbline.ingest.java.extract:extract_java",
+    "kotlin": "rhumbline.ingest.kotlin.extract:extract_kotlin",
+    "rust": "rhumbline.ingest.rust.extract:extract_rust",
+    "c": "rhumbline.ingest.c.extract:extract_c",
+    "cpp": "rhumbline.ingest.cpp.extract:extract_cpp",
+    "csharp": "rhumbline.ingest.csharp.extract:extract_csharp",
+    "ruby": "rhumbline.ingest.ruby.extract:extract_ruby",
+    "php": "rhumbline.ingest.php.extract:extract_php",
 }
 
 _loaded: dict[str, Extractor] = {}

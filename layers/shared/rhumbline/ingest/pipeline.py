@@ -1,24 +1,46 @@
 """Ingest a local tree into a project's graph, as a new numbered graph version.
 
-versions.start (running) → build the whole graph in memory → one atomic store.apply that
-replaces the project's graph → versions.finish (completed, with counts). Any failure finishes the
-version as failed and re-raises; the write being one atomic batch, the previous graph stays.
+    versions.start (running)
+    → read every file, parsing only those the facts cache lacks (phase 1)
+    → inputs identical to those the stored version was built from (inputs_key)? then the stored
+      graph is the result: phase 2 is skipped, nothing is written but the version stamp
+    → else build the whole new graph in memory (phase 2) and compare it with the snapshot of the
+      version the store holds (its stamp)
+    → store this version's snapshot and the updated facts cache (relational)
+    → ONE atomic, conditional store.apply: only the difference (incremental), or the whole graph
+      with clear=True (first ingest, `clear`, or the stored version has no snapshot)
+    → versions.finish (completed, with counts) → prune versions beyond the retention.
+
+Failure: any error before or in the apply leaves the store's graph (and its stamp) as they were,
+finishes the version as failed and drops its snapshot: the previous version stays queryable and
+diffable. The apply is conditional on the stamp (GraphBatch.expect_version), so a concurrent
+ingest of the same project, or a crash between a write and its bookkeeping, can never make a
+difference land on a graph it was not computed against: the apply raises GraphConflict instead.
+A killed process leaves its version 'running' (nobody is left to mark it), with the same graph.
 """
 
 from __future__ import annotations
 
+import logging
 import time
+from hashlib import blake2b
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from sqlalchemy import Engine
 
+from rhumbline.ingest import snapshots
 from rhumbline.ingest.build import build_graph, summarize
 from rhumbline.ingest.git import head_commit
-from rhumbline.ingest.summary import IngestSummary
+from rhumbline.ingest.facts import SourceFile
+from rhumbline.ingest.incremental import FactCache, clear_cache, extractor_fingerprint, graph_changes
+from rhumbline.ingest.snapshots import Snapshot
+from rhumbline.ingest.summary import IngestChanges, IngestSummary
 from rhumbline.stores.graph.protocol import GraphBatch, GraphStore
 from rhumbline.stores.relational import versions
 from rhumbline.stores.relational.session import session_scope
+
+log = logging.getLogger(__name__)
 
 # Keys of IngestSummary that the version row already stores in their own columns.
 _NOT_STATS = {"project", "version", "commit", "node_count", "edge_count"}
@@ -34,14 +56,17 @@ def ingest_local(
     exclude: Sequence[str] = (),
     workers: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    retention: int | None = None,
+    history: bool = True,
 ) -> IngestSummary:
-    """Parse `root` and replace `project`'s graph with the result.
+    """Parse `root` and make `project`'s graph the result, as a new graph version.
 
     `exclude`: gitignore-style patterns relative to the root, on top of .gitignore and the
-    always-skipped directories. `clear`: this ingester always rebuilds the whole graph, so the
-    graph is replaced either way; the flag starts to matter once ingestion is incremental (it will
-    force a rebuild instead of updating changed files). `workers`: parser processes (default
-    min(4, CPUs); small trees are parsed in this process). `progress(done, total)`: per parsed file.
+    always-skipped directories. `clear`: drop the project's graph and facts cache first and
+    rebuild everything (annotations live in the relational store and are kept). `workers`:
+    parser processes (default min(4, CPUs); few files are parsed in this process).
+    `progress(done, total)`: per file. `retention`: versions kept (default: settings,
+    RHUMBLINE_GRAPH_RETENTION, 20). `history`: Contributor nodes from git history.
     """
     started = time.perf_counter()
     root = Path(root).resolve()
@@ -51,10 +76,51 @@ def ingest_local(
     with session_scope(engine) as session:
         version = versions.start(session, project, commit_sha=commit)
         version_id, number = version.id, version.version
+    applied = False
     try:
-        built = build_graph(root, project, exclude=exclude, workers=workers, progress=progress)
+        if clear:
+            clear_cache(engine, project)
+            cache = FactCache.empty(project)
+        else:
+            cache = FactCache.load(engine, project)
+        base_version = None if clear else store.graph_version(project)
+        base = None
+        if base_version is not None:
+            base = snapshots.load_stored(engine, project, base_version)
+        key = InputsKey(project, root.name, history, base.inputs if base is not None else None)
+        built = build_graph(
+            root, project, exclude=exclude, workers=workers, progress=progress, cache=cache,
+            history=history, unchanged=key,
+        )  # fmt: skip
+        clock = time.perf_counter()
+        snapshot: Snapshot | None = None
+        if built.reused:
+            # The stored graph is the result: only the stamp moves to this version.
+            changes = graph_changes(_EMPTY, _EMPTY, (), ())
+            batch = changes.batch(version=number, expect_version=base_version)
+            blob, counts = base.blob, (base.node_count, base.edge_count)
+        else:
+            snapshot = Snapshot.of(built.nodes, built.edges)
+            counts = (len(snapshot.nodes), len(snapshot.edges))
+            if base is None:
+                changes = None
+                batch = GraphBatch(nodes=built.nodes, edges=built.edges, clear=True, version=number)
+                blob = snapshot.encode()
+            else:
+                changes = graph_changes(Snapshot.decode(base.blob), snapshot, built.nodes, built.edges)
+                batch = changes.batch(version=number, expect_version=base_version)
+                # Nothing changed: the stored bytes are this version's snapshot too.
+                blob = base.blob if changes.empty else snapshot.encode()
+        snapshot_bytes = snapshots.save(
+            engine, version_id, snapshot, blob, inputs=key.value, counts=counts
+        )
+        _save_cache(engine, cache, built.sources)
+        built.seconds["diff"] = round(time.perf_counter() - clock, 3)
         writing = time.perf_counter()
-        store.apply(project, GraphBatch(nodes=built.nodes, edges=built.edges, clear=True))
+        store.apply(project, batch)
+        applied = True
+        if batch.clear:
+            _restore_review_graph(store, engine, project)
         built.seconds["store"] = round(time.perf_counter() - writing, 3)
         summary = summarize(
             built,
@@ -63,6 +129,9 @@ def ingest_local(
             commit=commit,
             duration_s=time.perf_counter() - started,
         )
+        if built.reused:
+            _copy_graph_figures(summary, base)
+        summary.changes = _changes(counts, changes, base_version, cache, snapshot_bytes, built.reused)
         with session_scope(engine) as session:
             versions.finish(
                 session,
@@ -73,13 +142,122 @@ def ingest_local(
                 stats=summary.model_dump(mode="json", exclude=_NOT_STATS),
             )
     except BaseException as error:
-        _mark_failed(engine, version_id, error)
+        _mark_failed(engine, version_id, error, drop_snapshot=not applied)
         raise
+    summary.changes.pruned_versions = prune(engine, project, retention)
+    # Betweenness for blast_radius, once per graph version (never raises; rhumbline/centrality.py).
+    from rhumbline import centrality
+
+    clock = time.perf_counter()
+    centrality.refresh(store, engine, project)
+    summary.phase_seconds["centrality"] = round(time.perf_counter() - clock, 3)
+    summary.duration_s = round(time.perf_counter() - started, 3)
     return summary
 
 
-def _mark_failed(engine: Engine, version_id: int, error: BaseException) -> None:
+_EMPTY = Snapshot(nodes={}, edges={})
+
+
+class InputsKey:
+    """Everything phase 2 reads, digested: the ingest package's code, the project slug, the
+    root's name (Python module names start there), each ingested file's path, language and
+    content hash, and the git history when it is read. Same key → same graph, so a re-ingest
+    whose key equals the stored version's skips phase 2. Called by build_graph once phase 1 is
+    done (its `unchanged` hook); `value` keeps the key for this version's snapshot."""
+
+    def __init__(self, project: str, root_name: str, history: bool, stored: str | None) -> None:
+        self.parts = (extractor_fingerprint(), project, root_name, "history" if history else "")
+        self.stored = stored
+        self.value: str | None = None
+
+    def __call__(self, sources: Sequence[SourceFile], log: str | None) -> bool:
+        digest = blake2b(digest_size=16)
+        for part in self.parts:
+            digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
+        for source in sorted(sources, key=lambda s: s.path):
+            line = f"{source.path}\0{source.language}\0{source.content_hash}\n"
+            digest.update(line.encode("utf-8", "surrogatepass"))
+        digest.update(b"\0log\0" + (log or "").encode("utf-8", "surrogatepass"))
+        self.value = digest.hexdigest()
+        return self.stored is not None and self.value == self.stored
+
+
+def _save_cache(engine: Engine, cache: FactCache, sources: Sequence[SourceFile]) -> None:
+    """The cache only saves parsing: failing to update it (a concurrent ingest of the project
+    wrote the same rows) costs the next ingest some parsing, never this ingest."""
     try:
+        cache.save(engine, sources)
+    except Exception:  # noqa: BLE001
+        log.warning("could not update the facts cache of %s", cache.project, exc_info=True)
+
+
+def _copy_graph_figures(summary: IngestSummary, base: snapshots.StoredSnapshot) -> None:
+    """The graph's figures of a version that reuses the stored graph: the stored version's."""
+    stats = base.stats or {}
+    summary.node_count, summary.edge_count = base.node_count, base.edge_count
+    summary.nodes_by_kind = stats.get("nodes_by_kind", {})
+    summary.edges_by_relation = stats.get("edges_by_relation", {})
+    summary.unresolved_calls = stats.get("unresolved_calls", 0)
+
+
+def _changes(
+    counts: tuple[int, int],
+    changes: object | None,
+    base_version: int | None,
+    cache: FactCache,
+    snapshot_bytes: int,
+    reused: bool,
+) -> IngestChanges:
+    common = {
+        "base_version": base_version,
+        "files_parsed": cache.stats.parsed,
+        "files_reused": cache.stats.reused,
+        "snapshot_bytes": snapshot_bytes,
+        "pruned_versions": 0,
+    }
+    if changes is None:
+        return IngestChanges(
+            mode="full",
+            nodes_added=counts[0],
+            nodes_changed=0,
+            nodes_removed=0,
+            edges_added=counts[1],
+            edges_changed=0,
+            edges_removed=0,
+            **common,
+        )
+    return IngestChanges(
+        mode="unchanged" if reused else "incremental",
+        nodes_added=changes.nodes_added,  # type: ignore[attr-defined]
+        nodes_changed=changes.nodes_changed,  # type: ignore[attr-defined]
+        nodes_removed=changes.nodes_removed,  # type: ignore[attr-defined]
+        edges_added=changes.edges_added,  # type: ignore[attr-defined]
+        edges_changed=changes.edges_changed,  # type: ignore[attr-defined]
+        edges_removed=changes.edges_removed,  # type: ignore[attr-defined]
+        **common,
+    )
+
+
+def prune(engine: Engine, project: str, retention: int | None = None) -> int:
+    """Delete versions (and their snapshots) beyond the newest `retention`. Never fatal: the
+    ingest already succeeded, and the next one prunes again."""
+    if retention is None:
+        from rhumbline.config import settings
+
+        retention = settings().graph_retention
+    try:
+        with session_scope(engine) as session:
+            return versions.prune(session, project, keep=max(1, retention))
+    except Exception:  # noqa: BLE001
+        log.warning("pruning old graph versions of %s failed", project, exc_info=True)
+        return 0
+
+
+def _mark_failed(engine: Engine, version_id: int, error: BaseException, *, drop_snapshot: bool) -> None:
+    try:
+        if drop_snapshot:
+            # The store never held this version: nothing may diff against it.
+            snapshots.discard(engine, version_id)
         with session_scope(engine) as session:
             versions.finish(
                 session,
@@ -91,3 +269,19 @@ def _mark_failed(engine: Engine, version_id: int, error: BaseException) -> None:
             )
     except Exception as secondary:  # noqa: BLE001 — never hide the ingest's own error
         error.add_note(f"also failed to mark graph version {version_id} as failed: {secondary}")
+
+
+def _restore_review_graph(store: GraphStore, engine: Engine, project: str) -> None:
+    """A clearing write also drops the PullRequest nodes the webhooks projected into the graph;
+    PRs live in the relational store, so project them again. Never fails the ingest: review tools
+    read PRs from the relational store, the graph copy only links them to files."""
+    from rhumbline.reviews.graph_projection import reproject
+    from rhumbline.stores.relational import projects
+
+    try:
+        with session_scope(engine) as session:
+            row = projects.get(session, project)
+            if row is not None:
+                reproject(store, project, session, row.id)
+    except Exception:  # noqa: BLE001 - see the docstring
+        log.exception("could not restore the pull-request graph of %s after a rebuild", project)

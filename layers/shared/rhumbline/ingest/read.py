@@ -7,6 +7,7 @@ import os
 import re
 from collections.abc import Sequence
 from hashlib import sha256
+from typing import Any
 
 from rhumbline.ingest import skiprules
 from rhumbline.ingest.facts import SkippedFile, SourceFile
@@ -25,6 +26,14 @@ def read_sources(root: str, paths: Sequence[str]) -> list[SourceFile | SkippedFi
 
 
 def read_source(root: str, path: str) -> SourceFile | SkippedFile:
+    data = read_bytes(root, path)
+    if isinstance(data, SkippedFile):
+        return data
+    return source_from_bytes(path, data)
+
+
+def read_bytes(root: str, path: str) -> bytes | SkippedFile:
+    """The file's bytes, or why they cannot be had (unreadable, too large)."""
     try:
         with open(os.path.join(root, path), "rb") as handle:
             if os.fstat(handle.fileno()).st_size > MAX_FILE_BYTES:
@@ -34,14 +43,22 @@ def read_source(root: str, path: str) -> SourceFile | SkippedFile:
         return SkippedFile(path, skiprules.UNREADABLE)
     if len(data) > MAX_FILE_BYTES:  # grew while we looked
         return SkippedFile(path, skiprules.TOO_LARGE)
+    return data
+
+
+def source_from_bytes(
+    path: str, data: bytes, *, content_hash: str | None = None, code: Any = None
+) -> SourceFile | SkippedFile:
+    """Checks and extraction of bytes read by read_bytes. `content_hash` (sha256 hex of `data`)
+    and `code` (facts an earlier extraction of the same bytes produced: the incremental cache)
+    spare recomputing them."""
     if b"\0" in data[:BINARY_PROBE_BYTES]:
         return SkippedFile(path, skiprules.BINARY)
     language = language_of(path)
     parseable = _as_utf8(data, language)
     if parseable is None:
         return SkippedFile(path, skiprules.UNDECODABLE)
-    code = None
-    if language is not None and has_extractor(language):
+    if code is None and language is not None and has_extractor(language):
         try:
             code = extractor_for(language)(parseable)
         except Exception:  # noqa: BLE001 — one pathological file must not sink the repository
@@ -49,7 +66,7 @@ def read_source(root: str, path: str) -> SourceFile | SkippedFile:
     return SourceFile(
         path=path,
         language=language,
-        content_hash=sha256(data).hexdigest(),
+        content_hash=content_hash or sha256(data).hexdigest(),
         line_count=data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0),
         size=len(data),
         code=code,

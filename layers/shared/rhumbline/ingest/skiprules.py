@@ -14,6 +14,8 @@ from rhumbline.ingest.gitignore import Rule, compile_rules, verdict
 
 # Skip reasons (keys of IngestSummary.skipped).
 TOOL_DIRECTORY = "tool_directory"  # .git, virtualenvs, node_modules, caches, build output
+VENDORED = "vendored"  # someone else's code checked in: vendor/, third_party/, ...
+GENERATED = "generated"  # minified or bundled output (app.min.js, vendor.bundle.js, *.map)
 EXCLUDED = "excluded"  # matched a caller's `exclude` pattern
 TOO_LARGE = "too_large"
 BINARY = "binary"
@@ -47,6 +49,11 @@ _ALWAYS_SKIPPED = frozenset(
         ".rhumbline",  # our own stores (RHUMBLINE_HOME) when a tree is served from inside itself
     }
 )
+# Checked-in copies of other projects (Go/PHP/Ruby vendor dirs, jQuery under static/js/vendor):
+# their calls would resolve by name into our code and bury real edges under AMBIGUOUS ones.
+_VENDORED = frozenset({"vendor", "vendors", "third_party", "third-party", "thirdparty", "bower_components"})
+# Machine-written files: nobody reads or edits them, and they are huge single-line blobs.
+_GENERATED_SUFFIXES = (".min.js", ".min.mjs", ".min.css", ".bundle.js", ".js.map", ".css.map")
 # Build output, unless it is a Python package that happens to be called `build`.
 _BUILD_OUTPUT = frozenset({"build", "dist"})
 
@@ -63,6 +70,8 @@ class SkipRules:
             return TOOL_DIRECTORY
         if name in _BUILD_OUTPUT and not self._has(path, "__init__.py"):
             return TOOL_DIRECTORY
+        if name.lower() in _VENDORED and not self._has(path, "__init__.py"):
+            return VENDORED
         if self._has(path, "pyvenv.cfg"):  # a virtualenv under any name (`env`, `.py311`)
             return TOOL_DIRECTORY
         if self._exclude and verdict(self._exclude, path, True):
@@ -70,6 +79,8 @@ class SkipRules:
         return None
 
     def file_reason(self, path: str) -> str | None:
+        if path.lower().endswith(_GENERATED_SUFFIXES):
+            return GENERATED
         if self._exclude and verdict(self._exclude, path, False):
             return EXCLUDED
         return None

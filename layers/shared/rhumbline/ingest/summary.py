@@ -10,6 +10,27 @@ class SkippedExample(BaseModel):
     reason: str
 
 
+class IngestChanges(BaseModel):
+    """How this version differs from the graph it replaced (see rhumbline/ingest/incremental.py)."""
+
+    mode: str = Field(
+        description="unchanged: same inputs as the stored version, its graph reused (only the"
+        " version stamp written); incremental: only the difference was written; full: the graph"
+        " was rewritten (first ingest, clear, or no snapshot of the stored version)"
+    )
+    base_version: int | None = Field(description="the version the store held before; None if none")
+    files_parsed: int = Field(description="files a language extractor parsed this time")
+    files_reused: int = Field(description="files whose facts came from the cache, unchanged")
+    nodes_added: int
+    nodes_changed: int
+    nodes_removed: int
+    edges_added: int
+    edges_changed: int
+    edges_removed: int
+    snapshot_bytes: int = Field(description="size of this version's stored snapshot")
+    pruned_versions: int = Field(description="old versions deleted by retention")
+
+
 class IngestSummary(BaseModel):
     project: str
     version: int
@@ -27,4 +48,5 @@ class IngestSummary(BaseModel):
     unresolved_calls: int = Field(description="call sites without an edge (builtins, third-party)")
     files_with_syntax_errors: int
     duration_s: float
-    phase_seconds: dict[str, float] = Field(description="walk, parse, resolve, store")
+    phase_seconds: dict[str, float] = Field(description="walk, parse, resolve, diff, store")
+    changes: IngestChanges | None = None

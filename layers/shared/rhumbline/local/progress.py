@@ -1,4 +1,7 @@
-"""A one-line ingest progress display for a terminal: files done, total, and files per second."""
+"""A one-line ingest progress display for a terminal: a bar, files done, total, and files per second.
+
+With an incremental ingest the files whose facts are cached count as done at once; the rate then
+includes them."""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import time
 from typing import TextIO
 
 REFRESH_SECONDS = 0.1
+BAR_WIDTH = 30
 
 
 class ProgressLine:
@@ -23,7 +27,11 @@ class ProgressLine:
         self._shown_at = now
         rate = done / max(now - self.started, 1e-6)
         of_total = f"/{total:,}" if total is not None else ""
-        text = f"  {done:,}{of_total} files  {rate:,.0f} files/s"
+        bar = ""
+        if total:
+            filled = round(BAR_WIDTH * min(done, total) / total)
+            bar = f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {100 * done // total:3d}%  "
+        text = f"  {bar}{done:,}{of_total} files  {rate:,.0f} files/s"
         self.stream.write("\r" + text.ljust(self._width))
         self.stream.flush()
         self._width = len(text)

@@ -49,9 +49,11 @@ def execute(spec: ToolSpec, invocation: ToolInvocation) -> dict[str, Any]:
         raise InvalidArguments(f"invalid arguments for '{spec.name}': {describe_validation_error(error)}") from None
     # Defense in depth: the gateway already checked the project, but a tool function must not trust
     # whoever invoked it to have done so.
-    requested = getattr(arguments, "project", None)
-    if requested and not invocation.caller.can_see(requested):
-        raise Forbidden(f"this token has no access to project '{requested}'")
+    # The review tools name their project `repo`.
+    for name in ("project", "repo"):
+        requested = getattr(arguments, name, None)
+        if requested and not invocation.caller.can_see(requested):
+            raise Forbidden(f"this token has no access to project '{requested}'")
     result = spec.run(arguments, context)
     return result.model_dump(mode="json")
 

@@ -1,22 +1,28 @@
-"""get_node: one node's detail and its direct edges, in and out, capped with exact totals."""
+"""get_node: one node's detail, its direct edges (in and out, capped with exact totals per
+direction, continued with `next_cursor`) and its annotations (provenance CONTRIBUTED)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from rhumbline.errors import NotFound
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput, project_field
+from rhumbline.tools.graph_common import cursor_field, overlapped, query_of
 from rhumbline.tools.registry import ToolSpec
 
 DEFAULT_EDGES = 50
 MAX_EDGES = 200
+MAX_ANNOTATIONS = 20
 
 
 class GetNodeInput(StrictInput):
     project: str | None = project_field()
     node_id: str = Field(min_length=1, max_length=2000, description="A node id as returned by search or get_node.")
     edge_limit: int = Field(default=DEFAULT_EDGES, ge=1, le=MAX_EDGES, description="Edges listed per direction.")
+    cursor: str | None = cursor_field()
 
 
 class NodeDetail(BaseModel):
@@ -48,6 +54,21 @@ class EdgeOut(BaseModel):
 class EdgeList(BaseModel):
     edges: list[EdgeOut]
     total: int = Field(description="Exact number of edges in this direction.")
+    offset: int = Field(default=0, description="Position of the first listed edge among all `total`.")
+
+
+class AnnotationOut(BaseModel):
+    id: int
+    content: str
+    tags: list[str]
+    author: str
+    created_at: str
+    provenance: str = Field(description="Always CONTRIBUTED: knowledge a person or agent added, not extracted.")
+
+
+class AnnotationList(BaseModel):
+    annotations: list[AnnotationOut] = Field(description="Newest first.")
+    total: int
 
 
 class GetNodeOutput(BaseModel):
@@ -55,10 +76,14 @@ class GetNodeOutput(BaseModel):
     node: NodeDetail
     outgoing: EdgeList
     incoming: EdgeList
+    annotations: AnnotationList
+    next_cursor: str | None = Field(
+        default=None, description="Pass as `cursor` (same arguments) for the next edges of each direction that has more."
+    )
 
 
-def _edge_list(context: ToolContext, project: str, node_id: str, direction: str, limit: int) -> EdgeList:
-    views, total = context.graph.edges_of(project, node_id, direction, limit=limit)  # type: ignore[arg-type]
+def _edge_list(context: ToolContext, project: str, node_id: str, direction: str, limit: int, offset: int) -> EdgeList:
+    views, total = context.graph.edges_of(project, node_id, direction, limit=limit, offset=offset)  # type: ignore[arg-type]
     return EdgeList(
         edges=[
             EdgeOut(
@@ -75,16 +100,71 @@ def _edge_list(context: ToolContext, project: str, node_id: str, direction: str,
             for view in views
         ],
         total=total,
+        offset=offset,
     )
 
 
+def _annotations(context: ToolContext, project: str, node_id: str) -> AnnotationList:
+    from rhumbline import annotations
+
+    with context.db() as session:
+        found = annotations.for_nodes(session, project, [node_id], per_node=MAX_ANNOTATIONS).get(node_id, [])
+        total = len(found)
+        if total == MAX_ANNOTATIONS:
+            total = annotations.counts(session, project, [node_id]).get(node_id, 0)
+    return AnnotationList(
+        annotations=[
+            AnnotationOut(
+                id=a.id, content=a.content, tags=a.tags, author=a.author,
+                created_at=a.created_at.isoformat(), provenance=a.provenance,
+            )  # fmt: skip
+            for a in found
+        ],
+        total=total,
+    )
+
+
+def _missing(context: ToolContext, project: str, node_id: str) -> NotFound:
+    """Not found; if annotations still name this id, they are orphans: say so and show them."""
+    from rhumbline import annotations
+
+    with context.db() as session:
+        orphans = annotations.for_nodes(session, project, [node_id], per_node=5).get(node_id, [])
+    details: dict[str, Any] = {}
+    if orphans:
+        details["orphaned_annotations"] = [{**a.to_dict(), "orphaned": True} for a in orphans]
+    return NotFound(f"no node '{node_id}' in project '{project}'; use `search` to find node ids", details=details)
+
+
 def run(arguments: GetNodeInput, context: ToolContext) -> GetNodeOutput:
+    from rhumbline.tools import cursors
+
     project = context.project(arguments.project)
-    node = context.graph.get_node(project, arguments.node_id)
+    graph = context.graph
+    node = graph.get_node(project, arguments.node_id)
     if node is None:
-        raise NotFound(
-            f"no node '{arguments.node_id}' in project '{project}'; use `search` to find node ids"
+        raise _missing(context, project, arguments.node_id)
+    query = query_of(arguments, project)
+    out_offset = in_offset = 0
+    if arguments.cursor:
+        position = cursors.read(
+            context, "get_node", query, arguments.cursor, graph_version=graph.graph_version(project)
         )
+        # A finished direction holds its total: it lists nothing more, and still says its total.
+        out_offset, in_offset = cursors.offset(position, "out"), cursors.offset(position, "in")
+    limit = arguments.edge_limit
+    # The three reads are independent: on Neo4j their round trips overlap.
+    pending_out = overlapped(graph.backend, _edge_list, context, project, node.id, "out", limit, out_offset)
+    pending_in = overlapped(graph.backend, _edge_list, context, project, node.id, "in", limit, in_offset)
+    annotated = _annotations(context, project, node.id)
+    outgoing, incoming = pending_out.result(), pending_in.result()
+    next_cursor = None
+    position = {
+        "out": min(outgoing.total, outgoing.offset + len(outgoing.edges)),
+        "in": min(incoming.total, incoming.offset + len(incoming.edges)),
+    }
+    if position["out"] < outgoing.total or position["in"] < incoming.total:
+        next_cursor = cursors.issue(context, "get_node", query, position, graph_version=graph.graph_version(project))
     return GetNodeOutput(
         project=project,
         node=NodeDetail(
@@ -100,8 +180,10 @@ def run(arguments: GetNodeInput, context: ToolContext) -> GetNodeOutput:
             docstring=node.docstring,
             content_hash=node.content_hash,
         ),
-        outgoing=_edge_list(context, project, node.id, "out", arguments.edge_limit),
-        incoming=_edge_list(context, project, node.id, "in", arguments.edge_limit),
+        outgoing=outgoing,
+        incoming=incoming,
+        annotations=annotated,
+        next_cursor=next_cursor,
     )
 
 
@@ -110,8 +192,9 @@ SPEC = ToolSpec(
     title="Get a node and its edges",
     description=(
         "One node of the code graph by id: its detail (kind, qualified name, location, signature, "
-        "docstring) and its direct edges in both directions, each with relation, confidence and a "
-        "human-readable explanation, capped with exact totals per direction."
+        "docstring), its direct edges in both directions, each with relation, confidence and a "
+        "human-readable explanation, capped with exact totals per direction (`next_cursor` continues), "
+        "and the annotations people or agents attached to it (provenance CONTRIBUTED)."
     ),
     input_model=GetNodeInput,
     output_model=GetNodeOutput,

@@ -27,9 +27,20 @@ class Build(BaseModel):
     error: str | None = None
 
 
+class Serving(BaseModel):
+    version: int
+    commit: str | None
+    built_at: datetime
+
+
 class ProjectInfo(BaseModel):
     slug: str
     last_build: Build | None = Field(description="The latest ingest attempt, running and failed ones included.")
+    serving: Serving | None = Field(
+        default=None,
+        description="The completed build whose graph is queried now: differs from last_build while an ingest "
+        "runs or after one failed.",
+    )
     node_count: int = Field(description="Nodes in the graph as it is queried now.")
     edge_count: int
 
@@ -47,6 +58,11 @@ def run(arguments: ListProjectsInput, context: ToolContext) -> ListProjectsOutpu
     projects: list[ProjectInfo] = []
     with context.db() as session:
         latest = {slug: versions.latest(session, slug) for slug in slugs[:MAX_PROJECTS]}
+        served = {
+            slug: version if version is None or version.status == "completed"
+            else versions.latest(session, slug, status="completed")
+            for slug, version in latest.items()
+        }  # fmt: skip
     for slug, version in latest.items():
         counts = context.graph.counts(slug)
         build = None
@@ -59,7 +75,13 @@ def run(arguments: ListProjectsInput, context: ToolContext) -> ListProjectsOutpu
                 status=version.status,  # type: ignore[arg-type]
                 error=version.error,
             )
-        projects.append(ProjectInfo(slug=slug, last_build=build, node_count=counts.nodes, edge_count=counts.edges))
+        done = served[slug]
+        serving = Serving(version=done.version, commit=done.commit_sha, built_at=done.started_at) if done else None
+        projects.append(
+            ProjectInfo(
+                slug=slug, last_build=build, serving=serving, node_count=counts.nodes, edge_count=counts.edges
+            )
+        )
     return ListProjectsOutput(projects=projects, total=len(slugs))
 
 

@@ -24,7 +24,23 @@ TOOL_MODULES: dict[str, str] = {
     "list_projects": "rhumbline.tools.list_projects",
     "search": "rhumbline.tools.search",
     "get_node": "rhumbline.tools.get_node",
+    "query_graph": "rhumbline.tools.query_graph",
+    "trace_path": "rhumbline.tools.trace_path",
+    "blast_radius": "rhumbline.tools.blast_radius",
+    "graph_diff": "rhumbline.tools.graph_diff",
+    "add_annotation": "rhumbline.tools.add_annotation",
+    "list_annotations": "rhumbline.tools.list_annotations",
     "ingest": "rhumbline.tools.ingest",
+    "record_review": "rhumbline.tools.record_review",
+    "get_recent_reviews": "rhumbline.tools.get_recent_reviews",
+    "get_contributor_stats": "rhumbline.tools.get_contributor_stats",
+    "get_pr_verdict": "rhumbline.tools.get_pr_verdict",
+    "get_repo_health": "rhumbline.tools.get_repo_health",
+    "context": "rhumbline.tools.context",
+    "function": "rhumbline.tools.function",
+    "class": "rhumbline.tools.class_",  # `class` is a Python keyword
+    "explain": "rhumbline.tools.explain",
+    "query": "rhumbline.tools.query",
 }
 
 

@@ -103,3 +103,19 @@ def test_sqlite_serves_many_threads_while_writing(tmp_path: Path) -> None:
     assert store.counts("test/p").nodes == 100 + 2 * 10 * 10
     assert min(seen) >= 100 and max(seen) <= 300
     store.close()
+
+
+def test_sqlite_counts_follow_writes_from_this_and_other_connections(tmp_path: Path) -> None:
+    path = tmp_path / "graph.sqlite3"
+    store, other = SqliteGraphStore(path), SqliteGraphStore(path)
+    store.ensure_schema()
+    assert store.counts("test/p").nodes == 0
+
+    store.apply("test/p", GraphBatch(nodes=[node("Function", "f")]))
+    assert store.counts("test/p").nodes == 1  # our own commit
+    other.apply("test/p", GraphBatch(nodes=[node("Function", "g")]))
+    assert store.counts("test/p").nodes == 2  # another connection's commit
+    other.delete_project("test/p")
+    assert store.counts("test/p") == GraphCounts(nodes=0, edges=0)
+    store.close()
+    other.close()

@@ -86,7 +86,8 @@ def test_a_neo4j_query_past_its_timeout_is_unavailable(neo4j_server: dict[str, s
     # No public call is reliably slow on a small graph: drive the bounded read path directly.
     slow = "UNWIND range(1, 2000000000) AS x WITH x WHERE x < 0 RETURN count(*) AS c"
     try:
-        _fails_within(lambda: store._read(slow), 0.5 + 2, "exceeded its 0.5 s timeout")
+        # The server checks the deadline periodically: allow it a few seconds on a busy machine.
+        _fails_within(lambda: store._read(slow), 0.5 + 5, "exceeded its 0.5 s timeout")
     finally:
         store.close()
 

@@ -125,3 +125,26 @@ def test_prune_keeps_the_newest_and_the_served_version(engine, unique_project: s
         assert versions.prune(session, "nobody/nothing") == 0
         with pytest.raises(ValueError, match="keep must be at least 1, not 0"):
             versions.prune(session, unique_project, keep=0)
+
+
+def test_a_version_abandoned_long_ago_is_failed_when_the_next_ingest_starts(engine, unique_project: str) -> None:
+    from datetime import timedelta
+
+    from rhumbline.stores.relational.models import GraphVersion, utcnow
+
+    with session_scope(engine) as session:
+        abandoned = versions.start(session, unique_project)
+        abandoned.started_at = utcnow() - timedelta(minutes=31)
+        abandoned_id = abandoned.id
+    with session_scope(engine) as session:
+        recent = versions.start(session, unique_project)
+        recent_id = recent.id
+    with session_scope(engine) as session:
+        # The recent one may still be working: only the abandoned one is failed.
+        versions.start(session, unique_project)
+    with session_scope(engine) as session:
+        old = session.get(GraphVersion, abandoned_id)
+        assert old.status == "failed"
+        assert old.error == "interrupted: still running 30 minutes after it started"
+        assert old.finished_at is not None
+        assert session.get(GraphVersion, recent_id).status == "running"

@@ -75,3 +75,10 @@ def test_search_query_rejects_empty_and_huge_text(text: str) -> None:
 @pytest.mark.parametrize(("score", "tier"), [(3.0, "exact"), (2.0, "prefix"), (1.5, "fulltext"), (1.2, "fulltext")])
 def test_match_of(score: float, tier: str) -> None:
     assert match_of(score) == tier
+
+
+def test_node_text_words_hold_the_name_even_when_the_qualified_name_splits_it_otherwise() -> None:
+    assert node_text("getX", "m.getX", None, None).words == "m get x getx"
+    assert node_text("getX", "m.getx", None, None).words == "m getx get x"
+    assert node_text("", "", None, None).words == ""
+    assert node_text("", "m.f", None, None).words == "m f"

@@ -76,3 +76,28 @@ def neo4j_credentials(settings: Settings) -> Neo4jCredentials:
     if not uri:
         raise ValueError("Neo4j graph backend needs RHUMBLINE_NEO4J_URI or a secret with 'uri'")
     return Neo4jCredentials(uri=uri, user=user, password=password, database=database)
+
+
+def neo4j_readonly_credentials(settings: Settings) -> tuple[Neo4jCredentials, bool]:
+    """What the `query` tool connects as, and whether it is a dedicated read-only user: the
+    read-only secret {"username", "password", "uri"?, "database"?} or user and password when set
+    (uri and database default to the graph store's), else the graph store's own credentials."""
+    main = neo4j_credentials(settings)
+    user, password = settings.neo4j_readonly_user, settings.neo4j_readonly_password
+    uri, database = main.uri, main.database
+    if settings.neo4j_readonly_secret_arn and not password:
+        from aws_lambda_powertools.utilities.parameters import get_secret
+
+        secret = get_secret(settings.neo4j_readonly_secret_arn, transform="json", max_age=SECRET_MAX_AGE_SECONDS)
+        if not isinstance(secret, dict) or not secret.get("username") or "password" not in secret:
+            raise ValueError(
+                f"Neo4j read-only secret {settings.neo4j_readonly_secret_arn} is not JSON with"
+                " 'username' and 'password' keys"
+            )
+        user, password = secret["username"], secret["password"]
+        uri, database = secret.get("uri") or uri, secret.get("database") or database
+    if not user:
+        return main, False
+    if not password:
+        raise ValueError("RHUMBLINE_NEO4J_READONLY_USER is set without RHUMBLINE_NEO4J_READONLY_PASSWORD")
+    return Neo4jCredentials(uri=uri, user=user, password=password, database=database), True

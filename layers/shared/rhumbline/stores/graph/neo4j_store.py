@@ -19,181 +19,33 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from rhumbline.stores.graph import neo4j_cypher as cypher
 from rhumbline.stores.graph import rows
+from rhumbline.stores.graph.neo4j_lookups import Neo4jLookups
 from rhumbline.stores.graph.protocol import (
     Direction,
     Edge,
     EdgeView,
     GraphBatch,
+    GraphConflict,
     GraphCounts,
     GraphUnavailable,
     Node,
     SearchHit,
 )
-from rhumbline.stores.graph.words import (
-    SCORE_EXACT,
-    SCORE_FULLTEXT,
-    SCORE_PREFIX,
-    WEIGHT_NAME,
-    WEIGHT_OTHER,
-    WEIGHT_QUALIFIED_NAME,
-    SearchQuery,
-    match_of,
-)
+from rhumbline.stores.graph.neo4j_traversal import Neo4jReader
+from rhumbline.stores.graph.traversal import TraversalMixin
+from rhumbline.stores.graph.words import SearchQuery, match_of
 
 if TYPE_CHECKING:
     from neo4j import Session, Transaction
 
 # Rows per UNWIND statement: big enough to amortize round trips, small enough for tx memory.
 WRITE_CHUNK = 2_000
-# The Lucene index is a boolean query: past this many projects, filter in Cypher only.
-_MAX_PROJECT_CLAUSES = 100
-FULLTEXT_INDEX = "code_node_text"
-FULLTEXT_PROPERTIES = ("name_words", "words", "doc_words", "project")
-
-# `n.id IS NOT NULL` lets the planner use the (project, id) constraint index for a project scan.
-_SCHEMA = (
-    "CREATE CONSTRAINT code_node_key IF NOT EXISTS FOR (n:CodeNode) REQUIRE (n.project, n.id) IS UNIQUE",
-    "CREATE INDEX code_node_name IF NOT EXISTS FOR (n:CodeNode) ON (n.project, n.name_lower)",
-    "CREATE INDEX code_node_qn IF NOT EXISTS FOR (n:CodeNode) ON (n.project, n.qn_lower)",
-    "CREATE INDEX code_node_qn_rev IF NOT EXISTS FOR (n:CodeNode) ON (n.project, n.qn_rev)",
-    "CREATE INDEX code_node_file IF NOT EXISTS FOR (n:CodeNode) ON (n.project, n.file)",
-    # Whitespace analyzer: the indexed words are already split and lowercased (see words.py), so
-    # Lucene tokenizes exactly as SQLite's FTS5 does and both backends match the same nodes.
-    f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:CodeNode)"
-    f" ON EACH [{', '.join('n.' + p for p in FULLTEXT_PROPERTIES)}]"
-    " OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}}",
-)  # fmt: skip
-
-_NODE_MAP = "{" + ", ".join(f".{f}" for f in rows.NODE_FIELDS) + "}"
-
-# Explicit SETs: `SET n = row` would also write the MERGE keys, and the planner would then buffer
-# every row (an Eager operator: all rows in transaction memory before the first write).
-_UPSERT_NODES = (
-    "UNWIND $rows AS row MERGE (n:CodeNode {project: $project, id: row.id}) SET "
-    + ", ".join(f"n.{p} = row.{p}" for p in rows.NODE_PROPERTIES if p != "id")
-)
-# Both ends first, one MERGE per statement: MERGE-ing both ends of each edge in one statement
-# makes the planner buffer every row (Eager) since one end may be the other's new node.
-_ADD_ENDS = "UNWIND $ids AS id MERGE (:CodeNode {project: $project, id: id})"
-_UPSERT_EDGES = """
-UNWIND $rows AS row
-MATCH (a:CodeNode {project: $project, id: row.source})
-MATCH (b:CodeNode {project: $project, id: row.target})
-MERGE (a)-[r:`{relation}`]->(b)
-SET r.project = $project, r.confidence = row.confidence, r.confidence_score = row.confidence_score,
-    r.explanation = row.explanation, r.file = row.file, r.line = row.line
-"""
-_CLEAR = "MATCH (n:CodeNode) WHERE n.project = $project AND n.id IS NOT NULL DETACH DELETE n"
-_STUBS_NEXT_TO_FILES = """
-MATCH (n:CodeNode) WHERE n.project = $project AND n.file IN $files
-MATCH (n)--(m:CodeNode) WHERE m.kind IS NULL
-RETURN collect(DISTINCT m.id) AS ids
-"""
-_DELETE_FILES = "MATCH (n:CodeNode) WHERE n.project = $project AND n.file IN $files DETACH DELETE n"
-_DELETE_LONELY_STUBS = """
-UNWIND $ids AS stub_id
-MATCH (s:CodeNode {project: $project, id: stub_id})
-WHERE s.kind IS NULL AND NOT EXISTS { (s)--() }
-DELETE s
-"""
-_DELETE_PROJECT = """
-MATCH (n:CodeNode) WHERE n.project = $project AND n.id IS NOT NULL
-CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS
-"""
-_NODE_COUNT = (
-    "MATCH (n:CodeNode) WHERE n.project = $project AND n.id IS NOT NULL RETURN count(n) AS c"
-)
-
-_GET_NODE = f"""
-MATCH (n:CodeNode {{project: $project, id: $id}}) WHERE n.kind IS NOT NULL
-RETURN n {_NODE_MAP} AS node
-"""
-_EDGES_OF = """
-MATCH (n:CodeNode {{project: $project, id: $id}})
-CALL (n) {{
-    MATCH (n){pattern}(m)
-    WITH r, m ORDER BY type(r), m.id SKIP $offset LIMIT $limit
-    RETURN collect({{
-        relation: type(r), confidence: r.confidence, confidence_score: r.confidence_score,
-        explanation: r.explanation, file: r.file, line: r.line, other_id: m.id,
-        other_kind: coalesce(m.kind, 'Unknown'), other_name: coalesce(m.name, m.id)
-    }}) AS page
-}}
-RETURN page, COUNT {{ (n){count_pattern}() }} AS total
-"""
-_EDGE_PATTERNS = {"out": ("-[r]->", "-->"), "in": ("<-[r]-", "<--")}
-
-_NAME_CANDIDATES = """
-    MATCH (n:CodeNode) WHERE n.project IN $projects AND n.name_lower = $q RETURN n
-    UNION
-    MATCH (n:CodeNode) WHERE n.project IN $projects AND n.qn_lower = $q RETURN n
-    UNION
-    MATCH (n:CodeNode) WHERE n.project IN $projects AND n.name_lower STARTS WITH $q RETURN n
-"""
-_FULLTEXT_CANDIDATES = f"""
-    CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $lucene) YIELD node AS n
-    WHERE n.project IN $projects RETURN n
-"""
 
 
-def _search_cypher(candidates: str) -> str:
-    """Score every candidate exactly as the SQLite backend does; count them; keep the best."""
-    return f"""
-CALL () {{ {candidates} }}
-WITH n WHERE $kinds IS NULL OR n.kind IN $kinds
-WITH n, reduce(s = 0.0, t IN $terms | s + CASE
-        WHEN (' ' + n.name_words + ' ') CONTAINS (' ' + t + ' ') THEN {WEIGHT_NAME}
-        WHEN (' ' + n.qn_words + ' ') CONTAINS (' ' + t + ' ') THEN {WEIGHT_QUALIFIED_NAME}
-        ELSE {WEIGHT_OTHER} END) / $term_count AS s
-WITH n, CASE
-    WHEN n.name_lower = $q OR n.qn_lower = $q THEN {SCORE_EXACT}
-    WHEN n.name_lower STARTS WITH $q
-        OR ($phrase IS NOT NULL AND (' ' + n.name_words) CONTAINS (' ' + $phrase))
-        THEN {SCORE_PREFIX}
-    WHEN size($terms) > 0
-        AND all(t IN $terms WHERE (' ' + n.words + ' ') CONTAINS (' ' + t + ' '))
-        THEN {SCORE_FULLTEXT} + s / (1.0 + s)
-    END AS score
-WHERE score IS NOT NULL
-WITH collect([n, score]) AS found
-WITH found, size(found) AS total
-UNWIND found AS hit
-WITH total, hit[0] AS n, hit[1] AS score
-ORDER BY score DESC, size(n.qualified_name), n.id, n.project
-LIMIT $limit
-RETURN total, n.project AS project, n {_NODE_MAP} AS node, score
-"""
-
-
-_SEARCH_NAMES = _search_cypher(_NAME_CANDIDATES)
-_SEARCH_NAMES_AND_TEXT = _search_cypher(f"{_NAME_CANDIDATES} UNION {_FULLTEXT_CANDIDATES}")
-_SEARCH_DOCS = _search_cypher(_FULLTEXT_CANDIDATES)
-
-_FIND_BY_NAME = f"""
-CALL () {{
-    MATCH (n:CodeNode) WHERE n.project = $project AND n.name_lower = $name RETURN n
-    UNION
-    MATCH (n:CodeNode) WHERE n.project = $project AND n.qn_lower = $name RETURN n
-    UNION
-    MATCH (n:CodeNode) WHERE n.project = $project AND n.qn_rev STARTS WITH $suffix RETURN n
-}}
-WITH n WHERE $kinds IS NULL OR n.kind IN $kinds
-WITH n ORDER BY size(n.qualified_name), n.id
-WITH collect(n {_NODE_MAP}) AS found
-RETURN size(found) AS total, found[0..$limit] AS page
-"""
-_COUNT_KINDS = """
-MATCH (n:CodeNode) WHERE n.project = $project AND n.id IS NOT NULL AND n.kind IS NOT NULL
-RETURN n.kind AS key, count(*) AS c
-"""
-_COUNT_RELATIONS = """
-MATCH (n:CodeNode)-[r]->() WHERE n.project = $project AND n.id IS NOT NULL
-RETURN type(r) AS key, count(*) AS c
-"""
-
-
-class Neo4jGraphStore:
+# nodes_in_file, edges_around, degrees: neo4j_lookups.py
+class Neo4jGraphStore(TraversalMixin, Neo4jLookups):  # traversals: traversal.py
     backend = "neo4j"
 
     def __init__(
@@ -269,6 +121,16 @@ class Neo4jGraphStore:
         with self._guard(self._timeout), self._session(write=False) as session:
             return list(session.run(query, params))
 
+    @contextmanager
+    def _traversal_reader(self, project: str) -> Iterator[Neo4jReader]:
+        """A read transaction (one snapshot, one server-side timeout) for a whole traversal."""
+        with (
+            self._guard(self._timeout),
+            self._session(write=False) as session,
+            session.begin_transaction(timeout=self._timeout) as tx,
+        ):
+            yield Neo4jReader(tx, project)
+
     # -- schema and writes ----------------------------------------------------------------------
 
     def ensure_schema(self) -> None:
@@ -280,11 +142,11 @@ class Neo4jGraphStore:
                     " RETURN properties",
                     timeout=self._timeout,
                 ),
-                name=FULLTEXT_INDEX,
+                name=cypher.FULLTEXT_INDEX,
             ).single()
-            if existing is not None and tuple(existing["properties"]) != FULLTEXT_PROPERTIES:
-                session.run(self._neo4j.Query(f"DROP INDEX {FULLTEXT_INDEX}", timeout=self._timeout)).consume()
-            for statement in _SCHEMA:
+            if existing is not None and tuple(existing["properties"]) != cypher.FULLTEXT_PROPERTIES:
+                session.run(self._neo4j.Query(f"DROP INDEX {cypher.FULLTEXT_INDEX}", timeout=self._timeout)).consume()
+            for statement in cypher.SCHEMA:
                 session.run(self._neo4j.Query(statement, timeout=self._timeout)).consume()
             # A new full-text index answers queries only once it is populated.
             session.run(
@@ -298,56 +160,87 @@ class Neo4jGraphStore:
             self._session(write=True) as session,
             session.begin_transaction(timeout=budget) as tx,
         ):
+            if batch.expect_version is not None:
+                tx.run(cypher.LOCK_STAMP, project=project).consume()
+                found = tx.run(cypher.GET_STAMP, project=project).single()
+                stamp = found["version"] if found else None
+                if stamp != batch.expect_version:
+                    raise GraphConflict(
+                        f"the graph of {project} is at version {stamp},"
+                        f" not {batch.expect_version}: nothing written"
+                    )
             if batch.clear:
-                tx.run(_CLEAR, project=project).consume()
+                tx.run(cypher.CLEAR, project=project).consume()
+                tx.run(cypher.DELETE_STAMP, project=project).consume()
             elif batch.remove_files:
                 self._remove_files(tx, project, list(batch.remove_files))
+            if batch.remove_edges and not batch.clear:
+                keys = [list(key) for key in batch.remove_edges]
+                ends = sorted({end for key in keys for end in (key[0], key[2])})
+                for chunk in _chunks(keys):
+                    tx.run(cypher.REMOVE_EDGES, project=project, keys=chunk).consume()
+                for chunk in _chunks(ends):
+                    tx.run(cypher.DELETE_LONELY_STUBS, project=project, ids=chunk).consume()
+            if batch.remove_nodes and not batch.clear:
+                ids = list(batch.remove_nodes)
+                stubs = tx.run(cypher.STUBS_NEXT_TO_NODES, project=project, ids=ids).single(strict=True)
+                for chunk in _chunks(ids):
+                    tx.run(cypher.DELETE_NODES, project=project, ids=chunk).consume()
+                if stubs["ids"]:
+                    tx.run(cypher.DELETE_LONELY_STUBS, project=project, ids=stubs["ids"]).consume()
+            if batch.version is not None:
+                tx.run(cypher.SET_STAMP, project=project, version=batch.version).consume()
             for chunk in _chunks(batch.nodes):
                 node_rows = [rows.node_row(n) for n in chunk]
-                tx.run(_UPSERT_NODES, project=project, rows=node_rows).consume()
+                tx.run(cypher.UPSERT_NODES, project=project, rows=node_rows).consume()
             ends = {end for e in batch.edges for end in (e.source, e.target)}
             for chunk in _chunks(sorted(e for e in ends if isinstance(e, str) and e)):
-                tx.run(_ADD_ENDS, project=project, ids=chunk).consume()
+                tx.run(cypher.ADD_ENDS, project=project, ids=chunk).consume()
             for relation, edges in _by_relation(batch.edges).items():
-                text = _UPSERT_EDGES.replace("{relation}", rows.check_relation(relation))
+                text = cypher.UPSERT_EDGES.replace("{relation}", rows.check_relation(relation))
                 for chunk in _chunks(edges):
-                    edge_rows = [_edge_params(edge) for edge in chunk]
+                    edge_rows = [_edge_params(edge, project) for edge in chunk]
                     tx.run(text, project=project, rows=edge_rows).consume()
             tx.commit()
 
     def _remove_files(self, tx: Transaction, project: str, files: list[str]) -> None:
-        stubs = tx.run(_STUBS_NEXT_TO_FILES, project=project, files=files).single(strict=True)
-        tx.run(_DELETE_FILES, project=project, files=files).consume()
+        stubs = tx.run(cypher.STUBS_NEXT_TO_FILES, project=project, files=files).single(strict=True)
+        tx.run(cypher.DELETE_FILES, project=project, files=files).consume()
         if stubs["ids"]:
-            tx.run(_DELETE_LONELY_STUBS, project=project, ids=stubs["ids"]).consume()
+            tx.run(cypher.DELETE_LONELY_STUBS, project=project, ids=stubs["ids"]).consume()
 
     def delete_project(self, project: str) -> None:
-        nodes = self._read(_NODE_COUNT, project=project)[0]["c"]
+        nodes = self._read(cypher.NODE_COUNT, project=project)[0]["c"]
         # Batched deletes must run outside an explicit transaction (not atomic, by design:
         # a half-deleted project is still being deleted, and retrying finishes the job).
         budget = self._timeout + nodes / 1000 * rows.WRITE_SECONDS_PER_1000_ROWS * 5
-        query = self._neo4j.Query(_DELETE_PROJECT, timeout=budget)
         with self._guard(budget), self._session(write=True) as session:
-            session.run(query, project=project).consume()
+            for statement in cypher.DELETE_PROJECT:
+                session.run(self._neo4j.Query(statement, timeout=budget), project=project).consume()
+            session.run(self._neo4j.Query(cypher.DELETE_STAMP, timeout=budget), project=project).consume()
+
+    def graph_version(self, project: str) -> int | None:
+        found = self._read(cypher.GET_STAMP, project=project)
+        return found[0]["version"] if found else None
 
     # -- reads ----------------------------------------------------------------------------------
 
     def get_node(self, project: str, node_id: str) -> Node | None:
-        found = self._read(_GET_NODE, project=project, id=node_id)
+        found = self._read(cypher.GET_NODE, project=project, id=node_id)
         return rows.node_from_row(found[0]["node"]) if found else None
 
     def edges_of(
         self, project: str, node_id: str, direction: Direction, *, limit: int, offset: int = 0
     ) -> tuple[list[EdgeView], int]:
         rows.check_page(limit, offset)
-        if direction not in _EDGE_PATTERNS:
+        if direction not in cypher.EDGE_PATTERNS:
             raise ValueError(f"direction must be 'in' or 'out', not {direction!r}")
-        pattern, count_pattern = _EDGE_PATTERNS[direction]
-        text = _EDGES_OF.format(pattern=pattern, count_pattern=count_pattern)
+        pattern, count_pattern = cypher.EDGE_PATTERNS[direction]
+        text = cypher.EDGES_OF.format(pattern=pattern, count_pattern=count_pattern)
         found = self._read(text, project=project, id=node_id, limit=limit, offset=offset)
         if not found:
             return [], 0
-        views = [EdgeView(direction=direction, **view) for view in found[0]["page"]]
+        views = [_edge_view(direction, view) for view in found[0]["page"]]
         return views, found[0]["total"]
 
     def search(
@@ -361,13 +254,13 @@ class Neo4jGraphStore:
     ) -> tuple[list[SearchHit], int]:
         parsed = SearchQuery.parse(query)
         rows.check_page(limit)
-        lucene = _lucene_query(parsed, projects, docs_only=docs_only)
+        lucene = cypher.lucene_query(parsed, projects, docs_only=docs_only)
         if not projects or (docs_only and lucene is None):
             return [], 0
         if docs_only:
-            text = _SEARCH_DOCS
+            text = cypher.SEARCH_DOCS
         else:
-            text = _SEARCH_NAMES_AND_TEXT if lucene else _SEARCH_NAMES
+            text = cypher.SEARCH_NAMES_AND_TEXT if lucene else cypher.SEARCH_NAMES
         found = self._read(
             text,
             projects=list(projects),
@@ -398,7 +291,7 @@ class Neo4jGraphStore:
         if not lowered:
             raise ValueError("name is empty")
         found = self._read(
-            _FIND_BY_NAME,
+            cypher.FIND_BY_NAME,
             project=project,
             name=lowered,
             suffix=("." + lowered)[::-1],
@@ -407,14 +300,21 @@ class Neo4jGraphStore:
         )[0]
         return [rows.node_from_row(n) for n in found["page"]], found["total"]
 
+    def nodes_of_kind(
+        self, project: str, kind: str, *, limit: int, offset: int = 0
+    ) -> tuple[list[Node], int]:
+        rows.check_page(limit, offset)
+        found = self._read(cypher.NODES_OF_KIND, project=project, kind=kind, limit=limit, offset=offset)[0]
+        return [rows.node_from_row(n) for n in found["page"]], found["total"]
+
     def counts(self, project: str) -> GraphCounts:
         with (
             self._guard(self._timeout),
             self._session(write=False) as session,
             session.begin_transaction(timeout=self._timeout) as tx,
         ):
-            by_kind = {r["key"]: r["c"] for r in tx.run(_COUNT_KINDS, project=project)}
-            by_relation = {r["key"]: r["c"] for r in tx.run(_COUNT_RELATIONS, project=project)}
+            by_kind = {r["key"]: r["c"] for r in tx.run(cypher.COUNT_KINDS, project=project)}
+            by_relation = {r["key"]: r["c"] for r in tx.run(cypher.COUNT_RELATIONS, project=project)}
         return GraphCounts(
             nodes=sum(by_kind.values()),
             edges=sum(by_relation.values()),
@@ -438,40 +338,14 @@ def _by_relation(edges: Sequence[Edge]) -> dict[str, list[Edge]]:
     return groups
 
 
-def _edge_params(edge: Edge) -> dict[str, Any]:
-    return {"source": edge.source, "target": edge.target, **rows.edge_properties(edge)}
+def _edge_params(edge: Edge, project: str) -> dict[str, Any]:
+    # Every property of the relationship, set at once (`SET r = ...`): extra properties an
+    # earlier write left are dropped, as SQLite replaces the whole row.
+    stored = {**(edge.properties or {}), **rows.edge_properties(edge), "project": project}
+    return {"source": edge.source, "target": edge.target, "properties": stored}
 
 
-# Characters with a meaning in Lucene's query syntax. Query words are letters and digits only
-# (words.py), so this is a second line of defence, not the first.
-_LUCENE_SPECIAL = set('+-&|!(){}[]^"~*?:\\/')
-
-
-def _lucene_escape(text: str) -> str:
-    return "".join("\\" + c if c in _LUCENE_SPECIAL else c for c in text)
-
-
-def _lucene_query(
-    parsed: SearchQuery, projects: Sequence[str], *, docs_only: bool
-) -> str | None:
-    """Candidates: consecutive name words with the last as a prefix, or every query word (only
-    docstring words with `docs_only`). Ranking is done in Cypher, exactly as in SQLite; Lucene
-    only narrows the candidates."""
-    if not parsed.terms or parsed.phrase is None:
-        return None
-    if docs_only:
-        query = " ".join(f"+doc_words:{_lucene_escape(t)}" for t in parsed.terms)
-    else:
-        *leading, last = parsed.phrase.split(" ")
-        name_words = " ".join(
-            [
-                *(f"+name_words:{_lucene_escape(w)}" for w in leading),
-                f"+name_words:{_lucene_escape(last)}*",
-            ]
-        )
-        every_term = " ".join(f"+words:{_lucene_escape(t)}" for t in parsed.terms)
-        query = f"({name_words}) ({every_term})"
-    if len(projects) > _MAX_PROJECT_CLAUSES:
-        return query
-    scope = " ".join(f'project:"{_lucene_escape(p)}"' for p in projects)
-    return f"+({scope}) +({query})"
+def _edge_view(direction: Direction, view: dict[str, Any]) -> EdgeView:
+    stored = view.pop("properties")
+    extra = {k: v for k, v in sorted(stored.items()) if k not in cypher.EDGE_FIELDS}
+    return EdgeView(direction=direction, properties=extra or None, **view)

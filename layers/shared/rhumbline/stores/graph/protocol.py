@@ -7,7 +7,7 @@ The same code gives the same id in every rebuild, which is what lets annotations
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
@@ -40,6 +40,11 @@ class Edge:
     explanation: str  # never empty: why this edge exists, in one short sentence
     file: str | None = None  # source location of the evidence
     line: int | None = None
+    # Facts about the relationship itself that are not evidence, as flat scalars: e.g. MODIFIED
+    # (Contributor → File) carries {"commits": 12, "last_at": "2026-10-01T09:30:00+00:00"}.
+    # None for code edges. Keys: lowercase snake_case, not one of the fields above. Left out of
+    # the hash (a dict is unhashable) but part of equality.
+    properties: Mapping[str, str | int | float | bool] | None = field(default=None, hash=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +61,7 @@ class EdgeView:
     other_id: str
     other_kind: str
     other_name: str
+    properties: Mapping[str, str | int | float | bool] | None = field(default=None, hash=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,16 +74,28 @@ class SearchHit:
 
 @dataclass(frozen=True, slots=True)
 class GraphBatch:
-    """One atomic write: remove everything that came from `remove_files`, then add nodes and edges.
+    """One atomic write: remove everything that came from `remove_files`, the edges named in
+    `remove_edges` and the nodes named in `remove_nodes` (with every edge touching them), then add
+    (upsert) nodes and edges. Stubs left without edges by any removal are deleted.
 
     `clear=True` removes the whole project's graph first. Readers see either the state before the
     batch or after it, never a half-written graph.
+
+    Version stamp (incremental ingest): `version` records which graph version the project's graph
+    holds once the batch is applied (`graph_version` reads it; `clear` without a `version` drops
+    it). `expect_version`, when set, makes the batch conditional: if the stamp is not that version
+    (another ingest got there first, or a crash left another state) nothing is written and
+    GraphConflict is raised.
     """
 
     nodes: Sequence[Node] = ()
     edges: Sequence[Edge] = ()
     remove_files: Sequence[str] = ()
     clear: bool = False
+    remove_nodes: Sequence[str] = ()
+    remove_edges: Sequence[tuple[str, str, str]] = ()  # (source, relation, target)
+    version: int | None = None
+    expect_version: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +106,82 @@ class GraphCounts:
     edges_by_relation: dict[str, int] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class WalkStep:
+    """A node reached by `GraphStore.walk`: how far from the start, and over which edge."""
+
+    node: Node
+    depth: int  # 0 for a start node
+    parent: str | None  # the node it was first reached from (None for a start node)
+    via: EdgeView | None  # that edge, seen from the parent (None for a start node)
+
+
+@dataclass(frozen=True, slots=True)
+class WalkResult:
+    steps: list[WalkStep]  # breadth-first order: by depth, then (relation, id)
+    total: int  # exact number of distinct nodes reachable within `depth`, start nodes included
+    truncated: bool  # `steps` was cut at `limit`
+
+
+@dataclass(frozen=True, slots=True)
+class LinkedEdge:
+    """An edge found by `GraphStore.edges_around`: the asked node it touches, the edge seen from
+    that node, and the node at the far end (None when that end is a stub)."""
+
+    node_id: str
+    edge: EdgeView
+    other: Node | None
+
+
+@dataclass(frozen=True, slots=True)
+class RelationEdges:
+    """One relation's share of an `edges_around` answer: its first edges and their exact total."""
+
+    edges: list[LinkedEdge]  # by (node id, other id)
+    total: int
+
+
+# One leg of a reachability query: follow edges of these relations (all when None) this way.
+# Blast radius needs two at once: dependents arrive over incoming CALLS/IMPORTS/... but over
+# outgoing DECORATES (a decorator points at what it decorates).
+Leg = tuple[Literal["in", "out", "both"], Sequence[str] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class PathHop:
+    """One edge of a path, in the order the path walks it."""
+
+    source: str  # the edge's real source and target (a hop may walk an edge backwards)
+    target: str
+    relation: str
+    forward: bool  # the path walks from `source` to `target` (False: walked against the edge)
+    confidence: Confidence
+    confidence_score: float
+    explanation: str
+    file: str | None
+    line: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class GraphPath:
+    nodes: list[Node]  # from start to end; len(hops) == len(nodes) - 1
+    hops: list[PathHop]
+
+
+@dataclass(frozen=True, slots=True)
+class PathResult:
+    paths: list[GraphPath]  # shortest paths only, deterministic order, at most `max_paths`
+    length: int | None  # hops of a shortest path; None when there is none within `max_depth`
+    total: int  # exact number of distinct shortest paths (each edge choice counts)
+    limited: bool = False  # the search stopped at a size bound before it could rule a path out
+
+
 class GraphUnavailable(Exception):
     """The backend could not be reached or did not answer in time."""
+
+
+class GraphConflict(Exception):
+    """A conditional batch (`expect_version`) found the graph at another version: nothing written."""
 
 
 @runtime_checkable
@@ -101,6 +193,9 @@ class GraphStore(Protocol):
 
     def apply(self, project: str, batch: GraphBatch) -> None:
         """Write one batch atomically (see GraphBatch)."""
+
+    def graph_version(self, project: str) -> int | None:
+        """The version stamp of the project's graph (see GraphBatch.version), None if unstamped."""
 
     def get_node(self, project: str, node_id: str) -> Node | None: ...
 
@@ -129,6 +224,96 @@ class GraphStore(Protocol):
         """Nodes whose name or qualified name equals `name` (case-insensitive), or whose qualified
         name ends with `.name` (`QuerySet.filter` finds `django.db.models.query.QuerySet.filter`),
         shortest qualified name first, and their exact total."""
+
+    def nodes_of_kind(
+        self, project: str, kind: str, *, limit: int, offset: int = 0
+    ) -> tuple[list[Node], int]:
+        """A page of the project's nodes of one kind (e.g. every Contributor), ordered by id, and
+        their exact total. Stubs are never listed."""
+
+    def walk(
+        self,
+        project: str,
+        start: Sequence[str],
+        *,
+        direction: Literal["in", "out", "both"],
+        depth: int,
+        limit: int,
+        relations: Sequence[str] | None = None,
+    ) -> WalkResult:
+        """Breadth-first traversal from `start` over `relations` (all when None), each node once
+        at its shortest distance. The primitive behind callers/callees, neighborhoods and blast
+        radius; backends run it natively (recursive CTE / variable-length Cypher), not per edge."""
+
+    def nodes(self, project: str, node_ids: Sequence[str]) -> dict[str, Node]:
+        """The nodes among `node_ids` that exist (stubs left out), by id. At most traversal.MAX_IDS."""
+
+    def reach(
+        self, project: str, start: Sequence[str], *, legs: Sequence[Leg], depth: int
+    ) -> dict[str, int]:
+        """Every node reachable from `start` within `depth` hops over the `legs`, with its
+        shortest distance (start nodes 0; unknown ids and stubs left out). Exact and complete:
+        what `walk` computes, without the details, for callers that rank before they page."""
+
+    def shortest_paths(
+        self,
+        project: str,
+        source: str,
+        target: str,
+        *,
+        direction: Literal["out", "both"],
+        max_paths: int,
+        max_depth: int,
+        relations: Sequence[str] | None = None,
+    ) -> PathResult:
+        """Shortest paths from `source` to `target`: following edges forwards ("out") or either
+        way ("both"), at most `max_depth` hops, level by level from both ends."""
+
+    def edges_among(
+        self, project: str, node_ids: Sequence[str], *, limit: int, relations: Sequence[str] | None = None
+    ) -> tuple[list[Edge], int]:
+        """The edges whose both ends are among `node_ids` (a subgraph's own edges), ordered by
+        (source, relation, target), at most `limit`, and their exact total."""
+
+    def edge_pairs(
+        self, project: str, *, relations: Sequence[str], limit: int
+    ) -> tuple[list[tuple[str, str]], int]:
+        """(source, target) of the project's edges of `relations` between real nodes, at most
+        `limit`, and their exact total. For whole-graph analytics (centrality) computed off the
+        request path, never for a tool's answer."""
+
+    # -- lookups behind the code-context tools (context, function, class, explain) --------------
+
+    def nodes_in_file(
+        self, project: str, path: str, *, kinds: Sequence[str] | None = None, limit: int
+    ) -> tuple[list[Node], int]:
+        """The nodes located in one file (`Node.file == path`) other than its File node, ordered
+        by (start line, id), at most `limit`, and their exact total. Stubs are never listed."""
+
+    def edges_around(
+        self,
+        project: str,
+        node_ids: Sequence[str],
+        direction: Direction,
+        *,
+        relations: Sequence[str] | None = None,
+        limit: int,
+    ) -> dict[str, RelationEdges]:
+        """Edges on one side of several nodes at once, grouped by relation (of `relations`; all
+        when None; relations without edges left out): per relation the first `limit` by (node id,
+        other id), each with the node at its far end, and their exact total. One round trip
+        whatever the relations. At most rows.MAX_PAGE ids."""
+
+    def degrees(
+        self,
+        project: str,
+        node_ids: Sequence[str],
+        direction: Direction,
+        *,
+        relations: Sequence[str] | None = None,
+    ) -> dict[str, dict[str, int]]:
+        """How many edges each node has on one side, by relation (nodes with none are left out).
+        At most rows.MAX_PAGE ids."""
 
     def counts(self, project: str) -> GraphCounts: ...
 

@@ -6,6 +6,7 @@ through a batch raises ValueError and the whole batch rolls back (GraphBatch is 
 
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
 from typing import Any
@@ -84,6 +85,31 @@ def check_edge(edge: Edge) -> None:
         raise ValueError(f"edge confidence_score must be within [0, 1], not {edge.confidence_score}")
     if not edge.explanation or not edge.explanation.strip():
         raise ValueError(f"edge {edge.source} -{edge.relation}-> {edge.target} has no explanation")
+    if edge.properties is not None:
+        check_properties(edge)
+
+
+# Edge.properties keys: plain names that do not shadow an edge's own fields.
+PROPERTY_NAME = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
+RESERVED_PROPERTIES = frozenset(
+    {"project", "source", "target", "relation", "confidence", "confidence_score", "explanation",
+     "file", "line", "properties"}
+)  # fmt: skip
+
+
+def check_properties(edge: Edge) -> None:
+    for key, value in edge.properties.items():  # type: ignore[union-attr]
+        if not isinstance(key, str) or not PROPERTY_NAME.match(key) or key in RESERVED_PROPERTIES:
+            raise ValueError(f"edge property name {key!r} is not allowed")
+        if not isinstance(value, (str, int, float, bool)):
+            raise ValueError(f"edge property {key!r} must be a string, number or boolean")
+
+
+def properties_json(edge: Edge) -> str | None:
+    """Edge.properties as stored by SQLite: sorted JSON text, or None."""
+    if not edge.properties:
+        return None
+    return json.dumps(dict(sorted(edge.properties.items())), ensure_ascii=False)
 
 
 def edge_properties(edge: Edge) -> dict[str, Any]:
@@ -112,5 +138,5 @@ def check_page(limit: int, offset: int = 0) -> None:
 
 def write_budget(timeout: float, batch: GraphBatch) -> float:
     """Seconds one batch may take: a bound against hangs that still lets bulk loads finish."""
-    rows = len(batch.nodes) + len(batch.edges)
+    rows = len(batch.nodes) + len(batch.edges) + len(batch.remove_nodes) + len(batch.remove_edges)
     return timeout + rows / 1000 * WRITE_SECONDS_PER_1000_ROWS

@@ -60,9 +60,16 @@ CREATE TABLE IF NOT EXISTS edges (
     explanation TEXT NOT NULL,
     file TEXT,
     line INTEGER,
+    properties TEXT,  -- Edge.properties as JSON, NULL for most edges (see ADD_EDGE_PROPERTIES)
     PRIMARY KEY (source, relation, target)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS edges_in ON edges (target, relation, source);
+
+-- Which graph version each project's graph holds (GraphBatch.version / expect_version).
+CREATE TABLE IF NOT EXISTS graph_meta (
+    project TEXT PRIMARY KEY,
+    version INTEGER NOT NULL
+) WITHOUT ROWID;
 
 -- External content: the words live once, in `nodes`. New rows are indexed by one INSERT ... SELECT
 -- per batch (INDEX_NEW_NODES); triggers keep updates and deletes in step.
@@ -84,6 +91,17 @@ END;
 PRAGMA user_version = {SCHEMA_VERSION};
 """
 
+# Files created before edges had properties gain the column in place (ensure_schema).
+EDGE_COLUMNS = "SELECT name FROM pragma_table_info('edges')"
+ADD_EDGE_PROPERTIES = "ALTER TABLE edges ADD COLUMN properties TEXT"
+
+GET_STAMP = "SELECT version FROM graph_meta WHERE project = ?"
+SET_STAMP = (
+    "INSERT INTO graph_meta (project, version) VALUES (?, ?)"
+    " ON CONFLICT (project) DO UPDATE SET version = excluded.version"
+)
+DELETE_STAMP = "DELETE FROM graph_meta WHERE project = ?"
+
 # Per connection: the working sets of remove_files.
 TEMP_TABLES = """
 CREATE TEMP TABLE IF NOT EXISTS removed_nodes (rid INTEGER PRIMARY KEY);
@@ -100,11 +118,14 @@ UPSERT_NODE = (
 ADD_STUB = "INSERT INTO nodes (project, id) VALUES (?, ?) ON CONFLICT (project, id) DO NOTHING"
 RIDS_OF = "SELECT id, rid FROM nodes WHERE project = ? AND id IN (SELECT value FROM json_each(?))"
 UPSERT_EDGE = """
-INSERT INTO edges (source, relation, target, confidence, confidence_score, explanation, file, line)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+INSERT INTO edges (
+    source, relation, target, confidence, confidence_score, explanation, file, line, properties
+)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (source, relation, target) DO UPDATE SET
     confidence = excluded.confidence, confidence_score = excluded.confidence_score,
-    explanation = excluded.explanation, file = excluded.file, line = excluded.line
+    explanation = excluded.explanation, file = excluded.file, line = excluded.line,
+    properties = excluded.properties
 """
 INDEX_NEW_NODES = """
 INSERT INTO node_fts (rowid, name_words, words, doc_words)
@@ -128,6 +149,25 @@ REMOVE_FILES = (
     " AND NOT EXISTS (SELECT 1 FROM edges WHERE source = nodes.rid)"
     " AND NOT EXISTS (SELECT 1 FROM edges WHERE target = nodes.rid)",
 )
+# remove_nodes: the same steps as REMOVE_FILES, nodes chosen by id (:ids, a JSON array).
+REMOVE_NODES = (
+    REMOVE_FILES[0],
+    "INSERT INTO temp.removed_nodes SELECT rid FROM nodes"
+    " WHERE project = :project AND id IN (SELECT value FROM json_each(:ids))",
+    *REMOVE_FILES[2:],
+)
+# remove_edges: :keys is a JSON array of [source id, relation, target id].
+REMOVE_EDGES = (
+    "DELETE FROM temp.stub_candidates",
+    "INSERT OR IGNORE INTO temp.stub_candidates SELECT rid FROM nodes WHERE project = :project"
+    " AND id IN (SELECT json_extract(value, '$[0]') FROM json_each(:keys)"
+    " UNION SELECT json_extract(value, '$[2]') FROM json_each(:keys))",
+    "DELETE FROM edges WHERE (source, relation, target) IN ("
+    " SELECT s.rid, json_extract(k.value, '$[1]'), t.rid FROM json_each(:keys) AS k"
+    " JOIN nodes AS s ON s.project = :project AND s.id = json_extract(k.value, '$[0]')"
+    " JOIN nodes AS t ON t.project = :project AND t.id = json_extract(k.value, '$[2]'))",
+    REMOVE_FILES[-1],
+)
 # Edges never cross projects, so a project's edges are those leaving its rows.
 DELETE_PROJECT_EDGES = "DELETE FROM edges WHERE source IN (SELECT rid FROM nodes WHERE project = ?)"
 DELETE_PROJECT_NODES = "DELETE FROM nodes WHERE project = ?"
@@ -140,7 +180,7 @@ GET_NODE = (
 
 _EDGES = """
 SELECT e.relation, e.confidence, e.confidence_score, e.explanation, e.file, e.line,
-       o.id AS other_id, coalesce(o.kind, 'Unknown') AS other_kind,
+       e.properties, o.id AS other_id, coalesce(o.kind, 'Unknown') AS other_kind,
        coalesce(o.name, o.id) AS other_name
 FROM nodes AS me JOIN edges AS e ON e.{this} = me.rid JOIN nodes AS o ON o.rid = e.{other}
 WHERE me.project = ? AND me.id = ?
@@ -217,6 +257,13 @@ FIND_PAGE = (
     + " ORDER BY length(n.qualified_name), n.id LIMIT :limit"
 )
 FIND_TOTAL = _FIND_MATCHES.format(columns="count(*)")
+
+# nodes_of_kind: a scan of the project's (project, id) index filtered by kind; callers list small
+# kinds (contributors), so no extra index slows every bulk load.
+KIND_PAGE = (
+    f"SELECT {_COLUMNS} FROM nodes AS n WHERE n.project = ? AND n.kind = ? ORDER BY n.id LIMIT ? OFFSET ?"
+)
+KIND_TOTAL = "SELECT count(*) FROM nodes WHERE project = ? AND kind = ?"
 
 COUNT_KINDS = (
     "SELECT kind, count(*) FROM nodes WHERE project = ? AND kind IS NOT NULL"

@@ -33,11 +33,15 @@ from rhumbline.stores.graph.protocol import (
     Edge,
     EdgeView,
     GraphBatch,
+    GraphConflict,
     GraphCounts,
     GraphUnavailable,
     Node,
     SearchHit,
 )
+from rhumbline.stores.graph.sqlite_lookups import SqliteLookups
+from rhumbline.stores.graph.sqlite_traversal import SqliteReader
+from rhumbline.stores.graph.traversal import TraversalMixin
 from rhumbline.stores.graph.words import SearchQuery, match_of
 
 # The progress handler runs every this many SQLite VM instructions (~tens of microseconds).
@@ -51,7 +55,8 @@ _READ_CACHE_KIB = 32_000
 _NODE_VALUES = itemgetter(*sql.NODE_COLUMNS[1:])
 
 
-class SqliteGraphStore:
+# walk, reach, shortest_paths: traversal.py; nodes_in_file, edges_around, degrees: sqlite_lookups.py
+class SqliteGraphStore(TraversalMixin, SqliteLookups):
     backend = "sqlite"
 
     def __init__(self, path: Path | str, *, timeout: float = 10.0) -> None:
@@ -84,6 +89,7 @@ class SqliteGraphStore:
         conn.execute(f"PRAGMA cache_size = -{_READ_CACHE_KIB}")
         conn.executescript(sql.TEMP_TABLES)
         self._local.deadline = math.inf
+        self._local.counts = {}
         conn.set_progress_handler(self._past_deadline, _PROGRESS_STEPS)
         self._local.connection = conn
         with self._connections_lock:
@@ -124,6 +130,11 @@ class SqliteGraphStore:
             conn.execute("COMMIT")
 
     @contextmanager
+    def _traversal_reader(self, project: str) -> Iterator[SqliteReader]:
+        with self._reading() as conn:
+            yield SqliteReader(conn, project)
+
+    @contextmanager
     def _writing(self, seconds: float) -> Iterator[sqlite3.Connection]:
         if not self._write_lock.acquire(timeout=self._timeout):
             raise GraphUnavailable(
@@ -138,6 +149,7 @@ class SqliteGraphStore:
                     yield conn
                     conn.execute("COMMIT")
                 finally:
+                    self._local.counts.clear()
                     conn.execute(f"PRAGMA cache_size = -{_READ_CACHE_KIB}")  # frees the surplus
         finally:
             self._write_lock.release()
@@ -153,13 +165,32 @@ class SqliteGraphStore:
                     f"{sql.SCHEMA_VERSION}: delete the file and re-ingest"
                 )
             conn.executescript(sql.SCHEMA)
+            if "properties" not in {row[0] for row in conn.execute(sql.EDGE_COLUMNS)}:
+                conn.execute(sql.ADD_EDGE_PROPERTIES)
 
     def apply(self, project: str, batch: GraphBatch) -> None:
         with self._writing(rows.write_budget(self._timeout, batch)) as conn:
+            if batch.expect_version is not None:
+                found = conn.execute(sql.GET_STAMP, (project,)).fetchone()
+                if (found[0] if found else None) != batch.expect_version:
+                    raise GraphConflict(
+                        f"the graph of {project} is at version {found[0] if found else None},"
+                        f" not {batch.expect_version}: nothing written"
+                    )
             if batch.clear:
                 self._delete_all(conn, project)
             elif batch.remove_files:
                 self._remove_files(conn, project, batch.remove_files)
+            if batch.remove_edges and not batch.clear:
+                keys = json.dumps([[s, r, t] for s, r, t in batch.remove_edges])
+                for statement in sql.REMOVE_EDGES:
+                    conn.execute(statement, {"project": project, "keys": keys})
+            if batch.remove_nodes and not batch.clear:
+                ids = json.dumps(list(batch.remove_nodes))
+                for statement in sql.REMOVE_NODES:
+                    conn.execute(statement, {"project": project, "ids": ids})
+            if batch.version is not None:
+                conn.execute(sql.SET_STAMP, (project, batch.version))
             # Rows added from here on get rids above this (SQLite's rowid rule below 2**63).
             (highest,) = conn.execute("SELECT coalesce(max(rid), 0) FROM nodes").fetchone()
             if batch.nodes:
@@ -193,6 +224,12 @@ class SqliteGraphStore:
     def _delete_all(self, conn: sqlite3.Connection, project: str) -> None:
         conn.execute(sql.DELETE_PROJECT_EDGES, (project,))
         conn.execute(sql.DELETE_PROJECT_NODES, (project,))
+        conn.execute(sql.DELETE_STAMP, (project,))
+
+    def graph_version(self, project: str) -> int | None:
+        with self._bounded(self._timeout) as conn:
+            found = conn.execute(sql.GET_STAMP, (project,)).fetchone()
+        return found[0] if found else None
 
     def delete_project(self, project: str) -> None:
         with self._bounded(self._timeout) as conn:
@@ -218,7 +255,7 @@ class SqliteGraphStore:
                 sql.EDGES_PAGE[direction], (project, node_id, limit, offset)
             ).fetchall()
             (total,) = conn.execute(sql.EDGES_TOTAL[direction], (project, node_id)).fetchone()
-        views = [EdgeView(direction=direction, **dict(r)) for r in page]
+        views = [_edge_view(direction, r) for r in page]
         return views, total
 
     def search(
@@ -286,15 +323,33 @@ class SqliteGraphStore:
             (total,) = conn.execute(sql.FIND_TOTAL, params).fetchone()
         return [rows.node_from_row(r) for r in page], total
 
-    def counts(self, project: str) -> GraphCounts:
+    def nodes_of_kind(
+        self, project: str, kind: str, *, limit: int, offset: int = 0
+    ) -> tuple[list[Node], int]:
+        rows.check_page(limit, offset)
         with self._reading() as conn:
-            by_kind = dict(conn.execute(sql.COUNT_KINDS, (project,)).fetchall())
-            by_relation = dict(conn.execute(sql.COUNT_RELATIONS, (project,)).fetchall())
+            page = conn.execute(sql.KIND_PAGE, (project, kind, limit, offset)).fetchall()
+            (total,) = conn.execute(sql.KIND_TOTAL, (project, kind)).fetchone()
+        return [rows.node_from_row(r) for r in page], total
+
+    def counts(self, project: str) -> GraphCounts:
+        # Counting a large project's edges takes a few hundred milliseconds, and listing projects
+        # asks again and again: answers are kept per connection until the data changes.
+        # data_version moves when another connection commits; our own commits clear the cache.
+        with self._reading() as conn:
+            (version,) = conn.execute("PRAGMA data_version").fetchone()
+            cached = self._local.counts.get(project)
+            if cached is None or cached[0] != version:
+                by_kind = dict(conn.execute(sql.COUNT_KINDS, (project,)).fetchall())
+                by_relation = dict(conn.execute(sql.COUNT_RELATIONS, (project,)).fetchall())
+                cached = (version, by_kind, by_relation)
+                self._local.counts[project] = cached
+        _, by_kind, by_relation = cached
         return GraphCounts(
             nodes=sum(by_kind.values()),
             edges=sum(by_relation.values()),
-            nodes_by_kind=by_kind,
-            edges_by_relation=by_relation,
+            nodes_by_kind=dict(by_kind),
+            edges_by_relation=dict(by_relation),
         )
 
     def close(self) -> None:
@@ -303,6 +358,12 @@ class SqliteGraphStore:
                 conn.close()
             self._connections.clear()
         self._local = threading.local()
+
+
+def _edge_view(direction: Direction, row: sqlite3.Row) -> EdgeView:
+    values = dict(row)
+    found = values.pop("properties")
+    return EdgeView(direction=direction, properties=json.loads(found) if found else None, **values)
 
 
 def _edge_values(edge: Edge, rid_of: dict[str, int]) -> tuple[object, ...]:
@@ -316,6 +377,7 @@ def _edge_values(edge: Edge, rid_of: dict[str, int]) -> tuple[object, ...]:
         edge.explanation,
         edge.file,
         edge.line,
+        rows.properties_json(edge),
     )
 
 

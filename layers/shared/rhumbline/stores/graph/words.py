@@ -10,9 +10,9 @@ alphanumeric words separated by single spaces, which every tokenizer splits the 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 # Runs of letters and digits; everything else (underscores, dots, slashes, quotes, operators) separates.
@@ -109,8 +109,9 @@ def node_text(
     doc = docstring[:DOCSTRING_INDEX_CHARS] if docstring else None
     doc_words = unique(split_words(doc))
     # The name is usually the qualified name's last part, whose words are already in qn_words.
-    own_name = qn_lower == name_lower or (
-        qn_lower.endswith(name_lower) and not qn_lower[-len(name_lower) - 1].isalnum()
+    # (Case-sensitive: case decides where words split.)
+    own_name = qualified_name == name or (
+        qualified_name.endswith(name) and not qualified_name[-len(name) - 1].isalnum()
     )
     name_extra = () if own_name else indexed_words(name)
     all_words = unique([*qn_words, *name_extra, *_path_words(file), *doc_words])

@@ -63,6 +63,10 @@ def _sqlite_engine(url: URL, timeout: float) -> Engine:
         cursor = dbapi_connection.cursor()
         try:
             cursor.execute("PRAGMA journal_mode=WAL")
+            # WAL + NORMAL: a commit no longer waits for an fsync (measured 4 ms per audit row, on
+            # every tool call's path); the database stays consistent, and only a power loss can
+            # drop the last commits. Local stores only: hosted deployments use PostgreSQL.
+            cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA foreign_keys=ON")
         finally:
             cursor.close()

@@ -154,3 +154,10 @@ class GraphVersion(Base):
     edge_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
     stats: Mapped[dict[str, Any] | None] = mapped_column(PortableJSON, nullable=True)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+# Tables defined in their own modules register on Base.metadata when imported: importing them here
+# keeps Base.metadata (the migrations' target and the drift test's reference) complete.
+from rhumbline.stores.relational import review_models as _review_models  # noqa: E402,F401
+from rhumbline.stores.relational import ingest_models as _ingest_models  # noqa: E402,F401
+from rhumbline.stores.relational import exploration_models as _exploration_models  # noqa: E402,F401

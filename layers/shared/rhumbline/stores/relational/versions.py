@@ -6,6 +6,7 @@ Readers use the latest completed version.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import Select, delete, func, select
@@ -19,6 +20,8 @@ MAX_LISTED = 200
 FINAL_STATUSES = ("completed", "failed")
 # Two ingests of one project racing for a number: each retry sees the other's committed row.
 START_ATTEMPTS = 5
+# Twice the ingest function's 15-minute Lambda limit: a version running longer was abandoned.
+ABANDONED_AFTER = timedelta(minutes=30)
 
 
 def start(session: Session, project_slug: str, *, commit_sha: str | None = None) -> GraphVersion:
@@ -26,6 +29,7 @@ def start(session: Session, project_slug: str, *, commit_sha: str | None = None)
     if commit_sha is not None and len(commit_sha) > 64:
         raise ValueError("commit_sha must be at most 64 characters")
     project = projects.get_or_create(session, project_slug)
+    _fail_abandoned(session, project.id)
     for _ in range(START_ATTEMPTS):
         highest = session.scalar(
             select(func.max(GraphVersion.version)).where(GraphVersion.project_id == project.id)
@@ -46,6 +50,24 @@ def start(session: Session, project_slug: str, *, commit_sha: str | None = None)
             continue
         return version
     raise RuntimeError(f"could not number a new version of {project_slug} after {START_ATTEMPTS} attempts")
+
+
+def _fail_abandoned(session: Session, project_id: int) -> None:
+    """An ingest killed mid-way (process killed, Lambda timeout) never finishes its version. No
+    ingest outlives the ingest function's 15-minute limit, so one still 'running' long after that
+    is dead: say so, rather than show it as running forever."""
+    cutoff = utcnow() - ABANDONED_AFTER
+    stale = session.scalars(
+        select(GraphVersion).where(
+            GraphVersion.project_id == project_id,
+            GraphVersion.status == "running",
+            GraphVersion.started_at < cutoff,
+        )
+    ).all()
+    for version in stale:
+        version.status = "failed"
+        version.finished_at = utcnow()
+        version.error = f"interrupted: still running {int(ABANDONED_AFTER.total_seconds() // 60)} minutes after it started"
 
 
 def finish(

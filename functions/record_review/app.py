@@ -1,0 +1,3 @@
+from rhumbline.runtime.handler import tool_handler
+
+handler = tool_handler("record_review")

@@ -1,0 +1,1 @@
+"""The `query` tool's machinery: a read-only Cypher guard, a runner and value serialization."""

@@ -1,0 +1,93 @@
+"""Neo4j driver values as JSON: nodes, relationships and paths as tagged objects, temporal values
+as ISO strings, points as coordinates, bytes as base64 — and graph elements of projects the
+caller cannot see redacted.
+
+Redaction is the part of project scoping the server can do after the fact: an element carrying a
+`project` property outside the caller's projects is replaced by a placeholder. Scalars computed
+from such elements (a count, a name returned alone) cannot be recognized: see docs/query.md.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+from collections.abc import Collection
+from typing import Any
+
+STRING_CHARS = 10_000
+REDACTED = {"type": "redacted", "reason": "belongs to a project this token cannot see"}
+
+
+class Serializer:
+    def __init__(self, visible: Collection[str] | None) -> None:
+        """`visible`: the caller's project slugs; None when it may see every project."""
+        self.visible = visible
+        self.redacted = 0
+
+    def _hidden(self, properties: dict[str, Any]) -> bool:
+        project = properties.get("project")
+        return self.visible is not None and isinstance(project, str) and project not in self.visible
+
+    def value(self, value: Any) -> Any:
+        from neo4j.graph import Node, Path, Relationship
+
+        if value is None or isinstance(value, (bool, int)):
+            return value
+        if isinstance(value, float):
+            return value if math.isfinite(value) else str(value)
+        if isinstance(value, str):
+            return value if len(value) <= STRING_CHARS else value[: STRING_CHARS - 1] + "…"
+        if isinstance(value, Node):
+            return self.node(value)
+        if isinstance(value, Relationship):
+            return self.relationship(value)
+        if isinstance(value, Path):
+            return {
+                "type": "path",
+                "nodes": [self.node(n) for n in value.nodes],
+                "relationships": [self.relationship(r) for r in value.relationships],
+            }
+        if isinstance(value, (list, tuple)):
+            return [self.value(v) for v in value]
+        if isinstance(value, dict):
+            return {str(k): self.value(v) for k, v in value.items()}
+        if isinstance(value, (bytes, bytearray)):
+            return {"type": "bytes", "base64": base64.b64encode(bytes(value)).decode()}
+        return self._other(value)
+
+    def node(self, node: Any) -> dict[str, Any]:
+        properties = dict(node.items())
+        if self._hidden(properties):
+            self.redacted += 1
+            return {**REDACTED, "element": "node"}
+        return {
+            "type": "node",
+            "element_id": node.element_id,
+            "labels": sorted(node.labels),
+            "properties": {k: self.value(v) for k, v in sorted(properties.items())},
+        }
+
+    def relationship(self, relationship: Any) -> dict[str, Any]:
+        properties = dict(relationship.items())
+        if self._hidden(properties):
+            self.redacted += 1
+            return {**REDACTED, "element": "relationship"}
+        start, end = relationship.start_node, relationship.end_node
+        return {
+            "type": "relationship",
+            "element_id": relationship.element_id,
+            "rel_type": relationship.type,
+            "start": start.element_id if start is not None else None,
+            "end": end.element_id if end is not None else None,
+            "properties": {k: self.value(v) for k, v in sorted(properties.items())},
+        }
+
+    def _other(self, value: Any) -> Any:
+        from neo4j.spatial import Point
+
+        if isinstance(value, Point):
+            return {"type": "point", "srid": value.srid, "coordinates": list(value)}
+        iso = getattr(value, "iso_format", None)  # neo4j.time Date, Time, DateTime, Duration
+        if callable(iso):
+            return iso()
+        return str(value)

@@ -1,0 +1,339 @@
+"""Incremental ingest: phase 1 only for changed files, and only the graph's difference written.
+
+Design (the simplest that is exactly right):
+
+1. Phase-1 facts are cached per project in the relational store (`ingested_files`), keyed by the
+   file's content hash, its language and the extractor fingerprint (a hash of this package's
+   sources: new extractor code never reuses old facts). A re-ingest reads and hashes every file,
+   reuses the cached facts of files whose bytes it has seen (also under another path: a rename
+   parses nothing) and parses only the others — in the process pool when there are many.
+2. Phase 2 (structure, resolution, knowledge layer, contributors) always runs over every file's
+   facts. It is fast, and it is what makes the result exact: an edge from an unchanged file to
+   changed code is re-resolved like any other, so it survives, moves with its target, disappears
+   with it, or appears when new code resolves a call that was unresolved before.
+3. The new graph is compared with the snapshot of the version the store holds (its version
+   stamp, see GraphBatch) and only the difference is written, in one atomic, conditional batch:
+   upserts of added and changed nodes and edges, removals of the rest. An edge of the new graph
+   that touches a removed node (a dangling end, kept as a stub) is rewritten, since removing the
+   node removes its edges. Incremental therefore equals a full rebuild, by construction and by
+   test (tests/functional/ingest/test_incremental.py).
+
+Cached facts are pickled NamedTuples and loaded by a restricted unpickler that only constructs
+classes from `rhumbline.ingest.*` (tuples of plain values): a tampered row cannot run code.
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from hashlib import blake2b, sha256
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, delete, select
+
+from rhumbline.ingest.facts import SkippedFile, SourceFile
+from rhumbline.ingest.languages import has_extractor, language_of
+from rhumbline.ingest.parallel import Outcome, Progress, read_all
+from rhumbline.ingest.read import read_bytes, source_from_bytes
+from rhumbline.ingest.snapshots import Snapshot, edge_key
+from rhumbline.stores.graph.protocol import Edge, GraphBatch, Node
+from rhumbline.stores.relational import projects
+from rhumbline.stores.relational.ingest_models import IngestedFile
+from rhumbline.stores.relational.session import session_scope
+
+# Facts are small and written once per change: fast compression is enough.
+_FACTS_COMPRESSION = 1
+_PICKLE_PROTOCOL = 5
+# Rows per INSERT / DELETE statement when the cache is updated.
+_WRITE_CHUNK = 500
+_MAX_PATH = 1024
+
+
+@lru_cache(maxsize=1)
+def extractor_fingerprint() -> str:
+    """16 hex digits that change whenever any source file of the ingest package changes (its
+    compiled files when a deployment ships no sources)."""
+    package = Path(__file__).resolve().parent
+    digest = blake2b(digest_size=8)
+    for path in sorted(package.rglob("*.py")) or sorted(package.rglob("*.pyc")):
+        digest.update(path.relative_to(package).as_posix().encode())
+        digest.update(b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def encode_facts(code: Any) -> bytes:
+    return zlib.compress(pickle.dumps(code, protocol=_PICKLE_PROTOCOL), _FACTS_COMPRESSION)
+
+
+class _FactsUnpickler(pickle.Unpickler):
+    """Only NamedTuple-like classes of the ingest package: never a function or another global."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module.startswith("rhumbline.ingest.") and "." not in name:
+            found = super().find_class(module, name)
+            if isinstance(found, type) and issubclass(found, tuple):
+                return found
+        raise pickle.UnpicklingError(f"cached facts may not reference {module}.{name}")
+
+
+def decode_facts(blob: bytes) -> Any:
+    return _FactsUnpickler(io.BytesIO(zlib.decompress(blob))).load()
+
+
+@dataclass
+class ReadStats:
+    parsed: int = 0  # files a language extractor ran on
+    reused: int = 0  # files whose facts came from the cache
+    seconds_reading: float = 0.0
+
+
+class FactCache:
+    """A project's cached phase-1 facts: loaded before an ingest, updated after it."""
+
+    def __init__(self, project: str, rows: Iterable[tuple[str, str, str | None, str, bytes | None]]):
+        self.project = project
+        self.fingerprint = extractor_fingerprint()
+        # path → (content hash, language, fingerprint): what the table holds, to write only changes.
+        self._stored: dict[str, tuple[str, str | None, str]] = {}
+        # (content hash, language) → compressed facts, current fingerprint only; decoded on a hit.
+        self._blobs: dict[tuple[str, str | None], bytes] = {}
+        for path, content_hash, language, fingerprint, facts in rows:
+            self._stored[path] = (content_hash, language, fingerprint)
+            if facts is not None and fingerprint == self.fingerprint:
+                self._blobs[(content_hash, language)] = facts
+        self._new_blobs: dict[tuple[str, str | None], bytes] = {}
+        self.stats = ReadStats()
+
+    @classmethod
+    def empty(cls, project: str) -> FactCache:
+        return cls(project, ())
+
+    @classmethod
+    def load(cls, engine: Engine, project: str) -> FactCache:
+        with session_scope(engine) as session:
+            found = projects.get(session, project)
+            if found is None:
+                return cls.empty(project)
+            rows = session.execute(
+                select(
+                    IngestedFile.path,
+                    IngestedFile.content_hash,
+                    IngestedFile.language,
+                    IngestedFile.fingerprint,
+                    IngestedFile.facts,
+                ).where(IngestedFile.project_id == found.id)
+            ).all()
+        return cls(project, rows)
+
+    def __len__(self) -> int:
+        return len(self._blobs)
+
+    # -- phase 1 -----------------------------------------------------------------------------
+
+    def read_all(
+        self,
+        root: Path,
+        paths: Sequence[str],
+        *,
+        workers: int | None = None,
+        progress: Progress | None = None,
+    ) -> list[Outcome]:
+        """Like parallel.read_all (outcomes in the order of `paths`), parsing only cache misses."""
+        outcomes: list[Outcome | None] = [None] * len(paths)
+        misses: list[int] = []
+        total = len(paths)
+        root_text = str(root)
+        for index, path in enumerate(paths):
+            data = read_bytes(root_text, path)
+            if isinstance(data, SkippedFile):
+                outcomes[index] = data
+                continue
+            language = language_of(path)
+            if language is None or not has_extractor(language):
+                outcomes[index] = source_from_bytes(path, data)
+                continue
+            content_hash = sha256(data).hexdigest()
+            code = self._cached(content_hash, language)
+            if code is None:
+                misses.append(index)
+                continue
+            outcomes[index] = source_from_bytes(path, data, content_hash=content_hash, code=code)
+            if isinstance(outcomes[index], SourceFile):
+                self.stats.reused += 1
+        done = total - len(misses)
+        if progress is not None and done:
+            progress(done, total)
+
+        def forward(parsed: int, _: int) -> None:
+            if progress is not None:
+                progress(done + parsed, total)
+
+        parsed = read_all(root, [paths[i] for i in misses], workers=workers, progress=forward)
+        for index, outcome in zip(misses, parsed, strict=True):
+            outcomes[index] = outcome
+            if isinstance(outcome, SourceFile) and outcome.code is not None:
+                self.stats.parsed += 1
+                self._new_blobs[(outcome.content_hash, outcome.language)] = encode_facts(
+                    outcome.code
+                )
+        return [outcome for outcome in outcomes if outcome is not None]
+
+    def _cached(self, content_hash: str, language: str) -> Any:
+        blob = self._blobs.get((content_hash, language))
+        if blob is None:
+            return None
+        try:
+            return decode_facts(blob)
+        except Exception:  # noqa: BLE001 — a bad row is a miss, never a failed ingest
+            del self._blobs[(content_hash, language)]
+            return None
+
+    # -- persistence -------------------------------------------------------------------------
+
+    def save(self, engine: Engine, sources: Sequence[SourceFile]) -> int:
+        """Make the table hold exactly the parsed files of `sources`. Returns rows written."""
+        wanted: dict[str, SourceFile] = {
+            s.path: s for s in sources if s.code is not None and len(s.path) <= _MAX_PATH
+        }
+        stale = [path for path in self._stored if path not in wanted]
+        rows: list[dict[str, Any]] = []
+        for path, source in wanted.items():
+            key = (source.content_hash, source.language)
+            if self._stored.get(path) == (*key, self.fingerprint):
+                continue
+            blob = self._new_blobs.get(key) or self._blobs.get(key)
+            if blob is None:
+                blob = encode_facts(source.code)
+            rows.append(
+                {
+                    "path": path,
+                    "content_hash": source.content_hash,
+                    "language": source.language,
+                    "fingerprint": self.fingerprint,
+                    "facts": blob,
+                }
+            )
+        if not rows and not stale:
+            return 0
+        with session_scope(engine) as session:
+            project_id = projects.get_or_create(session, self.project).id
+            doomed = stale + [row["path"] for row in rows if row["path"] in self._stored]
+            for start in range(0, len(doomed), _WRITE_CHUNK):
+                session.execute(
+                    delete(IngestedFile)
+                    .where(IngestedFile.project_id == project_id)
+                    .where(IngestedFile.path.in_(doomed[start : start + _WRITE_CHUNK]))
+                )
+            for start in range(0, len(rows), _WRITE_CHUNK):
+                chunk = [{"project_id": project_id, **row} for row in rows[start : start + _WRITE_CHUNK]]
+                session.execute(IngestedFile.__table__.insert(), chunk)
+        for row in rows:
+            self._stored[row["path"]] = (row["content_hash"], row["language"], self.fingerprint)
+        for path in stale:
+            del self._stored[path]
+        return len(rows) + len(stale)
+
+
+def clear_cache(engine: Engine, project: str) -> None:
+    with session_scope(engine) as session:
+        found = projects.get(session, project)
+        if found is not None:
+            session.execute(delete(IngestedFile).where(IngestedFile.project_id == found.id))
+
+
+# -- the graph's difference ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GraphChanges:
+    """What turns the stored graph (the base snapshot) into the new graph."""
+
+    upsert_nodes: list[Node]
+    upsert_edges: list[Edge]
+    remove_nodes: list[str]
+    remove_edges: list[tuple[str, str, str]]
+    nodes_added: int
+    nodes_changed: int
+    edges_added: int
+    edges_changed: int
+
+    @property
+    def nodes_removed(self) -> int:
+        return len(self.remove_nodes)
+
+    @property
+    def edges_removed(self) -> int:
+        return len(self.remove_edges)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.upsert_nodes or self.upsert_edges or self.remove_nodes or self.remove_edges)
+
+    def batch(self, *, version: int, expect_version: int) -> GraphBatch:
+        return GraphBatch(
+            nodes=self.upsert_nodes,
+            edges=self.upsert_edges,
+            remove_nodes=self.remove_nodes,
+            remove_edges=self.remove_edges,
+            version=version,
+            expect_version=expect_version,
+        )
+
+
+def graph_changes(
+    base: Snapshot, new: Snapshot, nodes: Sequence[Node], edges: Sequence[Edge]
+) -> GraphChanges:
+    """`new` is the snapshot of `nodes` and `edges`; `base` the snapshot of the stored graph.
+
+    A node or edge listed twice counts once, the last one winning (as in the stores and in
+    Snapshot.of).
+    """
+    old_nodes, new_nodes = base.nodes, new.nodes
+    upsert_nodes: list[Node] = []
+    added = changed = 0
+    for node in {n.id: n for n in nodes}.values():
+        before = old_nodes.get(node.id)
+        if before is None:
+            added += 1
+        elif before == new_nodes[node.id]:
+            continue
+        else:
+            changed += 1
+        upsert_nodes.append(node)
+    remove_nodes = sorted(old_nodes.keys() - new_nodes.keys())
+    removed = set(remove_nodes)
+    old_edges, new_edges = base.edges, new.edges
+    upsert_edges: list[Edge] = []
+    edges_added = edges_changed = 0
+    if len(new_edges) == len(edges):  # no duplicates: `new` lists the edges in the same order
+        pairs = zip(new_edges, edges)
+    else:
+        pairs = iter({edge_key(e): e for e in edges}.items())
+    for key, edge in pairs:
+        before = old_edges.get(key)
+        if before is None:
+            edges_added += 1
+        elif before != new_edges[key]:
+            edges_changed += 1
+        elif edge.source not in removed and edge.target not in removed:
+            continue
+        # Unchanged but touching a removed node (now a stub end): removing the node removes it.
+        upsert_edges.append(edge)
+    remove_edges = sorted(old_edges.keys() - new_edges.keys())
+    return GraphChanges(
+        upsert_nodes=upsert_nodes,
+        upsert_edges=upsert_edges,
+        remove_nodes=remove_nodes,
+        remove_edges=remove_edges,
+        nodes_added=added,
+        nodes_changed=changed,
+        edges_added=edges_added,
+        edges_changed=edges_changed,
+    )

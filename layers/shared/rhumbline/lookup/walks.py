@@ -1,0 +1,86 @@
+"""Nodes reached from one node to a depth (callers, callees, bases, subclasses), from one native
+breadth-first walk of the graph store."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, Field
+
+from rhumbline.lookup.views import EXPLANATION_CHARS, NodeRef, clip
+
+if TYPE_CHECKING:
+    from rhumbline.stores.graph.protocol import GraphStore
+
+
+class Step(NodeRef):
+    """A node reached at `depth` hops; `via` is the node it was reached from."""
+
+    depth: int
+    via: str = Field(description="Id of the node one hop nearer the subject.")
+    relation: str
+    evidence_file: str | None = Field(description="Where the edge is written: for callers/callees, the call.")
+    evidence_line: int | None
+    confidence: str
+    confidence_score: float
+    explanation: str
+
+
+class StepListing(BaseModel):
+    items: list[Step]
+    total: int = Field(description="Exact number of distinct nodes within `depth`; `items` holds the nearest.")
+    depth: int
+
+
+def reached(
+    graph: "GraphStore",
+    project: str,
+    node_id: str,
+    direction: Literal["in", "out"],
+    *,
+    relations: Sequence[str],
+    depth: int,
+    limit: int,
+) -> StepListing:
+    """Nearest first, each node once at its shortest distance (ties by relation, then id)."""
+    # +1: the walk lists the start node itself first.
+    walked = graph.walk(project, [node_id], direction=direction, depth=depth, limit=limit + 1, relations=relations)
+    items = []
+    for step in walked.steps:
+        if step.depth == 0 or step.via is None or step.parent is None:
+            continue
+        node, via = step.node, step.via
+        items.append(
+            Step(
+                id=node.id,
+                kind=node.kind,
+                name=node.name,
+                qualified_name=node.qualified_name,
+                file=node.file,
+                line=node.start_line,
+                depth=step.depth,
+                via=step.parent,
+                relation=via.relation,
+                evidence_file=via.file,
+                evidence_line=via.line,
+                confidence=via.confidence,
+                confidence_score=via.confidence_score,
+                explanation=clip(via.explanation, EXPLANATION_CHARS) or "",
+            )
+        )
+    # The walk's total counts the start node (it exists: it was resolved first).
+    return StepListing(items=items[:limit], total=max(0, walked.total - 1), depth=depth)
+
+
+def step_line(item: Step) -> str:
+    """Markdown: `- d2 `pkg.f` (Function, pkg.py:3) via `id` inferred @ pkg.py:9`"""
+    from rhumbline.lookup import markdown as md
+
+    text = f"- d{item.depth} {md.ref(item)}"
+    if item.depth > 1:
+        text += f" via `{item.via}`"
+    if item.confidence != "EXTRACTED":
+        text += f" {item.confidence.lower()}"
+    location = md.where(item.evidence_file, item.evidence_line)
+    return text + (f" @ {location}" if location else "")

@@ -1,0 +1,73 @@
+"""Contributor statistics: PRs from the relational store merged with git history from the graph.
+
+One row per person. Identities merge on the lower-cased GitHub login: a PR author `Alice`, a
+graph node `contributor:alice` and a noreply address `123+alice@users.noreply.github.com` are one
+contributor; a plain email in git history stays its own row (it cannot be tied to a login).
+
+Ranked by activity = pr_count + commit_count, then the most recently active, then login.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy.orm import Session
+
+from rhumbline.reviews.contributor_graph import GraphHistory
+from rhumbline.stores.relational import pull_requests
+
+
+@dataclass
+class ContributorRow:
+    login: str
+    pr_count: int = 0
+    commit_count: int | None = None
+    files: set[str] | None = None
+    last_active: datetime | None = None
+
+    def __post_init__(self) -> None:
+        if self.files is None:
+            self.files = set()
+
+    def seen(self, moment: datetime | None) -> None:
+        if moment is not None and (self.last_active is None or moment > self.last_active):
+            self.last_active = moment
+
+
+def from_pull_requests(session: Session, project_id: int) -> dict[str, ContributorRow]:
+    rows: dict[str, ContributorRow] = {}
+    for author, count, latest in pull_requests.author_activity(session, project_id):
+        row = rows.setdefault(author.lower(), ContributorRow(login=author))
+        row.pr_count += count
+        row.seen(latest)
+    for author, path in pull_requests.author_files(session, project_id):
+        rows[author.lower()].files.add(path)  # type: ignore[union-attr]
+    return rows
+
+
+def merge_history(rows: dict[str, ContributorRow], history: GraphHistory | None) -> None:
+    """Add commit counts and files from git history. Without history (graph down, or no history
+    ingested) commit_count stays None for everyone: unknown, not zero."""
+    if history is None or not history.has_history:
+        return
+    for row in rows.values():
+        row.commit_count = 0
+    for contributor in history.contributors:
+        row = rows.get(contributor.key)
+        if row is None:
+            if not contributor.files and not contributor.commit_count:
+                continue  # a node with no history (e.g. written for a PR author): nothing to add
+            row = rows[contributor.key] = ContributorRow(login=contributor.display, commit_count=0)
+        row.commit_count = (row.commit_count or 0) + contributor.commit_count
+        row.files.update(contributor.files)  # type: ignore[union-attr]
+        row.seen(contributor.last_at)
+
+
+def ranked(rows: dict[str, ContributorRow]) -> list[ContributorRow]:
+    def key(row: ContributorRow) -> tuple[int, float, str]:
+        activity = row.pr_count + (row.commit_count or 0)
+        recency = row.last_active.timestamp() if row.last_active else float("-inf")
+        return (-activity, -recency, row.login.lower())
+
+    return sorted(rows.values(), key=key)

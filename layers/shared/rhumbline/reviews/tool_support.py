@@ -1,0 +1,57 @@
+"""What the review tools share: the `repo` argument, its scope check, and their error codes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pydantic import Field
+
+from rhumbline.contract import Scope
+from rhumbline.errors import NotFound, ToolFailure
+from rhumbline.tools.common import PROJECT_PATTERN
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from rhumbline.runtime.context import ToolContext
+
+MAX_PR_NUMBER = 2**31 - 1
+
+
+class NotReviewed(ToolFailure):
+    """The PR is recorded but has no review that could be its verdict."""
+
+    code = "not_reviewed"
+
+
+def repo_field():  # type: ignore[no-untyped-def]
+    return Field(description="The repository: its project slug `owner/repo`.", pattern=PROJECT_PATTERN)
+
+
+def pr_number_field():  # type: ignore[no-untyped-def]
+    return Field(ge=1, le=MAX_PR_NUMBER, description="The pull request number.")
+
+
+def checked_repo(context: "ToolContext", repo: str, scope: Scope = "read") -> str:
+    """The repo slug after the token's scope and project checks (same denial as every tool)."""
+    return context.project(repo, scope)
+
+
+def project_id_of(session: "Session", repo: str) -> int:
+    """The project's row id; NotFound (after the scope check, so nothing leaks) when unknown."""
+    from rhumbline.stores.relational import projects
+
+    project = projects.get(session, repo)
+    if project is None:
+        raise NotFound(
+            f"no project '{repo}': nothing has been ingested or recorded for it (PRs and reviews arrive "
+            "through the GitHub webhook or record_review)"
+        )
+    return project.id
+
+
+def clip(text: str, limit: int) -> tuple[str, bool]:
+    """`text` cut to `limit` characters (with an ellipsis), and whether it was cut."""
+    if len(text) <= limit:
+        return text, False
+    return text[: limit - 1] + "…", True

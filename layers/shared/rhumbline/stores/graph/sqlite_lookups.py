@@ -1,0 +1,179 @@
+"""SQLite: the lookups behind the code-context tools (nodes of a file, edges around a node set).
+
+A mixin of SqliteGraphStore, kept in its own module so the store stays one readable file: it uses
+the store's `_bounded()` / `_reading()` (statements past the store's timeout are interrupted; a
+page and its total read one snapshot) and nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
+
+from rhumbline.stores.graph import rows
+from rhumbline.stores.graph.protocol import Direction, EdgeView, LinkedEdge, Node, RelationEdges
+from rhumbline.stores.graph.rows import NODE_FIELDS
+
+_COLUMNS = ", ".join(f"n.{f}" for f in NODE_FIELDS)
+_OTHER_COLUMNS = ", ".join(f"o.{f} AS o_{f}" for f in NODE_FIELDS)
+# Filters are left out of the SQL rather than written `:x IS NULL OR ...`: an OR keeps SQLite from
+# using the (target, relation, source) index for the relation.
+_KINDS = "AND n.kind IN (SELECT value FROM json_each(:kinds))"
+_RELATIONS = "AND e.relation IN (SELECT value FROM json_each(:relations))"
+
+# coalesce: nodes without a line (a module of an empty file) sort first on both backends.
+_IN_FILE = """
+FROM nodes AS n
+WHERE n.project = :project AND n.file = :path AND n.kind IS NOT NULL AND n.kind != 'File' {kinds}
+"""
+IN_FILE_PAGE = {
+    filtered: f"SELECT {_COLUMNS} {_IN_FILE.format(kinds=_KINDS if filtered else '')}"
+    " ORDER BY coalesce(n.start_line, 0), n.id LIMIT :limit"
+    for filtered in (False, True)
+}
+# A separate count: a window count would buffer every wide row (docstrings) first, measured 2x slower.
+IN_FILE_TOTAL = {
+    filtered: f"SELECT count(*) {_IN_FILE.format(kinds=_KINDS if filtered else '')}" for filtered in (False, True)
+}
+
+_ME = "me (rid, id) AS (SELECT rid, id FROM nodes WHERE project = :project AND id IN (SELECT value FROM json_each(:ids)))"
+# Per relation: number the edges by (node id, other id) and count them, then read the far ends'
+# full rows only for the first :limit of each (a hub's thousands of callers are counted, not read).
+_AROUND = """
+, hits AS (
+    SELECT me.id AS node_id, e.relation, e.confidence, e.confidence_score, e.explanation, e.file,
+           e.line, e.properties, e.{other} AS other_rid,
+           row_number() OVER (PARTITION BY e.relation ORDER BY me.id, o.id) AS n,
+           count(*) OVER (PARTITION BY e.relation) AS total
+    FROM me JOIN edges AS e ON e.{this} = me.rid JOIN nodes AS o ON o.rid = e.{other}
+    WHERE 1 {relations}
+)
+SELECT hits.*, o.id AS other_id, coalesce(o.kind, 'Unknown') AS other_kind,
+       coalesce(o.name, o.id) AS other_name, {other_columns}
+FROM hits JOIN nodes AS o ON o.rid = hits.other_rid
+WHERE hits.n <= :limit
+ORDER BY hits.relation, hits.n
+"""
+_DEGREES = (
+    "SELECT me.id, e.relation, count(*) FROM me JOIN edges AS e ON e.{this} = me.rid"
+    " WHERE 1 {relations} GROUP BY me.id, e.relation"
+)
+_ENDS = {"out": {"this": "source", "other": "target"}, "in": {"this": "target", "other": "source"}}
+
+
+def _variants(template: str, **extra: str) -> dict[tuple[str, bool], str]:
+    """The statement per (direction, filtered by relation)."""
+    return {
+        (direction, filtered): f"WITH {_ME}"
+        + ("" if template.startswith("\n,") else " ")
+        + template.format(relations=_RELATIONS if filtered else "", **ends, **extra)
+        for direction, ends in _ENDS.items()
+        for filtered in (False, True)
+    }
+
+
+AROUND = _variants(_AROUND, other_columns=_OTHER_COLUMNS)
+DEGREES = _variants(_DEGREES)
+
+
+def _json_or_null(values: Sequence[str] | None) -> str | None:
+    return json.dumps(list(values)) if values is not None else None
+
+
+def _check_ids(node_ids: Sequence[str], direction: str) -> None:
+    if direction not in _ENDS:
+        raise ValueError(f"direction must be 'in' or 'out', not {direction!r}")
+    if len(node_ids) > rows.MAX_PAGE:
+        raise ValueError(f"at most {rows.MAX_PAGE} node ids at once, not {len(node_ids)}")
+
+
+def _linked(direction: Direction, row: sqlite3.Row) -> LinkedEdge:
+    found = row["properties"]
+    edge = EdgeView(
+        relation=row["relation"],
+        direction=direction,
+        confidence=row["confidence"],
+        confidence_score=row["confidence_score"],
+        explanation=row["explanation"],
+        file=row["file"],
+        line=row["line"],
+        other_id=row["other_id"],
+        other_kind=row["other_kind"],
+        other_name=row["other_name"],
+        properties=json.loads(found) if found else None,
+    )
+    other = None
+    if row["o_kind"] is not None:  # a stub has no kind
+        other = Node(**{f: row[f"o_{f}"] for f in NODE_FIELDS})
+    return LinkedEdge(node_id=row["node_id"], edge=edge, other=other)
+
+
+class SqliteLookups:
+    """Mixed into SqliteGraphStore (uses its `_bounded` and `_reading`); see the GraphStore protocol for each
+    method's contract."""
+
+    _timeout: float
+    _bounded: Callable[[float], AbstractContextManager[sqlite3.Connection]]
+    _reading: Callable[[], AbstractContextManager[sqlite3.Connection]]
+
+    def nodes_in_file(
+        self, project: str, path: str, *, kinds: Sequence[str] | None = None, limit: int
+    ) -> tuple[list[Node], int]:
+        rows.check_page(limit)
+        params: dict[str, Any] = {"project": project, "path": path, "kinds": _json_or_null(kinds), "limit": limit}
+        filtered = kinds is not None
+        with self._reading() as conn:
+            page = conn.execute(IN_FILE_PAGE[filtered], params).fetchall()
+            (total,) = conn.execute(IN_FILE_TOTAL[filtered], params).fetchone()
+        return [rows.node_from_row(r) for r in page], total
+
+    def edges_around(
+        self,
+        project: str,
+        node_ids: Sequence[str],
+        direction: Direction,
+        *,
+        relations: Sequence[str] | None = None,
+        limit: int,
+    ) -> dict[str, RelationEdges]:
+        rows.check_page(limit)
+        _check_ids(node_ids, direction)
+        if not node_ids:
+            return {}
+        params = {
+            "project": project,
+            "ids": json.dumps(list(node_ids)),
+            "relations": _json_or_null(relations),
+            "limit": limit,
+        }
+        with self._bounded(self._timeout) as conn:
+            found = conn.execute(AROUND[(direction, relations is not None)], params).fetchall()
+        grouped: dict[str, RelationEdges] = {}
+        for row in found:
+            group = grouped.get(row["relation"])
+            if group is None:
+                group = grouped[row["relation"]] = RelationEdges(edges=[], total=row["total"])
+            group.edges.append(_linked(direction, row))
+        return grouped
+
+    def degrees(
+        self,
+        project: str,
+        node_ids: Sequence[str],
+        direction: Direction,
+        *,
+        relations: Sequence[str] | None = None,
+    ) -> dict[str, dict[str, int]]:
+        _check_ids(node_ids, direction)
+        if not node_ids:
+            return {}
+        params = {"project": project, "ids": json.dumps(list(node_ids)), "relations": _json_or_null(relations)}
+        with self._bounded(self._timeout) as conn:
+            found = conn.execute(DEGREES[(direction, relations is not None)], params).fetchall()
+        result: dict[str, dict[str, int]] = {}
+        for node_id, relation, count in found:
+            result.setdefault(node_id, {})[relation] = count
+        return {node_id: dict(sorted(by.items())) for node_id, by in sorted(result.items())}

@@ -1,0 +1,64 @@
+"""GitHub webhook deliveries, for de-duplication by X-GitHub-Delivery.
+
+A delivery is claimed at the start of the transaction that applies it: a replay (GitHub's
+"Redeliver", or a retry after a timeout) finds the row and changes nothing; two copies arriving at
+once serialise on the primary key, and the second finds the first's row. If applying fails, the
+claim rolls back with everything else, so a later redelivery is processed.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from rhumbline.stores.relational.models import utcnow
+from rhumbline.stores.relational.review_models import DELIVERY_OUTCOMES, WebhookDelivery
+
+MAX_RECENT = 1000
+DETAIL_LIMIT = 2000
+
+
+def get(session: Session, delivery_id: str) -> WebhookDelivery | None:
+    return session.get(WebhookDelivery, delivery_id)
+
+
+def claim(
+    session: Session, delivery_id: str, *, event: str, action: str | None, repository: str | None
+) -> WebhookDelivery | None:
+    """Claim a delivery for this transaction; None when it was already processed (a replay)."""
+    if not delivery_id or len(delivery_id) > 100:
+        raise ValueError("delivery id must be 1-100 characters")
+    if get(session, delivery_id) is not None:
+        return None
+    row = WebhookDelivery(
+        delivery_id=delivery_id,
+        event=event[:64],
+        action=action[:64] if action else None,
+        repository=repository[:201] if repository else None,
+        received_at=utcnow(),
+        # Provisional: `finish` sets the real outcome in the same transaction.
+        outcome="ignored",
+    )
+    try:
+        with session.begin_nested():
+            session.add(row)
+    except IntegrityError:
+        return None
+    return row
+
+
+def finish(session: Session, row: WebhookDelivery, *, outcome: str, detail: str | None) -> None:
+    if outcome not in DELIVERY_OUTCOMES:
+        raise ValueError(f"outcome must be one of {', '.join(DELIVERY_OUTCOMES)}, not {outcome!r}")
+    row.outcome = outcome
+    row.detail = detail[:DETAIL_LIMIT] if detail else None
+    session.flush()
+
+
+def recent(session: Session, *, limit: int = 100, repository: str | None = None) -> list[WebhookDelivery]:
+    """Newest first; `limit` is capped at MAX_RECENT."""
+    query = select(WebhookDelivery).order_by(WebhookDelivery.received_at.desc())
+    if repository is not None:
+        query = query.where(WebhookDelivery.repository == repository)
+    return list(session.scalars(query.limit(max(1, min(limit, MAX_RECENT)))))

@@ -1,0 +1,46 @@
+"""Tables of incremental, versioned ingestion (migration 0003_snapshots).
+
+- `ingested_files`: the phase-1 facts cache. One row per file of the project's last ingests: its
+  content hash and, for files a language extractor parsed, the extracted facts (compressed,
+  restricted pickle; see rhumbline/ingest/incremental.py). A re-ingest parses only files whose
+  (content hash, language, extractor fingerprint) is not in the cache.
+- `graph_snapshots`: per graph version, every node key with its attributes and every edge key with
+  its evidence, compressed (rhumbline/ingest/snapshots.py): what graph_diff compares and what an
+  incremental ingest diffs its new graph against. Deleted with its version (retention pruning).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import ForeignKey, Integer, LargeBinary, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from rhumbline.stores.relational.models import Base
+
+
+class IngestedFile(Base):
+    __tablename__ = "ingested_files"
+
+    project_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("projects.id", ondelete="CASCADE"), primary_key=True
+    )
+    path: Mapped[str] = mapped_column(String(1024), primary_key=True)
+    content_hash: Mapped[str] = mapped_column(String(64), nullable=False)
+    language: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    # Which extractor code produced `facts` (a hash of the ingest package's sources).
+    fingerprint: Mapped[str] = mapped_column(String(16), nullable=False)
+    facts: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+
+
+class GraphSnapshot(Base):
+    __tablename__ = "graph_snapshots"
+
+    version_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("graph_versions.id", ondelete="CASCADE"), primary_key=True
+    )
+    format: Mapped[int] = mapped_column(Integer, nullable=False)
+    node_count: Mapped[int] = mapped_column(Integer, nullable=False)
+    edge_count: Mapped[int] = mapped_column(Integer, nullable=False)
+    # A digest of everything the graph was built from (pipeline.inputs_key): a re-ingest with the
+    # same inputs reuses this graph without running phase 2.
+    inputs: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    blob: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)

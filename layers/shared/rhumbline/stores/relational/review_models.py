@@ -1,0 +1,135 @@
+"""Tables of the review data: pull requests (and the files they touch), reviews, webhook deliveries.
+
+Registered on the same `Base.metadata` as the foundation's tables (models.py imports this module),
+so migrations and the models-vs-migrations drift test see them. Migration: 0002_reviews.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    ForeignKey,
+    Index,
+    Integer,
+    PrimaryKeyConstraint,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from rhumbline.stores.relational.models import AutoBigInt, Base, UTCDateTime, _in, utcnow
+
+PR_STATES = ("open", "closed", "merged")
+VERDICTS = ("APPROVED", "CHANGES_REQUESTED", "COMMENT", "UNKNOWN")
+REVIEW_STATUSES = ("pending", "processing", "completed", "failed")
+REVIEW_SOURCES = ("github", "api")
+DELIVERY_OUTCOMES = ("processed", "ignored", "reingest_invoked", "reingest_recorded")
+
+
+class PullRequest(Base):
+    """One pull request of a project, as last reported by GitHub (or first seen through a review).
+
+    `state` is NULL when the PR is known only from a review recorded through the API: no GitHub
+    event has told us its state yet, and guessing "open" would be a lie.
+    """
+
+    __tablename__ = "pull_requests"
+    __table_args__ = (
+        UniqueConstraint("project_id", "number"),
+        CheckConstraint(_in("state", PR_STATES), name="state"),
+        CheckConstraint("number > 0", name="number_positive"),
+        Index("ix_pull_requests_project_id_state", "project_id", "state"),
+        Index("ix_pull_requests_project_id_author", "project_id", "author"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(Integer, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False)
+    number: Mapped[int] = mapped_column(Integer, nullable=False)
+    title: Mapped[str | None] = mapped_column(String(1024), nullable=True)
+    author: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    state: Mapped[str | None] = mapped_column(String(10), nullable=True)
+    base_ref: Mapped[str | None] = mapped_column(Text, nullable=True)
+    head_ref: Mapped[str | None] = mapped_column(Text, nullable=True)
+    head_sha: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    opened_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    merged_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    # GitHub's `updated_at` of the PR (our clock for API-only rows): a delivery older than this is
+    # stale (GitHub does not guarantee delivery order) and must not roll the row back.
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
+    # Webhook payloads carry no file list: False until files arrive through record_review.
+    files_known: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False, server_default=false())
+
+
+class PullRequestFile(Base):
+    """A path a pull request touched. A child table (not JSON) so "PRs that touched X" is indexed."""
+
+    __tablename__ = "pull_request_files"
+    __table_args__ = (
+        PrimaryKeyConstraint("pull_request_id", "path"),
+        Index("ix_pull_request_files_project_id_path", "project_id", "path"),
+    )
+
+    pull_request_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("pull_requests.id", ondelete="CASCADE"), nullable=False
+    )
+    # Denormalised from the PR so the per-project path index needs no join.
+    project_id: Mapped[int] = mapped_column(Integer, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False)
+    path: Mapped[str] = mapped_column(String(1024), nullable=False)
+
+
+class Review(Base):
+    """One review of a PR: from GitHub (a pull_request_review event) or the API (record_review)."""
+
+    __tablename__ = "reviews"
+    __table_args__ = (
+        # NULLs are distinct in both databases: API reviews (no GitHub id) never collide.
+        UniqueConstraint("project_id", "github_review_id"),
+        CheckConstraint(_in("verdict", VERDICTS), name="verdict"),
+        CheckConstraint(_in("status", REVIEW_STATUSES), name="status"),
+        CheckConstraint(_in("source", REVIEW_SOURCES), name="source"),
+        CheckConstraint("pr_number > 0", name="pr_number_positive"),
+        Index("ix_reviews_project_id_created_at", "project_id", "created_at"),
+        Index("ix_reviews_project_id_pr_number", "project_id", "pr_number"),
+    )
+
+    id: Mapped[int] = mapped_column(AutoBigInt, primary_key=True, autoincrement=True)
+    project_id: Mapped[int] = mapped_column(Integer, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False)
+    # No foreign key to pull_requests: a review may be recorded before its PR's first event.
+    pr_number: Mapped[int] = mapped_column(Integer, nullable=False)
+    reviewer: Mapped[str] = mapped_column(String(200), nullable=False)
+    verdict: Mapped[str] = mapped_column(String(20), nullable=False)
+    summary: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    status: Mapped[str] = mapped_column(String(12), nullable=False)
+    head_sha: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    github_review_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    source: Mapped[str] = mapped_column(String(10), nullable=False)
+    is_bot: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False, server_default=false())
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
+    submitted_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
+    dismissed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+
+class WebhookDelivery(Base):
+    """One processed GitHub delivery, keyed by X-GitHub-Delivery: a replay finds its row and stops."""
+
+    __tablename__ = "webhook_deliveries"
+    __table_args__ = (
+        CheckConstraint(_in("outcome", DELIVERY_OUTCOMES), name="outcome"),
+        Index("ix_webhook_deliveries_received_at", "received_at"),
+    )
+
+    delivery_id: Mapped[str] = mapped_column(String(100), primary_key=True)
+    event: Mapped[str] = mapped_column(String(64), nullable=False)
+    action: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    repository: Mapped[str | None] = mapped_column(String(201), nullable=True)
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
+    outcome: Mapped[str] = mapped_column(String(20), nullable=False)
+    detail: Mapped[str | None] = mapped_column(Text, nullable=True)

@@ -1,0 +1,177 @@
+"""class: a class (or interface, trait, struct, enum) by bare or qualified name — its hierarchy
+both ways across files, its methods with their callers count, decorators and references."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from rhumbline.lookup import markdown as md
+from rhumbline.lookup.views import FORMAT_FIELD, Annotation, Definition, Format, Link, Listing
+from rhumbline.lookup.walks import Step, StepListing, step_line
+from rhumbline.runtime.context import ToolContext
+from rhumbline.tools.common import StrictInput, project_field
+from rhumbline.tools.registry import ToolSpec
+
+HIERARCHY_DEPTH = 10
+DEFAULT_LIMIT = 20
+MAX_LIMIT = 200
+MAX_MEMBERS = 1_000  # DEFINES edges read to find the methods (a class never has more)
+MEMBER_DOCSTRING_CHARS = 200
+# Incoming relations that say where a class is used, and how each reads.
+REFERENCE_RELATIONS = {
+    "CALLS": "instantiated",
+    "INHERITS": "subclassed",
+    "IMPLEMENTS": "implemented",
+    "IMPORTS": "imported",
+    "REFERENCES": "referenced",
+}
+
+
+class ClassInput(StrictInput):
+    name: str = Field(
+        min_length=1, max_length=1000, description="Bare (`QuerySet`), qualified (`django.db.models.QuerySet`) or a node id."
+    )
+    file: str | None = Field(default=None, max_length=4096, description="The file it is defined in, to disambiguate.")
+    limit: int = Field(default=DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="Items listed per section.")
+    project: str | None = project_field()
+    format: Format = FORMAT_FIELD
+
+
+class Method(Definition):
+    callers: int = Field(description="Exact number of direct callers (incoming CALLS edges).")
+
+
+class Reference(Link):
+    how: str = Field(description="instantiated, subclassed, implemented, imported or referenced.")
+
+
+class ClassOutput(BaseModel):
+    project: str
+    format: Format
+    markdown: str | None = Field(default=None, description="format=markdown: the whole answer as text.")
+    node: Definition | None = None
+    bases: StepListing | None = Field(default=None, description="Up the hierarchy, across files, nearest first.")
+    unresolved_bases: list[str] | None = Field(default=None, description="Bases the ingest could not resolve.")
+    subclasses: StepListing | None = Field(default=None, description="Known subclasses and implementers, all depths.")
+    methods: Listing[Method] | None = None
+    decorators: Listing[Link] | None = None
+    references: Listing[Reference] | None = Field(
+        default=None, description="Where it is instantiated, subclassed, imported or referenced."
+    )
+    documented_by: Listing[Link] | None = None
+    annotations: Listing[Annotation] | None = None
+
+
+def run(arguments: ClassInput, context: ToolContext) -> ClassOutput:
+    from rhumbline.lookup import annotations
+    from rhumbline.lookup.kinds import CLASS_KINDS, HIERARCHY_RELATIONS
+    from rhumbline.lookup.names import resolve_name
+    from rhumbline.lookup.views import definition, links, merged
+    from rhumbline.lookup.walks import reached
+
+    project = context.project(arguments.project)
+    graph = context.graph
+    limit = arguments.limit
+    node = resolve_name(
+        context, project, arguments.name, kinds=CLASS_KINDS, file=arguments.file,
+        noun="class", other_kind_hint=": use `function` for functions and methods, `explain` for anything else",
+    )  # fmt: skip
+    # Two reads for every direct edge this answer lists: members and bases out, uses in.
+    outward = graph.edges_around(
+        project, [node.id], "out", relations=["DEFINES", *HIERARCHY_RELATIONS], limit=MAX_MEMBERS
+    )
+    inward = graph.edges_around(
+        project, [node.id], "in", relations=[*REFERENCE_RELATIONS, "DECORATES", "DOCUMENTS"], limit=limit
+    )
+    stubs = [e for r in HIERARCHY_RELATIONS if r in outward for e in outward[r].edges if e.other is None]
+    members = outward["DEFINES"].edges if "DEFINES" in outward else []
+    methods = [m.other for m in members if m.other is not None and m.other.kind in ("Method", "Function")]
+    methods.sort(key=lambda m: (m.start_line or 0, m.id))
+    callers = graph.degrees(project, [m.id for m in methods[:limit]], "in", relations=["CALLS"])
+    used = merged(inward, list(REFERENCE_RELATIONS), limit)
+    output = ClassOutput(
+        project=project,
+        format=arguments.format,
+        node=definition(node),
+        bases=reached(graph, project, node.id, "out", relations=HIERARCHY_RELATIONS, depth=HIERARCHY_DEPTH, limit=limit),
+        unresolved_bases=[s.edge.other_name for s in stubs],
+        subclasses=reached(graph, project, node.id, "in", relations=HIERARCHY_RELATIONS, depth=HIERARCHY_DEPTH, limit=limit),
+        methods=Listing[Method](
+            items=[
+                Method(
+                    **definition(m, docstring_chars=MEMBER_DOCSTRING_CHARS).model_dump(),
+                    callers=callers.get(m.id, {}).get("CALLS", 0),
+                )
+                for m in methods[:limit]
+            ],
+            total=len(methods),
+        ),
+        decorators=links(inward.get("DECORATES")),
+        references=Listing[Reference](
+            items=[Reference(**u.model_dump(), how=REFERENCE_RELATIONS[u.relation]) for u in used.items],
+            total=used.total,
+        ),
+        documented_by=links(inward.get("DOCUMENTS")),
+        annotations=annotations.for_nodes(context, project, [node.id]),
+    )
+    if arguments.format == "markdown":
+        return ClassOutput(project=project, format="markdown", markdown=render(output))
+    return output
+
+
+def _method_line(item: Method) -> str:
+    text = f"- {item.line or ''} `{item.signature or item.name}` — {item.callers} caller{'s' if item.callers != 1 else ''}"
+    doc = md.first_line(item.docstring, 100)
+    return text + (f" — {doc}" if doc else "")
+
+
+def _reference_line(item: Reference) -> str:
+    location = md.where(item.evidence_file, item.evidence_line)
+    text = f"- {item.how} by {md.ref(item.node)}"
+    if item.confidence != "EXTRACTED":
+        text += f" {item.confidence.lower()}"
+    return text + (f" @ {location}" if location else "")
+
+
+def render(answer: ClassOutput) -> str:
+    node = answer.node
+    assert node is not None
+    span = f"{node.line}-{node.end_line}" if node.line and node.end_line else str(node.line or "")
+    head = [f"# {node.kind} `{node.qualified_name}` ({node.file}:{span})", f"project {answer.project}"]
+    if node.signature:
+        head.append(f"`{md.first_line(node.signature, 300)}`")
+    if node.docstring:
+        head.append("> " + md.first_line(node.docstring, 400))
+    if answer.unresolved_bases:
+        head.append("unresolved bases: " + ", ".join(f"`{b}`" for b in answer.unresolved_bases))
+
+    def steps(listing: StepListing | None) -> Listing[Step] | None:
+        return None if listing is None else Listing[Step](items=listing.items, total=listing.total)
+
+    return md.document(
+        [
+            head,
+            md.section("Bases", steps(answer.bases), step_line),
+            md.section("Subclasses", steps(answer.subclasses), step_line),
+            md.section("Methods", answer.methods, _method_line, limit=60),
+            md.section("Decorators", answer.decorators, md.link_line),
+            md.section("References", answer.references, _reference_line),
+            md.section("Documented by", answer.documented_by, md.link_line),
+            md.section("Annotations", answer.annotations, md.annotation_line),
+        ]
+    )
+
+
+SPEC = ToolSpec(
+    name="class",
+    title="A class and its hierarchy",
+    description=(
+        "A class (or interface, trait, struct, enum) by bare or qualified name or node id: its bases up "
+        "the hierarchy across files, known subclasses, methods with their callers count, decorators, and "
+        "references (where it is instantiated, subclassed, imported or referenced), each list capped with "
+        "an exact total. When several match and no `file` is given, the error lists the candidates."
+    ),
+    input_model=ClassInput,
+    output_model=ClassOutput,
+    run=run,
+)

@@ -1,0 +1,172 @@
+"""Pagination cursors: opaque, tamper-evident, bound to the caller, the query and the graph.
+
+Where a cap cuts a list, a tool returns `next_cursor`; called again with the same arguments plus
+`cursor`, it continues. A cursor is `c1.<payload>.<mac>`: the payload (base64url JSON) holds the
+position, an expiry, the graph version it was issued against, and digests of the caller's token
+id and of the query (tool name + every argument but `cursor`); the MAC is HMAC-SHA256 over the
+payload with a server secret. Changing one byte breaks the MAC; a cursor replayed by another
+token, for other arguments, after it expired, or after the graph changed (offsets would shift)
+is refused with a specific `invalid_arguments` error saying which.
+
+The secret: RHUMBLINE_CURSOR_SECRET (hosted: the template fills it from a generated Secrets
+Manager secret); locally, when unset, one generated on first use and kept in
+RHUMBLINE_HOME/cursor-secret with mode 0600, so cursors survive a server restart.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rhumbline.errors import InvalidArguments, Unavailable
+
+if TYPE_CHECKING:
+    from rhumbline.runtime.context import ToolContext
+
+PREFIX = "c1"
+TTL_SECONDS = 3600
+MAX_CURSOR = 2000  # characters; tools cap their `cursor` input at this
+SECRET_VARIABLE = "RHUMBLINE_CURSOR_SECRET"
+SECRET_FILE = "cursor-secret"
+MIN_SECRET = 32
+_MAC_BYTES = 16  # 128-bit tag: forging one is out of reach; keeps cursors short
+_lock = threading.Lock()
+_cache: dict[str, bytes] = {}
+
+
+class InvalidCursor(InvalidArguments):
+    """A cursor this server will not honour; `details.reason` says why."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message, details={"reason": reason})
+
+
+def issue(
+    context: ToolContext,
+    tool: str,
+    query: dict[str, Any],
+    position: dict[str, Any],
+    *,
+    graph_version: int | None = None,
+) -> str:
+    body = {
+        "p": position,
+        "x": int(time.time()) + TTL_SECONDS,
+        "g": graph_version,
+        "c": _digest(context.caller.token_id),
+        "q": _digest(_canonical(tool, query)),
+    }
+    payload = _b64(json.dumps(body, separators=(",", ":"), sort_keys=True).encode())
+    return f"{PREFIX}.{payload}.{_b64(_mac(payload))}"
+
+
+def read(
+    context: ToolContext,
+    tool: str,
+    query: dict[str, Any],
+    cursor: str,
+    *,
+    graph_version: int | None = None,
+) -> dict[str, Any]:
+    """The position a cursor holds, after every check; InvalidCursor otherwise."""
+    parts = cursor.split(".")
+    if len(parts) != 3 or parts[0] != PREFIX:
+        raise InvalidCursor("malformed", "`cursor` is not a cursor this server issued: pass `next_cursor` unchanged")
+    _, payload, tag = parts
+    try:
+        expected = _unb64(tag)
+    except (binascii.Error, ValueError):
+        expected = b""
+    if not hmac.compare_digest(_mac(payload), expected):
+        raise InvalidCursor("tampered", "`cursor` failed its integrity check (altered or not issued here)")
+    body = json.loads(_unb64(payload))
+    if body["x"] < time.time():
+        raise InvalidCursor("expired", f"`cursor` expired (cursors last {TTL_SECONDS // 60} minutes): start again without it")
+    if body["c"] != _digest(context.caller.token_id):
+        raise InvalidCursor("foreign_caller", "`cursor` was issued to another token")
+    if body["q"] != _digest(_canonical(tool, query)):
+        raise InvalidCursor(
+            "other_query", f"`cursor` belongs to another query: call '{tool}' with the same arguments it came from"
+        )
+    if body["g"] != graph_version:
+        raise InvalidCursor("graph_changed", "the graph changed since `cursor` was issued: start again without it")
+    position = body["p"]
+    if not isinstance(position, dict):
+        raise InvalidCursor("malformed", "`cursor` holds no position")
+    return position
+
+
+def offset(position: dict[str, Any], key: str) -> int:
+    value = position.get(key, 0)
+    if not isinstance(value, int) or value < 0:
+        raise InvalidCursor("malformed", f"`cursor` holds a bad position for {key}")
+    return value
+
+
+def secret() -> bytes:
+    configured = os.environ.get(SECRET_VARIABLE, "").strip()
+    if configured:
+        if len(configured) < MIN_SECRET:
+            raise Unavailable(f"{SECRET_VARIABLE} must be at least {MIN_SECRET} characters")
+        return configured.encode()
+    from rhumbline.config import settings
+
+    current = settings()
+    if current.mode != "local":
+        raise Unavailable(f"{SECRET_VARIABLE} is not set: this deployment cannot issue cursors")
+    return _local_secret(current.home / SECRET_FILE)
+
+
+def _local_secret(path: Path) -> bytes:
+    key = str(path.resolve())
+    with _lock:
+        if key in _cache:
+            return _cache[key]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            # O_EXCL: of two processes starting at once, one creates the file, the other reads it.
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            value = b""
+            for _ in range(50):  # the creator may not have written it yet
+                value = path.read_bytes().strip()
+                if value:
+                    break
+                time.sleep(0.01)
+            if len(value) < MIN_SECRET:
+                raise Unavailable(f"{path} holds no usable cursor secret: delete it to make a new one") from None
+        else:
+            value = secrets.token_hex(32).encode()
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(value)
+        _cache[key] = value
+        return value
+
+
+def _mac(payload: str) -> bytes:
+    return hmac.new(secret(), payload.encode(), hashlib.sha256).digest()[:_MAC_BYTES]
+
+
+def _canonical(tool: str, query: dict[str, Any]) -> str:
+    return json.dumps({"tool": tool, "arguments": query}, sort_keys=True, default=str, separators=(",", ":"))
+
+
+def _digest(text: str) -> str:
+    return _b64(hashlib.sha256(text.encode()).digest()[:12])
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))

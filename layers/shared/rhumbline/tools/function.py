@@ -1,0 +1,115 @@
+"""function: a function or method by bare or qualified name — signature, docstring, decorators,
+location, and its callers and callees to a depth."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from rhumbline.lookup import markdown as md
+from rhumbline.lookup.walks import Step, StepListing, step_line
+from rhumbline.lookup.views import FORMAT_FIELD, Annotation, Definition, Format, Link, Listing, NodeRef
+from rhumbline.runtime.context import ToolContext
+from rhumbline.tools.common import StrictInput, project_field
+from rhumbline.tools.registry import ToolSpec
+
+MAX_DEPTH = 4
+DEFAULT_LIMIT = 20
+MAX_LIMIT = 200
+MAX_LINKS = 50
+
+
+class FunctionInput(StrictInput):
+    name: str = Field(
+        min_length=1,
+        max_length=1000,
+        description="Bare (`filter`), qualified (`QuerySet.filter`, `django.shortcuts.get_object_or_404`) "
+        "or a node id.",
+    )
+    file: str | None = Field(default=None, max_length=4096, description="The file it is defined in, to disambiguate.")
+    depth: int = Field(default=1, ge=1, le=MAX_DEPTH, description="How many call hops to follow each way.")
+    limit: int = Field(default=DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="Callers and callees listed each.")
+    project: str | None = project_field()
+    format: Format = FORMAT_FIELD
+
+
+class FunctionOutput(BaseModel):
+    project: str
+    format: Format
+    markdown: str | None = Field(default=None, description="format=markdown: the whole answer as text.")
+    node: Definition | None = None
+    owner: NodeRef | None = Field(default=None, description="The class, function or file that defines it.")
+    decorators: Listing[Link] | None = Field(default=None, description="Resolved decorators applied to it.")
+    callers: StepListing | None = Field(default=None, description="Who calls it, to `depth`; evidence = the call.")
+    callees: StepListing | None = Field(default=None, description="What it calls, to `depth`.")
+    documented_by: Listing[Link] | None = None
+    annotations: Listing[Annotation] | None = None
+
+
+def run(arguments: FunctionInput, context: ToolContext) -> FunctionOutput:
+    from rhumbline.lookup import annotations
+    from rhumbline.lookup.walks import reached
+    from rhumbline.lookup.kinds import CALLABLE_KINDS
+    from rhumbline.lookup.names import resolve_name
+    from rhumbline.lookup.views import definition, links, node_ref
+
+    project = context.project(arguments.project)
+    graph = context.graph
+    node = resolve_name(
+        context, project, arguments.name, kinds=CALLABLE_KINDS, file=arguments.file,
+        noun="function or method", other_kind_hint=": use `class` for classes, `explain` for anything else",
+    )  # fmt: skip
+    depth, limit = arguments.depth, arguments.limit
+    inward = graph.edges_around(project, [node.id], "in", relations=["DECORATES", "DEFINES", "DOCUMENTS"], limit=MAX_LINKS)
+    owners = inward.get("DEFINES")
+    owner = owners.edges[0].other if owners else None
+    output = FunctionOutput(
+        project=project,
+        format=arguments.format,
+        node=definition(node),
+        owner=node_ref(owner) if owner is not None else None,
+        decorators=links(inward.get("DECORATES")),
+        callers=reached(graph, project, node.id, "in", relations=["CALLS"], depth=depth, limit=limit),
+        callees=reached(graph, project, node.id, "out", relations=["CALLS"], depth=depth, limit=limit),
+        documented_by=links(inward.get("DOCUMENTS")),
+        annotations=annotations.for_nodes(context, project, [node.id]),
+    )
+    if arguments.format == "markdown":
+        return FunctionOutput(project=project, format="markdown", markdown=render(output))
+    return output
+
+
+def render(answer: FunctionOutput) -> str:
+    node = answer.node
+    assert node is not None
+    span = f"{node.line}-{node.end_line}" if node.line and node.end_line else str(node.line or "")
+    head = [f"# {node.kind} `{node.qualified_name}` ({node.file}:{span})", f"project {answer.project}"]
+    if node.signature:
+        head.append(f"`{md.first_line(node.signature, 300)}`")
+    if answer.owner is not None:
+        head.append(f"defined in {md.ref(answer.owner)}")
+    if node.docstring:
+        head.append("> " + md.first_line(node.docstring, 400))
+    blocks = [head, md.section("Decorators", answer.decorators, md.link_line)]
+    for title, listing in (("Callers", answer.callers), ("Callees", answer.callees)):
+        assert listing is not None
+        shown = Listing[Step](items=listing.items, total=listing.total)
+        blocks.append(md.section(f"{title} (depth ≤ {listing.depth})", shown, step_line, limit=40))
+    blocks.append(md.section("Documented by", answer.documented_by, md.link_line))
+    blocks.append(md.section("Annotations", answer.annotations, md.annotation_line))
+    return md.document(blocks)
+
+
+SPEC = ToolSpec(
+    name="function",
+    title="A function or method",
+    description=(
+        "A function or method by bare or qualified name (`filter`, `QuerySet.filter`, "
+        "`django.shortcuts.get_object_or_404`) or node id: signature, docstring, decorators, location, "
+        "and its callers and callees to `depth` (1-4), each with qualified name, file, the line of the "
+        "call, depth, confidence and explanation; capped with exact totals. When several match and no "
+        "`file` is given, the error lists the candidates instead of guessing."
+    ),
+    input_model=FunctionInput,
+    output_model=FunctionOutput,
+    run=run,
+)

@@ -1,0 +1,83 @@
+"""ingested_files and graph_snapshots (migration 0003) on SQLite and PostgreSQL: the facts cache,
+snapshots with their versions, and what deleting a version or a project takes with it."""
+
+from __future__ import annotations
+
+import uuid
+
+from sqlalchemy import Engine, func, select
+
+from rhumbline.ingest import snapshots
+from rhumbline.ingest.facts import CodeFacts, SourceFile
+from rhumbline.ingest.incremental import FactCache, decode_facts
+from rhumbline.ingest.snapshots import Snapshot
+from rhumbline.stores.graph.protocol import Edge, Node
+from rhumbline.stores.relational import projects, versions
+from rhumbline.stores.relational.ingest_models import GraphSnapshot, IngestedFile
+from rhumbline.stores.relational.session import session_scope
+
+CODE = CodeFacts("Doc.", (), (), (), (), 0, None, False)
+
+
+def slug() -> str:
+    return f"test/i{uuid.uuid4().hex[:12]}"
+
+
+def source(path: str, content_hash: str) -> SourceFile:
+    return SourceFile(path, "python", content_hash, 1, 10, CODE)
+
+
+def test_the_facts_cache_round_trips_and_keeps_only_current_files(engine: Engine) -> None:
+    project = slug()
+    cache = FactCache.load(engine, project)
+    assert len(cache) == 0
+    assert cache.save(engine, [source("a.py", "1" * 64), source("b.py", "2" * 64)]) == 2
+
+    loaded = FactCache.load(engine, project)
+    assert len(loaded) == 2
+    assert decode_facts(loaded._blobs[("1" * 64, "python")]) == CODE
+    assert loaded.save(engine, [source("a.py", "1" * 64)]) == 1  # b.py is gone
+    assert loaded.save(engine, [source("a.py", "1" * 64)]) == 0  # nothing to write
+    with session_scope(engine) as session:
+        paths = session.scalars(
+            select(IngestedFile.path).join(projects.Project, projects.Project.id == IngestedFile.project_id)
+            .where(projects.Project.slug == project)
+        ).all()  # fmt: skip
+        assert paths == ["a.py"]
+        projects.delete(session, project)
+    with session_scope(engine) as session:
+        assert session.scalar(select(func.count()).select_from(IngestedFile).where(
+            IngestedFile.path == "a.py", IngestedFile.content_hash == "1" * 64,
+            IngestedFile.project_id.not_in(select(projects.Project.id)),
+        )) == 0  # fmt: skip
+
+
+def test_snapshots_live_and_die_with_their_versions(engine: Engine) -> None:
+    project = slug()
+    node = Node("function:a.py:f", "Function", "f", "a.f", "a.py", 1, 2, "python", "def f()", "D", "h")
+    snapshot = Snapshot.of([node], [Edge(node.id, "module:os", "IMPORTS", "INFERRED", 0.8, "why")])
+    ids = []
+    for _ in range(3):
+        with session_scope(engine) as session:
+            version = versions.start(session, project)
+            ids.append((version.id, version.version))
+        snapshots.save(engine, ids[-1][0], snapshot, inputs="k" * 32)
+        with session_scope(engine) as session:
+            versions.finish(session, ids[-1][0], status="completed", node_count=1, edge_count=1, stats={"x": 1})
+
+    stored = snapshots.load_stored(engine, project, 2)
+    assert (stored.inputs, stored.node_count, stored.edge_count, stored.stats) == ("k" * 32, 1, 1, {"x": 1})
+    assert Snapshot.decode(stored.blob) == snapshot
+    assert snapshots.versions_with_snapshots(engine, project) == [3, 2, 1]
+    with session_scope(engine) as session:
+        assert versions.prune(session, project, keep=2) == 1
+    assert snapshots.versions_with_snapshots(engine, project) == [3, 2]
+    assert snapshots.load_blob(engine, project, 1) is None
+    snapshots.discard(engine, ids[2][0])
+    assert snapshots.versions_with_snapshots(engine, project) == [2]
+    with session_scope(engine) as session:
+        projects.delete(session, project)
+    with session_scope(engine) as session:
+        assert session.scalar(
+            select(func.count()).select_from(GraphSnapshot).where(GraphSnapshot.version_id.in_([i for i, _ in ids]))
+        ) == 0

@@ -1,0 +1,138 @@
+"""context on both shapes: the exact bundle of a code file and of a documentation file, path
+resolution, caps with exact totals, markdown, and the specific errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from rhumbline.runtime import resources
+from rhumbline.stores.graph.protocol import Edge, GraphBatch, Node
+from tests.functional.tools.code_context import shop_graph as g
+from tests.functional.tools.code_context.conftest import failed, ok
+
+
+def ids(listing: dict) -> list[str]:
+    return [item["id"] for item in listing["items"]]
+
+
+def links(listing: dict) -> list[tuple[str, str, str]]:
+    return [(item["about"], item["node"]["id"], item["relation"]) for item in listing["items"]]
+
+
+def test_bundle_of_a_code_file(shop) -> None:
+    result = ok(shop.call("context", {"file": "shop/models.py"}))
+    assert result["file"] == {
+        "id": "file:shop/models.py", "path": "shop/models.py", "language": "python", "lines": 15,
+        "content_hash": "h-shop/models.py",
+    }  # fmt: skip
+    definitions = result["definitions"]
+    assert ids(definitions) == [g.PRODUCT.id, g.PRODUCT_SAVE.id, g.PRODUCT_RENDER.id, g.ORDER.id, g.ORDER_RENDER.id]
+    assert definitions["total"] == 5
+    assert definitions["items"][0] == {
+        "id": g.PRODUCT.id, "kind": "Class", "name": "Product", "qualified_name": "shop.models.Product",
+        "file": "shop/models.py", "line": 4, "end_line": 10, "language": "python",
+        "signature": "class Product(Model)", "docstring": None,
+    }  # fmt: skip
+    assert links(result["imports"]) == [("file:shop/models.py", "module:shop.base", "IMPORTS")]
+    assert result["imports"]["items"][0]["evidence_line"] == 1
+    # Importers of the module the file defines, ordered by (relation, subject id, importer id).
+    assert links(result["imported_by"]) == [
+        ("module:shop.models", "file:shop/digital.py", "IMPORTS"),
+        ("module:shop.models", "file:shop/services.py", "IMPORTS"),
+    ]
+    assert links(result["documented_by"]) == [
+        (g.PRODUCT.id, g.CONCEPT.id, "DOCUMENTS"),
+        (g.PRODUCT_SAVE.id, g.DECISION.id, "DOCUMENTS"),
+    ]
+    decision = result["documented_by"]["items"][1]
+    assert (decision["confidence"], decision["node"]["kind"], decision["evidence_line"]) == ("AMBIGUOUS", "Decision", 11)
+    assert result["documents"] == {"items": [], "total": 0}
+    assert result["annotations"]["total"] == 0
+    assert result["markdown"] is None
+
+
+def test_bundle_of_a_documentation_file(shop) -> None:
+    result = ok(shop.call("context", {"file": "docs/glossary.md"}))
+    assert ids(result["definitions"]) == [g.GLOSSARY.id, g.CONCEPT.id, g.RULE.id]
+    assert [i["kind"] for i in result["definitions"]["items"]] == ["Document", "Concept", "Rule"]
+    assert links(result["documents"]) == [
+        (g.CONCEPT.id, g.PRODUCT.id, "DOCUMENTS"),
+        (g.CONCEPT.id, g.CHECKOUT.id, "DOCUMENTS"),
+        (g.RULE.id, g.HELPER.id, "DOCUMENTS"),
+        (g.RULE.id, "module:shop.services", "DOCUMENTS"),
+    ]
+    assert result["imports"]["total"] == result["imported_by"]["total"] == result["documented_by"]["total"] == 0
+
+
+@pytest.mark.parametrize(
+    "typed",
+    ["shop/models.py", "./shop/models.py", "file:shop/models.py", "/home/me/src/shop/shop/models.py",
+     "models.py", "shop\\models.py"],
+)  # fmt: skip
+def test_a_file_is_found_from_what_an_agent_types(shop, typed: str) -> None:
+    assert ok(shop.call("context", {"file": typed}))["file"]["path"] == "shop/models.py"
+
+
+def test_a_tail_shared_by_two_files_is_ambiguous(shop) -> None:
+    error = failed(shop.call("context", {"file": "__init__.py"}), "ambiguous")
+    assert error["message"] == f"'__init__.py' matches 2 files in project '{shop.project}': give more of the path"
+    assert error["details"] == {"candidates": ["shop/__init__.py", "shop/util/__init__.py"], "total": 2}
+    assert ok(shop.call("context", {"file": "util/__init__.py"}))["file"]["path"] == "shop/util/__init__.py"
+
+
+def test_a_file_not_in_the_project_is_named_with_the_closest_paths(shop) -> None:
+    error = failed(shop.call("context", {"file": "shop/model.py"}), "not_found")
+    assert error["message"] == (
+        f"file 'shop/model.py' is not in project '{shop.project}' (paths are relative to the repository root)"
+    )
+    assert "shop/models.py" in error["details"]["closest"]
+
+
+def test_definitions_are_capped_with_an_exact_total(shop) -> None:
+    path = "shop/generated.py"
+    nodes = [Node(f"file:{path}", "File", "generated.py", path, path, 1, 500, "python")]
+    nodes += [Node(f"function:{path}:f{i:03}", "Function", f"f{i:03}", f"shop.generated.f{i:03}", path, i + 2, i + 2,
+                   "python", f"def f{i:03}()") for i in range(205)]  # fmt: skip
+    edges = [Edge(nodes[0].id, n.id, "DEFINES", "EXTRACTED", 1.0, "defines", path, n.start_line) for n in nodes[1:]]
+    resources.graph_store().apply(shop.project, GraphBatch(nodes=nodes, edges=edges))
+    result = ok(shop.call("context", {"file": path}))
+    assert result["definitions"]["total"] == 205
+    assert ids(result["definitions"]) == [f"function:{path}:f{i:03}" for i in range(200)]
+    text = ok(shop.call("context", {"file": path, "format": "markdown"}))["markdown"]
+    assert "## Definitions (205)" in text and "- … 145 more" in text
+    assert len(text) < 6_000
+
+
+def test_markdown_is_the_same_bundle_as_compact_text(shop) -> None:
+    result = ok(shop.call("context", {"file": "shop/services.py", "format": "markdown"}))
+    assert set(k for k, v in result.items() if v is not None) == {"project", "format", "markdown"}
+    assert result["markdown"] == f"""# shop/services.py (python, 27 lines)
+project {shop.project}
+module `shop.services`
+
+## Definitions (4)
+- 7-7 Variable `DEFAULT_CURRENCY` — `DEFAULT_CURRENCY = "EUR"`
+- 10-12 Function `helper` — `def helper()`
+- 15-27 Function `checkout` — `def checkout(items)` — Price a basket.
+- 21-22 Function `checkout.inner` — `def inner()`
+
+## Imports (3)
+- → IMPORTS `shop.models` (Module, shop/models.py:1) @ shop/services.py:5
+- → IMPORTS `shop.util.decorators` (Module, shop/util/decorators.py:1) @ shop/services.py:3
+- → IMPORTS `shop.util.text` (Module, shop/util/text.py:1) @ shop/services.py:1
+
+## Imported by (1)
+- ← IMPORTS `scripts/run.py` (File) @ scripts/run.py:2
+
+## Documented by (4)
+- ← DOCUMENTS `Product` (Concept, docs/glossary.md:3) [function:shop/services.py:checkout] inferred @ docs/glossary.md:5
+- ← DOCUMENTS `Checkout flow` (WikiPage) [function:shop/services.py:checkout] inferred @ wiki/Checkout-flow.md:1
+- ← DOCUMENTS `Checkout rules` (Rule, docs/glossary.md:7) [function:shop/services.py:helper] inferred @ docs/glossary.md:9
+- ← DOCUMENTS `Checkout rules` (Rule, docs/glossary.md:7) [module:shop.services] inferred @ docs/glossary.md:9"""
+
+
+def test_another_project_is_denied_without_saying_whether_it_exists(shop) -> None:
+    error = failed(shop.call("context", {"file": "shop/models.py", "project": shop.other_project}), "forbidden")
+    assert error["message"] == f"this token has no access to project '{shop.other_project}'"
+    unknown = failed(shop.call("context", {"file": "shop/models.py", "project": "nobody/nothing"}), "forbidden")
+    assert unknown["message"] == "this token has no access to project 'nobody/nothing'"

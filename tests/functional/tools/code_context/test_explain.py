@@ -1,0 +1,142 @@
+"""explain on both shapes: any node by name, code or knowledge layer, with its neighborhood
+summarized, linked documents, the tool to call next, and markdown."""
+
+from __future__ import annotations
+
+from tests.functional.tools.code_context import shop_graph as g
+from tests.functional.tools.code_context.conftest import failed, ok
+
+
+def summary(result: dict) -> list[tuple[str, str, int, list[str]]]:
+    return [(s["direction"], s["relation"], s["total"], [e["node"]["id"] for e in s["examples"]])
+            for s in result["neighborhood"]]  # fmt: skip
+
+
+def test_a_rule_from_the_knowledge_layer(shop) -> None:
+    result = ok(shop.call("explain", {"name": "Checkout rules"}))
+    assert (result["node"]["id"], result["node"]["kind"], result["layer"]) == (g.RULE.id, "Rule", "knowledge")
+    assert result["node"]["docstring"] == "- Never call `helper` from outside `shop.services`."
+    assert result["parent"]["id"] == g.GLOSSARY.id
+    assert summary(result) == [("in", "DEFINES", 1, [g.GLOSSARY.id])]
+    assert [(d["direction"], d["node"]["id"]) for d in result["documents"]["items"]] == [
+        ("out", g.HELPER.id), ("out", "module:shop.services"),
+    ]  # fmt: skip
+    assert result["documents"]["total"] == 2
+    assert result["next"].startswith("`search` with `all: true`")
+
+
+def test_a_wiki_page_without_a_file(shop) -> None:
+    result = ok(shop.call("explain", {"name": "checkout flow"}))
+    assert (result["node"]["kind"], result["node"]["file"], result["parent"]) == ("WikiPage", None, None)
+    assert [d["node"]["id"] for d in result["documents"]["items"]] == [g.CHECKOUT.id]
+    assert result["neighborhood"] == []
+
+
+def test_a_name_shared_by_code_and_knowledge_is_ambiguous_until_narrowed(shop) -> None:
+    error = failed(shop.call("explain", {"name": "Product"}), "ambiguous")
+    assert [c["id"] for c in error["details"]["candidates"]] == [g.PRODUCT.id, g.CONCEPT.id]
+    concept = ok(shop.call("explain", {"name": "Product", "file": "docs/glossary.md"}))
+    assert concept["node"]["id"] == g.CONCEPT.id
+    assert [d["node"]["id"] for d in concept["documents"]["items"]] == [g.PRODUCT.id, g.CHECKOUT.id]
+
+
+def test_a_class_by_id_with_its_neighborhood(shop) -> None:
+    result = ok(shop.call("explain", {"name": g.PRODUCT.id}))
+    assert result["layer"] == "code"
+    assert result["parent"]["id"] == "file:shop/models.py"
+    assert summary(result) == [
+        ("in", "CALLS", 1, [g.CHECKOUT.id]),
+        ("in", "DEFINES", 1, ["file:shop/models.py"]),
+        ("in", "INHERITS", 1, [g.DIGITAL.id]),
+        ("out", "DEFINES", 2, [g.PRODUCT_RENDER.id, g.PRODUCT_SAVE.id]),
+        ("out", "INHERITS", 1, [g.MODEL.id]),
+    ]
+    assert [(d["direction"], d["node"]["id"]) for d in result["documents"]["items"]] == [("in", g.CONCEPT.id)]
+    assert result["next"] == "`class` for its hierarchy, methods and references"
+
+
+def test_a_decision_and_its_document_share_a_title(shop) -> None:
+    error = failed(shop.call("explain", {"name": "Use a Model base class"}), "ambiguous")
+    assert sorted(c["kind"] for c in error["details"]["candidates"]) == ["Decision", "Document"]
+    decision = ok(shop.call("explain", {"name": g.DECISION.id}))
+    assert [(d["node"]["id"], d["confidence"]) for d in decision["documents"]["items"]] == [
+        (g.MODEL.id, "INFERRED"), ("file:shop/base.py", "EXTRACTED"),
+        (g.MODEL_SAVE.id, "AMBIGUOUS"), (g.PRODUCT_SAVE.id, "AMBIGUOUS"),
+    ]  # fmt: skip
+    assert decision["node"]["signature"] == "Status: Accepted"
+
+
+def test_files_and_modules(shop) -> None:
+    file = ok(shop.call("explain", {"name": "shop/services.py"}))
+    assert (file["node"]["kind"], file["next"]) == (
+        "File", "`context` with its file for every definition, import and linked document")  # fmt: skip
+    # The module, DEFAULT_CURRENCY, helper and checkout (checkout defines inner); three imports.
+    assert [(s["direction"], s["relation"], s["total"]) for s in file["neighborhood"]] == [
+        ("out", "DEFINES", 4), ("out", "IMPORTS", 3),
+    ]
+    module = ok(shop.call("explain", {"name": "shop.services"}))
+    assert module["node"]["kind"] == "Module"
+    assert [d["node"]["id"] for d in module["documents"]["items"]] == [g.RULE.id]
+
+
+def test_more_documents_than_examples_are_all_listed(shop) -> None:
+    from rhumbline.runtime import resources
+    from rhumbline.stores.graph.protocol import Edge, GraphBatch, Node
+
+    pages = [Node(f"wikipage:wiki/Slugs-{i}.md", "WikiPage", f"Slugs {i}", f"wiki/Slugs-{i}.md") for i in range(7)]
+    edges = [Edge(p.id, g.SLUGIFY.id, "DOCUMENTS", "INFERRED", 0.8, "`slugify` mentioned") for p in pages]
+    resources.graph_store().apply(shop.project, GraphBatch(nodes=pages, edges=edges))
+    result = ok(shop.call("explain", {"name": "slugify"}))
+    assert [d["node"]["id"] for d in result["documents"]["items"]] == [p.id for p in pages]
+    assert result["documents"]["total"] == 7
+    assert ("in", "CALLS", 2) in [(s["direction"], s["relation"], s["total"]) for s in result["neighborhood"]]
+
+
+def test_unknown_name(shop) -> None:
+    error = failed(shop.call("explain", {"name": "Basket"}), "not_found")
+    assert error["message"] == f"no node named 'Basket' in project '{shop.project}'"
+    assert error["details"]["reason"] == "unknown_name"
+
+
+def test_markdown(shop) -> None:
+    text = ok(shop.call("explain", {"name": "Checkout rules", "format": "markdown"}))["markdown"]
+    assert text == f"""# Rule `docs/glossary.md#checkout-rules` (docs/glossary.md:7)
+project {shop.project} · knowledge layer
+`Glossary > Checkout rules`
+in `Glossary` (Document, docs/glossary.md:1)
+> - Never call `helper` from outside `shop.services`.
+
+## Neighborhood
+- ← DEFINES (1): `Glossary`
+
+## Documents (2)
+- → DOCUMENTS `shop.services.helper` (Function, shop/services.py:10) inferred @ docs/glossary.md:9
+- → DOCUMENTS `shop.services` (Module, shop/services.py:1) inferred @ docs/glossary.md:9
+
+next: `search` with `all: true` for related knowledge; `context` on its file for the whole document"""
+
+
+def test_annotations_are_surfaced_by_context_explain_function_and_class(shop) -> None:
+    writer = {"scopes": ("read", "write")}
+    for node_id, content, tags in [
+        (g.CHECKOUT.id, "Prices are cached per basket: clear the cache in tests.", ["gotcha"]),
+        (g.CHECKOUT.id, "Called by the nightly job too.", None),
+        (g.PRODUCT.id, "Product ids are SKUs.", None),
+    ]:
+        ok(shop.call("add_annotation", {"node_id": node_id, "content": content, "tags": tags}, **writer))
+    explained = ok(shop.call("explain", {"name": "shop.services.checkout"}))["annotations"]
+    assert explained["total"] == 2
+    # Newest first, each with its provenance.
+    assert [(a["content"], a["tags"], a["provenance"]) for a in explained["items"]] == [
+        ("Called by the nightly job too.", [], "CONTRIBUTED"),
+        ("Prices are cached per basket: clear the cache in tests.", ["gotcha"], "CONTRIBUTED"),
+    ]
+    assert explained["items"][0]["author"] == "tester"
+    context = ok(shop.call("context", {"file": "shop/services.py"}))["annotations"]
+    assert (context["total"], {a["node_id"] for a in context["items"]}) == (2, {g.CHECKOUT.id})
+    assert ok(shop.call("function", {"name": "checkout"}))["annotations"]["total"] == 2
+    assert [a["content"] for a in ok(shop.call("class", {"name": "Product"}))["annotations"]["items"]] == [
+        "Product ids are SKUs."
+    ]
+    text = ok(shop.call("context", {"file": "shop/models.py", "format": "markdown"}))["markdown"]
+    assert text.endswith("## Annotations (1)\n- CONTRIBUTED on `shop.models.Product`: Product ids are SKUs. — tester")

@@ -1,0 +1,76 @@
+"""ingest's contract on both shapes: a local path becomes a graph version the code-context tools
+read; `clear` rebuilds; hosted mode refuses paths; `source` is validated; `write` is required."""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from pathlib import Path
+
+import pytest
+
+from rhumbline.config import settings
+from tests.functional.tools.code_context.conftest import failed, ok
+
+PYPROJ = Path(__file__).parents[3] / "fixtures" / "ingest" / "pyproj"
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "pyproj"
+    shutil.copytree(PYPROJ, root)
+    return root
+
+
+def test_a_local_path_is_ingested_and_readable_by_the_code_context_tools(world, tree: Path) -> None:
+    slug = f"acme/py{uuid.uuid4().hex[:8]}"
+    writer = {"projects": (slug,), "scopes": ("read", "write")}
+    first = ok(world.call("ingest", {"path": str(tree), "project": slug}, **writer))
+    assert (first["project"], first["version"]) == (slug, 1)
+    assert first["nodes_by_kind"]["Class"] == 3  # Model, Product, Order
+    assert first["skipped"] == {"binary": 1}
+    assert first["node_count"] == sum(first["nodes_by_kind"].values())
+    # What the real ingester wrote, read back through the tools.
+    context = ok(world.call("context", {"file": "shop/models.py"}, projects=(slug,)))
+    assert [d["qualified_name"] for d in context["definitions"]["items"]][:3] == [
+        "shop.models.Product", "shop.models.Product.save", "shop.models.Product.render",
+    ]  # fmt: skip
+    save = ok(world.call("function", {"name": "Product.save"}, projects=(slug,)))
+    assert [c["qualified_name"] for c in save["callees"]["items"]] == ["shop.base.Model.save", "shop.base.Model.validate"]
+    model = ok(world.call("class", {"name": "Model"}, projects=(slug,)))
+    assert [s["qualified_name"] for s in model["subclasses"]["items"]] == ["shop.models.Order", "shop.models.Product"]
+    readme = ok(world.call("explain", {"name": "document:README.md"}, projects=(slug,)))
+    assert (readme["node"]["kind"], readme["layer"]) == ("Document", "knowledge")
+    again = ok(world.call("ingest", {"path": str(tree), "project": slug, "clear": True}, **writer))
+    assert (again["version"], again["node_count"]) == (2, first["node_count"])
+
+
+def test_arguments_are_checked(world, tree: Path) -> None:
+    slug = f"acme/py{uuid.uuid4().hex[:8]}"
+    writer = {"projects": (slug,), "scopes": ("read", "write")}
+    missing = failed(world.call("ingest", {"path": str(tree / "nope"), "project": slug}, **writer), "invalid_arguments")
+    assert missing["message"] == f"'{tree / 'nope'}' is not a directory on the server"
+    assert "`path` is required" in failed(world.call("ingest", {"project": slug}, **writer), "invalid_arguments")["message"]
+    source = failed(world.call("ingest", {"source": "github:acme/shop@main", "project": slug}, **writer), "invalid_arguments")
+    assert "hosted sources (`github:owner/repo@ref`, `s3://bucket/key`) are not available in this build" in source["message"]
+    bad_source = failed(world.call("ingest", {"source": "http://x", "project": slug}, **writer), "invalid_arguments")
+    assert "source: String should match pattern" in bad_source["message"]
+    both = failed(world.call("ingest", {"path": str(tree), "source": "s3://b/k"}, **writer), "invalid_arguments")
+    assert "source" in both["message"]
+    reader = failed(world.call("ingest", {"path": str(tree), "project": slug}, projects=(slug,)), "forbidden")
+    assert reader["message"] == "this token lacks the 'write' scope"
+
+
+def test_hosted_mode_refuses_local_paths(world, tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RHUMBLINE_MODE", "hosted")
+    settings.cache_clear()
+    try:
+        slug = f"acme/py{uuid.uuid4().hex[:8]}"
+        error = failed(
+            world.call("ingest", {"path": str(tree), "project": slug}, projects=(slug,), scopes=("write",)), "unsupported"
+        )
+        assert error["message"] == f"this deployment is hosted: it does not read paths on its own servers ('{tree}')"
+        assert error["details"]["accepts"] == "source: github:owner/repo@ref or s3://bucket/key"
+    finally:
+        monkeypatch.setenv("RHUMBLINE_MODE", "local")
+        settings.cache_clear()

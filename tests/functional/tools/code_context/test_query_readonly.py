@@ -1,0 +1,277 @@
+"""query against the REAL Neo4j: read-only really enforced, row caps, serialization, scoping.
+
+The attack corpus covers writes (SET/CREATE/MERGE/DELETE/DETACH DELETE/REMOVE/FOREACH, CALL
+subqueries, IN TRANSACTIONS), exfiltration (LOAD CSV from files and URLs, apoc.load.json,
+apoc.cypher.*), server procedures (dbms.*, db.create*), schema and administration commands
+(CREATE INDEX, DROP CONSTRAINT, USE system, SHOW USERS, CREATE USER) and text tricks (several
+statements, comments, case, strings, EXPLAIN/PROFILE prefixes). Every one must fail, and the graph
+must be verifiably unchanged: the project's node and relationship counts, a canary node's
+properties, and no trace of the attack's unique marker (label, property key, index, user).
+Other suites share this server, so the checks are scoped to this test's project and marker.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+
+from tests.functional.tools.code_context import shop_graph
+from tests.functional.tools.code_context.conftest import failed, ok
+
+pytestmark = [pytest.mark.neo4j, pytest.mark.parametrize("world", ["production"], indirect=True)]
+
+MARK = f"Pwned{uuid.uuid4().hex[:8]}"
+PROP = MARK.lower()
+
+ATTACKS = [
+    # writes
+    f"CREATE (n:{MARK} {{id: 'x'}})",
+    f"cReAtE (:{MARK})",
+    f"MATCH (n:CodeNode {{project: $project}}) SET n.{PROP} = 1",
+    f"MATCH (n:CodeNode {{project: $project}}) SET n:{MARK}",
+    f"MATCH (n:CodeNode {{project: $project}}) SET n += {{name: 'x'}}",
+    f"MERGE (n:{MARK} {{id: 1}}) RETURN n",
+    "MATCH (n:CodeNode {project: $project}) DELETE n",
+    "MATCH (n:CodeNode {project: $project}) DETACH DELETE n",
+    "MATCH (:CodeNode {project: $project})-[r]->() DELETE r",
+    "MATCH (n:CodeNode {project: $project}) REMOVE n.name",
+    "MATCH (n:CodeNode {project: $project}) REMOVE n:CodeNode",
+    f"FOREACH (x IN [1, 2] | CREATE (:{MARK}))",
+    f"INSERT (:{MARK})",
+    # CALL subqueries that write
+    f"MATCH (n:CodeNode {{project: $project}}) CALL (n) {{ SET n.{PROP} = 1 }} RETURN count(*)",
+    f"CALL {{ CREATE (:{MARK}) }} RETURN 1",
+    f"MATCH (n:CodeNode {{project: $project}}) CALL {{ WITH n MERGE (:{MARK}) }} RETURN 1",
+    "MATCH (n:CodeNode {project: $project}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10 ROWS",
+    f"CALL db.index.fulltext.queryNodes('code_node_text', 'checkout') YIELD node SET node.{PROP} = 1",
+    # exfiltration and data loading
+    "LOAD CSV FROM 'file:///etc/passwd' AS line RETURN line",
+    "LOAD CSV WITH HEADERS FROM 'http://127.0.0.1:9/x.csv' AS row RETURN row",
+    "lOaD/**/cSv FROM 'https://example.com/x.csv' AS l RETURN l",
+    "CALL apoc.load.json('http://127.0.0.1:9/x.json') YIELD value RETURN value",
+    "CALL `apoc.load.json`('file:///etc/passwd') YIELD value RETURN value",
+    "CALL apoc.cypher.runWrite($q, {}) YIELD value RETURN value",
+    "WITH 'CREATE (:X)' AS q CALL apoc.cypher.doIt(q, {}) YIELD value RETURN value",
+    "RETURN apoc.util.md5(['x']) AS h",
+    "RETURN `apoc`.`util`.`md5`(['x']) AS h",
+    # server procedures
+    "CALL dbms.listConfig() YIELD name, value RETURN name, value",
+    "CALL dbms.components()",
+    f"CALL dbms.security.createUser('{PROP}', 'secret-secret', false)",
+    f"CALL db.createLabel('{MARK}')",
+    f"CALL db.createProperty('{PROP}')",
+    "CALL db.clearQueryCaches()",
+    "CALL db.labels() YIELD label CALL dbms.killQueries(['x']) YIELD queryId RETURN 1",
+    # schema and administration
+    f"CREATE INDEX {PROP} FOR (n:CodeNode) ON (n.{PROP})",
+    "DROP CONSTRAINT code_node_key",
+    "DROP INDEX code_node_text",
+    "USE system SHOW USERS",
+    "SHOW USERS",
+    "SHOW DATABASES",
+    f"CREATE USER {PROP} SET PASSWORD 'secret-secret'",
+    "ALTER USER neo4j SET PASSWORD 'changed-password'",
+    "GRANT ROLE admin TO neo4j",
+    # multi-statement, comment, prefix and string tricks
+    f"MATCH (n) RETURN n; CREATE (m:{MARK})",
+    f"MATCH (n) RETURN n LIMIT 1 // harmless\n; CREATE (:{MARK})",
+    f"RETURN 1 /* ; */ ; CREATE (:{MARK})",
+    f"MATCH (n:CodeNode {{project: $project}}) /* x */ SET /* y */ n.{PROP} = 1",
+    f"MATCH (n) RETURN n // trailing comment\nCREATE (:{MARK})",
+    f"RETURN 'a\\\\' CREATE (:{MARK}) //'",
+    f"PROFILE CREATE (:{MARK})",
+    f"EXPLAIN CREATE (:{MARK})",
+    f"CYPHER runtime=slotted CREATE (:{MARK})",
+    f"MATCH (n) RETURN n /* unterminated CREATE (:{MARK})",
+]
+
+
+@pytest.fixture
+def neo(shop, neo4j_server) -> Any:
+    """The shop world plus a direct driver to inspect the database behind the tool's back."""
+    import neo4j
+
+    driver = neo4j.GraphDatabase.driver(
+        neo4j_server["uri"], auth=(neo4j_server["user"], neo4j_server["password"]), notifications_min_severity="OFF"
+    )
+    yield shop, driver
+    driver.close()
+
+
+def query(world, arguments: dict, **options) -> dict:
+    options.setdefault("scopes", ("read", "cypher"))
+    return world.call("query", arguments, **options)
+
+
+def _state(driver, project: str) -> dict:
+    """What an attack could change, scoped to this test's project and marker."""
+    with driver.session() as session:
+        nodes = session.run("MATCH (n:CodeNode {project: $p}) RETURN count(n) AS c", p=project).single()["c"]
+        relationships = session.run(
+            "MATCH (:CodeNode {project: $p})-[r]->() RETURN count(r) AS c", p=project
+        ).single()["c"]
+        canary = session.run(
+            "MATCH (n:CodeNode {project: $p, id: $id}) RETURN properties(n) AS p", p=project, id=shop_graph.CHECKOUT.id
+        ).single()["p"]
+        marked = session.run(f"MATCH (n:{MARK}) RETURN count(n) AS c").single()["c"]
+        keys = [r["propertyKey"] for r in session.run("CALL db.propertyKeys()")]
+        labels = [r["label"] for r in session.run("CALL db.labels()")]
+        indexes = sorted(r["name"] for r in session.run("SHOW INDEXES YIELD name"))
+        constraints = sorted(r["name"] for r in session.run("SHOW CONSTRAINTS YIELD name"))
+    with driver.session(database="system") as session:
+        users = sorted(r["user"] for r in session.run("SHOW USERS YIELD user"))
+    return {
+        "nodes": nodes, "relationships": relationships, "canary": canary, "marked": marked,
+        "marker_key": PROP in keys, "marker_label": MARK in labels, "marker_index": PROP in indexes,
+        "code_indexes": [i for i in indexes if i.startswith("code_node")], "constraints": constraints,
+        "users": users,
+    }  # fmt: skip
+
+
+def test_every_write_and_exfiltration_attempt_fails_and_changes_nothing(neo) -> None:
+    world, driver = neo
+    before = _state(driver, world.project)
+    assert before["nodes"] == len(shop_graph.NODES) + 1  # + the unresolved base's stub
+    assert not (before["marked"] or before["marker_key"] or before["marker_label"] or before["marker_index"])
+    passed = []
+    for cypher in ATTACKS:
+        outcome = query(world, {"cypher": cypher, "params": {"q": f"CREATE (:{MARK})"}})
+        if outcome["ok"]:
+            passed.append(cypher)
+        else:
+            assert outcome["error"]["code"] in ("forbidden", "invalid_arguments"), (cypher, outcome["error"])
+    assert passed == []
+    assert _state(driver, world.project) == before
+
+
+def test_each_layer_refuses_writes_on_its_own(neo, neo4j_server) -> None:
+    """With the text check bypassed: EXPLAIN reports the write, and the READ transaction refuses it."""
+    from rhumbline.cypher.runner import CypherRunner, ReadOnlyViolation
+    from rhumbline.stores.graph.factory import Neo4jCredentials
+
+    world, driver = neo
+    credentials = Neo4jCredentials(neo4j_server["uri"], neo4j_server["user"], neo4j_server["password"], "neo4j")
+    runner = CypherRunner(credentials, dedicated=False, connect_timeout=5)
+    before = _state(driver, world.project)
+    try:
+        params = {"project": world.project}
+        assert runner.plan_type("MATCH (n:CodeNode {project: $project}) RETURN n", params, timeout=5) == "r"
+        assert runner.plan_type(f"CREATE (:{MARK})", params, timeout=5) == "w"
+        assert runner.plan_type(f"MATCH (n:CodeNode {{project: $project}}) SET n.x = 1 RETURN n", params, timeout=5) == "rw"
+        assert runner.plan_type(f"CALL db.createLabel('{MARK}')", params, timeout=5) == "w"
+        assert runner.plan_type(f"CREATE INDEX {PROP} FOR (n:CodeNode) ON (n.x)", params, timeout=5) == "s"
+        for cypher in (
+            f"CREATE (:{MARK})",
+            "MATCH (n:CodeNode {project: $project}) DETACH DELETE n",
+            f"CALL db.createLabel('{MARK}')",
+            f"MATCH (n:CodeNode {{project: $project}}) CALL (n) {{ SET n.{PROP} = 1 }} RETURN 1",
+        ):
+            with pytest.raises(ReadOnlyViolation, match="not read-only"):
+                runner.run(cypher, params, limit=10, timeout=5, visible=None)
+            with pytest.raises(ReadOnlyViolation, match="AccessMode"):
+                runner.run(cypher, params, limit=10, timeout=5, visible=None, check_plan=False)
+    finally:
+        runner.close()
+    assert _state(driver, world.project) == before
+
+
+READ_ONLY_TRICKS = [
+    # Every node of the shop graph, and the stub of its unresolved base.
+    ("/* CREATE (:X) */ MATCH (n:CodeNode {project: $project}) RETURN count(n) AS c;", [{"c": len(shop_graph.NODES) + 1}]),
+    ("RETURN 'a\\' CREATE (:X) ' AS s, \"DELETE; it\" AS t, n.`set` AS u", None),
+    ("RETURN {create: 1, `delete`: 2} AS m", [{"m": {"create": 1, "delete": 2}}]),
+]
+
+
+def test_read_only_text_that_looks_like_writes_runs(neo) -> None:
+    world, _ = neo
+    first = ok(query(world, {"cypher": READ_ONLY_TRICKS[0][0]}))
+    assert first["rows"] == READ_ONLY_TRICKS[0][1]
+    second = query(world, {"cypher": READ_ONLY_TRICKS[1][0]})
+    # `n` is undefined: Neo4j's own error, after the text check let the strings through.
+    assert failed(second, "invalid_arguments")["message"].startswith("Neo4j rejected the query (Neo.ClientError.Statement")
+    assert ok(query(world, {"cypher": READ_ONLY_TRICKS[2][0]}))["rows"] == READ_ONLY_TRICKS[2][1]
+
+
+def test_rows_are_exact_with_more_indication(neo) -> None:
+    world, _ = neo
+    cypher = "MATCH (n:CodeNode {project: $project}) WHERE n.kind = 'Class' RETURN n.qualified_name AS name ORDER BY name"
+    result = ok(query(world, {"cypher": cypher}))
+    assert result["columns"] == ["name"]
+    assert result["rows"] == [
+        {"name": "shop.base.Model"}, {"name": "shop.digital.DigitalProduct"},
+        {"name": "shop.models.Order"}, {"name": "shop.models.Product"},
+    ]  # fmt: skip
+    assert (result["row_count"], result["more"], result["query_type"], result["redacted"]) == (4, False, "r", 0)
+    capped = ok(query(world, {"cypher": cypher, "limit": 3}))
+    assert (capped["row_count"], capped["more"], capped["limit"]) == (3, True, 3)
+    exact = ok(query(world, {"cypher": cypher, "limit": 4}))
+    assert (exact["row_count"], exact["more"]) == (4, False)
+    assert "whole graph database" in result["scope"]
+    assert result["read_only_user"] is False
+
+
+def test_nodes_relationships_and_paths_are_serialized(neo) -> None:
+    world, _ = neo
+    cypher = (
+        "MATCH p = (a:CodeNode {project: $project, id: $id})-[r:CALLS]->(b:CodeNode) "
+        "RETURN a, r, p, b.start_line AS line ORDER BY b.id LIMIT 1"
+    )
+    row = ok(query(world, {"cypher": cypher, "params": {"id": shop_graph.INNER.id}}))["rows"][0]
+    assert row["line"] == 10
+    assert row["a"]["type"] == "node" and row["a"]["labels"] == ["CodeNode"]
+    assert row["a"]["properties"]["qualified_name"] == "shop.services.checkout.inner"
+    assert row["a"]["properties"]["project"] == world.project
+    assert row["r"]["type"] == "relationship" and row["r"]["rel_type"] == "CALLS"
+    assert row["r"]["properties"]["explanation"] == "call `helper(...)` at shop/services.py:22"
+    assert (row["r"]["start"], row["r"]["end"]) == (row["a"]["element_id"], row["p"]["nodes"][1]["element_id"])
+    assert row["p"]["type"] == "path"
+    assert [n["properties"]["id"] for n in row["p"]["nodes"]] == [shop_graph.INNER.id, shop_graph.HELPER.id]
+    assert [r["rel_type"] for r in row["p"]["relationships"]] == ["CALLS"]
+
+
+def test_other_projects_are_redacted_and_params_are_scoped(neo) -> None:
+    world, _ = neo
+    cypher = (
+        "MATCH (n:CodeNode) WHERE n.project IN [$project, $other] AND n.kind = 'File' "
+        "RETURN n, n.project = $project AS mine, $projects AS projects ORDER BY n.project, n.id"
+    )
+    result = ok(query(world, {"cypher": cypher, "params": {"other": world.other_project}}))
+    mine = [r for r in result["rows"] if r["mine"]]
+    theirs = [r for r in result["rows"] if not r["mine"]]
+    assert len(mine) == len(shop_graph.FILES) and len(theirs) == 2
+    assert all(r["n"] == {"type": "redacted", "reason": "belongs to a project this token cannot see",
+                          "element": "node"} for r in theirs)  # fmt: skip
+    assert result["redacted"] == 2
+    assert result["rows"][0]["projects"] == [world.project]
+    # An admin token sees every project: nothing is redacted.
+    admin = ok(query(world, {"cypher": cypher, "params": {"other": world.other_project}}, projects=("*",), scopes=("admin",)))
+    assert admin["redacted"] == 0
+
+
+def test_scope_reserved_params_and_timeout(neo) -> None:
+    world, _ = neo
+    denied = failed(world.call("query", {"cypher": "RETURN 1"}, scopes=("read",)), "forbidden")
+    assert "cypher" in denied["message"]
+    reserved = failed(query(world, {"cypher": "RETURN $projects", "params": {"projects": ["x/y"]}}), "invalid_arguments")
+    assert "reserved" in reserved["message"]
+    other = failed(query(world, {"cypher": "RETURN 1", "project": world.other_project}), "forbidden")
+    assert world.other_project in other["message"]
+    too_many = failed(query(world, {"cypher": "RETURN 1", "limit": 1001}), "invalid_arguments")
+    assert "limit" in too_many["message"]
+    slow = "UNWIND range(1, 1000000000) AS x WITH x WHERE x < 0 RETURN count(x) AS c"
+    timed_out = failed(query(world, {"cypher": slow, "timeout_s": 1}), "deadline_exceeded")
+    assert "1.0 s timeout" in timed_out["message"]
+
+
+def test_allowed_procedures_answer(neo) -> None:
+    world, _ = neo
+    labels = ok(query(world, {"cypher": "CALL db.labels() YIELD label RETURN label ORDER BY label"}))
+    assert {"label": "CodeNode"} in labels["rows"]
+    found = ok(query(world, {
+        "cypher": "CALL db.index.fulltext.queryNodes('code_node_text', 'checkout') YIELD node "
+                  "WHERE node.project = $project RETURN node.id AS id ORDER BY id",
+    }))  # fmt: skip
+    assert {"id": shop_graph.CHECKOUT.id} in found["rows"]

@@ -1,0 +1,66 @@
+"""query_graph on the depot graph: seeds, breadth-first neighborhood, caps, summary, annotations."""
+
+from __future__ import annotations
+
+from tests.functional.tools.exploration.depot import ADD_ITEM, CART, CHECKOUT, HANDLE, PRICE_OF, ROUTE, TOTAL, ok
+
+
+def _nodes(result: dict) -> list[tuple[str, int, bool, int]]:
+    return [(n["id"], n["depth"], n["seed"], n["annotation_count"]) for n in result["nodes"]]
+
+
+def test_seeds_expanded_to_depth_two_with_the_subgraph_edges(depot, call_as):
+    ok(call_as("add_annotation", {"project": depot.project, "node_id": TOTAL, "content": "Rounds half-even."},
+               scopes=("read", "write")))  # fmt: skip
+
+    result = ok(call_as("query_graph", {"project": depot.project, "question": "how does checkout work?"}))
+
+    assert _nodes(result) == [
+        (CHECKOUT, 0, True, 0),
+        (HANDLE, 1, False, 0),  # depth 1, by (relation, id): all CALLS
+        (ADD_ITEM, 1, False, 0),
+        (TOTAL, 1, False, 1),
+        (ROUTE, 2, False, 0),
+        (PRICE_OF, 2, False, 0),
+        (CART, 2, False, 0),  # reached over DEFINES: sorts after CALLS
+    ]
+    assert (result["nodes_total"], result["depth"], result["edges_total"]) == (7, 2, 8)
+    assert [(e["source"], e["relation"], e["target"]) for e in result["edges"]] == [
+        (CART, "DEFINES", ADD_ITEM),
+        (CART, "DEFINES", TOTAL),
+        (HANDLE, "CALLS", CHECKOUT),
+        (ROUTE, "CALLS", HANDLE),
+        (CHECKOUT, "CALLS", ADD_ITEM),
+        (CHECKOUT, "CALLS", TOTAL),
+        (ADD_ITEM, "CALLS", PRICE_OF),
+        (TOTAL, "CALLS", PRICE_OF),
+    ]
+    assert result["summary"] == (
+        "Seeds (matches for the question's words): shop.checkout.checkout (Function). "
+        "Neighborhood: 7 of 7 nodes within 2 hop(s) of the seeds (both directions, code relations), "
+        "8 of 8 edges among them. "
+        "Most connected here: shop.checkout.checkout (3 edges); shop.cart.ShoppingCart.add_item (3 edges); "
+        "shop.cart.ShoppingCart.total (3 edges); shop.cart.ShoppingCart (2 edges); shop.api.handle (2 edges). "
+        "Nothing was cut. 1 node(s) carry annotations (see get_node)."
+    )
+
+
+def test_max_nodes_caps_the_neighborhood_and_the_summary_says_what_was_cut(depot, call_as):
+    result = ok(call_as("query_graph", {"project": depot.project, "question": "checkout", "max_nodes": 3}))
+
+    # Depth 1 already holds 4 nodes, more than 3: no second level.
+    assert [n["id"] for n in result["nodes"]] == [CHECKOUT, HANDLE, ADD_ITEM]
+    assert (result["nodes_total"], result["depth"], result["edges_total"]) == (4, 1, 2)
+    assert "Seeds (matches for the whole question)" in result["summary"]
+    assert result["summary"].endswith("Cut: 1 farther nodes (raise max_nodes, up to 100, or ask narrower).")
+
+
+def test_no_match_is_an_empty_answer_that_says_so(depot, call_as):
+    result = ok(call_as("query_graph", {"project": depot.project, "question": "the zebra quokka"}))
+    assert (result["nodes"], result["edges"], result["nodes_total"]) == ([], [], 0)
+    assert result["summary"] == "No node matches the question (searched for: zebra, quokka); try `search` with a name."
+
+
+def test_max_nodes_is_bounded(depot, call_as):
+    outcome = call_as("query_graph", {"project": depot.project, "question": "cart", "max_nodes": 101})
+    assert outcome["error"]["code"] == "invalid_arguments"

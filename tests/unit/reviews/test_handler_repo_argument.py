@@ -1,0 +1,56 @@
+"""The tool handler's defense in depth also checks an argument named `repo` (the review tools')."""
+
+from __future__ import annotations
+
+import sys
+import time
+import types
+
+import pytest
+from pydantic import BaseModel
+
+from rhumbline.contract import INVOCATION_CONTRACT
+from rhumbline.runtime.handler import handle
+from rhumbline.tools import registry
+from rhumbline.tools.common import StrictInput
+from rhumbline.tools.registry import ToolSpec
+
+
+class RepoInput(StrictInput):
+    repo: str
+
+
+class RepoOutput(BaseModel):
+    repo: str
+
+
+def _run(arguments: RepoInput, context) -> RepoOutput:  # type: ignore[no-untyped-def]
+    # Deliberately no scope check of its own: only the handler stands in the way.
+    return RepoOutput(repo=arguments.repo)
+
+
+@pytest.fixture(autouse=True)
+def careless_tool(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = types.ModuleType("careless_repo_tool")
+    module.SPEC = ToolSpec(name="careless", title="c", description="c", input_model=RepoInput, output_model=RepoOutput, run=_run)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.setitem(registry.TOOL_MODULES, "careless", module.__name__)
+
+
+def call(repo: str) -> dict:
+    return handle(
+        "careless",
+        {
+            "contract": INVOCATION_CONTRACT,
+            "tool": "careless",
+            "arguments": {"repo": repo},
+            "caller": {"principal": "a", "token_id": "t", "projects": ["acme/app"], "scopes": ["read"]},
+            "request_id": "r",
+            "deadline_ms": int((time.time() + 30) * 1000),
+        },
+    )
+
+
+def test_a_repo_outside_the_token_never_reaches_the_tool() -> None:
+    assert call("acme/app")["result"] == {"repo": "acme/app"}
+    assert call("rival/app")["error"] == {"code": "forbidden", "message": "this token has no access to project 'rival/app'", "details": {}}
