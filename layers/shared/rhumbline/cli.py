@@ -161,6 +161,24 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_publish(args: argparse.Namespace) -> int:
+    from rhumbline.publish import PublishError, publish
+
+    project = checked_project(args.project)
+    token = args.token or os.environ.get("RHUMBLINE_TOKEN", "")
+    if not token:
+        raise CliError("--token (or RHUMBLINE_TOKEN) is required: a token with the `write` scope on the project")
+    try:
+        outcome = publish(
+            Path(args.path), endpoint=args.endpoint, token=token, project=project, bucket=args.bucket,
+            run_async=args.run_async,
+        )
+    except PublishError as error:
+        raise CliError(str(error)) from None
+    print(json.dumps(outcome, indent=2, default=str))
+    return 0
+
+
 def print_summary(summary: Any, *, as_json: bool) -> None:
     if as_json:
         print(summary.model_dump_json(indent=2))
@@ -288,6 +306,17 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--clear", action="store_true", help="drop the project's graph first")
     ingest.add_argument("--json", action="store_true", help="print the summary as JSON")
     ingest.set_defaults(run=cmd_ingest)
+
+    publish = commands.add_parser(
+        "publish", help="CI: upload a checkout to S3 and ask a hosted deployment to ingest it"
+    )
+    publish.add_argument("path", nargs="?", default=".", help="the checkout (default: .)")
+    publish.add_argument("--endpoint", required=True, help="the deployment's MCP URL, https://.../mcp")
+    publish.add_argument("--token", help="API token with `write` on the project (default: $RHUMBLINE_TOKEN)")
+    publish.add_argument("--project", required=True, help="project slug owner/repo")
+    publish.add_argument("--bucket", required=True, help="S3 bucket the deployment reads sources from (SourceBucket)")
+    publish.add_argument("--async", dest="run_async", action="store_true", help="schedule the ingest, do not wait")
+    publish.set_defaults(run=cmd_publish)
 
     token = commands.add_parser("token", help="create, list and revoke API tokens")
     token_commands = token.add_subparsers(title="token commands", metavar="ACTION", required=True)

@@ -194,6 +194,10 @@ def test_only_the_gateway_may_invoke_functions(resources: dict[str, Any]) -> Non
     for logical_id, properties in functions(resources).items():
         if logical_id == webhook:
             assert [ref(target) for target in invoke_targets(properties)] == [ingest], "the webhook may invoke ingest only"
+        elif logical_id == ingest:
+            # `async: true`: the ingest function re-invokes itself, and nothing else.
+            targets = invoke_targets(properties)
+            assert len(targets) == 1 and json.dumps(targets[0]).endswith(':function:${AWS::StackName}-IngestFunction-*"}'), targets
         elif logical_id != gateway:
             assert invoke_targets(properties) == [], f"{logical_id} must not be able to invoke Lambda functions"
     # And no hand-written IAM resource grants it either.

@@ -88,6 +88,25 @@ def test_contributors_and_their_modified_edges_are_exact(repo: Path):
         ),
         (bob, "file:a.py"): ("EXTRACTED", "a.py", None, {"commits": 1, "last_at": "2026-02-01T11:30:00+02:00"}),
     }
+    # Distinct commits per author, for review tools: Ann's per-file counts sum to 4, but she made 3
+    # commits touching graph files (the first touched a.py and b.py at once).
+    totals = {
+        e.source: (e.target, e.confidence, e.properties, e.explanation)
+        for e in built.edges
+        if e.relation == "COMMITTED_TO"
+    }
+    assert totals == {
+        ann: (
+            "repository:", "EXTRACTED", {"commits": 3, "last_at": "2026-03-02T09:00:00+00:00"},
+            "Ann Lee <ann@example.com> made 3 commits touching ingested files (git log, merges excluded),"
+            " the last on 2026-03-02",
+        ),
+        bob: (
+            "repository:", "EXTRACTED", {"commits": 1, "last_at": "2026-02-01T11:30:00+02:00"},
+            "Bob <bob@example.com> made 1 commit touching ingested files (git log, merges excluded),"
+            " the last on 2026-02-01",
+        ),
+    }  # fmt: skip
     explanation = next(e.explanation for e in built.edges if e.source == ann and e.target == "file:a.py")
     assert explanation == (
         "Ann Lee <ann@example.com> modified a.py in 2 commits (git log, merges excluded), the last on 2026-03-02"

@@ -58,11 +58,14 @@ class CypherRunner:
         )
 
     @contextmanager
-    def _read_transaction(self, timeout: float, fetch_size: int = MAX_FETCH) -> Iterator[Any]:
-        """A READ access-mode transaction that is never committed (closing it rolls it back)."""
+    def _read_transaction(
+        self, timeout: float, fetch_size: int = MAX_FETCH, *, budget: float | None = None
+    ) -> Iterator[Any]:
+        """A READ access-mode transaction that is never committed (closing it rolls it back).
+        `budget`: the query's whole timeout, as error messages state it (default `timeout`)."""
         neo4j = self._neo4j
         with (
-            _translated(timeout),
+            _translated(budget if budget is not None else timeout),
             self._driver.session(
                 database=self.credentials.database, default_access_mode=neo4j.READ_ACCESS, fetch_size=fetch_size
             ) as session,
@@ -104,7 +107,7 @@ class CypherRunner:
         more = cut = False
         size = 0
         remaining = max(0.5, timeout - (time.perf_counter() - started))
-        with self._read_transaction(remaining, fetch_size=min(limit + 1, MAX_FETCH)) as tx:
+        with self._read_transaction(remaining, fetch_size=min(limit + 1, MAX_FETCH), budget=timeout) as tx:
             result = tx.run(cypher, params)
             columns = list(result.keys())
             for record in result:

@@ -9,6 +9,9 @@ root (`--relative`, so a root inside a larger repository works), and only files 
 - Contributor MODIFIED File, EXTRACTED, with Edge.properties {"commits": int, "last_at": ISO-8601
   author date of the newest of those commits (UTC offset as committed)} — the numbers review tools
   read — and the same facts in the explanation for people.
+- Contributor COMMITTED_TO the Repository node, with {"commits", "last_at"} over DISTINCT commits
+  that touched graph files: the exact commit count review tools report (summing MODIFIED edges
+  would count a commit that touched n files n times).
 Renames are not followed: a file's history before its last rename counts under its old path,
 which is not in the graph.
 """
@@ -38,6 +41,9 @@ class _Tally:
     last_at: str  # ISO-8601, the newest commit's author date
 
 
+REPOSITORY_ID = "repository:"
+
+
 def contributor_id(email: str) -> str:
     return f"contributor:{email.strip().lower()}"
 
@@ -57,6 +63,9 @@ def build_contributors(log: str | None, sources: Sequence[SourceFile], edges: Ed
     files = {source.path for source in sources}
     names: dict[str, str] = {}  # email → name of the newest commit
     tallies: dict[tuple[str, str], _Tally] = {}  # (email, path) → tally
+    # Distinct commits per author: summing the per-file counts would count a commit that touched
+    # n files n times. Review tools read this exact figure from the COMMITTED_TO edge.
+    totals: dict[str, _Tally] = {}  # email → tally
     for record in log.split(_RECORD):
         header, _, body = record.partition("\n")
         fields = header.split(_FIELD)
@@ -67,14 +76,22 @@ def build_contributors(log: str | None, sources: Sequence[SourceFile], edges: Ed
         if not email:
             continue
         names.setdefault(email, name or email)  # newest first: the first name seen is current
+        touched = False
         for path in dict.fromkeys(line.strip() for line in body.splitlines()):
             if path not in files:
                 continue
+            touched = True
             tally = tallies.get((email, path))
             if tally is None:
                 tallies[(email, path)] = _Tally(1, when)
             else:
                 tally.commits += 1
+        if touched:
+            total = totals.get(email)
+            if total is None:
+                totals[email] = _Tally(1, when)
+            else:
+                total.commits += 1
     nodes = [
         Node(id=contributor_id(email), kind="Contributor", name=name, qualified_name=email)
         for email, name in sorted(names.items())
@@ -90,6 +107,17 @@ def build_contributors(log: str | None, sources: Sequence[SourceFile], edges: Ed
         edges.set_properties(
             contributor_id(email), "MODIFIED", file_id(path),
             {"commits": tally.commits, "last_at": tally.last_at},
+        )  # fmt: skip
+    for email, total in sorted(totals.items()):
+        commits = "1 commit" if total.commits == 1 else f"{total.commits} commits"
+        explanation = (
+            f"{names[email]} <{email}> made {commits} touching ingested files (git log, merges"
+            f" excluded), the last on {total.last_at[:10]}"
+        )
+        edges.extracted(contributor_id(email), "COMMITTED_TO", REPOSITORY_ID, explanation, None, None)
+        edges.set_properties(
+            contributor_id(email), "COMMITTED_TO", REPOSITORY_ID,
+            {"commits": total.commits, "last_at": total.last_at},
         )  # fmt: skip
     return nodes
 

@@ -58,6 +58,7 @@ def ingest_local(
     progress: Callable[[int, int], None] | None = None,
     retention: int | None = None,
     history: bool = True,
+    commit: str | None = None,
 ) -> IngestSummary:
     """Parse `root` and make `project`'s graph the result, as a new graph version.
 
@@ -72,7 +73,7 @@ def ingest_local(
     root = Path(root).resolve()
     if not root.is_dir():
         raise NotADirectoryError(f"ingest root {root} is not a directory")
-    commit = head_commit(root)
+    commit = commit or head_commit(root)  # `commit`: a fetched tree without .git names its own
     with session_scope(engine) as session:
         version = versions.start(session, project, commit_sha=commit)
         version_id, number = version.id, version.version

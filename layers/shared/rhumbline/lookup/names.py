@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from rhumbline.errors import Ambiguous, NotFound
+from rhumbline.errors import Ambiguous, InvalidArguments, NotFound
 from rhumbline.lookup.project_state import empty_project_failure
 from rhumbline.lookup.views import node_ref
 from rhumbline.stores.graph.protocol import Node
@@ -48,7 +48,7 @@ def resolve_file(context: "ToolContext", project: str, file: str) -> Node:
     was ingested, or a unique tail of its path (`models/query.py`)."""
     path = normalize_path(file)
     if not path:
-        raise NotFound("`file` is empty")
+        raise InvalidArguments("`file` is empty")
     graph = context.graph
     node = graph.get_node(project, f"file:{path.lstrip('/')}")
     if node is not None and node.kind == "File":

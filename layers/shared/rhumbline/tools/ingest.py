@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from pathlib import Path
+from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, model_validator
 
-from rhumbline.errors import Forbidden, InvalidArguments, Unsupported
+from rhumbline.errors import Forbidden, InvalidArguments, Unavailable, Unsupported
 from rhumbline.ingest.summary import IngestChanges
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput, project_field
@@ -32,19 +35,14 @@ class IngestInput(StrictInput):
     )
     project: str | None = project_field()
     clear: bool = Field(default=False, description="Wipe the project's graph first (annotations are kept).")
-
-    @field_validator("source")
-    @classmethod
-    def _source_available(cls, value: str | None) -> str | None:
-        # The contract names `source`; fetching one (a GitHub tarball, an S3 object) belongs to the
-        # ingestion issue and is not in this build. Refusing at validation keeps every caller
-        # honest, the GitHub webhook's probe (webhooks/reingest.py) included.
-        if value is not None:
-            raise ValueError(
-                "hosted sources (`github:owner/repo@ref`, `s3://bucket/key`) are not available in this "
-                "build yet; ingest a local checkout with `path` on a local server"
-            )
-        return value
+    run_async: bool = Field(
+        default=False,
+        alias="async",
+        description=(
+            "Hosted mode, with `source`: schedule the ingest in the background and return at once "
+            "(status `scheduled`); the new version shows as running in list_projects."
+        ),
+    )
 
     @model_validator(mode="after")
     def _path_or_source(self) -> "IngestInput":
@@ -59,19 +57,24 @@ class SkippedFile(BaseModel):
 
 
 class IngestOutput(BaseModel):
+    status: Literal["completed", "scheduled"] = Field(
+        default="completed",
+        description="`scheduled`: an asynchronous ingest was started; only `project` (and `source`) are set",
+    )
     project: str
-    version: int
-    commit: str | None
-    files: int
-    skipped: dict[str, int]
-    skipped_examples: list[SkippedFile]
-    nodes_by_kind: dict[str, int]
-    edges_by_relation: dict[str, int]
-    node_count: int
-    edge_count: int
-    unresolved_calls: int
-    files_with_syntax_errors: int
-    duration_s: float
+    source: str | None = None
+    version: int | None = None
+    commit: str | None = None
+    files: int = 0
+    skipped: dict[str, int] = Field(default_factory=dict)
+    skipped_examples: list[SkippedFile] = Field(default_factory=list)
+    nodes_by_kind: dict[str, int] = Field(default_factory=dict)
+    edges_by_relation: dict[str, int] = Field(default_factory=dict)
+    node_count: int = 0
+    edge_count: int = 0
+    unresolved_calls: int = 0
+    files_with_syntax_errors: int = 0
+    duration_s: float = 0.0
     changes: IngestChanges | None = Field(
         default=None, description="files parsed vs reused and nodes/edges added, changed, removed"
     )
@@ -87,7 +90,7 @@ def run(arguments: IngestInput, context: ToolContext) -> IngestOutput:
     from rhumbline.runtime import resources
 
     context.require_scope("write")
-    if context.settings.mode == "hosted":
+    if context.settings.mode == "hosted" and not arguments.source:
         raise Unsupported(
             f"this deployment is hosted: it does not read paths on its own servers ('{arguments.path}')"
             if arguments.path
@@ -95,7 +98,9 @@ def run(arguments: IngestInput, context: ToolContext) -> IngestOutput:
             details={"mode": "hosted", "accepts": "source: github:owner/repo@ref or s3://bucket/key"},
         )
     if arguments.source:
-        raise InvalidArguments("this server runs in local mode: pass `path`, a directory on its machine")
+        return _run_source(arguments, context)
+    if arguments.run_async:
+        raise InvalidArguments("`async` needs a hosted deployment and a `source`; a local `path` is ingested in place")
     if not arguments.path:
         raise InvalidArguments("`path` is required: the directory to ingest, on the machine running the server")
     root = Path(arguments.path).expanduser()
@@ -112,6 +117,83 @@ def run(arguments: IngestInput, context: ToolContext) -> IngestOutput:
         clear=arguments.clear,
     )
     return IngestOutput.model_validate(summary.model_dump())
+
+
+def _source_project(source: str) -> str | None:
+    match = re.match(r"^github:([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)", source)
+    return match.group(1) if match else None
+
+
+def _run_source(arguments: IngestInput, context: ToolContext) -> IngestOutput:
+    """A hosted source (GitHub tarball, S3 archive): fetched to a temporary directory and ingested
+    like a local tree, with the commit the archive names; or, with `async`, scheduled."""
+    from rhumbline.ingest.pipeline import ingest_local
+    from rhumbline.ingest.sources import fetched
+    from rhumbline.runtime import resources
+
+    source = arguments.source or ""
+    project = arguments.project or _source_project(source)
+    if not project:
+        raise InvalidArguments("`project` is required with an `s3://` source (owner/repo)")
+    if not context.caller.can_see(project):
+        raise Forbidden(f"this token has no access to project '{project}'")
+    if arguments.run_async:
+        if context.settings.mode != "hosted":
+            raise InvalidArguments("`async` is for hosted deployments; a local server ingests a source in the call")
+        _schedule_self(arguments, project, context)
+        return IngestOutput(status="scheduled", project=project, source=source)
+    with fetched(source) as tree:
+        summary = ingest_local(
+            tree.root,
+            project,
+            store=context.graph,
+            engine=resources.relational_engine(),
+            clear=arguments.clear,
+            commit=tree.commit,
+            history=False,
+        )
+    output = IngestOutput.model_validate(summary.model_dump())
+    output.source = source
+    return output
+
+
+def _schedule_self(arguments: IngestInput, project: str, context: ToolContext) -> None:
+    """Invoke this very function asynchronously (InvocationType Event) with the same invocation,
+    minus `async`: the Lambda runs up to its own timeout, not API Gateway's 30 s."""
+    import time
+
+    from rhumbline.contract import ToolInvocation
+
+    function = os.environ.get("AWS_LAMBDA_FUNCTION_NAME", "").strip()
+    if not function:
+        raise Unsupported("`async` needs to run inside the ingest Lambda function (AWS_LAMBDA_FUNCTION_NAME is unset)")
+    payload = arguments.model_dump(mode="json", by_alias=True, exclude_none=True)
+    payload.pop("async", None)
+    payload["project"] = project
+    invocation = ToolInvocation(
+        tool="ingest",
+        arguments=payload,
+        caller=context.caller,
+        request_id=f"{context.request_id}-async"[:100],
+        deadline_ms=int((time.time() + 900) * 1000),
+    )
+    try:
+        import boto3
+        from botocore.config import Config
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        client = boto3.client(
+            "lambda", config=Config(connect_timeout=2, read_timeout=5, retries={"total_max_attempts": 2, "mode": "standard"})
+        )
+        response = client.invoke(
+            FunctionName=function,
+            InvocationType="Event",
+            Payload=json.dumps(invocation.model_dump(mode="json")).encode(),
+        )
+    except (BotoCoreError, ClientError) as error:
+        raise Unavailable(f"the asynchronous ingest could not be started: {error}") from None
+    if response.get("StatusCode") != 202:
+        raise Unavailable(f"the asynchronous ingest was refused (status {response.get('StatusCode')})")
 
 
 SPEC = ToolSpec(

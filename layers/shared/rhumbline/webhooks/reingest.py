@@ -1,9 +1,10 @@
 """A push to the default branch → an incremental re-ingest of the project, or an honest record of why not.
 
 Hosted: the ingest function is invoked asynchronously (InvocationType=Event) with a ToolInvocation
-whose caller is a service principal limited to that one project with the `write` scope. That needs
-the ingest tool to accept a hosted source (a GitHub repository at a ref); when this version's
-ingest tool accepts none, the request is recorded and the response says no ingest was started.
+whose caller is a service principal limited to that one project with the `write` scope, and the
+arguments `{"project": "owner/repo", "source": "github:owner/repo@<after sha>"}`: the ingest
+function fetches that commit's tarball (rhumbline.ingest.sources). Should the ingest tool's input
+model ever refuse that source, the request is recorded and the response says no ingest was started.
 Locally there is no source to ingest from: the request is recorded.
 """
 
@@ -44,18 +45,14 @@ def ingest_arguments(project: str, sha: str) -> dict[str, Any] | None:
 
     if "source" not in IngestInput.model_fields:
         return None
-    for source in (
-        {"type": "github", "repository": project, "ref": sha},
-        {"kind": "github", "repository": project, "ref": sha},
-        f"github:{project}@{sha}",
-    ):
-        candidate = {"project": project, "source": source}
-        try:
-            IngestInput.model_validate(candidate)
-        except ValidationError:
-            continue
-        return candidate
-    return None
+    # The pushed commit (`after`), fetched by the ingest function as a GitHub tarball
+    # (rhumbline.ingest.sources); the invocation is already asynchronous, so no `async` here.
+    candidate = {"project": project, "source": f"github:{project}@{sha}"}
+    try:
+        IngestInput.model_validate(candidate)
+    except ValidationError:
+        return None
+    return candidate
 
 
 def invocation_for(project: str, arguments: dict[str, Any], delivery_id: str) -> ToolInvocation:

@@ -51,8 +51,9 @@ def test_arguments_are_checked(world, tree: Path) -> None:
     missing = failed(world.call("ingest", {"path": str(tree / "nope"), "project": slug}, **writer), "invalid_arguments")
     assert missing["message"] == f"'{tree / 'nope'}' is not a directory on the server"
     assert "`path` is required" in failed(world.call("ingest", {"project": slug}, **writer), "invalid_arguments")["message"]
-    source = failed(world.call("ingest", {"source": "github:acme/shop@main", "project": slug}, **writer), "invalid_arguments")
-    assert "hosted sources (`github:owner/repo@ref`, `s3://bucket/key`) are not available in this build" in source["message"]
+    # Fetching a source is tests/functional/ingest/test_hosted_sources.py; `async` is hosted-only.
+    source = failed(world.call("ingest", {"source": "github:acme/shop@main", "project": slug, "async": True}, **writer), "invalid_arguments")
+    assert "`async` is for hosted deployments" in source["message"]
     bad_source = failed(world.call("ingest", {"source": "http://x", "project": slug}, **writer), "invalid_arguments")
     assert "source: String should match pattern" in bad_source["message"]
     both = failed(world.call("ingest", {"path": str(tree), "source": "s3://b/k"}, **writer), "invalid_arguments")

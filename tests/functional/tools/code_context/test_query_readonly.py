@@ -12,6 +12,8 @@ Other suites share this server, so the checks are scoped to this test's project 
 
 from __future__ import annotations
 
+import re
+
 import uuid
 from typing import Any
 
@@ -263,7 +265,9 @@ def test_scope_reserved_params_and_timeout(neo) -> None:
     assert "limit" in too_many["message"]
     slow = "UNWIND range(1, 1000000000) AS x WITH x WHERE x < 0 RETURN count(x) AS c"
     timed_out = failed(query(world, {"cypher": slow, "timeout_s": 1}), "deadline_exceeded")
-    assert "1.0 s timeout" in timed_out["message"]
+    # The effective timeout is the smaller of timeout_s and what is left of the call's deadline,
+    # so a loaded machine may report 0.9 s: what matters is that the 1 s bound, not 10 s, applied.
+    assert re.search(r"ran past its (0\.\d|1\.0) s timeout", timed_out["message"]), timed_out["message"]
 
 
 def test_allowed_procedures_answer(neo) -> None:

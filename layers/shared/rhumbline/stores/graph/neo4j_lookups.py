@@ -27,10 +27,12 @@ WITH collect(n {_NODE_MAP}) AS found
 RETURN size(found) AS total, found[0..$limit] AS page
 """
 
-# Per relation: sorted, counted, and only the first $limit turned into maps (a hub's thousands of
-# callers are counted, not shipped).
+# UNWIND then MATCH on both keys: one index seek per id (`me.id IN $ids` makes the planner scan the
+# whole (project, id) index). Per relation: sorted, counted, and only the first $limit turned into
+# maps (a hub's thousands of callers are counted, not shipped).
 _AROUND = f"""
-MATCH (me:CodeNode) WHERE me.project = $project AND me.id IN $ids
+UNWIND $ids AS asked
+MATCH (me:CodeNode {{project: $project, id: asked}})
 MATCH (me){{pattern}}(o:CodeNode)
 WHERE $relations IS NULL OR type(r) IN $relations
 WITH me, r, o ORDER BY type(r), me.id, o.id
@@ -48,7 +50,8 @@ RETURN relation, total, page
 ORDER BY relation
 """
 _DEGREES = """
-MATCH (me:CodeNode) WHERE me.project = $project AND me.id IN $ids
+UNWIND $ids AS asked
+MATCH (me:CodeNode {project: $project, id: asked})
 MATCH (me){pattern}()
 WHERE $relations IS NULL OR type(r) IN $relations
 RETURN me.id AS node_id, type(r) AS relation, count(*) AS c
