@@ -32,7 +32,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from http_latency import free_port, percentile, rpc  # noqa: E402
+from http_latency import free_port, percentile, rpc, serving_client  # noqa: E402
 from ingest import SDIST, ensure_corpus  # noqa: E402
 
 RHUMBLINE = Path(sys.executable).parent / "rhumbline"
@@ -130,24 +130,9 @@ def cpu_ms(pid: int) -> float:
 
 
 def run_cases(port: int, token: str, project: str, args: argparse.Namespace, pid: int) -> list[tuple]:
-    headers = {
-        "Authorization": f"Bearer {token}",
-        "Accept": "application/json, text/event-stream",
-        "MCP-Protocol-Version": "2025-06-18",
-    }
     cases = CASES + ([QUERY_CASE] if args.neo4j else [])
     results = []
-    with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=60) as http:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if http.post("/mcp", json=rpc("tools/list", None, 0)).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise SystemExit("rhumbline serve did not start")
-            time.sleep(0.2)
+    with serving_client(port, token) as http:
         for label, tool, arguments, p50_target, p99_target in cases:
             arguments = {**arguments, "project": project}
             for i in range(args.warmup):

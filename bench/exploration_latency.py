@@ -34,7 +34,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from http_latency import RHUMBLINE, free_port, percentile, rpc  # noqa: E402
+from http_latency import RHUMBLINE, free_port, percentile, rpc, serving_client  # noqa: E402
 from ingest import TARGETS, ensure_corpus  # noqa: E402
 
 TARGET_MS = {"get_node": 5, "query_graph": 30, "trace_path": 20, "blast_radius": 50, "graph_diff": 1000}
@@ -242,22 +242,7 @@ def server_side(database: Path, tool: str, calls: int) -> list[float]:
 def run(
     port: int, token: str, all_cases: dict[str, list[dict]], calls: int, backend: str, database: Path
 ) -> None:
-    headers = {
-        "Authorization": f"Bearer {token}",
-        "Accept": "application/json, text/event-stream",
-        "MCP-Protocol-Version": "2025-06-18",
-    }
-    with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=60) as http:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if http.post("/mcp", json=rpc("tools/list", None, 0)).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise SystemExit("rhumbline serve did not start")
-            time.sleep(0.2)
+    with serving_client(port, token) as http:
         for tool, argument_sets in all_cases.items():
             measure(http, tool, argument_sets, 2 * len(argument_sets))  # warm-up: modules, caches
         factor = NEO4J_FACTOR if backend == "neo4j" else 1

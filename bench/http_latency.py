@@ -19,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -52,6 +54,28 @@ def rpc(method: str, params: dict | None, request_id: int) -> dict:
     if params is not None:
         message["params"] = params
     return message
+
+
+@contextmanager
+def serving_client(port: int, token: str, *, timeout: float = 60.0) -> Iterator[httpx.Client]:
+    """An MCP HTTP client for the `rhumbline serve` on `port`, handed out once it answers tools/list."""
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2025-06-18",
+    }
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=timeout) as http:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if http.post("/mcp", json=rpc("tools/list", None, 0)).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise SystemExit("rhumbline serve did not start")
+            time.sleep(0.1)
+        yield http
 
 
 def measure(http: httpx.Client, body: dict, calls: int) -> list[float]:
@@ -91,22 +115,7 @@ def main() -> None:
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         try:
-            headers = {
-                "Authorization": f"Bearer {token}",
-                "Accept": "application/json, text/event-stream",
-                "MCP-Protocol-Version": "2025-06-18",
-            }
-            with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=30) as http:
-                deadline = time.monotonic() + 30
-                while True:
-                    try:
-                        if http.post("/mcp", json=rpc("tools/list", None, 0)).status_code == 200:
-                            break
-                    except httpx.TransportError:
-                        pass
-                    if time.monotonic() > deadline:
-                        raise SystemExit("rhumbline serve did not start")
-                    time.sleep(0.1)
+            with serving_client(port, token, timeout=30) as http:
                 cases = {
                     "tools/list": rpc("tools/list", None, 1),
                     "tools/call list_projects": rpc("tools/call", {"name": "list_projects", "arguments": {}}, 2),
