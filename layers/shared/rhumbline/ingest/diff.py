@@ -20,6 +20,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from rhumbline.ingest.diff_counts import DiffCounts
 from rhumbline.ingest.snapshots import (
     EDGE_ATTRIBUTES,
     NODE_ATTRIBUTES,
@@ -68,20 +69,6 @@ class EdgeChange:
     relation: str
     target: str
     changes: dict[str, tuple[Any, Any]]  # explanation values are digests
-
-
-@dataclass(frozen=True, slots=True)
-class DiffCounts:
-    nodes_added: int
-    nodes_removed: int
-    nodes_changed: int
-    edges_added: int
-    edges_removed: int
-    edges_changed: int
-    nodes_before: int
-    nodes_after: int
-    edges_before: int
-    edges_after: int
 
 
 @dataclass(frozen=True, slots=True)

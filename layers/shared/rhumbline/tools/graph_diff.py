@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from rhumbline.errors import NotFound
+from rhumbline.ingest.diff_counts import DiffCounts
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.tools.graph_common import cursor_field, query_of
@@ -72,19 +73,6 @@ class EdgeChange(BaseModel):
     relation: str
     target: str
     changes: dict[str, Change]
-
-
-class DiffCounts(BaseModel):
-    nodes_added: int
-    nodes_removed: int
-    nodes_changed: int
-    edges_added: int
-    edges_removed: int
-    edges_changed: int
-    nodes_before: int
-    nodes_after: int
-    edges_before: int
-    edges_after: int
 
 
 class GraphDiffOutput(BaseModel):
@@ -166,7 +154,7 @@ def run(arguments: GraphDiffInput, context: ToolContext) -> GraphDiffOutput:
             EdgeChange(source=c.source, relation=c.relation, target=c.target, changes=_change(c.changes))
             for c in page["edges_changed"]
         ],
-        counts=DiffCounts(**counts),
+        counts=diff.counts,
         offsets=offsets,
         next_cursor=next_cursor,
     )
