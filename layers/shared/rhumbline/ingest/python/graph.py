@@ -2,7 +2,7 @@
 
 Per-file work (nodes, DEFINES) depends on one file and its module name; everything else needs the
 symbol tables of every file, built here once: module index → namespaces → resolver (classes,
-methods) → IMPORTS, INHERITS, DECORATES and CALLS.
+methods) → IMPORTS, INHERITS, DECORATES and CALLS, then the Import and Decorator nodes.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from rhumbline.ingest.edges import EdgeSet
 from rhumbline.ingest.facts import SourceFile
-from rhumbline.ingest.python import calls, links, nodes
+from rhumbline.ingest.python import calls, links, nodes, statement_nodes
 from rhumbline.ingest.python.modules import ModuleIndex
 from rhumbline.ingest.python.namespace import FileNamespace, Namespaces
 from rhumbline.ingest.python.resolve import Resolver
@@ -48,10 +48,16 @@ def build_python_graph(
             if definition.kind == "Method":
                 resolver.add_method(definition.name, node_id)
     qualified = {node.id: node.qualified_name for node in graph.nodes}
+    namespaces = resolver.namespaces
     for source in python:
         code = source.code
         links.add_imports(source.path, code, index, edges)
         links.add_inherits(source.path, code, resolver, qualified, edges)
         links.add_decorates(source.path, code, resolver, qualified, edges)
         graph.unresolved_calls += calls.add_calls(source.path, code, resolver, qualified, edges)
+        module = index.name_of[source.path]
+        graph.nodes.extend(
+            statement_nodes.import_nodes(source, module, index, namespaces, qualified, edges)
+        )
+        graph.nodes.extend(statement_nodes.decorator_nodes(source, resolver, qualified, edges))
     return graph
