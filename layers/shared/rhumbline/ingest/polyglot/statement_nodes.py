@@ -27,7 +27,10 @@ from rhumbline.ingest.statements import (
 from rhumbline.stores.graph.protocol import Confidence
 
 if TYPE_CHECKING:
-    from rhumbline.ingest.polyglot.resolve import Family, FileIndex
+    from rhumbline.ingest.polyglot.resolve import Family, FileIndex, Sym
+
+# C#: `[Logged]` names the class `LoggedAttribute` when there is no class `Logged`.
+_NAME_SUFFIXES = {"csharp": ("", "Attribute")}
 
 
 class _Recorder:
@@ -110,9 +113,17 @@ def _decorator_nodes(family: Family, f: FileIndex) -> None:
             node = decorator_node(path, f.language, key, family.qualified[decorated], decorator)
             family.nodes.append(node)
             add_decorator_structure(family.edges, decorated, what, node, path, decorator.line)
-            targets = [s for s in family.resolve(f, d.parent, decorator.expression) if s.target != decorated]
+            targets = _decorator_targets(family, f, d.parent, decorator.expression, decorated)
             site = f"`{decorator.text}` at {path}:{decorator.line}"
             for found in family.classify(targets, site):
                 evidence = (found.confidence, found.score, found.explanation, path, decorator.line)
                 family.edges.add(node.id, RESOLVES_TO, found.node_id, *evidence)
                 family.edges.add(found.node_id, "DECORATES", decorated, *evidence)
+
+
+def _decorator_targets(family: Family, f: FileIndex, scope: str, expression: str, decorated: str) -> list[Sym]:
+    for suffix in _NAME_SUFFIXES.get(f.language or "", ("",)):
+        found = [s for s in family.resolve(f, scope, expression + suffix) if s.target != decorated]
+        if found:
+            return found
+    return []
