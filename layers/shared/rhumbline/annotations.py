@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import Connection, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from rhumbline.stores.relational.exploration_models import MAX_CONTENT, MAX_NODE_ID, Annotation
@@ -135,7 +135,7 @@ _COUNTS = (
 
 
 def for_nodes(
-    session: Session, project: str, node_ids: Sequence[str], *, per_node: int = DEFAULT_PER_NODE
+    session: Session | Connection, project: str, node_ids: Sequence[str], *, per_node: int = DEFAULT_PER_NODE
 ) -> dict[str, list[AnnotationView]]:
     """The newest `per_node` annotations of each node that has any (see `counts` for totals)."""
     ids = sorted(set(node_ids))
@@ -149,7 +149,7 @@ def for_nodes(
     return found
 
 
-def counts(session: Session, project: str, node_ids: Sequence[str]) -> dict[str, int]:
+def counts(session: Session | Connection, project: str, node_ids: Sequence[str]) -> dict[str, int]:
     """How many annotations each node has (nodes without any are left out)."""
     ids = sorted(set(node_ids))
     found: dict[str, int] = {}
