@@ -108,7 +108,8 @@ class GatewayContainer:
         except Exception:
             logger.exception("the gateway app failed on %s %s", scope.get("method"), scope.get("path"))
             if not responded.is_set():
-                return {"status": 500, "headers": [[b"content-type", b"text/plain; charset=utf-8"]], "body": b"Internal Server Error"}
+                plain = [[b"content-type", b"text/plain; charset=utf-8"]]
+                return {"status": 500, "headers": plain, "body": b"Internal Server Error"}
         finally:
             responded.set()
         response["body"] = b"".join(chunks)
