@@ -10,7 +10,9 @@ far too slow for a call, so it is never done per call:
   read, then kept in memory), else — a graph ingested before this existed, or whose refresh
   failed — it is computed once, stored, and reused by every later call and every other function.
 
-A new graph version has a new key: scores of an older graph are never served for a newer one.
+A new graph version has a new key: scores of an older graph are never served for a newer one,
+except when the ingest proved the dependency topology identical (`refresh(same_topology_as=...)`):
+then the older version's scores are the new one's, and are copied rather than recomputed.
 
 Approximation: on large graphs the BFS sources are a seeded random sample (Brandes & Pich 2007),
 as many as fit in a time budget; the estimate is scaled by n / sources. With every node a source
@@ -26,7 +28,7 @@ import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -175,14 +177,32 @@ def scores(
     return stored
 
 
-def refresh(graph: GraphStore, engine: Engine, project: str, *, seconds: float = REFRESH_SECONDS) -> Scores | None:
+def refresh(
+    graph: GraphStore,
+    engine: Engine,
+    project: str,
+    *,
+    seconds: float = REFRESH_SECONDS,
+    same_topology_as: int | None = None,
+) -> Scores | None:
     """Compute and store the scores of the project's current graph (the ingest hook). Never
-    raises: a failure is logged and the first call that needs the scores computes them."""
+    raises: a failure is logged and the first call that needs the scores computes them.
+
+    `same_topology_as`: a version whose dependency edges (the (source, target) pairs of the
+    relations above) are exactly the current graph's: the caller diffed the two. Betweenness
+    depends on nothing else, so that version's stored scores are copied under the new key
+    instead of recomputed (a body-only edit or a no-change re-ingest costs one row copy)."""
     try:
         key = graph_key(graph, project)
         if _load(engine, project, key) is not None:
             return None
-        computed = _compute(graph, project, key, seconds)
+        previous = None
+        if same_topology_as is not None and f"v{same_topology_as}" != key:
+            previous = _load(engine, project, f"v{same_topology_as}")
+        if previous is not None:
+            computed = replace(previous, key=key)
+        else:
+            computed = _compute(graph, project, key, seconds)
         _save(engine, project, computed)
         _remember(project, computed)
         return computed

@@ -36,6 +36,7 @@ from typing import Any
 
 from sqlalchemy import Engine, delete, select
 
+from rhumbline.centrality import DEPENDED_ON_BY, DEPENDS_ON
 from rhumbline.ingest.facts import SkippedFile, SourceFile
 from rhumbline.ingest.languages import has_extractor, language_of
 from rhumbline.ingest.parallel import Outcome, Progress, read_all
@@ -52,6 +53,7 @@ _PICKLE_PROTOCOL = 5
 # Rows per INSERT / DELETE statement when the cache is updated.
 _WRITE_CHUNK = 500
 _MAX_PATH = 1024
+DEPENDENCY_RELATIONS = frozenset((*DEPENDS_ON, *DEPENDED_ON_BY))
 
 
 @lru_cache(maxsize=1)
@@ -263,6 +265,9 @@ class GraphChanges:
     nodes_changed: int
     edges_added: int
     edges_changed: int
+    # Whether an edge of a relation centrality reads was added or removed: if not, the previous
+    # version's betweenness scores are this one's (centrality.refresh(same_topology_as=...)).
+    dependency_topology_changed: bool = False
 
     @property
     def nodes_removed(self) -> int:
@@ -312,6 +317,7 @@ def graph_changes(
     old_edges, new_edges = base.edges, new.edges
     upsert_edges: list[Edge] = []
     edges_added = edges_changed = 0
+    topology = False
     if len(new_edges) == len(edges):  # no duplicates: `new` lists the edges in the same order
         pairs = zip(new_edges, edges)
     else:
@@ -320,6 +326,7 @@ def graph_changes(
         before = old_edges.get(key)
         if before is None:
             edges_added += 1
+            topology = topology or key[1] in DEPENDENCY_RELATIONS
         elif before != new_edges[key]:
             edges_changed += 1
         elif edge.source not in removed and edge.target not in removed:
@@ -327,6 +334,7 @@ def graph_changes(
         # Unchanged but touching a removed node (now a stub end): removing the node removes it.
         upsert_edges.append(edge)
     remove_edges = sorted(old_edges.keys() - new_edges.keys())
+    topology = topology or any(key[1] in DEPENDENCY_RELATIONS for key in remove_edges)
     return GraphChanges(
         upsert_nodes=upsert_nodes,
         upsert_edges=upsert_edges,
@@ -336,4 +344,5 @@ def graph_changes(
         nodes_changed=changed,
         edges_added=edges_added,
         edges_changed=edges_changed,
+        dependency_topology_changed=topology,
     )

@@ -150,7 +150,9 @@ def ingest_local(
     from rhumbline import centrality
 
     clock = time.perf_counter()
-    centrality.refresh(store, engine, project)
+    # No dependency edge added or removed: the stored version's scores are this one's.
+    same = changes is not None and not changes.dependency_topology_changed
+    centrality.refresh(store, engine, project, same_topology_as=base_version if same else None)
     summary.phase_seconds["centrality"] = round(time.perf_counter() - clock, 3)
     summary.duration_s = round(time.perf_counter() - started, 3)
     return summary
