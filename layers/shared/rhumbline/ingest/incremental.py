@@ -187,6 +187,13 @@ class FactCache:
                 )
         return [outcome for outcome in outcomes if outcome is not None]
 
+    def facts(self, content_hash: str, language: str) -> Any:
+        """The cached facts of those bytes (loaded or parsed by this ingest), or None."""
+        blob = self._new_blobs.get((content_hash, language))
+        if blob is not None:
+            return decode_facts(blob)
+        return self._cached(content_hash, language)
+
     def _cached(self, content_hash: str, language: str) -> Any:
         blob = self._blobs.get((content_hash, language))
         if blob is None:

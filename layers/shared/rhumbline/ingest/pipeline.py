@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from hashlib import blake2b
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -30,10 +31,12 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from rhumbline.ingest import snapshots
-from rhumbline.ingest.build import build_graph, summarize
+from rhumbline.ingest.build import BuiltGraph, build_graph, summarize
 from rhumbline.ingest.git import head_commit
 from rhumbline.ingest.facts import SourceFile
 from rhumbline.ingest.incremental import FactCache, clear_cache, extractor_fingerprint, graph_changes
+from rhumbline.ingest.partial import PartialBuild, Planner
+from rhumbline.ingest.partitioned import Partitioned, split
 from rhumbline.ingest.snapshots import Snapshot
 from rhumbline.ingest.summary import IngestChanges, IngestSummary
 from rhumbline.stores.graph.protocol import GraphBatch, GraphStore
@@ -89,32 +92,44 @@ def ingest_local(
         if base_version is not None:
             base = snapshots.load_stored(engine, project, base_version)
         key = InputsKey(project, root.name, history, base.inputs if base is not None else None)
+        stored = Partitioned.decode(base.blob) if base is not None and base.stats else None
+        planner = None if stored is None else Planner(stored, cache, lambda: key.context, project, root)
         built = build_graph(
             root, project, exclude=exclude, workers=workers, progress=progress, cache=cache,
-            history=history, unchanged=key,
+            history=history, unchanged=key, partial=planner,
         )  # fmt: skip
         clock = time.perf_counter()
-        snapshot: Snapshot | None = None
         if built.reused:
             # The stored graph is the result: only the stamp moves to this version.
             changes = graph_changes(_EMPTY, _EMPTY, (), ())
             batch = changes.batch(version=number, expect_version=base_version)
             blob, counts = base.blob, (base.node_count, base.edge_count)
+        elif built.partial is not None:
+            part = built.partial
+            changes = graph_changes(part.before, part.after, part.nodes, part.edges)
+            batch = changes.batch(version=number, expect_version=base_version)
+            unresolved = {**stored.unresolved, **part.unresolved_by_file}
+            records = split(part.after.nodes, part.after.edges)
+            partitioned = stored.replaced(
+                {path: records.get(path, ({}, {})) for path in part.parts},
+                files=_files(built.sources), unresolved=unresolved,
+            )  # fmt: skip
+            blob, counts = partitioned.encode(), (partitioned.node_count, partitioned.edge_count)
         else:
             snapshot = Snapshot.of(built.nodes, built.edges)
             counts = (len(snapshot.nodes), len(snapshot.edges))
+            blob = Partitioned.of(
+                snapshot.nodes, snapshot.edges, files=_files(built.sources),
+                unresolved=_unresolved(built), context=key.context,
+            ).encode()  # fmt: skip
             if base is None:
                 changes = None
                 batch = GraphBatch(nodes=built.nodes, edges=built.edges, clear=True, version=number)
-                blob = snapshot.encode()
             else:
-                changes = graph_changes(Snapshot.decode(base.blob), snapshot, built.nodes, built.edges)
+                before = Snapshot(*Partitioned.decode(base.blob).records())
+                changes = graph_changes(before, snapshot, built.nodes, built.edges)
                 batch = changes.batch(version=number, expect_version=base_version)
-                # Nothing changed: the stored bytes are this version's snapshot too.
-                blob = base.blob if changes.empty else snapshot.encode()
-        snapshot_bytes = snapshots.save(
-            engine, version_id, snapshot, blob, inputs=key.value, counts=counts
-        )
+        snapshot_bytes = snapshots.save(engine, version_id, None, blob, inputs=key.value, counts=counts)
         _save_cache(engine, cache, built.sources)
         built.seconds["diff"] = round(time.perf_counter() - clock, 3)
         writing = time.perf_counter()
@@ -132,7 +147,11 @@ def ingest_local(
         )
         if built.reused:
             _copy_graph_figures(summary, base)
+        elif built.partial is not None:
+            _partial_graph_figures(summary, base, built.partial, sum(unresolved.values()))
         summary.changes = _changes(counts, changes, base_version, cache, snapshot_bytes, built.reused)
+        summary.changes.phase2 = "skipped" if built.reused else "partial" if built.partial else "full"
+        summary.changes.partial_refused = planner.reason if planner and not built.partial else None
         with session_scope(engine) as session:
             versions.finish(
                 session,
@@ -172,6 +191,8 @@ class InputsKey:
         self.parts = (extractor_fingerprint(), project, root_name, "history" if history else "")
         self.stored = stored
         self.value: str | None = None
+        # The same minus the files: what a partial phase 2 needs unchanged (partial.py).
+        self.context: str | None = None
 
     def __call__(self, sources: Sequence[SourceFile], log: str | None) -> bool:
         digest = blake2b(digest_size=16)
@@ -180,8 +201,14 @@ class InputsKey:
         for source in sorted(sources, key=lambda s: s.path):
             line = f"{source.path}\0{source.language}\0{source.content_hash}\n"
             digest.update(line.encode("utf-8", "surrogatepass"))
-        digest.update(b"\0log\0" + (log or "").encode("utf-8", "surrogatepass"))
+        log_bytes = b"\0log\0" + (log or "").encode("utf-8", "surrogatepass")
+        digest.update(log_bytes)
         self.value = digest.hexdigest()
+        context = blake2b(digest_size=16)
+        for part in self.parts:
+            context.update(part.encode("utf-8", "surrogatepass") + b"\0")
+        context.update(log_bytes)
+        self.context = context.hexdigest()
         return self.stored is not None and self.value == self.stored
 
 
@@ -201,6 +228,35 @@ def _copy_graph_figures(summary: IngestSummary, base: snapshots.StoredSnapshot) 
     summary.nodes_by_kind = stats.get("nodes_by_kind", {})
     summary.edges_by_relation = stats.get("edges_by_relation", {})
     summary.unresolved_calls = stats.get("unresolved_calls", 0)
+
+
+def _partial_graph_figures(
+    summary: IngestSummary, base: snapshots.StoredSnapshot, part: PartialBuild, unresolved: int
+) -> None:
+    """The figures of a partial build: the stored version's, minus the rebuilt files' stored
+    records, plus their new ones."""
+    stats = base.stats or {}
+    kinds = Counter(stats.get("nodes_by_kind", {}))
+    kinds.subtract(record[0] for record in part.before.nodes.values())
+    kinds.update(record[0] for record in part.after.nodes.values())
+    relations = Counter(stats.get("edges_by_relation", {}))
+    relations.subtract(key[1] for key in part.before.edges)
+    relations.update(key[1] for key in part.after.edges)
+    summary.nodes_by_kind = {k: n for k, n in sorted(kinds.items()) if n}
+    summary.edges_by_relation = {r: n for r, n in sorted(relations.items()) if n}
+    summary.node_count = sum(summary.nodes_by_kind.values())
+    summary.edge_count = sum(summary.edges_by_relation.values())
+    summary.unresolved_calls = unresolved
+
+
+def _unresolved(built: BuiltGraph) -> dict[str, int]:
+    """Unresolved call sites per Python file, and under "" every other language's."""
+    python = built.unresolved_by_file
+    return {**python, "": built.unresolved_calls - sum(python.values())}
+
+
+def _files(sources: Sequence[SourceFile]) -> dict[str, tuple[str | None, str]]:
+    return {source.path: (source.language, source.content_hash) for source in sources}
 
 
 def _changes(

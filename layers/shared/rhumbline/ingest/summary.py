@@ -29,6 +29,15 @@ class IngestChanges(BaseModel):
     edges_removed: int
     snapshot_bytes: int = Field(description="size of this version's stored snapshot")
     pruned_versions: int = Field(description="old versions deleted by retention")
+    phase2: str = Field(
+        default="full",
+        description="skipped: the inputs were the stored version's; partial: only the changed"
+        " files were resolved, every other file's nodes and edges kept from the stored version"
+        " (rhumbline/ingest/partial.py); full: every file was resolved",
+    )
+    partial_refused: str | None = Field(
+        default=None, description="why a re-ingest could not take the partial path"
+    )
 
 
 class IngestSummary(BaseModel):

@@ -1,0 +1,139 @@
+"""Incremental phase 2: rebuild only the changed files' partitions, when that is provably exact.
+
+A version's snapshot is kept per file (partitioned.py): every node and edge belongs to the file it
+is the code or the evidence of. After phase 1, the planner compares this ingest's files with the
+stored version's and takes the *partial* path when all of these hold:
+
+- the same context (extractor code, project, root name, git history: pipeline.InputsKey);
+- the same set of paths with the same languages (an added, removed or renamed file changes module
+  names, directory nodes and what imports resolve to: full phase 2);
+- every changed file is Python whose interface (python/interface.py: everything another file's
+  resolution can observe) is unchanged, or a file without an extractor (its File node only);
+- no document links to a line of a changed file (such a link lands on whichever definition spans
+  that line).
+
+Then every other file resolves exactly as before, so its partition is the stored one, and only the
+changed files' partitions are built: their structure (File node, its CONTAINS edge), their Python
+nodes and edges (resolved against symbol tables of every file, python/graph.py `only`), and their
+MODIFIED edges (the history is unchanged). The result is checked before it is used: it may only
+touch the changed partitions and may not remove a node (an edge elsewhere could point at it);
+otherwise, and in every other case, the full phase 2 runs. `mode` in the ingest summary says which.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rhumbline.ingest.contributors import build_contributors
+from rhumbline.ingest.edges import EdgeSet
+from rhumbline.ingest.facts import SourceFile
+from rhumbline.ingest.incremental import FactCache
+from rhumbline.ingest.knowledge.facts import DocFacts
+from rhumbline.ingest.knowledge.graph import line_linked_files
+from rhumbline.ingest.partitioned import Partitioned, edge_partition, node_partition
+from rhumbline.ingest.python.graph import build_python_graph
+from rhumbline.ingest.python.interface import interface
+from rhumbline.ingest.snapshots import Snapshot
+from rhumbline.ingest.structure import build_structure
+from rhumbline.stores.graph.protocol import Edge, Node
+
+
+@dataclass
+class PartialBuild:
+    """The changed files' partitions, before (stored) and after (rebuilt)."""
+
+    parts: frozenset[str]  # the changed files' paths: the partitions rebuilt
+    before: Snapshot  # the stored records of those partitions
+    after: Snapshot  # the rebuilt records (Snapshot.of(nodes, edges))
+    nodes: list[Node]
+    edges: list[Edge]
+    unresolved_by_file: dict[str, int]  # the changed Python files' unresolved call sites
+
+
+class Planner:
+    """build_graph's `partial` hook: (sources, history log) → a PartialBuild, or None for the
+    full phase 2 (`reason` then says why)."""
+
+    def __init__(
+        self,
+        base: Partitioned,
+        cache: FactCache,
+        context: Callable[[], str | None],
+        project: str,
+        root: Path,
+    ) -> None:
+        # `context`: this ingest's context digest, known once phase 1 is done (InputsKey).
+        self.base = base
+        self.cache = cache
+        self.context = context
+        self.project = project
+        self.root = root
+        self.reason = ""
+
+    def __call__(self, sources: Sequence[SourceFile], log: str | None) -> PartialBuild | None:
+        changed = self._changed(sources)
+        if changed is None:
+            return None
+        return self._build(sources, log, changed)
+
+    def _refuse(self, reason: str) -> None:
+        self.reason = reason
+        return None
+
+    def _changed(self, sources: Sequence[SourceFile]) -> list[SourceFile] | None:
+        base = self.base
+        if base.context is None or base.context != self.context():
+            return self._refuse("the stored version was built from other code, options or history")
+        if len(sources) != len(base.files):
+            return self._refuse("files were added, removed or renamed")
+        changed = []
+        for source in sources:
+            stored = base.files.get(source.path)
+            if stored is None or stored[0] != source.language:
+                return self._refuse("files were added, removed or renamed")
+            if stored[1] != source.content_hash:
+                changed.append(source)
+        if not changed:
+            return self._refuse("no file changed")  # the inputs key decides this case
+        for source in changed:
+            if source.code is None:
+                continue  # no extractor: its File node is all it has
+            if source.language != "python":
+                return self._refuse(f"{source.path} is not Python")
+            old = self.cache.facts(base.files[source.path][1], "python")
+            if old is None or interface(old) != interface(source.code):
+                return self._refuse(f"the interface of {source.path} changed")
+        paths = {source.path for source in changed}
+        for source in sources:
+            if isinstance(source.code, DocFacts) and line_linked_files(source.path, source.code) & paths:
+                return self._refuse(f"{source.path} links to a line of a changed file")
+        return changed
+
+    def _build(
+        self, sources: Sequence[SourceFile], log: str | None, changed: list[SourceFile]
+    ) -> PartialBuild | None:
+        parts = frozenset(source.path for source in changed)
+        structure = EdgeSet()
+        # Structure of the changed files alone: their File nodes and CONTAINS edges; the
+        # Repository and Directory records it repeats depend on the paths only, which are the same.
+        nodes = [n for n in build_structure(self.project, changed, structure) if n.file in parts]
+        built = [e for e in structure.edges() if e.file in parts]
+        edges = EdgeSet()
+        python = build_python_graph(sources, self.root.name, edges, only=parts)
+        nodes.extend(python.nodes)
+        built.extend(edges.edges())
+        if log:
+            history = EdgeSet()
+            build_contributors(log, sources, history)  # per-file counts need the whole log
+            built.extend(e for e in history.edges() if e.file in parts)
+        after = Snapshot.of(nodes, built)
+        if any(node_partition(r) not in parts for r in after.nodes.values()) or any(
+            edge_partition(r) not in parts for r in after.edges.values()
+        ):
+            return self._refuse("the rebuilt files produced records outside their partitions")
+        before = Snapshot(*self.base.records(parts))
+        if before.nodes.keys() - after.nodes.keys():
+            return self._refuse("a node disappeared (an edge of an unchanged file may point at it)")
+        return PartialBuild(parts, before, after, nodes, built, python.unresolved_by_file)
