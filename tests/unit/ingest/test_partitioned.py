@@ -39,23 +39,23 @@ def test_a_replaced_partition_is_re_encoded_and_the_others_shared():
     moved = Node(F.id, "Function", "f", "m.f", "m.py", 2, 4, "python", "def f()", "Doc.", "h1")
     after = Snapshot.of([moved], [CALL])
 
-    replaced = stored.replaced(split(after.nodes, after.edges), files={}, unresolved={})
+    replaced = stored.replaced(split(after.nodes, after.edges), files={}, unresolved={}, read_ns=None)
 
     assert replaced.chunks["n.py"] is stored.chunks["n.py"]
     assert differing_parts(stored, replaced) == ["m.py"]
     assert replaced.records()[0][F.id][4] == 2
-    emptied = stored.replaced({"n.py": ({}, {})}, files={}, unresolved={})
+    emptied = stored.replaced({"n.py": ({}, {})}, files={}, unresolved={}, read_ns=None)
     assert set(emptied.chunks) == {"m.py"}
 
 
 def test_a_blob_may_not_reference_any_global_and_format_1_is_still_read():
     with pytest.raises(pickle.UnpicklingError):
-        Partitioned.decode(pickle.dumps((2, {"m.py": (1, 0, b"")}, print, {}, None)))
+        Partitioned.decode(pickle.dumps((2, {"m.py": (1, 0, b"")}, print, {}, None, None)))
     with pytest.raises(ValueError):
-        Partitioned.decode(pickle.dumps((7, {}, {}, {}, None)))
+        Partitioned.decode(pickle.dumps((7, {}, {}, {}, None, None)))
     chunk = zlib.compress(pickle.dumps(([(F.id, (print,))], [])))
     with pytest.raises(pickle.UnpicklingError):
-        Partitioned.decode(pickle.dumps((2, {"m.py": (1, 0, chunk)}, {}, {}, None))).records()
+        Partitioned.decode(pickle.dumps((2, {"m.py": (1, 0, chunk)}, {}, {}, None, None))).records()
     # Format 1: one compressed pickle of (1, ids, node records, edges by id index).
     old = zlib.compress(pickle.dumps((1, [F.id, G.id], [node_record(F), node_record(G)],
                                       [(0, "CALLS", 1, "INFERRED", 0.8, "m.py", 2, None, None)])))  # fmt: skip

@@ -123,6 +123,7 @@ class GitignoreTree:
     def __init__(self, root: Path) -> None:
         self._root = root
         self._rules: dict[str, list[Rule]] = {}
+        self._chains: dict[str, list[tuple[int, list[Rule]]]] = {}
 
     def rules_of(self, directory: str) -> list[Rule]:
         rules = self._rules.get(directory)
@@ -138,13 +139,24 @@ class GitignoreTree:
 
     def is_ignored(self, path: str, is_dir: bool) -> bool:
         """Whether `path` (posix, relative to the root) is ignored, given its parents are not."""
-        parts = path.split("/")
+        directory, _, _ = path.rpartition("/")
         ignored = False
-        for depth in range(len(parts)):
-            directory = "/".join(parts[:depth])
-            rules = self.rules_of(directory)
-            if rules:
-                found = verdict(rules, "/".join(parts[depth:]), is_dir)
-                if found is not None:
-                    ignored = found
+        for offset, rules in self._chain(directory):
+            found = verdict(rules, path[offset:], is_dir)
+            if found is not None:
+                ignored = found
         return ignored
+
+    def _chain(self, directory: str) -> list[tuple[int, list[Rule]]]:
+        """The non-empty rule lists that apply inside `directory`, outermost first, each with the
+        offset at which a path below it becomes relative to its .gitignore (memoized: every
+        file of a directory shares its ancestors' rules)."""
+        chain = self._chains.get(directory)
+        if chain is None:
+            parent, _, _ = directory.rpartition("/")
+            outer = self._chain(parent) if directory else []
+            rules = self.rules_of(directory)
+            offset = len(directory) + 1 if directory else 0
+            chain = [*outer, (offset, rules)] if rules else outer
+            self._chains[directory] = chain
+        return chain

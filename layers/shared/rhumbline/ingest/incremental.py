@@ -25,6 +25,7 @@ classes from `rhumbline.ingest.*` (tuples of plain values): a tampered row canno
 from __future__ import annotations
 
 import io
+import os
 import pickle
 import zlib
 from collections.abc import Iterable, Sequence
@@ -42,6 +43,7 @@ from rhumbline.ingest.languages import has_extractor, language_of
 from rhumbline.ingest.parallel import Outcome, Progress, read_all
 from rhumbline.ingest.read import read_bytes, source_from_bytes
 from rhumbline.ingest.snapshots import Snapshot, edge_key
+from rhumbline.ingest.stat_index import FileEntry, Stamp, StatIndex, stamp_of
 from rhumbline.stores.graph.protocol import Edge, GraphBatch, Node
 from rhumbline.stores.relational import projects
 from rhumbline.stores.relational.ingest_models import IngestedFile
@@ -112,6 +114,10 @@ class FactCache:
                 self._blobs[(content_hash, language)] = facts
         self._new_blobs: dict[tuple[str, str | None], bytes] = {}
         self.stats = ReadStats()
+        # Files whose stat proves them unchanged since the stored version (stat_index.py), and
+        # the stamps this ingest took, for the next one.
+        self.known = StatIndex({}, None)
+        self.stamps: dict[str, Stamp | None] = {}
 
     @classmethod
     def empty(cls, project: str) -> FactCache:
@@ -153,6 +159,13 @@ class FactCache:
         total = len(paths)
         root_text = str(root)
         for index, path in enumerate(paths):
+            stamp = self.stamps[path] = stamp_of(os.path.join(root_text, path))
+            known = self.known.unchanged(path, stamp)
+            if known is not None:
+                reused = self._reuse(path, known)
+                if reused is not None:
+                    outcomes[index] = reused
+                    continue
             data = read_bytes(root_text, path)
             if isinstance(data, SkippedFile):
                 outcomes[index] = data
@@ -186,6 +199,18 @@ class FactCache:
                     outcome.code
                 )
         return [outcome for outcome in outcomes if outcome is not None]
+
+    def _reuse(self, path: str, known: FileEntry) -> SourceFile | None:
+        """A file unchanged since the stored version, from its recorded entry and cached facts
+        (None: its facts are not cached, so it is read)."""
+        language, content_hash, line_count, size = known[:4]
+        code = None
+        if language is not None and has_extractor(language):
+            code = self._cached(content_hash, language)
+            if code is None:
+                return None
+            self.stats.reused += 1
+        return SourceFile(path, language, content_hash, line_count, size, code)
 
     def facts(self, content_hash: str, language: str) -> Any:
         """The cached facts of those bytes (loaded or parsed by this ingest), or None."""

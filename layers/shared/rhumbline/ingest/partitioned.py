@@ -11,12 +11,13 @@ its definitions, the edges it is the evidence of) lands in its own partition, so
   makes both differ, and equal bytes mean equal records.
 
 Besides the chunks, a version records what its graph was built from, for the next ingest's
-planner (partial.py): each file's (language, content hash), the unresolved call sites of each
+planner (partial.py): each file's (language, content hash, line count, stat stamp: the next
+ingest reads only files whose stamp changed, stat_index.py), the unresolved call sites of each
 Python file (the summary's total without a full phase 2), and a `context` digest of everything
 else phase 2 read (extractor code, project, root name, history).
 
 Blob (format 2): an uncompressed pickle of builtins only (the chunks are compressed already),
-(2, {partition: (node count, edge count, chunk)}, files, unresolved, context); each chunk is a
+(2, {partition: (node count, edge count, chunk)}, files, unresolved, context, read_ns); each chunk is a
 zlib-compressed pickle of (node items, edge items). Both are read by an unpickler that refuses
 every global. Format 1 blobs (one compressed whole-graph pickle) are still read.
 """
@@ -78,9 +79,11 @@ def decode_chunk(chunk: tuple[int, int, bytes]) -> tuple[NodeRecords, EdgeRecord
 @dataclass
 class Partitioned:
     chunks: dict[str, tuple[int, int, bytes]]  # partition → (nodes, edges, encoded records)
-    files: dict[str, tuple[str | None, str]] = field(default_factory=dict)  # path → (language, hash)
+    # path → (language, content hash, line count, stat stamp): stat_index.FileEntry
+    files: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     unresolved: dict[str, int] = field(default_factory=dict)  # Python path → unresolved call sites
     context: str | None = None  # digest of phase 2's other inputs (pipeline.InputsKey.context)
+    read_ns: int | None = None  # when phase 1 started reading (time.time_ns): stat_index's racy rule
 
     @classmethod
     def of(cls, nodes: NodeRecords, edges: EdgeRecords, **inputs: Any) -> Partitioned:
@@ -111,8 +114,9 @@ class Partitioned:
         self,
         records: dict[str, tuple[NodeRecords, EdgeRecords]],
         *,
-        files: dict[str, tuple[str | None, str]],
+        files: dict[str, tuple[Any, ...]],
         unresolved: dict[str, int],
+        read_ns: int | None,
     ) -> Partitioned:
         """A copy whose partitions in `records` are re-encoded (dropped when empty); the other
         chunks are shared, bytes and all."""
@@ -122,10 +126,10 @@ class Partitioned:
                 chunks[part] = encode_chunk(nodes, edges)
             else:
                 chunks.pop(part, None)
-        return Partitioned(chunks, files, unresolved, self.context)
+        return Partitioned(chunks, files, unresolved, self.context, read_ns)
 
     def encode(self) -> bytes:
-        payload = (FORMAT, self.chunks, self.files, self.unresolved, self.context)
+        payload = (FORMAT, self.chunks, self.files, self.unresolved, self.context, self.read_ns)
         return pickle.dumps(payload, protocol=_PICKLE_PROTOCOL)
 
     @classmethod
@@ -137,10 +141,9 @@ class Partitioned:
             old = Snapshot.decode_format_1(blob)
             return cls.of(old.nodes, old.edges)
         payload = _load(blob)
-        if not isinstance(payload, tuple) or len(payload) != 5 or payload[0] != FORMAT:
+        if not isinstance(payload, tuple) or len(payload) != 6 or payload[0] != FORMAT:
             raise ValueError("not a graph snapshot of a known format")
-        _, chunks, files, unresolved, context = payload
-        return cls(chunks, files, unresolved, context)
+        return cls(*payload[1:])
 
 
 def differing_parts(before: Partitioned, after: Partitioned) -> list[str]:

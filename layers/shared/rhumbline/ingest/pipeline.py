@@ -26,6 +26,7 @@ import time
 from collections import Counter
 from hashlib import blake2b
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from sqlalchemy import Engine
@@ -38,6 +39,7 @@ from rhumbline.ingest.incremental import FactCache, clear_cache, extractor_finge
 from rhumbline.ingest.partial import PartialBuild, Planner
 from rhumbline.ingest.partitioned import Partitioned, split
 from rhumbline.ingest.snapshots import Snapshot
+from rhumbline.ingest.stat_index import FileEntry, StatIndex, file_entry
 from rhumbline.ingest.summary import IngestChanges, IngestSummary
 from rhumbline.stores.graph.protocol import GraphBatch, GraphStore
 from rhumbline.stores.relational import versions
@@ -94,6 +96,9 @@ def ingest_local(
         key = InputsKey(project, root.name, history, base.inputs if base is not None else None)
         stored = Partitioned.decode(base.blob) if base is not None and base.stats else None
         planner = None if stored is None else Planner(stored, cache, lambda: key.context, project, root)
+        if stored is not None:
+            cache.known = StatIndex(stored.files, stored.read_ns)
+        read_ns = time.time_ns()
         built = build_graph(
             root, project, exclude=exclude, workers=workers, progress=progress, cache=cache,
             history=history, unchanged=key, partial=planner,
@@ -104,6 +109,8 @@ def ingest_local(
             changes = graph_changes(_EMPTY, _EMPTY, (), ())
             batch = changes.batch(version=number, expect_version=base_version)
             blob, counts = base.blob, (base.node_count, base.edge_count)
+            if stored is not None:  # the same chunks; this ingest's stat stamps for the next one
+                blob = replace(stored, files=_files(built.sources, cache), read_ns=read_ns).encode()
         elif built.partial is not None:
             part = built.partial
             changes = graph_changes(part.before, part.after, part.nodes, part.edges)
@@ -112,15 +119,15 @@ def ingest_local(
             records = split(part.after.nodes, part.after.edges)
             partitioned = stored.replaced(
                 {path: records.get(path, ({}, {})) for path in part.parts},
-                files=_files(built.sources), unresolved=unresolved,
+                files=_files(built.sources, cache), unresolved=unresolved, read_ns=read_ns,
             )  # fmt: skip
             blob, counts = partitioned.encode(), (partitioned.node_count, partitioned.edge_count)
         else:
             snapshot = Snapshot.of(built.nodes, built.edges)
             counts = (len(snapshot.nodes), len(snapshot.edges))
             blob = Partitioned.of(
-                snapshot.nodes, snapshot.edges, files=_files(built.sources),
-                unresolved=_unresolved(built), context=key.context,
+                snapshot.nodes, snapshot.edges, files=_files(built.sources, cache),
+                unresolved=_unresolved(built), context=key.context, read_ns=read_ns,
             ).encode()  # fmt: skip
             if base is None:
                 changes = None
@@ -255,8 +262,12 @@ def _unresolved(built: BuiltGraph) -> dict[str, int]:
     return {**python, "": built.unresolved_calls - sum(python.values())}
 
 
-def _files(sources: Sequence[SourceFile]) -> dict[str, tuple[str | None, str]]:
-    return {source.path: (source.language, source.content_hash) for source in sources}
+def _files(sources: Sequence[SourceFile], cache: FactCache) -> dict[str, FileEntry]:
+    stamps = cache.stamps
+    return {
+        s.path: file_entry(s.language, s.content_hash, s.line_count, stamps.get(s.path))
+        for s in sources
+    }
 
 
 def _changes(
