@@ -15,7 +15,7 @@ from rhumbline.ingest.facts import SourceFile
 from rhumbline.ingest.ids import module_id, variable_id
 from rhumbline.ingest.python import calls, links, nodes
 from rhumbline.ingest.python.modules import ModuleIndex
-from rhumbline.ingest.python.namespace import FileNamespace, Namespaces
+from rhumbline.ingest.python.namespace import Namespaces
 from rhumbline.ingest.python.resolve import Resolver
 from rhumbline.stores.graph.protocol import Node
 
@@ -41,8 +41,7 @@ def build_python_graph(
     build. Default: every file."""
     python = [s for s in sources if s.language == "python" and s.code is not None]
     index = ModuleIndex(root_name, (s.path for s in python))
-    files = {s.path: FileNamespace(s.path, index.name_of[s.path], s.code, index) for s in python}
-    resolver = Resolver(Namespaces(index, files))
+    resolver = Resolver(Namespaces(index, {s.path: s.code for s in python}))
     graph = PythonGraph()
     # Qualified names of every Python node, for explanations (a full build's nodes would give the
     # same; a partial build makes only its own files' nodes).
