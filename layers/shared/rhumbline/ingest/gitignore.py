@@ -9,8 +9,9 @@ ignored directory stays ignored whatever a negation says: the walker never enter
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -128,14 +129,20 @@ class GitignoreTree:
     def rules_of(self, directory: str) -> list[Rule]:
         rules = self._rules.get(directory)
         if rules is None:
-            path = self._root / directory / ".gitignore" if directory else self._root / ".gitignore"
+            path = os.path.join(self._root, directory, ".gitignore")
             try:
-                text = path.read_text(encoding="utf-8", errors="replace")
-                rules = compile_rules(text.splitlines())
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    rules = compile_rules(handle.read().splitlines())
             except OSError:
                 rules = []
             self._rules[directory] = rules
         return rules
+
+    def listed(self, directory: str, names: Collection[str]) -> None:
+        """The walker listed `directory`: without a .gitignore in it, it has no rules (spares
+        trying to open one in every directory)."""
+        if ".gitignore" not in names:
+            self._rules.setdefault(directory, [])
 
     def is_ignored(self, path: str, is_dir: bool) -> bool:
         """Whether `path` (posix, relative to the root) is ignored, given its parents are not."""

@@ -81,6 +81,7 @@ def _walk(root: Path, rules: SkipRules) -> Discovery:
         try:
             with os.scandir(os.path.join(root_text, directory) if directory else root_text) as listing:
                 entries = list(listing)
+            ignores.listed(directory, {entry.name for entry in entries})
         except OSError:
             discovery.skipped.append(SkippedFile(directory + "/", skiprules.UNREADABLE))
             continue
