@@ -136,8 +136,9 @@ def run_incremental(backend: str, neo4j_uri: str | None, workers: int | None) ->
             figures[f"{label}_phases"] = summary.phase_seconds
             figures[f"{label}_changes"] = {
                 k: v for k, v in summary.changes.model_dump().items()
-                if k in ("mode", "files_parsed", "files_reused", "nodes_added", "nodes_changed",
-                         "nodes_removed", "edges_added", "edges_changed", "edges_removed")
+                if k in ("mode", "phase2", "files_parsed", "files_reused", "nodes_added",
+                         "nodes_changed", "nodes_removed", "edges_added", "edges_changed",
+                         "edges_removed")
             }  # fmt: skip
             figures["nodes"], figures["edges"] = summary.node_count, summary.edge_count
 

@@ -1,22 +1,26 @@
 """Incremental ingest: phase 1 only for changed files, and only the graph's difference written.
 
-Design (the simplest that is exactly right):
+Design (docs/incremental.md):
 
 1. Phase-1 facts are cached per project in the relational store (`ingested_files`), keyed by the
    file's content hash, its language and the extractor fingerprint (a hash of this package's
-   sources: new extractor code never reuses old facts). A re-ingest reads and hashes every file,
-   reuses the cached facts of files whose bytes it has seen (also under another path: a rename
-   parses nothing) and parses only the others — in the process pool when there are many.
-2. Phase 2 (structure, resolution, knowledge layer, contributors) always runs over every file's
-   facts. It is fast, and it is what makes the result exact: an edge from an unchanged file to
-   changed code is re-resolved like any other, so it survives, moves with its target, disappears
-   with it, or appears when new code resolves a call that was unresolved before.
-3. The new graph is compared with the snapshot of the version the store holds (its version
-   stamp, see GraphBatch) and only the difference is written, in one atomic, conditional batch:
-   upserts of added and changed nodes and edges, removals of the rest. An edge of the new graph
-   that touches a removed node (a dangling end, kept as a stub) is rewritten, since removing the
-   node removes its edges. Incremental therefore equals a full rebuild, by construction and by
-   test (tests/functional/ingest/test_incremental.py).
+   sources: new extractor code never reuses old facts). A re-ingest stats every file: one whose
+   stat stamp is that of the stored version (stat_index.py) is neither read nor hashed; the
+   others are read and hashed, and reuse the cached facts of bytes already seen (also under
+   another path: a rename parses nothing). Only the rest is parsed — in the process pool when
+   there are many.
+2. Phase 2 is skipped when its inputs are the stored version's (pipeline.InputsKey); rebuilds only
+   the changed files' partitions when that is provably exact (partial.py: no interface changed,
+   no file added or removed); otherwise runs over every file's facts, which is what makes the
+   result exact in every case: an edge from an unchanged file to changed code is re-resolved like
+   any other, so it survives, moves with its target, disappears with it, or appears when new code
+   resolves a call that was unresolved before.
+3. The new graph (or the rebuilt partitions) is compared with the snapshot of the version the
+   store holds (its version stamp, see GraphBatch) and only the difference is written, in one
+   atomic, conditional batch: upserts of added and changed nodes and edges, removals of the rest.
+   An edge of the new graph that touches a removed node (a dangling end, kept as a stub) is
+   rewritten, since removing the node removes its edges. Incremental therefore equals a full
+   rebuild, by construction and by test (tests/functional/ingest/test_incremental*.py).
 
 Cached facts are pickled NamedTuples and loaded by a restricted unpickler that only constructs
 classes from `rhumbline.ingest.*` (tuples of plain values): a tampered row cannot run code.

@@ -1,11 +1,13 @@
 """Ingest a local tree into a project's graph, as a new numbered graph version.
 
     versions.start (running)
-    → read every file, parsing only those the facts cache lacks (phase 1)
+    → read every file whose stat changed, parsing only those the facts cache lacks (phase 1)
     → inputs identical to those the stored version was built from (inputs_key)? then the stored
       graph is the result: phase 2 is skipped, nothing is written but the version stamp
-    → else build the whole new graph in memory (phase 2) and compare it with the snapshot of the
-      version the store holds (its stamp)
+    → else, when only files whose interface did not change changed (partial.py), rebuild only
+      their partitions and compare them with the stored version's; otherwise build the whole new
+      graph in memory (phase 2) and compare it with the snapshot of the version the store holds
+      (its stamp)
     → store this version's snapshot and the updated facts cache (relational)
     → ONE atomic, conditional store.apply: only the difference (incremental), or the whole graph
       with clear=True (first ingest, `clear`, or the stored version has no snapshot)

@@ -16,7 +16,8 @@ class IngestChanges(BaseModel):
     mode: str = Field(
         description="unchanged: same inputs as the stored version, its graph reused (only the"
         " version stamp written); incremental: only the difference was written; full: the graph"
-        " was rewritten (first ingest, clear, or no snapshot of the stored version)"
+        " was rewritten (first ingest, clear, or no snapshot of the stored version); phase2 says"
+        " how much was resolved"
     )
     base_version: int | None = Field(description="the version the store held before; None if none")
     files_parsed: int = Field(description="files a language extractor parsed this time")
