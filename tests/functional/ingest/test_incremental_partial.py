@@ -7,6 +7,9 @@ a clearing rebuild of the same tree.
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -202,3 +205,37 @@ def test_a_chain_of_partial_ingests_stays_exact(
     reingest_equals_rebuild(app, store, engine, unique_project)
     first_to_last = diff_versions(engine, unique_project, 1, 4)
     assert [c.id for c in first_to_last.nodes_changed] == ["file:pkg/b.py", "function:pkg/b.py:mover", "module:pkg.b"]
+
+
+def git(root: Path, *args: str, author: tuple[str, str] = ("Ann", "ann@example.com")) -> None:
+    env = {**os.environ, "HOME": str(root.parent), "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_AUTHOR_NAME": author[0], "GIT_AUTHOR_EMAIL": author[1],
+           "GIT_COMMITTER_NAME": "CI", "GIT_COMMITTER_EMAIL": "ci@example.com"}  # fmt: skip
+    subprocess.run(["git", "-C", str(root), *args], check=True, env=env, capture_output=True)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_new_commits_take_the_partial_path_with_the_history_swapped(
+    app: Path, store: GraphStore, engine: Engine, unique_project: str
+) -> None:
+    git(app, "init", "-q")
+    git(app, "add", ".")
+    git(app, "commit", "-qm", "one")
+    pipeline.ingest_local(app, unique_project, store=store, engine=engine)
+    # Bob edits a body: b.py's code partition is rebuilt, and the history records move (Bob is
+    # new, b.py's MODIFIED edges change, the repository's COMMITTED_TO edges too).
+    edit(app, "pkg/b.py", "    return 2\n", "    value = 2\n    return value\n")
+    git(app, "commit", "-qam", "two", author=("Bob", "bob@example.com"))
+
+    summary, (nodes, edges) = reingest_equals_rebuild(app, store, engine, unique_project)
+
+    assert (summary.changes.phase2, summary.changes.partial_refused) == ("partial", None)
+    assert "contributor:bob@example.com" in nodes
+    assert edges[("contributor:bob@example.com", "MODIFIED", "file:pkg/b.py")][-1]["commits"] == 1
+
+    # Only history: Ann commits notes.txt (no extractor) and a.py's partition keeps its records.
+    (app / "notes.txt").write_text("changed\n")
+    git(app, "commit", "-qam", "three")
+    summary, (_, edges) = reingest_equals_rebuild(app, store, engine, unique_project)
+    assert summary.changes.phase2 == "partial"
+    assert edges[("contributor:ann@example.com", "COMMITTED_TO", "repository:")][-1]["commits"] == 2

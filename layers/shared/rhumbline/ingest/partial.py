@@ -22,13 +22,14 @@ otherwise, and in every other case, the full phase 2 runs. `mode` in the ingest 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from rhumbline.ingest.contributors import build_contributors
 from rhumbline.ingest.edges import EdgeSet
 from rhumbline.ingest.facts import SourceFile
+from rhumbline.ingest.history_records import rebase_history
 from rhumbline.ingest.incremental import FactCache
 from rhumbline.ingest.knowledge.facts import DocFacts
 from rhumbline.ingest.knowledge.graph import line_linked_files
@@ -60,17 +61,19 @@ class Planner:
         self,
         base: Partitioned,
         cache: FactCache,
-        context: Callable[[], str | None],
+        context: Callable[[], tuple[str, str] | None],
         project: str,
         root: Path,
     ) -> None:
-        # `context`: this ingest's context digest, known once phase 1 is done (InputsKey).
+        # `context`: this ingest's (context, history) digests, known once phase 1 is done
+        # (InputsKey).
         self.base = base
         self.cache = cache
         self.context = context
         self.project = project
         self.root = root
         self.reason = ""
+        self.history_changed = False
 
     def __call__(self, sources: Sequence[SourceFile], log: str | None) -> PartialBuild | None:
         changed = self._changed(sources)
@@ -84,8 +87,10 @@ class Planner:
 
     def _changed(self, sources: Sequence[SourceFile]) -> list[SourceFile] | None:
         base = self.base
-        if base.context is None or base.context != self.context():
-            return self._refuse("the stored version was built from other code, options or history")
+        context, history = self.context() or (None, None)
+        if base.context is None or base.context[0] != context:
+            return self._refuse("the stored version was built from other code or options")
+        self.history_changed = base.context[1] != history
         if len(sources) != len(base.files):
             return self._refuse("files were added, removed or renamed")
         changed = []
@@ -95,7 +100,7 @@ class Planner:
                 return self._refuse("files were added, removed or renamed")
             if stored[1] != source.content_hash:
                 changed.append(source)
-        if not changed:
+        if not changed and not self.history_changed:
             return self._refuse("no file changed")  # the inputs key decides this case
         for source in changed:
             if source.code is None:
@@ -115,25 +120,44 @@ class Planner:
         self, sources: Sequence[SourceFile], log: str | None, changed: list[SourceFile]
     ) -> PartialBuild | None:
         parts = frozenset(source.path for source in changed)
-        structure = EdgeSet()
-        # Structure of the changed files alone: their File nodes and CONTAINS edges; the
-        # Repository and Directory records it repeats depend on the paths only, which are the same.
-        nodes = [n for n in build_structure(self.project, changed, structure) if n.file in parts]
-        built = [e for e in structure.edges() if e.file in parts]
-        edges = EdgeSet()
-        python = build_python_graph(sources, self.root.name, edges, only=parts)
-        nodes.extend(python.nodes)
-        built.extend(edges.edges())
-        if log:
-            history = EdgeSet()
-            build_contributors(log, sources, history)  # per-file counts need the whole log
-            built.extend(e for e in history.edges() if e.file in parts)
+        nodes: list[Node] = []
+        built: list[Edge] = []
+        unresolved: dict[str, int] = {}
+        if changed:
+            structure = EdgeSet()
+            # Structure of the changed files alone: their File nodes and CONTAINS edges; the
+            # Repository and Directory records it repeats depend on the paths only (the same).
+            nodes = [n for n in build_structure(self.project, changed, structure) if n.file in parts]
+            built = [e for e in structure.edges() if e.file in parts]
+            edges = EdgeSet()
+            python = build_python_graph(sources, self.root.name, edges, only=parts)
+            nodes.extend(python.nodes)
+            built.extend(edges.edges())
+            unresolved = python.unresolved_by_file
+        # Contributors depend on the log and the paths only: all of them, from the whole log.
+        history = EdgeSet()
+        people = build_contributors(log, sources, history) if log else []
+        if self.history_changed:
+            code = Snapshot.of(nodes, built)
+            if any(_outside(code, parts)):
+                return self._refuse("the rebuilt files produced records outside their partitions")
+            found = rebase_history(self.base, parts, code, Snapshot.of(people, history.edges()))
+            if found is None:
+                return self._refuse("a node disappeared (an edge of an unchanged file may point at it)")
+            before, after, touched = found
+            return PartialBuild(
+                touched, before, after, [*nodes, *people], [*built, *history.edges()], unresolved
+            )  # fmt: skip
+        built.extend(e for e in history.edges() if e.file in parts)
         after = Snapshot.of(nodes, built)
-        if any(node_partition(r) not in parts for r in after.nodes.values()) or any(
-            edge_partition(r) not in parts for r in after.edges.values()
-        ):
+        if any(_outside(after, parts)):
             return self._refuse("the rebuilt files produced records outside their partitions")
         before = Snapshot(*self.base.records(parts))
         if before.nodes.keys() - after.nodes.keys():
             return self._refuse("a node disappeared (an edge of an unchanged file may point at it)")
-        return PartialBuild(parts, before, after, nodes, built, python.unresolved_by_file)
+        return PartialBuild(parts, before, after, nodes, built, unresolved)
+
+
+def _outside(snapshot: Snapshot, parts: frozenset[str]) -> Iterator[bool]:
+    yield from (node_partition(r) not in parts for r in snapshot.nodes.values())
+    yield from (edge_partition(r) not in parts for r in snapshot.edges.values())

@@ -13,8 +13,8 @@ its definitions, the edges it is the evidence of) lands in its own partition, so
 Besides the chunks, a version records what its graph was built from, for the next ingest's
 planner (partial.py): each file's (language, content hash, line count, stat stamp: the next
 ingest reads only files whose stamp changed, stat_index.py), the unresolved call sites of each
-Python file (the summary's total without a full phase 2), and a `context` digest of everything
-else phase 2 read (extractor code, project, root name, history).
+Python file (the summary's total without a full phase 2), and `context`, digests of everything
+else phase 2 read: (extractor code, project and root name; the git history).
 
 Blob (format 2): an uncompressed pickle of builtins only (the chunks are compressed already),
 (2, {partition: (node count, edge count, chunk)}, files, unresolved, context, read_ns); each chunk is a
@@ -82,7 +82,8 @@ class Partitioned:
     # path → (language, content hash, line count, stat stamp): stat_index.FileEntry
     files: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     unresolved: dict[str, int] = field(default_factory=dict)  # Python path → unresolved call sites
-    context: str | None = None  # digest of phase 2's other inputs (pipeline.InputsKey.context)
+    # digests of phase 2's other inputs, (all but the git history, the history): InputsKey.context
+    context: tuple[str, str] | None = None
     read_ns: int | None = None  # when phase 1 started reading (time.time_ns): stat_index's racy rule
 
     @classmethod
@@ -117,6 +118,7 @@ class Partitioned:
         files: dict[str, tuple[Any, ...]],
         unresolved: dict[str, int],
         read_ns: int | None,
+        context: tuple[str, str] | None = None,
     ) -> Partitioned:
         """A copy whose partitions in `records` are re-encoded (dropped when empty); the other
         chunks are shared, bytes and all."""
@@ -126,7 +128,7 @@ class Partitioned:
                 chunks[part] = encode_chunk(nodes, edges)
             else:
                 chunks.pop(part, None)
-        return Partitioned(chunks, files, unresolved, self.context, read_ns)
+        return Partitioned(chunks, files, unresolved, context or self.context, read_ns)
 
     def encode(self) -> bytes:
         payload = (FORMAT, self.chunks, self.files, self.unresolved, self.context, self.read_ns)

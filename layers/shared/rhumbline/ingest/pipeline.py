@@ -122,6 +122,7 @@ def ingest_local(
             partitioned = stored.replaced(
                 {path: records.get(path, ({}, {})) for path in part.parts},
                 files=_files(built.sources, cache), unresolved=unresolved, read_ns=read_ns,
+                context=key.context,
             )  # fmt: skip
             blob, counts = partitioned.encode(), (partitioned.node_count, partitioned.edge_count)
         else:
@@ -200,8 +201,9 @@ class InputsKey:
         self.parts = (extractor_fingerprint(), project, root_name, "history" if history else "")
         self.stored = stored
         self.value: str | None = None
-        # The same minus the files: what a partial phase 2 needs unchanged (partial.py).
-        self.context: str | None = None
+        # The same minus the files, as (everything but the history, the history): what a partial
+        # phase 2 compares with the stored version's (partial.py).
+        self.context: tuple[str, str] | None = None
 
     def __call__(self, sources: Sequence[SourceFile], log: str | None) -> bool:
         digest = blake2b(digest_size=16)
@@ -216,8 +218,7 @@ class InputsKey:
         context = blake2b(digest_size=16)
         for part in self.parts:
             context.update(part.encode("utf-8", "surrogatepass") + b"\0")
-        context.update(log_bytes)
-        self.context = context.hexdigest()
+        self.context = (context.hexdigest(), blake2b(log_bytes, digest_size=16).hexdigest())
         return self.stored is not None and self.value == self.stored
 
 
