@@ -239,3 +239,19 @@ def test_new_commits_take_the_partial_path_with_the_history_swapped(
     summary, (_, edges) = reingest_equals_rebuild(app, store, engine, unique_project)
     assert summary.changes.phase2 == "partial"
     assert edges[("contributor:ann@example.com", "COMMITTED_TO", "repository:")][-1]["commits"] == 2
+
+
+def test_a_revert_to_cached_bytes_still_resolves_the_reverted_file(
+    app: Path, store: GraphStore, engine: Engine, unique_project: str
+) -> None:
+    (app / "pkg" / "twin.py").write_text(A_PY)  # keeps a.py's first bytes in the facts cache
+    pipeline.ingest_local(app, unique_project, store=store, engine=engine)
+    _, first = dump(store, unique_project)
+    edit(app, "pkg/a.py", "        helper()\n", "        helper()\n        helper()\n")
+    pipeline.ingest_local(app, unique_project, store=store, engine=engine)
+    (app / "pkg" / "a.py").write_text(A_PY)  # back to bytes whose facts are cached: nothing parsed
+
+    summary, (_, edges) = reingest_equals_rebuild(app, store, engine, unique_project)
+
+    assert (summary.changes.phase2, summary.changes.files_parsed) == ("partial", 0)
+    assert edges == first  # a.py's calls, read from the cache, resolved again

@@ -130,6 +130,8 @@ def _build(
     if rebuilt is not None:
         lap("resolve")
         return BuiltGraph([], [], sources, skipped, 0, seconds, partial=rebuilt)
+    if cache is not None:
+        sources = cache.complete(sources)  # every file is resolved: its calls are needed
     edges = EdgeSet()
     nodes = build_structure(project, sources, edges)
     python = build_python_graph(sources, root.name, edges)

@@ -23,16 +23,14 @@ Design (docs/incremental.md):
    rebuild, by construction and by test (tests/functional/ingest/test_incremental*.py).
 
 Cached facts are pickled NamedTuples and loaded by a restricted unpickler that only constructs
-classes from `rhumbline.ingest.*` (tuples of plain values): a tampered row cannot run code.
+classes from `rhumbline.ingest.*` (tuples of plain values): a tampered row cannot run code
+(facts_codec.py, which also keeps calls apart so a partial rebuild need not decode them).
 """
 
 from __future__ import annotations
 
-import io
 import os
-import pickle
-import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 from functools import lru_cache
 from hashlib import blake2b, sha256
@@ -43,9 +41,10 @@ from sqlalchemy import Engine, delete, select
 
 from rhumbline.centrality import DEPENDED_ON_BY, DEPENDS_ON
 from rhumbline.ingest.facts import SkippedFile, SourceFile
+from rhumbline.ingest.facts_codec import decode_calls, decode_facts, encode_facts, is_split
 from rhumbline.ingest.languages import has_extractor, language_of
 from rhumbline.ingest.parallel import Outcome, Progress, read_all
-from rhumbline.ingest.read import read_bytes, source_from_bytes
+from rhumbline.ingest.read import read_bytes, read_source, source_from_bytes
 from rhumbline.ingest.snapshots import Snapshot, edge_key
 from rhumbline.ingest.stat_index import FileEntry, Stamp, StatIndex, stamp_of
 from rhumbline.stores.graph.protocol import Edge, GraphBatch, Node
@@ -53,9 +52,6 @@ from rhumbline.stores.relational import projects
 from rhumbline.stores.relational.ingest_models import IngestedFile
 from rhumbline.stores.relational.session import session_scope
 
-# Facts are small and written once per change: fast compression is enough.
-_FACTS_COMPRESSION = 1
-_PICKLE_PROTOCOL = 5
 # Rows per INSERT / DELETE statement when the cache is updated.
 _WRITE_CHUNK = 500
 _MAX_PATH = 1024
@@ -74,25 +70,6 @@ def extractor_fingerprint() -> str:
         digest.update(path.read_bytes())
         digest.update(b"\0")
     return digest.hexdigest()
-
-
-def encode_facts(code: Any) -> bytes:
-    return zlib.compress(pickle.dumps(code, protocol=_PICKLE_PROTOCOL), _FACTS_COMPRESSION)
-
-
-class _FactsUnpickler(pickle.Unpickler):
-    """Only NamedTuple-like classes of the ingest package: never a function or another global."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        if module.startswith("rhumbline.ingest.") and "." not in name:
-            found = super().find_class(module, name)
-            if isinstance(found, type) and issubclass(found, tuple):
-                return found
-        raise pickle.UnpicklingError(f"cached facts may not reference {module}.{name}")
-
-
-def decode_facts(blob: bytes) -> Any:
-    return _FactsUnpickler(io.BytesIO(zlib.decompress(blob))).load()
 
 
 @dataclass
@@ -122,6 +99,9 @@ class FactCache:
         # the stamps this ingest took, for the next one.
         self.known = StatIndex({}, None)
         self.stamps: dict[str, Stamp | None] = {}
+        # path → its cached blob, when read_all left the calls out (complete() reads them).
+        self._deferred: dict[str, bytes] = {}
+        self._root: Path = Path()
 
     @classmethod
     def empty(cls, project: str) -> FactCache:
@@ -158,6 +138,7 @@ class FactCache:
         progress: Progress | None = None,
     ) -> list[Outcome]:
         """Like parallel.read_all (outcomes in the order of `paths`), parsing only cache misses."""
+        self._root = root
         outcomes: list[Outcome | None] = [None] * len(paths)
         misses: list[int] = []
         total = len(paths)
@@ -179,13 +160,15 @@ class FactCache:
                 outcomes[index] = source_from_bytes(path, data)
                 continue
             content_hash = sha256(data).hexdigest()
-            code = self._cached(content_hash, language)
+            code = self._cached(content_hash, language, path)
             if code is None:
                 misses.append(index)
                 continue
             outcomes[index] = source_from_bytes(path, data, content_hash=content_hash, code=code)
             if isinstance(outcomes[index], SourceFile):
                 self.stats.reused += 1
+            else:
+                self._deferred.pop(path, None)
         done = total - len(misses)
         if progress is not None and done:
             progress(done, total)
@@ -210,28 +193,52 @@ class FactCache:
         language, content_hash, line_count, size = known[:4]
         code = None
         if language is not None and has_extractor(language):
-            code = self._cached(content_hash, language)
+            code = self._cached(content_hash, language, path)
             if code is None:
                 return None
             self.stats.reused += 1
         return SourceFile(path, language, content_hash, line_count, size, code)
 
     def facts(self, content_hash: str, language: str) -> Any:
-        """The cached facts of those bytes (loaded or parsed by this ingest), or None."""
+        """The cached facts of those bytes (loaded or parsed by this ingest), without their
+        calls, or None."""
         blob = self._new_blobs.get((content_hash, language))
         if blob is not None:
-            return decode_facts(blob)
-        return self._cached(content_hash, language)
+            return decode_facts(blob, calls=False)
+        return self._cached(content_hash, language, None)
 
-    def _cached(self, content_hash: str, language: str) -> Any:
+    def _cached(self, content_hash: str, language: str, path: str | None) -> Any:
+        """Cached facts without their calls; `path`'s calls are then read by complete()."""
         blob = self._blobs.get((content_hash, language))
         if blob is None:
             return None
         try:
-            return decode_facts(blob)
+            code = decode_facts(blob, calls=False)
         except Exception:  # noqa: BLE001 — a bad row is a miss, never a failed ingest
             del self._blobs[(content_hash, language)]
             return None
+        if path is not None and is_split(blob):
+            self._deferred[path] = blob
+        return code
+
+    def complete(self, sources: Sequence[SourceFile], paths: Set[str] | None = None) -> list[SourceFile]:
+        """`sources` with the calls read_all left out filled in (only for `paths`, if given):
+        what resolving those files needs. A row whose calls cannot be read is parsed again."""
+        completed = []
+        for source in sources:
+            blob = self._deferred.get(source.path)
+            if blob is None or (paths is not None and source.path not in paths):
+                completed.append(source)
+                continue
+            del self._deferred[source.path]
+            try:
+                source = source._replace(code=source.code._replace(calls=decode_calls(blob)))
+            except Exception:  # noqa: BLE001 — as in _cached: parse the file instead
+                again = read_source(str(self._root), source.path)
+                if isinstance(again, SourceFile) and again.code is not None:
+                    source = again
+            completed.append(source)
+        return completed
 
     # -- persistence -------------------------------------------------------------------------
 

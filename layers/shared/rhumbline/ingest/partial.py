@@ -120,6 +120,8 @@ class Planner:
         self, sources: Sequence[SourceFile], log: str | None, changed: list[SourceFile]
     ) -> PartialBuild | None:
         parts = frozenset(source.path for source in changed)
+        sources = self.cache.complete(sources, parts)  # the calls of the files resolved here
+        changed = [source for source in sources if source.path in parts]
         nodes: list[Node] = []
         built: list[Edge] = []
         unresolved: dict[str, int] = {}
