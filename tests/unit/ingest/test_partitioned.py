@@ -61,3 +61,19 @@ def test_a_blob_may_not_reference_any_global_and_format_1_is_still_read():
                                       [(0, "CALLS", 1, "INFERRED", 0.8, "m.py", 2, None, None)])))  # fmt: skip
     assert Snapshot(*Partitioned.decode(old).records()) == Snapshot.decode(old)
     assert set(Partitioned.decode(old).chunks) == {"m.py", "n.py"}
+
+
+def test_a_full_build_shares_the_chunks_of_partitions_whose_records_did_not_change():
+    stored = Partitioned.of(*_records([F, G], [CALL]))
+    moved = Node(F.id, "Function", "f", "m.f", "m.py", 2, 4, "python", "def f()", "Doc.", "h1")
+
+    rebuilt = Partitioned.of(*_records([moved, G], [CALL]), like=stored, like_parts=stored.decoded())
+
+    assert rebuilt.chunks["n.py"] is stored.chunks["n.py"]
+    assert rebuilt.chunks["m.py"] != stored.chunks["m.py"]
+    assert Snapshot(*rebuilt.records()) == Snapshot.of([moved, G], [CALL])
+
+
+def _records(nodes, edges):
+    snapshot = Snapshot.of(nodes, edges)
+    return snapshot.nodes, snapshot.edges

@@ -87,9 +87,27 @@ class Partitioned:
     read_ns: int | None = None  # when phase 1 started reading (time.time_ns): stat_index's racy rule
 
     @classmethod
-    def of(cls, nodes: NodeRecords, edges: EdgeRecords, **inputs: Any) -> Partitioned:
-        parts = split(nodes, edges)
-        return cls({part: encode_chunk(*records) for part, records in parts.items()}, **inputs)
+    def of(
+        cls,
+        nodes: NodeRecords,
+        edges: EdgeRecords,
+        *,
+        like: Partitioned | None = None,
+        like_parts: dict[str, tuple[NodeRecords, EdgeRecords]] | None = None,
+        **inputs: Any,
+    ) -> Partitioned:
+        """`like` and its decoded partitions (`like_parts`, see decoded()): a partition whose
+        records equal `like`'s shares its chunk instead of being encoded again."""
+        chunks = {}
+        for part, records in split(nodes, edges).items():
+            if like is not None and like_parts is not None and like_parts.get(part) == records:
+                chunks[part] = like.chunks[part]
+            else:
+                chunks[part] = encode_chunk(*records)
+        return cls(chunks, **inputs)
+
+    def decoded(self) -> dict[str, tuple[NodeRecords, EdgeRecords]]:
+        return {part: decode_chunk(chunk) for part, chunk in self.chunks.items()}
 
     @property
     def node_count(self) -> int:

@@ -128,15 +128,21 @@ def ingest_local(
         else:
             snapshot = Snapshot.of(built.nodes, built.edges)
             counts = (len(snapshot.nodes), len(snapshot.edges))
+            old = None if base is None else stored or Partitioned.decode(base.blob)
+            old_parts = None if old is None else old.decoded()
             blob = Partitioned.of(
-                snapshot.nodes, snapshot.edges, files=_files(built.sources, cache),
-                unresolved=_unresolved(built), context=key.context, read_ns=read_ns,
+                snapshot.nodes, snapshot.edges, like=old, like_parts=old_parts,
+                files=_files(built.sources, cache), unresolved=_unresolved(built),
+                context=key.context, read_ns=read_ns,
             ).encode()  # fmt: skip
-            if base is None:
+            if old_parts is None:
                 changes = None
                 batch = GraphBatch(nodes=built.nodes, edges=built.edges, clear=True, version=number)
             else:
-                before = Snapshot(*Partitioned.decode(base.blob).records())
+                before = Snapshot({}, {})
+                for part_nodes, part_edges in old_parts.values():
+                    before.nodes.update(part_nodes)
+                    before.edges.update(part_edges)
                 changes = graph_changes(before, snapshot, built.nodes, built.edges)
                 batch = changes.batch(version=number, expect_version=base_version)
         snapshot_bytes = snapshots.save(engine, version_id, None, blob, inputs=key.value, counts=counts)
