@@ -6,6 +6,14 @@ Downloads the sdist into bench/.corpus on first use (`pip download`), then inges
 a fresh subprocess with fresh SQLite stores, so every figure (and peak RSS) belongs to one ingest.
 Targets: django/ ≤ 4 s, full sdist ≤ 10 s, peak RSS ≤ 1 GB.
 
+    .venv/bin/python bench/ingest.py --only django --compare cgc [--compare "tool {path}"]
+
+Side by side: another code-graph tool on the same target (bench/compare.py: a known name such as
+`cgc` (CodeGraphContext) or `cgr` (code-graph-rag), `auto` for every known tool on PATH, or a
+command template with `{path}`), its seconds, CPU and peak RSS in the same table. A tool that is not
+installed is reported and skipped; nothing is installed or downloaded, and without --compare no
+other tool runs.
+
     .venv/bin/python bench/ingest.py --incremental [--neo4j bolt://127.0.0.1:7687]
 
 Incremental and versioned ingest of a copy of `django/`, per graph backend (SQLite; Neo4j when
@@ -30,6 +38,8 @@ import tarfile
 import tempfile
 import time
 from pathlib import Path
+
+import compare  # bench/compare.py: this script's directory is on sys.path
 
 CORPUS = Path(__file__).resolve().parent / ".corpus"
 VERSION = "5.1"
@@ -216,7 +226,17 @@ def main() -> None:
     parser.add_argument("--incremental", action="store_true", help="the incremental scenario")
     parser.add_argument("--neo4j", help="bolt URI: also run the incremental scenario on Neo4j")
     parser.add_argument("--incremental-child", choices=["sqlite", "neo4j"], help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--compare", action="append", default=[], metavar="TOOL",
+        help="also run another tool on each target: a known name (cgc, cgr), auto, or a command with {path}",
+    )  # fmt: skip
+    parser.add_argument("--compare-timeout", type=float, default=compare.DEFAULT_TIMEOUT_S,
+                        help="seconds before a compared tool is stopped (default 600)")  # fmt: skip
     args = parser.parse_args()
+    try:
+        tools = [tool for spec in args.compare for tool in compare.commands(spec)]
+    except ValueError as error:
+        parser.error(str(error))
     if args.child:
         print(json.dumps(run_one(args.child, args.workers)))
         return
@@ -244,6 +264,23 @@ def main() -> None:
             f"{figures['files_per_s']:>9}"
             f"{figures['peak_rss_mb']:>8}{figures['peak_worker_rss_mb']:>8}  {figures['phases']}"
         )
+        for name, template in tools:
+            print_comparison(compare.run(name, template, TARGETS[target], args.compare_timeout), figures)
+    if "auto" in args.compare and not compare.commands("auto"):
+        print("--compare auto: none of the known tools (" + ", ".join(compare.KNOWN_TOOLS) + ") is on PATH")
+
+
+def print_comparison(found: "compare.Comparison", ours: dict) -> None:
+    """One row under our target's, same columns; `-` where the tool reports nothing comparable."""
+    label = f"  {found.name}"
+    if found.status != "ok":
+        print(f"{label:<8}{found.status} — `{found.command}`")
+        return
+    files_per_s = round(ours["files"] / found.seconds) if found.seconds else "-"
+    print(
+        f"{label:<8}{'-':>7}{'-':>6}{'-':>9}{'-':>8}{'-':>9}{found.seconds:>7}{found.cpu_s:>7}"
+        f"{files_per_s:>9}{found.peak_rss_mb:>8}{'-':>8}  `{found.command}`"
+    )
 
 
 if __name__ == "__main__":

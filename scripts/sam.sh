@@ -53,6 +53,10 @@ build() {
         echo "SharedLayer has no compiled rhumbline .pyc files" >&2
         exit 1
     fi
+    # Not fatal (the build must work offline), but a verify-full deploy needs it: say so.
+    if [[ ! -f "$layer/rhumbline-certs/rds-global-bundle.pem" ]]; then
+        echo "note: SharedLayer has no RDS CA bundle; run scripts/fetch-rds-ca.sh before a DbSsl=verify-full deploy" >&2
+    fi
 }
 
 case "${1:-all}" in

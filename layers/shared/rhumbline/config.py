@@ -43,6 +43,10 @@ class Settings:
     tool_timeout: float = 25.0
     # Graph versions (with their diffable snapshots) kept per project; older ones are pruned.
     graph_retention: int = 20
+    # TLS to PostgreSQL (stores/relational/tls.py): disable | require | verify-full, and the PEM
+    # bundle of CAs verify-full trusts.
+    db_ssl: str = "disable"
+    db_ca_bundle: str = ""
 
     def resolved_database_url(self) -> str:
         if self.database_url:
@@ -82,6 +86,8 @@ def load_settings() -> Settings:
         neo4j_readonly_user=_env("RHUMBLINE_NEO4J_READONLY_USER"),
         neo4j_readonly_password=_env("RHUMBLINE_NEO4J_READONLY_PASSWORD"),
         db_timeout=float(_env("RHUMBLINE_DB_TIMEOUT", "10")),
+        db_ssl=_env("RHUMBLINE_DB_SSL", "disable"),
+        db_ca_bundle=_env("RHUMBLINE_DB_CA_BUNDLE"),
         graph_timeout=float(_env("RHUMBLINE_GRAPH_TIMEOUT", "10")),
         tool_timeout=float(_env("RHUMBLINE_TOOL_TIMEOUT", "25")),
         graph_retention=max(1, int(_env("RHUMBLINE_GRAPH_RETENTION", "20"))),

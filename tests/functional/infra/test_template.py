@@ -288,6 +288,12 @@ def test_every_function_has_the_layer_and_the_vpc(template: dict[str, Any], reso
         assert env["RHUMBLINE_GRAPH_BACKEND"] == "neo4j"
         assert env["RHUMBLINE_DATABASE_SECRET_ARN"] == {"Ref": "DatabaseSecret"}
         assert env["RHUMBLINE_NEO4J_SECRET_ARN"] == {"Ref": "Neo4jSecretArn"}
+        # Every function may reach Aurora: TLS, verified against the bundle the layer ships.
+        assert (env["RHUMBLINE_DB_SSL"], env["RHUMBLINE_DB_CA_BUNDLE"]) == ({"Ref": "DbSsl"}, {"Ref": "DbCaBundlePath"})
+    parameters = template["Parameters"]
+    assert (parameters["DbSsl"]["Default"], parameters["DbCaBundlePath"]["Default"]) == (
+        "verify-full", "/opt/rhumbline-certs/rds-global-bundle.pem"
+    )
 
 
 def secrets_readable_by(properties: dict[str, Any]) -> set[str]:

@@ -27,15 +27,16 @@ def test_summary_matches_what_the_store_holds(pyproj: Path, graph_store: SqliteG
     summary = _ingest(pyproj, graph_store, engine, progress=lambda done, total: progress.append((done, total)))
     counts = graph_store.counts(PROJECT)
     assert (summary.version, summary.commit) == (1, None)
-    # README.md is a Document (the knowledge layer): one node and its DEFINES edge.
-    assert (summary.node_count, summary.edge_count) == (counts.nodes, counts.edges) == (42, 64)
+    # README.md is a Document (the knowledge layer): one node and its DEFINES edge. 8 Import nodes
+    # and 1 Decorator node, with their 9 CONTAINS, 15 RESOLVES_TO and 1 APPLIES_TO edges.
+    assert (summary.node_count, summary.edge_count) == (counts.nodes, counts.edges) == (51, 89)
     assert summary.nodes_by_kind == counts.nodes_by_kind
     assert summary.edges_by_relation == counts.edges_by_relation
     assert progress[-1] == (12, 12)  # every listed file, the skipped binary too
     with session_scope(engine) as session:
         version = versions.latest(session, PROJECT)
         assert (version.version, version.status) == (1, "completed")
-        assert (version.node_count, version.edge_count) == (42, 64)
+        assert (version.node_count, version.edge_count) == (51, 89)
         assert version.stats["unresolved_calls"] == summary.unresolved_calls == 3
         assert version.stats["skipped"] == {"binary": 1}
     node = graph_store.get_node(PROJECT, "method:shop/models.py:Product.save")

@@ -52,6 +52,16 @@ NODE_IDS = {
     "method:shop/models.py:Product.save",
     "variable:shop/__init__.py:__all__",
     "variable:shop/services.py:DEFAULT_CURRENCY",
+    # One Import node per import binding, one Decorator node per decorator application.
+    "import:scripts/run.py:shop.util.text",
+    "import:scripts/run.py:checkout",
+    "import:shop/__init__.py:Product",
+    "import:shop/models.py:Model",
+    "import:shop/services.py:text",
+    "import:shop/services.py:Product",
+    "import:shop/services.py:logged",
+    "import:shop/services.py:models",
+    "decorator:shop/services.py:helper@logged",
 }
 
 RESOLVED_EDGES = {
@@ -85,6 +95,36 @@ RESOLVED_EDGES = {
     ("file:shop/services.py", "IMPORTS", "module:shop.util.text", "EXTRACTED"),
     ("class:shop/models.py:Order", "INHERITS", "class:shop/base.py:Model", "INFERRED"),
     ("class:shop/models.py:Product", "INHERITS", "class:shop/base.py:Model", "INFERRED"),
+}
+
+# Import and Decorator nodes: what contains them, what they resolve to, what a decorator applies to.
+STATEMENT_EDGES = {
+    ("file:scripts/run.py", "CONTAINS", "import:scripts/run.py:shop.util.text", "EXTRACTED"),
+    ("import:scripts/run.py:shop.util.text", "RESOLVES_TO", "module:shop.util.text", "EXTRACTED"),
+    ("file:scripts/run.py", "CONTAINS", "import:scripts/run.py:checkout", "EXTRACTED"),
+    ("import:scripts/run.py:checkout", "RESOLVES_TO", "module:shop.services", "EXTRACTED"),
+    ("import:scripts/run.py:checkout", "RESOLVES_TO", "function:shop/services.py:checkout", "EXTRACTED"),
+    ("file:shop/__init__.py", "CONTAINS", "import:shop/__init__.py:Product", "EXTRACTED"),
+    ("import:shop/__init__.py:Product", "RESOLVES_TO", "module:shop.models", "EXTRACTED"),
+    ("import:shop/__init__.py:Product", "RESOLVES_TO", "class:shop/models.py:Product", "EXTRACTED"),
+    ("file:shop/models.py", "CONTAINS", "import:shop/models.py:Model", "EXTRACTED"),
+    ("import:shop/models.py:Model", "RESOLVES_TO", "module:shop.base", "EXTRACTED"),
+    ("import:shop/models.py:Model", "RESOLVES_TO", "class:shop/base.py:Model", "EXTRACTED"),
+    ("file:shop/services.py", "CONTAINS", "import:shop/services.py:text", "EXTRACTED"),
+    ("import:shop/services.py:text", "RESOLVES_TO", "module:shop.util.text", "EXTRACTED"),
+    ("file:shop/services.py", "CONTAINS", "import:shop/services.py:Product", "EXTRACTED"),
+    ("import:shop/services.py:Product", "RESOLVES_TO", "module:shop", "EXTRACTED"),
+    # Re-exported by shop/__init__.py: an inference.
+    ("import:shop/services.py:Product", "RESOLVES_TO", "class:shop/models.py:Product", "INFERRED"),
+    ("file:shop/services.py", "CONTAINS", "import:shop/services.py:logged", "EXTRACTED"),
+    ("import:shop/services.py:logged", "RESOLVES_TO", "module:shop.util.decorators", "EXTRACTED"),
+    ("import:shop/services.py:logged", "RESOLVES_TO", "function:shop/util/decorators.py:logged", "EXTRACTED"),
+    ("file:shop/services.py", "CONTAINS", "import:shop/services.py:models", "EXTRACTED"),
+    ("import:shop/services.py:models", "RESOLVES_TO", "module:shop", "EXTRACTED"),
+    ("import:shop/services.py:models", "RESOLVES_TO", "module:shop.models", "EXTRACTED"),
+    ("function:shop/services.py:helper", "CONTAINS", "decorator:shop/services.py:helper@logged", "EXTRACTED"),
+    ("decorator:shop/services.py:helper@logged", "APPLIES_TO", "function:shop/services.py:helper", "EXTRACTED"),
+    ("decorator:shop/services.py:helper@logged", "RESOLVES_TO", "function:shop/util/decorators.py:logged", "INFERRED"),
 }
 
 DEFINES = {
@@ -130,9 +170,15 @@ def test_resolved_edges_are_exact(pyproj: Path):
     resolved = {
         (e.source, e.relation, e.target, e.confidence)
         for e in built.edges
-        if e.relation not in ("CONTAINS", "DEFINES")
+        if e.relation not in ("CONTAINS", "DEFINES", "RESOLVES_TO", "APPLIES_TO")
     }
     assert resolved == RESOLVED_EDGES
+    statements = {
+        (e.source, e.relation, e.target, e.confidence)
+        for e in built.edges
+        if e.relation in ("RESOLVES_TO", "APPLIES_TO") or e.target.startswith(("import:", "decorator:"))
+    }
+    assert statements == STATEMENT_EDGES
     defines = {(e.source, e.target) for e in built.edges if e.relation == "DEFINES"}
     assert defines == DEFINES
 
@@ -205,13 +251,14 @@ def test_summary_counts(pyproj: Path):
     assert summary.skipped == {"binary": 1}
     assert [e.model_dump() for e in summary.skipped_examples] == [{"path": "assets/logo.png", "reason": "binary"}]
     assert summary.nodes_by_kind == {
-        "Class": 3, "Directory": 3, "Document": 1, "File": 12, "Function": 7, "Method": 5,
-        "Module": 9, "Repository": 1, "Variable": 2,
+        "Class": 3, "Decorator": 1, "Directory": 3, "Document": 1, "File": 12, "Function": 7,
+        "Import": 8, "Method": 5, "Module": 9, "Repository": 1, "Variable": 2,
     }
     assert summary.edges_by_relation == {
-        "CALLS": 12, "CONTAINS": 15, "DECORATES": 1, "DEFINES": 27, "IMPORTS": 8, "INHERITS": 2,
+        "APPLIES_TO": 1, "CALLS": 12, "CONTAINS": 24, "DECORATES": 1, "DEFINES": 27, "IMPORTS": 8,
+        "INHERITS": 2, "RESOLVES_TO": 15,
     }
-    assert (summary.node_count, summary.edge_count) == (43, 65)
+    assert (summary.node_count, summary.edge_count) == (52, 90)
     # len(items), value.lower(), super() — builtins
     assert summary.unresolved_calls == 3
     assert summary.files_with_syntax_errors == 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pickle
 from hashlib import sha256
 
-from rhumbline.ingest.facts import CallSite, ImportFact
+from rhumbline.ingest.facts import CallSite, DecoratorFact, ImportFact
 from rhumbline.ingest.python.extract import extract_python
 
 SOURCE = b'''"""Module doc."""
@@ -70,7 +70,10 @@ def test_definitions_are_exact():
     ]
     run, _, widget, *_ = facts.definitions
     assert run.docstring == "Run it.\n\nIndented detail."
-    assert run.decorators == (("register", 18), ("sub.decorate", 19))
+    assert run.decorators == (
+        DecoratorFact("register", 18, 18, '@register(kind="x")'),
+        DecoratorFact("sub.decorate", 19, 19, "@sub.decorate"),
+    )
     assert run.parameters == ("value", "args")
     assert facts.definitions[3].parameters == ("self",)
     assert widget.parameters == ()

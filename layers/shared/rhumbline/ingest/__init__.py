@@ -27,6 +27,8 @@ Graph produced (ids in ids.py):
   methods and nested classes; Function / Method DEFINES nested definitions. IMPORTS (File →
   Module), CALLS (Function / Method / Class body / File → Function / Method / Class), INHERITS,
   DECORATES, each with EXTRACTED / INFERRED / AMBIGUOUS evidence (python/evidence.py).
+- Every language: an Import node per import binding and a Decorator node per decorator,
+  annotation or attribute (statements.py): CONTAINS, RESOLVES_TO, APPLIES_TO.
 
 Nothing is imported here, so a worker importing the reader stays cheap. Entry point:
 `rhumbline.ingest.pipeline.ingest_local`.

@@ -10,6 +10,15 @@ from __future__ import annotations
 from typing import NamedTuple
 
 
+class DecoratorFact(NamedTuple):
+    """One decorator, annotation or attribute applied to a definition (`@cache(size=2)`)."""
+
+    expression: str  # the dotted name it is looked up by: `cache`, `app.route`, `Cached`
+    line: int
+    end_line: int
+    text: str  # as written (`@cache(size=2)`, `[HttpGet("x")]`), whitespace collapsed, truncated
+
+
 class Definition(NamedTuple):
     kind: str  # Class, Function or Method
     name: str
@@ -21,8 +30,8 @@ class Definition(NamedTuple):
     docstring: str | None
     content_hash: str  # sha256 of the definition's source text (decorators included)
     bases: tuple[str, ...]  # classes only: dotted base expressions, subscripts stripped
-    # (dotted expression, line); `@cache(size=2)` is recorded by its callee, `cache`
-    decorators: tuple[tuple[str, int], ...]
+    # in source order; `@cache(size=2)` is looked up by its callee, `cache`
+    decorators: tuple[DecoratorFact, ...]
     parameters: tuple[str, ...]  # functions and methods: names that are local, shadowing outer ones
 
 

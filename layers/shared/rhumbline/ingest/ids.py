@@ -28,3 +28,13 @@ def definition_id(kind: str, path: str, qualname: str) -> str:
 
 def variable_id(path: str, name: str) -> str:
     return f"variable:{path}:{name}"
+
+
+def import_id(path: str, key: str) -> str:
+    """`import:django/db/models/__init__.py:QuerySet`; see statements.py for the key."""
+    return f"import:{path}:{key}"
+
+
+def decorator_id(path: str, key: str) -> str:
+    """`decorator:django/views/generic/base.py:View.as_view@classonlymethod`."""
+    return f"decorator:{path}:{key}"

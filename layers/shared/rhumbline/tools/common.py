@@ -49,3 +49,7 @@ CODE_KINDS = (
     "Import",
     "Decorator",
 )
+# One node per import binding / decorator application (their names are their text): searched only
+# when asked for by kind, so they never crowd out the definitions they name.
+STATEMENT_KINDS = ("Import", "Decorator")
+NAMED_CODE_KINDS = tuple(kind for kind in CODE_KINDS if kind not in STATEMENT_KINDS)

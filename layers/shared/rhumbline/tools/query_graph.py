@@ -14,7 +14,7 @@ import re
 from pydantic import BaseModel, Field
 
 from rhumbline.runtime.context import ToolContext
-from rhumbline.tools.common import CODE_KINDS, KNOWLEDGE_KINDS, StrictInput, project_field
+from rhumbline.tools.common import KNOWLEDGE_KINDS, NAMED_CODE_KINDS, StrictInput, project_field
 from rhumbline.tools.graph_common import CODE_RELATIONS, label, overlapped
 from rhumbline.tools.registry import ToolSpec
 
@@ -88,7 +88,7 @@ def _seeds(context: ToolContext, project: str, question: str, count: int) -> tup
     """The seed nodes and how they were found: the whole question's best hits, topped up with
     each word's (on Neo4j the searches run side by side: they are independent round trips)."""
     graph = context.graph
-    kinds = list(CODE_KINDS) + list(KNOWLEDGE_KINDS)
+    kinds = list(NAMED_CODE_KINDS) + list(KNOWLEDGE_KINDS)
     # Word searches start with the whole question's on Neo4j (round trips overlap); on SQLite
     # (sub-millisecond reads) only when the whole question leaves room.
     eager = graph.backend == "neo4j"

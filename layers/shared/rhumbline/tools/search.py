@@ -6,7 +6,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from rhumbline.errors import Forbidden, InvalidArguments
 from rhumbline.runtime.context import ToolContext
-from rhumbline.tools.common import CODE_KINDS, KNOWLEDGE_KINDS, PROJECT_PATTERN, StrictInput
+from rhumbline.tools.common import CODE_KINDS, KNOWLEDGE_KINDS, NAMED_CODE_KINDS, PROJECT_PATTERN, StrictInput
 from rhumbline.tools.registry import ToolSpec
 
 SNIPPET_CHARS = 160
@@ -22,7 +22,7 @@ class SearchInput(StrictInput):
     all: bool = Field(default=False, description="Include the knowledge layer (documents, ADRs, wiki pages).")
     docs: bool = Field(default=False, description="Only hits whose docstring or document text matches.")
     limit: int = Field(default=20, ge=1, le=50)
-    kinds: list[str] | None = Field(default=None, max_length=20, description="Only these node kinds, e.g. [\"Class\"].")
+    kinds: list[str] | None = Field(default=None, max_length=20, description="Only these node kinds, e.g. [\"Class\"]; Import and Decorator nodes only when named here.")
 
     @field_validator("query")
     @classmethod
@@ -58,8 +58,8 @@ def _kinds(arguments: SearchInput) -> list[str]:
             raise InvalidArguments(f"unknown kinds {unknown}; known kinds: {sorted(allowed)}")
         return list(arguments.kinds)
     if arguments.docs:
-        return list(CODE_KINDS) + list(KNOWLEDGE_KINDS)
-    return list(CODE_KINDS) + (list(KNOWLEDGE_KINDS) if arguments.all else [])
+        return list(NAMED_CODE_KINDS) + list(KNOWLEDGE_KINDS)
+    return list(NAMED_CODE_KINDS) + (list(KNOWLEDGE_KINDS) if arguments.all else [])
 
 
 def _snippet(signature: str | None, docstring: str | None) -> str | None:

@@ -28,12 +28,16 @@ def test_diff_of_two_commits_lists_every_change_exactly(world, call_as, real_pro
 
     assert (result["from_version"], result["to_version"]) == (1, 2)
     assert result["counts"] == {
-        "nodes_added": 1, "nodes_removed": 1, "nodes_changed": 7, "edges_added": 2, "edges_removed": 1,
-        "edges_changed": 1, "nodes_before": 12, "nodes_after": 12, "edges_before": 13, "edges_after": 14,
+        "nodes_added": 2, "nodes_removed": 1, "nodes_changed": 8, "edges_added": 5, "edges_removed": 1,
+        "edges_changed": 2, "nodes_before": 13, "nodes_after": 14, "edges_before": 16, "edges_after": 20,
     }  # fmt: skip
     assert result["nodes_added"] == [{
         "id": "function:shop/pricing.py:discount", "kind": "Function", "name": "discount",
         "qualified_name": "shop.pricing.discount", "file": "shop/pricing.py", "start_line": 6, "end_line": 7,
+    }, {
+        "id": "import:shop/cart.py:discount", "kind": "Import", "name": "from shop.pricing import discount",
+        "qualified_name": "shop.cart[from shop.pricing import discount]", "file": "shop/cart.py", "start_line": 2,
+        "end_line": 2,
     }]  # fmt: skip
     assert [n["id"] for n in result["nodes_removed"]] == ["method:shop/cart.py:Cart.clear"]
     assert {c["id"]: sorted(c["changes"]) for c in result["nodes_changed"]} == {
@@ -41,6 +45,8 @@ def test_diff_of_two_commits_lists_every_change_exactly(world, call_as, real_pro
         "file:shop/cart.py": ["content_hash", "end_line"],
         "file:shop/pricing.py": ["content_hash", "end_line"],
         "function:shop/pricing.py:price_of": ["content_hash", "docstring", "signature"],
+        # The statement of its Import node now binds two names.
+        "import:shop/cart.py:price_of": ["content_hash", "signature"],
         "method:shop/cart.py:Cart.add": ["content_hash"],
         "module:shop.cart": ["content_hash", "end_line"],
         "module:shop.pricing": ["content_hash", "end_line"],
@@ -48,13 +54,17 @@ def test_diff_of_two_commits_lists_every_change_exactly(world, call_as, real_pro
     price_of = next(c for c in result["nodes_changed"] if c["id"] == "function:shop/pricing.py:price_of")
     assert price_of["changes"]["signature"] == {"before": "def price_of(sku)", "after": 'def price_of(sku, currency="EUR")'}
     assert [(e["source"], e["relation"], e["target"]) for e in result["edges_added"]] == [
+        ("file:shop/cart.py", "CONTAINS", "import:shop/cart.py:discount"),
         ("file:shop/pricing.py", "DEFINES", "function:shop/pricing.py:discount"),
+        ("import:shop/cart.py:discount", "RESOLVES_TO", "function:shop/pricing.py:discount"),
+        ("import:shop/cart.py:discount", "RESOLVES_TO", "module:shop.pricing"),
         ("method:shop/cart.py:Cart.add", "CALLS", "function:shop/pricing.py:discount"),
     ]
     assert [(e["source"], e["relation"], e["target"]) for e in result["edges_removed"]] == [
         ("class:shop/cart.py:Cart", "DEFINES", "method:shop/cart.py:Cart.clear"),
     ]
     assert [(e["source"], e["relation"], sorted(e["changes"])) for e in result["edges_changed"]] == [
+        ("file:shop/cart.py", "CONTAINS", ["explanation"]),
         ("file:shop/cart.py", "IMPORTS", ["explanation"]),
     ]
     assert result["next_cursor"] is None

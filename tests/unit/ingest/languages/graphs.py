@@ -6,12 +6,15 @@ from rhumbline.ingest.build import BuiltGraph
 from rhumbline.stores.graph.protocol import Node
 
 STRUCTURE = frozenset({"Repository", "Directory", "File"})
+# Import and Decorator nodes: tested apart (test_statement_nodes.py).
+STATEMENTS = frozenset({"Import", "Decorator"})
 RELATIONS = ("IMPORTS", "CALLS", "INHERITS", "IMPLEMENTS")
 
 
 def definition_ids(built: BuiltGraph) -> set[str]:
-    """Ids of every node but the tree (Repository, Directory, File)."""
-    return {node.id for node in built.nodes if node.kind not in STRUCTURE}
+    """Ids of every node but the tree (Repository, Directory, File) and the Import and Decorator
+    nodes."""
+    return {node.id for node in built.nodes if node.kind not in STRUCTURE | STATEMENTS}
 
 
 def edge_tuples(built: BuiltGraph, relations: tuple[str, ...] = RELATIONS) -> set[tuple]:

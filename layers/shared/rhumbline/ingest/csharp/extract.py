@@ -20,6 +20,8 @@ from collections.abc import Iterable
 
 from tree_sitter import Language, Node
 
+from rhumbline.ingest.facts import DecoratorFact
+from rhumbline.ingest.polyglot.decorators import csharp_attributes
 from rhumbline.ingest.polyglot.extract import Context, DefSpec, LanguageExtractor, type_name
 
 QUERY = """
@@ -52,6 +54,9 @@ _TYPES = {
 class CSharpExtractor(LanguageExtractor):
     separator = "."
     query_text = QUERY
+
+    def decorators(self, x: Context, spec: DefSpec) -> tuple[DecoratorFact, ...]:
+        return csharp_attributes(x, spec.node)
 
     def language(self) -> Language:
         import tree_sitter_c_sharp

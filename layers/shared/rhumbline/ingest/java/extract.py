@@ -19,6 +19,8 @@ from collections.abc import Iterable
 
 from tree_sitter import Language, Node
 
+from rhumbline.ingest.facts import DecoratorFact
+from rhumbline.ingest.polyglot.decorators import java_annotations
 from rhumbline.ingest.polyglot.extract import Context, DefSpec, LanguageExtractor, type_name
 
 QUERY = """
@@ -51,6 +53,9 @@ class JavaExtractor(LanguageExtractor):
     separator = "."
     query_text = QUERY
     comment_types = frozenset({"line_comment", "block_comment"})
+
+    def decorators(self, x: Context, spec: DefSpec) -> tuple[DecoratorFact, ...]:
+        return java_annotations(x, spec.node)
 
     def language(self) -> Language:
         import tree_sitter_java

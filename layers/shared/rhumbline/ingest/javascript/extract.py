@@ -21,7 +21,8 @@ from collections.abc import Iterable
 
 from tree_sitter import Language, Node
 
-from rhumbline.ingest.facts import CodeFacts, Variable
+from rhumbline.ingest.facts import CodeFacts, DecoratorFact, Variable
+from rhumbline.ingest.polyglot.decorators import typescript_decorators
 from rhumbline.ingest.polyglot.extract import (
     Context,
     DefSpec,
@@ -70,6 +71,9 @@ class JavaScriptExtractor(LanguageExtractor):
         if is_minified(source):
             return CodeFacts(None, (), (), (), (), 0, None, False)
         return self.extract(source)
+
+    def decorators(self, x: Context, spec: DefSpec) -> tuple[DecoratorFact, ...]:
+        return typescript_decorators(x, spec.node, spec.outer)
 
     def language(self) -> Language:
         import tree_sitter_javascript

@@ -19,7 +19,8 @@ from collections.abc import Iterable
 
 from tree_sitter import Language, Node
 
-from rhumbline.ingest.facts import Variable
+from rhumbline.ingest.facts import DecoratorFact, Variable
+from rhumbline.ingest.polyglot.decorators import kotlin_annotations
 from rhumbline.ingest.polyglot.extract import (
     Context,
     DefSpec,
@@ -44,6 +45,9 @@ class KotlinExtractor(LanguageExtractor):
     separator = "."
     query_text = QUERY
     comment_types = frozenset({"line_comment", "block_comment"})
+
+    def decorators(self, x: Context, spec: DefSpec) -> tuple[DecoratorFact, ...]:
+        return kotlin_annotations(x, spec.node)
 
     def language(self) -> Language:
         import tree_sitter_kotlin

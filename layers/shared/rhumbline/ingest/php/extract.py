@@ -19,7 +19,8 @@ from collections.abc import Iterable
 
 from tree_sitter import Language, Node
 
-from rhumbline.ingest.facts import Variable
+from rhumbline.ingest.facts import DecoratorFact, Variable
+from rhumbline.ingest.polyglot.decorators import php_attributes
 from rhumbline.ingest.polyglot.extract import (
     Context,
     DefSpec,
@@ -62,6 +63,9 @@ _RELATIVE, _INCLUDE_PATH = 1, 2
 class PhpExtractor(LanguageExtractor):
     separator = "::"
     query_text = QUERY
+
+    def decorators(self, x: Context, spec: DefSpec) -> tuple[DecoratorFact, ...]:
+        return php_attributes(x, spec.node)
 
     def language(self) -> Language:
         import tree_sitter_php

@@ -28,6 +28,8 @@ facts.py records, read with these conventions:
   local name; `level` is a per-language flag (1 = a JS re-export, a Ruby require_relative, a PHP
   file include, a Rust `mod` declaration, a C `#include "…"`).
 - CodeFacts.exports (JS/TS): `exported=local` pairs (`default=Cart`).
+- Definition.decorators: TS decorators, Java/Kotlin annotations, C#/PHP attributes, Rust
+  attributes (the extractor's `decorators` hook, polyglot/decorators.py); `::` and `\\` read as dots.
 
 Phase 2 (resolve.py): each language family (JavaScript + TypeScript, Java + Kotlin, C + C++, and
 the others alone) resolves over all its files with a shared core — class table with bases and

@@ -26,7 +26,14 @@ from typing import NamedTuple
 
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
-from rhumbline.ingest.facts import CallSite, CodeFacts, Definition, ImportFact, Variable
+from rhumbline.ingest.facts import (
+    CallSite,
+    CodeFacts,
+    DecoratorFact,
+    Definition,
+    ImportFact,
+    Variable,
+)
 from rhumbline.ingest.python.syntax import collapse
 
 SIGNATURE_LIMIT = 300
@@ -137,6 +144,10 @@ class LanguageExtractor:
         return ()
 
     def local(self, x: Context, node: Node) -> Iterable[tuple[str, str | None]]:
+        return ()
+
+    def decorators(self, x: Context, spec: DefSpec) -> tuple[DecoratorFact, ...]:
+        """Decorators, annotations or attributes applied to a definition (polyglot/decorators.py)."""
         return ()
 
     def statement(self, x: Context, node: Node) -> str:
@@ -331,7 +342,7 @@ class LanguageExtractor:
                 docstring,
                 sha256(source[outer.start_byte : outer.end_byte]).hexdigest(),
                 bases,
-                (),
+                self.decorators(x, spec),
                 spec.declaration,
             ]
         )

@@ -34,6 +34,7 @@ from rhumbline.ingest.edges import (
 from rhumbline.ingest.facts import CallSite, Definition, ImportFact, SourceFile
 from rhumbline.ingest.ids import definition_id, file_id, variable_id
 from rhumbline.ingest.polyglot.extract import CLASS_KINDS
+from rhumbline.ingest.polyglot.statement_nodes import add_statement_nodes
 from rhumbline.stores.graph.protocol import Confidence, Node
 
 DEF, UNIT, EXTERNAL = "def", "unit", "external"
@@ -220,6 +221,7 @@ class Family:
         self.add_relations()
         for f in self.files.values():
             self._add_calls(f)
+        add_statement_nodes(self)  # Import and Decorator nodes
         self.nodes.extend(self.extra_nodes())
 
     def _definition_nodes(self, f: FileIndex) -> None:

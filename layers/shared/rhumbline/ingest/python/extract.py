@@ -14,7 +14,14 @@ from typing import NamedTuple
 
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
-from rhumbline.ingest.facts import CallSite, CodeFacts, Definition, ImportFact, Variable
+from rhumbline.ingest.facts import (
+    CallSite,
+    CodeFacts,
+    DecoratorFact,
+    Definition,
+    ImportFact,
+    Variable,
+)
 from rhumbline.ingest.python.syntax import (
     DOTTED_NAME,
     collapse,
@@ -210,7 +217,7 @@ def _bases(source: bytes, node: Node) -> tuple[str, ...]:
     return tuple(bases)
 
 
-def _decorators(source: bytes, decorated: Node) -> tuple[tuple[str, int], ...]:
+def _decorators(source: bytes, decorated: Node) -> tuple[DecoratorFact, ...]:
     found = []
     for child in decorated.named_children:
         if child.type != "decorator":
@@ -221,7 +228,9 @@ def _decorators(source: bytes, decorated: Node) -> tuple[tuple[str, int], ...]:
         if expression is not None and expression.type in ("identifier", "attribute"):
             text = _text(source, expression)
             if DOTTED_NAME.fullmatch(text):
-                found.append((text, child.start_point.row + 1))
+                written = _shortened(collapse(_text(source, child)), _STATEMENT_LIMIT)
+                lines = (child.start_point.row + 1, child.end_point.row + 1)
+                found.append(DecoratorFact(text, *lines, written))
     return tuple(found)
 
 

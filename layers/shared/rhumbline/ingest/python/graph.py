@@ -2,7 +2,7 @@
 
 Per-file work (nodes, DEFINES) depends on one file and its module name; everything else needs the
 symbol tables of every file, built here once: module index → namespaces → resolver (classes,
-methods) → IMPORTS, INHERITS, DECORATES and CALLS.
+methods) → IMPORTS, INHERITS, DECORATES and CALLS, then the Import and Decorator nodes.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from rhumbline.ingest.edges import EdgeSet
 from rhumbline.ingest.facts import SourceFile
 from rhumbline.ingest.ids import module_id, variable_id
-from rhumbline.ingest.python import calls, links, nodes
+from rhumbline.ingest.python import calls, links, nodes, statement_nodes
 from rhumbline.ingest.python.modules import ModuleIndex
 from rhumbline.ingest.python.namespace import Namespaces
 from rhumbline.ingest.python.resolve import Resolver
@@ -67,6 +67,7 @@ def build_python_graph(
             graph.nodes.append(nodes.module_node(source, module))
         graph.nodes.extend(nodes.definition_nodes(path, module, code))
         nodes.add_defines(path, module if owns else None, code, edges)
+    namespaces = resolver.namespaces
     for source in python:
         if only is not None and source.path not in only:
             continue
@@ -77,4 +78,9 @@ def build_python_graph(
         unresolved = calls.add_calls(source.path, code, resolver, qualified, edges)
         graph.unresolved_by_file[source.path] = unresolved
         graph.unresolved_calls += unresolved
+        module = index.name_of[source.path]
+        graph.nodes.extend(
+            statement_nodes.import_nodes(source, module, index, namespaces, qualified, edges)
+        )
+        graph.nodes.extend(statement_nodes.decorator_nodes(source, resolver, qualified, edges))
     return graph

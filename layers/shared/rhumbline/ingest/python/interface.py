@@ -23,7 +23,7 @@ def interface(code: CodeFacts) -> tuple[Any, ...]:
     """Equal for two versions of a file exactly when no other file can resolve differently."""
     return (
         tuple(
-            (d.kind, d.name, d.qualname, d.parent, d.bases, tuple(e for e, _ in d.decorators), d.parameters)
+            (d.kind, d.name, d.qualname, d.parent, d.bases, _expressions(d.decorators), d.parameters)
             for d in code.definitions
         ),
         tuple((v.name, v.alias_of) for v in code.variables),
@@ -31,3 +31,8 @@ def interface(code: CodeFacts) -> tuple[Any, ...]:
         code.exports,
         code.namespace,
     )
+
+
+def _expressions(decorators: tuple[Any, ...]) -> tuple[str, ...]:
+    """The names decorators are looked up by (their first field), not where they are."""
+    return tuple(decorator[0] for decorator in decorators)

@@ -63,7 +63,8 @@ def add_decorates(
 ) -> None:
     for d in code.definitions:
         decorated = definition_id(d.kind, path, d.qualname)
-        for expression, line in d.decorators:
+        for decorator in d.decorators:
+            expression, line = decorator.expression, decorator.line
             # Decorators too run in the scope around the definition.
             targets = resolver.resolve(path, d.parent, expression)
             what = f"`@{expression}` on {d.kind.lower()} `{d.qualname}` at {path}:{line}"

@@ -22,7 +22,8 @@ from collections.abc import Iterable
 
 from tree_sitter import Language, Node
 
-from rhumbline.ingest.facts import Variable
+from rhumbline.ingest.facts import DecoratorFact, Variable
+from rhumbline.ingest.polyglot.decorators import rust_attributes
 from rhumbline.ingest.polyglot.extract import (
     Context,
     DefSpec,
@@ -62,6 +63,9 @@ class RustExtractor(LanguageExtractor):
     query_text = QUERY
     comment_types = frozenset({"line_comment", "block_comment"})
     between_doc_and_definition = frozenset({"attribute_item"})
+
+    def decorators(self, x: Context, spec: DefSpec) -> tuple[DecoratorFact, ...]:
+        return rust_attributes(x, spec.outer)
 
     def language(self) -> Language:
         import tree_sitter_rust

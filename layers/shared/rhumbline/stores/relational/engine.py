@@ -15,6 +15,8 @@ from sqlalchemy import URL, Engine, create_engine, event, make_url
 from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.exc import IntegrityError
 
+from rhumbline.stores.relational.tls import DbTls, ssl_context
+
 if TYPE_CHECKING:
     from rhumbline.config import Settings
 
@@ -28,11 +30,13 @@ IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000
 
 
 def create_engine_for(settings: "Settings") -> Engine:
-    return create_engine_from_url(settings.resolved_database_url(), timeout=settings.db_timeout)
+    tls = DbTls(settings.db_ssl, settings.db_ca_bundle)
+    return create_engine_from_url(settings.resolved_database_url(), timeout=settings.db_timeout, tls=tls)
 
 
-def create_engine_from_url(url: str, *, timeout: float = 10.0) -> Engine:
-    """An engine for `sqlite:///path` or `postgresql+pg8000://...`; `timeout` is in seconds."""
+def create_engine_from_url(url: str, *, timeout: float = 10.0, tls: DbTls | None = None) -> Engine:
+    """An engine for `sqlite:///path` or `postgresql+pg8000://...`; `timeout` is in seconds;
+    `tls`: how PostgreSQL connections are encrypted (tls.py; default none)."""
     if timeout <= 0:
         raise ValueError(f"timeout must be positive, not {timeout}")
     parsed = make_url(url)
@@ -40,7 +44,7 @@ def create_engine_from_url(url: str, *, timeout: float = 10.0) -> Engine:
     if backend == "sqlite":
         return _sqlite_engine(parsed, timeout)
     if backend == "postgresql" and parsed.get_driver_name() == "pg8000":
-        return _postgres_engine(parsed, timeout)
+        return _postgres_engine(parsed, timeout, tls or DbTls())
     raise ValueError(
         f"unsupported database URL scheme {parsed.drivername!r}: use sqlite:///PATH or postgresql+pg8000://..."
     )
@@ -82,12 +86,13 @@ def _sqlite_engine(url: URL, timeout: float) -> Engine:
     return engine
 
 
-def _postgres_engine(url: URL, timeout: float) -> Engine:
+def _postgres_engine(url: URL, timeout: float, tls: DbTls) -> Engine:
     timeout_ms = int(timeout * 1000)
     engine = create_engine(
         url,
         connect_args={
             "timeout": timeout + SOCKET_TIMEOUT_MARGIN,
+            "ssl_context": ssl_context(tls),
             # Sent in the startup packet: session defaults that survive ROLLBACK, unlike a SET.
             "startup_params": {
                 "statement_timeout": str(timeout_ms),

@@ -1,0 +1,124 @@
+"""Import and Decorator nodes of one Python file (design: rhumbline/ingest/statements.py).
+
+An Import RESOLVES_TO the repository modules its statement loads (as File -IMPORTS-> Module does)
+and, for `from m import name`, the definition `name` is in m: EXTRACTED when m defines it,
+INFERRED when m re-exports it, AMBIGUOUS among two to five. A Decorator RESOLVES_TO what its
+dotted name resolves to, with the evidence of the DECORATES edge it mirrors.
+"""
+
+from __future__ import annotations
+
+from rhumbline.ingest.edges import EXTRACTED_SCORE, INFERRED_SCORE, MAX_CANDIDATES, EdgeSet
+from rhumbline.ingest.facts import ImportFact, SourceFile
+from rhumbline.ingest.ids import definition_id, file_id, module_id
+from rhumbline.ingest.python.evidence import classify
+from rhumbline.ingest.python.links import imported_modules
+from rhumbline.ingest.python.modules import ModuleIndex
+from rhumbline.ingest.python.namespace import DEF, Namespaces
+from rhumbline.ingest.python.resolve import Resolver
+from rhumbline.ingest.statements import (
+    RESOLVES_TO,
+    Keys,
+    add_decorator_structure,
+    add_import_structure,
+    decorator_node,
+    import_key,
+    import_node,
+)
+from rhumbline.stores.graph.protocol import Node
+
+LANGUAGE = "python"
+
+
+def binding(fact: ImportFact) -> str:
+    """The import as it binds this one name: `from .query import QuerySet as QS`."""
+    alias = f" as {fact.alias}" if fact.alias else ""
+    if fact.name is None:
+        return f"import {fact.module}{alias}"
+    return f"from {'.' * fact.level}{fact.module} import {fact.name}{alias}"
+
+
+def _bound(fact: ImportFact) -> str | None:
+    if fact.name is None:
+        return fact.alias or fact.module  # `import a.b.c` is keyed by what it names, a.b.c
+    return fact.alias or fact.name
+
+
+def import_nodes(
+    source: SourceFile, module: str, index: ModuleIndex, namespaces: Namespaces,
+    qualified: dict[str, str], edges: EdgeSet,
+) -> list[Node]:  # fmt: skip
+    path, code = source.path, source.code
+    scopes: dict[str, str] = {}
+    for d in code.definitions:
+        scopes.setdefault(d.qualname, definition_id(d.kind, path, d.qualname))
+    keys = Keys()
+    nodes = []
+    for fact in code.imports:
+        name = binding(fact)
+        container = f"{module}.{fact.scope}" if fact.scope else module
+        node = import_node(path, LANGUAGE, keys.unique(import_key(fact, _bound(fact))), name,
+                           container, fact)  # fmt: skip
+        nodes.append(node)
+        add_import_structure(edges, scopes.get(fact.scope, file_id(path)), node, path, fact.line)
+        where = f"`{name}` at {path}:{fact.line}"
+        for loaded in imported_modules(path, fact, index):
+            edges.extracted(node.id, RESOLVES_TO, module_id(loaded), f"{where} loads module `{loaded}`",
+                            path, fact.line)  # fmt: skip
+        if fact.name is not None and fact.name != "*":
+            _add_bound_definition(node.id, path, fact, where, index, namespaces, qualified, edges)
+    return nodes
+
+
+def _add_bound_definition(
+    node_id: str, path: str, fact: ImportFact, where: str, index: ModuleIndex,
+    namespaces: Namespaces, qualified: dict[str, str], edges: EdgeSet,
+) -> None:  # fmt: skip
+    absolute = index.absolute(path, fact.module, fact.level)
+    if absolute is None:
+        return
+    found = [s for s in namespaces.export(absolute, fact.name or "") if s.kind == DEF]
+    found = [s for s in found if s.target in qualified]
+    if not found or len(found) > MAX_CANDIDATES:
+        return
+    if len(found) > 1:
+        names = ", ".join(sorted(qualified[s.target] for s in found))
+        explanation = f"{where} binds one of {len(found)} candidates: {names}"
+        for symbol in found:
+            edges.add(node_id, RESOLVES_TO, symbol.target, "AMBIGUOUS", 1 / len(found), explanation,
+                      path, fact.line)  # fmt: skip
+        return
+    (symbol,) = found
+    target = qualified[symbol.target]
+    if symbol.imported:
+        explanation = f"{where} binds `{target}`, re-exported by `{absolute}`"
+        edges.add(node_id, RESOLVES_TO, symbol.target, "INFERRED", INFERRED_SCORE, explanation, path, fact.line)
+    else:
+        explanation = f"{where} binds `{target}`, defined in `{absolute}`"
+        edges.add(node_id, RESOLVES_TO, symbol.target, "EXTRACTED", EXTRACTED_SCORE, explanation, path,
+                  fact.line)  # fmt: skip
+
+
+def decorator_nodes(
+    source: SourceFile, resolver: Resolver, qualified: dict[str, str], edges: EdgeSet
+) -> list[Node]:
+    path, code = source.path, source.code
+    keys = Keys()
+    nodes = []
+    for d in code.definitions:
+        if not d.decorators:
+            continue
+        decorated = definition_id(d.kind, path, d.qualname)
+        what = f"{d.kind.lower()} `{d.qualname}`"
+        for decorator in d.decorators:
+            key = keys.unique(f"{d.qualname}@{decorator.expression}")
+            node = decorator_node(path, LANGUAGE, key, qualified[decorated], decorator)
+            nodes.append(node)
+            add_decorator_structure(edges, decorated, what, node, path, decorator.line)
+            # Decorators run in the scope around the definition.
+            targets = resolver.resolve(path, d.parent, decorator.expression)
+            site = f"`{decorator.text}` at {path}:{decorator.line}"
+            for found in classify(targets, site, qualified):
+                edges.add(node.id, RESOLVES_TO, found.node_id, found.confidence, found.score,
+                          found.explanation, path, decorator.line)  # fmt: skip
+    return nodes
