@@ -4,7 +4,8 @@ A version's snapshot is kept per file (partitioned.py): every node and edge belo
 is the code or the evidence of. After phase 1, the planner compares this ingest's files with the
 stored version's and takes the *partial* path when all of these hold:
 
-- the same context (extractor code, project, root name, git history: pipeline.InputsKey);
+- the same context (extractor code, project, root name: pipeline.InputsKey); the git history may
+  differ (new commits: see below);
 - the same set of paths with the same languages (an added, removed or renamed file changes module
   names, directory nodes and what imports resolve to: full phase 2);
 - every changed file is Python whose interface (python/interface.py: everything another file's
@@ -15,9 +16,12 @@ stored version's and takes the *partial* path when all of these hold:
 Then every other file resolves exactly as before, so its partition is the stored one, and only the
 changed files' partitions are built: their structure (File node, its CONTAINS edge), their Python
 nodes and edges (resolved against symbol tables of every file, python/graph.py `only`), and their
-MODIFIED edges (the history is unchanged). The result is checked before it is used: it may only
-touch the changed partitions and may not remove a node (an edge elsewhere could point at it);
-otherwise, and in every other case, the full phase 2 runs. `mode` in the ingest summary says which.
+MODIFIED edges. When the history changed too, the contributor records are recomputed from the
+whole log and swapped in wherever they live (history_records.py). The result is checked before it
+is used: it may only touch the partitions it rebuilt and may not remove a node other than a
+contributor (an edge elsewhere could point at it); otherwise, and in every other case, the full
+phase 2 runs. `changes.phase2` in the ingest summary says which ran, `changes.partial_refused` why
+not partial.
 """
 
 from __future__ import annotations
@@ -45,12 +49,12 @@ from rhumbline.stores.graph.protocol import Edge, Node
 class PartialBuild:
     """The changed files' partitions, before (stored) and after (rebuilt)."""
 
-    parts: frozenset[str]  # the changed files' paths: the partitions rebuilt
+    parts: frozenset[str]  # the partitions rebuilt: the changed files' (and history's)
     before: Snapshot  # the stored records of those partitions
     after: Snapshot  # the rebuilt records (Snapshot.of(nodes, edges))
     nodes: list[Node]
     edges: list[Edge]
-    unresolved_by_file: dict[str, int]  # the changed Python files' unresolved call sites
+    unresolved_by_file: dict[str, int]  # the rebuilt Python files' unresolved call sites
 
 
 class Planner:
