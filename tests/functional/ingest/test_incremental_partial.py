@@ -114,6 +114,8 @@ def test_a_file_without_an_extractor_takes_the_partial_path(
     summary, (nodes, _) = reingest_equals_rebuild(app, store, engine, unique_project)
     assert summary.changes.phase2 == "partial"
     assert nodes["file:notes.txt"][5] == 3  # end_line
+    again = pipeline.ingest_local(app, unique_project, store=store, engine=engine)
+    assert (again.changes.phase2, again.changes.partial_refused) == ("skipped", None)
 
 
 INTERFACE_EDITS = {

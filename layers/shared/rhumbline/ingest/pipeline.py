@@ -167,7 +167,7 @@ def ingest_local(
             _partial_graph_figures(summary, base, built.partial, sum(unresolved.values()))
         summary.changes = _changes(counts, changes, base_version, cache, snapshot_bytes, built.reused)
         summary.changes.phase2 = "skipped" if built.reused else "partial" if built.partial else "full"
-        summary.changes.partial_refused = planner.reason if planner and not built.partial else None
+        summary.changes.partial_refused = (planner.reason or None) if planner and not built.partial else None
         with session_scope(engine) as session:
             versions.finish(
                 session,
