@@ -65,6 +65,19 @@ class EdgeView:
 
 
 @dataclass(frozen=True, slots=True)
+class NodeEdges:
+    """A node with one page of its edges each way, their exact totals, and the graph version
+    they were read at (one snapshot): what get_node shows, in one round trip."""
+
+    node: Node
+    outgoing: list[EdgeView]
+    outgoing_total: int
+    incoming: list[EdgeView]
+    incoming_total: int
+    version: int | None
+
+
+@dataclass(frozen=True, slots=True)
 class SearchHit:
     project: str
     node: Node
@@ -203,6 +216,12 @@ class GraphStore(Protocol):
         self, project: str, node_id: str, direction: Direction, *, limit: int, offset: int = 0
     ) -> tuple[list[EdgeView], int]:
         """Edges on one side of a node, ordered by (relation, other_id), and their exact total."""
+
+    def node_with_edges(
+        self, project: str, node_id: str, *, limit: int, out_offset: int = 0, in_offset: int = 0
+    ) -> NodeEdges | None:
+        """get_node + edges_of both ways + graph_version, in one snapshot (Neo4j: one statement);
+        None if there is no such node."""
 
     def search(
         self,
