@@ -3,18 +3,34 @@ documents about it, and annotations. What an agent reads before editing a file."
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
+
+from rhumbline.errors import NotFound
+from rhumbline.lookup.kinds import DEFINITION_KINDS
 
 from rhumbline.lookup import markdown as md
 from rhumbline.lookup.views import FORMAT_FIELD, Annotation, Definition, Format, Link, Listing
 from rhumbline.runtime.context import ToolContext
-from rhumbline.tools.common import StrictInput, project_field
+from rhumbline.tools.common import KNOWLEDGE_KINDS, StrictInput, project_field
 from rhumbline.tools.registry import ToolSpec
 
 MAX_DEFINITIONS = 200
 MAX_LINKS = 100
 MAX_MODULES = 10
 DOCSTRING_CHARS = 200  # per definition: a file can hold hundreds
+# What the bundle reads: definitions and the file's modules (a module starts at line 1, so it is
+# among the first nodes whatever the cap); who imports or documents anything here, and what the
+# file imports or its documentation sections document.
+_BUNDLE: dict[str, Any] = {
+    "kinds": (*DEFINITION_KINDS, "Module"),
+    "limit": MAX_DEFINITIONS + MAX_MODULES,
+    "max_definitions": MAX_DEFINITIONS,
+    "section_kinds": KNOWLEDGE_KINDS,
+    "relations": ("DOCUMENTS", "IMPORTS"),
+    "link_limit": MAX_LINKS,
+}
 
 
 class ContextInput(StrictInput):
@@ -59,39 +75,27 @@ class ContextOutput(BaseModel):
 
 def run(arguments: ContextInput, context: ToolContext) -> ContextOutput:
     from rhumbline.lookup import annotations
-    from rhumbline.lookup.kinds import DEFINITION_KINDS
-    from rhumbline.lookup.names import resolve_file
+    from rhumbline.lookup.names import file_id, resolve_file
     from rhumbline.lookup.views import definition, links
-    from rhumbline.tools.common import KNOWLEDGE_KINDS
-    from rhumbline.tools.graph_common import overlapped
+    from rhumbline.stores.graph import bundles
 
     project = context.project(arguments.project)
     graph = context.graph
-    node = resolve_file(context, project, arguments.file)
+    # One read (on Neo4j one statement) when `file` is the path in the project; else the name is
+    # resolved (tail, absolute path, or a precise error) and the bundle read for the file found.
+    found = graph.file_bundle(project, file_id(arguments.file), **_BUNDLE)
+    if found is None:
+        node = resolve_file(context, project, arguments.file, id_missed=True)
+        found = graph.file_bundle(project, node.id, **_BUNDLE)
+        if found is None:  # the file vanished between the two reads (a concurrent ingest)
+            raise NotFound(f"file '{arguments.file}' is not in project '{project}' any more; retry")
+    node = found.file
     path = node.file or node.qualified_name
-    # One read for the definitions and the file's module: a module starts at line 1, so it is
-    # among the first rows whatever the cap.
-    found, found_total = graph.nodes_in_file(
-        project, path, kinds=(*DEFINITION_KINDS, "Module"), limit=MAX_DEFINITIONS + MAX_MODULES
-    )
-    modules = [n for n in found if n.kind == "Module"]
-    defined = [n for n in found if n.kind != "Module"][:MAX_DEFINITIONS]
-    defined_total = found_total - len(modules)
-    own = [node.id, *(m.id for m in modules)]
-    subjects = own + [d.id for d in defined]
-    sections = [d.id for d in defined if d.kind in KNOWLEDGE_KINDS]
-    # Two reads for the four lists: who imports or documents anything here, and what the file
-    # imports or its documentation sections document.
-    relations = ["DOCUMENTS", "IMPORTS"]
-    # Independent reads: on Neo4j their round trips overlap (on SQLite they run inline).
-    pending_in = overlapped(
-        graph.backend, graph.edges_around, project, subjects, "in", relations=relations, limit=MAX_LINKS
-    )
-    pending_out = overlapped(
-        graph.backend, graph.edges_around, project, own + sections, "out", relations=relations, limit=MAX_LINKS
-    )
+    modules, defined = bundles.split(found.nodes, MAX_DEFINITIONS)
+    defined_total = found.total - len(modules)
+    subjects = [node.id, *(m.id for m in modules), *(d.id for d in defined)]
     annotated = annotations.for_nodes(context, project, subjects)
-    inward, outward = pending_in.result(), pending_out.result()
+    inward, outward = found.inward, found.outward
     output = ContextOutput(
         project=project,
         format=arguments.format,

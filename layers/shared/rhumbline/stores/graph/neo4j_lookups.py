@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rhumbline.stores.graph import rows
+from rhumbline.stores.graph.bundles import FileBundle
 from rhumbline.stores.graph.protocol import Direction, EdgeView, LinkedEdge, Node, RelationEdges
 from rhumbline.stores.graph.rows import NODE_FIELDS
 
@@ -49,6 +50,45 @@ WITH relation, total, collect({{
 RETURN relation, total, page
 ORDER BY relation
 """
+# One side of edges around a list of nodes held in `{nodes}`, as _AROUND groups them, collected
+# into one list of groups (an aggregate without keys: one row even when there are no edges).
+_AROUND_HELD = f"""
+    UNWIND {{nodes}} AS me
+    MATCH (me){{pattern}}(o:CodeNode)
+    WHERE $relations IS NULL OR type(r) IN $relations
+    WITH me, r, o ORDER BY type(r), me.id, o.id
+    WITH type(r) AS relation, collect([me.id, r, o]) AS found
+    WITH relation, size(found) AS total, found[0..$link_limit] AS page
+    UNWIND page AS x
+    WITH relation, total, x[0] AS node_id, x[1] AS r, x[2] AS o
+    WITH relation, total, collect({{
+        node_id: node_id, relation: relation, confidence: r.confidence,
+        confidence_score: r.confidence_score, explanation: r.explanation, file: r.file, line: r.line,
+        properties: properties(r), other_id: o.id, other_kind: coalesce(o.kind, 'Unknown'),
+        other_name: coalesce(o.name, o.id), other: CASE WHEN o.kind IS NULL THEN null ELSE o {_NODE_MAP} END
+    }}) AS page
+    RETURN collect({{relation: relation, total: total, page: page}}) AS groups
+"""
+# `context` in one statement: the File node by its (project, id) index, its nodes by the
+# (project, file) index, then the edges around them both ways (bundles.compose_file_bundle is the
+# definition this must equal: same subjects, same order, same caps).
+FILE_BUNDLE = f"""
+MATCH (f:CodeNode {{project: $project, id: $id}}) WHERE f.kind = 'File'
+CALL (f) {{
+    MATCH (n:CodeNode) WHERE n.project = $project AND n.file = coalesce(f.file, f.qualified_name)
+      AND n.kind IS NOT NULL AND n.kind <> 'File' AND n.kind IN $kinds
+    WITH n ORDER BY coalesce(n.start_line, 0), n.id
+    WITH collect(n) AS found
+    RETURN size(found) AS total, found[0..$limit] AS page
+}}
+WITH f, total, page, [f] + [n IN page WHERE n.kind = 'Module'] AS own,
+     [n IN page WHERE n.kind <> 'Module'][0..$max_definitions] AS defined
+WITH f, total, page, own + defined AS inside, own + [d IN defined WHERE d.kind IN $section_kinds] AS outside
+CALL (inside) {{{_AROUND_HELD.replace("{nodes}", "inside").replace("{pattern}", "<-[r]-")}}}
+WITH f, total, page, outside, groups AS inward
+CALL (outside) {{{_AROUND_HELD.replace("{nodes}", "outside").replace("{pattern}", "-[r]->")}}}
+RETURN f {_NODE_MAP} AS file, total, [n IN page | n {_NODE_MAP}] AS page, inward, groups AS outward
+"""
 _DEGREES = """
 UNWIND $ids AS asked
 MATCH (me:CodeNode {project: $project, id: asked})
@@ -75,6 +115,15 @@ def _linked(direction: Direction, found: dict[str, Any]) -> LinkedEdge:
     other = found.pop("other")
     edge = EdgeView(direction=direction, properties=extra or None, **found)
     return LinkedEdge(node_id=node_id, edge=edge, other=rows.node_from_row(other) if other else None)
+
+
+def _groups(direction: Direction, groups: list[dict[str, Any]]) -> dict[str, RelationEdges]:
+    return {
+        group["relation"]: RelationEdges(
+            edges=[_linked(direction, dict(item)) for item in group["page"]], total=group["total"]
+        )
+        for group in sorted(groups, key=lambda g: g["relation"])
+    }
 
 
 class Neo4jLookups:
@@ -118,6 +167,38 @@ class Neo4jLookups:
             )
             for record in found
         }
+
+    def file_bundle(
+        self,
+        project: str,
+        file_id: str,
+        *,
+        kinds: Sequence[str],
+        limit: int,
+        max_definitions: int,
+        section_kinds: Sequence[str],
+        relations: Sequence[str],
+        link_limit: int,
+    ) -> FileBundle | None:
+        rows.check_page(limit)
+        rows.check_page(link_limit)
+        if limit + 1 > rows.MAX_PAGE:  # the edges are read around the file and up to `limit` nodes
+            raise ValueError(f"at most {rows.MAX_PAGE - 1} nodes, not {limit}")
+        found = self._read(
+            FILE_BUNDLE, project=project, id=file_id, kinds=list(kinds), limit=limit,
+            max_definitions=max_definitions, section_kinds=list(section_kinds),
+            relations=list(relations), link_limit=link_limit,
+        )  # fmt: skip
+        if not found:
+            return None
+        record = found[0]
+        return FileBundle(
+            file=rows.node_from_row(record["file"]),
+            nodes=[rows.node_from_row(n) for n in record["page"]],
+            total=record["total"],
+            inward=_groups("in", record["inward"]),
+            outward=_groups("out", record["outward"]),
+        )
 
     def degrees(
         self,

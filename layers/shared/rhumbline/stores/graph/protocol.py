@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from rhumbline.stores.graph.bundles import FileBundle
 
 Direction = Literal["in", "out"]
 Confidence = Literal["EXTRACTED", "INFERRED", "AMBIGUOUS"]
@@ -322,6 +325,21 @@ class GraphStore(Protocol):
         when None; relations without edges left out): per relation the first `limit` by (node id,
         other id), each with the node at its far end, and their exact total. One round trip
         whatever the relations. At most rows.MAX_PAGE ids."""
+
+    def file_bundle(
+        self,
+        project: str,
+        file_id: str,
+        *,
+        kinds: Sequence[str],
+        limit: int,
+        max_definitions: int,
+        section_kinds: Sequence[str],
+        relations: Sequence[str],
+        link_limit: int,
+    ) -> "FileBundle | None":
+        """`context`'s reads as one (see bundles.compose_file_bundle, which defines the answer);
+        None if `file_id` is not a File node."""
 
     def degrees(
         self,
