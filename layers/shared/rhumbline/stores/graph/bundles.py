@@ -21,29 +21,19 @@ MODULE = "Module"
 
 @dataclass(frozen=True, slots=True)
 class FileBundle:
-    """A File node, the nodes located in it (nodes_in_file: by (start line, id), at most `limit`,
-    exact `total`), and the edges around them (edges_around): `inward` around the file, its
-    modules and its definitions; `outward` around the file, its modules and its sections."""
+    """A File node; its modules (the first `module_limit`); one page of its definitions (nodes
+    of `definition_kinds` located in it, by (start line, id), at most `limit` from `offset`) and
+    their exact total; and the edges around them (edges_around): `inward` around the file, its
+    modules and the page's definitions, `outward` around the file, its modules and the page's
+    sections (definitions of `section_kinds`)."""
 
     file: Node
-    nodes: list[Node]
-    total: int
+    modules: list[Node]
+    definitions: list[Node]
+    definitions_total: int
     inward: dict[str, RelationEdges]
     outward: dict[str, RelationEdges]
-
-
-def split(nodes: Sequence[Node], max_definitions: int) -> tuple[list[Node], list[Node]]:
-    """(modules, definitions) of a file's nodes: a module starts at line 1, so whatever the cap
-    it is among the first nodes; definitions are cut at `max_definitions`."""
-    modules = [n for n in nodes if n.kind == MODULE]
-    return modules, [n for n in nodes if n.kind != MODULE][:max_definitions]
-
-
-def subjects(file: Node, nodes: Sequence[Node], max_definitions: int, section_kinds: Sequence[str]) -> tuple[list[str], list[str]]:
-    """The ids whose edges a file bundle reads: (inward, outward)."""
-    modules, defined = split(nodes, max_definitions)
-    own = [file.id, *(m.id for m in modules)]
-    return own + [d.id for d in defined], own + [d.id for d in defined if d.kind in section_kinds]
+    version: int | None  # graph_version, read with the rest (a cursor is bound to it)
 
 
 def compose_file_bundle(
@@ -51,23 +41,32 @@ def compose_file_bundle(
     project: str,
     file_id: str,
     *,
-    kinds: Sequence[str],
+    definition_kinds: Sequence[str],
     limit: int,
-    max_definitions: int,
+    offset: int = 0,
+    module_limit: int,
     section_kinds: Sequence[str],
     relations: Sequence[str],
     link_limit: int,
 ) -> FileBundle | None:
     """The definition of `file_bundle`, from get_node, nodes_in_file and edges_around."""
+    if MODULE in definition_kinds:
+        raise ValueError("modules are listed apart from definitions")
     file = store.get_node(project, file_id)
     if file is None or file.kind != "File":
         return None
-    nodes, total = store.nodes_in_file(project, file.file or file.qualified_name, kinds=kinds, limit=limit)
-    inside, outside = subjects(file, nodes, max_definitions, section_kinds)
+    path = file.file or file.qualified_name
+    modules, _ = store.nodes_in_file(project, path, kinds=[MODULE], limit=module_limit)
+    defined, total = store.nodes_in_file(project, path, kinds=definition_kinds, limit=limit, offset=offset)
+    own = [file.id, *(m.id for m in modules)]
+    inside = own + [d.id for d in defined]
+    outside = own + [d.id for d in defined if d.kind in section_kinds]
     return FileBundle(
         file=file,
-        nodes=nodes,
-        total=total,
+        modules=modules,
+        definitions=defined,
+        definitions_total=total,
         inward=store.edges_around(project, inside, "in", relations=relations, limit=link_limit),
         outward=store.edges_around(project, outside, "out", relations=relations, limit=link_limit),
+        version=store.graph_version(project),
     )

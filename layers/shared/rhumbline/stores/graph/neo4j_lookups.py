@@ -25,7 +25,7 @@ MATCH (n:CodeNode) WHERE n.project = $project AND n.file = $path
   AND n.kind IS NOT NULL AND n.kind <> 'File' AND ($kinds IS NULL OR n.kind IN $kinds)
 WITH n ORDER BY coalesce(n.start_line, 0), n.id
 WITH collect(n {_NODE_MAP}) AS found
-RETURN size(found) AS total, found[0..$limit] AS page
+RETURN size(found) AS total, found[$offset..$offset + $limit] AS page
 """
 
 # UNWIND then MATCH on both keys: one index seek per id (`me.id IN $ids` makes the planner scan the
@@ -76,18 +76,20 @@ FILE_BUNDLE = f"""
 MATCH (f:CodeNode {{project: $project, id: $id}}) WHERE f.kind = 'File'
 CALL (f) {{
     MATCH (n:CodeNode) WHERE n.project = $project AND n.file = coalesce(f.file, f.qualified_name)
-      AND n.kind IS NOT NULL AND n.kind <> 'File' AND n.kind IN $kinds
+      AND n.kind IN $kinds
     WITH n ORDER BY coalesce(n.start_line, 0), n.id
     WITH collect(n) AS found
-    RETURN size(found) AS total, found[0..$limit] AS page
+    WITH [n IN found WHERE n.kind = 'Module'] AS modules, [n IN found WHERE n.kind <> 'Module'] AS defined
+    RETURN modules[0..$module_limit] AS modules, size(defined) AS total, defined[$offset..$offset + $limit] AS page
 }}
-WITH f, total, page, [f] + [n IN page WHERE n.kind = 'Module'] AS own,
-     [n IN page WHERE n.kind <> 'Module'][0..$max_definitions] AS defined
-WITH f, total, page, own + defined AS inside, own + [d IN defined WHERE d.kind IN $section_kinds] AS outside
+WITH f, modules, total, page, [f] + modules AS own
+WITH f, modules, total, page, own + page AS inside, own + [d IN page WHERE d.kind IN $section_kinds] AS outside
 CALL (inside) {{{_AROUND_HELD.replace("{nodes}", "inside").replace("{pattern}", "<-[r]-")}}}
-WITH f, total, page, outside, groups AS inward
+WITH f, modules, total, page, outside, groups AS inward
 CALL (outside) {{{_AROUND_HELD.replace("{nodes}", "outside").replace("{pattern}", "-[r]->")}}}
-RETURN f {_NODE_MAP} AS file, total, [n IN page | n {_NODE_MAP}] AS page, inward, groups AS outward
+OPTIONAL MATCH (g:GraphMeta {{project: $project}})
+RETURN f {_NODE_MAP} AS file, [n IN modules | n {_NODE_MAP}] AS modules, total,
+       [n IN page | n {_NODE_MAP}] AS page, inward, groups AS outward, g.version AS version
 """
 _DEGREES = """
 UNWIND $ids AS asked
@@ -133,12 +135,13 @@ class Neo4jLookups:
     _read: Callable[..., list[Any]]
 
     def nodes_in_file(
-        self, project: str, path: str, *, kinds: Sequence[str] | None = None, limit: int
+        self, project: str, path: str, *, kinds: Sequence[str] | None = None, limit: int, offset: int = 0
     ) -> tuple[list[Node], int]:
-        rows.check_page(limit)
+        rows.check_page(limit, offset)
         found = self._read(
-            NODES_IN_FILE, project=project, path=path, kinds=list(kinds) if kinds is not None else None, limit=limit
-        )[0]
+            NODES_IN_FILE, project=project, path=path, kinds=list(kinds) if kinds is not None else None,
+            limit=limit, offset=offset,
+        )[0]  # fmt: skip
         return [rows.node_from_row(n) for n in found["page"]], found["total"]
 
     def edges_around(
@@ -173,31 +176,35 @@ class Neo4jLookups:
         project: str,
         file_id: str,
         *,
-        kinds: Sequence[str],
+        definition_kinds: Sequence[str],
         limit: int,
-        max_definitions: int,
+        offset: int = 0,
+        module_limit: int,
         section_kinds: Sequence[str],
         relations: Sequence[str],
         link_limit: int,
     ) -> FileBundle | None:
-        rows.check_page(limit)
+        rows.check_page(limit, offset)
+        rows.check_page(module_limit)
         rows.check_page(link_limit)
-        if limit + 1 > rows.MAX_PAGE:  # the edges are read around the file and up to `limit` nodes
-            raise ValueError(f"at most {rows.MAX_PAGE - 1} nodes, not {limit}")
+        if "Module" in definition_kinds:
+            raise ValueError("modules are listed apart from definitions")
         found = self._read(
-            FILE_BUNDLE, project=project, id=file_id, kinds=list(kinds), limit=limit,
-            max_definitions=max_definitions, section_kinds=list(section_kinds),
-            relations=list(relations), link_limit=link_limit,
+            FILE_BUNDLE, project=project, id=file_id, kinds=[*definition_kinds, "Module"], limit=limit, offset=offset,
+            module_limit=module_limit, section_kinds=list(section_kinds), relations=list(relations),
+            link_limit=link_limit,
         )  # fmt: skip
         if not found:
             return None
         record = found[0]
         return FileBundle(
             file=rows.node_from_row(record["file"]),
-            nodes=[rows.node_from_row(n) for n in record["page"]],
-            total=record["total"],
+            modules=[rows.node_from_row(n) for n in record["modules"]],
+            definitions=[rows.node_from_row(n) for n in record["page"]],
+            definitions_total=record["total"],
             inward=_groups("in", record["inward"]),
             outward=_groups("out", record["outward"]),
+            version=record["version"],
         )
 
     def degrees(

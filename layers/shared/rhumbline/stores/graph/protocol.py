@@ -307,10 +307,11 @@ class GraphStore(Protocol):
     # -- lookups behind the code-context tools (context, function, class, explain) --------------
 
     def nodes_in_file(
-        self, project: str, path: str, *, kinds: Sequence[str] | None = None, limit: int
+        self, project: str, path: str, *, kinds: Sequence[str] | None = None, limit: int, offset: int = 0
     ) -> tuple[list[Node], int]:
         """The nodes located in one file (`Node.file == path`) other than its File node, ordered
-        by (start line, id), at most `limit`, and their exact total. Stubs are never listed."""
+        by (start line, id), at most `limit` from `offset`, and their exact total. Stubs are never
+        listed."""
 
     def edges_around(
         self,
@@ -331,9 +332,10 @@ class GraphStore(Protocol):
         project: str,
         file_id: str,
         *,
-        kinds: Sequence[str],
+        definition_kinds: Sequence[str],
         limit: int,
-        max_definitions: int,
+        offset: int = 0,
+        module_limit: int,
         section_kinds: Sequence[str],
         relations: Sequence[str],
         link_limit: int,
