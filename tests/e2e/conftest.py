@@ -92,7 +92,7 @@ def start_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[
         port = free_port()
         log = (root / "serve.log").open("wb")
         process = subprocess.Popen(
-            [str(RHUMBLINE), "serve", "--port", str(port), "--dispatch", dispatch, "--log-level", "info"],
+            [str(RHUMBLINE), "serve", "--port", str(port), "--dispatch", dispatch, "--log-level", "info", "--access-log"],
             env=env, cwd=root, stdout=log, stderr=subprocess.STDOUT,
         )
         processes.append(process)

@@ -122,7 +122,9 @@ def cmd_up(args: argparse.Namespace) -> int:
     print(f"\nMCP endpoint:  {url}\nToken:         {token}\n")
     print("Add it to Claude Code:")
     print(f'  claude mcp add rhumbline --transport http {url} --header "Authorization: Bearer {token}"\n', flush=True)
-    serve(template, host=args.host, port=args.port, dispatch="inprocess", log_level=args.log_level)
+    serve(
+        template, host=args.host, port=args.port, dispatch="inprocess", log_level=args.log_level, access_log=args.access_log
+    )
     return 0
 
 
@@ -133,7 +135,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     ensure_port_free(args.host, args.port)
     prepared_engine()
     print(f"MCP endpoint: {endpoint_url(args.host, args.port)} (dispatch: {args.dispatch})", flush=True)
-    serve(template, host=args.host, port=args.port, dispatch=args.dispatch, log_level=args.log_level)
+    serve(
+        template, host=args.host, port=args.port, dispatch=args.dispatch, log_level=args.log_level, access_log=args.access_log
+    )
     return 0
 
 
@@ -271,6 +275,9 @@ def add_server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=8080, help="port to listen on (default 8080)")
     parser.add_argument("--template", help="SAM template to serve (default: this checkout's template.yaml)")
     parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    parser.add_argument(
+        "--access-log", action="store_true", help="log every HTTP request (off by default: a line per call is hot-path work)"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -212,7 +212,13 @@ def configure_dispatch(template: Template, dispatch: Dispatch, host: str, port: 
 
 
 def serve(
-    template: Template, *, host: str = "127.0.0.1", port: int = 8080, dispatch: Dispatch = "inprocess", log_level: str = "info"
+    template: Template,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8080,
+    dispatch: Dispatch = "inprocess",
+    log_level: str = "info",
+    access_log: bool = False,
 ) -> None:
     import uvicorn
 
@@ -222,4 +228,9 @@ def serve(
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
     configure_dispatch(template, dispatch, host, port)
     api = LocalApi(template, FunctionRunner(template))
-    uvicorn.run(api, host=host, port=port, log_level=log_level, lifespan="on")
+    # No access log unless asked: formatting and writing a line per request is work on every call
+    # (the audit row already records each call). The keep-alive timeout outlives an agent's pause
+    # between calls, so a session's requests reuse one connection (uvicorn's default is 5 s).
+    uvicorn.run(
+        api, host=host, port=port, log_level=log_level, lifespan="on", access_log=access_log, timeout_keep_alive=75
+    )

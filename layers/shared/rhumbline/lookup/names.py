@@ -43,14 +43,22 @@ def _same_file(stored: str, typed: str) -> bool:
     return stored == typed or typed.endswith("/" + stored) or stored.endswith("/" + typed)
 
 
-def resolve_file(context: "ToolContext", project: str, file: str) -> Node:
-    """The File node `file` names: its path in the project, an absolute path on the machine that
-    was ingested, or a unique tail of its path (`models/query.py`)."""
+def file_id(file: str) -> str:
+    """The id of the File node `file` names if it is the path in the project (the common case)."""
     path = normalize_path(file)
     if not path:
         raise InvalidArguments("`file` is empty")
+    return f"file:{path.lstrip('/')}"
+
+
+def resolve_file(context: "ToolContext", project: str, file: str, *, id_missed: bool = False) -> Node:
+    """The File node `file` names: its path in the project, an absolute path on the machine that
+    was ingested, or a unique tail of its path (`models/query.py`). `id_missed`: the caller
+    already looked `file_id(file)` up and found no File node."""
+    path = normalize_path(file)
     graph = context.graph
-    node = graph.get_node(project, f"file:{path.lstrip('/')}")
+    exact = file_id(file)
+    node = None if id_missed else graph.get_node(project, exact)
     if node is not None and node.kind == "File":
         return node
     base = path.rstrip("/").rsplit("/", 1)[-1]

@@ -3,18 +3,36 @@ documents about it, and annotations. What an agent reads before editing a file."
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
+
+from rhumbline.errors import NotFound
+from rhumbline.lookup.kinds import DEFINITION_KINDS
 
 from rhumbline.lookup import markdown as md
 from rhumbline.lookup.views import FORMAT_FIELD, Annotation, Definition, Format, Link, Listing
 from rhumbline.runtime.context import ToolContext
-from rhumbline.tools.common import StrictInput, project_field
+from rhumbline.tools.common import KNOWLEDGE_KINDS, StrictInput, project_field
+from rhumbline.tools.graph_common import cursor_field, query_of
 from rhumbline.tools.registry import ToolSpec
 
-MAX_DEFINITIONS = 200
+# Definitions per answer, continued with `next_cursor`: a large module (Django's query.py: 176)
+# listed whole with docstrings was ~65 KB of the answer, sent twice (structured and as text).
+MAX_DEFINITIONS = 50
 MAX_LINKS = 100
 MAX_MODULES = 10
 DOCSTRING_CHARS = 200  # per definition: a file can hold hundreds
+# What the bundle reads: the file's modules and a page of its definitions; who imports or
+# documents any of them, and what the file imports or its documentation sections document.
+_BUNDLE: dict[str, Any] = {
+    "definition_kinds": DEFINITION_KINDS,
+    "limit": MAX_DEFINITIONS,
+    "module_limit": MAX_MODULES,
+    "section_kinds": KNOWLEDGE_KINDS,
+    "relations": ("DOCUMENTS", "IMPORTS"),
+    "link_limit": MAX_LINKS,
+}
 
 
 class ContextInput(StrictInput):
@@ -26,6 +44,7 @@ class ContextInput(StrictInput):
     )
     project: str | None = project_field()
     format: Format = FORMAT_FIELD
+    cursor: str | None = cursor_field()
 
 
 class FileInfo(BaseModel):
@@ -42,7 +61,8 @@ class ContextOutput(BaseModel):
     markdown: str | None = Field(default=None, description="format=markdown: the whole bundle as text.")
     file: FileInfo | None = None
     definitions: Listing[Definition] | None = Field(
-        default=None, description=f"Everything the file defines, by line; at most {MAX_DEFINITIONS}."
+        default=None,
+        description=f"What the file defines, by line: {MAX_DEFINITIONS} per answer from the cursor's position.",
     )
     imports: Listing[Link] | None = Field(default=None, description="What the file imports (resolved targets).")
     imported_by: Listing[Link] | None = Field(
@@ -55,43 +75,42 @@ class ContextOutput(BaseModel):
         default=None, description="For a documentation file: the code its sections document."
     )
     annotations: Listing[Annotation] | None = None
+    next_cursor: str | None = Field(
+        default=None, description="Pass as `cursor` (same arguments) for the next definitions; the other lists repeat."
+    )
 
 
 def run(arguments: ContextInput, context: ToolContext) -> ContextOutput:
     from rhumbline.lookup import annotations
-    from rhumbline.lookup.kinds import DEFINITION_KINDS
-    from rhumbline.lookup.names import resolve_file
+    from rhumbline.lookup.names import file_id, resolve_file
     from rhumbline.lookup.views import definition, links
-    from rhumbline.tools.common import KNOWLEDGE_KINDS
-    from rhumbline.tools.graph_common import overlapped
+    from rhumbline.tools import cursors
 
     project = context.project(arguments.project)
     graph = context.graph
-    node = resolve_file(context, project, arguments.file)
+    query = query_of(arguments, project)
+    offset = 0
+    if arguments.cursor:  # rare: checked against the version served now, then the page is read
+        position = cursors.read(context, "context", query, arguments.cursor, graph_version=graph.graph_version(project))
+        offset = cursors.offset(position, "definitions")
+    # One read (on Neo4j one statement) when `file` is the path in the project; else the name is
+    # resolved (tail, absolute path, or a precise error) and the bundle read for the file found.
+    found = graph.file_bundle(project, file_id(arguments.file), offset=offset, **_BUNDLE)
+    if found is None:
+        node = resolve_file(context, project, arguments.file, id_missed=True)
+        found = graph.file_bundle(project, node.id, offset=offset, **_BUNDLE)
+        if found is None:  # the file vanished between the two reads (a concurrent ingest)
+            raise NotFound(f"file '{arguments.file}' is not in project '{project}' any more; retry")
+    node = found.file
     path = node.file or node.qualified_name
-    # One read for the definitions and the file's module: a module starts at line 1, so it is
-    # among the first rows whatever the cap.
-    found, found_total = graph.nodes_in_file(
-        project, path, kinds=(*DEFINITION_KINDS, "Module"), limit=MAX_DEFINITIONS + MAX_MODULES
-    )
-    modules = [n for n in found if n.kind == "Module"]
-    defined = [n for n in found if n.kind != "Module"][:MAX_DEFINITIONS]
-    defined_total = found_total - len(modules)
-    own = [node.id, *(m.id for m in modules)]
-    subjects = own + [d.id for d in defined]
-    sections = [d.id for d in defined if d.kind in KNOWLEDGE_KINDS]
-    # Two reads for the four lists: who imports or documents anything here, and what the file
-    # imports or its documentation sections document.
-    relations = ["DOCUMENTS", "IMPORTS"]
-    # Independent reads: on Neo4j their round trips overlap (on SQLite they run inline).
-    pending_in = overlapped(
-        graph.backend, graph.edges_around, project, subjects, "in", relations=relations, limit=MAX_LINKS
-    )
-    pending_out = overlapped(
-        graph.backend, graph.edges_around, project, own + sections, "out", relations=relations, limit=MAX_LINKS
-    )
+    modules, defined = found.modules, found.definitions
+    subjects = [node.id, *(m.id for m in modules), *(d.id for d in defined)]
     annotated = annotations.for_nodes(context, project, subjects)
-    inward, outward = pending_in.result(), pending_out.result()
+    inward, outward = found.inward, found.outward
+    end = offset + len(defined)
+    next_cursor = None
+    if end < found.definitions_total:
+        next_cursor = cursors.issue(context, "context", query, {"definitions": end}, graph_version=found.version)
     output = ContextOutput(
         project=project,
         format=arguments.format,
@@ -99,21 +118,22 @@ def run(arguments: ContextInput, context: ToolContext) -> ContextOutput:
             id=node.id, path=path, language=node.language, lines=node.end_line, content_hash=node.content_hash
         ),
         definitions=Listing[Definition](
-            items=[definition(d, docstring_chars=DOCSTRING_CHARS) for d in defined], total=defined_total
+            items=[definition(d, docstring_chars=DOCSTRING_CHARS) for d in defined], total=found.definitions_total
         ),
         imports=links(outward.get("IMPORTS")),
         imported_by=links(inward.get("IMPORTS")),
         documented_by=links(inward.get("DOCUMENTS")),
         documents=links(outward.get("DOCUMENTS")),
         annotations=annotated,
+        next_cursor=next_cursor,
     )
     if arguments.format == "markdown":
-        text = render(output, modules=[m.qualified_name for m in modules])
-        return ContextOutput(project=project, format="markdown", markdown=text)
+        text = render(output, modules=[m.qualified_name for m in modules], offset=offset)
+        return ContextOutput(project=project, format="markdown", markdown=text, next_cursor=next_cursor)
     return output
 
 
-def render(bundle: ContextOutput, *, modules: list[str]) -> str:
+def render(bundle: ContextOutput, *, modules: list[str], offset: int = 0) -> str:
     file = bundle.file
     assert file is not None
     facts = ", ".join(part for part in (file.language, f"{file.lines} lines" if file.lines else None) if part)
@@ -135,10 +155,18 @@ def render(bundle: ContextOutput, *, modules: list[str]) -> str:
         doc = md.first_line(item.docstring)
         return text + (f" — {doc}" if doc else "")
 
+    defined = bundle.definitions
+    assert defined is not None
+    title = "Definitions"
+    if offset:  # a later page: counted from the cursor's position
+        title = f"Definitions from #{offset + 1} of {defined.total}"
+        defined = Listing[Definition](items=defined.items, total=defined.total - offset)
+    more = [f"More definitions: call again with `cursor` = `{bundle.next_cursor}`"] if bundle.next_cursor else []
     return md.document(
         [
             head,
-            md.section("Definitions", bundle.definitions, local, limit=60),
+            md.section(title, defined, local, limit=MAX_DEFINITIONS),
+            more,
             md.section("Imports", bundle.imports, md.link_line),
             md.section("Imported by", bundle.imported_by, md.link_line),
             md.section("Documented by", bundle.documented_by, lambda i: md.link_line(i, show_about=True)),
@@ -155,8 +183,8 @@ SPEC = ToolSpec(
         "Everything an agent needs before editing one file: the file node, every definition in it "
         "(kind, qualified name, lines, signature, docstring), what it imports (resolved targets) and who "
         "imports it, knowledge-layer documents (docs, ADRs, concepts, rules) about its code, and "
-        "annotations (CONTRIBUTED). Lists are capped with exact totals. `format: markdown` returns the "
-        "same bundle as compact text."
+        "annotations (CONTRIBUTED). Lists are capped with exact totals; `next_cursor` continues the "
+        "definitions. `format: markdown` returns the same bundle as compact text."
     ),
     input_model=ContextInput,
     output_model=ContextOutput,

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from rhumbline.errors import NotFound
 from rhumbline.runtime.context import ToolContext
+from rhumbline.stores.graph.protocol import EdgeView
 from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.tools.graph_common import cursor_field, overlapped, query_of
 from rhumbline.tools.registry import ToolSpec
@@ -82,8 +83,7 @@ class GetNodeOutput(BaseModel):
     )
 
 
-def _edge_list(context: ToolContext, project: str, node_id: str, direction: str, limit: int, offset: int) -> EdgeList:
-    views, total = context.graph.edges_of(project, node_id, direction, limit=limit, offset=offset)  # type: ignore[arg-type]
+def _edge_list(views: list[EdgeView], total: int, offset: int) -> EdgeList:
     return EdgeList(
         edges=[
             EdgeOut(
@@ -141,30 +141,39 @@ def run(arguments: GetNodeInput, context: ToolContext) -> GetNodeOutput:
 
     project = context.project(arguments.project)
     graph = context.graph
-    node = graph.get_node(project, arguments.node_id)
-    if node is None:
-        raise _missing(context, project, arguments.node_id)
     query = query_of(arguments, project)
     out_offset = in_offset = 0
     if arguments.cursor:
+        # Rare: the node's existence is checked before the cursor (its errors come first), then
+        # the cursor is checked against the served version, then the page is read.
+        if graph.get_node(project, arguments.node_id) is None:
+            raise _missing(context, project, arguments.node_id)
         position = cursors.read(
             context, "get_node", query, arguments.cursor, graph_version=graph.graph_version(project)
         )
         # A finished direction holds its total: it lists nothing more, and still says its total.
         out_offset, in_offset = cursors.offset(position, "out"), cursors.offset(position, "in")
     limit = arguments.edge_limit
-    # The three reads are independent: on Neo4j their round trips overlap.
-    pending_out = overlapped(graph.backend, _edge_list, context, project, node.id, "out", limit, out_offset)
-    pending_in = overlapped(graph.backend, _edge_list, context, project, node.id, "in", limit, in_offset)
-    annotated = _annotations(context, project, node.id)
-    outgoing, incoming = pending_out.result(), pending_in.result()
+    # One graph read (on Neo4j one statement) for the node, both pages and the version; the
+    # annotations (relational) are read meanwhile on Neo4j. node_id is the node's exact id.
+    pending = overlapped(
+        graph.backend, graph.node_with_edges, project, arguments.node_id,
+        limit=limit, out_offset=out_offset, in_offset=in_offset,
+    )  # fmt: skip
+    annotated = _annotations(context, project, arguments.node_id)
+    found = pending.result()
+    if found is None:
+        raise _missing(context, project, arguments.node_id)
+    node = found.node
+    outgoing = _edge_list(found.outgoing, found.outgoing_total, out_offset)
+    incoming = _edge_list(found.incoming, found.incoming_total, in_offset)
     next_cursor = None
     position = {
         "out": min(outgoing.total, outgoing.offset + len(outgoing.edges)),
         "in": min(incoming.total, incoming.offset + len(incoming.edges)),
     }
     if position["out"] < outgoing.total or position["in"] < incoming.total:
-        next_cursor = cursors.issue(context, "get_node", query, position, graph_version=graph.graph_version(project))
+        next_cursor = cursors.issue(context, "get_node", query, position, graph_version=found.version)
     return GetNodeOutput(
         project=project,
         node=NodeDetail(

@@ -88,19 +88,33 @@ def test_a_file_not_in_the_project_is_named_with_the_closest_paths(shop) -> None
     assert "shop/models.py" in error["details"]["closest"]
 
 
-def test_definitions_are_capped_with_an_exact_total(shop) -> None:
+def test_definitions_are_capped_with_an_exact_total_and_continued_by_a_cursor(shop) -> None:
     path = "shop/generated.py"
     nodes = [Node(f"file:{path}", "File", "generated.py", path, path, 1, 500, "python")]
     nodes += [Node(f"function:{path}:f{i:03}", "Function", f"f{i:03}", f"shop.generated.f{i:03}", path, i + 2, i + 2,
                    "python", f"def f{i:03}()") for i in range(205)]  # fmt: skip
     edges = [Edge(nodes[0].id, n.id, "DEFINES", "EXTRACTED", 1.0, "defines", path, n.start_line) for n in nodes[1:]]
     resources.graph_store().apply(shop.project, GraphBatch(nodes=nodes, edges=edges))
+    every = [f"function:{path}:f{i:03}" for i in range(205)]
     result = ok(shop.call("context", {"file": path}))
     assert result["definitions"]["total"] == 205
-    assert ids(result["definitions"]) == [f"function:{path}:f{i:03}" for i in range(200)]
-    text = ok(shop.call("context", {"file": path, "format": "markdown"}))["markdown"]
-    assert "## Definitions (205)" in text and "- … 145 more" in text
-    assert len(text) < 6_000
+    assert ids(result["definitions"]) == every[:50]
+    seen, pages = ids(result["definitions"]), 1
+    while result["next_cursor"]:
+        result = ok(shop.call("context", {"file": path, "cursor": result["next_cursor"]}))
+        assert result["definitions"]["total"] == 205 and result["file"]["path"] == path
+        seen, pages = seen + ids(result["definitions"]), pages + 1
+    assert (seen, pages) == (every, 5)
+
+    text = ok(shop.call("context", {"file": path, "format": "markdown"}))
+    assert "## Definitions (205)" in text["markdown"] and "- … 155 more" in text["markdown"]
+    assert f"call again with `cursor` = `{text['next_cursor']}`" in text["markdown"]
+    assert len(text["markdown"]) < 6_000
+    last = ok(shop.call("context", {"file": path, "format": "markdown", "cursor": text["next_cursor"]}))["markdown"]
+    assert "## Definitions from #51 of 205 (155)" in last and "- … 105 more" in last
+    # A cursor is bound to its arguments.
+    refused = failed(shop.call("context", {"file": "shop/models.py", "cursor": text["next_cursor"]}), "invalid_arguments")
+    assert refused["details"]["reason"] == "other_query"
 
 
 def test_markdown_is_the_same_bundle_as_compact_text(shop) -> None:

@@ -132,6 +132,31 @@ CALL (n) {{
 RETURN page, COUNT {{ (n){count_pattern}() }} AS total
 """
 EDGE_PATTERNS = {"out": ("-[r]->", "-->"), "in": ("<-[r]-", "<--")}
+_EDGE_MAP = """{
+        relation: type(r), confidence: r.confidence, confidence_score: r.confidence_score,
+        explanation: r.explanation, file: r.file, line: r.line, properties: properties(r),
+        other_id: m.id,
+        other_kind: coalesce(m.kind, 'Unknown'), other_name: coalesce(m.name, m.id)
+    }"""
+# GET_NODE + EDGES_OF both ways + GET_STAMP as one statement (get_node's one round trip): the
+# (project, id) index finds the node, each page is sorted and cut in its own subquery, the totals
+# are degree counts (no rows built), the stamp is a (project) index seek.
+NODE_WITH_EDGES = f"""
+MATCH (n:CodeNode {{project: $project, id: $id}}) WHERE n.kind IS NOT NULL
+CALL (n) {{
+    MATCH (n)-[r]->(m)
+    WITH r, m ORDER BY type(r), m.id SKIP $out_offset LIMIT $limit
+    RETURN collect({_EDGE_MAP}) AS out_page
+}}
+CALL (n) {{
+    MATCH (n)<-[r]-(m)
+    WITH r, m ORDER BY type(r), m.id SKIP $in_offset LIMIT $limit
+    RETURN collect({_EDGE_MAP}) AS in_page
+}}
+OPTIONAL MATCH (g:GraphMeta {{project: $project}})
+RETURN n {_NODE_MAP} AS node, out_page, COUNT {{ (n)-->() }} AS out_total,
+       in_page, COUNT {{ (n)<--() }} AS in_total, g.version AS version
+"""
 
 _NAME_CANDIDATES = """
     MATCH (n:CodeNode) WHERE n.project IN $projects AND n.name_lower = $q RETURN n

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rhumbline.stores.graph import rows
+from rhumbline.stores.graph.bundles import FileBundle
 from rhumbline.stores.graph.protocol import Direction, EdgeView, LinkedEdge, Node, RelationEdges
 from rhumbline.stores.graph.rows import NODE_FIELDS
 
@@ -24,7 +25,7 @@ MATCH (n:CodeNode) WHERE n.project = $project AND n.file = $path
   AND n.kind IS NOT NULL AND n.kind <> 'File' AND ($kinds IS NULL OR n.kind IN $kinds)
 WITH n ORDER BY coalesce(n.start_line, 0), n.id
 WITH collect(n {_NODE_MAP}) AS found
-RETURN size(found) AS total, found[0..$limit] AS page
+RETURN size(found) AS total, found[$offset..$offset + $limit] AS page
 """
 
 # UNWIND then MATCH on both keys: one index seek per id (`me.id IN $ids` makes the planner scan the
@@ -48,6 +49,47 @@ WITH relation, total, collect({{
 }}) AS page
 RETURN relation, total, page
 ORDER BY relation
+"""
+# One side of edges around a list of nodes held in `{nodes}`, as _AROUND groups them, collected
+# into one list of groups (an aggregate without keys: one row even when there are no edges).
+_AROUND_HELD = f"""
+    UNWIND {{nodes}} AS me
+    MATCH (me){{pattern}}(o:CodeNode)
+    WHERE $relations IS NULL OR type(r) IN $relations
+    WITH me, r, o ORDER BY type(r), me.id, o.id
+    WITH type(r) AS relation, collect([me.id, r, o]) AS found
+    WITH relation, size(found) AS total, found[0..$link_limit] AS page
+    UNWIND page AS x
+    WITH relation, total, x[0] AS node_id, x[1] AS r, x[2] AS o
+    WITH relation, total, collect({{
+        node_id: node_id, relation: relation, confidence: r.confidence,
+        confidence_score: r.confidence_score, explanation: r.explanation, file: r.file, line: r.line,
+        properties: properties(r), other_id: o.id, other_kind: coalesce(o.kind, 'Unknown'),
+        other_name: coalesce(o.name, o.id), other: CASE WHEN o.kind IS NULL THEN null ELSE o {_NODE_MAP} END
+    }}) AS page
+    RETURN collect({{relation: relation, total: total, page: page}}) AS groups
+"""
+# `context` in one statement: the File node by its (project, id) index, its nodes by the
+# (project, file) index, then the edges around them both ways (bundles.compose_file_bundle is the
+# definition this must equal: same subjects, same order, same caps).
+FILE_BUNDLE = f"""
+MATCH (f:CodeNode {{project: $project, id: $id}}) WHERE f.kind = 'File'
+CALL (f) {{
+    MATCH (n:CodeNode) WHERE n.project = $project AND n.file = coalesce(f.file, f.qualified_name)
+      AND n.kind IN $kinds
+    WITH n ORDER BY coalesce(n.start_line, 0), n.id
+    WITH collect(n) AS found
+    WITH [n IN found WHERE n.kind = 'Module'] AS modules, [n IN found WHERE n.kind <> 'Module'] AS defined
+    RETURN modules[0..$module_limit] AS modules, size(defined) AS total, defined[$offset..$offset + $limit] AS page
+}}
+WITH f, modules, total, page, [f] + modules AS own
+WITH f, modules, total, page, own + page AS inside, own + [d IN page WHERE d.kind IN $section_kinds] AS outside
+CALL (inside) {{{_AROUND_HELD.replace("{nodes}", "inside").replace("{pattern}", "<-[r]-")}}}
+WITH f, modules, total, page, outside, groups AS inward
+CALL (outside) {{{_AROUND_HELD.replace("{nodes}", "outside").replace("{pattern}", "-[r]->")}}}
+OPTIONAL MATCH (g:GraphMeta {{project: $project}})
+RETURN f {_NODE_MAP} AS file, [n IN modules | n {_NODE_MAP}] AS modules, total,
+       [n IN page | n {_NODE_MAP}] AS page, inward, groups AS outward, g.version AS version
 """
 _DEGREES = """
 UNWIND $ids AS asked
@@ -77,6 +119,15 @@ def _linked(direction: Direction, found: dict[str, Any]) -> LinkedEdge:
     return LinkedEdge(node_id=node_id, edge=edge, other=rows.node_from_row(other) if other else None)
 
 
+def _groups(direction: Direction, groups: list[dict[str, Any]]) -> dict[str, RelationEdges]:
+    return {
+        group["relation"]: RelationEdges(
+            edges=[_linked(direction, dict(item)) for item in group["page"]], total=group["total"]
+        )
+        for group in sorted(groups, key=lambda g: g["relation"])
+    }
+
+
 class Neo4jLookups:
     """Mixed into Neo4jGraphStore (uses its `_read`); see the GraphStore protocol for each
     method's contract."""
@@ -84,12 +135,13 @@ class Neo4jLookups:
     _read: Callable[..., list[Any]]
 
     def nodes_in_file(
-        self, project: str, path: str, *, kinds: Sequence[str] | None = None, limit: int
+        self, project: str, path: str, *, kinds: Sequence[str] | None = None, limit: int, offset: int = 0
     ) -> tuple[list[Node], int]:
-        rows.check_page(limit)
+        rows.check_page(limit, offset)
         found = self._read(
-            NODES_IN_FILE, project=project, path=path, kinds=list(kinds) if kinds is not None else None, limit=limit
-        )[0]
+            NODES_IN_FILE, project=project, path=path, kinds=list(kinds) if kinds is not None else None,
+            limit=limit, offset=offset,
+        )[0]  # fmt: skip
         return [rows.node_from_row(n) for n in found["page"]], found["total"]
 
     def edges_around(
@@ -118,6 +170,42 @@ class Neo4jLookups:
             )
             for record in found
         }
+
+    def file_bundle(
+        self,
+        project: str,
+        file_id: str,
+        *,
+        definition_kinds: Sequence[str],
+        limit: int,
+        offset: int = 0,
+        module_limit: int,
+        section_kinds: Sequence[str],
+        relations: Sequence[str],
+        link_limit: int,
+    ) -> FileBundle | None:
+        rows.check_page(limit, offset)
+        rows.check_page(module_limit)
+        rows.check_page(link_limit)
+        if "Module" in definition_kinds:
+            raise ValueError("modules are listed apart from definitions")
+        found = self._read(
+            FILE_BUNDLE, project=project, id=file_id, kinds=[*definition_kinds, "Module"], limit=limit, offset=offset,
+            module_limit=module_limit, section_kinds=list(section_kinds), relations=list(relations),
+            link_limit=link_limit,
+        )  # fmt: skip
+        if not found:
+            return None
+        record = found[0]
+        return FileBundle(
+            file=rows.node_from_row(record["file"]),
+            modules=[rows.node_from_row(n) for n in record["modules"]],
+            definitions=[rows.node_from_row(n) for n in record["page"]],
+            definitions_total=record["total"],
+            inward=_groups("in", record["inward"]),
+            outward=_groups("out", record["outward"]),
+            version=record["version"],
+        )
 
     def degrees(
         self,

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from rhumbline.stores.graph.bundles import FileBundle
 
 Direction = Literal["in", "out"]
 Confidence = Literal["EXTRACTED", "INFERRED", "AMBIGUOUS"]
@@ -62,6 +65,19 @@ class EdgeView:
     other_kind: str
     other_name: str
     properties: Mapping[str, str | int | float | bool] | None = field(default=None, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class NodeEdges:
+    """A node with one page of its edges each way, their exact totals, and the graph version
+    they were read at (one snapshot): what get_node shows, in one round trip."""
+
+    node: Node
+    outgoing: list[EdgeView]
+    outgoing_total: int
+    incoming: list[EdgeView]
+    incoming_total: int
+    version: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +220,12 @@ class GraphStore(Protocol):
     ) -> tuple[list[EdgeView], int]:
         """Edges on one side of a node, ordered by (relation, other_id), and their exact total."""
 
+    def node_with_edges(
+        self, project: str, node_id: str, *, limit: int, out_offset: int = 0, in_offset: int = 0
+    ) -> NodeEdges | None:
+        """get_node + edges_of both ways + graph_version, in one snapshot (Neo4j: one statement);
+        None if there is no such node."""
+
     def search(
         self,
         projects: Sequence[str],
@@ -285,10 +307,11 @@ class GraphStore(Protocol):
     # -- lookups behind the code-context tools (context, function, class, explain) --------------
 
     def nodes_in_file(
-        self, project: str, path: str, *, kinds: Sequence[str] | None = None, limit: int
+        self, project: str, path: str, *, kinds: Sequence[str] | None = None, limit: int, offset: int = 0
     ) -> tuple[list[Node], int]:
         """The nodes located in one file (`Node.file == path`) other than its File node, ordered
-        by (start line, id), at most `limit`, and their exact total. Stubs are never listed."""
+        by (start line, id), at most `limit` from `offset`, and their exact total. Stubs are never
+        listed."""
 
     def edges_around(
         self,
@@ -303,6 +326,22 @@ class GraphStore(Protocol):
         when None; relations without edges left out): per relation the first `limit` by (node id,
         other id), each with the node at its far end, and their exact total. One round trip
         whatever the relations. At most rows.MAX_PAGE ids."""
+
+    def file_bundle(
+        self,
+        project: str,
+        file_id: str,
+        *,
+        definition_kinds: Sequence[str],
+        limit: int,
+        offset: int = 0,
+        module_limit: int,
+        section_kinds: Sequence[str],
+        relations: Sequence[str],
+        link_limit: int,
+    ) -> "FileBundle | None":
+        """`context`'s reads as one (see bundles.compose_file_bundle, which defines the answer);
+        None if `file_id` is not a File node."""
 
     def degrees(
         self,

@@ -37,6 +37,7 @@ from rhumbline.stores.graph.protocol import (
     GraphCounts,
     GraphUnavailable,
     Node,
+    NodeEdges,
     SearchHit,
 )
 from rhumbline.stores.graph.sqlite_lookups import SqliteLookups
@@ -257,6 +258,31 @@ class SqliteGraphStore(TraversalMixin, SqliteLookups):
             (total,) = conn.execute(sql.EDGES_TOTAL[direction], (project, node_id)).fetchone()
         views = [_edge_view(direction, r) for r in page]
         return views, total
+
+    def node_with_edges(
+        self, project: str, node_id: str, *, limit: int, out_offset: int = 0, in_offset: int = 0
+    ) -> NodeEdges | None:
+        rows.check_page(limit, out_offset)
+        rows.check_page(limit, in_offset)
+        # One snapshot (one BEGIN/COMMIT) for the five reads, instead of one per edges_of.
+        with self._reading() as conn:
+            row = conn.execute(sql.GET_NODE, (project, node_id)).fetchone()
+            if row is None:
+                return None
+            sides: dict[str, tuple[list[EdgeView], int]] = {}
+            for direction, offset in (("out", out_offset), ("in", in_offset)):
+                page = conn.execute(sql.EDGES_PAGE[direction], (project, node_id, limit, offset)).fetchall()
+                (total,) = conn.execute(sql.EDGES_TOTAL[direction], (project, node_id)).fetchone()
+                sides[direction] = [_edge_view(direction, r) for r in page], total  # type: ignore[arg-type]
+            stamp = conn.execute(sql.GET_STAMP, (project,)).fetchone()
+        return NodeEdges(
+            node=rows.node_from_row(row),
+            outgoing=sides["out"][0],
+            outgoing_total=sides["out"][1],
+            incoming=sides["in"][0],
+            incoming_total=sides["in"][1],
+            version=stamp[0] if stamp else None,
+        )
 
     def search(
         self,
