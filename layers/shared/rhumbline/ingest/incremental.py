@@ -18,15 +18,11 @@ Design (the simplest that is exactly right):
    node removes its edges. Incremental therefore equals a full rebuild, by construction and by
    test (tests/functional/ingest/test_incremental.py).
 
-Cached facts are pickled NamedTuples and loaded by a restricted unpickler that only constructs
-classes from `rhumbline.ingest.*` (tuples of plain values): a tampered row cannot run code.
+Cached facts are encoded by factcodec.py (a restricted unpickler: a tampered row cannot run code).
 """
 
 from __future__ import annotations
 
-import io
-import pickle
-import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -36,9 +32,10 @@ from typing import Any
 
 from sqlalchemy import Engine, delete, select
 
+from rhumbline.ingest.factcodec import decode_facts, encode_facts
 from rhumbline.ingest.facts import SkippedFile, SourceFile
 from rhumbline.ingest.languages import has_extractor, language_of
-from rhumbline.ingest.parallel import Outcome, Progress, read_all
+from rhumbline.ingest.parallel import Outcome, Progress, read_all_encoded
 from rhumbline.ingest.read import read_bytes, source_from_bytes
 from rhumbline.ingest.snapshots import Snapshot, edge_key
 from rhumbline.stores.graph.protocol import Edge, GraphBatch, Node
@@ -46,9 +43,6 @@ from rhumbline.stores.relational import projects
 from rhumbline.stores.relational.ingest_models import IngestedFile
 from rhumbline.stores.relational.session import session_scope
 
-# Facts are small and written once per change: fast compression is enough.
-_FACTS_COMPRESSION = 1
-_PICKLE_PROTOCOL = 5
 # Rows per INSERT / DELETE statement when the cache is updated.
 _WRITE_CHUNK = 500
 _MAX_PATH = 1024
@@ -66,25 +60,6 @@ def extractor_fingerprint() -> str:
         digest.update(path.read_bytes())
         digest.update(b"\0")
     return digest.hexdigest()
-
-
-def encode_facts(code: Any) -> bytes:
-    return zlib.compress(pickle.dumps(code, protocol=_PICKLE_PROTOCOL), _FACTS_COMPRESSION)
-
-
-class _FactsUnpickler(pickle.Unpickler):
-    """Only NamedTuple-like classes of the ingest package: never a function or another global."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        if module.startswith("rhumbline.ingest.") and "." not in name:
-            found = super().find_class(module, name)
-            if isinstance(found, type) and issubclass(found, tuple):
-                return found
-        raise pickle.UnpicklingError(f"cached facts may not reference {module}.{name}")
-
-
-def decode_facts(blob: bytes) -> Any:
-    return _FactsUnpickler(io.BytesIO(zlib.decompress(blob))).load()
 
 
 @dataclass
@@ -175,14 +150,13 @@ class FactCache:
             if progress is not None:
                 progress(done + parsed, total)
 
-        parsed = read_all(root, [paths[i] for i in misses], workers=workers, progress=forward)
-        for index, outcome in zip(misses, parsed, strict=True):
+        # Facts come back encoded too, by the workers: the cache stores those bytes.
+        parsed = read_all_encoded(root, [paths[i] for i in misses], workers=workers, progress=forward)
+        for index, (outcome, blob) in zip(misses, parsed, strict=True):
             outcomes[index] = outcome
-            if isinstance(outcome, SourceFile) and outcome.code is not None:
+            if blob is not None:
                 self.stats.parsed += 1
-                self._new_blobs[(outcome.content_hash, outcome.language)] = encode_facts(
-                    outcome.code
-                )
+                self._new_blobs[(outcome.content_hash, outcome.language)] = blob
         return [outcome for outcome in outcomes if outcome is not None]
 
     def _cached(self, content_hash: str, language: str) -> Any:

@@ -10,6 +10,7 @@ from hashlib import sha256
 from typing import Any
 
 from rhumbline.ingest import skiprules
+from rhumbline.ingest.factcodec import encode_facts
 from rhumbline.ingest.facts import SkippedFile, SourceFile
 from rhumbline.ingest.languages import extractor_for, has_extractor, language_of
 
@@ -23,6 +24,18 @@ _UTF8_BOM = codecs.BOM_UTF8
 def read_sources(root: str, paths: Sequence[str]) -> list[SourceFile | SkippedFile]:
     """A worker's unit of work: several files, so process hops are paid per batch, not per file."""
     return [read_source(root, path) for path in paths]
+
+
+def read_sources_encoded(
+    root: str, paths: Sequence[str]
+) -> list[tuple[SourceFile | SkippedFile, bytes | None]]:
+    """read_sources, each parsed file's facts also encoded for the facts cache (factcodec)."""
+    outcomes = []
+    for path in paths:
+        outcome = read_source(root, path)
+        code = outcome.code if isinstance(outcome, SourceFile) else None
+        outcomes.append((outcome, encode_facts(code) if code is not None else None))
+    return outcomes
 
 
 def read_source(root: str, path: str) -> SourceFile | SkippedFile:
