@@ -24,7 +24,7 @@ import logging
 import random
 import threading
 import time
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -99,9 +99,11 @@ def betweenness(
     limit = n if max_sources is None else max(1, min(n, max_sources))
     deadline = time.monotonic() + seconds if seconds is not None else None
     totals = [0.0] * n
+    work = _Work(n)
     used = 0
     for source in order[:limit]:
-        _accumulate(source, successors, totals)
+        if successors[source]:  # a source that reaches nothing adds nothing (most of a code graph)
+            work.accumulate(source, successors, totals)
         used += 1
         if deadline is not None and time.monotonic() > deadline:
             break
@@ -111,33 +113,47 @@ def betweenness(
     return values, used, used == n
 
 
-def _accumulate(source: int, successors: list[list[int]], totals: list[float]) -> None:
-    """One source of Brandes' algorithm: BFS counting shortest paths, then back-propagation."""
-    sigma = {source: 1}
-    distance = {source: 0}
-    predecessors: dict[int, list[int]] = {source: []}
-    visited = []
-    queue = deque([source])
-    while queue:
-        v = queue.popleft()
-        visited.append(v)
-        next_distance = distance[v] + 1
-        for w in successors[v]:
-            if w not in distance:
-                distance[w] = next_distance
-                sigma[w] = 0
-                predecessors[w] = []
-                queue.append(w)
-            if distance[w] == next_distance:
-                sigma[w] += sigma[v]
-                predecessors[w].append(v)
-    delta = dict.fromkeys(visited, 0.0)
-    for w in reversed(visited):
-        coefficient = (1.0 + delta[w]) / sigma[w]
-        for v in predecessors[w]:
-            delta[v] += sigma[v] * coefficient
-        if w != source:
-            totals[w] += delta[w]
+class _Work:
+    """One source of Brandes' algorithm at a time, over arrays indexed by node number that are
+    allocated once per graph and reset only where a BFS wrote (most BFSs reach few nodes): dicts
+    per source cost more than the traversal itself."""
+
+    def __init__(self, n: int) -> None:
+        self.sigma = [0] * n  # shortest paths from the source
+        self.distance = [-1] * n  # -1: not reached
+        self.delta = [0.0] * n
+        self.predecessors: list[list[int] | None] = [None] * n
+
+    def accumulate(self, source: int, successors: list[list[int]], totals: list[float]) -> None:
+        """BFS counting shortest paths, then back-propagation; the same float operations in the
+        same order as the textbook version, so the same values."""
+        sigma, distance, delta, predecessors = self.sigma, self.distance, self.delta, self.predecessors
+        sigma[source], distance[source], predecessors[source] = 1, 0, []
+        visited = [source]  # also the BFS queue: visited[position:] is still to expand
+        position = 0
+        while position < len(visited):
+            v = visited[position]
+            position += 1
+            next_distance = distance[v] + 1
+            paths = sigma[v]
+            for w in successors[v]:
+                found = distance[w]
+                if found < 0:
+                    distance[w] = next_distance
+                    sigma[w] = paths
+                    predecessors[w] = [v]
+                    visited.append(w)
+                elif found == next_distance:
+                    sigma[w] += paths
+                    predecessors[w].append(v)  # type: ignore[union-attr]
+        for w in reversed(visited):
+            coefficient = (1.0 + delta[w]) / sigma[w]
+            for v in predecessors[w]:  # type: ignore[union-attr]
+                delta[v] += sigma[v] * coefficient
+            if w != source:
+                totals[w] += delta[w]
+        for w in visited:
+            sigma[w], distance[w], delta[w], predecessors[w] = 0, -1, 0.0, None
 
 
 # -- caching per graph version -----------------------------------------------------------------
