@@ -26,7 +26,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -35,6 +35,7 @@ from rhumbline.stores.graph.protocol import Leg
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
+    from rhumbline.centrality_ahead import Ahead
     from rhumbline.stores.graph.protocol import GraphStore
 
 log = logging.getLogger(__name__)
@@ -191,14 +192,22 @@ def scores(
     return stored
 
 
-def refresh(graph: GraphStore, engine: Engine, project: str, *, seconds: float = REFRESH_SECONDS) -> Scores | None:
+def refresh(
+    graph: GraphStore,
+    engine: Engine,
+    project: str,
+    *,
+    seconds: float = REFRESH_SECONDS,
+    ahead: Ahead | None = None,
+) -> Scores | None:
     """Compute and store the scores of the project's current graph (the ingest hook). Never
-    raises: a failure is logged and the first call that needs the scores computes them."""
+    raises: a failure is logged and the first call that needs the scores computes them.
+    `ahead`: the same scores being computed while the graph was written (centrality_ahead.py)."""
     try:
         key = graph_key(graph, project)
         if _load(engine, project, key) is not None:
             return None
-        computed = _compute(graph, project, key, seconds)
+        computed = _compute(graph, project, key, seconds, ahead)
         _save(engine, project, computed)
         _remember(project, computed)
         return computed
@@ -221,10 +230,15 @@ def _remember(project: str, found: Scores) -> None:
             _memory.popitem(last=False)
 
 
-def _compute(graph: GraphStore, project: str, key: str, seconds: float) -> Scores:
-    from rhumbline.stores.relational.models import utcnow
-
+def _compute(
+    graph: GraphStore, project: str, key: str, seconds: float, ahead: Ahead | None = None
+) -> Scores:
     started = time.monotonic()
+    if ahead is not None:
+        found = ahead.result()
+        if found is not None:
+            log.info("centrality of %s (%s) was computed while the graph was written", project, key)
+            return replace(found, key=key)
     # Every edge as "depends on": DECORATES pairs are flipped.
     edges: list[tuple[str, str]] = []
     for relations, flip in ((DEPENDS_ON, False), (DEPENDED_ON_BY, True)):
@@ -232,6 +246,15 @@ def _compute(graph: GraphStore, project: str, key: str, seconds: float) -> Score
         if total > len(pairs):
             log.warning("centrality of %s uses %d of its %d %s edges", project, len(pairs), total, relations)
         edges.extend((t, s) if flip else (s, t) for s, t in pairs)
+    return scores_of(edges, project, key, seconds, started)
+
+
+def scores_of(
+    edges: list[tuple[str, str]], project: str, key: str, seconds: float, started: float
+) -> Scores:
+    """Scores of "depends on" pairs; `started` (time.monotonic) is when `seconds` began."""
+    from rhumbline.stores.relational.models import utcnow
+
     nodes = len({end for pair in edges for end in pair})
     # Small graphs get exact values; large ones as many sampled sources as the budget allows.
     budget = None if nodes <= EXACT_UP_TO else max(0.1, seconds - (time.monotonic() - started))
