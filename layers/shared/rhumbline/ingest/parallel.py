@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from rhumbline.ingest.facts import SkippedFile, SourceFile
-from rhumbline.ingest.read import read_sources, read_sources_encoded
+from rhumbline.ingest.read import decode_encoded, read_sources, read_sources_encoded
 
 IN_PROCESS_BELOW = 150
 DEFAULT_MAX_WORKERS = 4
@@ -52,8 +52,9 @@ def read_all_encoded(
     workers: int | None = None,
     progress: Progress | None = None,
 ) -> list[Encoded]:
-    """read_all, with each parsed file's facts encoded (factcodec) where it was parsed."""
-    return _run(read_sources_encoded, root, paths, workers, progress)
+    """read_all, with each parsed file's facts also encoded (factcodec) where it was parsed."""
+    encoded = _run(read_sources_encoded, root, paths, workers, progress)
+    return [(decode_encoded(outcome, blob), blob) for outcome, blob in encoded]
 
 
 def _run(
