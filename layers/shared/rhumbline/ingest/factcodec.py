@@ -3,7 +3,7 @@
 Facts are pickled NamedTuples and loaded by a restricted unpickler that only constructs classes
 from `rhumbline.ingest.*` (tuples of plain values): a tampered row cannot run code. Encoding runs
 in the pool workers beside the parse (read.read_sources_encoded), not in the process that waits
-for them: compressing is a quarter of what a worker's parse costs, serial in the parent.
+for them, and these bytes are what the workers send back: the facts are pickled once.
 """
 
 from __future__ import annotations
