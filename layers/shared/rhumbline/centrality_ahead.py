@@ -96,8 +96,8 @@ def start(
             target=_child, args=(pairs, project, seconds, time.monotonic(), sending), daemon=True
         )
         process.start()
-    except (OSError, ValueError, NotImplementedError):
-        log.info("cannot fork to compute centrality ahead; it is computed after the write")
+    except Exception:  # noqa: BLE001 — no fork here (or a daemonic parent): refresh computes it
+        log.info("cannot fork to compute centrality ahead; it is computed after the write", exc_info=True)
         return None
     sending.close()  # the child's end: the parent sees EOF if the child dies
     return Ahead(process, receiving, seconds)

@@ -77,3 +77,14 @@ def test_a_child_that_fails_leaves_refresh_to_compute_in_process(
     refreshed = centrality.refresh(graph_store, engine, PROJECT, ahead=ahead)
     expected = centrality._compute(graph_store, PROJECT, "v1", 10.0)  # noqa: SLF001
     assert refreshed is not None and refreshed.values == expected.values and refreshed.values
+
+
+def test_without_fork_nothing_is_computed_ahead(monkeypatch: pytest.MonkeyPatch) -> None:
+    import multiprocessing
+
+    def no_fork(method: str) -> None:
+        raise ValueError(f"cannot find context for {method!r}")  # a platform without fork
+
+    monkeypatch.setattr(multiprocessing, "get_context", no_fork)
+    a, b = node("Function", "m.a", "m.py"), node("Function", "m.b", "m.py")
+    assert centrality_ahead.start(PROJECT, [a, b], [edge(a.id, b.id)]) is None
