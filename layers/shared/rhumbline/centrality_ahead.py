@@ -18,6 +18,7 @@ touching the parent's connections (multiprocessing's fork start ends it with os.
 
 from __future__ import annotations
 
+import gc
 import logging
 import multiprocessing
 import time
@@ -106,5 +107,8 @@ def start(
 def _child(
     pairs: list[tuple[str, str]], project: str, seconds: float, started: float, sending: Connection
 ) -> None:
+    # The parent's objects (the whole graph) are shared copy-on-write: a cyclic collection would
+    # walk them all, copying their pages, for nothing (the child builds no cycles).
+    gc.disable()
     sending.send(centrality.scores_of(pairs, project, "", seconds, started))
     sending.close()
