@@ -11,8 +11,10 @@ once, of the dependency relations, between two nodes of the batch (never a stub 
 MAX_EDGES per relation group. Pair order may differ from a store's (which is unspecified), so
 sampled sources on a graph too large for the time budget may too, as between two backends.
 
-Fails soft: no fork on this platform, a child that dies or runs late, and refresh computes
-in-process as before. The child runs pure Python on copies of plain tuples and exits without
+Fails soft: no fork on this platform, no room for a copy of this process (in the worst case every
+page is copied while the child lives: twice the resident memory must fit the Lambda function's
+memory, or the machine's), a child that dies or runs late, and refresh computes in-process as
+before. The child runs pure Python on copies of plain tuples and exits without
 touching the parent's connections (multiprocessing's fork start ends it with os._exit).
 """
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 import gc
 import logging
 import multiprocessing
+import os
 import time
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
@@ -88,7 +91,11 @@ def start(
     *,
     seconds: float = centrality.REFRESH_SECONDS,
 ) -> Ahead | None:
-    """Fork a child computing the scores of this graph; None where processes cannot be forked."""
+    """Fork a child computing the scores of this graph; None where processes cannot be forked
+    or a copy of this process might not fit in memory."""
+    if not _room_for_a_copy():
+        log.info("no memory to spare for a forked copy; centrality is computed after the write")
+        return None
     try:
         context = multiprocessing.get_context("fork")
         receiving, sending = context.Pipe(duplex=False)
@@ -102,6 +109,21 @@ def start(
         return None
     sending.close()  # the child's end: the parent sees EOF if the child dies
     return Ahead(process, receiving, seconds)
+
+
+def _room_for_a_copy() -> bool:
+    """Worst case, every page either process writes while the child lives is copied: fork only
+    when twice this process's resident memory fits what it may use (the Lambda function's
+    memory, else the machine's). False when that cannot be read."""
+    try:
+        page = os.sysconf("SC_PAGE_SIZE")
+        lambda_mb = os.environ.get("AWS_LAMBDA_FUNCTION_MEMORY_SIZE")
+        limit = int(lambda_mb) * 2**20 if lambda_mb else page * os.sysconf("SC_PHYS_PAGES")
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            resident = int(statm.read().split()[1]) * page
+    except (OSError, ValueError):
+        return False
+    return 2 * resident < limit
 
 
 def _child(

@@ -88,3 +88,13 @@ def test_without_fork_nothing_is_computed_ahead(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(multiprocessing, "get_context", no_fork)
     a, b = node("Function", "m.a", "m.py"), node("Function", "m.b", "m.py")
     assert centrality_ahead.start(PROJECT, [a, b], [edge(a.id, b.id)]) is None
+
+
+def test_no_child_when_a_copy_of_the_process_would_not_fit(monkeypatch: pytest.MonkeyPatch) -> None:
+    a, b = node("Function", "m.a", "m.py"), node("Function", "m.b", "m.py")
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "1")  # 1 MB: this process is larger
+    assert centrality_ahead.start(PROJECT, [a, b], [edge(a.id, b.id)]) is None
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", str(1 << 20))  # 1 TB
+    ahead = centrality_ahead.start(PROJECT, [a, b], [edge(a.id, b.id)])
+    assert ahead is not None
+    ahead.close()
