@@ -12,8 +12,11 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from rhumbline.tools.registry import TOOL_MODULES
-from tests.e2e.conftest import LocalServer
+from rhumbline.tools.registry import TOOL_MODULES, load_spec
+from tests.e2e.conftest import LocalServer, run_cli
+
+# The e2e token is read-only: tools/list shows it the tools that need only `read`.
+READ_TOOLS = [name for name in TOOL_MODULES if load_spec(name).scope == "read"]
 
 SEARCH_HIT = {
     "kind": "Class",
@@ -44,12 +47,14 @@ async def list_and_call(server: LocalServer, mode: str) -> dict[str, Any]:
         projects = await client.call_tool("list_projects", {})
         search = await client.call_tool("search", {"query": "Cart", "project": "acme/shop", "limit": 1})
         denied = await client.call_tool("search", {"query": "Cart", "project": "other/repo"})
+        hidden = await client.call_tool("add_annotation", {"project": "acme/shop", "node_id": "x", "content": "n"})
         return {
             "version": client.protocol_version,
             "tools": [tool.name for tool in tools.tools],
             "projects": projects.structured_content,
             "search": search.structured_content,
             "denied": (denied.is_error, denied.content[0].text),
+            "hidden": (hidden.is_error, hidden.content[0].text),
         }
 
 
@@ -57,7 +62,7 @@ async def list_and_call(server: LocalServer, mode: str) -> dict[str, Any]:
 def test_the_sdk_client_lists_and_calls_tools(server: LocalServer, mode: str, version: str) -> None:
     seen = anyio.run(list_and_call, server, mode)
     assert seen["version"] == version
-    assert seen["tools"] == list(TOOL_MODULES)  # every registered tool, in registry order
+    assert seen["tools"] == READ_TOOLS  # what a read-only token may call, in registry order
     [project] = seen["projects"]["projects"]
     assert (project["slug"], project["node_count"], project["edge_count"]) == ("acme/shop", 7, 7)
     assert project["last_build"]["status"] == "completed"
@@ -65,6 +70,30 @@ def test_the_sdk_client_lists_and_calls_tools(server: LocalServer, mode: str, ve
     [hit] = seen["search"]["hits"]
     assert {key: value for key, value in hit.items() if key != "score"} == SEARCH_HIT
     assert seen["denied"] == (True, "forbidden: this token has no access to project 'other/repo'")
+    # Not listed for this token, yet callable by name: the call gets the scope error, as before.
+    assert seen["hidden"] == (True, "forbidden: this token lacks the 'write' scope")
+
+
+async def listed_tools(server: LocalServer, token: str, mode: str) -> list[str]:
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    async with Client(streamable_http_client(server.url, http_client=http), mode=mode) as client:
+        return [tool.name for tool in (await client.list_tools()).tools]
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_tools_list_follows_the_token_scopes(server: LocalServer, mode: str) -> None:
+    def token(scopes: str) -> str:
+        created = run_cli(server.env, "token", "create", "--principal", "e2e@example.com", "--projects", "acme/shop",
+                          "--scopes", scopes)  # fmt: skip
+        assert created.returncode == 0, created.stderr
+        return created.stdout.strip()
+
+    everything = anyio.run(listed_tools, server, token("read,write,cypher"), mode)
+    assert everything == list(TOOL_MODULES)
+    with_cypher = anyio.run(listed_tools, server, token("read,cypher"), mode)
+    assert with_cypher == [name for name in TOOL_MODULES if load_spec(name).scope in ("read", "cypher")]
+    assert "query" in with_cypher and "ingest" not in with_cypher
+    assert anyio.run(listed_tools, server, server.token, mode) == READ_TOOLS
 
 
 def test_a_2025_06_18_client_speaking_json_rpc(server: LocalServer) -> None:
@@ -84,7 +113,7 @@ def test_a_2025_06_18_client_speaking_json_rpc(server: LocalServer) -> None:
         initialized = http.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=versioned)
         assert initialized.status_code == 202
         tools = http.post("/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=versioned)
-        assert [tool["name"] for tool in tools.json()["result"]["tools"]] == list(TOOL_MODULES)
+        assert [tool["name"] for tool in tools.json()["result"]["tools"]] == READ_TOOLS
         called = http.post("/mcp", headers=versioned, json={"jsonrpc": "2.0", "id": 3, "method": "tools/call",
                                                             "params": {"name": "list_projects", "arguments": {}}})
         result = called.json()["result"]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import Connection, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from rhumbline.stores.relational.exploration_models import MAX_CONTENT, MAX_NODE_ID, Annotation
@@ -120,28 +120,34 @@ _COLUMNS = (
     Annotation.id, Annotation.node_id, Annotation.node_kind, Annotation.node_label, Annotation.content,
     Annotation.tags, Annotation.author, Annotation.created_at,
 )  # fmt: skip
-_FOR_NODES = (
-    select(*_COLUMNS)
-    .join(Project, Project.id == Annotation.project_id)
-    .where(Project.slug == bindparam("project"), Annotation.node_id.in_(bindparam("ids", expanding=True)))
-    .order_by(Annotation.node_id, Annotation.created_at.desc(), Annotation.id.desc())
-)
-_COUNTS = (
-    select(Annotation.node_id, func.count())
-    .join(Project, Project.id == Annotation.project_id)
-    .where(Project.slug == bindparam("project"), Annotation.node_id.in_(bindparam("ids", expanding=True)))
-    .group_by(Annotation.node_id)
-)
+_OF_PROJECT = Project.slug == bindparam("project")
+_NEWEST_FIRST = (Annotation.node_id, Annotation.created_at.desc(), Annotation.id.desc())
+# An expanding IN is re-rendered on every execution; one node (get_node, function, class) gets a
+# plain `=` whose compiled form is cached.
+_IN_IDS = Annotation.node_id.in_(bindparam("ids", expanding=True))
+_IS_ID = Annotation.node_id == bindparam("id")
+_JOINED = select(*_COLUMNS).join(Project, Project.id == Annotation.project_id)
+_FOR_NODES = _JOINED.where(_OF_PROJECT, _IN_IDS).order_by(*_NEWEST_FIRST)
+_FOR_NODE = _JOINED.where(_OF_PROJECT, _IS_ID).order_by(*_NEWEST_FIRST)
+_COUNTED = select(Annotation.node_id, func.count()).join(Project, Project.id == Annotation.project_id)
+_COUNTS = _COUNTED.where(_OF_PROJECT, _IN_IDS).group_by(Annotation.node_id)
+_COUNT = _COUNTED.where(_OF_PROJECT, _IS_ID).group_by(Annotation.node_id)
+
+
+def _bound(many: Any, one: Any, project: str, ids: Sequence[str]) -> tuple[Any, dict[str, Any]]:
+    if len(ids) == 1:
+        return one, {"project": project, "id": ids[0]}
+    return many, {"project": project, "ids": list(ids)}
 
 
 def for_nodes(
-    session: Session, project: str, node_ids: Sequence[str], *, per_node: int = DEFAULT_PER_NODE
+    session: Session | Connection, project: str, node_ids: Sequence[str], *, per_node: int = DEFAULT_PER_NODE
 ) -> dict[str, list[AnnotationView]]:
     """The newest `per_node` annotations of each node that has any (see `counts` for totals)."""
     ids = sorted(set(node_ids))
     found: dict[str, list[AnnotationView]] = {}
     for start in range(0, len(ids), _ID_BATCH):
-        rows = session.execute(_FOR_NODES, {"project": project, "ids": ids[start : start + _ID_BATCH]})
+        rows = session.execute(*_bound(_FOR_NODES, _FOR_NODE, project, ids[start : start + _ID_BATCH]))
         for row in rows:
             listed = found.setdefault(row.node_id, [])
             if len(listed) < per_node:
@@ -149,12 +155,12 @@ def for_nodes(
     return found
 
 
-def counts(session: Session, project: str, node_ids: Sequence[str]) -> dict[str, int]:
+def counts(session: Session | Connection, project: str, node_ids: Sequence[str]) -> dict[str, int]:
     """How many annotations each node has (nodes without any are left out)."""
     ids = sorted(set(node_ids))
     found: dict[str, int] = {}
     for start in range(0, len(ids), _ID_BATCH):
-        rows = session.execute(_COUNTS, {"project": project, "ids": ids[start : start + _ID_BATCH]})
+        rows = session.execute(*_bound(_COUNTS, _COUNT, project, ids[start : start + _ID_BATCH]))
         found.update({node_id: count for node_id, count in rows})
     return found
 

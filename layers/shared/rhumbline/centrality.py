@@ -10,7 +10,9 @@ far too slow for a call, so it is never done per call:
   read, then kept in memory), else — a graph ingested before this existed, or whose refresh
   failed — it is computed once, stored, and reused by every later call and every other function.
 
-A new graph version has a new key: scores of an older graph are never served for a newer one.
+A new graph version has a new key: scores of an older graph are never served for a newer one,
+except when the ingest proved the dependency topology identical (`refresh(same_topology_as=...)`):
+then the older version's stored scores become the new one's (re-keyed in place, not recomputed).
 
 Approximation: on large graphs the BFS sources are a seeded random sample (Brandes & Pich 2007),
 as many as fit in a time budget; the estimate is scaled by n / sources. With every node a source
@@ -198,14 +200,22 @@ def refresh(
     project: str,
     *,
     seconds: float = REFRESH_SECONDS,
+    same_topology_as: int | None = None,
     ahead: Ahead | None = None,
 ) -> Scores | None:
     """Compute and store the scores of the project's current graph (the ingest hook). Never
     raises: a failure is logged and the first call that needs the scores computes them.
+
+    `same_topology_as`: a version whose dependency edges (the (source, target) pairs of the
+    relations above) are exactly the current graph's: the caller diffed the two. Betweenness
+    depends on nothing else, so that version's stored scores are re-keyed to the new version
+    instead of recomputed (a body-only edit or a no-change re-ingest costs one UPDATE).
     `ahead`: the same scores being computed while the graph was written (centrality_ahead.py)."""
     try:
         key = graph_key(graph, project)
         if _load(engine, project, key) is not None:
+            return None
+        if same_topology_as is not None and _rekey(engine, project, f"v{same_topology_as}", key):
             return None
         computed = _compute(graph, project, key, seconds, ahead)
         _save(engine, project, computed)
@@ -214,6 +224,27 @@ def refresh(
     except Exception:  # noqa: BLE001 - an ingest that succeeded must not fail here
         log.warning("computing centrality of %s failed; it will be computed on first use", project, exc_info=True)
         return None
+
+
+def _rekey(engine: Engine, project: str, old: str, new: str) -> bool:
+    """Move the stored scores of graph `old` to graph `new` (one UPDATE: the scores are not read
+    or rewritten; older graphs' scores are never read again anyway). False if `old` has none."""
+    from sqlalchemy import select, update
+
+    from rhumbline.stores.relational.exploration_models import GraphCentrality
+    from rhumbline.stores.relational.models import Project
+    from rhumbline.stores.relational.session import session_scope
+
+    if old == new:
+        return False
+    with session_scope(engine) as session:
+        owner = select(Project.id).where(Project.slug == project).scalar_subquery()
+        moved = session.execute(
+            update(GraphCentrality)
+            .where(GraphCentrality.project_id == owner, GraphCentrality.graph_key == old)
+            .values(graph_key=new)
+        )
+        return moved.rowcount == 1
 
 
 def forget() -> None:

@@ -48,7 +48,12 @@ def structured_logger():
 def record_tool_call(tool: str, outcome: str, latency_ms: float) -> None:
     """One EMF blob per call: a count and the latency, by tool and outcome."""
     from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
+    from aws_lambda_powertools.metrics.functions import is_metrics_disabled
 
+    if is_metrics_disabled():
+        # Powertools' own rule (flush would print nothing): skip building a provider per call,
+        # measured 0.2 ms of every local call.
+        return
     # Ephemeral: no state shared between calls (the local server serves them on several threads);
     # flush_metrics honours POWERTOOLS_METRICS_DISABLED.
     metrics = EphemeralMetrics(namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE", NAMESPACE_DEFAULT))

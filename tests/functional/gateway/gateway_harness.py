@@ -25,7 +25,7 @@ FULL_CALLER = {
     "principal": "alice@example.com",
     "token_id": "tk_alice00001",
     "projects": "*",
-    "scopes": "read,write",
+    "scopes": "read,write,cypher",
 }
 
 

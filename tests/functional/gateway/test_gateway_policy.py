@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -158,6 +159,9 @@ def test_a_tool_overrunning_its_deadline_is_abandoned(make_gateway: Any, echo_to
     assert text_of(result) == "timeout: the 'echo' tool did not answer within 0.2 s (request id req-slow)"
     assert [(row.outcome, row.error_code) for row in audit_rows()] == [("error", "timeout")]
     assert audit_rows()[0].latency_ms < 1200
+    # The abandoned worker finishes later: the call still has exactly one row (AuditClaim).
+    time.sleep(1.6)
+    assert [(row.request_id, row.outcome) for row in audit_rows()] == [("req-slow", "error")]
 
 
 def test_an_audit_failure_never_fails_the_call(handler: Any, local_store: Path, monkeypatch: pytest.MonkeyPatch, caplog: Any) -> None:
@@ -172,7 +176,7 @@ def test_an_audit_failure_never_fails_the_call(handler: Any, local_store: Path, 
 
 
 def test_tool_annotations_follow_the_spec(handler: Any) -> None:
-    tools = {tool["name"]: tool for tool in call_legacy(handler, "tools/list").result["tools"]}
+    tools = {tool["name"]: tool for tool in call_legacy(handler, "tools/list", authorizer=ADMIN_CALLER).result["tools"]}
     assert tools["admin_echo"]["annotations"] == {
         "title": "Admin echo",
         "readOnlyHint": False,

@@ -124,3 +124,22 @@ def test_the_inputs_key_changes_with_any_input(write_tree: TreeWriter):
     assert base not in others and len(others) == 7
     stored = InputsKey(PROJECT, "app", True, base)
     assert stored(sources, "log") is True and stored.value == base
+
+
+def test_calls_left_out_by_the_reader_are_filled_in_and_a_bad_calls_part_is_parsed_again(
+    write_tree: TreeWriter, engine: Engine
+):
+    import zlib
+
+    root = write_tree({"a.py": "def a():\n    return b()\n\n\ndef b():\n    return 1\n"})
+    first, _ = build(root, engine)
+    cache = FactCache.load(engine, PROJECT)
+    (key, blob), = cache._blobs.items()
+    read = cache.read_all(root, ["a.py"])
+    assert read[0].code.calls == ()  # left out: a partial rebuild may never need them
+    assert cache.complete(read) == first.sources
+    # A row whose calls part is damaged: the file is parsed again rather than the ingest failing.
+    head = int.from_bytes(blob[3:7], "big")
+    cache._blobs[key] = blob[: 7 + head] + zlib.compress(b"not a pickle")
+    read = cache.read_all(root, ["a.py"])
+    assert cache.complete(read, {"a.py"}) == first.sources

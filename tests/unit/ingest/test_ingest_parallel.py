@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rhumbline.ingest import parallel
-from rhumbline.ingest.factcodec import decode_facts
+from rhumbline.ingest.facts_codec import decode_facts
 from rhumbline.ingest.parallel import IN_PROCESS_BELOW, read_all, read_all_encoded
 
 

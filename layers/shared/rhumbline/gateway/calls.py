@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -108,6 +109,19 @@ def result_size(result: types.CallToolResult) -> int:
     return sum(len(block.text.encode()) for block in result.content if isinstance(block, types.TextContent))
 
 
+class AuditClaim:
+    """Who writes a call's audit row: the worker that dispatched it, or the timeout path. Exactly one."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._taken = False
+
+    def take(self) -> bool:
+        with self._lock:
+            taken, self._taken = self._taken, True
+            return not taken
+
+
 class ToolCalls:
     def __init__(self, catalog: Catalog, dispatcher: Dispatcher, audit_log: AuditLog, *, tool_timeout: float) -> None:
         self.catalog = catalog
@@ -122,27 +136,47 @@ class ToolCalls:
 
     async def call(self, request: CallRequest) -> types.CallToolResult:
         started = time.perf_counter()
-        result, error_code = await self._result(request)
-        await self._audit(request, error_code, started, result_size(result))
+        rejection = check_call(self.catalog, request)
+        budget = self.budget(request.remaining_seconds)
+        if rejection is None and budget <= 0:
+            message = f"no time was left to run the tool (request id {request.request_id})"
+            rejection = ToolErrorBody(code="timeout", message=message)
+        if rejection is not None:
+            result = error_result(rejection.code, rejection.message)
+            await self._audit_on_worker(request, rejection.code, started, result)
+            return result
+        # One worker hop for the dispatch and the audit row: the row is committed before the
+        # response leaves (nothing for a frozen Lambda container to lose), without a second hop.
+        claim = AuditClaim()
+        try:
+            with anyio.fail_after(budget + DISPATCH_GRACE_SECONDS):
+                return await anyio.to_thread.run_sync(self._serve, request, budget, started, claim, abandon_on_cancel=True)
+        except TimeoutError:
+            code, message = "timeout", f"the '{request.tool}' tool did not answer within {budget:.1f} s"
+            result = error_result(code, f"{message} (request id {request.request_id})")
+            if claim.take():
+                await self._audit_on_worker(request, code, started, result)
+            # Otherwise the worker finished the dispatch just in time and wrote the call's row itself.
+            return result
+
+    def _serve(self, request: CallRequest, budget: float, started: float, claim: AuditClaim) -> types.CallToolResult:
+        """Blocking, on a worker thread: dispatch, translate, and audit when this worker owns the row."""
+        result, error_code = self._result(request, budget)
+        if claim.take():
+            self._audit(request, error_code, started, result)
         return result
 
-    async def _result(self, request: CallRequest) -> tuple[types.CallToolResult, str | None]:
+    def _result(self, request: CallRequest, budget: float) -> tuple[types.CallToolResult, str | None]:
         """The MCP result and, when it is an error, its code (for the audit row)."""
-        rejection = check_call(self.catalog, request)
-        if rejection is not None:
-            return error_result(rejection.code, rejection.message), rejection.code
         try:
-            outcome = await self._dispatch(request)
+            outcome = self._dispatch(request, budget)
         except DispatchError as failure:
             return error_result(failure.code, f"{failure.message} (request id {request.request_id})"), failure.code
         if outcome.ok:
             return outcome_to_result(outcome), None
         return outcome_to_result(outcome), outcome.error.code if outcome.error else "internal_error"
 
-    async def _dispatch(self, request: CallRequest) -> ToolOutcome:
-        budget = self.budget(request.remaining_seconds)
-        if budget <= 0:
-            raise DispatchError("timeout", "no time was left to run the tool")
+    def _dispatch(self, request: CallRequest, budget: float) -> ToolOutcome:
         invocation = ToolInvocation(
             tool=request.tool,
             arguments=request.arguments,
@@ -152,12 +186,7 @@ class ToolCalls:
         )
         payload = invocation.model_dump(mode="json")
         try:
-            with anyio.fail_after(budget + DISPATCH_GRACE_SECONDS):
-                raw = await anyio.to_thread.run_sync(
-                    self.dispatcher.invoke, request.tool, payload, budget, abandon_on_cancel=True
-                )
-        except TimeoutError:
-            raise DispatchError("timeout", f"the '{request.tool}' tool did not answer within {budget:.1f} s") from None
+            raw = self.dispatcher.invoke(request.tool, payload, budget)
         except DispatchError:
             raise
         except Exception:  # noqa: BLE001 - a dispatcher bug must still end as a clean tool error
@@ -169,7 +198,17 @@ class ToolCalls:
             logger.error("the %s function returned a malformed outcome (request %s)", request.tool, request.request_id)
             raise DispatchError("dispatch_failed", f"the '{request.tool}' tool answered with a malformed outcome") from None
 
-    async def _audit(self, request: CallRequest, error_code: str | None, started: float, result_bytes: int) -> None:
+    async def _audit_on_worker(
+        self, request: CallRequest, error_code: str | None, started: float, result: types.CallToolResult
+    ) -> None:
+        try:
+            with anyio.fail_after(AUDIT_TIMEOUT_SECONDS):
+                await anyio.to_thread.run_sync(self._audit, request, error_code, started, result, abandon_on_cancel=True)
+        except TimeoutError:
+            logger.error("audit write timed out for request %s (%s)", request.request_id, request.tool)
+
+    def _audit(self, request: CallRequest, error_code: str | None, started: float, result: types.CallToolResult) -> None:
+        """Blocking: the audit row (its writer never raises), then the metric (best effort)."""
         entry = AuditEntry(
             request_id=request.request_id,
             principal=request.caller.principal,
@@ -180,13 +219,9 @@ class ToolCalls:
             outcome=verdict_for(error_code),
             error_code=error_code,
             latency_ms=round((time.perf_counter() - started) * 1000, 3),
-            result_bytes=result_bytes,
+            result_bytes=result_size(result),
         )
-        try:
-            with anyio.fail_after(AUDIT_TIMEOUT_SECONDS):
-                await anyio.to_thread.run_sync(self.audit_log.write, entry, abandon_on_cancel=True)
-        except TimeoutError:
-            logger.error("audit write timed out for request %s (%s)", request.request_id, request.tool)
+        self.audit_log.write(entry)
         try:
             record_tool_call(entry.tool, entry.outcome, entry.latency_ms)
         except Exception:  # noqa: BLE001 - metrics are best effort; the audit row is the record

@@ -46,6 +46,10 @@ class Catalog:
         return [tool_definition(spec) for spec in self.specs.values()]
 
     @cached_property
+    def definitions(self) -> dict[str, types.Tool]:
+        return {tool.name: tool for tool in self.tools}
+
+    @cached_property
     def _input_schemas(self) -> dict[str, dict[str, Any]]:
         return {tool.name: tool.input_schema for tool in self.tools}
 

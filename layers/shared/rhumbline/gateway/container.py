@@ -1,21 +1,23 @@
 """One event loop per Lambda container, with the SDK's session manager running on it for good.
 
 The session manager's `run()` may be entered once per instance, and rebuilding the server per call
-costs milliseconds. Mangum, though, runs each invocation to completion on the calling thread's loop.
-So the gateway's ASGI app lives on a long-lived loop in a daemon thread, and `GatewayContainer.bridge`
-(the app Mangum runs) hands each request over to it and replays the response.
+costs milliseconds. So the gateway's ASGI app lives on a long-lived loop in a daemon thread, and the
+Lambda handler (whatever thread calls it) hands each request to that loop and waits for the response.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+    from starlette.types import ASGIApp, Message, Scope
+
+logger = logging.getLogger("rhumbline.gateway")
 
 START_TIMEOUT_SECONDS = 10.0
 
@@ -52,29 +54,34 @@ class GatewayContainer:
         self._thread.join(START_TIMEOUT_SECONDS)
 
     def lambda_handler(self) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
-        """The Lambda handler: Mangum turns the event into a request for `bridge`, and back."""
+        """The Lambda handler: Mangum translates the event and the response, the loop runs the request.
+
+        Mangum's own HTTPCycle would run the app on the calling thread's loop, and from there the
+        request would need a second hand-over to this loop (and back) to reach the session manager:
+        one loop spin and two thread hops per call for nothing. So only Mangum's translation is used
+        (`infer` for the event -> scope + body, the adapter's `__call__` for the response).
+        """
         from mangum import Mangum
 
         # lifespan="off": the default runs the app's lifespan per invocation, which would enter the
         # session manager's run() again on the second warm call (it may run once per instance).
-        mangum = Mangum(self.bridge, lifespan="off")
+        mangum = Mangum(self.app, lifespan="off")
 
         def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-            ensure_thread_loop()
-            return mangum(event, context)
+            adapter = mangum.infer(event, context)
+            served = asyncio.run_coroutine_threadsafe(self.serve_http(adapter.scope, adapter.body), self.loop)
+            return adapter(served.result())
 
         return handler
 
-    async def bridge(self, scope: "Scope", receive: "Receive", send: "Send") -> None:
-        # Mangum delivers the whole body in the first message and buffers the whole response
-        # (Lambda cannot stream it either), so one request message in, a list of messages out.
-        request = await receive()
-        handed_over = asyncio.run_coroutine_threadsafe(self._serve_one(scope, request), self.loop)
-        for message in await asyncio.wrap_future(handed_over):
-            await send(message)
+    async def serve_http(self, scope: "Scope", body: bytes) -> dict[str, Any]:
+        """Run one buffered HTTP exchange through the app: Mangum's response dict (status, headers, body).
 
-    async def _serve_one(self, scope: "Scope", request: "Message") -> list["Message"]:
-        sent: list[Message] = []
+        Lambda cannot stream a response either, so the whole body is collected. An app that raises
+        before answering gives a 500, as Mangum's own cycle would.
+        """
+        response: dict[str, Any] = {"status": 500, "headers": [], "body": b""}
+        chunks: list[bytes] = []
         responded = asyncio.Event()
         delivered = False
 
@@ -82,29 +89,28 @@ class GatewayContainer:
             nonlocal delivered
             if not delivered:
                 delivered = True
-                return request
+                return {"type": "http.request", "body": body, "more_body": False}
             # Only a finished response ends the exchange: a premature disconnect would cancel the call.
             await responded.wait()
             return {"type": "http.disconnect"}
 
         async def send(message: "Message") -> None:
-            sent.append(message)
-            if message["type"] == "http.response.body" and not message.get("more_body", False):
-                responded.set()
+            if message["type"] == "http.response.start":
+                response["status"] = message["status"]
+                response["headers"] = list(message.get("headers", []))
+            elif message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+                if not message.get("more_body", False):
+                    responded.set()
 
         try:
             await self.app(scope, receive, send)
+        except Exception:
+            logger.exception("the gateway app failed on %s %s", scope.get("method"), scope.get("path"))
+            if not responded.is_set():
+                plain = [[b"content-type", b"text/plain; charset=utf-8"]]
+                return {"status": 500, "headers": plain, "body": b"Internal Server Error"}
         finally:
             responded.set()
-        return sent
-
-
-def ensure_thread_loop() -> None:
-    # Mangum runs on the calling thread's event loop. Lambda calls from the main thread, which has
-    # one; the local server and tests call from other threads, or after asyncio.run() closed it.
-    try:
-        if not asyncio.get_event_loop().is_closed():
-            return
-    except RuntimeError:
-        pass
-    asyncio.set_event_loop(asyncio.new_event_loop())
+        response["body"] = b"".join(chunks)
+        return response

@@ -21,6 +21,7 @@ from rhumbline.gateway.calls import CallRequest, ToolCalls, error_result
 from rhumbline.gateway.catalog import Catalog
 from rhumbline.gateway.edge import MCP_PATH, GatewayEdge
 from rhumbline.gateway.identity import identity_from_event, request_id_of
+from rhumbline.gateway.tool_list import ToolListCache, caller_of, list_result, visible_tools
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -55,7 +56,7 @@ def remaining_seconds(lambda_context: Any) -> float | None:
 
 def build_mcp_server(catalog: Catalog, tool_calls: ToolCalls) -> Server[Any]:
     async def list_tools(ctx: "ServerRequestContext[Any]", params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=catalog.tools)
+        return list_result(catalog, visible_tools(catalog, caller_of(ctx)))
 
     async def call_tool(ctx: "ServerRequestContext[Any]", params: types.CallToolRequestParams) -> types.CallToolResult:
         scope: Mapping[str, Any] = ctx.request.scope if ctx.request is not None else {}
@@ -73,7 +74,7 @@ def build_mcp_server(catalog: Catalog, tool_calls: ToolCalls) -> Server[Any]:
         )
         return await tool_calls.call(request)
 
-    return Server(
+    server: Server[Any] = Server(
         "rhumbline",
         version=__version__,
         title="Rhumbline",
@@ -82,6 +83,9 @@ def build_mcp_server(catalog: Catalog, tool_calls: ToolCalls) -> Server[Any]:
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+    # Inside the SDK's OpenTelemetry middleware, so a cached tools/list still gets its span.
+    server.middleware.append(ToolListCache(catalog))
+    return server
 
 
 def build_gateway_app(

@@ -5,11 +5,14 @@ file in a process pool (read.py: bytes checks, then the language's extractor →
 phase 2 in the parent (structure.py for the tree, then each language's resolver over all its
 files) → one atomic store write (pipeline.py, which also numbers the graph version).
 
-Incremental and versioned (incremental.py, snapshots.py, diff.py): phase-1 facts are cached by
-content hash, so a re-ingest parses only changed files; phase 2 always runs over every file's
-facts (or is skipped when nothing it reads changed), and only the difference from the stored
-version's snapshot is written, in one conditional batch. Every version keeps a snapshot, so any two
-retained versions can be diffed exactly (diff.diff_versions, what graph_diff returns).
+Incremental and versioned (docs/incremental.md; incremental.py, stat_index.py, partial.py,
+partitioned.py, snapshots.py, diff.py): files whose stat stamp is unchanged are not read, and
+phase-1 facts are cached by content hash, so a re-ingest parses only changed files; phase 2 is
+skipped when nothing it reads changed, rebuilds only the changed files' partitions when no
+interface changed (partial.py), and otherwise runs over every file; only the difference from the
+stored version's snapshot is written, in one conditional batch. Every version keeps a per-file
+chunked snapshot, so any two retained versions can be diffed exactly (diff.diff_versions, what
+graph_diff returns).
 
 Graph produced (ids in ids.py):
 - Repository → CONTAINS → Directory / File; every ingested text file is a File, language by

@@ -11,7 +11,8 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from pathlib import Path
 
 from rhumbline.ingest.contributors import build_contributors, read_history
@@ -26,6 +27,9 @@ from rhumbline.ingest.structure import build_structure
 from rhumbline.ingest.summary import IngestSummary, SkippedExample
 from rhumbline.ingest.walk import discover
 from rhumbline.stores.graph.protocol import Edge, Node
+
+if TYPE_CHECKING:
+    from rhumbline.ingest.partial import PartialBuild
 
 MAX_SKIPPED_EXAMPLES = 20
 # Per reason, so a thousand binary .mo files do not hide the one symlink that escaped.
@@ -43,10 +47,16 @@ class BuiltGraph:
     # True: phase 2 was skipped, the inputs being those of the stored graph (build_graph's
     # `unchanged`); nodes and edges are then empty.
     reused: bool = False
+    # Set when only the changed files' partitions were built (build_graph's `partial`); nodes
+    # and edges are then empty, the partition's are in it.
+    partial: PartialBuild | None = None
+    unresolved_by_file: dict[str, int] = field(default_factory=dict)  # Python files
 
 
 # (sources, git history log or None) → whether the stored graph was built from exactly these.
 Unchanged = Callable[[Sequence[SourceFile], "str | None"], bool]
+# (sources, git history log or None) → the changed files' partitions, or None: build everything.
+Partial = Callable[[Sequence[SourceFile], "str | None"], "PartialBuild | None"]
 
 
 def build_graph(
@@ -59,13 +69,18 @@ def build_graph(
     cache: FactCache | None = None,
     history: bool = True,
     unchanged: Unchanged | None = None,
+    partial: Partial | None = None,
 ) -> BuiltGraph:
     """`cache`: phase-1 facts of earlier ingests (incremental.py), parsing only files it lacks.
     `history`: add Contributor nodes from git history when the root is a git checkout.
     `unchanged(sources, history log)`: True when the caller knows these inputs give the graph it
-    already has; phase 2 is then skipped and the result has no nodes or edges (`reused`)."""
+    already has; phase 2 is then skipped and the result has no nodes or edges (`reused`).
+    `partial(sources, history log)`: the changed files' partitions when building only those is
+    exact (partial.py), else None and the whole phase 2 runs."""
     with _without_cycle_collection():
-        return _build(root.resolve(), project, exclude, workers, progress, cache, history, unchanged)
+        return _build(
+            root.resolve(), project, exclude, workers, progress, cache, history, unchanged, partial
+        )  # fmt: skip
 
 
 @contextmanager
@@ -90,6 +105,7 @@ def _build(
     cache: FactCache | None = None,
     history: bool = True,
     unchanged: Unchanged | None = None,
+    partial: Partial | None = None,
 ) -> BuiltGraph:
     clock = time.perf_counter()
     seconds: dict[str, float] = {}
@@ -110,6 +126,12 @@ def _build(
     log = read_history(root) if history else None
     if unchanged is not None and unchanged(sources, log):
         return BuiltGraph([], [], sources, skipped, 0, seconds, reused=True)
+    rebuilt = partial(sources, log) if partial is not None else None
+    if rebuilt is not None:
+        lap("resolve")
+        return BuiltGraph([], [], sources, skipped, 0, seconds, partial=rebuilt)
+    if cache is not None:
+        sources = cache.complete(sources)  # every file is resolved: its calls are needed
     edges = EdgeSet()
     nodes = build_structure(project, sources, edges)
     python = build_python_graph(sources, root.name, edges)
@@ -121,6 +143,7 @@ def _build(
     nodes.extend(build_knowledge_graph(sources, nodes, edges).nodes)
     nodes.extend(build_contributors(log, sources, edges))
     built = BuiltGraph(nodes, edges.edges(), sources, skipped, unresolved, seconds)
+    built.unresolved_by_file = python.unresolved_by_file
     lap("resolve")
     return built
 

@@ -3,7 +3,9 @@
     diff_versions(engine, "acme/shop", 3, 5) -> GraphDiff
 
 Both versions' snapshots (snapshots.py) are loaded and compared key by key: nodes by id, edges by
-(source, relation, target). A node or edge present in both with any attribute different is
+(source, relation, target). Only the per-file chunks whose bytes differ are decoded and compared
+(partitioned.py: a record lives in exactly one chunk, so that is exact); totals come from the
+chunks' counts. A node or edge present in both with any attribute different is
 "changed", with each changed attribute as (before, after); docstrings, explanations and content
 hashes are compared by digest, so their before/after values are digests. Lists are complete and
 sorted (nodes by id, edges by key); callers cap them. Counts are always exact.
@@ -21,11 +23,12 @@ from typing import Any
 from sqlalchemy import Engine
 
 from rhumbline.ingest.diff_counts import DiffCounts
+from rhumbline.ingest.partitioned import Partitioned, differing_parts
 from rhumbline.ingest.snapshots import (
     EDGE_ATTRIBUTES,
     NODE_ATTRIBUTES,
     Snapshot,
-    load,
+    load_partitioned,
     versions_with_snapshots,
 )
 
@@ -116,11 +119,16 @@ def diff_versions(
             from_version = older[0]
     before = _snapshot(engine, project, from_version)
     after = before if to_version == from_version else _snapshot(engine, project, to_version)
-    return diff_snapshots(project, from_version, to_version, before, after)
+    parts = differing_parts(before, after)
+    return diff_snapshots(
+        project, from_version, to_version,
+        Snapshot(*before.records(parts)), Snapshot(*after.records(parts)),
+        totals=(before.node_count, after.node_count, before.edge_count, after.edge_count),
+    )  # fmt: skip
 
 
-def _snapshot(engine: Engine, project: str, version: int) -> Snapshot:
-    snapshot = load(engine, project, version)
+def _snapshot(engine: Engine, project: str, version: int) -> Partitioned:
+    snapshot = load_partitioned(engine, project, version)
     if snapshot is None:
         raise VersionNotDiffable(
             f"graph version {version} of {project} has no snapshot (it failed, was pruned by "
@@ -130,8 +138,16 @@ def _snapshot(engine: Engine, project: str, version: int) -> Snapshot:
 
 
 def diff_snapshots(
-    project: str, from_version: int, to_version: int, before: Snapshot, after: Snapshot
+    project: str,
+    from_version: int,
+    to_version: int,
+    before: Snapshot,
+    after: Snapshot,
+    *,
+    totals: tuple[int, int, int, int] | None = None,
 ) -> GraphDiff:
+    """`totals`: (nodes before, after, edges before, after) when the snapshots hold only the
+    records that may differ; default: their sizes."""
     old_nodes, new_nodes = before.nodes, after.nodes
     nodes_added = [_node_entry(i, new_nodes[i]) for i in sorted(new_nodes.keys() - old_nodes.keys())]
     nodes_removed = [_node_entry(i, old_nodes[i]) for i in sorted(old_nodes.keys() - new_nodes.keys())]
@@ -148,6 +164,8 @@ def diff_snapshots(
         EdgeChange(*key, changes=_changes(EDGE_ATTRIBUTES, old_edges[key], new_edges[key]))
         for key in sorted(_changed(old_edges, new_edges))
     ]
+    if totals is None:
+        totals = (len(old_nodes), len(new_nodes), len(old_edges), len(new_edges))
     counts = DiffCounts(
         nodes_added=len(nodes_added),
         nodes_removed=len(nodes_removed),
@@ -155,10 +173,10 @@ def diff_snapshots(
         edges_added=len(edges_added),
         edges_removed=len(edges_removed),
         edges_changed=len(edges_changed),
-        nodes_before=len(old_nodes),
-        nodes_after=len(new_nodes),
-        edges_before=len(old_edges),
-        edges_after=len(new_edges),
+        nodes_before=totals[0],
+        nodes_after=totals[1],
+        edges_before=totals[2],
+        edges_after=totals[3],
     )
     return GraphDiff(
         project=project,

@@ -9,8 +9,9 @@ ignored directory stays ignored whatever a negation says: the walker never enter
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -123,28 +124,46 @@ class GitignoreTree:
     def __init__(self, root: Path) -> None:
         self._root = root
         self._rules: dict[str, list[Rule]] = {}
+        self._chains: dict[str, list[tuple[int, list[Rule]]]] = {}
 
     def rules_of(self, directory: str) -> list[Rule]:
         rules = self._rules.get(directory)
         if rules is None:
-            path = self._root / directory / ".gitignore" if directory else self._root / ".gitignore"
+            path = os.path.join(self._root, directory, ".gitignore")
             try:
-                text = path.read_text(encoding="utf-8", errors="replace")
-                rules = compile_rules(text.splitlines())
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    rules = compile_rules(handle.read().splitlines())
             except OSError:
                 rules = []
             self._rules[directory] = rules
         return rules
 
+    def listed(self, directory: str, names: Collection[str]) -> None:
+        """The walker listed `directory`: without a .gitignore in it, it has no rules (spares
+        trying to open one in every directory)."""
+        if ".gitignore" not in names:
+            self._rules.setdefault(directory, [])
+
     def is_ignored(self, path: str, is_dir: bool) -> bool:
         """Whether `path` (posix, relative to the root) is ignored, given its parents are not."""
-        parts = path.split("/")
+        directory, _, _ = path.rpartition("/")
         ignored = False
-        for depth in range(len(parts)):
-            directory = "/".join(parts[:depth])
-            rules = self.rules_of(directory)
-            if rules:
-                found = verdict(rules, "/".join(parts[depth:]), is_dir)
-                if found is not None:
-                    ignored = found
+        for offset, rules in self._chain(directory):
+            found = verdict(rules, path[offset:], is_dir)
+            if found is not None:
+                ignored = found
         return ignored
+
+    def _chain(self, directory: str) -> list[tuple[int, list[Rule]]]:
+        """The non-empty rule lists that apply inside `directory`, outermost first, each with the
+        offset at which a path below it becomes relative to its .gitignore (memoized: every
+        file of a directory shares its ancestors' rules)."""
+        chain = self._chains.get(directory)
+        if chain is None:
+            parent, _, _ = directory.rpartition("/")
+            outer = self._chain(parent) if directory else []
+            rules = self.rules_of(directory)
+            offset = len(directory) + 1 if directory else 0
+            chain = [*outer, (offset, rules)] if rules else outer
+            self._chains[directory] = chain
+        return chain

@@ -1,29 +1,36 @@
 """Incremental ingest: phase 1 only for changed files, and only the graph's difference written.
 
-Design (the simplest that is exactly right):
+Design (docs/incremental.md):
 
 1. Phase-1 facts are cached per project in the relational store (`ingested_files`), keyed by the
    file's content hash, its language and the extractor fingerprint (a hash of this package's
-   sources: new extractor code never reuses old facts). A re-ingest reads and hashes every file,
-   reuses the cached facts of files whose bytes it has seen (also under another path: a rename
-   parses nothing) and parses only the others — in the process pool when there are many.
-2. Phase 2 (structure, resolution, knowledge layer, contributors) always runs over every file's
-   facts. It is fast, and it is what makes the result exact: an edge from an unchanged file to
-   changed code is re-resolved like any other, so it survives, moves with its target, disappears
-   with it, or appears when new code resolves a call that was unresolved before.
-3. The new graph is compared with the snapshot of the version the store holds (its version
-   stamp, see GraphBatch) and only the difference is written, in one atomic, conditional batch:
-   upserts of added and changed nodes and edges, removals of the rest. An edge of the new graph
-   that touches a removed node (a dangling end, kept as a stub) is rewritten, since removing the
-   node removes its edges. Incremental therefore equals a full rebuild, by construction and by
-   test (tests/functional/ingest/test_incremental.py).
+   sources: new extractor code never reuses old facts). A re-ingest stats every file: one whose
+   stat stamp is that of the stored version (stat_index.py) is neither read nor hashed; the
+   others are read and hashed, and reuse the cached facts of bytes already seen (also under
+   another path: a rename parses nothing). Only the rest is parsed — in the process pool when
+   there are many.
+2. Phase 2 is skipped when its inputs are the stored version's (pipeline.InputsKey); rebuilds only
+   the changed files' partitions when that is provably exact (partial.py: no interface changed,
+   no file added or removed); otherwise runs over every file's facts, which is what makes the
+   result exact in every case: an edge from an unchanged file to changed code is re-resolved like
+   any other, so it survives, moves with its target, disappears with it, or appears when new code
+   resolves a call that was unresolved before.
+3. The new graph (or the rebuilt partitions) is compared with the snapshot of the version the
+   store holds (its version stamp, see GraphBatch) and only the difference is written, in one
+   atomic, conditional batch: upserts of added and changed nodes and edges, removals of the rest.
+   An edge of the new graph that touches a removed node (a dangling end, kept as a stub) is
+   rewritten, since removing the node removes its edges. Incremental therefore equals a full
+   rebuild, by construction and by test (tests/functional/ingest/test_incremental*.py).
 
-Cached facts are encoded by factcodec.py (a restricted unpickler: a tampered row cannot run code).
+Cached facts are pickled NamedTuples and loaded by a restricted unpickler that only constructs
+classes from `rhumbline.ingest.*` (tuples of plain values): a tampered row cannot run code
+(facts_codec.py, which also keeps calls apart so a partial rebuild need not decode them).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 from functools import lru_cache
 from hashlib import blake2b, sha256
@@ -32,12 +39,14 @@ from typing import Any
 
 from sqlalchemy import Engine, delete, select
 
-from rhumbline.ingest.factcodec import decode_facts, encode_facts
+from rhumbline.centrality import DEPENDED_ON_BY, DEPENDS_ON
 from rhumbline.ingest.facts import SkippedFile, SourceFile
+from rhumbline.ingest.facts_codec import decode_calls, decode_facts, encode_facts, is_split
 from rhumbline.ingest.languages import has_extractor, language_of
 from rhumbline.ingest.parallel import Outcome, Progress, read_all_encoded
-from rhumbline.ingest.read import read_bytes, source_from_bytes
+from rhumbline.ingest.read import read_bytes, read_source, source_from_bytes
 from rhumbline.ingest.snapshots import Snapshot, edge_key
+from rhumbline.ingest.stat_index import FileEntry, Stamp, StatIndex, stamp_of
 from rhumbline.stores.graph.protocol import Edge, GraphBatch, Node
 from rhumbline.stores.relational import projects
 from rhumbline.stores.relational.ingest_models import IngestedFile
@@ -46,6 +55,7 @@ from rhumbline.stores.relational.session import session_scope
 # Rows per INSERT / DELETE statement when the cache is updated.
 _WRITE_CHUNK = 500
 _MAX_PATH = 1024
+DEPENDENCY_RELATIONS = frozenset((*DEPENDS_ON, *DEPENDED_ON_BY))
 
 
 @lru_cache(maxsize=1)
@@ -85,6 +95,13 @@ class FactCache:
                 self._blobs[(content_hash, language)] = facts
         self._new_blobs: dict[tuple[str, str | None], bytes] = {}
         self.stats = ReadStats()
+        # Files whose stat proves them unchanged since the stored version (stat_index.py), and
+        # the stamps this ingest took, for the next one.
+        self.known = StatIndex({}, None)
+        self.stamps: dict[str, Stamp | None] = {}
+        # path → its cached blob, when read_all left the calls out (complete() reads them).
+        self._deferred: dict[str, bytes] = {}
+        self._root: Path = Path()
 
     @classmethod
     def empty(cls, project: str) -> FactCache:
@@ -121,11 +138,19 @@ class FactCache:
         progress: Progress | None = None,
     ) -> list[Outcome]:
         """Like parallel.read_all (outcomes in the order of `paths`), parsing only cache misses."""
+        self._root = root
         outcomes: list[Outcome | None] = [None] * len(paths)
         misses: list[int] = []
         total = len(paths)
         root_text = str(root)
         for index, path in enumerate(paths):
+            stamp = self.stamps[path] = stamp_of(os.path.join(root_text, path))
+            known = self.known.unchanged(path, stamp)
+            if known is not None:
+                reused = self._reuse(path, known)
+                if reused is not None:
+                    outcomes[index] = reused
+                    continue
             data = read_bytes(root_text, path)
             if isinstance(data, SkippedFile):
                 outcomes[index] = data
@@ -135,13 +160,15 @@ class FactCache:
                 outcomes[index] = source_from_bytes(path, data)
                 continue
             content_hash = sha256(data).hexdigest()
-            code = self._cached(content_hash, language)
+            code = self._cached(content_hash, language, path)
             if code is None:
                 misses.append(index)
                 continue
             outcomes[index] = source_from_bytes(path, data, content_hash=content_hash, code=code)
             if isinstance(outcomes[index], SourceFile):
                 self.stats.reused += 1
+            else:
+                self._deferred.pop(path, None)
         done = total - len(misses)
         if progress is not None and done:
             progress(done, total)
@@ -159,15 +186,58 @@ class FactCache:
                 self._new_blobs[(outcome.content_hash, outcome.language)] = blob
         return [outcome for outcome in outcomes if outcome is not None]
 
-    def _cached(self, content_hash: str, language: str) -> Any:
+    def _reuse(self, path: str, known: FileEntry) -> SourceFile | None:
+        """A file unchanged since the stored version, from its recorded entry and cached facts
+        (None: its facts are not cached, so it is read)."""
+        language, content_hash, line_count, size = known[:4]
+        code = None
+        if language is not None and has_extractor(language):
+            code = self._cached(content_hash, language, path)
+            if code is None:
+                return None
+            self.stats.reused += 1
+        return SourceFile(path, language, content_hash, line_count, size, code)
+
+    def facts(self, content_hash: str, language: str) -> Any:
+        """The cached facts of those bytes (loaded or parsed by this ingest), without their
+        calls, or None."""
+        blob = self._new_blobs.get((content_hash, language))
+        if blob is not None:
+            return decode_facts(blob, calls=False)
+        return self._cached(content_hash, language, None)
+
+    def _cached(self, content_hash: str, language: str, path: str | None) -> Any:
+        """Cached facts without their calls; `path`'s calls are then read by complete()."""
         blob = self._blobs.get((content_hash, language))
         if blob is None:
             return None
         try:
-            return decode_facts(blob)
+            code = decode_facts(blob, calls=False)
         except Exception:  # noqa: BLE001 — a bad row is a miss, never a failed ingest
             del self._blobs[(content_hash, language)]
             return None
+        if path is not None and is_split(blob):
+            self._deferred[path] = blob
+        return code
+
+    def complete(self, sources: Sequence[SourceFile], paths: Set[str] | None = None) -> list[SourceFile]:
+        """`sources` with the calls read_all left out filled in (only for `paths`, if given):
+        what resolving those files needs. A row whose calls cannot be read is parsed again."""
+        completed = []
+        for source in sources:
+            blob = self._deferred.get(source.path)
+            if blob is None or (paths is not None and source.path not in paths):
+                completed.append(source)
+                continue
+            del self._deferred[source.path]
+            try:
+                source = source._replace(code=source.code._replace(calls=decode_calls(blob)))
+            except Exception:  # noqa: BLE001 — as in _cached: parse the file instead
+                again = read_source(str(self._root), source.path)
+                if isinstance(again, SourceFile) and again.code is not None:
+                    source = again
+            completed.append(source)
+        return completed
 
     # -- persistence -------------------------------------------------------------------------
 
@@ -237,6 +307,9 @@ class GraphChanges:
     nodes_changed: int
     edges_added: int
     edges_changed: int
+    # Whether an edge of a relation centrality reads was added or removed: if not, the previous
+    # version's betweenness scores are this one's (centrality.refresh(same_topology_as=...)).
+    dependency_topology_changed: bool = False
 
     @property
     def nodes_removed(self) -> int:
@@ -286,6 +359,7 @@ def graph_changes(
     old_edges, new_edges = base.edges, new.edges
     upsert_edges: list[Edge] = []
     edges_added = edges_changed = 0
+    topology = False
     if len(new_edges) == len(edges):  # no duplicates: `new` lists the edges in the same order
         pairs = zip(new_edges, edges)
     else:
@@ -294,6 +368,7 @@ def graph_changes(
         before = old_edges.get(key)
         if before is None:
             edges_added += 1
+            topology = topology or key[1] in DEPENDENCY_RELATIONS
         elif before != new_edges[key]:
             edges_changed += 1
         elif edge.source not in removed and edge.target not in removed:
@@ -301,6 +376,7 @@ def graph_changes(
         # Unchanged but touching a removed node (now a stub end): removing the node removes it.
         upsert_edges.append(edge)
     remove_edges = sorted(old_edges.keys() - new_edges.keys())
+    topology = topology or any(key[1] in DEPENDENCY_RELATIONS for key in remove_edges)
     return GraphChanges(
         upsert_nodes=upsert_nodes,
         upsert_edges=upsert_edges,
@@ -310,4 +386,5 @@ def graph_changes(
         nodes_changed=changed,
         edges_added=edges_added,
         edges_changed=edges_changed,
+        dependency_topology_changed=topology,
     )

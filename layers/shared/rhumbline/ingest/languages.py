@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from importlib import import_module
-from pathlib import PurePosixPath
 
 from rhumbline.ingest.facts import CodeFacts
 
@@ -87,7 +86,12 @@ _loaded: dict[str, Extractor] = {}
 
 
 def language_of(path: str) -> str | None:
-    return _BY_SUFFIX.get(PurePosixPath(path).suffix.lower())
+    # PurePosixPath(path).suffix without building a path object (called for every file).
+    name = path.rpartition("/")[2]
+    dot = name.rfind(".")
+    if not 0 < dot < len(name) - 1:
+        return None
+    return _BY_SUFFIX.get(name[dot:].lower())
 
 
 def has_extractor(language: str | None) -> bool:

@@ -52,7 +52,7 @@ def read_all_encoded(
     workers: int | None = None,
     progress: Progress | None = None,
 ) -> list[Encoded]:
-    """read_all, with each parsed file's facts also encoded (factcodec) where it was parsed."""
+    """read_all, with each parsed file's facts also encoded (facts_codec) where it was parsed."""
     return _run(read_sources_encoded, root, paths, workers, progress, then=_decoded)
 
 

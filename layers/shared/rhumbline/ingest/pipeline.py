@@ -1,11 +1,13 @@
 """Ingest a local tree into a project's graph, as a new numbered graph version.
 
     versions.start (running)
-    → read every file, parsing only those the facts cache lacks (phase 1)
+    → read every file whose stat changed, parsing only those the facts cache lacks (phase 1)
     → inputs identical to those the stored version was built from (inputs_key)? then the stored
       graph is the result: phase 2 is skipped, nothing is written but the version stamp
-    → else build the whole new graph in memory (phase 2) and compare it with the snapshot of the
-      version the store holds (its stamp)
+    → else, when only files whose interface did not change changed (partial.py), rebuild only
+      their partitions and compare them with the stored version's; otherwise build the whole new
+      graph in memory (phase 2) and compare it with the snapshot of the version the store holds
+      (its stamp)
     → store this version's snapshot and the updated facts cache (relational)
     → ONE atomic, conditional store.apply: only the difference (incremental), or the whole graph
       with clear=True (first ingest, `clear`, or the stored version has no snapshot)
@@ -23,19 +25,24 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from hashlib import blake2b
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from sqlalchemy import Engine
 
 from rhumbline import centrality_ahead
 from rhumbline.ingest import snapshots
-from rhumbline.ingest.build import build_graph, summarize
+from rhumbline.ingest.build import BuiltGraph, build_graph, summarize
 from rhumbline.ingest.git import head_commit
 from rhumbline.ingest.facts import SourceFile
 from rhumbline.ingest.incremental import FactCache, clear_cache, extractor_fingerprint, graph_changes
+from rhumbline.ingest.partial import PartialBuild, Planner
+from rhumbline.ingest.partitioned import Partitioned, split
 from rhumbline.ingest.snapshots import Snapshot
+from rhumbline.ingest.stat_index import FileEntry, StatIndex, file_entry
 from rhumbline.ingest.summary import IngestChanges, IngestSummary
 from rhumbline.stores.graph.protocol import GraphBatch, GraphStore
 from rhumbline.stores.relational import versions
@@ -91,32 +98,56 @@ def ingest_local(
         if base_version is not None:
             base = snapshots.load_stored(engine, project, base_version)
         key = InputsKey(project, root.name, history, base.inputs if base is not None else None)
+        stored = Partitioned.decode(base.blob) if base is not None and base.stats else None
+        planner = None if stored is None else Planner(stored, cache, lambda: key.context, project, root)
+        if stored is not None:
+            cache.known = StatIndex(stored.files, stored.read_ns)
+        read_ns = time.time_ns()
         built = build_graph(
             root, project, exclude=exclude, workers=workers, progress=progress, cache=cache,
-            history=history, unchanged=key,
+            history=history, unchanged=key, partial=planner,
         )  # fmt: skip
         clock = time.perf_counter()
-        snapshot: Snapshot | None = None
         if built.reused:
             # The stored graph is the result: only the stamp moves to this version.
             changes = graph_changes(_EMPTY, _EMPTY, (), ())
             batch = changes.batch(version=number, expect_version=base_version)
             blob, counts = base.blob, (base.node_count, base.edge_count)
+            if stored is not None:  # the same chunks; this ingest's stat stamps for the next one
+                blob = replace(stored, files=_files(built.sources, cache), read_ns=read_ns).encode()
+        elif built.partial is not None:
+            part = built.partial
+            changes = graph_changes(part.before, part.after, part.nodes, part.edges)
+            batch = changes.batch(version=number, expect_version=base_version)
+            unresolved = {**stored.unresolved, **part.unresolved_by_file}
+            records = split(part.after.nodes, part.after.edges)
+            partitioned = stored.replaced(
+                {path: records.get(path, ({}, {})) for path in part.parts},
+                files=_files(built.sources, cache), unresolved=unresolved, read_ns=read_ns,
+                context=key.context,
+            )  # fmt: skip
+            blob, counts = partitioned.encode(), (partitioned.node_count, partitioned.edge_count)
         else:
             snapshot = Snapshot.of(built.nodes, built.edges)
             counts = (len(snapshot.nodes), len(snapshot.edges))
-            if base is None:
+            old = None if base is None else stored or Partitioned.decode(base.blob)
+            old_parts = None if old is None else old.decoded()
+            blob = Partitioned.of(
+                snapshot.nodes, snapshot.edges, like=old, like_parts=old_parts,
+                files=_files(built.sources, cache), unresolved=_unresolved(built),
+                context=key.context, read_ns=read_ns,
+            ).encode()  # fmt: skip
+            if old_parts is None:
                 changes = None
                 batch = GraphBatch(nodes=built.nodes, edges=built.edges, clear=True, version=number)
-                blob = snapshot.encode()
             else:
-                changes = graph_changes(Snapshot.decode(base.blob), snapshot, built.nodes, built.edges)
+                before = Snapshot({}, {})
+                for part_nodes, part_edges in old_parts.values():
+                    before.nodes.update(part_nodes)
+                    before.edges.update(part_edges)
+                changes = graph_changes(before, snapshot, built.nodes, built.edges)
                 batch = changes.batch(version=number, expect_version=base_version)
-                # Nothing changed: the stored bytes are this version's snapshot too.
-                blob = base.blob if changes.empty else snapshot.encode()
-        snapshot_bytes = snapshots.save(
-            engine, version_id, snapshot, blob, inputs=key.value, counts=counts
-        )
+        snapshot_bytes = snapshots.save(engine, version_id, None, blob, inputs=key.value, counts=counts)
         _save_cache(engine, cache, built.sources)
         built.seconds["diff"] = round(time.perf_counter() - clock, 3)
         writing = time.perf_counter()
@@ -136,7 +167,11 @@ def ingest_local(
         )
         if built.reused:
             _copy_graph_figures(summary, base)
+        elif built.partial is not None:
+            _partial_graph_figures(summary, base, built.partial, sum(unresolved.values()))
         summary.changes = _changes(counts, changes, base_version, cache, snapshot_bytes, built.reused)
+        summary.changes.phase2 = "skipped" if built.reused else "partial" if built.partial else "full"
+        summary.changes.partial_refused = (planner.reason or None) if planner and not built.partial else None
         with session_scope(engine) as session:
             versions.finish(
                 session,
@@ -156,7 +191,11 @@ def ingest_local(
     from rhumbline import centrality
 
     clock = time.perf_counter()
-    centrality.refresh(store, engine, project, ahead=ahead)
+    # No dependency edge added or removed: the stored version's scores are this one's.
+    same = changes is not None and not changes.dependency_topology_changed
+    centrality.refresh(
+        store, engine, project, same_topology_as=base_version if same else None, ahead=ahead
+    )
     if ahead is not None:
         ahead.close()  # refresh found stored scores and never asked
     summary.phase_seconds["centrality"] = round(time.perf_counter() - clock, 3)
@@ -178,6 +217,9 @@ class InputsKey:
         self.parts = (extractor_fingerprint(), project, root_name, "history" if history else "")
         self.stored = stored
         self.value: str | None = None
+        # The same minus the files, as (everything but the history, the history): what a partial
+        # phase 2 compares with the stored version's (partial.py).
+        self.context: tuple[str, str] | None = None
 
     def __call__(self, sources: Sequence[SourceFile], log: str | None) -> bool:
         digest = blake2b(digest_size=16)
@@ -186,8 +228,13 @@ class InputsKey:
         for source in sorted(sources, key=lambda s: s.path):
             line = f"{source.path}\0{source.language}\0{source.content_hash}\n"
             digest.update(line.encode("utf-8", "surrogatepass"))
-        digest.update(b"\0log\0" + (log or "").encode("utf-8", "surrogatepass"))
+        log_bytes = b"\0log\0" + (log or "").encode("utf-8", "surrogatepass")
+        digest.update(log_bytes)
         self.value = digest.hexdigest()
+        context = blake2b(digest_size=16)
+        for part in self.parts:
+            context.update(part.encode("utf-8", "surrogatepass") + b"\0")
+        self.context = (context.hexdigest(), blake2b(log_bytes, digest_size=16).hexdigest())
         return self.stored is not None and self.value == self.stored
 
 
@@ -207,6 +254,39 @@ def _copy_graph_figures(summary: IngestSummary, base: snapshots.StoredSnapshot) 
     summary.nodes_by_kind = stats.get("nodes_by_kind", {})
     summary.edges_by_relation = stats.get("edges_by_relation", {})
     summary.unresolved_calls = stats.get("unresolved_calls", 0)
+
+
+def _partial_graph_figures(
+    summary: IngestSummary, base: snapshots.StoredSnapshot, part: PartialBuild, unresolved: int
+) -> None:
+    """The figures of a partial build: the stored version's, minus the rebuilt files' stored
+    records, plus their new ones."""
+    stats = base.stats or {}
+    kinds = Counter(stats.get("nodes_by_kind", {}))
+    kinds.subtract(record[0] for record in part.before.nodes.values())
+    kinds.update(record[0] for record in part.after.nodes.values())
+    relations = Counter(stats.get("edges_by_relation", {}))
+    relations.subtract(key[1] for key in part.before.edges)
+    relations.update(key[1] for key in part.after.edges)
+    summary.nodes_by_kind = {k: n for k, n in sorted(kinds.items()) if n}
+    summary.edges_by_relation = {r: n for r, n in sorted(relations.items()) if n}
+    summary.node_count = sum(summary.nodes_by_kind.values())
+    summary.edge_count = sum(summary.edges_by_relation.values())
+    summary.unresolved_calls = unresolved
+
+
+def _unresolved(built: BuiltGraph) -> dict[str, int]:
+    """Unresolved call sites per Python file, and under "" every other language's."""
+    python = built.unresolved_by_file
+    return {**python, "": built.unresolved_calls - sum(python.values())}
+
+
+def _files(sources: Sequence[SourceFile], cache: FactCache) -> dict[str, FileEntry]:
+    stamps = cache.stamps
+    return {
+        s.path: file_entry(s.language, s.content_hash, s.line_count, stamps.get(s.path))
+        for s in sources
+    }
 
 
 def _changes(

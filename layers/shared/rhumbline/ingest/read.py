@@ -10,7 +10,7 @@ from hashlib import sha256
 from typing import Any
 
 from rhumbline.ingest import skiprules
-from rhumbline.ingest.factcodec import decode_facts, encode_facts
+from rhumbline.ingest.facts_codec import decode_facts, encode_facts
 from rhumbline.ingest.facts import SkippedFile, SourceFile
 from rhumbline.ingest.languages import extractor_for, has_extractor, language_of
 
@@ -29,7 +29,7 @@ def read_sources(root: str, paths: Sequence[str]) -> list[SourceFile | SkippedFi
 def read_sources_encoded(
     root: str, paths: Sequence[str]
 ) -> list[tuple[SourceFile | SkippedFile, bytes | None]]:
-    """read_sources, each parsed file's facts encoded for the facts cache (factcodec) *instead*
+    """read_sources, each parsed file's facts encoded for the facts cache (facts_codec) *instead*
     of left in the outcome (its `code` is None then): the bytes cross the process boundary as
     one string, and the receiver decodes them (decode_encoded) rather than having them pickled
     twice here."""

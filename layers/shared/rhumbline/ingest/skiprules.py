@@ -7,6 +7,8 @@ it: the point of pruning `.venv` or `node_modules` is never to walk them.
 
 from __future__ import annotations
 
+import os
+
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -86,4 +88,4 @@ class SkipRules:
         return None
 
     def _has(self, directory: str, name: str) -> bool:
-        return (self._root / directory / name).is_file()
+        return os.path.isfile(os.path.join(self._root, directory, name))  # no pathlib: per directory

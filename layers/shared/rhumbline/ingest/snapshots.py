@@ -9,12 +9,12 @@ which is every stored attribute: long texts (docstrings, explanations) and conte
 as 64-bit digests (blake2b), so a change is detected, and shown as "changed", without storing
 the text again. Two snapshots are equal exactly when the two graphs are.
 
-Stored in `graph_snapshots` (one row per graph version) as a zlib-compressed pickle of builtins
-only, ids interned: (format, ids, node records, edge records as (source index, relation, target
-index, ...)). It is read by an unpickler that refuses every global, so a blob can build nothing but
-tuples, lists, dicts, strings and numbers (no code can run); pickle because it loads several times
-faster than JSON (Django's `django/`, 20k nodes and 40k edges: ~1.6 MB, encoded in ~0.15 s,
-decoded in ~0.1 s).
+Stored in `graph_snapshots` (one row per graph version) as per-file chunks (partitioned.py,
+format 2): a version shares the bytes of every file's chunk that did not change with the version
+it was built from, and a diff decodes only the chunks that differ. Blobs are read by an unpickler
+that refuses every global, so a blob can build nothing but tuples, lists, dicts, strings and
+numbers (no code can run). Format 1 (one zlib-compressed pickle of the whole graph, ids interned)
+is still read.
 The rows go with their versions when old versions are pruned (retention, default 20:
 RHUMBLINE_GRAPH_RETENTION).
 """
@@ -31,12 +31,14 @@ from typing import Any
 
 from sqlalchemy import Engine, delete, select
 
+from rhumbline.ingest.partitioned import Partitioned
 from rhumbline.stores.graph.protocol import Edge, Node
 from rhumbline.stores.relational.ingest_models import GraphSnapshot
 from rhumbline.stores.relational.models import GraphVersion, Project
 from rhumbline.stores.relational.session import session_scope
 
-FORMAT = 1
+FORMAT = 2  # partitioned.FORMAT; 1: the whole graph in one pickle (still read)
+_FORMAT_1 = 1
 NODE_ATTRIBUTES = (
     "kind", "name", "qualified_name", "file", "start_line", "end_line", "language", "signature",
     "docstring", "content_hash",
@@ -44,8 +46,6 @@ NODE_ATTRIBUTES = (
 EDGE_ATTRIBUTES = ("confidence", "confidence_score", "file", "line", "explanation", "properties")
 # Attributes a snapshot holds as digests: a diff says they changed, not what they became.
 DIGESTED = frozenset({"docstring", "content_hash", "explanation"})
-_COMPRESSION = 3
-_PICKLE_PROTOCOL = 5
 _DIGEST_CHARS = 16
 
 EdgeKey = tuple[str, str, str]
@@ -116,22 +116,19 @@ class Snapshot:
         return self.nodes == other.nodes and self.edges == other.edges
 
     def encode(self) -> bytes:
-        ids = list(self.nodes)
-        index = {node_id: position for position, node_id in enumerate(ids)}
-        edges = []
-        for (source, relation, target), record in self.edges.items():
-            for end in (source, target):
-                if end not in index:  # a dangling end: no node, but the edge names it
-                    index[end] = len(ids)
-                    ids.append(end)
-            edges.append((index[source], relation, index[target], *record))
-        payload = (FORMAT, ids, list(self.nodes.values()), edges)
-        return zlib.compress(pickle.dumps(payload, protocol=_PICKLE_PROTOCOL), _COMPRESSION)
+        """Format 2 without inputs (see partitioned.py); the pipeline records them."""
+        return Partitioned.of(self.nodes, self.edges).encode()
 
     @classmethod
     def decode(cls, blob: bytes) -> Snapshot:
+        if blob[:1] != b"\x80":  # a zlib stream: format 1
+            return cls.decode_format_1(blob)
+        return cls(*Partitioned.decode(blob).records())
+
+    @classmethod
+    def decode_format_1(cls, blob: bytes) -> Snapshot:
         payload = _BuiltinsOnly(io.BytesIO(zlib.decompress(blob))).load()
-        if not isinstance(payload, tuple) or not payload or payload[0] != FORMAT:
+        if not isinstance(payload, tuple) or not payload or payload[0] != _FORMAT_1:
             raise ValueError("not a graph snapshot of a known format")
         _, ids, nodes, edges = payload
         return cls(
@@ -228,6 +225,11 @@ def load_blob(engine: Engine, project: str, version: int) -> bytes | None:
 def load(engine: Engine, project: str, version: int) -> Snapshot | None:
     blob = load_blob(engine, project, version)
     return Snapshot.decode(blob) if blob is not None else None
+
+
+def load_partitioned(engine: Engine, project: str, version: int) -> Partitioned | None:
+    blob = load_blob(engine, project, version)
+    return Partitioned.decode(blob) if blob is not None else None
 
 
 def versions_with_snapshots(

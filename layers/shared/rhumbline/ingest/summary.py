@@ -16,7 +16,8 @@ class IngestChanges(BaseModel):
     mode: str = Field(
         description="unchanged: same inputs as the stored version, its graph reused (only the"
         " version stamp written); incremental: only the difference was written; full: the graph"
-        " was rewritten (first ingest, clear, or no snapshot of the stored version)"
+        " was rewritten (first ingest, clear, or no snapshot of the stored version); phase2 says"
+        " how much was resolved"
     )
     base_version: int | None = Field(description="the version the store held before; None if none")
     files_parsed: int = Field(description="files a language extractor parsed this time")
@@ -29,6 +30,15 @@ class IngestChanges(BaseModel):
     edges_removed: int
     snapshot_bytes: int = Field(description="size of this version's stored snapshot")
     pruned_versions: int = Field(description="old versions deleted by retention")
+    phase2: str = Field(
+        default="full",
+        description="skipped: the inputs were the stored version's; partial: only the changed"
+        " files were resolved, every other file's nodes and edges kept from the stored version"
+        " (rhumbline/ingest/partial.py); full: every file was resolved",
+    )
+    partial_refused: str | None = Field(
+        default=None, description="why a re-ingest could not take the partial path"
+    )
 
 
 class IngestSummary(BaseModel):

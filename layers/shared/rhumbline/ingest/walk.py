@@ -74,12 +74,14 @@ def _blocked_ancestor(
 def _walk(root: Path, rules: SkipRules) -> Discovery:
     discovery = Discovery()
     ignores = GitignoreTree(root)
+    root_text = str(root)
     pending = [""]
     while pending:
         directory = pending.pop()
         try:
-            with os.scandir(root / directory if directory else root) as listing:
+            with os.scandir(os.path.join(root_text, directory) if directory else root_text) as listing:
                 entries = list(listing)
+            ignores.listed(directory, {entry.name for entry in entries})
         except OSError:
             discovery.skipped.append(SkippedFile(directory + "/", skiprules.UNREADABLE))
             continue
@@ -98,18 +100,28 @@ def _walk(root: Path, rules: SkipRules) -> Discovery:
                 else:
                     discovery.skipped.append(SkippedFile(path + "/", reason))
             elif not ignores.is_ignored(path, False):
-                _admit(discovery, root, path, rules)
+                # A regular file (the entry knows, no lstat) needs no further checks.
+                _admit(discovery, root, path, rules, regular=_is_regular(entry))
     return discovery
 
 
-def _admit(discovery: Discovery, root: Path, path: str, rules: SkipRules) -> None:
+def _is_regular(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _admit(
+    discovery: Discovery, root: Path, path: str, rules: SkipRules, *, regular: bool = False
+) -> None:
     if not _is_utf8(path):
         # Node ids and every store need text; git and os.scandir hand such names over with
         # surrogate escapes, which no encoder accepts.
         shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
         discovery.skipped.append(SkippedFile(shown, skiprules.UNDECODABLE_PATH))
         return
-    reason = rules.file_reason(path) or _entry_reason(root, path)
+    reason = rules.file_reason(path) or (None if regular else _entry_reason(root, path))
     if reason is None:
         discovery.paths.append(path)
     else:

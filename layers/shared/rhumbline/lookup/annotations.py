@@ -26,11 +26,11 @@ def for_nodes(context: "ToolContext", project: str, node_ids: Sequence[str]) -> 
     ids = list(dict.fromkeys(node_ids))
     if not ids:
         return Listing[Annotation](items=[], total=0)
-    with context.db() as session:
-        totals = store.counts(session, project, ids)
+    with context.read_db() as connection:
+        totals = store.counts(connection, project, ids)
         if not totals:  # the usual case: one cheap query
             return Listing[Annotation](items=[], total=0)
-        found = store.for_nodes(session, project, [i for i in ids if i in totals], per_node=MAX_ANNOTATIONS)
+        found = store.for_nodes(connection, project, [i for i in ids if i in totals], per_node=MAX_ANNOTATIONS)
     items = [
         Annotation(
             id=view.id,

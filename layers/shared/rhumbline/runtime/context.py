@@ -12,6 +12,7 @@ from rhumbline.errors import DeadlineExceeded, Forbidden, InvalidArguments
 from rhumbline.runtime import resources
 
 if TYPE_CHECKING:
+    from sqlalchemy import Connection
     from sqlalchemy.orm import Session
 
     from rhumbline.config import Settings
@@ -41,6 +42,13 @@ class ToolContext:
 
         with session_scope(resources.relational_engine()) as session:
             yield session
+
+    @contextmanager
+    def read_db(self) -> Iterator["Connection"]:
+        """A relational connection for Core reads: no ORM session to build per call (it cost more
+        than the query on the read tools' path). Ended (rolled back) when the block exits."""
+        with resources.relational_engine().connect() as connection:
+            yield connection
 
     def remaining(self) -> float:
         import time

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from rhumbline.contract import ToolInvocation, ToolOutcome
+from rhumbline.contract import ToolInvocation, ToolOutcome, success_payload
 from rhumbline.errors import DeadlineExceeded, Forbidden, InvalidArguments, ToolFailure, Unavailable
 from rhumbline.tools.registry import ToolSpec, load_spec
 
@@ -70,7 +70,7 @@ def handle(tool_name: str, event: Any) -> dict[str, Any]:
         if invocation.tool != tool_name:
             raise InvalidArguments(f"this function serves '{tool_name}', not '{invocation.tool}'")
         result = execute(load_spec(tool_name), invocation)
-        return ToolOutcome.success(invocation.request_id, result, elapsed()).model_dump(mode="json")
+        return success_payload(invocation.request_id, result, elapsed())
     except ValidationError as error:
         failure = InvalidArguments(f"malformed tool invocation: {describe_validation_error(error)}")
         return ToolOutcome.failure(str(request_id), failure.to_dict(), elapsed()).model_dump(mode="json")

@@ -68,6 +68,7 @@ def run(arguments: ClassInput, context: ToolContext) -> ClassOutput:
     from rhumbline.lookup.names import resolve_name
     from rhumbline.lookup.views import definition, links, merged
     from rhumbline.lookup.walks import reached
+    from rhumbline.tools.graph_common import overlapped
 
     project = context.project(arguments.project)
     graph = context.graph
@@ -77,12 +78,20 @@ def run(arguments: ClassInput, context: ToolContext) -> ClassOutput:
         noun="class", other_kind_hint=": use `function` for functions and methods, `explain` for anything else",
     )  # fmt: skip
     # Two reads for every direct edge this answer lists: members and bases out, uses in.
-    outward = graph.edges_around(
-        project, [node.id], "out", relations=["DEFINES", *HIERARCHY_RELATIONS], limit=MAX_MEMBERS
-    )
-    inward = graph.edges_around(
-        project, [node.id], "in", relations=[*REFERENCE_RELATIONS, "DECORATES", "DOCUMENTS"], limit=limit
-    )
+    # Independent reads: on Neo4j their round trips overlap (on SQLite they run inline).
+    pending_out = overlapped(
+        graph.backend, graph.edges_around, project, [node.id], "out",
+        relations=["DEFINES", *HIERARCHY_RELATIONS], limit=MAX_MEMBERS,
+    )  # fmt: skip
+    pending_in = overlapped(
+        graph.backend, graph.edges_around, project, [node.id], "in",
+        relations=[*REFERENCE_RELATIONS, "DECORATES", "DOCUMENTS"], limit=limit,
+    )  # fmt: skip
+    hierarchy = {"relations": HIERARCHY_RELATIONS, "depth": HIERARCHY_DEPTH, "limit": limit}
+    pending_bases = overlapped(graph.backend, reached, graph, project, node.id, "out", **hierarchy)
+    pending_subclasses = overlapped(graph.backend, reached, graph, project, node.id, "in", **hierarchy)
+    annotated = annotations.for_nodes(context, project, [node.id])
+    outward, inward = pending_out.result(), pending_in.result()
     stubs = [e for r in HIERARCHY_RELATIONS if r in outward for e in outward[r].edges if e.other is None]
     members = outward["DEFINES"].edges if "DEFINES" in outward else []
     methods = [m.other for m in members if m.other is not None and m.other.kind in ("Method", "Function")]
@@ -93,9 +102,9 @@ def run(arguments: ClassInput, context: ToolContext) -> ClassOutput:
         project=project,
         format=arguments.format,
         node=definition(node),
-        bases=reached(graph, project, node.id, "out", relations=HIERARCHY_RELATIONS, depth=HIERARCHY_DEPTH, limit=limit),
+        bases=pending_bases.result(),
         unresolved_bases=[s.edge.other_name for s in stubs],
-        subclasses=reached(graph, project, node.id, "in", relations=HIERARCHY_RELATIONS, depth=HIERARCHY_DEPTH, limit=limit),
+        subclasses=pending_subclasses.result(),
         methods=Listing[Method](
             items=[
                 Method(
@@ -112,7 +121,7 @@ def run(arguments: ClassInput, context: ToolContext) -> ClassOutput:
             total=used.total,
         ),
         documented_by=links(inward.get("DOCUMENTS")),
-        annotations=annotations.for_nodes(context, project, [node.id]),
+        annotations=annotated,
     )
     if arguments.format == "markdown":
         return ClassOutput(project=project, format="markdown", markdown=render(output))

@@ -63,6 +63,7 @@ def run(arguments: ContextInput, context: ToolContext) -> ContextOutput:
     from rhumbline.lookup.names import resolve_file
     from rhumbline.lookup.views import definition, links
     from rhumbline.tools.common import KNOWLEDGE_KINDS
+    from rhumbline.tools.graph_common import overlapped
 
     project = context.project(arguments.project)
     graph = context.graph
@@ -82,8 +83,15 @@ def run(arguments: ContextInput, context: ToolContext) -> ContextOutput:
     # Two reads for the four lists: who imports or documents anything here, and what the file
     # imports or its documentation sections document.
     relations = ["DOCUMENTS", "IMPORTS"]
-    inward = graph.edges_around(project, subjects, "in", relations=relations, limit=MAX_LINKS)
-    outward = graph.edges_around(project, own + sections, "out", relations=relations, limit=MAX_LINKS)
+    # Independent reads: on Neo4j their round trips overlap (on SQLite they run inline).
+    pending_in = overlapped(
+        graph.backend, graph.edges_around, project, subjects, "in", relations=relations, limit=MAX_LINKS
+    )
+    pending_out = overlapped(
+        graph.backend, graph.edges_around, project, own + sections, "out", relations=relations, limit=MAX_LINKS
+    )
+    annotated = annotations.for_nodes(context, project, subjects)
+    inward, outward = pending_in.result(), pending_out.result()
     output = ContextOutput(
         project=project,
         format=arguments.format,
@@ -97,7 +105,7 @@ def run(arguments: ContextInput, context: ToolContext) -> ContextOutput:
         imported_by=links(inward.get("IMPORTS")),
         documented_by=links(inward.get("DOCUMENTS")),
         documents=links(outward.get("DOCUMENTS")),
-        annotations=annotations.for_nodes(context, project, subjects),
+        annotations=annotated,
     )
     if arguments.format == "markdown":
         text = render(output, modules=[m.qualified_name for m in modules])

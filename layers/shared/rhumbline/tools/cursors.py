@@ -127,9 +127,14 @@ def secret() -> bytes:
 
 
 def _local_secret(path: Path) -> bytes:
+    # Looked up by the path as given first: resolving it touches the file system on every call.
+    found = _cache.get(str(path))
+    if found is not None:
+        return found
     key = str(path.resolve())
     with _lock:
         if key in _cache:
+            _cache[str(path)] = _cache[key]
             return _cache[key]
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -148,7 +153,7 @@ def _local_secret(path: Path) -> bytes:
             value = secrets.token_hex(32).encode()
             with os.fdopen(fd, "wb") as handle:
                 handle.write(value)
-        _cache[key] = value
+        _cache[key] = _cache[str(path)] = value
         return value
 
 

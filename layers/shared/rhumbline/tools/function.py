@@ -51,6 +51,7 @@ def run(arguments: FunctionInput, context: ToolContext) -> FunctionOutput:
     from rhumbline.lookup.kinds import CALLABLE_KINDS
     from rhumbline.lookup.names import resolve_name
     from rhumbline.lookup.views import definition, links, node_ref
+    from rhumbline.tools.graph_common import overlapped
 
     project = context.project(arguments.project)
     graph = context.graph
@@ -59,7 +60,19 @@ def run(arguments: FunctionInput, context: ToolContext) -> FunctionOutput:
         noun="function or method", other_kind_hint=": use `class` for classes, `explain` for anything else",
     )  # fmt: skip
     depth, limit = arguments.depth, arguments.limit
-    inward = graph.edges_around(project, [node.id], "in", relations=["DECORATES", "DEFINES", "DOCUMENTS"], limit=MAX_LINKS)
+    # Independent reads: on Neo4j their round trips overlap (on SQLite they run inline).
+    pending_inward = overlapped(
+        graph.backend, graph.edges_around, project, [node.id], "in",
+        relations=["DECORATES", "DEFINES", "DOCUMENTS"], limit=MAX_LINKS,
+    )  # fmt: skip
+    pending_callers = overlapped(
+        graph.backend, reached, graph, project, node.id, "in", relations=["CALLS"], depth=depth, limit=limit
+    )
+    pending_callees = overlapped(
+        graph.backend, reached, graph, project, node.id, "out", relations=["CALLS"], depth=depth, limit=limit
+    )
+    annotated = annotations.for_nodes(context, project, [node.id])
+    inward = pending_inward.result()
     owners = inward.get("DEFINES")
     owner = owners.edges[0].other if owners else None
     output = FunctionOutput(
@@ -68,10 +81,10 @@ def run(arguments: FunctionInput, context: ToolContext) -> FunctionOutput:
         node=definition(node),
         owner=node_ref(owner) if owner is not None else None,
         decorators=links(inward.get("DECORATES")),
-        callers=reached(graph, project, node.id, "in", relations=["CALLS"], depth=depth, limit=limit),
-        callees=reached(graph, project, node.id, "out", relations=["CALLS"], depth=depth, limit=limit),
+        callers=pending_callers.result(),
+        callees=pending_callees.result(),
         documented_by=links(inward.get("DOCUMENTS")),
-        annotations=annotations.for_nodes(context, project, [node.id]),
+        annotations=annotated,
     )
     if arguments.format == "markdown":
         return FunctionOutput(project=project, format="markdown", markdown=render(output))

@@ -107,11 +107,11 @@ def _edge_list(context: ToolContext, project: str, node_id: str, direction: str,
 def _annotations(context: ToolContext, project: str, node_id: str) -> AnnotationList:
     from rhumbline import annotations
 
-    with context.db() as session:
-        found = annotations.for_nodes(session, project, [node_id], per_node=MAX_ANNOTATIONS).get(node_id, [])
+    with context.read_db() as connection:
+        found = annotations.for_nodes(connection, project, [node_id], per_node=MAX_ANNOTATIONS).get(node_id, [])
         total = len(found)
         if total == MAX_ANNOTATIONS:
-            total = annotations.counts(session, project, [node_id]).get(node_id, 0)
+            total = annotations.counts(connection, project, [node_id]).get(node_id, 0)
     return AnnotationList(
         annotations=[
             AnnotationOut(

@@ -124,6 +124,22 @@ def build_knowledge_graph(
     return graph
 
 
+def line_linked_files(path: str, facts: DocFacts) -> set[str]:
+    """Files a document links to a line of (`b.py#L10`): those edges land on whichever definition
+    spans that line, so they depend on the target file's line numbers (partial.py)."""
+    found = set()
+    for reference in facts.references:
+        if reference.kind != "link" or _SCHEME.match(reference.target):
+            continue
+        target_path, _, fragment = reference.target.partition("#")
+        if not _LINE_ANCHOR.match(fragment):
+            continue
+        target_path = unquote(target_path.split("?", 1)[0])
+        base = "" if target_path.startswith("/") else posixpath.dirname(path)
+        found.add(posixpath.normpath(posixpath.join(base, target_path.lstrip("/"))))
+    return found
+
+
 def _document_nodes(source: SourceFile, edges: EdgeSet) -> tuple[list[Node], list[str], dict[str, str]]:
     """Nodes and DEFINES edges of one document; the owner id of references per section index
     (+1: index 0 is the intro); link targets by anchor."""

@@ -84,15 +84,27 @@ def _quoted(fact: ImportFact) -> str:
     return f"from {'.' * fact.level}{fact.module} import {fact.name}{alias}"
 
 
-class Namespaces:
-    def __init__(self, index: ModuleIndex, files: dict[str, FileNamespace]) -> None:
+class LazyFiles(dict[str, FileNamespace]):
+    """path → FileNamespace, each built on first use: resolving one file's names touches few
+    others (an incremental rebuild resolves a handful of files against the whole repository)."""
+
+    def __init__(self, index: ModuleIndex, codes: dict[str, CodeFacts]) -> None:
+        super().__init__()
         self.index = index
-        self.files = files
-        self._modules = {
-            namespace.module: namespace
-            for path, namespace in files.items()
-            if index.owns_module(path)
-        }
+        self.codes = codes
+
+    def __missing__(self, path: str) -> FileNamespace:
+        namespace = FileNamespace(path, self.index.name_of[path], self.codes[path], self.index)
+        self[path] = namespace
+        return namespace
+
+
+class Namespaces:
+    def __init__(self, index: ModuleIndex, codes: dict[str, CodeFacts]) -> None:
+        """`codes`: every Python file's facts, by path."""
+        self.index = index
+        self.files = LazyFiles(index, codes)
+        self._module_paths = {index.name_of[path]: path for path in codes if index.owns_module(path)}
         self._exports: dict[tuple[str, str], list[Symbol]] = {}
         self._resolving: set[tuple[str, str]] = set()
         self._aliasing: set[str] = set()  # variables being followed, so `a = b; b = a` ends
@@ -158,8 +170,12 @@ class Namespaces:
         self._exports[key] = result
         return result
 
+    def _module(self, module: str) -> FileNamespace | None:
+        path = self._module_paths.get(module)
+        return self.files[path] if path is not None else None
+
     def _export(self, module: str, name: str) -> list[Symbol]:
-        namespace = self._modules.get(module)
+        namespace = self._module(module)
         bound = namespace.bindings.get(("", name), []) if namespace is not None else []
         symbols = [symbol for binding in bound for symbol in self.symbols(namespace.path, binding)]
         if symbols:
@@ -190,7 +206,7 @@ class Namespaces:
         return symbols
 
     def _star_provides(self, module: str, name: str) -> bool:
-        namespace = self._modules.get(module)
+        namespace = self._module(module)
         if namespace is None:
             return False
         if namespace.exports is not None:

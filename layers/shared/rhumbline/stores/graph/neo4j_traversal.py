@@ -43,6 +43,22 @@ MATCH (a:CodeNode {project: $project, id: key[0]})-[r]->(b:CodeNode {project: $p
 WHERE type(r) = key[1]
 RETURN collect([key[0], key[1], key[2], properties(r)]) AS found
 """
+# nodes() and edges() in one statement (one round trip instead of two): each part a subquery
+# that collects into one list, an empty input giving an empty list.
+DETAILS = f"""
+CALL () {{
+    UNWIND $ids AS node_id
+    MATCH (n:CodeNode {{project: $project, id: node_id}}) WHERE n.kind IS NOT NULL
+    RETURN collect(n {_NODE_MAP}) AS nodes
+}}
+CALL () {{
+    UNWIND $keys AS key
+    MATCH (a:CodeNode {{project: $project, id: key[0]}})-[r]->(b:CodeNode {{project: $project, id: key[2]}})
+    WHERE type(r) = key[1]
+    RETURN collect([key[0], key[1], key[2], properties(r)]) AS edges
+}}
+RETURN nodes, edges
+"""
 AMONG = """
 MATCH (a:CodeNode)-[r]->(b:CodeNode)
 WHERE a.project = $project AND a.id IN $ids AND b.project = $project AND b.id IN $ids
@@ -114,18 +130,13 @@ class Neo4jReader:
     def edges(self, keys: Sequence[EdgeKey]) -> dict[EdgeKey, EdgeFacts]:
         if not keys:
             return {}
-        found = {}
-        for source, relation, target, stored in self._one(EDGES, keys=[list(key) for key in keys]):
-            extra = {k: v for k, v in sorted(stored.items()) if k not in EDGE_FIELDS}
-            found[(source, relation, target)] = EdgeFacts(
-                confidence=stored["confidence"],
-                confidence_score=stored["confidence_score"],
-                explanation=stored["explanation"],
-                file=stored.get("file"),
-                line=stored.get("line"),
-                properties=extra or None,
-            )
-        return found
+        return _facts(self._one(EDGES, keys=[list(key) for key in keys]))
+
+    def details(self, ids: Sequence[str], keys: Sequence[EdgeKey]) -> tuple[dict[str, Node], dict[EdgeKey, EdgeFacts]]:
+        if not ids or not keys:
+            return self.nodes(ids), self.edges(keys)
+        [record] = self._run(DETAILS, ids=list(ids), keys=[list(key) for key in keys])
+        return {node["id"]: rows.node_from_row(node) for node in record["nodes"]}, _facts(record["edges"])
 
     def among(self, ids: Sequence[str], relations: Sequence[str] | None) -> list[EdgeKey]:
         found = self._one(AMONG, ids=list(ids), relations=list(relations) if relations is not None else None)
@@ -137,3 +148,19 @@ class Neo4jReader:
         if len(found) < limit:
             return found, len(found)
         return found, self._run(count)[0]["total"]
+
+
+def _facts(found: Sequence[Any]) -> dict[EdgeKey, EdgeFacts]:
+    """EdgeFacts by key from collected [source, relation, target, properties(r)] rows."""
+    facts = {}
+    for source, relation, target, stored in found:
+        extra = {k: v for k, v in sorted(stored.items()) if k not in EDGE_FIELDS}
+        facts[(source, relation, target)] = EdgeFacts(
+            confidence=stored["confidence"],
+            confidence_score=stored["confidence_score"],
+            explanation=stored["explanation"],
+            file=stored.get("file"),
+            line=stored.get("line"),
+            properties=extra or None,
+        )
+    return facts

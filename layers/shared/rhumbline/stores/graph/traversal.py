@@ -66,6 +66,9 @@ class Reader(Protocol):
 
     def edges(self, keys: Sequence[EdgeKey]) -> dict[EdgeKey, EdgeFacts]: ...
 
+    def details(self, ids: Sequence[str], keys: Sequence[EdgeKey]) -> tuple[dict[str, Node], dict[EdgeKey, EdgeFacts]]:
+        """`nodes(ids)` and `edges(keys)` at once: one round trip where a round trip costs (Neo4j)."""
+
     def among(self, ids: Sequence[str], relations: Sequence[str] | None) -> list[EdgeKey]:
         """Every edge with both ends among `ids` (real nodes), in no particular order."""
 
@@ -199,9 +202,9 @@ def walk(
     found = _bfs(reader, sorted(starts), [(direction, relations)], depth)
     order = sorted(found, key=lambda node_id: (found[node_id][0], found[node_id][2] or "", node_id))
     page = order[:limit]
-    nodes = {**starts, **reader.nodes([i for i in page if i not in starts])}
     keys = {i: _edge_key(i, found[i]) for i in page if found[i][1] is not None}
-    facts = reader.edges(list(keys.values()))
+    reached, facts = reader.details([i for i in page if i not in starts], list(keys.values()))
+    nodes = {**starts, **reached}
     steps = []
     for node_id in page:
         level, parent, relation, seen_as = found[node_id]

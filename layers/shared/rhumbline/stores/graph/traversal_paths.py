@@ -76,9 +76,8 @@ def shortest_paths(
     total = sum(count_f(m) * count_b(m) for m in meets)
     chosen = list(itertools.islice(_paths(forward, backward, meets), max_paths))
     ids = sorted({end for hops in chosen for hop in hops for end in (hop[0], hop[2])})
-    nodes = reader.nodes(ids)
     keys = [hop[:3] for hops in chosen for hop in hops]
-    facts = reader.edges(keys)
+    nodes, facts = reader.details(ids, keys)
     paths = []
     for hops in chosen:
         walked = [hops[0][0] if hops[0][3] else hops[0][2]]

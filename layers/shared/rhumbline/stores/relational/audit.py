@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Connection, insert, select
 from sqlalchemy.orm import Session
 
 from rhumbline.stores.relational.models import AUDIT_OUTCOMES, AuditEntry, utcnow
@@ -18,10 +18,13 @@ LIST_LIMIT = 20
 DEPTH_LIMIT = 4
 REDACTED = "[redacted]"
 _SECRET_KEY = re.compile(r"token|password|secret|authorization", re.IGNORECASE)
+# A Core insert, not an ORM object: the row is written on every tool call's path, and the unit of
+# work (identity map, flush, events) cost more than the INSERT itself.
+_INSERT = insert(AuditEntry.__table__)
 
 
 def record(
-    session: Session,
+    executor: Session | Connection,
     *,
     request_id: str,
     principal: str,
@@ -38,22 +41,22 @@ def record(
         raise ValueError(f"outcome must be one of {', '.join(AUDIT_OUTCOMES)}, not {outcome!r}")
     # Clipped to the column sizes: PostgreSQL rejects an over-long value, and a failed audit write
     # must not fail the call it records.
-    session.add(
-        AuditEntry(
-            at=utcnow(),
-            request_id=request_id[:100],
-            principal=principal[:200],
-            token_id=token_id[:16],
-            tool=tool[:100],
-            project=project[:201] if project is not None else None,
-            arguments_summary=arguments_summary[:SUMMARY_LIMIT],
-            outcome=outcome,
-            error_code=error_code[:100] if error_code is not None else None,
-            latency_ms=float(latency_ms),
-            result_bytes=int(result_bytes),
-        )
+    executor.execute(
+        _INSERT,
+        {
+            "at": utcnow(),
+            "request_id": request_id[:100],
+            "principal": principal[:200],
+            "token_id": token_id[:16],
+            "tool": tool[:100],
+            "project": project[:201] if project is not None else None,
+            "arguments_summary": arguments_summary[:SUMMARY_LIMIT],
+            "outcome": outcome,
+            "error_code": error_code[:100] if error_code is not None else None,
+            "latency_ms": float(latency_ms),
+            "result_bytes": int(result_bytes),
+        },
     )
-    session.flush()
 
 
 def recent(session: Session, *, limit: int = 100, principal: str | None = None) -> list[AuditEntry]:

@@ -1,0 +1,233 @@
+"""Where the milliseconds of one warm tools/call go, through the local endpoint, in one process.
+
+    .venv/bin/python bench/profile_call.py [--calls 500] [--tool get_node] [--yappi]
+
+Builds what `rhumbline serve --dispatch inprocess` serves (the template's LocalApi: API Gateway
+stand-in -> authorizer cache -> gateway Lambda handler -> tool) in this process, against embedded
+stores in a temporary RHUMBLINE_HOME holding one small ingested project, and drives it without a
+socket (`LocalApi.respond`), so the numbers are the server's own work minus uvicorn's HTTP parsing.
+
+Without --yappi: wall and CPU time per call (p50/mean) and the span of each layer, measured by
+wrapping the layer's entry function with perf_counter laps (inclusive times, any thread).
+With --yappi (pip install yappi into a scratch venv and put its site-packages on PYTHONPATH): a
+wall-clock profile over all threads, the top functions by own time. Not part of the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import functools
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from http_latency import SOURCE, percentile  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+CASES: dict[str, dict[str, Any]] = {
+    "get_node": {"node_id": "file:shop.py", "edge_limit": 1},
+    "search": {"query": "total_price"},
+    "context": {"file": "shop.py"},
+    "list_projects": {},
+}
+
+spans: dict[str, list[float]] = defaultdict(list)
+
+
+def lap(owner: Any, attribute: str, label: str) -> None:
+    """Wrap owner.attribute so each call's inclusive wall time lands in spans[label]."""
+    original = getattr(owner, attribute, None)
+    if original is None:  # an older checkout without this layer: skip it
+        return
+    if asyncio.iscoroutinefunction(original):
+
+        @functools.wraps(original)
+        async def timed_async(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return await original(*args, **kwargs)
+            finally:
+                spans[label].append((time.perf_counter() - started) * 1000)
+
+        setattr(owner, attribute, timed_async)
+        return
+
+    @functools.wraps(original)
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            spans[label].append((time.perf_counter() - started) * 1000)
+
+    setattr(owner, attribute, timed)
+
+
+def prepare_home(root: Path) -> tuple[str, str]:
+    """Ingest the small project and create a read token; returns (project, token)."""
+    from rhumbline import cli
+
+    tree = root / "shop"
+    tree.mkdir()
+    (tree / "shop.py").write_text(SOURCE)
+    project = "bench/profile"
+    os.environ.update(RHUMBLINE_HOME=str(root / "home"), POWERTOOLS_METRICS_DISABLED="true")
+    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+    with open(os.devnull, "w") as quiet:
+        stdout, sys.stdout = sys.stdout, quiet
+        try:
+            cli.main(["ingest", str(tree), "--project", project])
+        finally:
+            sys.stdout = stdout
+    from rhumbline.runtime import resources
+    from rhumbline.stores.relational import tokens
+    from rhumbline.stores.relational.session import session_scope
+
+    with session_scope(resources.relational_engine()) as session:
+        plaintext, _ = tokens.create(session, principal="bench", projects=[project], scopes=["read", "write", "cypher"])
+    return project, plaintext
+
+
+def instrument() -> None:
+    from rhumbline.gateway import calls, container, server
+    from rhumbline.local import server as local_server
+    from rhumbline.local.functions import FunctionRunner
+    from rhumbline.runtime import handler
+
+    lap(local_server.LocalApi, "respond", "1 LocalApi.respond (whole request)")
+    lap(local_server.LocalApi, "authorize", "2 authorizer (cached verdict)")
+    lap(FunctionRunner, "invoke_async", "3 runner.invoke_async (gateway function, incl. thread hop)")
+    lap(FunctionRunner, "invoke", "4 runner.invoke (gateway handler on worker thread)")
+    lap(container.GatewayContainer, "serve_http", "5 gateway ASGI app on container loop")
+    lap(calls.ToolCalls, "call", "6 ToolCalls.call (policy+dispatch+audit)")
+    lap(calls.ToolCalls, "_serve", "7 ToolCalls._serve (worker: dispatch+translate+audit)")
+    lap(handler, "handle", "8 tool handler (validate, run, dump)")
+    lap(calls.ToolCalls, "_audit", "9 audit write + metric")
+    del server
+
+
+def build_api() -> Any:
+    from rhumbline.local.functions import FunctionRunner
+    from rhumbline.local.server import LocalApi, configure_dispatch
+    from rhumbline.local.template import load_template
+
+    template = load_template(REPO / "template.yaml")
+    configure_dispatch(template, "inprocess", "127.0.0.1", 0)
+    return LocalApi(template, FunctionRunner(template))
+
+
+async def startup(api: Any) -> None:
+    messages = [{"type": "lifespan.startup"}]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return messages.pop(0) if messages else await asyncio.Event().wait()  # type: ignore[func-returns-value]
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    task = asyncio.create_task(api({"type": "lifespan"}, receive, send))
+    while not sent:
+        await asyncio.sleep(0.01)
+    task.cancel()
+    if sent[0]["type"] != "lifespan.startup.complete":
+        raise SystemExit(f"startup failed: {sent[0]}")
+
+
+def request_of(token: str, tool: str, arguments: dict[str, Any], request_id: int) -> Any:
+    from rhumbline.local.apigw import HttpRequest
+
+    body = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+    if tool == "tools/list":
+        body = {"jsonrpc": "2.0", "id": request_id, "method": "tools/list"}
+    headers = [
+        ("host", "127.0.0.1:8080"),
+        ("authorization", f"Bearer {token}"),
+        ("accept", "application/json, text/event-stream"),
+        ("content-type", "application/json"),
+        ("mcp-protocol-version", "2025-06-18"),
+    ]
+    return HttpRequest(method="POST", path="/mcp", headers=headers, body=json.dumps(body).encode())
+
+
+async def drive(api: Any, token: str, tool: str, arguments: dict[str, Any], calls: int, warmup: int) -> tuple[list[float], float]:
+    for i in range(warmup):
+        response = await api.respond(request_of(token, tool, arguments, i))
+        if response.status != 200 or b'"isError":true' in response.body:
+            raise SystemExit(f"{tool} failed: {response.status} {response.body[:400]!r}")
+    spans.clear()
+    timings = []
+    cpu_before = time.process_time()
+    for i in range(calls):
+        started = time.perf_counter()
+        await api.respond(request_of(token, tool, arguments, i))
+        timings.append((time.perf_counter() - started) * 1000)
+    return timings, (time.process_time() - cpu_before) * 1000 / max(1, calls)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=500)
+    parser.add_argument("--warmup", type=int, default=50)
+    parser.add_argument("--tool", default="get_node", help=f"one of {sorted(CASES)} or tools/list")
+    parser.add_argument("--yappi", action="store_true", help="wall-clock profile of all threads instead of laps")
+    parser.add_argument("--top", type=int, default=40)
+    parser.add_argument("--sort", choices=["tsub", "ttot"], default="tsub", help="yappi: own or inclusive time")
+    parser.add_argument("--clock", choices=["cpu", "wall"], default="cpu", help="yappi clock")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="rhumbline-profile-") as directory:
+        project, token = prepare_home(Path(directory))
+        arguments = {} if args.tool == "tools/list" else {**CASES[args.tool], "project": project}
+        if args.tool == "list_projects":
+            arguments = {}
+        if not args.yappi:
+            instrument()
+        api = build_api()
+        asyncio.run(run(api, token, args, arguments))
+
+
+async def run(api: Any, token: str, args: argparse.Namespace, arguments: dict[str, Any]) -> None:
+    await startup(api)
+    profiler: Callable[[], None] | None = None
+    if args.yappi:
+        import yappi
+
+        yappi.set_clock_type(args.clock)
+        await drive(api, token, args.tool, arguments, 0, args.warmup)
+        yappi.start(builtins=False, profile_threads=True)
+        timings, cpu = await drive(api, token, args.tool, arguments, args.calls, 0)
+        yappi.stop()
+        stats = yappi.get_func_stats()
+        stats.sort(args.sort, "desc")
+        print(f"{'own ms/call':>12}{'incl ms/call':>13}{'calls/call':>11}  function")
+        for entry in list(stats)[: args.top]:
+            print(
+                f"{entry.tsub * 1000 / args.calls:>12.3f}{entry.ttot * 1000 / args.calls:>13.3f}"
+                f"{entry.ncall / args.calls:>11.1f}  {entry.name} ({Path(entry.module).name}:{entry.lineno})"
+            )
+    else:
+        timings, cpu = await drive(api, token, args.tool, arguments, args.calls, args.warmup)
+    del profiler
+    print(
+        f"\n{args.tool}: {args.calls} calls, wall p50 {percentile(timings, 0.5):.3f} ms, "
+        f"p99 {percentile(timings, 0.99):.3f} ms, mean {statistics.fmean(timings):.3f} ms, "
+        f"process CPU {cpu:.3f} ms/call; load {os.getloadavg()[0]:.2f}"
+    )
+    if spans:
+        print(f"{'span (inclusive)':<64}{'p50 ms':>8}{'mean ms':>9}{'per call':>9}")
+        for label in sorted(spans):
+            values = spans[label]
+            print(f"{label:<64}{percentile(values, 0.5):>8.3f}{statistics.fmean(values):>9.3f}{len(values) / args.calls:>9.1f}")
+
+
+if __name__ == "__main__":
+    main()

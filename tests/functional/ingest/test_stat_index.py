@@ -1,0 +1,101 @@
+"""Stat-based change detection (stat_index.py): unchanged files are not read again, changed ones
+always are, racy ones are until a later ingest vouches for them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+
+from rhumbline.ingest import incremental, pipeline, stat_index
+from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+
+FILES = {"pkg/__init__.py": "", "pkg/a.py": "def a():\n    return 1\n", "pkg/b.py": "def b():\n    return 2\n",
+         "notes.txt": "hello\n"}  # fmt: skip
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "tree"
+    for relative, text in FILES.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text)
+    return root
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths phase 1 reads in this process (a spy on the reader, which still runs)."""
+    seen: list[str] = []
+    real = incremental.read_bytes
+
+    def spy(root: str, path: str):
+        seen.append(path)
+        return real(root, path)
+
+    monkeypatch.setattr(incremental, "read_bytes", spy)
+    return seen
+
+
+def ingest(tree: Path, graph_store: SqliteGraphStore, engine: Engine, project: str):
+    return pipeline.ingest_local(tree, project, store=graph_store, engine=engine, workers=1)
+
+
+def test_only_files_whose_stamp_changed_are_read(
+    tree: Path, graph_store: SqliteGraphStore, engine: Engine, unique_project: str,
+    reads: list[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    monkeypatch.setattr(stat_index, "RACY_MARGIN_NS", -10**12)  # trust even files written just now
+    ingest(tree, graph_store, engine, unique_project)
+    reads.clear()
+    again = ingest(tree, graph_store, engine, unique_project)
+    assert reads == [] and again.changes.mode == "unchanged" and again.changes.files_reused == 3
+
+    (tree / "pkg" / "b.py").write_text("def b():\n    return 3\n")
+    changed = ingest(tree, graph_store, engine, unique_project)
+    assert reads == ["pkg/b.py"]
+    assert (changed.changes.files_parsed, changed.changes.phase2) == (1, "partial")
+
+
+def test_a_rewrite_that_keeps_size_and_mtime_is_still_seen(
+    tree: Path, graph_store: SqliteGraphStore, engine: Engine, unique_project: str,
+    reads: list[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    monkeypatch.setattr(stat_index, "RACY_MARGIN_NS", -10**12)
+    ingest(tree, graph_store, engine, unique_project)
+    path = tree / "pkg" / "a.py"
+    before = os.stat(path)
+    path.write_text("def a():\n    return 7\n")  # same length
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # what tar or rsync would do
+    reads.clear()
+    after = ingest(tree, graph_store, engine, unique_project)
+    assert reads == ["pkg/a.py"]  # the ctime moved
+    assert after.changes.nodes_changed > 0
+
+
+def test_racy_files_are_read_until_an_ingest_vouches_for_them(
+    tree: Path, graph_store: SqliteGraphStore, engine: Engine, unique_project: str, reads: list[str]
+) -> None:
+    ingest(tree, graph_store, engine, unique_project)  # the files were written just now: racy
+    reads.clear()
+    ingest(tree, graph_store, engine, unique_project)
+    assert sorted(reads) == sorted(FILES)
+
+
+def test_the_index_trusts_only_old_exact_stamps() -> None:
+    now = 10**18
+    old = now - stat_index.RACY_MARGIN_NS - 1
+    files = {
+        "old.py": ("python", "h1", 3, 10, old, old, 7),
+        "racy.py": ("python", "h2", 3, 10, old, now, 8),  # changed within the margin
+        "unstamped.py": ("python", "h3"),  # its stat failed when it was read
+    }
+    index = stat_index.StatIndex(files, read_ns=now)
+    assert len(index) == 1
+    assert index.unchanged("old.py", (10, old, old, 7)) == files["old.py"]
+    assert index.unchanged("old.py", (11, old, old, 7)) is None
+    assert index.unchanged("old.py", None) is None
+    assert index.unchanged("racy.py", (10, old, now, 8)) is None
+    assert len(stat_index.StatIndex(files, read_ns=None)) == 0

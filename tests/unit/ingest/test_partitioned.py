@@ -1,0 +1,79 @@
+"""Per-file snapshot chunks (partitioned.py): round trip, sharing, refusal of globals, format 1."""
+
+from __future__ import annotations
+
+import pickle
+import zlib
+
+import pytest
+
+from rhumbline.ingest.partitioned import Partitioned, differing_parts, split
+from rhumbline.ingest.snapshots import Snapshot, node_record
+from rhumbline.stores.graph.protocol import Edge, Node
+
+F = Node("function:m.py:f", "Function", "f", "m.f", "m.py", 1, 3, "python", "def f()", "Doc.", "h1")
+G = Node("function:n.py:g", "Function", "g", "n.g", "n.py", 5, 6, "python", "def g()", None, "h2")
+DIRECTORY = Node("directory:pkg", "Directory", "pkg", "pkg")
+CALL = Edge(F.id, G.id, "CALLS", "INFERRED", 0.8, "f calls g", "m.py", 2)
+TOUCHED = Edge("contributor:a@x", "file:n.py", "MODIFIED", "EXTRACTED", 1.0, "a modified n.py",
+               "n.py", None, properties={"commits": 2})  # fmt: skip
+COMMITTED = Edge("contributor:a@x", "repository:", "COMMITTED_TO", "EXTRACTED", 1.0, "a", None, None)
+
+
+def test_records_are_partitioned_by_their_file_and_round_trip():
+    snapshot = Snapshot.of([F, G, DIRECTORY], [CALL, TOUCHED, COMMITTED])
+    stored = Partitioned.of(snapshot.nodes, snapshot.edges, files={"m.py": ("python", "h")}, context="c")
+
+    decoded = Partitioned.decode(stored.encode())
+
+    assert set(decoded.chunks) == {"m.py", "n.py", ""}
+    assert decoded.records(["m.py"]) == ({F.id: node_record(F)}, {("function:m.py:f", "CALLS", G.id): snapshot.edges[("function:m.py:f", "CALLS", G.id)]})
+    assert Snapshot(*decoded.records()) == snapshot == Snapshot.decode(stored.encode())
+    assert (decoded.node_count, decoded.edge_count) == (3, 3)
+    assert (decoded.files, decoded.context) == ({"m.py": ("python", "h")}, "c")
+
+
+def test_a_replaced_partition_is_re_encoded_and_the_others_shared():
+    snapshot = Snapshot.of([F, G], [CALL])
+    stored = Partitioned.of(snapshot.nodes, snapshot.edges)
+    moved = Node(F.id, "Function", "f", "m.f", "m.py", 2, 4, "python", "def f()", "Doc.", "h1")
+    after = Snapshot.of([moved], [CALL])
+
+    replaced = stored.replaced(split(after.nodes, after.edges), files={}, unresolved={}, read_ns=None)
+
+    assert replaced.chunks["n.py"] is stored.chunks["n.py"]
+    assert differing_parts(stored, replaced) == ["m.py"]
+    assert replaced.records()[0][F.id][4] == 2
+    emptied = stored.replaced({"n.py": ({}, {})}, files={}, unresolved={}, read_ns=None)
+    assert set(emptied.chunks) == {"m.py"}
+
+
+def test_a_blob_may_not_reference_any_global_and_format_1_is_still_read():
+    with pytest.raises(pickle.UnpicklingError):
+        Partitioned.decode(pickle.dumps((2, {"m.py": (1, 0, b"")}, print, {}, None, None)))
+    with pytest.raises(ValueError):
+        Partitioned.decode(pickle.dumps((7, {}, {}, {}, None, None)))
+    chunk = zlib.compress(pickle.dumps(([(F.id, (print,))], [])))
+    with pytest.raises(pickle.UnpicklingError):
+        Partitioned.decode(pickle.dumps((2, {"m.py": (1, 0, chunk)}, {}, {}, None, None))).records()
+    # Format 1: one compressed pickle of (1, ids, node records, edges by id index).
+    old = zlib.compress(pickle.dumps((1, [F.id, G.id], [node_record(F), node_record(G)],
+                                      [(0, "CALLS", 1, "INFERRED", 0.8, "m.py", 2, None, None)])))  # fmt: skip
+    assert Snapshot(*Partitioned.decode(old).records()) == Snapshot.decode(old)
+    assert set(Partitioned.decode(old).chunks) == {"m.py", "n.py"}
+
+
+def test_a_full_build_shares_the_chunks_of_partitions_whose_records_did_not_change():
+    stored = Partitioned.of(*_records([F, G], [CALL]))
+    moved = Node(F.id, "Function", "f", "m.f", "m.py", 2, 4, "python", "def f()", "Doc.", "h1")
+
+    rebuilt = Partitioned.of(*_records([moved, G], [CALL]), like=stored, like_parts=stored.decoded())
+
+    assert rebuilt.chunks["n.py"] is stored.chunks["n.py"]
+    assert rebuilt.chunks["m.py"] != stored.chunks["m.py"]
+    assert Snapshot(*rebuilt.records()) == Snapshot.of([moved, G], [CALL])
+
+
+def _records(nodes, edges):
+    snapshot = Snapshot.of(nodes, edges)
+    return snapshot.nodes, snapshot.edges
