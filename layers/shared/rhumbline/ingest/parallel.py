@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from rhumbline.ingest.facts import SkippedFile, SourceFile
 from rhumbline.ingest.read import decode_encoded, read_sources, read_sources_encoded
@@ -53,7 +53,9 @@ def read_all_encoded(
     progress: Progress | None = None,
 ) -> list[Encoded]:
     """read_all, with each parsed file's facts also encoded (facts_codec) where it was parsed."""
-    return _run(read_sources_encoded, root, paths, workers, progress, then=_decoded)
+    # Decoded once the pool is done: decoding chunk by chunk as they arrive would compete for the
+    # GIL with the pool's management thread, which hands idle workers their next chunk.
+    return _decoded(_run(read_sources_encoded, root, paths, workers, progress))
 
 
 def _decoded(chunk: list[tuple[Outcome, bytes | None]]) -> list[Encoded]:
@@ -61,23 +63,15 @@ def _decoded(chunk: list[tuple[Outcome, bytes | None]]) -> list[Encoded]:
 
 
 def _run(
-    work: _Work,
-    root: Path,
-    paths: Sequence[str],
-    workers: int | None,
-    progress: Progress | None,
-    then: Callable[[list[Any]], list[_Result]] | None = None,
+    work: _Work, root: Path, paths: Sequence[str], workers: int | None, progress: Progress | None
 ) -> list[_Result]:
-    """`then`: applied to each chunk's results in this process as the chunk arrives, while the
-    workers parse the next ones (rather than to all of them once the pool is done)."""
     workers = default_workers() if workers is None else workers
     if workers > 1 and len(paths) >= IN_PROCESS_BELOW:
         executor = _pool(workers)
         if executor is not None:
             with executor:
-                return _read_in_pool(executor, work, str(root), paths, workers, progress, then)
-    found = _read_here(work, str(root), paths, progress)
-    return then(found) if then is not None else found
+                return _read_in_pool(executor, work, str(root), paths, workers, progress)
+    return _read_here(work, str(root), paths, progress)
 
 
 def _pool(workers: int) -> ProcessPoolExecutor | None:
@@ -107,7 +101,6 @@ def _read_in_pool(
     paths: Sequence[str],
     workers: int,
     progress: Progress | None,
-    then: Callable[[list[Any]], list[_Result]] | None,
 ) -> list[_Result]:
     size = max(_MIN_CHUNK, min(_MAX_CHUNK, len(paths) // (workers * 8) or 1))
     chunks = [list(paths[start : start + size]) for start in range(0, len(paths), size)]
@@ -119,7 +112,7 @@ def _read_in_pool(
     try:
         for future in as_completed(futures):
             index = futures[future]
-            results[index] = then(future.result()) if then is not None else future.result()
+            results[index] = future.result()
             done += len(chunks[index])
             if progress is not None:
                 progress(done, total)
