@@ -14,6 +14,12 @@ command template with `{path}`), its seconds, CPU and peak RSS in the same table
 installed is reported and skipped; nothing is installed or downloaded, and without --compare no
 other tool runs.
 
+    .venv/bin/python bench/ingest.py --only django --neo4j bolt://127.0.0.1:7687
+
+The same full ingest into Neo4j (a fresh project, deleted afterwards; target: django/ ≤ 20 s).
+Columns: `cpu s` counts this process and its children (parser workers, the centrality child),
+`own` this process alone: on a loaded machine compare CPU, not seconds.
+
     .venv/bin/python bench/ingest.py --incremental [--neo4j bolt://127.0.0.1:7687]
 
 Incremental and versioned ingest of a copy of `django/`, per graph backend (SQLite; Neo4j when
@@ -64,26 +70,30 @@ def ensure_corpus() -> None:
             archive.extractall(CORPUS, filter="data")
 
 
-def run_one(target: str, workers: int | None) -> dict:
-    """Ingest one target in this process and return its figures."""
+def run_one(target: str, workers: int | None, neo4j_uri: str | None = None) -> dict:
+    """Ingest one target in this process (into Neo4j when `neo4j_uri`) and return its figures."""
+    import uuid
+
     from rhumbline.ingest.pipeline import ingest_local
-    from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
     from rhumbline.stores.relational.engine import create_engine_from_url
     from rhumbline.stores.relational.migrate import upgrade
 
+    project = f"bench/{target}" + (f"-{uuid.uuid4().hex[:8]}" if neo4j_uri else "")
     with tempfile.TemporaryDirectory(prefix="rhumbline-bench-") as scratch:
         engine = create_engine_from_url(f"sqlite:///{Path(scratch) / 'rhumbline.sqlite3'}")
         upgrade(engine)
-        store = SqliteGraphStore(Path(scratch) / "graph.sqlite3", timeout=120.0)
+        store = _graph_store(Path(scratch), neo4j_uri)
         store.ensure_schema()
-        started = time.perf_counter()
-        summary = ingest_local(
-            TARGETS[target], f"bench/{target}", store=store, engine=engine, workers=workers
-        )
-        seconds = time.perf_counter() - started
-        counts = store.counts(f"bench/{target}")
-        store.close()
-        engine.dispose()
+        try:
+            started = time.perf_counter()
+            summary = ingest_local(TARGETS[target], project, store=store, engine=engine, workers=workers)
+            seconds = time.perf_counter() - started
+            counts = store.counts(project)
+        finally:
+            if neo4j_uri:
+                store.delete_project(project)
+            store.close()
+            engine.dispose()
     assert (counts.nodes, counts.edges) == (summary.node_count, summary.edge_count)
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -98,11 +108,26 @@ def run_one(target: str, workers: int | None) -> dict:
         "seconds": round(seconds, 2),
         "phases": summary.phase_seconds,
         "files_per_s": round(summary.files / seconds),
-        # CPU seconds of this process and its parser workers: comparable on a loaded machine.
+        # CPU seconds of this process and its children (parser workers, the centrality child):
+        # comparable on a loaded machine; `own_cpu_s` is this process's alone.
         "cpu_s": round(own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime, 2),
+        "own_cpu_s": round(own.ru_utime + own.ru_stime, 2),
         "peak_rss_mb": own.ru_maxrss // 1024,
         "peak_worker_rss_mb": children.ru_maxrss // 1024,
     }
+
+
+def _graph_store(scratch: Path, neo4j_uri: str | None):
+    import os
+
+    if neo4j_uri:
+        from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
+
+        password = os.environ.get("RHUMBLINE_TEST_NEO4J_PASSWORD", "rhumbline-test")
+        return Neo4jGraphStore(neo4j_uri, "neo4j", password, timeout=300.0)
+    from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+
+    return SqliteGraphStore(scratch / "graph.sqlite3", timeout=120.0)
 
 
 INCREMENTAL_FILE = "db/models/query.py"
@@ -224,7 +249,10 @@ def main() -> None:
     parser.add_argument("--only", choices=sorted(TARGETS), help="run one target")
     parser.add_argument("--child", choices=sorted(TARGETS), help=argparse.SUPPRESS)
     parser.add_argument("--incremental", action="store_true", help="the incremental scenario")
-    parser.add_argument("--neo4j", help="bolt URI: also run the incremental scenario on Neo4j")
+    parser.add_argument(
+        "--neo4j", help="bolt URI: full ingests into Neo4j instead of SQLite (password from"
+        " RHUMBLINE_TEST_NEO4J_PASSWORD); with --incremental, also the scenario on Neo4j",
+    )  # fmt: skip
     parser.add_argument("--incremental-child", choices=["sqlite", "neo4j"], help=argparse.SUPPRESS)
     parser.add_argument(
         "--compare", action="append", default=[], metavar="TOOL",
@@ -238,7 +266,7 @@ def main() -> None:
     except ValueError as error:
         parser.error(str(error))
     if args.child:
-        print(json.dumps(run_one(args.child, args.workers)))
+        print(json.dumps(run_one(args.child, args.workers, args.neo4j)))
         return
     if args.incremental_child:
         print(json.dumps(run_incremental(args.incremental_child, args.neo4j, args.workers)))
@@ -249,19 +277,22 @@ def main() -> None:
 
         incremental_main(args.neo4j or os.environ.get("RHUMBLINE_TEST_NEO4J_URI"), args.workers)
         return
+    print(("Neo4j " + args.neo4j) if args.neo4j else "SQLite")
     print(
         f"{'target':<8}{'files':>7}{'py':>6}{'py LOC':>9}{'nodes':>8}{'edges':>9}{'s':>7}"
-        f"{'cpu s':>7}{'files/s':>9}{'RSS MB':>8}{'worker':>8}  phases (s)"
+        f"{'cpu s':>7}{'own':>6}{'files/s':>9}{'RSS MB':>8}{'worker':>8}  phases (s)"
     )
     for target in [args.only] if args.only else list(TARGETS):
         command = [sys.executable, __file__, "--child", target]
         if args.workers is not None:
             command += ["--workers", str(args.workers)]
+        if args.neo4j:
+            command += ["--neo4j", args.neo4j]
         figures = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
         print(
             f"{target:<8}{figures['files']:>7}{figures['python_files']:>6}{figures['python_loc']:>9}"
             f"{figures['nodes']:>8}{figures['edges']:>9}{figures['seconds']:>7}{figures['cpu_s']:>7}"
-            f"{figures['files_per_s']:>9}"
+            f"{figures['own_cpu_s']:>6}{figures['files_per_s']:>9}"
             f"{figures['peak_rss_mb']:>8}{figures['peak_worker_rss_mb']:>8}  {figures['phases']}"
         )
         for name, template in tools:
@@ -278,7 +309,7 @@ def print_comparison(found: "compare.Comparison", ours: dict) -> None:
         return
     files_per_s = round(ours["files"] / found.seconds) if found.seconds else "-"
     print(
-        f"{label:<8}{'-':>7}{'-':>6}{'-':>9}{'-':>8}{'-':>9}{found.seconds:>7}{found.cpu_s:>7}"
+        f"{label:<8}{'-':>7}{'-':>6}{'-':>9}{'-':>8}{'-':>9}{found.seconds:>7}{found.cpu_s:>7}{'-':>6}"
         f"{files_per_s:>9}{found.peak_rss_mb:>8}{'-':>8}  `{found.command}`"
     )
 

@@ -26,9 +26,9 @@ import logging
 import random
 import threading
 import time
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -37,6 +37,7 @@ from rhumbline.stores.graph.protocol import Leg
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
+    from rhumbline.centrality_ahead import Ahead
     from rhumbline.stores.graph.protocol import GraphStore
 
 log = logging.getLogger(__name__)
@@ -101,9 +102,11 @@ def betweenness(
     limit = n if max_sources is None else max(1, min(n, max_sources))
     deadline = time.monotonic() + seconds if seconds is not None else None
     totals = [0.0] * n
+    work = _Work(n)
     used = 0
     for source in order[:limit]:
-        _accumulate(source, successors, totals)
+        if successors[source]:  # a source that reaches nothing adds nothing (most of a code graph)
+            work.accumulate(source, successors, totals)
         used += 1
         if deadline is not None and time.monotonic() > deadline:
             break
@@ -113,33 +116,47 @@ def betweenness(
     return values, used, used == n
 
 
-def _accumulate(source: int, successors: list[list[int]], totals: list[float]) -> None:
-    """One source of Brandes' algorithm: BFS counting shortest paths, then back-propagation."""
-    sigma = {source: 1}
-    distance = {source: 0}
-    predecessors: dict[int, list[int]] = {source: []}
-    visited = []
-    queue = deque([source])
-    while queue:
-        v = queue.popleft()
-        visited.append(v)
-        next_distance = distance[v] + 1
-        for w in successors[v]:
-            if w not in distance:
-                distance[w] = next_distance
-                sigma[w] = 0
-                predecessors[w] = []
-                queue.append(w)
-            if distance[w] == next_distance:
-                sigma[w] += sigma[v]
-                predecessors[w].append(v)
-    delta = dict.fromkeys(visited, 0.0)
-    for w in reversed(visited):
-        coefficient = (1.0 + delta[w]) / sigma[w]
-        for v in predecessors[w]:
-            delta[v] += sigma[v] * coefficient
-        if w != source:
-            totals[w] += delta[w]
+class _Work:
+    """One source of Brandes' algorithm at a time, over arrays indexed by node number that are
+    allocated once per graph and reset only where a BFS wrote (most BFSs reach few nodes): dicts
+    per source cost more than the traversal itself."""
+
+    def __init__(self, n: int) -> None:
+        self.sigma = [0] * n  # shortest paths from the source
+        self.distance = [-1] * n  # -1: not reached
+        self.delta = [0.0] * n
+        self.predecessors: list[list[int] | None] = [None] * n
+
+    def accumulate(self, source: int, successors: list[list[int]], totals: list[float]) -> None:
+        """BFS counting shortest paths, then back-propagation; the same float operations in the
+        same order as the textbook version, so the same values."""
+        sigma, distance, delta, predecessors = self.sigma, self.distance, self.delta, self.predecessors
+        sigma[source], distance[source], predecessors[source] = 1, 0, []
+        visited = [source]  # also the BFS queue: visited[position:] is still to expand
+        position = 0
+        while position < len(visited):
+            v = visited[position]
+            position += 1
+            next_distance = distance[v] + 1
+            paths = sigma[v]
+            for w in successors[v]:
+                found = distance[w]
+                if found < 0:
+                    distance[w] = next_distance
+                    sigma[w] = paths
+                    predecessors[w] = [v]
+                    visited.append(w)
+                elif found == next_distance:
+                    sigma[w] += paths
+                    predecessors[w].append(v)  # type: ignore[union-attr]
+        for w in reversed(visited):
+            coefficient = (1.0 + delta[w]) / sigma[w]
+            for v in predecessors[w]:  # type: ignore[union-attr]
+                delta[v] += sigma[v] * coefficient
+            if w != source:
+                totals[w] += delta[w]
+        for w in visited:
+            sigma[w], distance[w], delta[w], predecessors[w] = 0, -1, 0.0, None
 
 
 # -- caching per graph version -----------------------------------------------------------------
@@ -184,6 +201,7 @@ def refresh(
     *,
     seconds: float = REFRESH_SECONDS,
     same_topology_as: int | None = None,
+    ahead: Ahead | None = None,
 ) -> Scores | None:
     """Compute and store the scores of the project's current graph (the ingest hook). Never
     raises: a failure is logged and the first call that needs the scores computes them.
@@ -191,14 +209,15 @@ def refresh(
     `same_topology_as`: a version whose dependency edges (the (source, target) pairs of the
     relations above) are exactly the current graph's: the caller diffed the two. Betweenness
     depends on nothing else, so that version's stored scores are re-keyed to the new version
-    instead of recomputed (a body-only edit or a no-change re-ingest costs one UPDATE)."""
+    instead of recomputed (a body-only edit or a no-change re-ingest costs one UPDATE).
+    `ahead`: the same scores being computed while the graph was written (centrality_ahead.py)."""
     try:
         key = graph_key(graph, project)
         if _load(engine, project, key) is not None:
             return None
         if same_topology_as is not None and _rekey(engine, project, f"v{same_topology_as}", key):
             return None
-        computed = _compute(graph, project, key, seconds)
+        computed = _compute(graph, project, key, seconds, ahead)
         _save(engine, project, computed)
         _remember(project, computed)
         return computed
@@ -242,10 +261,15 @@ def _remember(project: str, found: Scores) -> None:
             _memory.popitem(last=False)
 
 
-def _compute(graph: GraphStore, project: str, key: str, seconds: float) -> Scores:
-    from rhumbline.stores.relational.models import utcnow
-
+def _compute(
+    graph: GraphStore, project: str, key: str, seconds: float, ahead: Ahead | None = None
+) -> Scores:
     started = time.monotonic()
+    if ahead is not None:
+        found = ahead.result()
+        if found is not None:
+            log.info("centrality of %s (%s) was computed while the graph was written", project, key)
+            return replace(found, key=key)
     # Every edge as "depends on": DECORATES pairs are flipped.
     edges: list[tuple[str, str]] = []
     for relations, flip in ((DEPENDS_ON, False), (DEPENDED_ON_BY, True)):
@@ -253,6 +277,15 @@ def _compute(graph: GraphStore, project: str, key: str, seconds: float) -> Score
         if total > len(pairs):
             log.warning("centrality of %s uses %d of its %d %s edges", project, len(pairs), total, relations)
         edges.extend((t, s) if flip else (s, t) for s, t in pairs)
+    return scores_of(edges, project, key, seconds, started)
+
+
+def scores_of(
+    edges: list[tuple[str, str]], project: str, key: str, seconds: float, started: float
+) -> Scores:
+    """Scores of "depends on" pairs; `started` (time.monotonic) is when `seconds` began."""
+    from rhumbline.stores.relational.models import utcnow
+
     nodes = len({end for pair in edges for end in pair})
     # Small graphs get exact values; large ones as many sampled sources as the budget allows.
     budget = None if nodes <= EXACT_UP_TO else max(0.1, seconds - (time.monotonic() - started))

@@ -33,3 +33,49 @@ def test_sampled_sources_are_seeded_and_scaled() -> None:
     assert first == again and first[1] == 20 and first[2] is False
     # Only the hub is between anything; the estimate is of the same order as the truth.
     assert set(first[0]) <= {"hub"} and set(exact) == {"hub"}
+
+
+def _textbook(edges: list[tuple[str, str]]) -> dict[str, float]:
+    """Brandes (2001) with a dict per BFS, as first written: the reference for the array kernel."""
+    from collections import deque
+
+    nodes = sorted({end for edge in edges for end in edge})
+    successors: dict[str, list[str]] = {n: [] for n in nodes}
+    for s, t in sorted(set(edges)):
+        if s != t:
+            successors[s].append(t)
+    totals = dict.fromkeys(nodes, 0.0)
+    for source in nodes:
+        sigma, distance, predecessors = {source: 1}, {source: 0}, {source: []}
+        visited, queue = [], deque([source])
+        while queue:
+            v = queue.popleft()
+            visited.append(v)
+            for w in successors[v]:
+                if w not in distance:
+                    distance[w], sigma[w], predecessors[w] = distance[v] + 1, 0, []
+                    queue.append(w)
+                if distance[w] == distance[v] + 1:
+                    sigma[w] += sigma[v]
+                    predecessors[w].append(v)
+        delta = dict.fromkeys(visited, 0.0)
+        for w in reversed(visited):
+            for v in predecessors[w]:
+                delta[v] += sigma[v] / sigma[w] * (1.0 + delta[w])
+            if w != source:
+                totals[w] += delta[w]
+    n = len(nodes)
+    return {k: v / ((n - 1) * (n - 2)) for k, v in totals.items() if v > 0}
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_array_kernel_matches_the_textbook_algorithm_on_random_graphs(seed: int) -> None:
+    import random
+
+    rng = random.Random(seed)
+    names = [f"n{i}" for i in range(60)]
+    # Sparse like a code graph (many leaves, a few hubs), with cycles, parallel paths and loops.
+    edges = [(rng.choice(names), rng.choice(names[: 10 + seed * 10])) for _ in range(150)]
+    values, sources, exact = betweenness(edges)
+    assert exact and sources == len({end for edge in edges for end in edge})
+    assert values == pytest.approx(_textbook(edges), rel=1e-9)

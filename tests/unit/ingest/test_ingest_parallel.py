@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from rhumbline.ingest import parallel
-from rhumbline.ingest.parallel import IN_PROCESS_BELOW, read_all
+from rhumbline.ingest.facts_codec import decode_facts
+from rhumbline.ingest.parallel import IN_PROCESS_BELOW, read_all, read_all_encoded
 
 
 def _tree(root: Path, count: int) -> list[str]:
@@ -37,6 +38,18 @@ def test_pool_and_in_process_results_are_identical_and_in_order(
     assert [outcome.path for outcome in pooled] == paths
     assert calls[-1] == (len(paths), len(paths))
     assert [done for done, _ in calls] == sorted(done for done, _ in calls)
+
+
+@pytest.mark.parametrize("count", [3, IN_PROCESS_BELOW + 50])
+def test_encoded_outcomes_carry_the_facts_the_cache_stores(tmp_path: Path, count: int):
+    paths = _tree(tmp_path, count)
+    encoded = read_all_encoded(tmp_path, paths, workers=2)
+    assert [outcome for outcome, _ in encoded] == read_all(tmp_path, paths, workers=1)
+    for outcome, blob in encoded:
+        if outcome.path == "blob.bin":  # skipped: nothing parsed, nothing to cache
+            assert blob is None
+        else:
+            assert decode_facts(blob) == outcome.code
 
 
 def test_small_inputs_report_progress_per_file(tmp_path: Path):

@@ -43,7 +43,7 @@ from rhumbline.centrality import DEPENDED_ON_BY, DEPENDS_ON
 from rhumbline.ingest.facts import SkippedFile, SourceFile
 from rhumbline.ingest.facts_codec import decode_calls, decode_facts, encode_facts, is_split
 from rhumbline.ingest.languages import has_extractor, language_of
-from rhumbline.ingest.parallel import Outcome, Progress, read_all
+from rhumbline.ingest.parallel import Outcome, Progress, read_all_encoded
 from rhumbline.ingest.read import read_bytes, read_source, source_from_bytes
 from rhumbline.ingest.snapshots import Snapshot, edge_key
 from rhumbline.ingest.stat_index import FileEntry, Stamp, StatIndex, stamp_of
@@ -177,14 +177,13 @@ class FactCache:
             if progress is not None:
                 progress(done + parsed, total)
 
-        parsed = read_all(root, [paths[i] for i in misses], workers=workers, progress=forward)
-        for index, outcome in zip(misses, parsed, strict=True):
+        # Facts come back encoded too, by the workers: the cache stores those bytes.
+        parsed = read_all_encoded(root, [paths[i] for i in misses], workers=workers, progress=forward)
+        for index, (outcome, blob) in zip(misses, parsed, strict=True):
             outcomes[index] = outcome
-            if isinstance(outcome, SourceFile) and outcome.code is not None:
+            if blob is not None:
                 self.stats.parsed += 1
-                self._new_blobs[(outcome.content_hash, outcome.language)] = encode_facts(
-                    outcome.code
-                )
+                self._new_blobs[(outcome.content_hash, outcome.language)] = blob
         return [outcome for outcome in outcomes if outcome is not None]
 
     def _reuse(self, path: str, known: FileEntry) -> SourceFile | None:

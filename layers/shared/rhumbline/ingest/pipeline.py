@@ -33,6 +33,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
+from rhumbline import centrality_ahead
 from rhumbline.ingest import snapshots
 from rhumbline.ingest.build import BuiltGraph, build_graph, summarize
 from rhumbline.ingest.git import head_commit
@@ -85,6 +86,7 @@ def ingest_local(
         version = versions.start(session, project, commit_sha=commit)
         version_id, number = version.id, version.version
     applied = False
+    ahead: centrality_ahead.Ahead | None = None
     try:
         if clear:
             clear_cache(engine, project)
@@ -149,6 +151,8 @@ def ingest_local(
         _save_cache(engine, cache, built.sources)
         built.seconds["diff"] = round(time.perf_counter() - clock, 3)
         writing = time.perf_counter()
+        # A full write always needs new centrality: a child computes it while the store writes.
+        ahead = centrality_ahead.start(project, built.nodes, built.edges) if batch.clear else None
         store.apply(project, batch)
         applied = True
         if batch.clear:
@@ -178,6 +182,8 @@ def ingest_local(
                 stats=summary.model_dump(mode="json", exclude=_NOT_STATS),
             )
     except BaseException as error:
+        if ahead is not None:
+            ahead.close()
         _mark_failed(engine, version_id, error, drop_snapshot=not applied)
         raise
     summary.changes.pruned_versions = prune(engine, project, retention)
@@ -187,7 +193,11 @@ def ingest_local(
     clock = time.perf_counter()
     # No dependency edge added or removed: the stored version's scores are this one's.
     same = changes is not None and not changes.dependency_topology_changed
-    centrality.refresh(store, engine, project, same_topology_as=base_version if same else None)
+    centrality.refresh(
+        store, engine, project, same_topology_as=base_version if same else None, ahead=ahead
+    )
+    if ahead is not None:
+        ahead.close()  # refresh found stored scores and never asked
     summary.phase_seconds["centrality"] = round(time.perf_counter() - clock, 3)
     summary.duration_s = round(time.perf_counter() - started, 3)
     return summary

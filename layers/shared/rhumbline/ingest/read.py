@@ -10,6 +10,7 @@ from hashlib import sha256
 from typing import Any
 
 from rhumbline.ingest import skiprules
+from rhumbline.ingest.facts_codec import decode_facts, encode_facts
 from rhumbline.ingest.facts import SkippedFile, SourceFile
 from rhumbline.ingest.languages import extractor_for, has_extractor, language_of
 
@@ -23,6 +24,28 @@ _UTF8_BOM = codecs.BOM_UTF8
 def read_sources(root: str, paths: Sequence[str]) -> list[SourceFile | SkippedFile]:
     """A worker's unit of work: several files, so process hops are paid per batch, not per file."""
     return [read_source(root, path) for path in paths]
+
+
+def read_sources_encoded(
+    root: str, paths: Sequence[str]
+) -> list[tuple[SourceFile | SkippedFile, bytes | None]]:
+    """read_sources, each parsed file's facts encoded for the facts cache (facts_codec) *instead*
+    of left in the outcome (its `code` is None then): the bytes cross the process boundary as
+    one string, and the receiver decodes them (decode_encoded) rather than having them pickled
+    twice here."""
+    outcomes: list[tuple[SourceFile | SkippedFile, bytes | None]] = []
+    for path in paths:
+        outcome = read_source(root, path)
+        if isinstance(outcome, SourceFile) and outcome.code is not None:
+            outcomes.append((outcome._replace(code=None), encode_facts(outcome.code)))
+        else:
+            outcomes.append((outcome, None))
+    return outcomes
+
+
+def decode_encoded(outcome: SourceFile | SkippedFile, blob: bytes | None) -> SourceFile | SkippedFile:
+    """The outcome read_sources_encoded stripped of its facts, with them back."""
+    return outcome if blob is None else outcome._replace(code=decode_facts(blob))
 
 
 def read_source(root: str, path: str) -> SourceFile | SkippedFile:

@@ -119,3 +119,35 @@ def test_nodes_of_kind_pages_in_id_order_without_stubs(graph_store: GraphStore, 
     assert graph_store.nodes_of_kind(project, "Contributor", limit=3, offset=9) == ([], 4)
     assert graph_store.nodes_of_kind(project, "Function", limit=10) == ([A], 1)
     assert graph_store.nodes_of_kind(project, "Unknown", limit=10) == ([], 0)
+
+
+def _everything(graph_store: GraphStore, project: str, node_ids: list[str]) -> object:
+    nodes = [graph_store.get_node(project, node_id) for node_id in node_ids]
+    views = [graph_store.edges_of(project, node_id, way, limit=50) for node_id in node_ids for way in ("out", "in")]
+    return nodes, views, graph_store.counts(project)
+
+
+def test_a_clearing_batch_writes_what_upserts_into_an_empty_project_write(
+    graph_store: GraphStore, project: str, other_project: str
+) -> None:
+    # Neo4j writes a clearing batch with CREATE (neo4j_bulk.py), anything else with MERGE: same
+    # graph, duplicates included (the last node or edge of a key wins), stubs and properties too.
+    first_a = Node(id=A.id, kind="Class", name="a", qualified_name="old.a")
+    who = Node(id="contributor:alice", kind="Contributor", name="alice", qualified_name="alice")
+    batch_nodes = [first_a, A, B, C, who]
+    batch_edges = [
+        edge(A.id, B.id, explanation="first"),
+        edge(A.id, B.id, explanation="second, wins", line=4),
+        edge(B.id, "module:ext:os", "IMPORTS"),  # a dangling end: a stub
+        edge(who.id, A.id, "MODIFIED", properties={"commits": 3, "last_at": "2026-01-01"}),
+        edge(C.id, A.id, "CALLS", confidence="INFERRED", confidence_score=0.5, file="c.py"),
+    ]
+    graph_store.apply(project, GraphBatch(nodes=[Node(id="gone", kind="Module", name="g", qualified_name="g")]))
+    graph_store.apply(project, GraphBatch(nodes=batch_nodes, edges=batch_edges, clear=True, version=2))
+    graph_store.apply(other_project, GraphBatch(nodes=batch_nodes, edges=batch_edges))
+
+    every_id = [A.id, B.id, C.id, who.id, "module:ext:os", "gone"]
+    assert _everything(graph_store, project, every_id) == _everything(graph_store, other_project, every_id)
+    assert graph_store.get_node(project, A.id) == A
+    assert graph_store.counts(project).edges == 4
+    assert graph_store.graph_version(project) == 2

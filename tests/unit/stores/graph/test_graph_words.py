@@ -82,3 +82,21 @@ def test_node_text_words_hold_the_name_even_when_the_qualified_name_splits_it_ot
     assert node_text("getX", "m.getx", None, None).words == "m getx get x"
     assert node_text("", "", None, None).words == ""
     assert node_text("", "m.f", None, None).words == "m f"
+
+
+@pytest.mark.parametrize(
+    "qualified_name",
+    [
+        "django.db.models.query.QuerySet.filter",
+        "django.setup[from django.apps import apps]",  # an Import node: dots inside brackets
+        "a..b", ".lead", "trail.", "", "noDots", "ça.Été_x.HTTPServer2",
+        "pkg.getObjectOr404.pkg",  # a part repeated: kept once, where first seen
+    ],
+)  # fmt: skip
+def test_qualified_words_from_cached_prefixes_equal_splitting_the_whole_name(qualified_name: str) -> None:
+    from rhumbline.stores.graph.words import indexed_words, node_text, unique
+
+    # Twice: the second time every prefix comes from the cache.
+    for _ in range(2):
+        text = node_text("x", qualified_name, None, None)
+        assert text.qn_words == " ".join(unique(indexed_words(qualified_name)))

@@ -20,6 +20,20 @@ from rhumbline.stores.graph.words import (
 
 SCHEMA_VERSION = 1
 
+# The lookup indexes of nodes, by name: a large clearing write drops and rebuilds them (one sort
+# each instead of a B-tree insert per row), see SqliteGraphStore.apply.
+NODE_INDEXES = {
+    name: f"CREATE INDEX IF NOT EXISTS {name} ON nodes ({columns})"
+    for name, columns in (
+        ("nodes_by_name", "project, name_lower"),
+        ("nodes_by_qn", "project, qn_lower"),
+        ("nodes_by_qn_rev", "project, qn_rev"),
+        ("nodes_by_file", "project, file"),
+    )
+}
+COUNT_ALL_NODES = "SELECT count(*) FROM nodes"
+_NODE_INDEX_STATEMENTS = ";\n".join(NODE_INDEXES.values())
+
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS nodes (
     -- An explicit INTEGER PRIMARY KEY: edges and the FTS index refer to it, VACUUM keeps it.
@@ -45,10 +59,7 @@ CREATE TABLE IF NOT EXISTS nodes (
     content_hash TEXT,
     UNIQUE (project, id)
 );
-CREATE INDEX IF NOT EXISTS nodes_by_name ON nodes (project, name_lower);
-CREATE INDEX IF NOT EXISTS nodes_by_qn ON nodes (project, qn_lower);
-CREATE INDEX IF NOT EXISTS nodes_by_qn_rev ON nodes (project, qn_rev);
-CREATE INDEX IF NOT EXISTS nodes_by_file ON nodes (project, file);
+{_NODE_INDEX_STATEMENTS};
 
 -- The primary key is the covering index for outgoing edges, edges_in for incoming ones.
 CREATE TABLE IF NOT EXISTS edges (

@@ -40,6 +40,7 @@ from rhumbline.stores.graph.protocol import (
     NodeEdges,
     SearchHit,
 )
+from rhumbline.stores.graph.sqlite_bulk import node_indexes_built_after
 from rhumbline.stores.graph.sqlite_lookups import SqliteLookups
 from rhumbline.stores.graph.sqlite_traversal import SqliteReader
 from rhumbline.stores.graph.traversal import TraversalMixin
@@ -198,10 +199,11 @@ class SqliteGraphStore(TraversalMixin, SqliteLookups):
                 # Last one wins within a batch, as across batches; deduplicating first also
                 # means an upsert conflict only ever meets a row indexed by an earlier batch.
                 latest = {node.id: node for node in batch.nodes}
-                conn.executemany(
-                    sql.UPSERT_NODE,
-                    ((project, *_NODE_VALUES(rows.node_row(n))) for n in latest.values()),
-                )
+                with node_indexes_built_after(conn, clear=batch.clear, new_rows=len(latest)):
+                    conn.executemany(
+                        sql.UPSERT_NODE,
+                        ((project, *_NODE_VALUES(rows.node_row(n))) for n in latest.values()),
+                    )
             if batch.edges:
                 self._write_edges(conn, project, batch.edges, {n.id for n in batch.nodes})
             # One INSERT ... SELECT indexes every new row: an FTS5 insert per statement flushes

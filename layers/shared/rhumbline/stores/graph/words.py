@@ -105,7 +105,7 @@ def node_text(
 ) -> NodeText:
     name_lower = name.lower()
     qn_lower = qualified_name.lower()
-    qn_words = unique(indexed_words(qualified_name))
+    qn_words = _qualified_words(qualified_name)
     doc = docstring[:DOCSTRING_INDEX_CHARS] if docstring else None
     doc_words = unique(split_words(doc))
     # The name is usually the qualified name's last part, whose words are already in qn_words.
@@ -119,11 +119,32 @@ def node_text(
         name_lower=name_lower,
         qn_lower=qn_lower,
         qn_rev=qn_lower[::-1],
-        name_words=" ".join(split_words(name)),
+        name_words=_name_words(name),
         qn_words=" ".join(qn_words),
         words=" ".join(all_words),
         doc_words=" ".join(doc_words),
     )
+
+
+# A bulk write asks for the words of every node: names repeat (`__init__`, `save`, one import
+# statement in many files), and qualified names share their leading parts.
+@lru_cache(maxsize=65_536)
+def _name_words(name: str) -> str:
+    return " ".join(split_words(name))
+
+
+def _qualified_words(qualified_name: str) -> list[str]:
+    """unique(indexed_words(qualified_name)), from the cached words of its dotted prefix: a dot
+    always separates runs, so the words of `a.b` are those of `a` followed by those of `b`."""
+    prefix, dot, last = qualified_name.rpartition(".")
+    if not dot:
+        return unique(indexed_words(qualified_name))
+    return unique([*_prefix_words(prefix), *indexed_words(last)])
+
+
+@lru_cache(maxsize=16_384)
+def _prefix_words(prefix: str) -> tuple[str, ...]:
+    return tuple(_qualified_words(prefix))
 
 
 @lru_cache(maxsize=4_096)  # the nodes of one file share its path

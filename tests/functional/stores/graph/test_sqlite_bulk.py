@@ -1,0 +1,72 @@
+"""SQLite: a large clearing write rebuilds the node lookup indexes after its rows (sqlite_bulk.py)
+and leaves the file exactly as row-by-row indexing would, or as it was when the write fails."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from rhumbline.stores.graph import sqlite_sql as sql
+from rhumbline.stores.graph.protocol import Edge, GraphBatch
+from rhumbline.stores.graph.sqlite_bulk import BULK_NODES
+from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+from tests.functional.stores.graph.graph_samples import edge, node
+
+BIG = [node("Function", f"pkg.mod{i % 50}.f{i}", f"pkg/mod{i % 50}.py") for i in range(BULK_NODES)]
+
+
+def _index_rows(path: Path) -> dict[str, list[tuple]]:
+    """Every entry of every node lookup index, read through that index."""
+    conn = sqlite3.connect(path)
+    found = {}
+    for name, statement in sql.NODE_INDEXES.items():
+        columns = statement.split("(")[1].rstrip(")")
+        found[name] = conn.execute(
+            f"SELECT {columns} FROM nodes INDEXED BY {name} ORDER BY {columns}"
+        ).fetchall()
+    conn.close()
+    return found
+
+
+def _statements(store: SqliteGraphStore) -> list[str]:
+    traced: list[str] = []
+    store._connection().set_trace_callback(traced.append)  # noqa: SLF001
+    return traced
+
+
+@pytest.mark.parametrize("others", [0, BULK_NODES + 1], ids=["alone", "outnumbered"])
+def test_a_large_clearing_write_indexes_like_row_by_row_inserts(tmp_path: Path, others: int) -> None:
+    bulk, plain = SqliteGraphStore(tmp_path / "bulk.sqlite3"), SqliteGraphStore(tmp_path / "plain.sqlite3")
+    filler = [node("Class", f"other.C{i}", "other.py") for i in range(others)]
+    for store in (bulk, plain):
+        store.ensure_schema()
+        store.apply("other", GraphBatch(nodes=filler))
+        store.apply("p", GraphBatch(nodes=BIG[:10]))  # replaced by the clear
+    traced = _statements(bulk)
+    bulk.apply("p", GraphBatch(nodes=BIG, edges=[edge(BIG[0].id, BIG[1].id)], clear=True))
+    for start in range(0, len(BIG), 1_000):  # below BULK_NODES: indexed row by row
+        plain.apply("p", GraphBatch(nodes=BIG[start : start + 1_000], clear=start == 0))
+    plain.apply("p", GraphBatch(edges=[edge(BIG[0].id, BIG[1].id)]))
+
+    dropped = [s for s in traced if s.startswith("DROP INDEX")]
+    assert len(dropped) == (len(sql.NODE_INDEXES) if others == 0 else 0)
+    assert _index_rows(tmp_path / "bulk.sqlite3") == _index_rows(tmp_path / "plain.sqlite3")
+    assert bulk.find_by_name("p", "f42", limit=5) == plain.find_by_name("p", "f42", limit=5)
+    assert bulk.counts("p") == plain.counts("p")
+
+
+def test_a_failing_large_clearing_write_keeps_the_indexes_and_the_old_graph(tmp_path: Path) -> None:
+    store = SqliteGraphStore(tmp_path / "graph.sqlite3")
+    store.ensure_schema()
+    store.apply("p", GraphBatch(nodes=BIG[:10]))
+    before = _index_rows(tmp_path / "graph.sqlite3")
+    bad = Edge(BIG[0].id, BIG[1].id, "CALLS", "EXTRACTED", 1.0, "")  # no explanation
+
+    with pytest.raises(ValueError, match="explanation"):
+        store.apply("p", GraphBatch(nodes=BIG, edges=[bad], clear=True))
+
+    assert _index_rows(tmp_path / "graph.sqlite3") == before
+    assert store.counts("p").nodes == 10
+    assert store.find_by_name("p", "f3", limit=5)[0] == [BIG[3]]
