@@ -27,7 +27,8 @@ from rhumbline.ingest.statements import (
 from rhumbline.stores.graph.protocol import Confidence
 
 if TYPE_CHECKING:
-    from rhumbline.ingest.polyglot.resolve import Family, FileIndex, Sym
+    from rhumbline.ingest.polyglot.resolve import Family
+    from rhumbline.ingest.polyglot.symbols import FileIndex, Sym
 
 # C#: `[Logged]` names the class `LoggedAttribute` when there is no class `Logged`.
 _NAME_SUFFIXES = {"csharp": ("", "Attribute")}
