@@ -1,4 +1,5 @@
-"""Real stores for ingest tests: a SQLite graph file and a migrated SQLite relational database."""
+"""Real stores for ingest tests: a SQLite graph file and a migrated SQLite relational database, and
+`store`: each test on the SQLite and on the Neo4j graph store."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
+from rhumbline.stores.graph.protocol import GraphStore
 from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
 from rhumbline.stores.relational.engine import create_engine_from_url
 from rhumbline.stores.relational.migrate import upgrade
 
+BACKENDS = ["sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)]
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "ingest" / "pyproj"
 
 
@@ -37,3 +40,21 @@ def graph_store(tmp_path: Path) -> Iterator[SqliteGraphStore]:
     store.ensure_schema()
     yield store
     store.close()
+
+
+@pytest.fixture(params=BACKENDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path, unique_project: str) -> Iterator[GraphStore]:
+    if request.param == "sqlite":
+        sqlite = SqliteGraphStore(tmp_path / "graph.sqlite3")
+        sqlite.ensure_schema()
+        yield sqlite
+        sqlite.close()
+        return
+    from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
+
+    server = request.getfixturevalue("neo4j_server")
+    neo4j = Neo4jGraphStore(server["uri"], server["user"], server["password"], timeout=20.0)
+    neo4j.ensure_schema()
+    yield neo4j
+    neo4j.delete_project(unique_project)
+    neo4j.close()

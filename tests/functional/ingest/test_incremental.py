@@ -14,7 +14,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,8 +26,7 @@ from rhumbline.stores.graph.protocol import Edge, GraphBatch, GraphConflict, Gra
 from rhumbline.stores.relational import versions
 from rhumbline.stores.relational.session import session_scope
 from tests.functional.ingest.graph_dump import dump
-
-BACKENDS = ["sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)]
+from tests.functional.ingest.sample_app import LIBRARY
 
 A_PY = """\
 from pkg.b import Base, doomed, future, helper, mover
@@ -43,19 +41,7 @@ class Child(Base):
         future()
         return b.helper()
 """
-B_V1 = """\
-class Base:
-    def base_method(self):
-        return 1
-
-
-def helper():
-    return 1
-
-
-def mover():
-    return 2
-
+B_V1 = LIBRARY + """
 
 def doomed():
     return 3
@@ -111,26 +97,6 @@ def write_app(root: Path, b_source: str = B_V1) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     return root
-
-
-@pytest.fixture(params=BACKENDS)
-def store(request: pytest.FixtureRequest, tmp_path: Path, unique_project: str) -> Iterator[GraphStore]:
-    if request.param == "sqlite":
-        from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
-
-        sqlite = SqliteGraphStore(tmp_path / "graph.sqlite3")
-        sqlite.ensure_schema()
-        yield sqlite
-        sqlite.close()
-        return
-    from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
-
-    server = request.getfixturevalue("neo4j_server")
-    neo4j = Neo4jGraphStore(server["uri"], server["user"], server["password"], timeout=20.0)
-    neo4j.ensure_schema()
-    yield neo4j
-    neo4j.delete_project(unique_project)
-    neo4j.close()
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, select
-from tests.functional.ingest.test_incremental import B_V1, B_V2, app, store  # noqa: F401 - fixtures
+from tests.functional.ingest.test_incremental import B_V1, B_V2, app  # noqa: F401 - fixture
 
 from rhumbline import centrality
 from rhumbline.ingest import pipeline

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 from tests.functional.ingest.graph_dump import dump
-from tests.functional.ingest.test_incremental import store  # noqa: F401 - the two-backend fixture
+from tests.functional.ingest.sample_app import LIBRARY
 
 from rhumbline.ingest import pipeline
 from rhumbline.ingest.diff import diff_versions
@@ -34,19 +34,7 @@ class Child(Base):
         thing.frobnicate()
         return self.base_method()
 """
-B_PY = """\
-class Base:
-    def base_method(self):
-        return 1
-
-
-def helper():
-    return 1
-
-
-def mover():
-    return 2
-"""
+B_PY = LIBRARY
 README = "# App\n\nSee `helper` and `Base.base_method`.\n"
 FIGURES = ("node_count", "edge_count", "nodes_by_kind", "edges_by_relation", "unresolved_calls")
 CHILD_RUN = "method:pkg/a.py:Child.run"

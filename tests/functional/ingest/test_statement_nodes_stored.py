@@ -15,7 +15,6 @@ from rhumbline.ingest import pipeline
 from rhumbline.ingest.build import build_graph
 from rhumbline.stores.graph.protocol import GraphStore
 from tests.functional.ingest.graph_dump import dump
-from tests.functional.ingest.test_incremental import store  # noqa: F401  (both backends)
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "ingest" / "statements"
 VIEWS = """\

@@ -51,53 +51,38 @@ def _graph(write_tree):
     return built, nodes, edges
 
 
+def _import(name: str, container: str, line: int, statement: str | None = None) -> tuple:
+    """An Import node as the summary reads it; `statement` defaults to the binding itself."""
+    return ("Import", name, f"{container}[{name}]", line, line, statement or name)
+
+
+def _decorator(name: str, decorated: str, start: int, end: int, text: str | None = None) -> tuple:
+    """A Decorator node as the summary reads it; `text` defaults to the name."""
+    return ("Decorator", name, f"{decorated}[{name}]", start, end, text or name)
+
+
 def test_statement_node_ids_names_and_fields(write_tree):
     _, nodes, _ = _graph(write_tree)
     summary = {
         node_id: (n.kind, n.name, n.qualified_name, n.start_line, n.end_line, n.signature)
         for node_id, n in nodes.items()
     }
+    statement = "from .core import cached, Service"
     assert summary == {
-        "import:app/__init__.py:cached": (
-            "Import", "from .core import cached", "app[from .core import cached]", 1, 1,
-            "from .core import cached, Service",
-        ),
-        "import:app/__init__.py:Service": (
-            "Import", "from .core import Service", "app[from .core import Service]", 1, 1,
-            "from .core import cached, Service",
-        ),
-        "import:app/core.py:os": ("Import", "import os", "app.core[import os]", 1, 1, "import os"),
+        "import:app/__init__.py:cached": _import("from .core import cached", "app", 1, statement),
+        "import:app/__init__.py:Service": _import("from .core import Service", "app", 1, statement),
+        "import:app/core.py:os": _import("import os", "app.core", 1),
         # The same name bound twice in one scope: the second gets `~2`.
-        "import:app/views.py:json": ("Import", "import json", "app.views[import json]", 2, 2, "import json"),
-        "import:app/views.py:json~2": (
-            "Import", "import simplejson as json", "app.views[import simplejson as json]", 4, 4,
-            "import simplejson as json",
-        ),
-        "import:app/views.py:cached": (
-            "Import", "from app import cached", "app.views[from app import cached]", 5, 5,
-            "from app import cached",
-        ),
-        "import:app/views.py:app.core.*": (
-            "Import", "from app.core import *", "app.views[from app.core import *]", 6, 6,
-            "from app.core import *",
-        ),
+        "import:app/views.py:json": _import("import json", "app.views", 2),
+        "import:app/views.py:json~2": _import("import simplejson as json", "app.views", 4),
+        "import:app/views.py:cached": _import("from app import cached", "app.views", 5),
+        "import:app/views.py:app.core.*": _import("from app.core import *", "app.views", 6),
         # A function-local import is keyed and named inside its function.
-        "import:app/views.py:index.Service": (
-            "Import", "from app.core import Service", "app.views.index[from app.core import Service]", 14, 14,
-            "from app.core import Service",
-        ),
-        "decorator:app/views.py:index@cached": (
-            "Decorator", "@cached", "app.views.index[@cached]", 8, 8, "@cached",
-        ),
-        "decorator:app/views.py:index@cached~2": (
-            "Decorator", "@cached", "app.views.index[@cached]", 9, 9, "@cached",
-        ),
-        "decorator:app/views.py:index@route": (
-            "Decorator", "@route", "app.views.index[@route]", 10, 12, "@route('/x')",
-        ),
-        "decorator:app/views.py:Page.title@property": (
-            "Decorator", "@property", "app.views.Page.title[@property]", 18, 18, "@property",
-        ),
+        "import:app/views.py:index.Service": _import("from app.core import Service", "app.views.index", 14),
+        "decorator:app/views.py:index@cached": _decorator("@cached", "app.views.index", 8, 8),
+        "decorator:app/views.py:index@cached~2": _decorator("@cached", "app.views.index", 9, 9),
+        "decorator:app/views.py:index@route": _decorator("@route", "app.views.index", 10, 12, "@route('/x')"),
+        "decorator:app/views.py:Page.title@property": _decorator("@property", "app.views.Page.title", 18, 18),
     }
     for n in nodes.values():
         assert n.language == "python" and n.file == n.id.split(":")[1] and n.docstring is None

@@ -32,7 +32,7 @@ IMPORT, DECORATOR = "Import", "Decorator"
 RESOLVES_TO, APPLIES_TO = "RESOLVES_TO", "APPLIES_TO"
 
 
-class Keys:
+class _Keys:
     """Unique keys within one file: the second `json` is `json~2`."""
 
     def __init__(self) -> None:
@@ -56,54 +56,64 @@ def import_key(fact: ImportFact, bound: str | None) -> str:
     return f"{fact.scope}.{key}" if fact.scope else key
 
 
-def import_node(
-    path: str, language: str | None, key: str, name: str, container: str, fact: ImportFact
-) -> Node:
-    """`name`: the binding as written; `container`: the qualified name of what contains it."""
-    return Node(
-        id=import_id(path, key),
-        kind=IMPORT,
-        name=name,
-        qualified_name=f"{container}[{name}]",
-        file=path,
-        start_line=fact.line,
-        end_line=fact.line,
-        language=language,
-        signature=fact.statement,
-        content_hash=sha256(f"{fact.statement}\0{name}".encode()).hexdigest(),
-    )
+class StatementNodes:
+    """One file's Import and Decorator nodes and the edges that hang them off the graph (CONTAINS,
+    APPLIES_TO). Every language places them here, so ids, names and evidence read the same; what
+    they RESOLVES_TO is each language's own."""
 
+    def __init__(self, path: str, language: str | None, edges: EdgeSet, nodes: list[Node]) -> None:
+        self.path = path
+        self.language = language
+        self.edges = edges
+        self.nodes = nodes  # the new nodes are appended here, in source order
+        self._import_keys = _Keys()
+        self._decorator_keys = _Keys()
 
-def decorator_node(
-    path: str, language: str | None, key: str, decorated: str, decorator: DecoratorFact
-) -> Node:
-    """`decorated`: the qualified name of the decorated definition."""
-    name = f"@{decorator.expression}"
-    return Node(
-        id=decorator_id(path, key),
-        kind=DECORATOR,
-        name=name,
-        qualified_name=f"{decorated}[{name}]",
-        file=path,
-        start_line=decorator.line,
-        end_line=decorator.end_line,
-        language=language,
-        signature=decorator.text,
-        content_hash=sha256(decorator.text.encode()).hexdigest(),
-    )
+    def add_import(
+        self, fact: ImportFact, key: str, name: str, container: str, container_id: str
+    ) -> Node:
+        """`key`: from `import_key`; `name`: the binding as written; `container` and
+        `container_id`: the qualified name and the id of what contains it."""
+        node = self._node(
+            import_id(self.path, self._import_keys.unique(key)), IMPORT, name, container,
+            (fact.line, fact.line), fact.statement, f"{fact.statement}\0{name}",
+        )  # fmt: skip
+        explanation = f"`{node.signature}` at {self.path}:{fact.line}"
+        self.edges.extracted(container_id, "CONTAINS", node.id, explanation, self.path, fact.line)
+        return node
 
+    def add_decorator(
+        self, decorator: DecoratorFact, qualname: str, decorated_id: str, decorated: str, what: str
+    ) -> Node:
+        """`qualname`: the decorated definition's within the file; `decorated`: its qualified
+        name; `what`: it as prose (`function `index``)."""
+        key = self._decorator_keys.unique(f"{qualname}@{decorator.expression}")
+        name = f"@{decorator.expression}"
+        node = self._node(
+            decorator_id(self.path, key), DECORATOR, name, decorated,
+            (decorator.line, decorator.end_line), decorator.text, decorator.text,
+        )  # fmt: skip
+        line = decorator.line
+        explanation = f"`{node.signature}` at {self.path}:{line} is applied to {what}"
+        self.edges.extracted(decorated_id, "CONTAINS", node.id, explanation, self.path, line)
+        self.edges.extracted(node.id, APPLIES_TO, decorated_id, explanation, self.path, line)
+        return node
 
-def add_import_structure(
-    edges: EdgeSet, container_id: str, node: Node, path: str, line: int
-) -> None:
-    explanation = f"`{node.signature}` at {path}:{line}"
-    edges.extracted(container_id, "CONTAINS", node.id, explanation, path, line)
-
-
-def add_decorator_structure(
-    edges: EdgeSet, decorated_id: str, what: str, node: Node, path: str, line: int
-) -> None:
-    """`what`: the decorated definition as prose (`function `index``)."""
-    explanation = f"`{node.signature}` at {path}:{line} is applied to {what}"
-    edges.extracted(decorated_id, "CONTAINS", node.id, explanation, path, line)
-    edges.extracted(node.id, APPLIES_TO, decorated_id, explanation, path, line)
+    def _node(
+        self, node_id: str, kind: str, name: str, container: str, lines: tuple[int, int],
+        text: str, hashed: str,
+    ) -> Node:  # fmt: skip
+        node = Node(
+            id=node_id,
+            kind=kind,
+            name=name,
+            qualified_name=f"{container}[{name}]",
+            file=self.path,
+            start_line=lines[0],
+            end_line=lines[1],
+            language=self.language,
+            signature=text,
+            content_hash=sha256(hashed.encode()).hexdigest(),
+        )
+        self.nodes.append(node)
+        return node

@@ -22,7 +22,8 @@ import posixpath
 from rhumbline.ingest.facts import Definition, ImportFact
 from rhumbline.ingest.ids import file_id
 from rhumbline.ingest.polyglot.extract import CLASS_KINDS
-from rhumbline.ingest.polyglot.resolve import DEF, UNIT, Family, FileIndex, Sym
+from rhumbline.ingest.polyglot.resolve import Family
+from rhumbline.ingest.polyglot.symbols import DEF, UNIT, FileIndex, Sym
 
 _QUOTED = 1
 _SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx")

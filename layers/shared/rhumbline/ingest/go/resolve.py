@@ -27,7 +27,8 @@ from rhumbline.ingest.edges import INFERRED_SCORE
 from rhumbline.ingest.facts import ImportFact
 from rhumbline.ingest.ids import file_id, module_id
 from rhumbline.ingest.polyglot.extract import CLASS_KINDS
-from rhumbline.ingest.polyglot.resolve import DEF, UNIT, Family, FileIndex, Sym
+from rhumbline.ingest.polyglot.resolve import Family
+from rhumbline.ingest.polyglot.symbols import DEF, UNIT, FileIndex, Sym
 from rhumbline.stores.graph.protocol import Node
 
 _MODULE_LINE = re.compile(r"^\s*module\s+\"?([^\s\"]+)\"?", re.MULTILINE)

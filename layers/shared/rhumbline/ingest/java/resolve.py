@@ -21,7 +21,8 @@ from __future__ import annotations
 from rhumbline.ingest.facts import ImportFact
 from rhumbline.ingest.ids import file_id, module_id
 from rhumbline.ingest.polyglot.extract import CLASS_KINDS
-from rhumbline.ingest.polyglot.resolve import DEF, UNIT, Family, FileIndex, Sym
+from rhumbline.ingest.polyglot.resolve import Family
+from rhumbline.ingest.polyglot.symbols import DEF, UNIT, FileIndex, Sym
 from rhumbline.stores.graph.protocol import Node
 
 _BUILTIN_METHODS = frozenset(

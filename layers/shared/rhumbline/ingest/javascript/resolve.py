@@ -22,7 +22,8 @@ import posixpath
 
 from rhumbline.ingest.facts import ImportFact
 from rhumbline.ingest.ids import file_id
-from rhumbline.ingest.polyglot.resolve import DEF, EXTERNAL, UNIT, Family, FileIndex, Sym
+from rhumbline.ingest.polyglot.resolve import Family
+from rhumbline.ingest.polyglot.symbols import DEF, EXTERNAL, UNIT, FileIndex, Sym
 
 _EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 _JS_EXTENSIONS = (".js", ".jsx", ".mjs", ".cjs")

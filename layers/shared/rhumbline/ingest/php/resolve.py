@@ -20,7 +20,7 @@ import posixpath
 from rhumbline.ingest.facts import ImportFact
 from rhumbline.ingest.ids import file_id
 from rhumbline.ingest.java.resolve import JvmFamily
-from rhumbline.ingest.polyglot.resolve import FileIndex
+from rhumbline.ingest.polyglot.symbols import FileIndex
 
 _RELATIVE = 1
 

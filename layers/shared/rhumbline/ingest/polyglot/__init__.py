@@ -31,8 +31,9 @@ facts.py records, read with these conventions:
 - Definition.decorators: TS decorators, Java/Kotlin annotations, C#/PHP attributes, Rust
   attributes (the extractor's `decorators` hook, polyglot/decorators.py); `::` and `\\` read as dots.
 
-Phase 2 (resolve.py): each language family (JavaScript + TypeScript, Java + Kotlin, C + C++, and
-the others alone) resolves over all its files with a shared core — class table with bases and
-members, scope lookup, `this`/`super`/constructor calls, typed receivers, by-name matching of
-methods on unknown receivers — and language hooks for what names mean (imports, packages).
+Phase 2 (resolve.py; call resolution in calls.py, the shared vocabulary in symbols.py): each
+language family (JavaScript + TypeScript, Java + Kotlin, C + C++, and the others alone) resolves
+over all its files with a shared core — class table with bases and members, scope lookup,
+`this`/`super`/constructor calls, typed receivers, by-name matching of methods on unknown
+receivers — and language hooks for what names mean (imports, packages).
 """

@@ -22,94 +22,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
 
-from rhumbline.ingest.edges import (
-    EXTRACTED_SCORE,
-    INFERRED_SCORE,
-    MAX_CANDIDATES,
-    NAME_MATCH_SCORE,
-    EdgeSet,
-)
-from rhumbline.ingest.facts import CallSite, Definition, ImportFact, SourceFile
-from rhumbline.ingest.ids import definition_id, file_id, variable_id
+from rhumbline.ingest.edges import EdgeSet
+from rhumbline.ingest.facts import Definition, ImportFact, SourceFile
+from rhumbline.ingest.ids import file_id, variable_id
+from rhumbline.ingest.polyglot.calls import CallResolution
 from rhumbline.ingest.polyglot.extract import CLASS_KINDS
 from rhumbline.ingest.polyglot.statement_nodes import add_statement_nodes
-from rhumbline.stores.graph.protocol import Confidence, Node
-
-DEF, UNIT, EXTERNAL = "def", "unit", "external"
-INTERFACE_KINDS = frozenset({"Interface", "Trait"})
-_THIS, _SUPER, _NEW = "this.", "super.", "new "
-
-
-class Sym(NamedTuple):
-    kind: str  # DEF (a node id), UNIT (a module / package / namespace key) or EXTERNAL
-    target: str
-    via: str | None  # how the name reached the site ("through `import …`"); None: same file
-    owner: str | None = None  # DEF members: the ancestor class they were found on
-
-
-class Evidence(NamedTuple):
-    node_id: str
-    confidence: Confidence
-    score: float
-    explanation: str
+from rhumbline.ingest.polyglot.symbols import (
+    DEF,
+    EXTERNAL,
+    INTERFACE_KINDS,
+    UNIT,
+    ClassInfo,
+    FileIndex,
+    Sym,
+    unique_symbols,
+)
+from rhumbline.stores.graph.protocol import Node
 
 
-class FileIndex:
-    """One parsed file's definitions, arranged for lookups."""
-
-    def __init__(self, source: SourceFile) -> None:
-        code = source.code
-        self.source = source
-        self.path = source.path
-        self.language = source.language
-        self.code = code
-        self.namespace = code.namespace
-        self.ids = [definition_id(d.kind, self.path, d.qualname) for d in code.definitions]
-        self.by_qualname: dict[str, tuple[str, Definition]] = {}
-        self.children: dict[tuple[str, str], list[str]] = {}
-        self.locals: dict[str, dict[str, str | None]] = {}
-        # class qualname → field → type, from `this.x = new X()` and TS parameter properties
-        self.fields: dict[str, dict[str, str]] = {}
-        for d, node_id in zip(code.definitions, self.ids, strict=True):
-            self.by_qualname.setdefault(d.qualname, (node_id, d))
-            self.children.setdefault((d.parent, d.name), []).append(node_id)
-            if d.parameters:
-                names = self.locals.setdefault(d.qualname, {})
-                for parameter in d.parameters:
-                    name, _, type_text = parameter.partition(":")
-                    if name.startswith("this."):
-                        if type_text and d.parent:
-                            self.fields.setdefault(d.parent, {}).setdefault(name[5:], type_text)
-                    elif type_text or name not in names:
-                        names[name] = type_text or None
-        self.variables = {v.name: variable_id(self.path, v.name) for v in code.variables}
-        # (scope, bound name) → import facts; star imports apart
-        self.bindings: dict[tuple[str, str], list[ImportFact]] = {}
-        self.stars: list[ImportFact] = []
-
-    def kind_of(self, qualname: str) -> str | None:
-        found = self.by_qualname.get(qualname)
-        return found[1].kind if found else None
-
-    def parent_of(self, qualname: str) -> str:
-        found = self.by_qualname.get(qualname)
-        return found[1].parent if found else ""
-
-
-class ClassInfo:
-    __slots__ = ("node_id", "file", "definition", "members", "bases")
-
-    def __init__(self, node_id: str, file: FileIndex, definition: Definition) -> None:
-        self.node_id = node_id
-        self.file = file
-        self.definition = definition
-        self.members: dict[str, list[str]] = {}
-        self.bases: list[str] | None = None  # resolved lazily
-
-
-class Family:
+class Family(CallResolution):
     languages: frozenset[str] = frozenset()
     # Java, C#, Kotlin, C++, Ruby: a bare `m()` in a method means `this.m()` when the class has m.
     implicit_this = False
@@ -419,7 +352,7 @@ class Family:
 
     def _imported(self, f: FileIndex, facts: list[ImportFact], name: str) -> list[Sym]:
         symbols = [s for fact in facts for s in self.import_symbols(f, fact)]
-        return _unique(symbols) or [Sym(EXTERNAL, name, f"through `{facts[0].statement}`")]
+        return unique_symbols(symbols) or [Sym(EXTERNAL, name, f"through `{facts[0].statement}`")]
 
     def local_type(self, f: FileIndex, scope: str, name: str) -> tuple[bool, str | None]:
         """(whether `name` is a local of an enclosing function, its declared type)."""
@@ -457,7 +390,7 @@ class Family:
                         if via is None and self.file_of.get(i) != here:
                             via = f"as a member of `{self.qualified[owner]}`"
                         found.append(Sym(DEF, i, via, inherited))
-        return _unique(found)
+        return unique_symbols(found)
 
     # -- relations ----------------------------------------------------------------------------
     def _add_inherits(self, f: FileIndex) -> None:
@@ -497,204 +430,3 @@ class Family:
                     )
                     self.edges.add(source, relation, evidence.node_id, evidence.confidence,
                                    evidence.score, evidence.explanation, path, d.start_line)
-
-    def _add_calls(self, f: FileIndex) -> None:
-        path = f.path
-        callers: dict[str, str] = {"": file_id(path)}
-        memo: dict[tuple[str, str], list[Evidence]] = {}
-        unresolved = f.code.dynamic_calls
-        for call in f.code.calls:
-            key = (call.scope, call.callee)
-            found = memo.get(key)
-            if found is None:
-                found = memo[key] = self.resolve_call(f, call)
-            if not found:
-                unresolved += 1
-                continue
-            source = callers.get(call.scope)
-            if source is None:
-                owner = f.by_qualname.get(call.scope)
-                source = owner[0] if owner else file_id(path)
-                callers[call.scope] = source
-            for evidence in found:
-                # The first site's line is in the explanation memoized for this (scope, callee).
-                explanation = evidence.explanation
-                self.edges.add(source, "CALLS", evidence.node_id, evidence.confidence,
-                               evidence.score, explanation, path, call.line)
-        self.unresolved += unresolved
-
-    def resolve_call(self, f: FileIndex, call: CallSite) -> list[Evidence]:
-        callee = call.callee
-        what = f"call `{callee}(...)` at {f.path}:{call.line}"
-        if callee.startswith(_NEW):
-            what = f"`{callee}(...)` at {f.path}:{call.line}"
-            name = callee[len(_NEW) :]
-            if name == "this":  # Ruby's bare `new` in a class method
-                class_id = self.enclosing_class(f, call.scope)
-                if class_id is None:
-                    return []
-                via = None if self.file_of.get(class_id) == f.path else "as the enclosing class"
-                return self.classify([Sym(DEF, class_id, via)], what)
-            targets = [
-                s
-                for s in self.resolve(f, call.scope, name)
-                if self.kinds.get(s.target) in CLASS_KINDS or self.kinds.get(s.target) == "Function"
-            ]
-            return self.classify(targets, what)
-        if callee == "super":  # a constructor's call of its base class's constructor
-            class_id = self.enclosing_class(f, call.scope)
-            bases = self.bases(class_id)[:1] if class_id else []
-            via = "as the base class of the enclosing class"
-            return self.classify([Sym(DEF, b, via) for b in bases], what)
-        if callee.startswith(_SUPER):
-            class_id = self.enclosing_class(f, call.scope)
-            member = callee[len(_SUPER) :]
-            if class_id is None or "." in member:
-                return []
-            found = self.find_member(class_id, member, after_self=True)
-            if found is None:
-                return []
-            owner, ids = found
-            return self.classify([Sym(DEF, i, None, owner) for i in ids], what)
-        if callee.startswith(_THIS):
-            member = callee[len(_THIS) :]
-            class_id = self.enclosing_class(f, call.scope)
-            if "." not in member:
-                if class_id is not None:
-                    return self.classify(self._on_class(f, class_id, member), what)
-                return []
-            field, _, rest = member.partition(".")
-            typed = self._field_type(class_id, field) if class_id and "." not in rest else None
-            if typed is not None:  # `this.total.render()` with `private Money total;`
-                info, type_text = typed
-                classes = self.resolve_type(info.file, info.definition.parent, type_text)
-                if classes:
-                    via = f"through field `{field}` declared as `{type_text}`"
-                    targets = [
-                        s._replace(via=via) if s.owner is None else s
-                        for cls in classes
-                        for s in self._on_class(f, cls.target, rest)
-                    ]
-                    return self.classify(targets, what)
-            return self._by_name(callee, what)  # the field's type is unknown
-        if self.implicit_this and "." not in callee:
-            class_id = self.enclosing_class(f, call.scope)
-            if class_id is not None and self.find_member(class_id, callee) is not None:
-                return self.classify(self._on_class(f, class_id, callee), what)
-        head, _, rest = callee.partition(".")
-        symbols = heads = self.lookup(f, call.scope, head)
-        if rest:
-            typed = not symbols and self.local_type(f, call.scope, head)
-            if typed and typed[0]:
-                type_text = typed[1]
-                if type_text is None or "." in rest:
-                    return self._by_name(callee, what)
-                classes = self.resolve_type(f, call.scope, type_text)
-                targets: list[Sym] = []
-                for cls in classes:
-                    targets.extend(
-                        s._replace(via=_typed_via(head, type_text, s.via, cls.via))
-                        for s in self._on_class(f, cls.target, rest)
-                    )
-                if classes:
-                    return self.classify(_unique(targets), what)
-                type_head = type_text.split(".")[0]
-                if any(s.kind == EXTERNAL for s in self.lookup(f, call.scope, type_head)):
-                    return []  # a declared type imported from outside the repository
-                # A type the repository does not define nor import: a type parameter, a builtin
-                # or prelude type. As good as unknown (builtin method names stay unmatched).
-                return self._by_name(callee, what)
-            for attribute in rest.split("."):
-                symbols = self.members(symbols, attribute)
-        targets = [s for s in symbols if s.kind == DEF]
-        if targets:
-            return self.classify(targets, what)
-        if rest and all(self.kinds.get(s.target) == "Variable" for s in heads):
-            # An unknown name (a local, a global of the runtime) or a module-level variable: the
-            # receiver's type is unknown. An import or a class of that name would have said.
-            return self._by_name(callee, what)
-        return []
-
-    def _field_type(self, class_id: str, field: str) -> tuple[ClassInfo, str] | None:
-        """The declared type of a field of the class or an ancestor (fields are recorded as
-        typed locals of their class)."""
-        for owner in self.ancestors(class_id):
-            info = self.classes[owner]
-            qualname = info.definition.qualname
-            fields = info.file.locals.get(qualname)
-            if fields and field in fields:
-                type_text = fields[field]
-                return (info, type_text) if type_text else None
-            assigned = info.file.fields.get(qualname)
-            if assigned and field in assigned:
-                return info, assigned[field]
-        return None
-
-    def _on_class(self, f: FileIndex, class_id: str, member: str) -> list[Sym]:
-        found = self.find_member(class_id, member)
-        if found is None:
-            return []
-        owner, ids = found
-        inherited = owner if owner != class_id else None
-        return [
-            Sym(DEF, i, None if self.file_of.get(i) == f.path else f"on `{self.qualified[owner]}`",
-                inherited)
-            for i in ids
-        ]
-
-    def _by_name(self, callee: str, what: str) -> list[Evidence]:
-        name = callee.rsplit(".", 1)[1]
-        if name in self.builtin_methods:
-            return []
-        candidates = self.methods_by_name.get(name, ())
-        if not candidates or len(candidates) > MAX_CANDIDATES:
-            return []
-        if len(candidates) > 1:
-            return self.classify(
-                [Sym(DEF, c, "by name") for c in candidates], f"{what} (receiver type unknown)"
-            )
-        only = candidates[0]
-        explanation = (
-            f"{what}: the receiver's type is unknown; `{self.qualified[only]}` is the only "
-            f"method named `{name}` in the repository"
-        )
-        return [Evidence(only, "INFERRED", NAME_MATCH_SCORE, explanation)]
-
-    def classify(self, targets: list[Sym], what: str) -> list[Evidence]:
-        targets = _unique([t for t in targets if t.kind == DEF and t.target in self.qualified])
-        if not targets or len(targets) > MAX_CANDIDATES:
-            return []
-        if len(targets) > 1:
-            names = ", ".join(sorted(self.qualified[t.target] for t in targets))
-            explanation = f"{what} has {len(targets)} candidates: {names}"
-            return [Evidence(t.target, "AMBIGUOUS", 1 / len(targets), explanation) for t in targets]
-        target = targets[0]
-        name = self.qualified[target.target]
-        if target.owner is not None:
-            owner = self.qualified[target.owner]
-            explanation = f"{what} resolved to `{name}`, inherited from `{owner}`"
-        elif target.via is not None:
-            explanation = f"{what} resolved {target.via} to `{name}`"
-        else:
-            explanation = f"{what} resolves to `{name}` in the same file"
-            return [Evidence(target.target, "EXTRACTED", EXTRACTED_SCORE, explanation)]
-        return [Evidence(target.target, "INFERRED", INFERRED_SCORE, explanation)]
-
-
-def _typed_via(
-    head: str, type_text: str, member_via: str | None, type_via: str | None
-) -> str | None:
-    """None (explicit: EXTRACTED) when the declared type and its member are in the same file."""
-    if member_via is None and type_via is None:
-        return None
-    via = f"through receiver `{head}` declared as `{type_text}`"
-    if type_via and type_via.startswith("through "):
-        via += f" ({type_via.removeprefix('through ')})"
-    return via
-
-
-def _unique(symbols: list[Sym]) -> list[Sym]:
-    seen: dict[tuple[str, str], Sym] = {}
-    for symbol in symbols:
-        seen.setdefault((symbol.kind, symbol.target), symbol)
-    return list(seen.values())

@@ -15,19 +15,12 @@ from typing import TYPE_CHECKING
 
 from rhumbline.ingest.facts import ImportFact
 from rhumbline.ingest.ids import file_id
-from rhumbline.ingest.statements import (
-    RESOLVES_TO,
-    Keys,
-    add_decorator_structure,
-    add_import_structure,
-    decorator_node,
-    import_key,
-    import_node,
-)
+from rhumbline.ingest.statements import RESOLVES_TO, StatementNodes, import_key
 from rhumbline.stores.graph.protocol import Confidence
 
 if TYPE_CHECKING:
-    from rhumbline.ingest.polyglot.resolve import Family, FileIndex, Sym
+    from rhumbline.ingest.polyglot.resolve import Family
+    from rhumbline.ingest.polyglot.symbols import FileIndex, Sym
 
 # C#: `[Logged]` names the class `LoggedAttribute` when there is no class `Logged`.
 _NAME_SUFFIXES = {"csharp": ("", "Attribute")}
@@ -50,8 +43,9 @@ class _Recorder:
 
 def add_statement_nodes(family: Family) -> None:
     for f in family.files.values():
-        _import_nodes(family, f)
-        _decorator_nodes(family, f)
+        placed = StatementNodes(f.path, f.language, family.edges, family.nodes)
+        _import_nodes(family, f, placed)
+        _decorator_nodes(family, f, placed)
 
 
 def _loaded(family: Family, f: FileIndex, fact: ImportFact) -> dict[str, tuple[Confidence, float]]:
@@ -67,12 +61,11 @@ def _loaded(family: Family, f: FileIndex, fact: ImportFact) -> dict[str, tuple[C
     return recorder.targets
 
 
-def _import_nodes(family: Family, f: FileIndex) -> None:
+def _import_nodes(family: Family, f: FileIndex, placed: StatementNodes) -> None:
     path = f.path
     per_statement: dict[tuple[int, str], int] = {}
     for fact in f.code.imports:
         per_statement[(fact.line, fact.statement)] = per_statement.get((fact.line, fact.statement), 0) + 1
-    keys = Keys()
     for fact in f.code.imports:
         bound = family.binding_name(f, fact)
         key = import_key(fact, bound)
@@ -81,9 +74,7 @@ def _import_nodes(family: Family, f: FileIndex) -> None:
             name = f"{fact.statement} ({key.rsplit('.', 1)[-1] if fact.scope else key})"
         scope = f.by_qualname.get(fact.scope) if fact.scope else None
         container = family.qualified_name(f, fact.scope) if scope else path
-        node = import_node(path, f.language, keys.unique(key), name, container, fact)
-        family.nodes.append(node)
-        add_import_structure(family.edges, scope[0] if scope else file_id(path), node, path, fact.line)
+        node = placed.add_import(fact, key, name, container, scope[0] if scope else file_id(path))
         where = f"`{name}` at {path}:{fact.line}"
         for target, (confidence, score) in _loaded(family, f, fact).items():
             loaded = target.split(":", 1)[1]
@@ -99,9 +90,8 @@ def _import_nodes(family: Family, f: FileIndex) -> None:
                                  evidence.score, explanation, path, fact.line)  # fmt: skip
 
 
-def _decorator_nodes(family: Family, f: FileIndex) -> None:
+def _decorator_nodes(family: Family, f: FileIndex, placed: StatementNodes) -> None:
     path = f.path
-    keys = Keys()
     seen: set[str] = set()
     for d, decorated in zip(f.code.definitions, f.ids, strict=True):
         if not d.decorators or decorated in seen:
@@ -109,10 +99,7 @@ def _decorator_nodes(family: Family, f: FileIndex) -> None:
         seen.add(decorated)
         what = f"{d.kind.lower()} `{d.qualname}`"
         for decorator in d.decorators:
-            key = keys.unique(f"{d.qualname}@{decorator.expression}")
-            node = decorator_node(path, f.language, key, family.qualified[decorated], decorator)
-            family.nodes.append(node)
-            add_decorator_structure(family.edges, decorated, what, node, path, decorator.line)
+            node = placed.add_decorator(decorator, d.qualname, decorated, family.qualified[decorated], what)
             targets = _decorator_targets(family, f, d.parent, decorator.expression, decorated)
             site = f"`{decorator.text}` at {path}:{decorator.line}"
             for found in family.classify(targets, site):

@@ -16,15 +16,7 @@ from rhumbline.ingest.python.links import imported_modules
 from rhumbline.ingest.python.modules import ModuleIndex
 from rhumbline.ingest.python.namespace import DEF, Namespaces
 from rhumbline.ingest.python.resolve import Resolver
-from rhumbline.ingest.statements import (
-    RESOLVES_TO,
-    Keys,
-    add_decorator_structure,
-    add_import_structure,
-    decorator_node,
-    import_key,
-    import_node,
-)
+from rhumbline.ingest.statements import RESOLVES_TO, StatementNodes, import_key
 from rhumbline.stores.graph.protocol import Node
 
 LANGUAGE = "python"
@@ -52,22 +44,19 @@ def import_nodes(
     scopes: dict[str, str] = {}
     for d in code.definitions:
         scopes.setdefault(d.qualname, definition_id(d.kind, path, d.qualname))
-    keys = Keys()
-    nodes = []
+    placed = StatementNodes(path, LANGUAGE, edges, [])
     for fact in code.imports:
         name = binding(fact)
         container = f"{module}.{fact.scope}" if fact.scope else module
-        node = import_node(path, LANGUAGE, keys.unique(import_key(fact, _bound(fact))), name,
-                           container, fact)  # fmt: skip
-        nodes.append(node)
-        add_import_structure(edges, scopes.get(fact.scope, file_id(path)), node, path, fact.line)
+        node = placed.add_import(fact, import_key(fact, _bound(fact)), name, container,
+                                 scopes.get(fact.scope, file_id(path)))  # fmt: skip
         where = f"`{name}` at {path}:{fact.line}"
         for loaded in imported_modules(path, fact, index):
             edges.extracted(node.id, RESOLVES_TO, module_id(loaded), f"{where} loads module `{loaded}`",
                             path, fact.line)  # fmt: skip
         if fact.name is not None and fact.name != "*":
             _add_bound_definition(node.id, path, fact, where, index, namespaces, qualified, edges)
-    return nodes
+    return placed.nodes
 
 
 def _add_bound_definition(
@@ -103,22 +92,18 @@ def decorator_nodes(
     source: SourceFile, resolver: Resolver, qualified: dict[str, str], edges: EdgeSet
 ) -> list[Node]:
     path, code = source.path, source.code
-    keys = Keys()
-    nodes = []
+    placed = StatementNodes(path, LANGUAGE, edges, [])
     for d in code.definitions:
         if not d.decorators:
             continue
         decorated = definition_id(d.kind, path, d.qualname)
         what = f"{d.kind.lower()} `{d.qualname}`"
         for decorator in d.decorators:
-            key = keys.unique(f"{d.qualname}@{decorator.expression}")
-            node = decorator_node(path, LANGUAGE, key, qualified[decorated], decorator)
-            nodes.append(node)
-            add_decorator_structure(edges, decorated, what, node, path, decorator.line)
+            node = placed.add_decorator(decorator, d.qualname, decorated, qualified[decorated], what)
             # Decorators run in the scope around the definition.
             targets = resolver.resolve(path, d.parent, decorator.expression)
             site = f"`{decorator.text}` at {path}:{decorator.line}"
             for found in classify(targets, site, qualified):
                 edges.add(node.id, RESOLVES_TO, found.node_id, found.confidence, found.score,
                           found.explanation, path, decorator.line)  # fmt: skip
-    return nodes
+    return placed.nodes

@@ -20,11 +20,11 @@ from collections.abc import Iterable
 from tree_sitter import Language, Node
 
 from rhumbline.ingest.facts import Variable
+from rhumbline.ingest.polyglot.comments import doc_comment
 from rhumbline.ingest.polyglot.extract import (
     Context,
     DefSpec,
     LanguageExtractor,
-    doc_comment,
     variable,
 )
 

@@ -20,7 +20,8 @@ import posixpath
 
 from rhumbline.ingest.ids import file_id
 from rhumbline.ingest.polyglot.extract import CLASS_KINDS
-from rhumbline.ingest.polyglot.resolve import DEF, Family, FileIndex, Sym
+from rhumbline.ingest.polyglot.resolve import Family
+from rhumbline.ingest.polyglot.symbols import DEF, FileIndex, Sym
 
 _RELATIVE = 1
 

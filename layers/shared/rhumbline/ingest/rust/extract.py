@@ -23,13 +23,13 @@ from collections.abc import Iterable
 from tree_sitter import Language, Node
 
 from rhumbline.ingest.facts import DecoratorFact, Variable
+from rhumbline.ingest.polyglot.comments import clean_comment
 from rhumbline.ingest.polyglot.decorators import rust_attributes
 from rhumbline.ingest.polyglot.extract import (
     Context,
     DefSpec,
     LanguageExtractor,
     ScopeSpec,
-    clean_comment,
     type_name,
     variable,
 )

@@ -26,7 +26,8 @@ import re
 
 from rhumbline.ingest.facts import ImportFact
 from rhumbline.ingest.ids import file_id
-from rhumbline.ingest.polyglot.resolve import DEF, UNIT, Family, FileIndex, Sym
+from rhumbline.ingest.polyglot.resolve import Family
+from rhumbline.ingest.polyglot.symbols import DEF, UNIT, FileIndex, Sym
 
 _PACKAGE_NAME = re.compile(
     r"^\[package\][^\[]*?^\s*name\s*=\s*\"([^\"]+)\"", re.MULTILINE | re.DOTALL
