@@ -28,17 +28,15 @@ WITH collect(n {_NODE_MAP}) AS found
 RETURN size(found) AS total, found[$offset..$offset + $limit] AS page
 """
 
-# UNWIND then MATCH on both keys: one index seek per id (`me.id IN $ids` makes the planner scan the
-# whole (project, id) index). Per relation: sorted, counted, and only the first $limit turned into
-# maps (a hub's thousands of callers are counted, not shipped).
-_AROUND = f"""
-UNWIND $ids AS asked
-MATCH (me:CodeNode {{project: $project, id: asked}})
+# One side of the edges around the nodes bound to `me`, grouped by relation: per relation sorted,
+# counted, and only the first `{limit}` turned into maps (a hub's thousands of callers are counted,
+# not shipped). `{pattern}` is the direction, `{limit}` the page-size parameter.
+_GROUPED_PAGES = f"""
 MATCH (me){{pattern}}(o:CodeNode)
 WHERE $relations IS NULL OR type(r) IN $relations
 WITH me, r, o ORDER BY type(r), me.id, o.id
 WITH type(r) AS relation, collect([me.id, r, o]) AS found
-WITH relation, size(found) AS total, found[0..$limit] AS page
+WITH relation, size(found) AS total, found[0..{{limit}}] AS page
 UNWIND page AS x
 WITH relation, total, x[0] AS node_id, x[1] AS r, x[2] AS o
 WITH relation, total, collect({{
@@ -47,28 +45,21 @@ WITH relation, total, collect({{
     properties: properties(r), other_id: o.id, other_kind: coalesce(o.kind, 'Unknown'),
     other_name: coalesce(o.name, o.id), other: CASE WHEN o.kind IS NULL THEN null ELSE o {_NODE_MAP} END
 }}) AS page
-RETURN relation, total, page
-ORDER BY relation
 """
+# UNWIND then MATCH on both keys: one index seek per id (`me.id IN $ids` makes the planner scan the
+# whole (project, id) index).
+_AROUND = (
+    "UNWIND $ids AS asked\nMATCH (me:CodeNode {project: $project, id: asked})"
+    + _GROUPED_PAGES.replace("{limit}", "$limit")
+    + "RETURN relation, total, page\nORDER BY relation\n"
+)
 # One side of edges around a list of nodes held in `{nodes}`, as _AROUND groups them, collected
 # into one list of groups (an aggregate without keys: one row even when there are no edges).
-_AROUND_HELD = f"""
-    UNWIND {{nodes}} AS me
-    MATCH (me){{pattern}}(o:CodeNode)
-    WHERE $relations IS NULL OR type(r) IN $relations
-    WITH me, r, o ORDER BY type(r), me.id, o.id
-    WITH type(r) AS relation, collect([me.id, r, o]) AS found
-    WITH relation, size(found) AS total, found[0..$link_limit] AS page
-    UNWIND page AS x
-    WITH relation, total, x[0] AS node_id, x[1] AS r, x[2] AS o
-    WITH relation, total, collect({{
-        node_id: node_id, relation: relation, confidence: r.confidence,
-        confidence_score: r.confidence_score, explanation: r.explanation, file: r.file, line: r.line,
-        properties: properties(r), other_id: o.id, other_kind: coalesce(o.kind, 'Unknown'),
-        other_name: coalesce(o.name, o.id), other: CASE WHEN o.kind IS NULL THEN null ELSE o {_NODE_MAP} END
-    }}) AS page
-    RETURN collect({{relation: relation, total: total, page: page}}) AS groups
-"""
+_AROUND_HELD = (
+    "UNWIND {nodes} AS me"
+    + _GROUPED_PAGES.replace("{limit}", "$link_limit")
+    + "RETURN collect({relation: relation, total: total, page: page}) AS groups\n"
+)
 # `context` in one statement: the File node by its (project, id) index, its nodes by the
 # (project, file) index, then the edges around them both ways (bundles.compose_file_bundle is the
 # definition this must equal: same subjects, same order, same caps).
