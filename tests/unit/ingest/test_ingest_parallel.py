@@ -68,3 +68,30 @@ def test_without_process_support_the_files_are_parsed_here(tmp_path: Path, monke
     monkeypatch.setattr(parallel, "ProcessPoolExecutor", no_semaphores)
     outcomes = read_all(tmp_path, paths, workers=2)
     assert [outcome.path for outcome in outcomes] == paths
+
+
+def test_chunks_hold_every_path_once_the_costliest_parses_first(tmp_path: Path):
+    paths = _tree(tmp_path, IN_PROCESS_BELOW)
+    (tmp_path / "pkg0/big.py").write_text("def big():\n    pass\n" * 500)
+    (tmp_path / "notes.txt").write_text("words\n" * 2000)  # bigger, but only read: cheaper
+    paths = sorted([*paths, "pkg0/big.py", "notes.txt"])
+    chunks = parallel.plan_chunks(str(tmp_path), paths, None, workers=2)
+    assert sorted(index for chunk in chunks for index in chunk) == list(range(len(paths)))
+    assert paths[chunks[0][0]] == "pkg0/big.py"
+    assert len(chunks) > 2 and all(len(chunk) <= parallel._MAX_CHUNK for chunk in chunks)
+    # Given sizes replace the stat: the same plan.
+    sizes = [(tmp_path / path).stat().st_size for path in paths]
+    assert parallel.plan_chunks(str(tmp_path), paths, sizes, workers=2) == chunks
+
+
+def test_an_empty_fact_cache_reads_like_the_pool(tmp_path: Path):
+    from rhumbline.ingest.incremental import FactCache
+
+    paths = _tree(tmp_path, IN_PROCESS_BELOW + 50)
+    (tmp_path / "README.txt").write_text("not parsed\n")
+    paths = sorted([*paths, "README.txt", "missing.py"])  # missing: removed after the walk
+    cache = FactCache.empty("p")
+    outcomes = cache.read_all(tmp_path, paths, workers=2)
+    assert outcomes == read_all(tmp_path, paths, workers=1)
+    assert cache.stats.parsed == IN_PROCESS_BELOW + 50 and cache.stats.reused == 0
+    assert cache.stamps["missing.py"] is None and cache.stamps["README.txt"] is not None

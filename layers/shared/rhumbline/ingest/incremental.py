@@ -143,8 +143,14 @@ class FactCache:
         misses: list[int] = []
         total = len(paths)
         root_text = str(root)
+        # Nothing to reuse (a first ingest, `clear`, a new extractor): every file goes to the
+        # pool as it is, instead of being read and hashed here first while the workers wait.
+        reusable = bool(self._blobs) or len(self.known) > 0
         for index, path in enumerate(paths):
             stamp = self.stamps[path] = stamp_of(os.path.join(root_text, path))
+            if not reusable:
+                misses.append(index)
+                continue
             known = self.known.unchanged(path, stamp)
             if known is not None:
                 reused = self._reuse(path, known)
@@ -178,7 +184,11 @@ class FactCache:
                 progress(done + parsed, total)
 
         # Facts come back encoded too, by the workers: the cache stores those bytes.
-        parsed = read_all_encoded(root, [paths[i] for i in misses], workers=workers, progress=forward)
+        stamps = [self.stamps[paths[i]] for i in misses]
+        parsed = read_all_encoded(
+            root, [paths[i] for i in misses], workers=workers, progress=forward,
+            sizes=[stamp[0] if stamp is not None else None for stamp in stamps],
+        )  # fmt: skip
         for index, (outcome, blob) in zip(misses, parsed, strict=True):
             outcomes[index] = outcome
             if blob is not None:
