@@ -26,6 +26,7 @@ from hashlib import sha256
 from rhumbline.ingest.edges import EdgeSet
 from rhumbline.ingest.facts import DecoratorFact, ImportFact
 from rhumbline.ingest.ids import decorator_id, import_id
+from rhumbline.ingest.records import new_node
 from rhumbline.stores.graph.protocol import Node
 
 IMPORT, DECORATOR = "Import", "Decorator"
@@ -103,7 +104,7 @@ class StatementNodes:
         self, node_id: str, kind: str, name: str, container: str, lines: tuple[int, int],
         text: str, hashed: str,
     ) -> Node:  # fmt: skip
-        node = Node(
+        node = new_node(
             id=node_id,
             kind=kind,
             name=name,

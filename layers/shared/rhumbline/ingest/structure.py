@@ -12,16 +12,17 @@ from collections.abc import Sequence
 from rhumbline.ingest.edges import EdgeSet
 from rhumbline.ingest.facts import SourceFile
 from rhumbline.ingest.ids import REPOSITORY_ID, directory_id, file_id
+from rhumbline.ingest.records import new_node
 from rhumbline.stores.graph.protocol import Node
 
 
 def build_structure(project: str, sources: Sequence[SourceFile], edges: EdgeSet) -> list[Node]:
-    nodes = [Node(id=REPOSITORY_ID, kind="Repository", name=project, qualified_name=project)]
+    nodes = [new_node(id=REPOSITORY_ID, kind="Repository", name=project, qualified_name=project)]
     directories: set[str] = set()
     for source in sources:
         path = source.path
         nodes.append(
-            Node(
+            new_node(
                 id=file_id(path),
                 kind="File",
                 name=path.rsplit("/", 1)[-1],
@@ -39,7 +40,7 @@ def build_structure(project: str, sources: Sequence[SourceFile], edges: EdgeSet)
         while parent and parent not in directories:
             directories.add(parent)
             nodes.append(
-                Node(
+                new_node(
                     id=directory_id(parent),
                     kind="Directory",
                     name=parent.rsplit("/", 1)[-1],

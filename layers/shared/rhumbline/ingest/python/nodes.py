@@ -11,6 +11,7 @@ from __future__ import annotations
 from rhumbline.ingest.edges import EdgeSet
 from rhumbline.ingest.facts import CodeFacts, SourceFile
 from rhumbline.ingest.ids import definition_id, file_id, module_id, variable_id
+from rhumbline.ingest.records import new_node
 from rhumbline.stores.graph.protocol import Node
 
 LANGUAGE = "python"
@@ -18,7 +19,7 @@ LANGUAGE = "python"
 
 def module_node(source: SourceFile, module: str) -> Node:
     code = source.code
-    return Node(
+    return new_node(
         id=module_id(module),
         kind="Module",
         name=module.rsplit(".", 1)[-1],
@@ -38,7 +39,7 @@ def definition_ids(path: str, code: CodeFacts) -> list[str]:
 
 def definition_nodes(path: str, module: str, code: CodeFacts) -> list[Node]:
     nodes = [
-        Node(
+        new_node(
             id=definition_id(d.kind, path, d.qualname),
             kind=d.kind,
             name=d.name,
@@ -54,7 +55,7 @@ def definition_nodes(path: str, module: str, code: CodeFacts) -> list[Node]:
         for d in code.definitions
     ]
     nodes.extend(
-        Node(
+        new_node(
             id=variable_id(path, v.name),
             kind="Variable",
             name=v.name,
