@@ -66,13 +66,15 @@ def build_python_graph(
         if owns:
             graph.nodes.append(nodes.module_node(source, module))
         graph.nodes.extend(nodes.definition_nodes(path, module, code))
-        nodes.add_defines(path, module if owns else None, code, edges)
+        nodes.add_defines(path, module if owns else None, code, ids, edges)
     namespaces = resolver.namespaces
     for source in python:
         if only is not None and source.path not in only:
             continue
         code = source.code
-        links.add_imports(source.path, code, index, edges)
+        # What each import loads: IMPORTS edges and Import nodes both need it.
+        loaded = [links.imported_modules(source.path, fact, index) for fact in code.imports]
+        links.add_imports(source.path, code, loaded, edges)
         links.add_inherits(source.path, code, resolver, qualified, edges)
         links.add_decorates(source.path, code, resolver, qualified, edges)
         unresolved = calls.add_calls(source.path, code, resolver, qualified, edges)
@@ -80,7 +82,7 @@ def build_python_graph(
         graph.unresolved_calls += unresolved
         module = index.name_of[source.path]
         graph.nodes.extend(
-            statement_nodes.import_nodes(source, module, index, namespaces, qualified, edges)
+            statement_nodes.import_nodes(source, module, index, namespaces, qualified, edges, loaded)
         )
         graph.nodes.extend(statement_nodes.decorator_nodes(source, resolver, qualified, edges))
     return graph

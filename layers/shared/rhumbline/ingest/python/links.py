@@ -10,10 +10,11 @@ from rhumbline.ingest.python.evidence import classify
 from rhumbline.ingest.python.resolve import Resolver
 
 
-def add_imports(path: str, code: CodeFacts, index: ModuleIndex, edges: EdgeSet) -> None:
+def add_imports(path: str, code: CodeFacts, loaded: list[list[str]], edges: EdgeSet) -> None:
+    """`loaded`: imported_modules of each of the file's imports, in order."""
     source = file_id(path)
-    for fact in code.imports:
-        for module in imported_modules(path, fact, index):
+    for fact, modules in zip(code.imports, loaded, strict=True):
+        for module in modules:
             explanation = f"`{fact.statement}` at {path}:{fact.line}"
             edges.extracted(source, "IMPORTS", module_id(module), explanation, path, fact.line)
 
@@ -62,6 +63,8 @@ def add_decorates(
     path: str, code: CodeFacts, resolver: Resolver, qualified: dict[str, str], edges: EdgeSet
 ) -> None:
     for d in code.definitions:
+        if not d.decorators:
+            continue
         decorated = definition_id(d.kind, path, d.qualname)
         for decorator in d.decorators:
             expression, line = decorator.expression, decorator.line

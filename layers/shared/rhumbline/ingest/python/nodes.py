@@ -72,17 +72,19 @@ def definition_nodes(path: str, module: str, code: CodeFacts) -> list[Node]:
     return nodes
 
 
-def add_defines(path: str, module: str | None, code: CodeFacts, edges: EdgeSet) -> None:
-    """DEFINES edges of one file; `module` is None when another file owns its module name."""
+def add_defines(
+    path: str, module: str | None, code: CodeFacts, ids: list[str], edges: EdgeSet
+) -> None:
+    """DEFINES edges of one file; `module` is None when another file owns its module name;
+    `ids`: definition_ids(path, code)."""
     source_file = file_id(path)
     if module is not None:
         explanation = f"{path} is the source of module `{module}`"
         edges.extracted(source_file, "DEFINES", module_id(module), explanation, path, 1)
     parents: dict[str, tuple[str, str]] = {}  # qualname → (id, kind) of its first definition
-    for d in code.definitions:
-        parents.setdefault(d.qualname, (definition_id(d.kind, path, d.qualname), d.kind))
-    for d in code.definitions:
-        node = definition_id(d.kind, path, d.qualname)
+    for d, node in zip(code.definitions, ids, strict=True):
+        parents.setdefault(d.qualname, (node, d.kind))
+    for d, node in zip(code.definitions, ids, strict=True):
         what = f"{d.kind.lower()} `{d.name}` at line {d.start_line}"
         parent = parents.get(d.parent) if d.parent else None
         if parent is None:

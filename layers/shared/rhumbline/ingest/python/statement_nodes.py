@@ -12,7 +12,6 @@ from rhumbline.ingest.edges import EXTRACTED_SCORE, INFERRED_SCORE, MAX_CANDIDAT
 from rhumbline.ingest.facts import ImportFact, SourceFile
 from rhumbline.ingest.ids import definition_id, file_id, module_id
 from rhumbline.ingest.python.evidence import classify
-from rhumbline.ingest.python.links import imported_modules
 from rhumbline.ingest.python.modules import ModuleIndex
 from rhumbline.ingest.python.namespace import DEF, Namespaces
 from rhumbline.ingest.python.resolve import Resolver
@@ -38,20 +37,23 @@ def _bound(fact: ImportFact) -> str | None:
 
 def import_nodes(
     source: SourceFile, module: str, index: ModuleIndex, namespaces: Namespaces,
-    qualified: dict[str, str], edges: EdgeSet,
+    qualified: dict[str, str], edges: EdgeSet, loaded_by_import: list[list[str]],
 ) -> list[Node]:  # fmt: skip
+    """`loaded_by_import`: links.imported_modules of each of the file's imports, in order."""
     path, code = source.path, source.code
-    scopes: dict[str, str] = {}
-    for d in code.definitions:
-        scopes.setdefault(d.qualname, definition_id(d.kind, path, d.qualname))
+    scopes: dict[str, str] | None = None  # most imports are at module level: built on demand
     placed = StatementNodes(path, LANGUAGE, edges, [])
-    for fact in code.imports:
+    for fact, modules in zip(code.imports, loaded_by_import, strict=True):
         name = binding(fact)
         container = f"{module}.{fact.scope}" if fact.scope else module
-        node = placed.add_import(fact, import_key(fact, _bound(fact)), name, container,
-                                 scopes.get(fact.scope, file_id(path)))  # fmt: skip
+        if fact.scope and scopes is None:
+            scopes = {}
+            for d in code.definitions:
+                scopes.setdefault(d.qualname, definition_id(d.kind, path, d.qualname))
+        container_id = scopes.get(fact.scope, file_id(path)) if fact.scope else file_id(path)
+        node = placed.add_import(fact, import_key(fact, _bound(fact)), name, container, container_id)
         where = f"`{name}` at {path}:{fact.line}"
-        for loaded in imported_modules(path, fact, index):
+        for loaded in modules:
             edges.extracted(node.id, RESOLVES_TO, module_id(loaded), f"{where} loads module `{loaded}`",
                             path, fact.line)  # fmt: skip
         if fact.name is not None and fact.name != "*":
