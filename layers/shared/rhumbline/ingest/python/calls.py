@@ -18,7 +18,7 @@ from __future__ import annotations
 from rhumbline.ingest.edges import MAX_CANDIDATES, NAME_MATCH_SCORE, EdgeSet
 from rhumbline.ingest.facts import CallSite, CodeFacts
 from rhumbline.ingest.ids import definition_id, file_id
-from rhumbline.ingest.python.evidence import Evidence, classify
+from rhumbline.ingest.python.evidence import Evidence, classify_tails
 from rhumbline.ingest.python.resolve import Resolver, Target
 
 _SUPER = "super()."
@@ -31,8 +31,8 @@ def add_calls(
     namespace = resolver.namespaces.files[path]
     callers: dict[str, str] = {"": file_id(path)}
     # A scope calls the same name again and again (`self.assertEqual` forty times in one test):
-    # resolve each (scope, callee) once.
-    memo: dict[tuple[str, str], tuple[list[Target], bool]] = {}
+    # resolve each (scope, callee) once, explanations but for the site included.
+    memo: dict[tuple[str, str], list[Evidence]] = {}
     unresolved = code.dynamic_calls
     for call in code.calls:
         found = resolve_call(path, call, resolver, qualified, memo)
@@ -43,9 +43,9 @@ def add_calls(
         if source is None:
             source = definition_id(namespace.scope_kind[call.scope], path, call.scope)
             callers[call.scope] = source
-        for evidence in found:
-            edges.add(source, "CALLS", evidence.node_id, evidence.confidence, evidence.score,
-                      evidence.explanation, path, call.line)
+        site = f"call `{call.callee}(...)` at {path}:{call.line}"
+        for node_id, confidence, score, tail in found:
+            edges.add(source, "CALLS", node_id, confidence, score, site + tail, path, call.line)
     return unresolved
 
 
@@ -54,27 +54,33 @@ def resolve_call(
     call: CallSite,
     resolver: Resolver,
     qualified: dict[str, str],
-    memo: dict[tuple[str, str], tuple[list[Target], bool]],
+    memo: dict[tuple[str, str], list[Evidence]],
 ) -> list[Evidence]:
+    """The call's targets, each explanation without its first part, the site (`call `f(...)` at
+    path:line`), which the caller puts in front. `memo`: per (scope, callee), for one file."""
     key = (call.scope, call.callee)
-    resolved = memo.get(key)
-    if resolved is None:
-        resolved = memo[key] = _targets(path, call, resolver)
-    targets, by_name = resolved
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _evidence(path, call, resolver, qualified)
+    return found
+
+
+def _evidence(path: str, call: CallSite, resolver: Resolver, qualified: dict[str, str]) -> list[Evidence]:
+    targets, by_name = _targets(path, call, resolver)
     if not targets or len(targets) > MAX_CANDIDATES:
         return []
-    what = f"call `{call.callee}(...)` at {path}:{call.line}"
     if not by_name:
-        return classify(targets, what, qualified)
+        return classify_tails(targets, qualified)
     if len(targets) > 1:
-        return classify(targets, f"{what} (receiver type unknown)", qualified)
+        unknown = " (receiver type unknown)"
+        return [e._replace(explanation=unknown + e.explanation) for e in classify_tails(targets, qualified)]
     only = targets[0].node_id
     name = call.callee.rsplit(".", 1)[1]
-    explanation = (
-        f"{what}: the receiver's type is unknown; `{qualified[only]}` is the only method named "
+    tail = (
+        f": the receiver's type is unknown; `{qualified[only]}` is the only method named "
         f"`{name}` in the repository"
     )
-    return [Evidence(only, "INFERRED", NAME_MATCH_SCORE, explanation)]
+    return [Evidence(only, "INFERRED", NAME_MATCH_SCORE, tail)]
 
 
 def _targets(path: str, call: CallSite, resolver: Resolver) -> tuple[list[Target], bool]:

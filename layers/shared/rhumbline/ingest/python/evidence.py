@@ -24,21 +24,28 @@ class Evidence(NamedTuple):
 
 def classify(targets: list[Target], what: str, qualified: dict[str, str]) -> list[Evidence]:
     """`what` describes the site, e.g. "call `f(...)` at pkg/mod.py:12"."""
+    return [Evidence(node_id, confidence, score, what + tail)
+            for node_id, confidence, score, tail in classify_tails(targets, qualified)]  # fmt: skip
+
+
+def classify_tails(targets: list[Target], qualified: dict[str, str]) -> list[Evidence]:
+    """classify without the site: each Evidence's explanation is what follows the site's
+    description, so sites that resolve alike (one name called on many lines) share this work."""
     if not targets or len(targets) > MAX_CANDIDATES:
         return []
     if len(targets) > 1:
         names = ", ".join(sorted(qualified[t.node_id] for t in targets))
-        explanation = f"{what} has {len(targets)} candidates: {names}"
-        return [Evidence(t.node_id, "AMBIGUOUS", 1 / len(targets), explanation) for t in targets]
+        tail = f" has {len(targets)} candidates: {names}"
+        return [Evidence(t.node_id, "AMBIGUOUS", 1 / len(targets), tail) for t in targets]
     target = targets[0]
     name = qualified[target.node_id]
     if target.owner is not None:
-        explanation = f"{what} resolved to `{name}`, inherited from `{qualified[target.owner]}`"
+        tail = f" resolved to `{name}`, inherited from `{qualified[target.owner]}`"
     elif target.imported and target.binding is not None:
-        explanation = f"{what} resolved through `{target.binding.statement}` to `{name}`"
+        tail = f" resolved through `{target.binding.statement}` to `{name}`"
     elif target.imported:
-        explanation = f"{what} resolved to `{name}` in another module"
+        tail = f" resolved to `{name}` in another module"
     else:
-        explanation = f"{what} resolves to `{name}` in the same module"
-        return [Evidence(target.node_id, "EXTRACTED", EXTRACTED_SCORE, explanation)]
-    return [Evidence(target.node_id, "INFERRED", INFERRED_SCORE, explanation)]
+        tail = f" resolves to `{name}` in the same module"
+        return [Evidence(target.node_id, "EXTRACTED", EXTRACTED_SCORE, tail)]
+    return [Evidence(target.node_id, "INFERRED", INFERRED_SCORE, tail)]
