@@ -331,7 +331,7 @@ class Neo4jGraphStore(TraversalMixin, Neo4jLookups, Neo4jNodeBundle):  # travers
             kinds=list(kinds) if kinds is not None else None,
             limit=limit,
         )[0]
-        return [rows.node_from_row(n) for n in found["page"]], found["total"]
+        return [rows.node_from_list(n) for n in found["page"]], found["total"]
 
     def nodes_of_kind(
         self, project: str, kind: str, *, limit: int, offset: int = 0
