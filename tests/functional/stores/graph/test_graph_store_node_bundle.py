@@ -32,16 +32,22 @@ def _both(graph: GraphStore, project: str, node_id: str, **specs: object) -> tup
     )
 
 
-@pytest.mark.parametrize("start", ["a", "b", "c", "d", "x", "g", "e"])
-def test_walks_equal_their_composed_definition(store: GraphStore, project: str, start: str) -> None:  # noqa: F811
-    single, composed = _both(store, project, ID[start], walks=WALKS)
-    assert single is not None
-    assert single == composed
+# A few walks per statement: the tools ask for two; Neo4j's first planning of a statement grows
+# with its subqueries (seconds on a loaded machine), and the store's timeout bounds it.
+@pytest.mark.parametrize("walks", [WALKS[i : i + 3] for i in range(0, len(WALKS), 3)], ids=lambda w: f"{len(w)}walks")
+def test_walks_equal_their_composed_definition(store: GraphStore, project: str, walks: list[Walk]) -> None:  # noqa: F811
+    for start in "abcdxge":
+        single, composed = _both(store, project, ID[start], walks=walks)
+        assert single is not None
+        assert single == composed, start
 
 
 @pytest.mark.parametrize("start", ["a", "c", "d", "g"])
 def test_arounds_equal_their_composed_definition(store: GraphStore, project: str, start: str) -> None:  # noqa: F811
-    single, composed = _both(store, project, ID[start], around=AROUNDS, walks=WALKS[:2])
+    single, composed = _both(store, project, ID[start], around=AROUNDS[:4], walks=WALKS[:1])
+    assert single is not None
+    assert single == composed
+    single, composed = _both(store, project, ID[start], around=AROUNDS[4:], walks=WALKS[1:2])
     assert single is not None
     assert single == composed
 
@@ -89,10 +95,11 @@ def test_a_hierarchy_deeper_than_a_call_walk(graph_store: GraphStore, project: s
     edges += [edge(ids[0], ids[5], "INHERITS"), edge(ids[0], "class:ext:Base", "INHERITS")]
     graph_store.apply(project, GraphBatch(nodes=classes, edges=edges))
     hierarchy = ("IMPLEMENTS", "INHERITS")
-    walks = [Walk(d, hierarchy, 10, limit) for d in ("out", "in") for limit in (1, 3, 21)]
-    for start in (ids[0], ids[13], ids[11]):
-        single, composed = _both(graph_store, project, start, walks=walks)
-        assert single is not None and single == composed
+    for limit in (1, 3, 21):  # class's two walks, one statement per limit (the same text)
+        walks = [Walk(d, hierarchy, 10, limit) for d in ("out", "in")]
+        for start in (ids[0], ids[13], ids[11]):
+            single, composed = _both(graph_store, project, start, walks=walks)
+            assert single is not None and single == composed
     found = graph_store.node_bundle(project, ids[0], walks=[Walk("out", hierarchy, 10, 21)])
     assert found is not None
     assert [s.depth for s in found.walks[0].steps] == [0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 6, 7]

@@ -2,11 +2,13 @@
 around it, the far ends' degrees and breadth-first walks from it — where the composed form
 (bundles.compose_node_bundle) costs a round trip per read and per walk level.
 
-A walk is unrolled into one subquery per level (its depth is part of the statement's shape):
-each level expands the previous level's new nodes, then drops the nodes already reached with a
-hash grouping over (candidates ∪ reached) — linear, where `NOT o IN reached` would compare each
-candidate with every reached node. Which parent a node keeps follows traversal.py's rule: the
-smallest (relation, parent id, direction). A mixin of Neo4jGraphStore: it uses `_read` only.
+A walk is one `ANY SHORTEST` search with an unbound end (a breadth-first search inside the
+server, through real nodes only): every reachable node at its shortest distance, with a plan the
+same size whatever the depth (unrolling one subquery per level made Neo4j's planning time grow
+with the depth: seconds for class's two 10-level walks). Which parent a node keeps follows
+traversal.py's rule, the smallest (relation, parent id, direction) among the edges from nodes
+one hop nearer: candidates and reached nodes are grouped on (node, distance), a hash join rather
+than a list-membership test per candidate. A mixin of Neo4jGraphStore: it uses `_read` only.
 """
 
 from __future__ import annotations
@@ -90,7 +92,8 @@ def _walk(j: int, direction: str, relations: tuple[str, ...] | None, levels: int
             UNWIND reached AS x
             RETURN x[0] AS p, x[1] AS d, null AS choice
         }}
-        WITH p, d, collect(choice) AS choices, count(*) AS seen WHERE size(choices) < seen
+        // A (p, d) group holds a reached row (its null choice is not collected) iff p is at distance d.
+        WITH p, d, collect(choice) AS choices, count(*) AS rows WHERE size(choices) < rows
         UNWIND choices AS c
         WITH c ORDER BY c[0], c[1], c[2]
         WITH c[3] AS o, collect(c)[0] AS best
