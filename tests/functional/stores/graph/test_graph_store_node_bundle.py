@@ -68,7 +68,9 @@ def test_what_it_reads(store: GraphStore, project: str) -> None:  # noqa: F811
     ]  # fmt: skip  — d is reached from b and from c: the smaller parent id wins
     assert (callees.total, callees.truncated) == (4, False)
     assert ([s.node.id for s in capped.steps], capped.total, capped.truncated) == ([ID["a"], ID["b"]], 4, True)
-    assert [(s.node.id, s.depth) for s in callers.steps] == [(ID["a"], 0), (ID["d"], 1), (ID["x"], 1), (ID["b"], 2), (ID["c"], 2)]
+    assert [(s.node.id, s.depth) for s in callers.steps] == [
+        (ID["a"], 0), (ID["d"], 1), (ID["x"], 1), (ID["b"], 2), (ID["c"], 2),
+    ]  # fmt: skip
     via = callees.steps[1].via
     assert via is not None and (via.relation, via.direction, via.line, via.properties) == ("CALLS", "out", 3, {"weight": 2})
 
@@ -78,7 +80,8 @@ def test_no_node_and_bad_arguments(store: GraphStore, project: str) -> None:  # 
         assert _both(store, project, missing, walks=WALKS[:1], around=AROUNDS[:1]) == (None, None)
     bad = [
         {"walks": [Walk("out", CALLS, 11, 5)]}, {"walks": [Walk("out", CALLS, 1, 0)]},
-        {"walks": [Walk("sideways", CALLS, 1, 5)]}, {"walks": [Walk("out", ("calls; DROP",), 1, 5)]},  # type: ignore[arg-type]
+        {"walks": [Walk("sideways", CALLS, 1, 5)]},  # type: ignore[arg-type]
+        {"walks": [Walk("out", ("calls; DROP",), 1, 5)]},
         {"around": [Around("out", None, 0)]}, {"around": [Around("both", None, 5)]},  # type: ignore[arg-type]
     ]  # fmt: skip
     for specs in bad:

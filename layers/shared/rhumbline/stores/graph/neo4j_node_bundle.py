@@ -39,7 +39,8 @@ def _around(i: int, direction: str) -> str:
         .replace("{limit}", f"$a{i}_limit")
         .replace("$relations", f"$a{i}_relations")
     )
-    return f"CALL (n) {{\nUNWIND [n] AS me{grouped}RETURN collect({{relation: relation, total: total, page: page}}) AS a{i}\n}}\n"
+    collected = f"RETURN collect({{relation: relation, total: total, page: page}}) AS a{i}"
+    return f"CALL (n) {{\nUNWIND [n] AS me{grouped}{collected}\n}}\n"
 
 
 def _far_degrees(i: int, direction: str) -> str:
