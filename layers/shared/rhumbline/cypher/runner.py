@@ -1,9 +1,13 @@
 """Runs one read-only Cypher query for the `query` tool (see guard.py for the three layers).
 
-Layer 2: `EXPLAIN <query>` in its own READ transaction must report query type 'r' ("rw", "w" and
-"s" — schema or administration — are refused before anything runs). Layer 3: the query itself
-runs in a READ access-mode transaction with a server-side timeout, is never committed, and is
-read only up to `limit + 1` records (the extra one tells "more" from "exactly this many").
+Layer 2: `EXPLAIN <query>` must report query type 'r' ("rw", "w" and "s" — schema or
+administration — are refused before the query runs). The verdict is Neo4j's answer about the
+text alone, so it is remembered per exact statement text (`PlanVerdicts`): an agent repeating a
+query pays the EXPLAIN once per container. Layer 3: the query itself runs in a READ access-mode
+transaction with a server-side timeout, is never committed, and is read only up to `limit + 1`
+records (the extra one tells "more" from "exactly this many"). A first-seen text is EXPLAINed in
+that same transaction, just before it runs: one session, one transaction, no extra round trip
+to open and roll back a second one.
 
 One driver per container per credentials, opened lazily, like the graph store's.
 """
@@ -14,6 +18,7 @@ import hashlib
 import json
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -25,6 +30,7 @@ from rhumbline.stores.graph.factory import Neo4jCredentials
 
 MAX_RESULT_CHARS = 1_000_000  # serialized rows; Lambda answers are at most 6 MB
 MAX_FETCH = 1_000  # records the driver pulls per round trip
+MAX_VERDICTS = 512  # statement texts whose 'r' verdict a runner remembers (least recently used dropped)
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,32 @@ class ReadOnlyViolation(Forbidden):
     """The query would write, change the schema or administer the server."""
 
 
+class PlanVerdicts:
+    """Statement texts Neo4j has planned as read-only ('r'), most recently used last. Only 'r' is
+    kept: a refused text is EXPLAINed (and refused) again. Keyed by the exact text, parameters
+    aside: what a statement may do is fixed by its text (parameters are values, never clauses),
+    and the READ transaction every query runs in stays the real guard."""
+
+    def __init__(self, size: int = MAX_VERDICTS) -> None:
+        self._size = size
+        self._texts: OrderedDict[str, None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def known_read(self, cypher: str) -> bool:
+        with self._lock:
+            if cypher not in self._texts:
+                return False
+            self._texts.move_to_end(cypher)
+            return True
+
+    def remember_read(self, cypher: str) -> None:
+        with self._lock:
+            self._texts[cypher] = None
+            self._texts.move_to_end(cypher)
+            while len(self._texts) > self._size:
+                self._texts.popitem(last=False)
+
+
 class CypherRunner:
     def __init__(self, credentials: Neo4jCredentials, *, dedicated: bool, connect_timeout: float) -> None:
         import neo4j
@@ -49,6 +81,7 @@ class CypherRunner:
         self._neo4j = neo4j
         self.credentials = credentials
         self.dedicated = dedicated  # a read-only database user, not the graph store's own
+        self.verdicts = PlanVerdicts()
         self._driver = neo4j.GraphDatabase.driver(
             credentials.uri,
             auth=(credentials.user, credentials.password),
@@ -58,14 +91,11 @@ class CypherRunner:
         )
 
     @contextmanager
-    def _read_transaction(
-        self, timeout: float, fetch_size: int = MAX_FETCH, *, budget: float | None = None
-    ) -> Iterator[Any]:
-        """A READ access-mode transaction that is never committed (closing it rolls it back).
-        `budget`: the query's whole timeout, as error messages state it (default `timeout`)."""
+    def _read_transaction(self, timeout: float, fetch_size: int = MAX_FETCH) -> Iterator[Any]:
+        """A READ access-mode transaction that is never committed (closing it rolls it back)."""
         neo4j = self._neo4j
         with (
-            _translated(budget if budget is not None else timeout),
+            _translated(timeout),
             self._driver.session(
                 database=self.credentials.database, default_access_mode=neo4j.READ_ACCESS, fetch_size=fetch_size
             ) as session,
@@ -79,8 +109,7 @@ class CypherRunner:
     def plan_type(self, cypher: str, params: dict[str, Any], *, timeout: float) -> str:
         """Neo4j's own verdict on what the query does: 'r', 'rw', 'w' or 's'."""
         with self._read_transaction(timeout) as tx:
-            summary = tx.run("EXPLAIN " + cypher, params).consume()
-        return summary.query_type or "?"
+            return _explained(tx, cypher, params)
 
     def run(
         self,
@@ -94,20 +123,19 @@ class CypherRunner:
     ) -> QueryRun:
         """`check_plan=False` only in tests that prove the READ transaction holds on its own."""
         started = time.perf_counter()
-        query_type = "r"
-        if check_plan:
-            query_type = self.plan_type(cypher, params, timeout=timeout)
-            if query_type != "r":
-                raise ReadOnlyViolation(
-                    f"the query is not read-only: Neo4j plans it as query type '{query_type}' "
-                    "(rw/w: writes, s: schema or administration); `query` runs reads only"
-                )
         serializer = Serializer(visible)
         rows: list[dict[str, Any]] = []
         more = cut = False
         size = 0
-        remaining = max(0.5, timeout - (time.perf_counter() - started))
-        with self._read_transaction(remaining, fetch_size=min(limit + 1, MAX_FETCH), budget=timeout) as tx:
+        with self._read_transaction(timeout, fetch_size=min(limit + 1, MAX_FETCH)) as tx:
+            if check_plan and not self.verdicts.known_read(cypher):
+                query_type = _explained(tx, cypher, params)
+                if query_type != "r":
+                    raise ReadOnlyViolation(
+                        f"the query is not read-only: Neo4j plans it as query type '{query_type}' "
+                        "(rw/w: writes, s: schema or administration); `query` runs reads only"
+                    )
+                self.verdicts.remember_read(cypher)
             result = tx.run(cypher, params)
             columns = list(result.keys())
             for record in result:
@@ -126,12 +154,17 @@ class CypherRunner:
             more=more,
             cut_by_size=cut,
             redacted=serializer.redacted,
-            query_type=query_type,
+            query_type="r",
             elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
         )
 
     def close(self) -> None:
         self._driver.close()
+
+
+def _explained(tx: Any, cypher: str, params: dict[str, Any]) -> str:
+    """The query type of Neo4j's plan for `cypher` (EXPLAIN runs nothing)."""
+    return tx.run("EXPLAIN " + cypher, params).consume().query_type or "?"
 
 
 @contextmanager

@@ -1,5 +1,5 @@
 """Nodes reached from one node to a depth (callers, callees, bases, subclasses), from one native
-breadth-first walk of the graph store."""
+breadth-first walk of the graph store (read as part of the tool's `node_bundle`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from pydantic import BaseModel, Field
 from rhumbline.lookup.views import EXPLANATION_CHARS, NodeRef, clip
 
 if TYPE_CHECKING:
-    from rhumbline.stores.graph.protocol import GraphStore
+    from rhumbline.stores.graph.bundles import Walk
+    from rhumbline.stores.graph.protocol import WalkResult
 
 
 class Step(NodeRef):
@@ -33,19 +34,15 @@ class StepListing(BaseModel):
     depth: int
 
 
-def reached(
-    graph: "GraphStore",
-    project: str,
-    node_id: str,
-    direction: Literal["in", "out"],
-    *,
-    relations: Sequence[str],
-    depth: int,
-    limit: int,
-) -> StepListing:
+def walk_for(direction: Literal["in", "out"], relations: Sequence[str], *, depth: int, limit: int) -> "Walk":
+    """The store walk behind a listing of `limit` steps (+1: the walk lists the start node first)."""
+    from rhumbline.stores.graph.bundles import Walk
+
+    return Walk(direction, tuple(relations), depth, limit + 1)
+
+
+def listing(walked: "WalkResult", *, depth: int, limit: int) -> StepListing:
     """Nearest first, each node once at its shortest distance (ties by relation, then id)."""
-    # +1: the walk lists the start node itself first.
-    walked = graph.walk(project, [node_id], direction=direction, depth=depth, limit=limit + 1, relations=relations)
     items = []
     for step in walked.steps:
         if step.depth == 0 or step.via is None or step.parent is None:

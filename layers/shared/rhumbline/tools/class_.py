@@ -64,52 +64,52 @@ class ClassOutput(BaseModel):
 
 def run(arguments: ClassInput, context: ToolContext) -> ClassOutput:
     from rhumbline.lookup import annotations
+    from rhumbline.lookup.bundle import read_bundle
     from rhumbline.lookup.kinds import CLASS_KINDS, HIERARCHY_RELATIONS
     from rhumbline.lookup.names import resolve_name
     from rhumbline.lookup.views import definition, links, merged
-    from rhumbline.lookup.walks import reached
-    from rhumbline.tools.graph_common import overlapped
+    from rhumbline.lookup.walks import listing, walk_for
+    from rhumbline.stores.graph.bundles import Around
 
     project = context.project(arguments.project)
-    graph = context.graph
     limit = arguments.limit
     node = resolve_name(
         context, project, arguments.name, kinds=CLASS_KINDS, file=arguments.file,
         noun="class", other_kind_hint=": use `function` for functions and methods, `explain` for anything else",
     )  # fmt: skip
-    # Two reads for every direct edge this answer lists: members and bases out, uses in.
-    # Independent reads: on Neo4j their round trips overlap (on SQLite they run inline).
-    pending_out = overlapped(
-        graph.backend, graph.edges_around, project, [node.id], "out",
-        relations=["DEFINES", *HIERARCHY_RELATIONS], limit=MAX_MEMBERS,
+    # One read (on Neo4j one statement): members with their callers count and bases out, uses in,
+    # the hierarchy both ways.
+    hierarchy = tuple(HIERARCHY_RELATIONS)
+    bundle = read_bundle(
+        context, project, node,
+        around=[
+            Around("out", ("DEFINES",), MAX_MEMBERS, far_degrees=("in", ("CALLS",))),
+            Around("out", hierarchy, MAX_MEMBERS),
+            Around("in", (*REFERENCE_RELATIONS, "DECORATES", "DOCUMENTS"), limit),
+        ],
+        walks=[walk_for(way, hierarchy, depth=HIERARCHY_DEPTH, limit=limit) for way in ("out", "in")],
     )  # fmt: skip
-    pending_in = overlapped(
-        graph.backend, graph.edges_around, project, [node.id], "in",
-        relations=[*REFERENCE_RELATIONS, "DECORATES", "DOCUMENTS"], limit=limit,
-    )  # fmt: skip
-    hierarchy = {"relations": HIERARCHY_RELATIONS, "depth": HIERARCHY_DEPTH, "limit": limit}
-    pending_bases = overlapped(graph.backend, reached, graph, project, node.id, "out", **hierarchy)
-    pending_subclasses = overlapped(graph.backend, reached, graph, project, node.id, "in", **hierarchy)
     annotated = annotations.for_nodes(context, project, [node.id])
-    outward, inward = pending_out.result(), pending_in.result()
-    stubs = [e for r in HIERARCHY_RELATIONS if r in outward for e in outward[r].edges if e.other is None]
-    members = outward["DEFINES"].edges if "DEFINES" in outward else []
+    defined, based, inward = bundle.around
+    callers = bundle.far_degrees[0]
+    stubs = [e for r in HIERARCHY_RELATIONS if r in based for e in based[r].edges if e.other is None]
+    members = defined["DEFINES"].edges if "DEFINES" in defined else []
     methods = [m.other for m in members if m.other is not None and m.other.kind in ("Method", "Function")]
     methods.sort(key=lambda m: (m.start_line or 0, m.id))
-    callers = graph.degrees(project, [m.id for m in methods[:limit]], "in", relations=["CALLS"])
     used = merged(inward, list(REFERENCE_RELATIONS), limit)
+    bases, subclasses = (listing(walked, depth=HIERARCHY_DEPTH, limit=limit) for walked in bundle.walks)
     output = ClassOutput(
         project=project,
         format=arguments.format,
         node=definition(node),
-        bases=pending_bases.result(),
+        bases=bases,
         unresolved_bases=[s.edge.other_name for s in stubs],
-        subclasses=pending_subclasses.result(),
+        subclasses=subclasses,
         methods=Listing[Method](
             items=[
                 Method(
                     **definition(m, docstring_chars=MEMBER_DOCSTRING_CHARS).model_dump(),
-                    callers=callers.get(m.id, {}).get("CALLS", 0),
+                    callers=callers.get(m.id, 0),
                 )
                 for m in methods[:limit]
             ],

@@ -73,28 +73,30 @@ def _next_step(kind: str) -> str:
 
 def run(arguments: ExplainInput, context: ToolContext) -> ExplainOutput:
     from rhumbline.lookup import annotations
+    from rhumbline.lookup.bundle import read_bundle
     from rhumbline.lookup.names import resolve_name
     from rhumbline.lookup.views import definition, links
+    from rhumbline.stores.graph.bundles import Around
 
     project = context.project(arguments.project)
-    graph = context.graph
     node = resolve_name(context, project, arguments.name, kinds=None, file=arguments.file)
-    # One read per direction: every relation's exact count and first examples.
-    around = {direction: graph.edges_around(project, [node.id], direction, limit=EXAMPLES) for direction in ("in", "out")}
+    # One read (on Neo4j one statement): per direction every relation's exact count and first
+    # examples, and the linked documents (a page of MAX_DOCUMENTS: when there are no more than
+    # EXAMPLES, the same edges as the examples).
+    directions = ("in", "out")
+    bundle = read_bundle(
+        context, project, node,
+        around=[Around(d, None, EXAMPLES) for d in directions]
+        + [Around(d, (DOCUMENT_RELATION,), MAX_DOCUMENTS) for d in directions],
+    )  # fmt: skip
+    around = dict(zip(directions, bundle.around[:2]))
     neighborhood = [
         RelationSummary(relation=relation, direction=direction, total=group.total, examples=links(group).items)
         for direction, found in around.items()
         for relation, group in found.items()
         if relation != DOCUMENT_RELATION
     ]
-    documented: dict[str, Listing[Link]] = {}
-    for direction, found in around.items():
-        group = found.get(DOCUMENT_RELATION)
-        if group is not None and group.total > len(group.edges):  # more than the examples: read them
-            group = graph.edges_around(
-                project, [node.id], direction, relations=[DOCUMENT_RELATION], limit=MAX_DOCUMENTS
-            )[DOCUMENT_RELATION]
-        documented[direction] = links(group)
+    documented = {d: links(found.get(DOCUMENT_RELATION)) for d, found in zip(directions, bundle.around[2:])}
     documented_by, documents = documented["in"], documented["out"]
     output = ExplainOutput(
         project=project,

@@ -47,32 +47,28 @@ class FunctionOutput(BaseModel):
 
 def run(arguments: FunctionInput, context: ToolContext) -> FunctionOutput:
     from rhumbline.lookup import annotations
-    from rhumbline.lookup.walks import reached
+    from rhumbline.lookup.bundle import read_bundle
     from rhumbline.lookup.kinds import CALLABLE_KINDS
     from rhumbline.lookup.names import resolve_name
     from rhumbline.lookup.views import definition, links, node_ref
-    from rhumbline.tools.graph_common import overlapped
+    from rhumbline.lookup.walks import listing, walk_for
+    from rhumbline.stores.graph.bundles import Around
 
     project = context.project(arguments.project)
-    graph = context.graph
     node = resolve_name(
         context, project, arguments.name, kinds=CALLABLE_KINDS, file=arguments.file,
         noun="function or method", other_kind_hint=": use `class` for classes, `explain` for anything else",
     )  # fmt: skip
     depth, limit = arguments.depth, arguments.limit
-    # Independent reads: on Neo4j their round trips overlap (on SQLite they run inline).
-    pending_inward = overlapped(
-        graph.backend, graph.edges_around, project, [node.id], "in",
-        relations=["DECORATES", "DEFINES", "DOCUMENTS"], limit=MAX_LINKS,
+    # One read (on Neo4j one statement): owner, decorators and documents in, callers and callees.
+    bundle = read_bundle(
+        context, project, node,
+        around=[Around("in", ("DECORATES", "DEFINES", "DOCUMENTS"), MAX_LINKS)],
+        walks=[walk_for(way, ["CALLS"], depth=depth, limit=limit) for way in ("in", "out")],
     )  # fmt: skip
-    pending_callers = overlapped(
-        graph.backend, reached, graph, project, node.id, "in", relations=["CALLS"], depth=depth, limit=limit
-    )
-    pending_callees = overlapped(
-        graph.backend, reached, graph, project, node.id, "out", relations=["CALLS"], depth=depth, limit=limit
-    )
     annotated = annotations.for_nodes(context, project, [node.id])
-    inward = pending_inward.result()
+    [inward] = bundle.around
+    callers, callees = (listing(walked, depth=depth, limit=limit) for walked in bundle.walks)
     owners = inward.get("DEFINES")
     owner = owners.edges[0].other if owners else None
     output = FunctionOutput(
@@ -81,8 +77,8 @@ def run(arguments: FunctionInput, context: ToolContext) -> FunctionOutput:
         node=definition(node),
         owner=node_ref(owner) if owner is not None else None,
         decorators=links(inward.get("DECORATES")),
-        callers=pending_callers.result(),
-        callees=pending_callees.result(),
+        callers=callers,
+        callees=callees,
         documented_by=links(inward.get("DOCUMENTS")),
         annotations=annotated,
     )

@@ -179,6 +179,35 @@ def test_each_layer_refuses_writes_on_its_own(neo, neo4j_server) -> None:
     assert _state(driver, world.project) == before
 
 
+def test_a_remembered_verdict_never_lets_a_write_through(neo, neo4j_server) -> None:
+    """The plan verdict is remembered per exact text, for reads only; and even a poisoned memory
+    (a write text marked read) is refused by the READ transaction, with nothing written."""
+    from rhumbline.cypher.runner import CypherRunner, ReadOnlyViolation
+    from rhumbline.stores.graph.factory import Neo4jCredentials
+
+    world, driver = neo
+    credentials = Neo4jCredentials(neo4j_server["uri"], neo4j_server["user"], neo4j_server["password"], "neo4j")
+    runner = CypherRunner(credentials, dedicated=False, connect_timeout=5)
+    before = _state(driver, world.project)
+    params = {"project": world.project}
+    read = "MATCH (n:CodeNode {project: $project}) RETURN count(n) AS c"
+    write = f"MATCH (n:CodeNode {{project: $project}}) SET n.{PROP} = 1 RETURN count(n) AS c"
+    try:
+        assert not runner.verdicts.known_read(read)
+        first = runner.run(read, params, limit=10, timeout=5, visible=None)
+        assert runner.verdicts.known_read(read) and not runner.verdicts.known_read(read + " ")
+        assert runner.run(read, params, limit=10, timeout=5, visible=None).rows == first.rows == [{"c": before["nodes"]}]
+        with pytest.raises(ReadOnlyViolation, match="not read-only"):
+            runner.run(write, params, limit=10, timeout=5, visible=None)
+        assert not runner.verdicts.known_read(write)
+        runner.verdicts.remember_read(write)  # as if the memory were wrong: layer 3 still holds
+        with pytest.raises(ReadOnlyViolation, match="AccessMode"):
+            runner.run(write, params, limit=10, timeout=5, visible=None)
+    finally:
+        runner.close()
+    assert _state(driver, world.project) == before
+
+
 READ_ONLY_TRICKS = [
     # Every node of the shop graph, and the stub of its unresolved base.
     ("/* CREATE (:X) */ MATCH (n:CodeNode {project: $project}) RETURN count(n) AS c;", [{"c": len(shop_graph.NODES) + 1}]),

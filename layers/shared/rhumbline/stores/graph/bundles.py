@@ -1,17 +1,20 @@
 """Several lookups answered as one (one snapshot; on Neo4j one statement, one round trip), for
-the code-context tools whose answer is a fixed set of lookups: `context` (a file's bundle).
+the code-context tools whose answer is a fixed set of lookups: `context` (a file's bundle) and
+`function`, `class`, `explain` (a node's bundle: edges around it and walks from it).
 
-The composed form (`compose_file_bundle`) is the definition: a backend may answer in one
-statement only if it gives exactly what the composition gives (tests/functional/stores/graph).
+The composed forms (`compose_file_bundle`, `compose_node_bundle`) are the definitions: a backend
+may answer in one statement only if it gives exactly what the composition gives
+(tests/functional/stores/graph).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from rhumbline.stores.graph.protocol import Node, RelationEdges
+from rhumbline.stores.graph.protocol import Direction, Node, RelationEdges, WalkResult
+from rhumbline.stores.graph.rows import MAX_PAGE
 
 if TYPE_CHECKING:
     from rhumbline.stores.graph.protocol import GraphStore
@@ -70,3 +73,72 @@ def compose_file_bundle(
         outward=store.edges_around(project, outside, "out", relations=relations, limit=link_limit),
         version=store.graph_version(project),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Around:
+    """One `edges_around` read of the bundle's node. `far_degrees` (direction, relations): also
+    count, for every real node at the far end of the page's edges, its edges that way over those
+    relations (`degrees`, summed) — class's callers per method, without a second read."""
+
+    direction: Direction
+    relations: tuple[str, ...] | None
+    limit: int
+    far_degrees: tuple[Direction, tuple[str, ...]] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Walk:
+    """One `walk` from the bundle's node (its first step is the node itself, depth 0)."""
+
+    direction: Literal["in", "out", "both"]
+    relations: tuple[str, ...] | None
+    depth: int
+    limit: int
+
+
+@dataclass(frozen=True, slots=True)
+class NodeBundle:
+    """A node; per `Around`, its edges that way grouped by relation and the far ends' degrees
+    (empty when not asked); per `Walk`, the walk's result."""
+
+    node: Node
+    around: list[dict[str, RelationEdges]]
+    far_degrees: list[dict[str, int]]
+    walks: list[WalkResult]
+
+
+def compose_node_bundle(
+    store: "GraphStore", project: str, node_id: str, *, around: Sequence[Around] = (), walks: Sequence[Walk] = ()
+) -> NodeBundle | None:
+    """The definition of `node_bundle`, from get_node, edges_around, degrees and walk."""
+    node = store.get_node(project, node_id)
+    if node is None:
+        return None
+    grouped, counted = [], []
+    for spec in around:
+        found = store.edges_around(project, [node.id], spec.direction, relations=spec.relations, limit=spec.limit)
+        grouped.append(found)
+        counted.append(_far_degrees(store, project, found, spec.far_degrees))
+    walked = [
+        store.walk(project, [node.id], direction=w.direction, depth=w.depth, limit=w.limit, relations=w.relations)
+        for w in walks
+    ]
+    return NodeBundle(node=node, around=grouped, far_degrees=counted, walks=walked)
+
+
+def _far_degrees(
+    store: "GraphStore",
+    project: str,
+    found: dict[str, RelationEdges],
+    asked: tuple[Direction, tuple[str, ...]] | None,
+) -> dict[str, int]:
+    if asked is None:
+        return {}
+    direction, relations = asked
+    ends = sorted({e.other.id for group in found.values() for e in group.edges if e.other is not None})
+    counted: dict[str, int] = {}
+    for start in range(0, len(ends), MAX_PAGE):
+        by_relation = store.degrees(project, ends[start : start + MAX_PAGE], direction, relations=relations)
+        counted.update({node_id: sum(by.values()) for node_id, by in by_relation.items()})
+    return dict(sorted(counted.items()))

@@ -204,6 +204,7 @@ SEARCH_NAMES = _search_cypher(_NAME_CANDIDATES)
 SEARCH_NAMES_AND_TEXT = _search_cypher(f"{_NAME_CANDIDATES} UNION {_FULLTEXT_CANDIDATES}")
 SEARCH_DOCS = _search_cypher(_FULLTEXT_CANDIDATES)
 
+# Only the page is projected, as lists (a map ships every key: see rows.node_list_cypher).
 FIND_BY_NAME = f"""
 CALL () {{
     MATCH (n:CodeNode) WHERE n.project = $project AND n.name_lower = $name RETURN n
@@ -214,8 +215,8 @@ CALL () {{
 }}
 WITH n WHERE $kinds IS NULL OR n.kind IN $kinds
 WITH n ORDER BY size(n.qualified_name), n.id
-WITH collect(n {_NODE_MAP}) AS found
-RETURN size(found) AS total, found[0..$limit] AS page
+WITH collect(n) AS found
+RETURN size(found) AS total, [n IN found[0..$limit] | {rows.node_list_cypher("n")}] AS page
 """
 NODES_OF_KIND = f"""
 MATCH (n:CodeNode) WHERE n.project = $project AND n.id IS NOT NULL AND n.kind = $kind

@@ -13,39 +13,50 @@ from typing import Any
 from rhumbline.stores.graph import rows
 from rhumbline.stores.graph.bundles import FileBundle
 from rhumbline.stores.graph.protocol import Direction, EdgeView, LinkedEdge, Node, RelationEdges
-from rhumbline.stores.graph.rows import NODE_FIELDS
 
-_NODE_MAP = "{" + ", ".join(f".{f}" for f in NODE_FIELDS) + "}"
+# Nodes and edges are answered as lists, not maps: a map ships every key with every value.
+_N = rows.node_list_cypher("n")
 # Relationship fields that are the edge's own; any other property is one of Edge.properties.
 _EDGE_FIELDS = frozenset({"project", "confidence", "confidence_score", "explanation", "file", "line"})
+# An edge's other properties: null for a code edge (none), else all of them (filtered in _linked).
+_EXTRA = (
+    "CASE WHEN all(k IN keys(r) WHERE k IN ["
+    + ", ".join(f"'{f}'" for f in sorted(_EDGE_FIELDS))
+    + "]) THEN null ELSE properties(r) END"
+)
 
 # The (project, file) index finds the file's nodes; coalesce sorts line-less nodes first, as SQLite.
 NODES_IN_FILE = f"""
 MATCH (n:CodeNode) WHERE n.project = $project AND n.file = $path
   AND n.kind IS NOT NULL AND n.kind <> 'File' AND ($kinds IS NULL OR n.kind IN $kinds)
 WITH n ORDER BY coalesce(n.start_line, 0), n.id
-WITH collect(n {_NODE_MAP}) AS found
+WITH collect({_N}) AS found
 RETURN size(found) AS total, found[$offset..$offset + $limit] AS page
 """
 
 # One side of the edges around the nodes bound to `me`, grouped by relation: per relation sorted,
 # counted, and only the first `{limit}` turned into maps (a hub's thousands of callers are counted,
 # not shipped). `{pattern}` is the direction, `{limit}` the page-size parameter.
-_GROUPED_PAGES = f"""
-MATCH (me){{pattern}}(o:CodeNode)
+_GROUPED_PAGES = (
+    """
+MATCH (me){pattern}(o:CodeNode)
 WHERE $relations IS NULL OR type(r) IN $relations
 WITH me, r, o ORDER BY type(r), me.id, o.id
 WITH type(r) AS relation, collect([me.id, r, o]) AS found
-WITH relation, size(found) AS total, found[0..{{limit}}] AS page
+WITH relation, size(found) AS total, found[0..{limit}] AS page
 UNWIND page AS x
 WITH relation, total, x[0] AS node_id, x[1] AS r, x[2] AS o
-WITH relation, total, collect({{
-    node_id: node_id, relation: relation, confidence: r.confidence,
-    confidence_score: r.confidence_score, explanation: r.explanation, file: r.file, line: r.line,
-    properties: properties(r), other_id: o.id, other_kind: coalesce(o.kind, 'Unknown'),
-    other_name: coalesce(o.name, o.id), other: CASE WHEN o.kind IS NULL THEN null ELSE o {_NODE_MAP} END
-}}) AS page
+WITH relation, total, collect([
+    node_id, relation, r.confidence, r.confidence_score, r.explanation, r.file, r.line, """
+    + _EXTRA
+    + """,
+    o.id, coalesce(o.kind, 'Unknown'), coalesce(o.name, o.id),
+    CASE WHEN o.kind IS NULL THEN null ELSE """
+    + rows.node_list_cypher("o")
+    + """ END
+]) AS page
 """
+)
 # UNWIND then MATCH on both keys: one index seek per id (`me.id IN $ids` makes the planner scan the
 # whole (project, id) index).
 _AROUND = (
@@ -79,8 +90,8 @@ CALL (inside) {{{_AROUND_HELD.replace("{nodes}", "inside").replace("{pattern}", 
 WITH f, modules, total, page, outside, groups AS inward
 CALL (outside) {{{_AROUND_HELD.replace("{nodes}", "outside").replace("{pattern}", "-[r]->")}}}
 OPTIONAL MATCH (g:GraphMeta {{project: $project}})
-RETURN f {_NODE_MAP} AS file, [n IN modules | n {_NODE_MAP}] AS modules, total,
-       [n IN page | n {_NODE_MAP}] AS page, inward, groups AS outward, g.version AS version
+RETURN {rows.node_list_cypher("f")} AS file, [n IN modules | {_N}] AS modules, total,
+       [n IN page | {_N}] AS page, inward, groups AS outward, g.version AS version
 """
 _DEGREES = """
 UNWIND $ids AS asked
@@ -101,19 +112,22 @@ def _check_ids(node_ids: Sequence[str], direction: str) -> None:
         raise ValueError(f"at most {rows.MAX_PAGE} node ids at once, not {len(node_ids)}")
 
 
-def _linked(direction: Direction, found: dict[str, Any]) -> LinkedEdge:
-    stored = found.pop("properties") or {}
-    extra = {k: v for k, v in sorted(stored.items()) if k not in _EDGE_FIELDS}
-    node_id = found.pop("node_id")
-    other = found.pop("other")
-    edge = EdgeView(direction=direction, properties=extra or None, **found)
-    return LinkedEdge(node_id=node_id, edge=edge, other=rows.node_from_row(other) if other else None)
+def _linked(direction: Direction, item: list[Any]) -> LinkedEdge:
+    """A LinkedEdge from one list of _GROUPED_PAGES' page."""
+    node_id, relation, confidence, score, explanation, file, line, stored, other_id, other_kind, other_name, other = item
+    extra = {k: v for k, v in sorted(stored.items()) if k not in _EDGE_FIELDS} if stored else None
+    edge = EdgeView(
+        relation=relation, direction=direction, confidence=confidence, confidence_score=score,
+        explanation=explanation, file=file, line=line, other_id=other_id, other_kind=other_kind,
+        other_name=other_name, properties=extra or None,
+    )  # fmt: skip
+    return LinkedEdge(node_id=node_id, edge=edge, other=rows.node_from_list(other) if other is not None else None)
 
 
 def _groups(direction: Direction, groups: list[dict[str, Any]]) -> dict[str, RelationEdges]:
     return {
         group["relation"]: RelationEdges(
-            edges=[_linked(direction, dict(item)) for item in group["page"]], total=group["total"]
+            edges=[_linked(direction, item) for item in group["page"]], total=group["total"]
         )
         for group in sorted(groups, key=lambda g: g["relation"])
     }
@@ -133,7 +147,7 @@ class Neo4jLookups:
             NODES_IN_FILE, project=project, path=path, kinds=list(kinds) if kinds is not None else None,
             limit=limit, offset=offset,
         )[0]  # fmt: skip
-        return [rows.node_from_row(n) for n in found["page"]], found["total"]
+        return [rows.node_from_list(n) for n in found["page"]], found["total"]
 
     def edges_around(
         self,
@@ -157,7 +171,7 @@ class Neo4jLookups:
         )
         return {
             record["relation"]: RelationEdges(
-                edges=[_linked(direction, dict(item)) for item in record["page"]], total=record["total"]
+                edges=[_linked(direction, item) for item in record["page"]], total=record["total"]
             )
             for record in found
         }
@@ -189,9 +203,9 @@ class Neo4jLookups:
             return None
         record = found[0]
         return FileBundle(
-            file=rows.node_from_row(record["file"]),
-            modules=[rows.node_from_row(n) for n in record["modules"]],
-            definitions=[rows.node_from_row(n) for n in record["page"]],
+            file=rows.node_from_list(record["file"]),
+            modules=[rows.node_from_list(n) for n in record["modules"]],
+            definitions=[rows.node_from_list(n) for n in record["page"]],
             definitions_total=record["total"],
             inward=_groups("in", record["inward"]),
             outward=_groups("out", record["outward"]),

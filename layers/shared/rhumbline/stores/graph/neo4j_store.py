@@ -23,6 +23,7 @@ from rhumbline.stores.graph import neo4j_cypher as cypher
 from rhumbline.stores.graph import rows
 from rhumbline.stores.graph.neo4j_bulk import write_cleared
 from rhumbline.stores.graph.neo4j_lookups import Neo4jLookups
+from rhumbline.stores.graph.neo4j_node_bundle import Neo4jNodeBundle
 from rhumbline.stores.graph.protocol import (
     Direction,
     Edge,
@@ -48,8 +49,8 @@ WRITE_CHUNK = 2_000
 BULK_CHUNK = 10_000
 
 
-# nodes_in_file, edges_around, degrees: neo4j_lookups.py
-class Neo4jGraphStore(TraversalMixin, Neo4jLookups):  # traversals: traversal.py
+# nodes_in_file, edges_around, degrees: neo4j_lookups.py; node_bundle: neo4j_node_bundle.py
+class Neo4jGraphStore(TraversalMixin, Neo4jLookups, Neo4jNodeBundle):  # traversals: traversal.py
     backend = "neo4j"
 
     def __init__(
@@ -330,7 +331,7 @@ class Neo4jGraphStore(TraversalMixin, Neo4jLookups):  # traversals: traversal.py
             kinds=list(kinds) if kinds is not None else None,
             limit=limit,
         )[0]
-        return [rows.node_from_row(n) for n in found["page"]], found["total"]
+        return [rows.node_from_list(n) for n in found["page"]], found["total"]
 
     def nodes_of_kind(
         self, project: str, kind: str, *, limit: int, offset: int = 0

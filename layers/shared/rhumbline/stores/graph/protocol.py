@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from rhumbline.stores.graph.bundles import FileBundle
+    from rhumbline.stores.graph.bundles import Around, FileBundle, NodeBundle, Walk
 
 Direction = Literal["in", "out"]
 Confidence = Literal["EXTRACTED", "INFERRED", "AMBIGUOUS"]
@@ -342,6 +342,12 @@ class GraphStore(Protocol):
     ) -> "FileBundle | None":
         """`context`'s reads as one (see bundles.compose_file_bundle, which defines the answer);
         None if `file_id` is not a File node."""
+
+    def node_bundle(
+        self, project: str, node_id: str, *, around: Sequence["Around"] = (), walks: Sequence["Walk"] = ()
+    ) -> "NodeBundle | None":
+        """`function`'s, `class`'s and `explain`'s reads of a resolved node as one (see
+        bundles.compose_node_bundle, which defines the answer); None if there is no such node."""
 
     def degrees(
         self,

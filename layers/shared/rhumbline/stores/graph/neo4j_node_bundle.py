@@ -1,0 +1,198 @@
+"""Neo4j: a node's bundle (`GraphStore.node_bundle`) as ONE statement — the node, the edges
+around it, the far ends' degrees and breadth-first walks from it — where the composed form
+(bundles.compose_node_bundle) costs a round trip per read and per walk level.
+
+A walk is one `ANY SHORTEST` search with an unbound end (a breadth-first search inside the
+server, through real nodes only): every reachable node at its shortest distance, with a plan the
+same size whatever the depth (unrolling one subquery per level made Neo4j's planning time grow
+with the depth: seconds for class's two 10-level walks). Which parent a node keeps follows
+traversal.py's rule, the smallest (relation, parent id, direction) among the edges from nodes
+one hop nearer: candidates and reached nodes are grouped on (node, distance), a hash join rather
+than a list-membership test per candidate. A mixin of Neo4jGraphStore: it uses `_read` only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from typing import Any
+
+from rhumbline.stores.graph import rows
+from rhumbline.stores.graph.bundles import Around, NodeBundle, Walk
+from rhumbline.stores.graph.neo4j_lookups import _EDGE_FIELDS, _EXTRA, _GROUPED_PAGES, _groups
+from rhumbline.stores.graph.protocol import EdgeView, Node, WalkResult, WalkStep
+from rhumbline.stores.graph.traversal import MAX_WALK_LIMIT, _check_walk
+
+_PATTERNS = {"out": "-[r]->", "in": "<-[r]-"}
+_WALK_PATTERNS = {"out": "-[r{types}]->", "in": "<-[r{types}]-", "both": "-[r{types}]-"}
+_SEEN_AS = {"out": "'out'", "in": "'in'", "both": "CASE WHEN startNode(r) = p THEN 'out' ELSE 'in' END"}
+
+# Shapes (what the statement text depends on; everything else is a parameter).
+AroundShape = tuple[str, str | None]  # (direction, far-degree direction)
+WalkShape = tuple[str, tuple[str, ...] | None, int]  # (direction, checked relations, levels)
+
+
+def _around(i: int, direction: str) -> str:
+    """edges_around of the node bound to `n` (neo4j_lookups' grouped pages), as `a{i}`."""
+    grouped = (
+        _GROUPED_PAGES.replace("{pattern}", _PATTERNS[direction])
+        .replace("{limit}", f"$a{i}_limit")
+        .replace("$relations", f"$a{i}_relations")
+    )
+    collected = f"RETURN collect({{relation: relation, total: total, page: page}}) AS a{i}"
+    return f"CALL (n) {{\nUNWIND [n] AS me{grouped}{collected}\n}}\n"
+
+
+def _far_degrees(i: int, direction: str) -> str:
+    """For each real node at the far end of `a{i}`'s pages (a page's item: neo4j_lookups'
+    _GROUPED_PAGES list, [8] the other id, [11] the other node or null for a stub): its edges
+    that way over $d{i}_relations."""
+    pattern = _PATTERNS[direction]
+    return f"""CALL (a{i}) {{
+    UNWIND a{i} AS g
+    UNWIND g.page AS x
+    WITH x WHERE x[11] IS NOT NULL
+    WITH DISTINCT x[8] AS other_id
+    MATCH (o:CodeNode {{project: $project, id: other_id}})
+    WITH o, COUNT {{ (o){pattern}() WHERE type(r) IN $d{i}_relations }} AS c WHERE c > 0
+    RETURN collect([o.id, c]) AS d{i}
+}}
+"""
+
+
+# The walk's edge seen from the parent `p` (its end nearer the start) towards `o`; `{types}`: the relations.
+_PARENT_EDGE = {"out": "(o)<-[r{types}]-(p)", "in": "(o)-[r{types}]->(p)", "both": "(o)-[r{types}]-(p)"}
+
+
+def _walk(j: int, direction: str, relations: tuple[str, ...] | None, levels: int) -> str:
+    """A breadth-first walk from `n` as `w{j}_total`, `w{j}_steps`. The distances come from one
+    shortest-path search (a breadth-first search inside the server, through real nodes only);
+    each reached node's parent is then its smallest (relation, parent id, seen_as) edge from a
+    node one hop nearer, found by grouping candidates and reached nodes on (parent, distance)."""
+    types = ":" + "|".join(f"`{r}`" for r in relations) if relations else ""
+    step = _WALK_PATTERNS[direction].format(types=types).replace("[r", "[")
+    reach = (
+        f"MATCH ANY SHORTEST (n) (()" + step + f"(x:CodeNode WHERE x.kind IS NOT NULL)){{1,{levels}}} (o)\n"
+        "        WHERE o <> n\n"
+        "        RETURN collect([o, size(x)]) AS found"
+        if levels
+        else "RETURN [] AS found"
+    )
+    return f"""CALL (n) {{
+    CALL (n) {{
+        {reach}
+    }}
+    WITH [[n, 0]] + found AS reached, size(found) AS total
+    CALL (reached) {{
+        CALL (reached) {{
+            UNWIND reached AS x
+            WITH x[0] AS o, x[1] AS k WHERE k > 0
+            MATCH {_PARENT_EDGE[direction].format(types=types)}
+            RETURN p, k - 1 AS d, [type(r), p.id, {_SEEN_AS[direction]}, o, r, k] AS choice
+            UNION ALL
+            UNWIND reached AS x
+            RETURN x[0] AS p, x[1] AS d, null AS choice
+        }}
+        // A (p, d) group holds a reached row (its null choice is not collected) iff p is at distance d.
+        WITH p, d, collect(choice) AS choices, count(*) AS rows WHERE size(choices) < rows
+        UNWIND choices AS c
+        WITH c ORDER BY c[0], c[1], c[2]
+        WITH c[3] AS o, collect(c)[0] AS best
+        WITH best ORDER BY best[5], best[0], o.id
+        LIMIT $w{j}_page
+        WITH best[3] AS o, best[4] AS r, best
+        RETURN collect([best[5], {rows.node_list_cypher("o")}, best[0], best[1], best[2],
+                        r.confidence, r.confidence_score, r.explanation, r.file, r.line, {_EXTRA}]) AS steps
+    }}
+    RETURN total + 1 AS w{j}_total, steps AS w{j}_steps
+}}
+"""
+
+
+@lru_cache(maxsize=64)
+def node_bundle_cypher(around: tuple[AroundShape, ...], walks: tuple[WalkShape, ...]) -> str:
+    parts = ["MATCH (n:CodeNode {project: $project, id: $id}) WHERE n.kind IS NOT NULL\n"]
+    returned = [f"{rows.node_list_cypher('n')} AS node"]
+    for i, (direction, far) in enumerate(around):
+        parts.append(_around(i, direction))
+        returned.append(f"a{i}")
+        if far is not None:
+            parts.append(_far_degrees(i, far))
+            returned.append(f"d{i}")
+    for j, (direction, relations, levels) in enumerate(walks):
+        parts.append(_walk(j, direction, relations, levels))
+        returned.extend((f"w{j}_total", f"w{j}_steps"))
+    return "".join(parts) + "RETURN " + ", ".join(returned) + "\n"
+
+
+def _checked_around(spec: Around) -> None:
+    rows.check_page(spec.limit)
+    if spec.direction not in _PATTERNS:
+        raise ValueError(f"direction must be 'in' or 'out', not {spec.direction!r}")
+    if isinstance(spec.relations, str):
+        raise ValueError("relations must be a sequence of relation names, not one string")
+    if spec.far_degrees is not None and spec.far_degrees[0] not in _PATTERNS:
+        raise ValueError(f"far_degrees direction must be 'in' or 'out', not {spec.far_degrees[0]!r}")
+
+
+def _checked_walk(spec: Walk) -> WalkShape:
+    relations = _check_walk(spec.direction, spec.depth, spec.relations)
+    if not 1 <= spec.limit <= MAX_WALK_LIMIT:
+        raise ValueError(f"limit must be between 1 and {MAX_WALK_LIMIT}, not {spec.limit}")
+    # No relation to follow: nothing beyond the start node (as walk's empty leg).
+    levels = 0 if relations == [] else spec.depth
+    return (spec.direction, tuple(relations) if relations is not None else None, levels)
+
+
+def _walk_result(start: Node, total: int, found: list[list[Any]], limit: int) -> WalkResult:
+    steps = [WalkStep(node=start, depth=0, parent=None, via=None)]
+    for depth, values, relation, parent, seen_as, confidence, score, explanation, file, line, stored in found:
+        node = rows.node_from_list(values)
+        extra = {k: v for k, v in sorted(stored.items()) if k not in _EDGE_FIELDS} if stored else None
+        via = EdgeView(
+            relation=relation, direction=seen_as, confidence=confidence, confidence_score=score,
+            explanation=explanation, file=file, line=line, other_id=node.id, other_kind=node.kind,
+            other_name=node.name, properties=extra or None,
+        )  # fmt: skip
+        steps.append(WalkStep(node=node, depth=depth, parent=parent, via=via))
+    return WalkResult(steps=steps, total=total, truncated=total > limit)
+
+
+class Neo4jNodeBundle:
+    """Mixed into Neo4jGraphStore (uses its `_read`); see GraphStore.node_bundle."""
+
+    _read: Callable[..., list[Any]]
+
+    def node_bundle(
+        self, project: str, node_id: str, *, around: Sequence[Around] = (), walks: Sequence[Walk] = ()
+    ) -> NodeBundle | None:
+        params: dict[str, Any] = {"project": project, "id": node_id}
+        around_shapes = []
+        for i, spec in enumerate(around):
+            _checked_around(spec)
+            params[f"a{i}_limit"] = spec.limit
+            params[f"a{i}_relations"] = list(spec.relations) if spec.relations is not None else None
+            if spec.far_degrees is not None:
+                params[f"d{i}_relations"] = list(spec.far_degrees[1])
+            around_shapes.append((spec.direction, spec.far_degrees[0] if spec.far_degrees else None))
+        walk_shapes = []
+        for j, spec in enumerate(walks):
+            walk_shapes.append(_checked_walk(spec))
+            params[f"w{j}_page"] = spec.limit - 1  # the start node is the walk's first step
+        found = self._read(node_bundle_cypher(tuple(around_shapes), tuple(walk_shapes)), **params)
+        if not found:
+            return None
+        record = found[0]
+        node = rows.node_from_list(record["node"])
+        return NodeBundle(
+            node=node,
+            around=[_groups(spec.direction, record[f"a{i}"]) for i, spec in enumerate(around)],
+            far_degrees=[
+                dict(sorted((node_id, c) for node_id, c in record[f"d{i}"])) if spec.far_degrees else {}
+                for i, spec in enumerate(around)
+            ],
+            walks=[
+                _walk_result(node, record[f"w{j}_total"], record[f"w{j}_steps"], spec.limit)
+                for j, spec in enumerate(walks)
+            ],
+        )

@@ -1,0 +1,108 @@
+"""node_bundle (function's, class's and explain's single read) equals its definition,
+bundles.compose_node_bundle, on both backends: edges around with caps and totals, far-end
+degrees, walks to each depth with their limits, ties, cycles, stubs, both directions."""
+
+from __future__ import annotations
+
+import pytest
+from tests.functional.stores.graph.graph_samples import edge, node
+from tests.functional.stores.graph.traversal_graph import ID, STUB, store  # noqa: F401
+
+from rhumbline.stores.graph.bundles import Around, Walk, compose_node_bundle
+from rhumbline.stores.graph.protocol import GraphBatch, GraphStore
+
+CALLS = ("CALLS",)
+WALKS = [
+    Walk("out", CALLS, 1, 10), Walk("out", CALLS, 2, 10), Walk("out", CALLS, 4, 10), Walk("out", CALLS, 3, 2),
+    Walk("out", CALLS, 3, 1), Walk("in", CALLS, 3, 10), Walk("in", None, 10, 10), Walk("out", None, 10, 3),
+    Walk("both", None, 3, 10), Walk("both", ("CALLS", "IMPORTS"), 2, 4), Walk("out", (), 3, 10),
+    Walk("out", CALLS, 0, 5), Walk("out", ("INHERITS", "IMPORTS"), 10, 10),
+]  # fmt: skip
+AROUNDS = [
+    Around("out", None, 20), Around("in", None, 1), Around("out", CALLS, 1), Around("in", ("CALLS", "DECORATES"), 20),
+    Around("out", ("NONE_SUCH",), 5), Around("out", None, 20, far_degrees=("in", CALLS)),
+    Around("out", CALLS, 1, far_degrees=("out", ("CALLS", "IMPORTS"))), Around("in", None, 20, far_degrees=("out", ())),
+]  # fmt: skip
+
+
+def _both(graph: GraphStore, project: str, node_id: str, **specs: object) -> tuple[object, object]:
+    return (
+        graph.node_bundle(project, node_id, **specs),  # type: ignore[arg-type]
+        compose_node_bundle(graph, project, node_id, **specs),  # type: ignore[arg-type]
+    )
+
+
+# A few walks per statement: the tools ask for two; Neo4j's first planning of a statement grows
+# with its subqueries (seconds on a loaded machine), and the store's timeout bounds it.
+@pytest.mark.parametrize("walks", [WALKS[i : i + 3] for i in range(0, len(WALKS), 3)], ids=lambda w: f"{len(w)}walks")
+def test_walks_equal_their_composed_definition(store: GraphStore, project: str, walks: list[Walk]) -> None:  # noqa: F811
+    for start in "abcdxge":
+        single, composed = _both(store, project, ID[start], walks=walks)
+        assert single is not None
+        assert single == composed, start
+
+
+@pytest.mark.parametrize("start", ["a", "c", "d", "g"])
+def test_arounds_equal_their_composed_definition(store: GraphStore, project: str, start: str) -> None:  # noqa: F811
+    single, composed = _both(store, project, ID[start], around=AROUNDS[:4], walks=WALKS[:1])
+    assert single is not None
+    assert single == composed
+    single, composed = _both(store, project, ID[start], around=AROUNDS[4:], walks=WALKS[1:2])
+    assert single is not None
+    assert single == composed
+
+
+def test_what_it_reads(store: GraphStore, project: str) -> None:  # noqa: F811
+    found = store.node_bundle(
+        project, ID["a"], around=[Around("out", None, 20, far_degrees=("in", CALLS))],
+        walks=[Walk("out", CALLS, 2, 10), Walk("out", CALLS, 2, 2), Walk("in", CALLS, 3, 10)],
+    )  # fmt: skip
+    assert found is not None and found.node.id == ID["a"]
+    out = found.around[0]
+    assert out["CALLS"].total == 3  # b, c and the stub
+    assert [e.edge.other_id for e in out["CALLS"].edges] == sorted([ID["b"], ID["c"], STUB])
+    assert found.far_degrees[0] == {ID["b"]: 1, ID["c"]: 1}  # g -> b is DECORATES, not CALLS; the stub is no node
+    callees, capped, callers = found.walks
+    assert [(s.node.id, s.depth, s.parent) for s in callees.steps] == [
+        (ID["a"], 0, None), (ID["b"], 1, ID["a"]), (ID["c"], 1, ID["a"]), (ID["d"], 2, ID["b"]),
+    ]  # fmt: skip  — d is reached from b and from c: the smaller parent id wins
+    assert (callees.total, callees.truncated) == (4, False)
+    assert ([s.node.id for s in capped.steps], capped.total, capped.truncated) == ([ID["a"], ID["b"]], 4, True)
+    assert [(s.node.id, s.depth) for s in callers.steps] == [
+        (ID["a"], 0), (ID["d"], 1), (ID["x"], 1), (ID["b"], 2), (ID["c"], 2),
+    ]  # fmt: skip
+    via = callees.steps[1].via
+    assert via is not None and (via.relation, via.direction, via.line, via.properties) == ("CALLS", "out", 3, {"weight": 2})
+
+
+def test_no_node_and_bad_arguments(store: GraphStore, project: str) -> None:  # noqa: F811
+    for missing in ("function:pkg/m.py:pkg.none", STUB):  # no node; a stub is no node either
+        assert _both(store, project, missing, walks=WALKS[:1], around=AROUNDS[:1]) == (None, None)
+    bad = [
+        {"walks": [Walk("out", CALLS, 11, 5)]}, {"walks": [Walk("out", CALLS, 1, 0)]},
+        {"walks": [Walk("sideways", CALLS, 1, 5)]},  # type: ignore[arg-type]
+        {"walks": [Walk("out", ("calls; DROP",), 1, 5)]},
+        {"around": [Around("out", None, 0)]}, {"around": [Around("both", None, 5)]},  # type: ignore[arg-type]
+    ]  # fmt: skip
+    for specs in bad:
+        with pytest.raises(ValueError):
+            store.node_bundle(project, ID["a"], **specs)  # type: ignore[arg-type]
+
+
+def test_a_hierarchy_deeper_than_a_call_walk(graph_store: GraphStore, project: str) -> None:
+    """class's walks: ten levels of bases, a diamond, subclasses fanning out, a page cut mid-level."""
+    classes = [node("Class", f"pkg.C{i:02d}", "pkg/h.py", start_line=i + 1) for i in range(14)]
+    ids = [c.id for c in classes]
+    edges = [edge(ids[i], ids[i + 1], "INHERITS") for i in range(11)]
+    edges += [edge(ids[12], ids[0], "INHERITS"), edge(ids[13], ids[0], "INHERITS"), edge(ids[13], ids[12], "IMPLEMENTS")]
+    edges += [edge(ids[0], ids[5], "INHERITS"), edge(ids[0], "class:ext:Base", "INHERITS")]
+    graph_store.apply(project, GraphBatch(nodes=classes, edges=edges))
+    hierarchy = ("IMPLEMENTS", "INHERITS")
+    for limit in (1, 3, 21):  # class's two walks, one statement per limit (the same text)
+        walks = [Walk(d, hierarchy, 10, limit) for d in ("out", "in")]
+        for start in (ids[0], ids[13], ids[11]):
+            single, composed = _both(graph_store, project, start, walks=walks)
+            assert single is not None and single == composed
+    found = graph_store.node_bundle(project, ids[0], walks=[Walk("out", hierarchy, 10, 21)])
+    assert found is not None
+    assert [s.depth for s in found.walks[0].steps] == [0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 6, 7]
