@@ -206,13 +206,18 @@ def main() -> None:
                 for body in cases.values():
                     measure(http, body, 20)  # warm-up: first calls load modules and open stores
                 print(f"dispatch={args.dispatch} calls={args.calls} (ms, one keep-alive {args.client} client)")
-                print(f"{'request':<28}{'p50':>8}{'p99':>8}{'max':>8}{'mean':>8}")
+                print(f"{'request':<28}{'p50':>8}{'p99':>8}{'max':>8}{'mean':>8}{'client cpu':>12}")
                 for name, body in cases.items():
+                    # The client's own CPU per request (sending, reading, parsing the answer as the
+                    # bench does): time a wall-clock figure counts although the server did not spend it.
+                    before = time.process_time()
                     timings = measure(http, body, args.calls)
+                    client_cpu = (time.process_time() - before) * 1000 / args.calls
                     print(
                         f"{name:<28}{percentile(timings, 0.5):>8.2f}{percentile(timings, 0.99):>8.2f}"
-                        f"{max(timings):>8.2f}{statistics.fmean(timings):>8.2f}"
+                        f"{max(timings):>8.2f}{statistics.fmean(timings):>8.2f}{client_cpu:>12.2f}"
                     )
+                print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
         finally:
             server.send_signal(signal.SIGINT)
             server.wait(10)
