@@ -123,3 +123,54 @@ def test_overlapping_invocations_from_several_threads_all_complete_on_the_one_lo
     assert warm["statusCode"] == 200
     assert len(loops) == 1
     assert manager.runs == 1
+
+
+def test_the_drivers_answer_does_not_wait_for_a_slower_handed_over_request() -> None:
+    """A request handed over to the driving thread may outlast the driver's own: the driver answers
+    at once and a drain thread keeps the loop running until the slow one is done."""
+    fast_entered = threading.Event()
+    slow_entered = threading.Event()
+    release_slow = threading.Event()
+
+    async def app(scope: dict, receive: Any, send: Any) -> None:
+        import asyncio
+
+        request = await receive()
+        request_id = scope["aws.event"]["requestContext"]["requestId"]
+        loop = asyncio.get_running_loop()
+        if request_id == "fast":
+            fast_entered.set()
+            # Stay in flight until the slow request has been handed over to this loop.
+            await loop.run_in_executor(None, slow_entered.wait, 10)
+        else:
+            slow_entered.set()
+            await loop.run_in_executor(None, release_slow.wait, 10)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": request["body"]})
+
+    container, _ = start(app)
+    handler = container.lambda_handler()
+    answers: dict[str, Any] = {}
+
+    def invoke(request_id: str) -> None:
+        answers[request_id] = handler({**EVENT, "requestContext": {**EVENT["requestContext"], "requestId": request_id}}, None)
+
+    fast = threading.Thread(target=invoke, args=("fast",))
+    slow = threading.Thread(target=invoke, args=("slow",))
+    try:
+        fast.start()
+        assert fast_entered.wait(10)  # the fast caller drives the loop; the slow one is handed over
+        slow.start()
+        fast.join(10)
+        # The fast caller has its answer while the slow request is still running.
+        assert not fast.is_alive() and answers["fast"]["statusCode"] == 200
+        assert slow.is_alive() and "slow" not in answers
+        release_slow.set()
+        slow.join(10)
+        assert answers["slow"]["statusCode"] == 200
+        # And the loop is free for the next caller.
+        invoke("after")
+        assert answers["after"]["statusCode"] == 200
+    finally:
+        release_slow.set()
+        container.stop()

@@ -8,8 +8,9 @@ the loop itself, so a lone call never changes thread.
 
 Lambda invokes one container from one thread at a time, but the local server's runner calls the
 same container from several threads at once. A thread that finds the loop already driven hands
-its coroutine to it (the old hand-over, only when concurrent); the driving thread keeps the loop
-running until every handed-over coroutine has finished, so none is left waiting on a stopped loop.
+its coroutine to it (the old hand-over, only when concurrent). When the driver's own request is
+done while handed-over ones are still running, a drain thread takes over the loop until they finish:
+none is left waiting on a stopped loop, and no caller's answer waits for another's.
 Between calls the loop is idle and its background tasks (the session manager) simply wait, as
 they do in a frozen Lambda container.
 """
@@ -17,23 +18,28 @@ they do in a frozen Lambda container.
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+logger = logging.getLogger("rhumbline.gateway")
+
 
 class DrivenLoop:
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
         self._state = threading.Lock()
-        # Held by the driving thread while it runs the loop, so the next driver cannot
-        # enter the loop before the previous one has fully left it.
+        # Held by whichever thread runs the loop, so the next one cannot enter the loop before the
+        # previous one has fully left it.
         self._driving_lock = threading.Lock()
         self._driven = False
         self._handed_over = 0
         self._settled: asyncio.Event | None = None
+        self._drain_wanted = threading.Event()
+        self._drainer: threading.Thread | None = None
 
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
         """Blocking: run `coroutine` on the loop and return its result (or raise its exception).
@@ -49,18 +55,31 @@ class DrivenLoop:
                 self._driven = True
         if hand_over:
             return asyncio.run_coroutine_threadsafe(self._handed(coroutine), self.loop).result()
-        with self._driving_lock:
-            # run_forever until the task is done, not run_until_complete: anyio takes a task
-            # started by run_until_complete for the loop's root task and stops its worker threads
-            # when that task ends, so each call would start a new thread. Its root stays the
-            # container's long-lived serving task this way.
-            task = self.loop.create_task(self._drive(coroutine))
-            task.add_done_callback(lambda _: self.loop.stop())
-            self.loop.run_forever()
-            if not task.done():
-                task.cancel()
-                raise RuntimeError("the gateway loop stopped before its request finished")
-            return task.result()
+        try:
+            with self._driving_lock:
+                task = self._run_to_completion(coroutine)
+        finally:
+            with self._state:
+                # Coroutines handed over meanwhile still need the loop: a drain thread drives it
+                # until they are done, so this caller's answer does not wait for a slower request's.
+                drain = self._handed_over > 0
+                if not drain:
+                    self._driven = False
+            if drain:
+                self._start_draining()
+        return task.result()
+
+    def _run_to_completion(self, coroutine: Coroutine[Any, Any, T]) -> "asyncio.Task[T]":
+        # run_forever until the task is done, not run_until_complete: anyio takes a task started by
+        # run_until_complete for the loop's root task and stops its worker threads when that task
+        # ends. The root stays the container's long-lived serving task this way.
+        task = self.loop.create_task(coroutine)
+        task.add_done_callback(lambda _: self.loop.stop())
+        self.loop.run_forever()
+        if not task.done():
+            task.cancel()
+            raise RuntimeError("the gateway loop stopped before its request finished")
+        return task
 
     async def _handed(self, coroutine: Coroutine[Any, Any, T]) -> T:
         try:
@@ -70,11 +89,21 @@ class DrivenLoop:
                 self._handed_over -= 1
             self._settle_event().set()
 
-    async def _drive(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        try:
-            return await coroutine
-        finally:
-            await self._until_handed_over_done()
+    def _start_draining(self) -> None:
+        if self._drainer is None:
+            self._drainer = threading.Thread(target=self._drain_forever, name="rhumbline-gateway-drain", daemon=True)
+            self._drainer.start()
+        self._drain_wanted.set()
+
+    def _drain_forever(self) -> None:
+        while True:
+            self._drain_wanted.wait()
+            self._drain_wanted.clear()
+            try:
+                with self._driving_lock:
+                    self._run_to_completion(self._until_handed_over_done())
+            except Exception:  # noqa: BLE001 - the drain thread must outlive one bad run
+                logger.exception("draining the gateway loop failed")
 
     async def _until_handed_over_done(self) -> None:
         settled = self._settle_event()
