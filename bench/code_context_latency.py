@@ -28,11 +28,10 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
-
-import httpx
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from http_latency import free_port, percentile, rpc, serving_client  # noqa: E402
+from http_latency import CLIENTS, free_port, percentile, rpc, serving_client  # noqa: E402
 from ingest import SDIST, ensure_corpus  # noqa: E402
 
 RHUMBLINE = Path(sys.executable).parent / "rhumbline"
@@ -69,7 +68,7 @@ def cli(env: dict[str, str], *arguments: str) -> str:
     return done.stdout.strip()
 
 
-def call(http: httpx.Client, tool: str, arguments: dict, request_id: int) -> float:
+def call(http: Any, tool: str, arguments: dict, request_id: int) -> float:
     body = rpc("tools/call", {"name": tool, "arguments": arguments}, request_id)
     started = time.perf_counter()
     response = http.post("/mcp", json=body)
@@ -84,6 +83,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--client", choices=CLIENTS, default="lean", help="the HTTP client (see http_latency.py)")
     parser.add_argument("--neo4j", nargs="?", const=os.environ.get("RHUMBLINE_TEST_NEO4J_URI", "bolt://127.0.0.1:7687"))
     args = parser.parse_args()
     ensure_corpus()
@@ -119,7 +119,7 @@ def main() -> None:
             server.wait(20)
             if args.neo4j:
                 delete_project(env, project)
-    report(results, in_process, neo4j=bool(args.neo4j))
+    report(results, in_process, neo4j=bool(args.neo4j), client=args.client)
 
 
 def cpu_ms(pid: int) -> float:
@@ -132,7 +132,7 @@ def cpu_ms(pid: int) -> float:
 def run_cases(port: int, token: str, project: str, args: argparse.Namespace, pid: int) -> list[tuple]:
     cases = CASES + ([QUERY_CASE] if args.neo4j else [])
     results = []
-    with serving_client(port, token) as http:
+    with serving_client(port, token, client=args.client) as http:
         for label, tool, arguments, p50_target, p99_target in cases:
             arguments = {**arguments, "project": project}
             for i in range(args.warmup):
@@ -175,10 +175,10 @@ def run_in_process(env: dict[str, str], project: str, args: argparse.Namespace) 
     return found
 
 
-def report(results: list[tuple], in_process: dict[str, float], *, neo4j: bool) -> None:
+def report(results: list[tuple], in_process: dict[str, float], *, neo4j: bool, client: str) -> None:
     load = os.getloadavg()[0]
     print(
-        f"{'backend: Neo4j' if neo4j else 'backend: embedded SQLite'}; ms per tools/call, one keep-alive client; "
+        f"{'backend: Neo4j' if neo4j else 'backend: embedded SQLite'}; ms per tools/call, one keep-alive {client} client; "
         f"load average {load:.1f} on {os.cpu_count()} CPUs"
     )
     print(

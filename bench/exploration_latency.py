@@ -30,11 +30,10 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
-
-import httpx
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from http_latency import RHUMBLINE, free_port, percentile, rpc, serving_client  # noqa: E402
+from http_latency import CLIENTS, RHUMBLINE, free_port, percentile, rpc, serving_client  # noqa: E402
 from ingest import TARGETS, ensure_corpus  # noqa: E402
 
 TARGET_MS = {"get_node": 5, "query_graph": 30, "trace_path": 20, "blast_radius": 50, "graph_diff": 1000}
@@ -162,7 +161,7 @@ def cases(store, project: str) -> dict[str, list[dict]]:  # type: ignore[no-unty
     }
 
 
-def measure(http: httpx.Client, tool: str, argument_sets: list[dict], calls: int) -> list[float]:
+def measure(http: Any, tool: str, argument_sets: list[dict], calls: int) -> list[float]:
     timings = []
     for n in range(calls):
         body = rpc("tools/call", {"name": tool, "arguments": argument_sets[n % len(argument_sets)]}, n)
@@ -180,6 +179,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=100, help="timed calls per tool (graph_diff: a fifth)")
     parser.add_argument("--neo4j", nargs="?", const=os.environ.get("RHUMBLINE_TEST_NEO4J_URI", "bolt://127.0.0.1:7687"),
                         help="keep the graph in this Neo4j server instead of SQLite")  # fmt: skip
+    parser.add_argument("--client", choices=CLIENTS, default="lean", help="the HTTP client (see http_latency.py)")
     args = parser.parse_args()
     ensure_corpus()
     project = f"bench/django{uuid.uuid4().hex[:6]}"
@@ -217,7 +217,8 @@ def main() -> None:
                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             )  # fmt: skip
             try:
-                run(port, token, all_cases, args.calls, backend, Path(env["RHUMBLINE_HOME"]) / "rhumbline.sqlite3")
+                database = Path(env["RHUMBLINE_HOME"]) / "rhumbline.sqlite3"
+                run(port, token, all_cases, args.calls, backend, database, client=args.client, pid=server.pid)
             finally:
                 server.send_signal(signal.SIGINT)
                 server.wait(10)
@@ -239,26 +240,36 @@ def server_side(database: Path, tool: str, calls: int) -> list[float]:
     return [row[0] for row in rows]
 
 
+def cpu_ms(pid: int) -> float:
+    """CPU time the server process has used (all threads), in ms: barely moved by other processes."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def run(
-    port: int, token: str, all_cases: dict[str, list[dict]], calls: int, backend: str, database: Path
+    port: int, token: str, all_cases: dict[str, list[dict]], calls: int, backend: str, database: Path, *,
+    client: str, pid: int,
 ) -> None:
-    with serving_client(port, token) as http:
+    with serving_client(port, token, client=client) as http:
         for tool, argument_sets in all_cases.items():
             measure(http, tool, argument_sets, 2 * len(argument_sets))  # warm-up: modules, caches
         factor = NEO4J_FACTOR if backend == "neo4j" else 1
-        print(f"\nbackend={backend} calls={calls} per tool (ms, warm, one keep-alive client, HTTP end to end)")
-        print("(server: the same calls as the gateway timed them, from audit_log: dispatch + tool)")
-        print(f"{'tool':<14}{'p50':>9}{'p99':>9}{'max':>9}{'mean':>9}{'server p50':>12}{'server p99':>12}"
+        print(f"\nbackend={backend} calls={calls} per tool (ms, warm, one keep-alive {client} client, HTTP end to end)")
+        print("(server: the same calls as the gateway timed them, from audit_log: dispatch + tool; "
+              "cpu: the server process's CPU per call)")  # fmt: skip
+        print(f"{'tool':<14}{'p50':>9}{'p99':>9}{'max':>9}{'mean':>9}{'cpu':>9}{'server p50':>12}{'server p99':>12}"
               f"{'target p50':>12}  verdict")  # fmt: skip
         for tool, argument_sets in all_cases.items():
             count = max(10, calls // 5) if tool == "graph_diff" else calls
+            before = cpu_ms(pid)
             timings = measure(http, tool, argument_sets, count)
+            cpu = (cpu_ms(pid) - before) / count
             server = server_side(database, tool, count)
             p50 = percentile(timings, 0.5)
             target = TARGET_MS[tool] * factor
             print(
                 f"{tool:<14}{p50:>9.2f}{percentile(timings, 0.99):>9.2f}{max(timings):>9.2f}"
-                f"{statistics.fmean(timings):>9.2f}{percentile(server, 0.5):>12.2f}{percentile(server, 0.99):>12.2f}"
+                f"{statistics.fmean(timings):>9.2f}{cpu:>9.2f}{percentile(server, 0.5):>12.2f}{percentile(server, 0.99):>12.2f}"
                 f"{target:>12}  {'ok' if p50 <= target else 'SLOW'}"
             )
         load = os.getloadavg()[0]

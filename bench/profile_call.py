@@ -72,22 +72,28 @@ def lap(owner: Any, attribute: str, label: str) -> None:
     setattr(owner, attribute, timed)
 
 
-def prepare_home(root: Path) -> tuple[str, str]:
-    """Ingest the small project and create a read token; returns (project, token)."""
+def prepare_home(root: Path, home: str | None = None, project: str | None = None) -> tuple[str, str]:
+    """Ingest the small project (or use an existing home's project) and create a token; returns
+    (project, token)."""
     from rhumbline import cli
 
-    tree = root / "shop"
-    tree.mkdir()
-    (tree / "shop.py").write_text(SOURCE)
-    project = "bench/profile"
-    os.environ.update(RHUMBLINE_HOME=str(root / "home"), POWERTOOLS_METRICS_DISABLED="true")
+    os.environ.update(POWERTOOLS_METRICS_DISABLED="true")
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
-    with open(os.devnull, "w") as quiet:
-        stdout, sys.stdout = sys.stdout, quiet
-        try:
-            cli.main(["ingest", str(tree), "--project", project])
-        finally:
-            sys.stdout = stdout
+    if home is not None:
+        os.environ["RHUMBLINE_HOME"] = home
+        project = project or "bench/django"
+    else:
+        tree = root / "shop"
+        tree.mkdir()
+        (tree / "shop.py").write_text(SOURCE)
+        project = "bench/profile"
+        os.environ["RHUMBLINE_HOME"] = str(root / "home")
+        with open(os.devnull, "w") as quiet:
+            stdout, sys.stdout = sys.stdout, quiet
+            try:
+                cli.main(["ingest", str(tree), "--project", project])
+            finally:
+                sys.stdout = stdout
     from rhumbline.runtime import resources
     from rhumbline.stores.relational import tokens
     from rhumbline.stores.relational.session import session_scope
@@ -112,6 +118,7 @@ def instrument() -> None:
     lap(calls.ToolCalls, "_serve", "7 ToolCalls._serve (worker: dispatch+translate+audit)")
     lap(handler, "handle", "8 tool handler (validate, run, dump)")
     lap(calls.ToolCalls, "_audit", "9 audit write + metric")
+    lap(calls, "outcome_to_result", "a outcome -> CallToolResult (text JSON)")
     del server
 
 
@@ -183,10 +190,13 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--sort", choices=["tsub", "ttot"], default="tsub", help="yappi: own or inclusive time")
     parser.add_argument("--clock", choices=["cpu", "wall"], default="cpu", help="yappi clock")
+    parser.add_argument("--home", help="an existing RHUMBLINE_HOME (e.g. with Django ingested) instead of the small project")
+    parser.add_argument("--project", help="the project in --home (default bench/django)")
+    parser.add_argument("--arguments", type=json.loads, help="the tool's arguments as JSON (project added)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="rhumbline-profile-") as directory:
-        project, token = prepare_home(Path(directory))
-        arguments = {} if args.tool == "tools/list" else {**CASES[args.tool], "project": project}
+        project, token = prepare_home(Path(directory), args.home, args.project)
+        arguments = {} if args.tool == "tools/list" else {**(args.arguments or CASES[args.tool]), "project": project}
         if args.tool == "list_projects":
             arguments = {}
         if not args.yappi:

@@ -7,15 +7,18 @@ what it can refuse without the tool (unknown tool, missing scope or project, ove
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import json
 import logging
 import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
-import anyio.to_thread
 import mcp_types as types
 from pydantic import ValidationError
 
@@ -33,6 +36,11 @@ DEADLINE_MARGIN_SECONDS = 1.5
 # Past the tool's deadline, a moment for the tool to report its own deadline error first.
 DISPATCH_GRACE_SECONDS = 0.5
 AUDIT_TIMEOUT_SECONDS = 3.0
+# Worker threads for dispatches and audit rows (anyio's default thread limit): calls past it queue,
+# still bounded by their own deadline.
+WORKER_THREADS = 40
+
+T = TypeVar("T")
 
 DENIED_CODES = frozenset({"forbidden"})
 INVALID_CODES = frozenset({"invalid_arguments", "unknown_tool", "arguments_too_large"})
@@ -128,6 +136,19 @@ class ToolCalls:
         self.dispatcher = dispatcher
         self.audit_log = audit_log
         self.tool_timeout = tool_timeout
+        # Our own pool rather than anyio's to_thread: anyio ties its workers to the loop's root task
+        # and to the daemon flag of whichever thread drives the loop (the Lambda's own thread now,
+        # see container.py), and its limiter and cancel scopes cost a loop round per hop. This
+        # pool's idle threads end with the process.
+        self._workers = ThreadPoolExecutor(WORKER_THREADS, thread_name_prefix="rhumbline-call")
+
+    async def _on_worker(self, function: Callable[..., T], *arguments: Any) -> T:
+        """Run a blocking function on a worker thread, in a copy of the caller's context.
+
+        Cancelling the wait (the caller's `fail_after`) abandons the thread: its result is dropped.
+        """
+        context = contextvars.copy_context()
+        return await asyncio.get_running_loop().run_in_executor(self._workers, context.run, function, *arguments)
 
     def budget(self, remaining_seconds: float | None) -> float:
         if remaining_seconds is None:
@@ -150,7 +171,7 @@ class ToolCalls:
         claim = AuditClaim()
         try:
             with anyio.fail_after(budget + DISPATCH_GRACE_SECONDS):
-                return await anyio.to_thread.run_sync(self._serve, request, budget, started, claim, abandon_on_cancel=True)
+                return await self._on_worker(self._serve, request, budget, started, claim)
         except TimeoutError:
             code, message = "timeout", f"the '{request.tool}' tool did not answer within {budget:.1f} s"
             result = error_result(code, f"{message} (request id {request.request_id})")
@@ -203,7 +224,7 @@ class ToolCalls:
     ) -> None:
         try:
             with anyio.fail_after(AUDIT_TIMEOUT_SECONDS):
-                await anyio.to_thread.run_sync(self._audit, request, error_code, started, result, abandon_on_cancel=True)
+                await self._on_worker(self._audit, request, error_code, started, result)
         except TimeoutError:
             logger.error("audit write timed out for request %s (%s)", request.request_id, request.tool)
 

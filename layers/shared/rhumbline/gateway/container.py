@@ -1,17 +1,19 @@
 """One event loop per Lambda container, with the SDK's session manager running on it for good.
 
 The session manager's `run()` may be entered once per instance, and rebuilding the server per call
-costs milliseconds. So the gateway's ASGI app lives on a long-lived loop in a daemon thread, and the
-Lambda handler (whatever thread calls it) hands each request to that loop and waits for the response.
+costs milliseconds. So the gateway's ASGI app lives on one long-lived loop, started at init with the
+session manager's task on it; each invocation runs its request on that loop from the invoking
+thread itself (`DrivenLoop`), with no thread hand-over when calls do not overlap.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from rhumbline.gateway.driven_loop import DrivenLoop
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -26,32 +28,45 @@ class GatewayContainer:
     def __init__(self, app: "ASGIApp", session_manager: "StreamableHTTPSessionManager") -> None:
         self.app = app
         self.session_manager = session_manager
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, name="rhumbline-gateway", daemon=True)
+        self.driven = DrivenLoop()
         self._stop: asyncio.Event | None = None
-        self._serving: Any = None
+        self._serving: asyncio.Task[None] | None = None
 
     def start(self) -> "GatewayContainer":
-        self._thread.start()
-        started = threading.Event()
-        self._serving = asyncio.run_coroutine_threadsafe(self._serve(started), self.loop)
-        if not started.wait(START_TIMEOUT_SECONDS):
-            raise RuntimeError("the MCP session manager did not start")
+        self.driven.run(self._start())
         return self
 
-    async def _serve(self, started: threading.Event) -> None:
+    async def _start(self) -> None:
+        started = asyncio.Event()
         self._stop = asyncio.Event()
+        # A task of the loop: it waits, paused between invocations, until the container stops.
+        self._serving = asyncio.get_running_loop().create_task(self._serve(started))
+        waiting = asyncio.ensure_future(started.wait())
+        await asyncio.wait([waiting, self._serving], timeout=START_TIMEOUT_SECONDS, return_when=asyncio.FIRST_COMPLETED)
+        if self._serving.done():
+            waiting.cancel()
+            self._serving.result()  # raises why the session manager could not start
+            raise RuntimeError("the MCP session manager stopped as soon as it started")
+        if not started.is_set():
+            waiting.cancel()
+            raise RuntimeError("the MCP session manager did not start")
+
+    async def _serve(self, started: asyncio.Event) -> None:
+        assert self._stop is not None
         async with self.session_manager.run():
             started.set()
             await self._stop.wait()
 
     def stop(self) -> None:
         """Tests and the local server stop a container; Lambda just freezes and discards it."""
-        if self._stop is not None:
-            self.loop.call_soon_threadsafe(self._stop.set)
-            self._serving.result(START_TIMEOUT_SECONDS)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(START_TIMEOUT_SECONDS)
+        if self._stop is not None and self._serving is not None:
+            self.driven.run(self._finish())
+        self.driven.close()
+
+    async def _finish(self) -> None:
+        assert self._stop is not None and self._serving is not None
+        self._stop.set()
+        await asyncio.wait_for(self._serving, START_TIMEOUT_SECONDS)
 
     def lambda_handler(self) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
         """The Lambda handler: Mangum translates the event and the response, the loop runs the request.
@@ -69,8 +84,7 @@ class GatewayContainer:
 
         def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
             adapter = mangum.infer(event, context)
-            served = asyncio.run_coroutine_threadsafe(self.serve_http(adapter.scope, adapter.body), self.loop)
-            return adapter(served.result())
+            return adapter(self.driven.run(self.serve_http(adapter.scope, adapter.body)))
 
         return handler
 

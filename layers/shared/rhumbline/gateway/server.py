@@ -35,6 +35,8 @@ INSTRUCTIONS = (
     "imports, then open nodes with get_node. Call list_projects first to see which projects exist."
 )
 
+SDK_TRACING_MIDDLEWARE = "OpenTelemetryMiddleware"
+
 LOOPBACK_HOSTS = ["127.0.0.1", "127.0.0.1:*", "localhost", "localhost:*", "[::1]", "[::1]:*"]
 LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
 
@@ -83,9 +85,24 @@ def build_mcp_server(catalog: Catalog, tool_calls: ToolCalls) -> Server[Any]:
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
-    # Inside the SDK's OpenTelemetry middleware, so a cached tools/list still gets its span.
+    if not tracing_configured():
+        # The SDK's OpenTelemetry middleware opens a span per message even when no tracer provider
+        # is installed (~60 µs a call measured, for a span nobody records). The layer ships only
+        # opentelemetry-api; a deployment that installs a provider (the ADOT Lambda layer does,
+        # before the handler module is imported) keeps the middleware.
+        # Matched by name: the SDK documents dropping it from the list but does not export the class.
+        server.middleware[:] = [m for m in server.middleware if type(m).__name__ != SDK_TRACING_MIDDLEWARE]
+    # Inside the SDK's OpenTelemetry middleware (when kept), so a cached tools/list still gets its span.
     server.middleware.append(ToolListCache(catalog))
     return server
+
+
+def tracing_configured() -> bool:
+    """Whether a real OpenTelemetry tracer provider is installed (not the API's default proxy/no-op)."""
+    from opentelemetry import trace
+
+    provider = trace.get_tracer_provider()
+    return not isinstance(provider, (trace.ProxyTracerProvider, trace.NoOpTracerProvider))
 
 
 def build_gateway_app(

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from rhumbline.errors import NotFound
+from rhumbline.lookup.views import trusted
 from rhumbline.runtime.context import ToolContext
 from rhumbline.stores.graph.protocol import EdgeView
 from rhumbline.tools.common import StrictInput, project_field
@@ -83,25 +84,26 @@ class GetNodeOutput(BaseModel):
     )
 
 
-def _edge_list(views: list[EdgeView], total: int, offset: int) -> EdgeList:
-    return EdgeList(
-        edges=[
-            EdgeOut(
-                relation=view.relation,
-                confidence=view.confidence,
-                confidence_score=view.confidence_score,
-                explanation=view.explanation,
-                file=view.file,
-                line=view.line,
-                other_id=view.other_id,
-                other_kind=view.other_kind,
-                other_name=view.other_name,
-            )
-            for view in views
-        ],
-        total=total,
-        offset=offset,
+def edge_out(view: EdgeView) -> EdgeOut:
+    # Built without validation, like the code-context views (lookup.views.trusted): every field
+    # comes typed from the graph store, and validating a full page (50 edges each way by default)
+    # was ~13% of the tool's time (cProfile, Django's QuerySet.filter).
+    return trusted(
+        EdgeOut,
+        relation=view.relation,
+        confidence=view.confidence,
+        confidence_score=view.confidence_score,
+        explanation=view.explanation,
+        file=view.file,
+        line=view.line,
+        other_id=view.other_id,
+        other_kind=view.other_kind,
+        other_name=view.other_name,
     )
+
+
+def _edge_list(views: list[EdgeView], total: int, offset: int) -> EdgeList:
+    return EdgeList(edges=[edge_out(view) for view in views], total=total, offset=offset)
 
 
 def _annotations(context: ToolContext, project: str, node_id: str) -> AnnotationList:

@@ -150,3 +150,24 @@ def test_another_project_is_denied_without_saying_whether_it_exists(shop) -> Non
     assert error["message"] == f"this token has no access to project '{shop.other_project}'"
     unknown = failed(shop.call("context", {"file": "shop/models.py", "project": "nobody/nothing"}), "forbidden")
     assert unknown["message"] == "this token has no access to project 'nobody/nothing'"
+
+
+def test_annotations_of_the_files_nodes_with_exact_totals_and_none_from_another_project(shop) -> None:
+    """context first asks whether the project has any annotation at all (most have none), then
+    counts and reads those of the file's nodes: both steps stay scoped to the project."""
+    assert ok(shop.call("context", {"file": "shop/models.py"}))["annotations"] == {"items": [], "total": 0}
+    # A note on the same node id in another project must not show up here.
+    resources.graph_store().apply(shop.other_project, GraphBatch(nodes=[g.PRODUCT_SAVE], edges=[]))
+    note = {"project": shop.other_project, "node_id": g.PRODUCT_SAVE.id, "content": "rival note"}
+    ok(shop.call("add_annotation", note, projects=(shop.other_project,), scopes=("write",)))
+    assert ok(shop.call("context", {"file": "shop/models.py"}))["annotations"] == {"items": [], "total": 0}
+
+    for node, content in [(g.PRODUCT, "first on product"), (g.ORDER, "on order"), (g.PRODUCT, "second on product")]:
+        note = {"project": shop.project, "node_id": node.id, "content": content}
+        ok(shop.call("add_annotation", note, scopes=("write",)))
+    listed = ok(shop.call("context", {"file": "shop/models.py"}))["annotations"]
+    assert listed["total"] == 3
+    # Node by node in the answer's order, each node's newest first.
+    assert [(a["node_id"], a["content"]) for a in listed["items"]] == [
+        (g.PRODUCT.id, "second on product"), (g.PRODUCT.id, "first on product"), (g.ORDER.id, "on order"),
+    ]  # fmt: skip

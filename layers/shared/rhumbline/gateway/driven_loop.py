@@ -1,0 +1,128 @@
+"""An event loop with no thread of its own: whichever thread needs it runs it, for as long as needed.
+
+The gateway container's loop carries the SDK's session manager for the container's life, and each
+invocation runs one request on it. A loop in a daemon thread of its own costs every call two
+thread hand-overs (the invoking thread wakes the loop thread, which wakes it back with the
+answer); on a busy machine each wake-up waits for a free core. Here the invoking thread drives
+the loop itself, so a lone call never changes thread.
+
+Lambda invokes one container from one thread at a time, but the local server's runner calls the
+same container from several threads at once. A thread that finds the loop already driven hands
+its coroutine to it (the old hand-over, only when concurrent). When the driver's own request is
+done while handed-over ones are still running, a drain thread takes over the loop until they finish:
+none is left waiting on a stopped loop, and no caller's answer waits for another's.
+Between calls the loop is idle and its background tasks (the session manager) simply wait, as
+they do in a frozen Lambda container.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+logger = logging.getLogger("rhumbline.gateway")
+
+
+class DrivenLoop:
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._state = threading.Lock()
+        # Held by whichever thread runs the loop, so the next one cannot enter the loop before the
+        # previous one has fully left it.
+        self._driving_lock = threading.Lock()
+        self._driven = False
+        self._handed_over = 0
+        self._settled: asyncio.Event | None = None
+        self._drain_wanted = threading.Event()
+        self._drainer: threading.Thread | None = None
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Blocking: run `coroutine` on the loop and return its result (or raise its exception).
+
+        No timeout here: the coroutine bounds itself (the gateway's calls run under `fail_after`),
+        and a handed-over one is never cancelled from outside, so its bookkeeping always runs.
+        """
+        with self._state:
+            hand_over = self._driven
+            if hand_over:
+                self._handed_over += 1
+            else:
+                self._driven = True
+        if hand_over:
+            return asyncio.run_coroutine_threadsafe(self._handed(coroutine), self.loop).result()
+        try:
+            with self._driving_lock:
+                task = self._run_to_completion(coroutine)
+        finally:
+            with self._state:
+                # Coroutines handed over meanwhile still need the loop: a drain thread drives it
+                # until they are done, so this caller's answer does not wait for a slower request's.
+                drain = self._handed_over > 0
+                if not drain:
+                    self._driven = False
+            if drain:
+                self._start_draining()
+        return task.result()
+
+    def _run_to_completion(self, coroutine: Coroutine[Any, Any, T]) -> "asyncio.Task[T]":
+        # run_forever until the task is done, not run_until_complete: anyio takes a task started by
+        # run_until_complete for the loop's root task and stops its worker threads when that task
+        # ends. The root stays the container's long-lived serving task this way.
+        task = self.loop.create_task(coroutine)
+        task.add_done_callback(lambda _: self.loop.stop())
+        self.loop.run_forever()
+        if not task.done():
+            task.cancel()
+            raise RuntimeError("the gateway loop stopped before its request finished")
+        return task
+
+    async def _handed(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        try:
+            return await coroutine
+        finally:
+            with self._state:
+                self._handed_over -= 1
+            self._settle_event().set()
+
+    def _start_draining(self) -> None:
+        if self._drainer is None:
+            self._drainer = threading.Thread(target=self._drain_forever, name="rhumbline-gateway-drain", daemon=True)
+            self._drainer.start()
+        self._drain_wanted.set()
+
+    def _drain_forever(self) -> None:
+        while True:
+            self._drain_wanted.wait()
+            self._drain_wanted.clear()
+            try:
+                with self._driving_lock:
+                    self._run_to_completion(self._until_handed_over_done())
+            except Exception:  # noqa: BLE001 - the drain thread must outlive one bad run
+                logger.exception("draining the gateway loop failed")
+
+    async def _until_handed_over_done(self) -> None:
+        settled = self._settle_event()
+        while True:
+            with self._state:
+                if self._handed_over == 0:
+                    # From here on a new caller becomes the next driver (it waits for _driving_lock).
+                    self._driven = False
+                    return
+            # Clearing and re-checking happen on the loop between two awaits: a handed-over
+            # coroutine's `set()` (also on the loop) cannot fall in between.
+            settled.clear()
+            await settled.wait()
+
+    def _settle_event(self) -> asyncio.Event:
+        if self._settled is None:
+            self._settled = asyncio.Event()
+        return self._settled
+
+    def close(self) -> None:
+        with self._driving_lock:
+            self.loop.close()
