@@ -45,7 +45,7 @@ def cleared_steps(
     project: str, nodes: Sequence[Node], edges: Sequence[Edge], chunk: int
 ) -> Iterator[Step]:
     """The statements writing a batch's nodes, stub ends and edges into a project with no node
-    (after CLEAR, or a fresh staging key), in order: every edge's ends exist before the edge."""
+    (a fresh staging key), in order: every edge's ends exist before the edge."""
     latest = {node.id: node for node in nodes}
     for part in _chunks(list(latest.values()), chunk):
         yield CREATE_NODES, {"project": project, "rows": [_node_values(node) for node in part]}, len(part)

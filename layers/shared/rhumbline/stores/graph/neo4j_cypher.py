@@ -83,7 +83,6 @@ DETACH DELETE n
 # What edges_of reports as an edge's own fields; any other relationship property is one of
 # Edge.properties.
 EDGE_FIELDS = frozenset({"project", "confidence", "confidence_score", "explanation", "file", "line"})
-CLEAR = "MATCH (n:CodeNode) WHERE n.project = $project AND n.id IS NOT NULL DETACH DELETE n"
 STUBS_NEXT_TO_FILES = """
 MATCH (n:CodeNode) WHERE n.project = $project AND n.file IN $files
 MATCH (n)--(m:CodeNode) WHERE m.kind IS NULL

@@ -101,7 +101,7 @@ def collect(store: Neo4jGraphStore, graph: str, *, grace: float = RETIRED_GRACE_
     )
     keys = sorted(found[0]["keys"]) if found else []
     for key in keys:
-        store._delete_physical(key)
+        delete_physical(store, key)
     return keys
 
 def delete_all(store: Neo4jGraphStore, graph: str) -> None:
@@ -110,14 +110,25 @@ def delete_all(store: Neo4jGraphStore, graph: str) -> None:
     keys = {graph, found["active"], *found["keys"]}
     # The active graph first: readers then see the project emptying, never an older version.
     for key in sorted(keys, key=lambda k: k != found["active"]):
-        store._delete_physical(key)
+        delete_physical(store, key)
     with store._guard(store._timeout), store._session(write=True) as session:
         session.run(store._neo4j.Query(DELETE_HEAD, timeout=store._timeout), graph=graph).consume()
     store._keys.forget([graph])
 
+def delete_physical(store: Neo4jGraphStore, key: str) -> None:
+    """One physical graph and its stamp, in batched transactions (not atomic, by design: a
+    half-deleted graph is one no reader uses, and retrying finishes the job)."""
+    nodes = store._read_raw(cypher.NODE_COUNT, project=key)[0]["c"]
+    # Relationships are deleted too: allow for about five times the nodes' rows.
+    budget = store._timeout + nodes / 1000 * rows.WRITE_SECONDS_PER_1000_ROWS * 5
+    with store._guard(budget), store._session(write=True) as session:
+        for statement in cypher.DELETE_PROJECT:
+            session.run(store._neo4j.Query(statement, timeout=budget), project=key).consume()
+        session.run(store._neo4j.Query(cypher.DELETE_STAMP, timeout=budget), project=key).consume()
+
+
 def _check_version(store: Neo4jGraphStore, graph: str, expected: int) -> None:
-    active = store._keys.active([graph])[graph]
-    found = store._read_raw(cypher.GET_STAMP, project=active)
+    found = store._read(cypher.GET_STAMP, project=graph)  # guarded: never a stale key's stamp
     stamp = found[0]["version"] if found else None
     if stamp != expected:
         raise GraphConflict(f"the graph of {graph} is at version {stamp}, not {expected}: nothing written")
@@ -166,7 +177,7 @@ def _run_transaction(store: Neo4jGraphStore, steps: list[Step]) -> None:
 def _drop_quietly(store: Neo4jGraphStore, staged: str) -> None:
     """Remove a failed stage now if the server still answers; else a later collect does."""
     try:
-        store._delete_physical(staged)
+        delete_physical(store, staged)
     except Exception:  # noqa: BLE001 - the write's own error is the one to report
         pass
 

@@ -254,17 +254,6 @@ class Neo4jGraphStore(TraversalMixin, Neo4jLookups):  # traversals: traversal.py
     def delete_project(self, project: str) -> None:
         neo4j_staged.delete_all(self, project)
 
-    def _delete_physical(self, key: str) -> None:
-        """One physical graph and its stamp, in batched transactions (not atomic, by design: a
-        half-deleted graph is one no reader uses, and retrying finishes the job)."""
-        nodes = self._read_raw(cypher.NODE_COUNT, project=key)[0]["c"]
-        # Relationships are deleted too: allow for about five times the nodes' rows.
-        budget = self._timeout + nodes / 1000 * rows.WRITE_SECONDS_PER_1000_ROWS * 5
-        with self._guard(budget), self._session(write=True) as session:
-            for statement in cypher.DELETE_PROJECT:
-                session.run(self._neo4j.Query(statement, timeout=budget), project=key).consume()
-            session.run(self._neo4j.Query(cypher.DELETE_STAMP, timeout=budget), project=key).consume()
-
     def graph_version(self, project: str) -> int | None:
         found = self._read(cypher.GET_STAMP, project=project)
         return found[0]["version"] if found else None
