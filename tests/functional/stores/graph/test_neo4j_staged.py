@@ -263,3 +263,30 @@ def test_in_place_writes_go_to_the_served_graph(
     assert neo4j_graph_store.graph_version(project) == 2
     assert neo4j_graph_store.counts(project).nodes == len({n.id for n in nodes}) + 1
     assert [v.other_id for v in neo4j_graph_store.edges_of(project, extra.id, "out", limit=5)[0]] == [nodes[1].id]
+
+
+# Each read path's own retry: the first call after another container's flip, with a stale key.
+FIRST_READS: dict[str, Callable[[Neo4jGraphStore, str], Any]] = {
+    "_read (get_node)": lambda store, p: store.get_node(p, node("Function", "pkg.m0.new1", "pkg/m0.py").id),
+    "search": lambda store, p: [h.node.id for h in store.search([p], "new1", limit=50)[0]],
+    "traversal reader (walk)": lambda store, p: store.walk(
+        p, [node("Function", "pkg.m0.new0", "pkg/m0.py").id], direction="out", depth=3, limit=50
+    ).total,
+    "counts": lambda store, p: store.counts(p),
+}
+
+
+@pytest.mark.parametrize("read", FIRST_READS)
+def test_a_stale_key_is_noticed_by_the_first_read_after_a_flip(
+    read: str, neo4j_graph_store: Neo4jGraphStore, stores: Callable[..., Neo4jGraphStore], projects: list[str]
+) -> None:
+    project = _project(projects)
+    old_nodes, old_edges = _graph("old")
+    neo4j_graph_store.apply(project, _full(old_nodes, old_edges, 1))
+    reader = stores()
+    stale = FIRST_READS[read](reader, project)  # caches the key of version 1
+    new_nodes, new_edges = _graph("new", files=8)
+    stores().apply(project, _full(new_nodes, new_edges, 2))  # another container flips
+    fresh = stores()  # a container that never saw version 1
+
+    assert FIRST_READS[read](reader, project) == FIRST_READS[read](fresh, project) != stale
