@@ -71,9 +71,15 @@ def _neo4j_rows(store, project: str) -> tuple[list, list]:
         project=project,
     )
     return (
-        sorted((sorted(r["p"].items()) for r in nodes), key=repr),
-        sorted(((r["s"], r["rel"], r["t"], sorted(r["p"].items())) for r in edges), key=repr),
+        sorted((_logical(r["p"]) for r in nodes), key=repr),
+        sorted(((r["s"], r["rel"], r["t"], _logical(r["p"])) for r in edges), key=repr),
     )
+
+
+def _logical(properties: dict) -> list:
+    """Sorted properties, `project` as the project's slug: a full write stages the graph under a
+    physical key of its own (`owner/name@<version>.<token>`, a random token: neo4j_staged.py)."""
+    return sorted({**properties, "project": properties["project"].split("@", 1)[0]}.items())
 
 
 def identity(tree: Path, neo4j_uri: str | None) -> dict[str, object]:

@@ -37,6 +37,9 @@ class Settings:
     neo4j_readonly_secret_arn: str = ""
     neo4j_readonly_user: str = ""
     neo4j_readonly_password: str = field(default="", repr=False)
+    # Rows per transaction of a full write into Neo4j (stores/graph/neo4j_staged.py): lower it when
+    # the server's db.memory.transaction.max is small (managed Neo4j tiers).
+    neo4j_tx_rows: int = 50_000
     # Seconds. Every backend call is bounded by these (and by the invocation's deadline).
     db_timeout: float = 10.0
     graph_timeout: float = 10.0
@@ -62,6 +65,13 @@ def _env(name: str, default: str = "") -> str:
     return os.environ.get(name, default).strip()
 
 
+def _positive_int(name: str, default: str) -> int:
+    text = _env(name, default)
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"{name} must be a positive integer, not {text!r}")
+    return int(text)
+
+
 def load_settings() -> Settings:
     home = Path(_env("RHUMBLINE_HOME", ".rhumbline"))
     mode = _env("RHUMBLINE_MODE", "local")
@@ -85,6 +95,7 @@ def load_settings() -> Settings:
         neo4j_readonly_secret_arn=_env("RHUMBLINE_NEO4J_READONLY_SECRET_ARN"),
         neo4j_readonly_user=_env("RHUMBLINE_NEO4J_READONLY_USER"),
         neo4j_readonly_password=_env("RHUMBLINE_NEO4J_READONLY_PASSWORD"),
+        neo4j_tx_rows=_positive_int("RHUMBLINE_NEO4J_TX_ROWS", "50000"),
         db_timeout=float(_env("RHUMBLINE_DB_TIMEOUT", "10")),
         db_ssl=_env("RHUMBLINE_DB_SSL", "disable"),
         db_ca_bundle=_env("RHUMBLINE_DB_CA_BUNDLE"),

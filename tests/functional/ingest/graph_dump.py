@@ -41,22 +41,21 @@ def _dump_sqlite(store: Any, project: str) -> tuple[dict, dict]:
 
 
 def _dump_neo4j(store: Any, project: str) -> tuple[dict, dict]:
-    with store._driver.session(database=store._database) as session:
-        nodes = {
-            record["n"]["id"]: tuple(record["n"].get(f) for f in NODE_FIELDS[1:])
-            for record in session.run(
-                "MATCH (n:CodeNode {project: $project}) WHERE n.kind IS NOT NULL RETURN n",
-                project=project,
-            )
-        }
-        edges = {}
-        for record in session.run(
-            "MATCH (a:CodeNode {project: $project})-[r]->(b:CodeNode)"
-            " RETURN a.id AS s, type(r) AS rel, b.id AS t, properties(r) AS p",
-            project=project,
-        ):
-            stored = dict(record["p"])
-            evidence = tuple(stored.pop(f, None) for f in EDGE_FIELDS)
-            stored.pop("project", None)
-            edges[(record["s"], record["rel"], record["t"])] = (*evidence, dict(sorted(stored.items())) or None)
+    # Through the store's `_read`: `$project` is bound to the graph the project is served from.
+    nodes = {
+        record["n"]["id"]: tuple(record["n"].get(f) for f in NODE_FIELDS[1:])
+        for record in store._read(
+            "MATCH (n:CodeNode {project: $project}) WHERE n.kind IS NOT NULL RETURN n", project=project
+        )
+    }
+    edges = {}
+    for record in store._read(
+        "MATCH (a:CodeNode {project: $project})-[r]->(b:CodeNode)"
+        " RETURN a.id AS s, type(r) AS rel, b.id AS t, properties(r) AS p",
+        project=project,
+    ):
+        stored = dict(record["p"])
+        evidence = tuple(stored.pop(f, None) for f in EDGE_FIELDS)
+        stored.pop("project", None)
+        edges[(record["s"], record["rel"], record["t"])] = (*evidence, dict(sorted(stored.items())) or None)
     return nodes, edges

@@ -111,6 +111,15 @@ class CypherRunner:
         with self._read_transaction(timeout) as tx:
             return _explained(tx, cypher, params)
 
+    def active_keys(self, graphs: list[str], *, timeout: float) -> dict[str, str]:
+        """Each project's active physical graph key (stores/graph/neo4j_keys.py), read once."""
+        from rhumbline.stores.graph.neo4j_keys import RESOLVE
+
+        if not graphs:
+            return {}
+        with self._read_transaction(timeout) as tx:
+            return dict(tx.run(RESOLVE, graphs=graphs).single(strict=True)["found"])
+
     def run(
         self,
         cypher: str,

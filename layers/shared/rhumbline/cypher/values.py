@@ -26,7 +26,10 @@ class Serializer:
 
     def _hidden(self, properties: dict[str, Any]) -> bool:
         project = properties.get("project")
-        return self.visible is not None and isinstance(project, str) and project not in self.visible
+        if self.visible is None or not isinstance(project, str):
+            return False
+        # A staged or retired physical graph (`owner/name@...`) belongs to its project.
+        return project.split("@", 1)[0] not in self.visible
 
     def value(self, value: Any) -> Any:
         from neo4j.graph import Node, Path, Relationship

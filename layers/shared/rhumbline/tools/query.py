@@ -25,7 +25,9 @@ MAX_TIMEOUT = 25.0
 RESERVED_PARAMS = ("project", "projects")
 SCOPE_NOTE = (
     "`query` sees the whole graph database of this deployment (every project); filter on "
-    "`n.project IN $projects`. Nodes and relationships of projects this token cannot see are "
+    "`n.project IN $projects` or `{project: $project}`: they hold the keys of the graphs being served "
+    "(`owner/name`, or `owner/name@<version>.<token>` after a full ingest; a literal slug may match an "
+    "older graph or none). Nodes and relationships of projects this token cannot see are "
     "redacted from the answer, but values computed from them (counts, names returned alone) are not."
 )
 EMBEDDED_HELP = (
@@ -95,9 +97,16 @@ def run(arguments: QueryInput, context: ToolContext) -> QueryOutput:
     runner = runner_for(credentials, dedicated=dedicated, connect_timeout=settings.graph_timeout)
     timeout = max(0.5, min(arguments.timeout_s, context.remaining() - 0.5))
     visible = None if ALL_PROJECTS in context.caller.projects else set(context.caller.projects)
+    # `$project`/`$projects` name the graphs readers are served from: a project's active physical
+    # key (`owner/name` or, after a staged write, `owner/name@<version>.<token>`).
+    keys = runner.active_keys(sorted({*projects, *([project] if project else [])}), timeout=timeout)
     done = runner.run(
         arguments.cypher,
-        {**arguments.params, "project": project, "projects": projects},
+        {
+            **arguments.params,
+            "project": keys[project] if project else None,
+            "projects": [keys[p] for p in projects],
+        },
         limit=arguments.limit,
         timeout=timeout,
         visible=visible,
@@ -123,7 +132,9 @@ SPEC = ToolSpec(
         "Run one read-only Cypher statement against the graph database (Neo4j backend only) and get rows "
         "as JSON, nodes/relationships/paths serialized. Needs the `cypher` scope, because it sees the "
         "WHOLE graph database of the deployment (every project): filter with `n.project IN $projects` "
-        "(`$project`, `$projects` are set to your projects); elements of projects you cannot see are "
+        "(`$project`, `$projects` are set to the keys of your projects' current graphs: `n.project` is "
+        "`owner/name`, or `owner/name@<version>.<token>` after a full ingest, so filter with the parameters, "
+        "not a literal slug); elements of projects you cannot see are "
         "redacted. Nodes are `:CodeNode {project, id, kind, name, qualified_name, file, start_line, ...}`, "
         "relationships are typed CALLS, IMPORTS, DEFINES, INHERITS, DOCUMENTS, ... Read-only is enforced "
         "three ways: a text check (no writes, LOAD CSV, USE, SHOW, admin; CALL only db.labels, "

@@ -107,8 +107,19 @@ def query(world, arguments: dict, **options) -> dict:
     return world.call("query", arguments, **options)
 
 
+def _served(driver, project: str) -> str:
+    """The physical key the project's graph is served from (a full ingest stages a new one)."""
+    from rhumbline.stores.graph.neo4j_keys import RESOLVE
+
+    with driver.session() as session:
+        [(graph, key)] = session.run(RESOLVE, graphs=[project]).single()["found"]
+    assert graph == project and (key == project or key.startswith(project + "@"))
+    return key
+
+
 def _state(driver, project: str) -> dict:
     """What an attack could change, scoped to this test's project and marker."""
+    project = _served(driver, project)
     with driver.session() as session:
         nodes = session.run("MATCH (n:CodeNode {project: $p}) RETURN count(n) AS c", p=project).single()["c"]
         relationships = session.run(
@@ -245,7 +256,7 @@ def test_rows_are_exact_with_more_indication(neo) -> None:
 
 
 def test_nodes_relationships_and_paths_are_serialized(neo) -> None:
-    world, _ = neo
+    world, driver = neo
     cypher = (
         "MATCH p = (a:CodeNode {project: $project, id: $id})-[r:CALLS]->(b:CodeNode) "
         "RETURN a, r, p, b.start_line AS line ORDER BY b.id LIMIT 1"
@@ -254,7 +265,8 @@ def test_nodes_relationships_and_paths_are_serialized(neo) -> None:
     assert row["line"] == 10
     assert row["a"]["type"] == "node" and row["a"]["labels"] == ["CodeNode"]
     assert row["a"]["properties"]["qualified_name"] == "shop.services.checkout.inner"
-    assert row["a"]["properties"]["project"] == world.project
+    # The served graph's key, which names the project: what `$project` is set to.
+    assert row["a"]["properties"]["project"] == _served(driver, world.project)
     assert row["r"]["type"] == "relationship" and row["r"]["rel_type"] == "CALLS"
     assert row["r"]["properties"]["explanation"] == "call `helper(...)` at shop/services.py:22"
     assert (row["r"]["start"], row["r"]["end"]) == (row["a"]["element_id"], row["p"]["nodes"][1]["element_id"])
@@ -264,21 +276,22 @@ def test_nodes_relationships_and_paths_are_serialized(neo) -> None:
 
 
 def test_other_projects_are_redacted_and_params_are_scoped(neo) -> None:
-    world, _ = neo
+    world, driver = neo
+    other = _served(driver, world.other_project)
     cypher = (
         "MATCH (n:CodeNode) WHERE n.project IN [$project, $other] AND n.kind = 'File' "
         "RETURN n, n.project = $project AS mine, $projects AS projects ORDER BY n.project, n.id"
     )
-    result = ok(query(world, {"cypher": cypher, "params": {"other": world.other_project}}))
+    result = ok(query(world, {"cypher": cypher, "params": {"other": other}}))
     mine = [r for r in result["rows"] if r["mine"]]
     theirs = [r for r in result["rows"] if not r["mine"]]
     assert len(mine) == len(shop_graph.FILES) and len(theirs) == 2
     assert all(r["n"] == {"type": "redacted", "reason": "belongs to a project this token cannot see",
                           "element": "node"} for r in theirs)  # fmt: skip
     assert result["redacted"] == 2
-    assert result["rows"][0]["projects"] == [world.project]
+    assert result["rows"][0]["projects"] == [_served(driver, world.project)]
     # An admin token sees every project: nothing is redacted.
-    admin = ok(query(world, {"cypher": cypher, "params": {"other": world.other_project}}, projects=("*",), scopes=("admin",)))
+    admin = ok(query(world, {"cypher": cypher, "params": {"other": other}}, projects=("*",), scopes=("admin",)))
     assert admin["redacted"] == 0
 
 

@@ -39,6 +39,7 @@ def open_graph_store(settings: Settings) -> GraphStore:
             credentials.password,
             database=credentials.database,
             timeout=settings.graph_timeout,
+            tx_rows=settings.neo4j_tx_rows,
         )
     else:
         raise ValueError(f"unknown graph backend {settings.graph_backend!r}")

@@ -1,6 +1,6 @@
-"""A clearing batch's writes on Neo4j: CREATE into the project the same transaction emptied.
+"""A full batch's writes on Neo4j: CREATE into a physical graph with no node (neo4j_staged.py).
 
-After CLEAR the project holds no node, so a MERGE can never match: its index probe per node and
+A fresh staging key holds no node, so a MERGE can never match: its index probe per node and
 its relationship scan per edge (between two File nodes with hundreds of relationships each) are
 pure cost. Rows are deduplicated first, the last one winning as successive MERGEs would, so the
 result is the very graph the MERGE path writes (bench/ingest_identity.py compares them).
@@ -13,13 +13,10 @@ time of the MERGE path, client CPU a quarter less).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rhumbline.stores.graph import rows
 from rhumbline.stores.graph.protocol import Edge, Node
-
-if TYPE_CHECKING:
-    from neo4j import Transaction
 
 _NODE_PROPERTIES = rows.NODE_PROPERTIES
 CREATE_NODES = (
@@ -41,27 +38,30 @@ SET r += row[7]
 """
 
 
-def write_cleared(
-    tx: Transaction, project: str, nodes: Sequence[Node], edges: Sequence[Edge], chunk: int
-) -> None:
-    """Nodes, stub ends and edges of a batch into a project with no node left (after CLEAR)."""
+Step = tuple[str, dict[str, Any], int]  # a statement, its parameters, the rows it writes
+
+
+def cleared_steps(
+    project: str, nodes: Sequence[Node], edges: Sequence[Edge], chunk: int
+) -> Iterator[Step]:
+    """The statements writing a batch's nodes, stub ends and edges into a project with no node
+    (a fresh staging key), in order: every edge's ends exist before the edge."""
     latest = {node.id: node for node in nodes}
     for part in _chunks(list(latest.values()), chunk):
-        node_rows = [_node_values(node) for node in part]
-        tx.run(CREATE_NODES, project=project, rows=node_rows).consume()
+        yield CREATE_NODES, {"project": project, "rows": [_node_values(node) for node in part]}, len(part)
     for edge in edges:
         rows.check_edge(edge)  # before anything is keyed by its ends
     unique = {(e.source, e.relation, e.target): e for e in edges}
     ends = {end for source, _, target in unique for end in (source, target)}
     for part in _chunks(sorted(ends - latest.keys()), chunk):
-        tx.run(CREATE_STUBS, project=project, ids=part).consume()
+        yield CREATE_STUBS, {"project": project, "ids": list(part)}, len(part)
     by_relation: dict[str, list[Edge]] = {}
     for edge in unique.values():
         by_relation.setdefault(edge.relation, []).append(edge)
     for relation, group in by_relation.items():
         text = CREATE_EDGES.replace("{relation}", rows.check_relation(relation))
         for part in _chunks(group, chunk):
-            tx.run(text, project=project, rows=[_edge_values(edge) for edge in part]).consume()
+            yield text, {"project": project, "rows": [_edge_values(edge) for edge in part]}, len(part)
 
 
 def _node_values(node: Node) -> list[Any]:

@@ -62,7 +62,7 @@ SET r = row.properties
 # stamp no concurrent batch can change before this transaction ends.
 LOCK_STAMP = "MERGE (m:GraphMeta {project: $project}) SET m.written_at = timestamp()"
 GET_STAMP = "MATCH (m:GraphMeta {project: $project}) RETURN m.version AS version"
-SET_STAMP = "MERGE (m:GraphMeta {project: $project}) SET m.version = $version"
+SET_STAMP = "MERGE (m:GraphMeta {project: $project}) SET m.version = $version, m.graph = $graph"
 DELETE_STAMP = "MATCH (m:GraphMeta {project: $project}) DELETE m"
 REMOVE_EDGES = """
 UNWIND $keys AS key
@@ -83,7 +83,6 @@ DETACH DELETE n
 # What edges_of reports as an edge's own fields; any other relationship property is one of
 # Edge.properties.
 EDGE_FIELDS = frozenset({"project", "confidence", "confidence_score", "explanation", "file", "line"})
-CLEAR = "MATCH (n:CodeNode) WHERE n.project = $project AND n.id IS NOT NULL DETACH DELETE n"
 STUBS_NEXT_TO_FILES = """
 MATCH (n:CodeNode) WHERE n.project = $project AND n.file IN $files
 MATCH (n)--(m:CodeNode) WHERE m.kind IS NULL
@@ -194,7 +193,7 @@ WITH collect([n, score]) AS found
 WITH found, size(found) AS total
 UNWIND found AS hit
 WITH total, hit[0] AS n, hit[1] AS score
-ORDER BY score DESC, size(n.qualified_name), n.id, n.project
+ORDER BY score DESC, size(n.qualified_name), n.id, split(n.project, "@")[0]
 LIMIT $limit
 RETURN total, n.project AS project, n {_NODE_MAP} AS node, score
 """

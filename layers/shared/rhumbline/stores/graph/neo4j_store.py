@@ -9,6 +9,11 @@ find_by_name and counts; `edges_of` reports them with kind "Unknown" and the id 
 SQLite backend; a later node with that id fills the stub in; remove_files deletes stubs left
 without relationships.
 
+Physical graphs: a full (clearing) write is staged under a key of its own in bounded
+transactions and flipped in one small transaction (neo4j_staged.py); reads bind `$project` to the
+project's active physical key centrally, with a guard instead of a round trip (neo4j_keys.py).
+Incremental writes go in place, in one transaction, into the active physical graph.
+
 Every query is bounded (a server-side transaction timeout), connecting is bounded by the driver's
 connection timeouts, and connectivity problems and timeouts surface as GraphUnavailable.
 """
@@ -21,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from rhumbline.stores.graph import neo4j_cypher as cypher
 from rhumbline.stores.graph import rows
-from rhumbline.stores.graph.neo4j_bulk import write_cleared
+from rhumbline.stores.graph import neo4j_staged
+from rhumbline.stores.graph.neo4j_keys import GUARD_MANY, HEAD_SCHEMA, RESOLVE, KeyBinder, is_moved, logical_of
 from rhumbline.stores.graph.neo4j_lookups import Neo4jLookups
 from rhumbline.stores.graph.neo4j_node_bundle import Neo4jNodeBundle
 from rhumbline.stores.graph.protocol import (
@@ -47,6 +53,9 @@ if TYPE_CHECKING:
 WRITE_CHUNK = 2_000
 # A clearing write's CREATE rows (list-shaped, no Eager plan): fewer, larger round trips.
 BULK_CHUNK = 10_000
+# Rows per transaction of a staged (clearing) write: Django's `django/` (81k rows) fit one
+# transaction under a 1 GiB db.memory.transaction.max, the full sdist (276k rows) did not.
+TX_ROWS = 50_000
 
 
 # nodes_in_file, edges_around, degrees: neo4j_lookups.py; node_bundle: neo4j_node_bundle.py
@@ -61,8 +70,14 @@ class Neo4jGraphStore(TraversalMixin, Neo4jLookups, Neo4jNodeBundle):  # travers
         *,
         database: str = "neo4j",
         timeout: float = 10.0,
+        tx_rows: int = TX_ROWS,
     ) -> None:
         import neo4j
+
+        if tx_rows < 1:
+            raise ValueError(f"tx_rows must be at least 1, not {tx_rows}")
+        self.tx_rows = tx_rows
+        self._keys = KeyBinder(self._resolve)
 
         self._neo4j = neo4j
         self._uri = uri
@@ -120,21 +135,37 @@ class Neo4jGraphStore(TraversalMixin, Neo4jLookups, Neo4jNodeBundle):  # travers
             bookmark_manager=self._driver.execute_query_bookmark_manager,
         )
 
-    def _read(self, text: str, **params: Any) -> list[Any]:
-        """One auto-commit read query; all its records."""
+    def _read_raw(self, text: str, **params: Any) -> list[Any]:
+        """One auto-commit read query, parameters as given; all its records."""
         query = self._neo4j.Query(text, timeout=self._timeout)
         with self._guard(self._timeout), self._session(write=False) as session:
             return list(session.run(query, params))
 
+    def _read(self, text: str, **params: Any) -> list[Any]:
+        """`_read_raw` with `$project` / `$projects` bound to the active physical keys: once more
+        on the new keys if the project was flipped since they were cached."""
+        for attempt in (1, 2):
+            bound_text, bound, graphs = self._keys.bind(text, params)
+            try:
+                return self._read_raw(bound_text, **bound)
+            except self._neo4j.exceptions.Neo4jError as error:
+                if attempt == 2 or not is_moved(error):
+                    raise
+                self._keys.forget(graphs)
+        raise AssertionError("unreachable")
+
+    def _resolve(self, graphs: list[str]) -> dict[str, str]:
+        return dict(self._read_raw(RESOLVE, graphs=graphs)[0]["found"])
+
     @contextmanager
     def _traversal_reader(self, project: str) -> Iterator[Neo4jReader]:
         """A read transaction (one snapshot, one server-side timeout) for a whole traversal."""
-        with (
-            self._guard(self._timeout),
-            self._session(write=False) as session,
-            session.begin_transaction(timeout=self._timeout) as tx,
-        ):
-            yield Neo4jReader(tx, project)
+        with self._guard(self._timeout), self._session(write=False) as session:
+            reader = Neo4jReader(session, project, self._keys, self._timeout)
+            try:
+                yield reader
+            finally:
+                reader.close()
 
     # -- schema and writes ----------------------------------------------------------------------
 
@@ -151,7 +182,7 @@ class Neo4jGraphStore(TraversalMixin, Neo4jLookups, Neo4jNodeBundle):  # travers
             ).single()
             if existing is not None and tuple(existing["properties"]) != cypher.FULLTEXT_PROPERTIES:
                 session.run(self._neo4j.Query(f"DROP INDEX {cypher.FULLTEXT_INDEX}", timeout=self._timeout)).consume()
-            for statement in cypher.SCHEMA:
+            for statement in (*cypher.SCHEMA, *HEAD_SCHEMA):
                 session.run(self._neo4j.Query(statement, timeout=self._timeout)).consume()
             # A new full-text index answers queries only once it is populated.
             session.run(
@@ -159,34 +190,36 @@ class Neo4jGraphStore(TraversalMixin, Neo4jLookups, Neo4jNodeBundle):  # travers
             ).consume()
 
     def apply(self, project: str, batch: GraphBatch) -> None:
+        if batch.clear:
+            neo4j_staged.write_staged(self, project, batch, tx_rows=self.tx_rows, chunk=BULK_CHUNK)
+            return
         budget = rows.write_budget(self._timeout, batch)
         with (
             self._guard(budget),
             self._session(write=True) as session,
             session.begin_transaction(timeout=budget) as tx,
         ):
+            # The head's lock first: no flip can move the project while this writes in place.
+            graph, project = project, tx.run(neo4j_staged.LOCK_HEAD, graph=project).single(strict=True)["active"]
             if batch.expect_version is not None:
                 tx.run(cypher.LOCK_STAMP, project=project).consume()
                 found = tx.run(cypher.GET_STAMP, project=project).single()
                 stamp = found["version"] if found else None
                 if stamp != batch.expect_version:
                     raise GraphConflict(
-                        f"the graph of {project} is at version {stamp},"
+                        f"the graph of {graph} is at version {stamp},"
                         f" not {batch.expect_version}: nothing written"
                     )
-            if batch.clear:
-                tx.run(cypher.CLEAR, project=project).consume()
-                tx.run(cypher.DELETE_STAMP, project=project).consume()
-            elif batch.remove_files:
+            if batch.remove_files:
                 self._remove_files(tx, project, list(batch.remove_files))
-            if batch.remove_edges and not batch.clear:
+            if batch.remove_edges:
                 keys = [list(key) for key in batch.remove_edges]
                 ends = sorted({end for key in keys for end in (key[0], key[2])})
                 for chunk in _chunks(keys):
                     tx.run(cypher.REMOVE_EDGES, project=project, keys=chunk).consume()
                 for chunk in _chunks(ends):
                     tx.run(cypher.DELETE_LONELY_STUBS, project=project, ids=chunk).consume()
-            if batch.remove_nodes and not batch.clear:
+            if batch.remove_nodes:
                 ids = list(batch.remove_nodes)
                 stubs = tx.run(cypher.STUBS_NEXT_TO_NODES, project=project, ids=ids).single(strict=True)
                 for chunk in _chunks(ids):
@@ -194,12 +227,10 @@ class Neo4jGraphStore(TraversalMixin, Neo4jLookups, Neo4jNodeBundle):  # travers
                 if stubs["ids"]:
                     tx.run(cypher.DELETE_LONELY_STUBS, project=project, ids=stubs["ids"]).consume()
             if batch.version is not None:
-                tx.run(cypher.SET_STAMP, project=project, version=batch.version).consume()
-            if batch.clear:
-                write_cleared(tx, project, batch.nodes, batch.edges, BULK_CHUNK)
-            else:
-                self._upsert(tx, project, batch)
+                tx.run(cypher.SET_STAMP, project=project, graph=graph, version=batch.version).consume()
+            self._upsert(tx, project, batch)
             tx.commit()
+        self._keys.learn(graph, project)
 
     def _upsert(self, tx: Transaction, project: str, batch: GraphBatch) -> None:
         """Nodes and edges into a project that may hold them already: MERGE."""
@@ -222,14 +253,7 @@ class Neo4jGraphStore(TraversalMixin, Neo4jLookups, Neo4jNodeBundle):  # travers
             tx.run(cypher.DELETE_LONELY_STUBS, project=project, ids=stubs["ids"]).consume()
 
     def delete_project(self, project: str) -> None:
-        nodes = self._read(cypher.NODE_COUNT, project=project)[0]["c"]
-        # Batched deletes must run outside an explicit transaction (not atomic, by design:
-        # a half-deleted project is still being deleted, and retrying finishes the job).
-        budget = self._timeout + nodes / 1000 * rows.WRITE_SECONDS_PER_1000_ROWS * 5
-        with self._guard(budget), self._session(write=True) as session:
-            for statement in cypher.DELETE_PROJECT:
-                session.run(self._neo4j.Query(statement, timeout=budget), project=project).consume()
-            session.run(self._neo4j.Query(cypher.DELETE_STAMP, timeout=budget), project=project).consume()
+        neo4j_staged.delete_all(self, project)
 
     def graph_version(self, project: str) -> int | None:
         found = self._read(cypher.GET_STAMP, project=project)
@@ -287,16 +311,38 @@ class Neo4jGraphStore(TraversalMixin, Neo4jLookups, Neo4jNodeBundle):  # travers
     ) -> tuple[list[SearchHit], int]:
         parsed = SearchQuery.parse(query)
         rows.check_page(limit)
-        lucene = cypher.lucene_query(parsed, projects, docs_only=docs_only)
-        if not projects or (docs_only and lucene is None):
+        if not projects or (docs_only and cypher.lucene_query(parsed, projects, docs_only=True) is None):
             return [], 0
+        for attempt in (1, 2):
+            # The Lucene query names the physical keys: built again if they moved.
+            keys = self._keys.active(list(projects))
+            try:
+                return self._search_once(parsed, keys, kinds=kinds, limit=limit, docs_only=docs_only)
+            except self._neo4j.exceptions.Neo4jError as error:
+                if attempt == 2 or not is_moved(error):
+                    raise
+                self._keys.forget(list(projects))
+        raise AssertionError("unreachable")
+
+    def _search_once(
+        self,
+        parsed: SearchQuery,
+        keys: dict[str, str],
+        *,
+        kinds: Sequence[str] | None,
+        limit: int,
+        docs_only: bool,
+    ) -> tuple[list[SearchHit], int]:
+        lucene = cypher.lucene_query(parsed, list(keys.values()), docs_only=docs_only)
         if docs_only:
             text = cypher.SEARCH_DOCS
         else:
             text = cypher.SEARCH_NAMES_AND_TEXT if lucene else cypher.SEARCH_NAMES
-        found = self._read(
-            text,
-            projects=list(projects),
+        graphs = list(keys)
+        found = self._read_raw(
+            GUARD_MANY + text,
+            graphs=graphs,
+            projects=[keys[g] for g in graphs],
             kinds=list(kinds) if kinds is not None else None,
             q=parsed.lower,
             phrase=parsed.phrase,
@@ -307,7 +353,7 @@ class Neo4jGraphStore(TraversalMixin, Neo4jLookups, Neo4jNodeBundle):  # travers
         )
         hits = [
             SearchHit(
-                project=r["project"],
+                project=logical_of(r["project"]),
                 node=rows.node_from_row(r["node"]),
                 score=r["score"],
                 match=match_of(r["score"]),
@@ -341,13 +387,9 @@ class Neo4jGraphStore(TraversalMixin, Neo4jLookups, Neo4jNodeBundle):  # travers
         return [rows.node_from_row(n) for n in found["page"]], found["total"]
 
     def counts(self, project: str) -> GraphCounts:
-        with (
-            self._guard(self._timeout),
-            self._session(write=False) as session,
-            session.begin_transaction(timeout=self._timeout) as tx,
-        ):
-            by_kind = {r["key"]: r["c"] for r in tx.run(cypher.COUNT_KINDS, project=project)}
-            by_relation = {r["key"]: r["c"] for r in tx.run(cypher.COUNT_RELATIONS, project=project)}
+        with self._traversal_reader(project) as reader:  # both counts on one physical graph
+            by_kind = {r["key"]: r["c"] for r in reader._run(cypher.COUNT_KINDS)}
+            by_relation = {r["key"]: r["c"] for r in reader._run(cypher.COUNT_RELATIONS)}
         return GraphCounts(
             nodes=sum(by_kind.values()),
             edges=sum(by_relation.values()),

@@ -14,12 +14,13 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from rhumbline.stores.graph import rows
+from rhumbline.stores.graph.neo4j_keys import GUARD, KeyBinder, is_moved
 from rhumbline.stores.graph.neo4j_cypher import EDGE_FIELDS
 from rhumbline.stores.graph.protocol import Leg, Node
 from rhumbline.stores.graph.traversal import EdgeFacts, EdgeKey, Expansion, WalkDirection
 
 if TYPE_CHECKING:
-    from neo4j import Transaction
+    from neo4j import Session, Transaction
 
 _NODE_MAP = "{" + ", ".join(f".{f}" for f in rows.NODE_FIELDS) + "}"
 
@@ -100,12 +101,39 @@ def pairs_cypher(relations: tuple[str, ...]) -> tuple[str, str]:
 
 
 class Neo4jReader:
-    def __init__(self, tx: Transaction, project: str) -> None:
-        self._tx = tx
-        self._project = project
+    """One read transaction (one server-side timeout) for a whole traversal, on the project's
+    active physical graph (neo4j_keys.py): the first statement carries the key's guard; if the
+    project was flipped since the key was cached, the transaction is begun again on the new key
+    (nothing was read yet). Later statements stay on the key the first one checked: a flip
+    during the traversal leaves that graph in place for the grace period (neo4j_staged.py)."""
+
+    def __init__(self, session: Session, graph: str, keys: KeyBinder, timeout: float) -> None:
+        self._session = session
+        self._graph = graph
+        self._keys = keys
+        self._timeout = timeout
+        self._tx: Transaction | None = None
+        self._project = graph
 
     def _run(self, text: str, **params: Any) -> list[Any]:
-        return list(self._tx.run(text, project=self._project, **params))
+        if self._tx is not None:
+            return list(self._tx.run(text, project=self._project, **params))
+        for attempt in (1, 2):
+            self._project = self._keys.active([self._graph])[self._graph]
+            self._tx = self._session.begin_transaction(timeout=self._timeout)
+            try:
+                return list(self._tx.run(GUARD + text, graph=self._graph, project=self._project, **params))
+            except Exception as error:  # a Neo4jError; the driver is imported lazily
+                self.close()
+                if attempt == 2 or not is_moved(error):
+                    raise
+                self._keys.forget([self._graph])
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        if self._tx is not None:
+            self._tx.close()
+            self._tx = None
 
     def _one(self, text: str, **params: Any) -> list[Any]:
         """The list a collecting statement answers."""

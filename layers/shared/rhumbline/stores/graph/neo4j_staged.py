@@ -1,0 +1,183 @@
+"""A full (clearing) write on Neo4j in transactions of bounded size, invisible until complete.
+
+One transaction cannot hold a large repository (the server caps transaction memory:
+`db.memory.transaction.max`; the full Django sdist, 77k nodes and 199k edges, exceeds 1 GiB). So:
+
+1. *stage*: the new graph is written under a fresh physical key (`owner/name@<version>.<token>`,
+   see neo4j_keys.py) in transactions of at most `tx_rows` rows each. No reader resolves to it.
+2. *flip*: one small transaction locks the project's GraphHead, checks the expected version if
+   the batch has one, points the head at the staged key and marks the previous key retired.
+3. *collect*: physical graphs retired more than RETIRED_GRACE_SECONDS ago are deleted in batched
+   transactions. The graph retired by this flip stays: a reader that resolved its key before the
+   flip (another Lambda container, mid-call) may still be reading it, so it goes at a later
+   staged write at least the grace period after this one (or with `delete_project`).
+
+A failure anywhere before the flip leaves the head where it was: readers keep the previous
+version, complete. The staged key is then deleted at once (best effort: with a dead connection it
+is left and collected by a later staged write, once older than STALE_STAGING_SECONDS, which no
+running ingest can reach: Lambda stops at 15 minutes).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from rhumbline.stores.graph import neo4j_cypher as cypher
+from rhumbline.stores.graph import rows
+from rhumbline.stores.graph.neo4j_bulk import Step, cleared_steps
+from rhumbline.stores.graph.protocol import GraphBatch, GraphConflict
+
+if TYPE_CHECKING:
+    from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
+
+# Longer than any read statement may run (the store's timeout, 10 s by default, and a tool call's
+# 25 s bound): a reader bound to the retired key before the flip has finished by then.
+RETIRED_GRACE_SECONDS = 300.0
+# Longer than any ingest may run (a Lambda's 15-minute limit): an unflipped staging key this old
+# belongs to a writer that died.
+STALE_STAGING_SECONDS = 3600.0
+
+STAGE_STAMP = """
+CREATE (m:GraphMeta {project: $project})
+SET m.graph = $graph, m.version = $version, m.staged_at = timestamp()
+"""
+LOCK_HEAD = """
+MERGE (h:GraphHead {project: $graph}) SET h.written_at = timestamp()
+RETURN coalesce(h.active, $graph) AS active
+"""
+# The previous key is marked retired if it holds a graph (a project's first write retires none).
+FLIP = """
+MATCH (h:GraphHead {project: $graph}) SET h.active = $staged
+WITH h WHERE EXISTS { MATCH (m:GraphMeta {project: $retired}) }
+    OR EXISTS { MATCH (n:CodeNode) WHERE n.project = $retired AND n.id IS NOT NULL }
+MERGE (old:GraphMeta {project: $retired}) SET old.graph = $graph, old.retired_at = timestamp()
+"""
+# A project's physical graphs no reader can be using: retired past the grace period, or staged
+# and never flipped past the staleness bound. The active one is never listed.
+COLLECTABLE = """
+OPTIONAL MATCH (h:GraphHead {project: $graph})
+WITH coalesce(h.active, $graph) AS active
+MATCH (m:GraphMeta {graph: $graph}) WHERE m.project <> active
+  AND (m.retired_at < timestamp() - $grace_ms
+       OR (m.retired_at IS NULL AND m.staged_at < timestamp() - $stale_ms))
+RETURN collect(m.project) AS keys
+"""
+# Every physical graph of a project, the active one included (delete_project).
+ALL_KEYS = """
+OPTIONAL MATCH (h:GraphHead {project: $graph})
+OPTIONAL MATCH (m:GraphMeta {graph: $graph})
+RETURN coalesce(h.active, $graph) AS active, collect(m.project) AS keys
+"""
+DELETE_HEAD = "MATCH (h:GraphHead {project: $graph}) DELETE h"
+
+def staging_key(graph: str, version: int | None) -> str:
+    # The token keeps a retried version apart from its failed attempt's leftovers.
+    return f"{graph}@{version if version is not None else 'x'}.{uuid.uuid4().hex[:8]}"
+
+def write_staged(store: Neo4jGraphStore, graph: str, batch: GraphBatch, *, tx_rows: int, chunk: int) -> str:
+    """Stage, flip, collect (see the module doc); the new active physical key."""
+    if batch.expect_version is not None:
+        _check_version(store, graph, batch.expect_version)  # fail before writing anything
+    staged = staging_key(graph, batch.version)
+    try:
+        stamp = (STAGE_STAMP, {"project": staged, "graph": graph, "version": batch.version}, 1)
+        steps = cleared_steps(staged, batch.nodes, batch.edges, min(chunk, tx_rows))
+        for transaction in _transactions([stamp], steps, tx_rows):
+            _run_transaction(store, transaction)
+        _flip(store, graph, staged, batch.expect_version)
+    except BaseException:
+        _drop_quietly(store, staged)
+        raise
+    store._keys.learn(graph, staged)
+    collect(store, graph)
+    return staged
+
+def collect(store: Neo4jGraphStore, graph: str, *, grace: float = RETIRED_GRACE_SECONDS) -> list[str]:
+    """Delete the project's physical graphs no reader can be using; the keys deleted."""
+    found = store._read_raw(
+        COLLECTABLE, graph=graph, grace_ms=int(grace * 1000), stale_ms=int(STALE_STAGING_SECONDS * 1000)
+    )
+    keys = sorted(found[0]["keys"]) if found else []
+    for key in keys:
+        delete_physical(store, key)
+    return keys
+
+def delete_all(store: Neo4jGraphStore, graph: str) -> None:
+    """Every physical graph of a project, then its head: the project is gone."""
+    found = store._read_raw(ALL_KEYS, graph=graph)[0]
+    keys = {graph, found["active"], *found["keys"]}
+    # The active graph first: readers then see the project emptying, never an older version.
+    for key in sorted(keys, key=lambda k: k != found["active"]):
+        delete_physical(store, key)
+    with store._guard(store._timeout), store._session(write=True) as session:
+        session.run(store._neo4j.Query(DELETE_HEAD, timeout=store._timeout), graph=graph).consume()
+    store._keys.forget([graph])
+
+def delete_physical(store: Neo4jGraphStore, key: str) -> None:
+    """One physical graph and its stamp, in batched transactions (not atomic, by design: a
+    half-deleted graph is one no reader uses, and retrying finishes the job)."""
+    nodes = store._read_raw(cypher.NODE_COUNT, project=key)[0]["c"]
+    # Relationships are deleted too: allow for about five times the nodes' rows.
+    budget = store._timeout + nodes / 1000 * rows.WRITE_SECONDS_PER_1000_ROWS * 5
+    with store._guard(budget), store._session(write=True) as session:
+        for statement in cypher.DELETE_PROJECT:
+            session.run(store._neo4j.Query(statement, timeout=budget), project=key).consume()
+        session.run(store._neo4j.Query(cypher.DELETE_STAMP, timeout=budget), project=key).consume()
+
+
+def _check_version(store: Neo4jGraphStore, graph: str, expected: int) -> None:
+    found = store._read(cypher.GET_STAMP, project=graph)  # guarded: never a stale key's stamp
+    stamp = found[0]["version"] if found else None
+    if stamp != expected:
+        raise GraphConflict(f"the graph of {graph} is at version {stamp}, not {expected}: nothing written")
+
+def _flip(store: Neo4jGraphStore, graph: str, staged: str, expected: int | None) -> None:
+    with (
+        store._guard(store._timeout),
+        store._session(write=True) as session,
+        session.begin_transaction(timeout=store._timeout) as tx,
+    ):
+        active = tx.run(LOCK_HEAD, graph=graph).single(strict=True)["active"]
+        if expected is not None:
+            # Under the head's lock: no in-place write can land between this check and the flip.
+            found = tx.run(cypher.GET_STAMP, project=active).single()
+            stamp = found["version"] if found else None
+            if stamp != expected:
+                raise GraphConflict(
+                    f"the graph of {graph} is at version {stamp}, not {expected}: nothing written"
+                )
+        tx.run(FLIP, graph=graph, staged=staged, retired=active).consume()
+        tx.commit()
+
+def _transactions(first: list[Step], steps: Iterable[Step], tx_rows: int) -> Iterator[list[Step]]:
+    """Consecutive steps grouped into transactions of at most `tx_rows` rows (a step is never split)."""
+    group, size = list(first), sum(step[2] for step in first)
+    for step in steps:
+        if group and size + step[2] > tx_rows:
+            yield group
+            group, size = [], 0
+        group.append(step)
+        size += step[2]
+    if group:
+        yield group
+
+def _run_transaction(store: Neo4jGraphStore, steps: list[Step]) -> None:
+    budget = store._timeout + sum(s[2] for s in steps) / 1000 * rows.WRITE_SECONDS_PER_1000_ROWS
+    with (
+        store._guard(budget),
+        store._session(write=True) as session,
+        session.begin_transaction(timeout=budget) as tx,
+    ):
+        for text, params, _ in steps:
+            tx.run(text, params).consume()
+        tx.commit()
+
+def _drop_quietly(store: Neo4jGraphStore, staged: str) -> None:
+    """Remove a failed stage now if the server still answers; else a later collect does."""
+    try:
+        delete_physical(store, staged)
+    except Exception:  # noqa: BLE001 - the write's own error is the one to report
+        pass
+

@@ -1,0 +1,71 @@
+"""The pure parts of staged Neo4j writes: transaction grouping, physical keys, the key cache."""
+
+from __future__ import annotations
+
+import pytest
+
+from rhumbline.stores.graph.neo4j_keys import GUARD, GUARD_MANY, KeyBinder, logical_of
+from rhumbline.stores.graph.neo4j_staged import _transactions, staging_key
+
+
+def _steps(*sizes: int) -> list[tuple[str, dict, int]]:
+    return [(f"s{i}", {}, size) for i, size in enumerate(sizes)]
+
+
+def test_steps_are_grouped_into_bounded_transactions_in_order() -> None:
+    groups = list(_transactions(_steps(1), _steps(4, 5, 2, 7, 1), 8))
+    assert [[s[2] for s in g] for g in groups] == [[1, 4], [5, 2], [7, 1]]
+    # A step larger than the bound is never split: it gets a transaction of its own.
+    assert [[s[2] for s in g] for g in _transactions([], _steps(3, 20, 3), 8)] == [[3], [20], [3]]
+    assert list(_transactions([], [], 8)) == []
+
+
+def test_a_staging_key_names_its_project_and_is_new_each_time() -> None:
+    first, second = staging_key("acme/shop", 7), staging_key("acme/shop", 7)
+    assert first != second and first.startswith("acme/shop@7.") and logical_of(first) == "acme/shop"
+    assert staging_key("acme/shop", None).startswith("acme/shop@x.")
+    assert logical_of("acme/shop") == "acme/shop"
+
+
+def test_the_binder_reads_each_key_once_and_again_after_forget() -> None:
+    asked: list[list[str]] = []
+
+    def resolve(graphs: list[str]) -> dict[str, str]:
+        asked.append(graphs)
+        return {g: g + "@1.aa" for g in graphs}
+
+    binder = KeyBinder(resolve)
+    text, params, graphs = binder.bind("MATCH (n {project: $project}) RETURN n", {"project": "a/b", "id": 1})
+    assert text.startswith(GUARD) and params == {"project": "a/b@1.aa", "graph": "a/b", "id": 1}
+    assert graphs == ["a/b"]
+    binder.bind("RETURN 1", {"project": "a/b"})
+    assert asked == [["a/b"]]
+    text, params, graphs = binder.bind("RETURN 1", {"projects": ["a/b", "c/d"]})
+    assert text.startswith(GUARD_MANY) and params["projects"] == ["a/b@1.aa", "c/d@1.aa"]
+    assert params["graphs"] == ["a/b", "c/d"] and asked == [["a/b"], ["c/d"]]
+    binder.forget(["a/b"])
+    binder.learn("c/d", "c/d@2.bb")
+    assert binder.active(["a/b", "c/d"]) == {"a/b": "a/b@1.aa", "c/d": "c/d@2.bb"}
+    assert asked[-1] == ["a/b"]
+    # No project parameter: the statement runs as given.
+    assert binder.bind("RETURN 1", {"x": 1}) == ("RETURN 1", {"x": 1}, [])
+
+
+def test_a_store_refuses_a_transaction_bound_below_one() -> None:
+    pytest.importorskip("neo4j")
+    from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
+
+    with pytest.raises(ValueError, match="tx_rows must be at least 1"):
+        Neo4jGraphStore("bolt://127.0.0.1:1", "neo4j", "x", tx_rows=0)
+
+
+def test_the_transaction_bound_is_configurable_and_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rhumbline.config import load_settings
+
+    assert load_settings().neo4j_tx_rows == 50_000
+    monkeypatch.setenv("RHUMBLINE_NEO4J_TX_ROWS", "2000")
+    assert load_settings().neo4j_tx_rows == 2_000
+    for bad in ("0", "-5", "many"):
+        monkeypatch.setenv("RHUMBLINE_NEO4J_TX_ROWS", bad)
+        with pytest.raises(ValueError, match="RHUMBLINE_NEO4J_TX_ROWS must be a positive integer"):
+            load_settings()
