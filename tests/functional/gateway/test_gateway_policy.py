@@ -53,7 +53,7 @@ def test_ok_call_returns_structured_and_text_content(handler: Any, audit_rows: A
     result = call(handler, "echo", {"text": "héllo"}, request_id="req-ok")
     assert result["isError"] is False
     assert result["structuredContent"] == {"echo": "héllo", "principal": "alice@example.com"}
-    assert text_of(result) == '{"echo": "héllo", "principal": "alice@example.com"}'
+    assert text_of(result) == '{"echo":"héllo","principal":"alice@example.com"}'
     [row] = audit_rows()
     assert (row.request_id, row.tool, row.outcome, row.error_code, row.project) == ("req-ok", "echo", "ok", None, None)
     assert row.arguments_summary == '{"text":"héllo"}'

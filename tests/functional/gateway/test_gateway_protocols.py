@@ -89,7 +89,7 @@ def test_initialize_handshake_then_list_and_call(handler: Any, audit_rows: Any) 
     assert (row.request_id, row.principal, row.token_id, row.tool, row.outcome, row.error_code) == (
         "req-list-1", "alice@example.com", "tk_alice00001", "list_projects", "ok", None
     )
-    assert row.result_bytes == len('{"projects": [], "total": 0}')
+    assert row.result_bytes == len('{"projects":[],"total":0}')
 
 
 def test_base64_encoded_body(handler: Any) -> None:

@@ -43,8 +43,8 @@ def test_a_successful_outcome_is_structured_and_text_content() -> None:
     result = outcome_to_result(outcome)
     assert result.is_error is False
     assert result.structured_content == {"hits": [{"name": "Straße"}], "total": 1}
-    assert result.content[0].text == '{"hits": [{"name": "Straße"}], "total": 1}'
-    assert result_size(result) == len('{"hits": [{"name": "Straße"}], "total": 1}'.encode())
+    assert result.content[0].text == '{"hits":[{"name":"Straße"}],"total":1}'
+    assert result_size(result) == len('{"hits":[{"name":"Straße"}],"total":1}'.encode())
 
 
 def test_a_failed_outcome_is_an_error_prefixed_with_its_code() -> None:

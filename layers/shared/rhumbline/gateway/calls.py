@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import anyio
+import pydantic_core
 import mcp_types as types
 from pydantic import ValidationError
 
@@ -82,11 +83,14 @@ def error_result(code: str, message: str, details: dict[str, Any] | None = None)
 def outcome_to_result(outcome: ToolOutcome) -> types.CallToolResult:
     if outcome.ok:
         result = outcome.result or {}
-        text = json.dumps(result, ensure_ascii=False)
         if result.get("format") == "markdown" and isinstance(result.get("markdown"), str):
             # Asked for markdown (context, function, class, explain): the model reads the text
             # itself, not a JSON string of it; the structured content still carries everything.
             text = result["markdown"]
+        else:
+            # Compact separators (fewer tokens in the model's context) from pydantic-core's
+            # serializer: ~5x faster than json.dumps on a 30 KB answer (docs/latency.md).
+            text = pydantic_core.to_json(result).decode()
         return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=result)
     error = outcome.error or ToolErrorBody(code="internal_error", message="the tool failed without saying why")
     return error_result(error.code, error.message, error.details)

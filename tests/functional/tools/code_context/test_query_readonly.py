@@ -200,7 +200,7 @@ def test_a_remembered_verdict_never_lets_a_write_through(neo, neo4j_server) -> N
     credentials = Neo4jCredentials(neo4j_server["uri"], neo4j_server["user"], neo4j_server["password"], "neo4j")
     runner = CypherRunner(credentials, dedicated=False, connect_timeout=5)
     before = _state(driver, world.project)
-    params = {"project": world.project}
+    params = {"project": _served(driver, world.project)}
     read = "MATCH (n:CodeNode {project: $project}) RETURN count(n) AS c"
     write = f"MATCH (n:CodeNode {{project: $project}}) SET n.{PROP} = 1 RETURN count(n) AS c"
     try:
