@@ -10,12 +10,15 @@
       (its stamp)
     → store this version's snapshot and the updated facts cache (relational)
     → ONE atomic, conditional store.apply: only the difference (incremental), or the whole graph
-      with clear=True (first ingest, `clear`, or the stored version has no snapshot)
+      with clear=True (first ingest, `clear`, or the stored version has no snapshot); a clearing
+      write's snapshot is encoded by a forked child during the write and stored after it
+      (snapshot_ahead.py), as its betweenness is computed by another (centrality_ahead.py)
     → versions.finish (completed, with counts) → prune versions beyond the retention.
 
 Failure: any error before or in the apply leaves the store's graph (and its stamp) as they were,
 finishes the version as failed and drops its snapshot: the previous version stays queryable and
-diffable. The apply is conditional on the stamp (GraphBatch.expect_version), so a concurrent
+diffable. A clearing write whose snapshot cannot be stored after it finishes its version as failed
+with the store at that version and no snapshot: the next ingest has no base and clears again. The apply is conditional on the stamp (GraphBatch.expect_version), so a concurrent
 ingest of the same project, or a crash between a write and its bookkeeping, can never make a
 difference land on a graph it was not computed against: the apply raises GraphConflict instead.
 A killed process leaves its version 'running' (nobody is left to mark it), with the same graph.
@@ -33,8 +36,8 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from rhumbline import centrality_ahead
-from rhumbline.ingest import snapshots
+from rhumbline import centrality_ahead, forked
+from rhumbline.ingest import snapshot_ahead, snapshots
 from rhumbline.ingest.build import BuiltGraph, build_graph, summarize
 from rhumbline.ingest.git import head_commit
 from rhumbline.ingest.facts import SourceFile
@@ -87,6 +90,7 @@ def ingest_local(
         version_id, number = version.id, version.version
     applied = False
     ahead: centrality_ahead.Ahead | None = None
+    encoding: forked.Forked | None = None  # the snapshot of a clearing write (snapshot_ahead.py)
     try:
         if clear:
             clear_cache(engine, project)
@@ -128,36 +132,54 @@ def ingest_local(
             )  # fmt: skip
             blob, counts = partitioned.encode(), (partitioned.node_count, partitioned.edge_count)
         else:
-            snapshot = Snapshot.of(built.nodes, built.edges)
-            counts = (len(snapshot.nodes), len(snapshot.edges))
             old = None if base is None else stored or Partitioned.decode(base.blob)
-            old_parts = None if old is None else old.decoded()
-            blob = Partitioned.of(
-                snapshot.nodes, snapshot.edges, like=old, like_parts=old_parts,
-                files=_files(built.sources, cache), unresolved=_unresolved(built),
-                context=key.context, read_ns=read_ns,
-            ).encode()  # fmt: skip
-            if old_parts is None:
-                changes = None
+            inputs = {
+                "files": _files(built.sources, cache), "unresolved": _unresolved(built),
+                "context": key.context, "read_ns": read_ns,
+            }  # fmt: skip
+            if old is None:
+                # Nothing to diff against: a clearing write, whose snapshot a child encodes
+                # while the store writes (snapshot_ahead.py); it is stored after the write.
+                changes, blob = None, None
                 batch = GraphBatch(nodes=built.nodes, edges=built.edges, clear=True, version=number)
+                encoding = snapshot_ahead.start(built.nodes, built.edges, inputs)
             else:
+                snapshot = Snapshot.of(built.nodes, built.edges)
+                counts = (len(snapshot.nodes), len(snapshot.edges))
+                old_parts = old.decoded()
+                blob = Partitioned.of(
+                    snapshot.nodes, snapshot.edges, like=old, like_parts=old_parts, **inputs
+                ).encode()
                 before = Snapshot({}, {})
                 for part_nodes, part_edges in old_parts.values():
                     before.nodes.update(part_nodes)
                     before.edges.update(part_edges)
                 changes = graph_changes(before, snapshot, built.nodes, built.edges)
                 batch = changes.batch(version=number, expect_version=base_version)
-        snapshot_bytes = snapshots.save(engine, version_id, None, blob, inputs=key.value, counts=counts)
+        if blob is not None:
+            snapshot_bytes = snapshots.save(engine, version_id, None, blob, inputs=key.value, counts=counts)
         _save_cache(engine, cache, built.sources)
-        built.seconds["diff"] = round(time.perf_counter() - clock, 3)
+        diff_seconds = time.perf_counter() - clock
         writing = time.perf_counter()
         # A full write always needs new centrality: a child computes it while the store writes.
-        ahead = centrality_ahead.start(project, built.nodes, built.edges) if batch.clear else None
+        if batch.clear:
+            ahead = centrality_ahead.start(
+                project, built.nodes, built.edges, copies=3 if encoding is not None else 2
+            )
         store.apply(project, batch)
         applied = True
         if batch.clear:
             _restore_review_graph(store, engine, project)
         built.seconds["store"] = round(time.perf_counter() - writing, 3)
+        if blob is None:
+            # After the write: a failure here leaves the store at this version without its
+            # snapshot, and the next ingest rebuilds with a clearing write (no base to diff).
+            clock = time.perf_counter()
+            blob, node_count, edge_count = snapshot_ahead.result(encoding, built.nodes, built.edges, inputs)
+            encoding, counts = None, (node_count, edge_count)
+            snapshot_bytes = snapshots.save(engine, version_id, None, blob, inputs=key.value, counts=counts)
+            diff_seconds += time.perf_counter() - clock
+        built.seconds["diff"] = round(diff_seconds, 3)
         summary = summarize(
             built,
             project=project,
@@ -182,8 +204,9 @@ def ingest_local(
                 stats=summary.model_dump(mode="json", exclude=_NOT_STATS),
             )
     except BaseException as error:
-        if ahead is not None:
-            ahead.close()
+        for child in (ahead, encoding):
+            if child is not None:
+                child.close()
         _mark_failed(engine, version_id, error, drop_snapshot=not applied)
         raise
     summary.changes.pruned_versions = prune(engine, project, retention)
