@@ -1,4 +1,10 @@
-"""Large clearing writes on SQLite: the node lookup indexes are rebuilt after the rows go in.
+"""Clearing writes on SQLite: rids chosen in Python, and node lookup indexes rebuilt afterwards.
+
+A clearing write starts from a project with no row: nothing can conflict, so every rid is chosen
+here (the next ones SQLite would give, above the file's highest) and the edges' ends need no
+lookup (a `SELECT id, rid ... json_each` of every end cost Django's `django/` 0.28 CPU s).
+
+Large ones rebuild the node lookup indexes after the rows go in.
 
 Building an index by one sort afterwards costs about half of inserting into it row by row
 (measured on Django's `django/`, 18.7k nodes: 0.7 → 0.4 CPU s for the node rows; the full sdist's
@@ -13,10 +19,12 @@ Inside the write's transaction: a failure rolls the drop back with everything el
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
+from rhumbline.stores.graph import rows
 from rhumbline.stores.graph import sqlite_sql as sql
+from rhumbline.stores.graph.protocol import Edge, Node
 
 # Below this many nodes, counting the other rows costs more than deferring saves.
 BULK_NODES = 5_000
@@ -37,3 +45,44 @@ def node_indexes_built_after(
     yield
     for name in deferred:
         conn.execute(sql.NODE_INDEXES[name])
+
+
+def insert_cleared(
+    conn: sqlite3.Connection,
+    project: str,
+    highest: int,
+    latest: dict[str, Node],
+    edges: Sequence[Edge],
+) -> None:
+    """The rows of a clearing write (the project's rows are deleted already); `highest`: the
+    file's highest rid, `latest`: the batch's nodes by id, the last of each id."""
+    rid_of = {node_id: rid for rid, node_id in enumerate(latest, highest + 1)}
+    with node_indexes_built_after(conn, clear=True, new_rows=len(latest)):
+        conn.executemany(
+            sql.INSERT_NODE_AT,
+            ((rid_of[n.id], project, *rows.node_values(n)) for n in latest.values()),
+        )
+    if not edges:
+        return
+    ends = {end for e in edges for end in (e.source, e.target) if isinstance(end, str) and end}
+    stubs = {end: rid for rid, end in enumerate(ends - latest.keys(), highest + len(latest) + 1)}
+    conn.executemany(sql.INSERT_STUB_AT, ((rid, project, end) for end, rid in stubs.items()))
+    rid_of.update(stubs)
+    # Edges are checked as they are written: a bad one rolls the whole batch back.
+    conn.executemany(sql.UPSERT_EDGE, (edge_values(e, rid_of) for e in edges))
+
+
+def edge_values(edge: Edge, rid_of: dict[str, int]) -> tuple[object, ...]:
+    """An edge's row (sqlite_sql.UPSERT_EDGE), its ends as rids; checked first."""
+    rows.check_edge(edge)
+    return (
+        rid_of[edge.source],
+        edge.relation,
+        rid_of[edge.target],
+        edge.confidence,
+        float(edge.confidence_score),
+        edge.explanation,
+        edge.file,
+        edge.line,
+        rows.properties_json(edge),
+    )

@@ -126,6 +126,12 @@ UPSERT_NODE = (
     "ON CONFLICT (project, id) DO UPDATE SET "
     + ", ".join(f"{c} = excluded.{c}" for c in NODE_COLUMNS[2:])
 )
+# A clearing write chooses the rids itself (SqliteGraphStore._insert_cleared).
+INSERT_NODE_AT = (
+    f"INSERT INTO nodes (rid, {', '.join(NODE_COLUMNS)}) "
+    f"VALUES (?, {', '.join('?' for _ in NODE_COLUMNS)})"
+)
+INSERT_STUB_AT = "INSERT INTO nodes (rid, project, id) VALUES (?, ?, ?)"
 ADD_STUB = "INSERT INTO nodes (project, id) VALUES (?, ?) ON CONFLICT (project, id) DO NOTHING"
 RIDS_OF = "SELECT id, rid FROM nodes WHERE project = ? AND id IN (SELECT value FROM json_each(?))"
 UPSERT_EDGE = """
