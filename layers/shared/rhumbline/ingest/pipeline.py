@@ -111,6 +111,8 @@ def ingest_local(
             root, project, exclude=exclude, workers=workers, progress=progress, cache=cache,
             history=history, unchanged=key, partial=planner,
         )  # fmt: skip
+        # The graph lives until the end: later collections need not walk it (forked.py).
+        forked.freeze_heap()
         clock = time.perf_counter()
         if built.reused:
             # The stored graph is the result: only the stamp moves to this version.
@@ -208,6 +210,7 @@ def ingest_local(
             if child is not None:
                 child.close()
         _mark_failed(engine, version_id, error, drop_snapshot=not applied)
+        forked.thaw_heap()
         raise
     summary.changes.pruned_versions = prune(engine, project, retention)
     # Betweenness for blast_radius, once per graph version (never raises; rhumbline/centrality.py).
@@ -222,6 +225,7 @@ def ingest_local(
     if ahead is not None:
         ahead.close()  # refresh found stored scores and never asked
     summary.phase_seconds["centrality"] = round(time.perf_counter() - clock, 3)
+    forked.thaw_heap()
     summary.duration_s = round(time.perf_counter() - started, 3)
     return summary
 
