@@ -134,8 +134,13 @@ def _name_words(name: str) -> str:
 
 
 def _qualified_words(qualified_name: str) -> list[str]:
-    """unique(indexed_words(qualified_name)), from the cached words of its dotted prefix: a dot
-    always separates runs, so the words of `a.b` are those of `a` followed by those of `b`."""
+    """unique(indexed_words(qualified_name)), from cached words of its parts: a dot or a bracket
+    always separates runs, so the words of `a.b` are those of `a` followed by those of `b`.
+    A statement node's `scope[statement]` splits at the bracket: the scope is shared by the
+    file's statements, the statement text by every file with the same one."""
+    scope, bracket, statement = qualified_name.partition("[")
+    if bracket:
+        return unique([*_prefix_words(scope), *_identifier_words(statement)])
     prefix, dot, last = qualified_name.rpartition(".")
     if not dot:
         return unique(_identifier_words(qualified_name))
