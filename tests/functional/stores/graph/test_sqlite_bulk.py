@@ -1,6 +1,6 @@
-"""SQLite: a large clearing write rebuilds the lookup indexes after its rows and has its node rows
-prepared by a forked child (sqlite_bulk.py), and leaves the file exactly as row-by-row indexing
-would, or as it was when the write fails."""
+"""SQLite: a clearing write chooses its rids, a large one rebuilds the lookup indexes after its rows
+(sqlite_bulk.py); the file ends exactly as upserts and row-by-row indexing would leave it, or as it
+was when the write fails."""
 
 from __future__ import annotations
 
@@ -118,44 +118,3 @@ def test_a_clearing_write_chooses_rids_that_give_the_rows_an_upsert_gives(tmp_pa
     assert store.get_node("cleared", b.id) == renamed
     assert store.counts("other").edges == 1  # the other project's rows are untouched
     assert store.edges_of("cleared", "module:ext:os", "out", limit=5)[1] == 1
-
-
-@pytest.mark.parametrize("child", ["forked", "none", "dies"])
-def test_node_rows_of_a_large_clearing_write_are_those_computed_in_process(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, child: str
-) -> None:
-    from rhumbline import forked
-    from rhumbline.stores.graph import sqlite_bulk
-
-    documented = [node("Function", f"pkg.m.Doc{i}", "pkg/m.py", docstring=f"Parse HTTPServer {i}") for i in range(5)]
-    nodes = BIG + documented
-    edges = [edge(BIG[0].id, BIG[1].id), edge(BIG[2].id, "module:ext:os", "IMPORTS")]
-    expected = SqliteGraphStore(tmp_path / "expected.sqlite3")
-    expected.ensure_schema()
-    for start in range(0, len(nodes), 1_000):  # below BULK_NODES: no child, rows made here
-        expected.apply("p", GraphBatch(nodes=nodes[start : start + 1_000], clear=start == 0))
-    expected.apply("p", GraphBatch(edges=edges))
-    started = []
-    real_start = forked.start
-
-    def start(*args: object, **kwargs: object) -> forked.Forked | None:
-        started.append(real_start(*args, **kwargs))  # type: ignore[arg-type]
-        return started[-1]
-
-    monkeypatch.setattr(forked, "start", start)
-    if child == "none":
-        monkeypatch.setattr(forked, "room_for", lambda copies: False)
-    if child == "dies":
-
-        def dies(*_args: object) -> None:
-            raise SystemExit(3)
-
-        monkeypatch.setattr(sqlite_bulk, "_node_rows", dies)
-
-    store = SqliteGraphStore(tmp_path / "bulk.sqlite3")
-    store.ensure_schema()
-    store.apply("p", GraphBatch(nodes=nodes, edges=edges, clear=True))
-
-    assert _rows(tmp_path / "bulk.sqlite3", "p") == _rows(tmp_path / "expected.sqlite3", "p")
-    assert [found is not None for found in started] == [child != "none"]
-    assert store.search(["p"], "http server", limit=10)[1] == 5
