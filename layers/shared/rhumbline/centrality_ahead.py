@@ -4,7 +4,8 @@ A full write (a first ingest, a `clear` rebuild) always needs new scores, and th
 the dependency edges, which the ingest holds in memory before the store has them. So the scores
 are computed by a child process from those edges while the parent writes the store (two cores:
 the write on one, the BFSs on the other), and centrality.refresh takes them instead of reading
-the edges back and computing after the write.
+the edges back and computing after the write. The child is the one that encodes the write's
+snapshot first (ingest/snapshot_ahead.py): one copy-on-write copy of the process, not two.
 
 The child sees the edges GraphStore.edge_pairs would give once the write is done: each edge key
 once, of the dependency relations, between two nodes of the batch (never a stub end), at most
@@ -14,7 +15,7 @@ sampled sources on a graph too large for the time budget may too, as between two
 The child also derives the pairs from the nodes and edges (the parent's, copy-on-write): that
 is work the parent's critical path (the write) no longer does.
 
-Fails soft (rhumbline/forked.py): no fork on this platform, no room for the copies, a child that
+Fails soft (rhumbline/forked.py): no fork on this platform, no room for the copy, a child that
 dies or runs late, and refresh computes in-process as before.
 """
 
@@ -24,7 +25,7 @@ import logging
 import time
 from collections.abc import Sequence
 
-from rhumbline import centrality, forked
+from rhumbline import centrality
 from rhumbline.stores.graph.protocol import Edge, Node
 
 log = logging.getLogger(__name__)
@@ -46,30 +47,20 @@ def dependency_pairs(nodes: Sequence[Node], edges: Sequence[Edge]) -> list[tuple
     return pairs
 
 
-# The child's handle (rhumbline/forked.py); centrality.refresh takes its result.
-Ahead = forked.Forked
-
-
-def start(
-    project: str,
-    nodes: Sequence[Node],
-    edges: Sequence[Edge],
-    *,
-    seconds: float = centrality.REFRESH_SECONDS,
-    copies: int = 2,
-) -> Ahead | None:
-    """Fork a child computing the scores of this graph; None where processes cannot be forked
-    or `copies` copies of this process (itself included) might not fit in memory."""
-    if not forked.room_for(copies):  # before the pairs: no work for a child never started
-        log.info("no memory to spare for a forked copy; centrality is computed after the write")
-        return None
-    return forked.start(
-        _child, (nodes, edges, project, seconds, time.monotonic()),
-        seconds=seconds, expected=centrality.Scores, what="centrality", copies=copies,
-    )  # fmt: skip
-
-
-def _child(
-    nodes: Sequence[Node], edges: Sequence[Edge], project: str, seconds: float, started: float
+def scores(
+    project: str, nodes: Sequence[Node], edges: Sequence[Edge], seconds: float = centrality.REFRESH_SECONDS
 ) -> centrality.Scores:
-    return centrality.scores_of(dependency_pairs(nodes, edges), project, "", seconds, started)
+    """What refresh would compute after the write (key left empty: the version is stamped later),
+    within `seconds` from now. Run by the forked child of ingest/snapshot_ahead.py."""
+    return centrality.scores_of(dependency_pairs(nodes, edges), project, "", seconds, time.monotonic())
+
+
+class Ahead:
+    """Scores computed ahead (or None: the child failed, refresh computes them), in the shape
+    centrality.refresh takes."""
+
+    def __init__(self, found: centrality.Scores | None) -> None:
+        self._found = found
+
+    def result(self) -> centrality.Scores | None:
+        return self._found

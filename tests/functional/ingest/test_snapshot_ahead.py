@@ -28,14 +28,15 @@ INPUTS = {
 
 def test_the_child_encodes_what_this_process_would(pyproj: Path) -> None:
     built = build_graph(pyproj, PROJECT, history=False)
-    child = snapshot_ahead.start(built.nodes, built.edges, INPUTS)
+    child = snapshot_ahead.start(PROJECT, built.nodes, built.edges, INPUTS)
     assert child is not None
 
-    blob, node_count, edge_count = snapshot_ahead.result(child, built.nodes, built.edges, INPUTS)
+    (blob, node_count, edge_count), ahead = snapshot_ahead.result(child, built.nodes, built.edges, INPUTS)
 
     snapshot = Snapshot.of(built.nodes, built.edges)  # what the pipeline encoded before the write
     assert blob == Partitioned.of(snapshot.nodes, snapshot.edges, **INPUTS).encode()
     assert (node_count, edge_count) == (len(snapshot.nodes), len(snapshot.edges)) != (0, 0)
+    assert ahead is not None and ahead.result() is not None  # the scores, computed next
 
 
 def test_a_child_that_fails_leaves_the_encoding_to_this_process(pyproj: Path) -> None:
@@ -46,8 +47,8 @@ def test_a_child_that_fails_leaves_the_encoding_to_this_process(pyproj: Path) ->
 
     child = forked.start(dies, (), seconds=5.0, expected=tuple, what="the snapshot")
     assert child is not None
-    found = snapshot_ahead.result(child, built.nodes, built.edges, INPUTS)
-    assert found == snapshot_ahead.encode(built.nodes, built.edges, INPUTS)
+    found, ahead = snapshot_ahead.result(child, built.nodes, built.edges, INPUTS)
+    assert found == snapshot_ahead.encode(built.nodes, built.edges, INPUTS) and ahead is None
 
 
 def test_without_a_child_the_ingest_stores_the_same_snapshot(

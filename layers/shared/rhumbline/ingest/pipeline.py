@@ -11,8 +11,8 @@
     → store this version's snapshot and the updated facts cache (relational)
     → ONE atomic, conditional store.apply: only the difference (incremental), or the whole graph
       with clear=True (first ingest, `clear`, or the stored version has no snapshot); a clearing
-      write's snapshot is encoded by a forked child during the write and stored after it
-      (snapshot_ahead.py), as its betweenness is computed by another (centrality_ahead.py)
+      write's snapshot and betweenness are computed by a forked child during the write; the
+      snapshot is stored after it (snapshot_ahead.py)
     → versions.finish (completed, with counts) → prune versions beyond the retention.
 
 Failure: any error before or in the apply leaves the store's graph (and its stamp) as they were,
@@ -140,11 +140,12 @@ def ingest_local(
                 "context": key.context, "read_ns": read_ns,
             }  # fmt: skip
             if old is None:
-                # Nothing to diff against: a clearing write, whose snapshot a child encodes
-                # while the store writes (snapshot_ahead.py); it is stored after the write.
+                # Nothing to diff against: a clearing write, whose snapshot and betweenness a
+                # child computes while the store writes (snapshot_ahead.py); the snapshot is
+                # stored after the write.
                 changes, blob = None, None
                 batch = GraphBatch(nodes=built.nodes, edges=built.edges, clear=True, version=number)
-                encoding = snapshot_ahead.start(built.nodes, built.edges, inputs)
+                encoding = snapshot_ahead.start(project, built.nodes, built.edges, inputs)
             else:
                 snapshot = Snapshot.of(built.nodes, built.edges)
                 counts = (len(snapshot.nodes), len(snapshot.edges))
@@ -163,11 +164,6 @@ def ingest_local(
         _save_cache(engine, cache, built.sources)
         diff_seconds = time.perf_counter() - clock
         writing = time.perf_counter()
-        # A full write always needs new centrality: a child computes it while the store writes.
-        if batch.clear:
-            ahead = centrality_ahead.start(
-                project, built.nodes, built.edges, copies=3 if encoding is not None else 2
-            )
         store.apply(project, batch)
         applied = True
         if batch.clear:
@@ -177,8 +173,9 @@ def ingest_local(
             # After the write: a failure here leaves the store at this version without its
             # snapshot, and the next ingest rebuilds with a clearing write (no base to diff).
             clock = time.perf_counter()
-            blob, node_count, edge_count = snapshot_ahead.result(encoding, built.nodes, built.edges, inputs)
-            encoding, counts = None, (node_count, edge_count)
+            # The child also computed centrality (a full write always needs new scores).
+            found, ahead = snapshot_ahead.result(encoding, built.nodes, built.edges, inputs)
+            blob, counts, encoding = found[0], (found[1], found[2]), None
             snapshot_bytes = snapshots.save(engine, version_id, None, blob, inputs=key.value, counts=counts)
             diff_seconds += time.perf_counter() - clock
         built.seconds["diff"] = round(diff_seconds, 3)
@@ -206,9 +203,8 @@ def ingest_local(
                 stats=summary.model_dump(mode="json", exclude=_NOT_STATS),
             )
     except BaseException as error:
-        for child in (ahead, encoding):
-            if child is not None:
-                child.close()
+        if encoding is not None:
+            encoding.close()
         _mark_failed(engine, version_id, error, drop_snapshot=not applied)
         forked.thaw_heap()
         raise
@@ -222,8 +218,6 @@ def ingest_local(
     centrality.refresh(
         store, engine, project, same_topology_as=base_version if same else None, ahead=ahead
     )
-    if ahead is not None:
-        ahead.close()  # refresh found stored scores and never asked
     summary.phase_seconds["centrality"] = round(time.perf_counter() - clock, 3)
     forked.thaw_heap()
     summary.duration_s = round(time.perf_counter() - started, 3)
