@@ -18,9 +18,10 @@
 Failure: any error before or in the apply leaves the store's graph (and its stamp) as they were,
 finishes the version as failed and drops its snapshot: the previous version stays queryable and
 diffable. A clearing write whose snapshot cannot be stored after it finishes its version as failed
-with the store at that version and no snapshot: the next ingest has no base and clears again. The apply is conditional on the stamp (GraphBatch.expect_version), so a concurrent
-ingest of the same project, or a crash between a write and its bookkeeping, can never make a
-difference land on a graph it was not computed against: the apply raises GraphConflict instead.
+with the store at that version and no snapshot: the next ingest has no base and clears again.
+The apply is conditional on the stamp (GraphBatch.expect_version), so a concurrent ingest of the
+same project, or a crash between a write and its bookkeeping, can never make a difference land
+on a graph it was not computed against: the apply raises GraphConflict instead.
 A killed process leaves its version 'running' (nobody is left to mark it), with the same graph.
 """
 
