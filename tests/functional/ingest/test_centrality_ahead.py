@@ -1,5 +1,6 @@
-"""Centrality computed in a forked child while a full write runs (rhumbline/centrality_ahead.py):
-the same scores as computing them from the store afterwards, and a soft fall-back."""
+"""Centrality computed in a forked child while a full write runs (rhumbline/centrality_ahead.py,
+by the child of ingest/snapshot_ahead.py): the same scores as computing them from the store
+afterwards, and a soft fall-back."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from sqlalchemy import Engine
 
 from rhumbline import centrality, centrality_ahead
+from rhumbline.ingest import snapshot_ahead
 from rhumbline.ingest.build import build_graph
 from rhumbline.ingest.pipeline import ingest_local
 from rhumbline.stores.graph.protocol import GraphBatch
@@ -69,10 +71,11 @@ def test_a_child_that_fails_leaves_refresh_to_compute_in_process(
     def dies(*_args: object) -> None:
         raise SystemExit(3)
 
-    monkeypatch.setattr(centrality_ahead, "_child", dies)
-    ahead = centrality_ahead.start(PROJECT, built.nodes, built.edges)
-    assert ahead is not None
-    assert ahead.result() is None
+    monkeypatch.setattr(snapshot_ahead, "_child", dies)
+    child = snapshot_ahead.start(PROJECT, built.nodes, built.edges, {})
+    assert child is not None
+    encoded, ahead = snapshot_ahead.result(child, built.nodes, built.edges, {})
+    assert ahead is None and encoded == snapshot_ahead.encode(built.nodes, built.edges, {})
 
     refreshed = centrality.refresh(graph_store, engine, PROJECT, ahead=ahead)
     expected = centrality._compute(graph_store, PROJECT, "v1", 10.0)  # noqa: SLF001
@@ -87,14 +90,15 @@ def test_without_fork_nothing_is_computed_ahead(monkeypatch: pytest.MonkeyPatch)
 
     monkeypatch.setattr(multiprocessing, "get_context", no_fork)
     a, b = node("Function", "m.a", "m.py"), node("Function", "m.b", "m.py")
-    assert centrality_ahead.start(PROJECT, [a, b], [edge(a.id, b.id)]) is None
+    assert snapshot_ahead.start(PROJECT, [a, b], [edge(a.id, b.id)], {}) is None
 
 
 def test_no_child_when_a_copy_of_the_process_would_not_fit(monkeypatch: pytest.MonkeyPatch) -> None:
     a, b = node("Function", "m.a", "m.py"), node("Function", "m.b", "m.py")
     monkeypatch.setenv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "1")  # 1 MB: this process is larger
-    assert centrality_ahead.start(PROJECT, [a, b], [edge(a.id, b.id)]) is None
+    assert snapshot_ahead.start(PROJECT, [a, b], [edge(a.id, b.id)], {}) is None
     monkeypatch.setenv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", str(1 << 20))  # 1 TB
-    ahead = centrality_ahead.start(PROJECT, [a, b], [edge(a.id, b.id)])
-    assert ahead is not None
-    ahead.close()
+    child = snapshot_ahead.start(PROJECT, [a, b], [edge(a.id, b.id)], {})
+    assert child is not None
+    encoded, ahead = snapshot_ahead.result(child, [a, b], [edge(a.id, b.id)], {})
+    assert ahead is not None and ahead.result() is not None and encoded[1:] == (2, 1)

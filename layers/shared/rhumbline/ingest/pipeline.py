@@ -10,14 +10,18 @@
       (its stamp)
     → store this version's snapshot and the updated facts cache (relational)
     → ONE atomic, conditional store.apply: only the difference (incremental), or the whole graph
-      with clear=True (first ingest, `clear`, or the stored version has no snapshot)
+      with clear=True (first ingest, `clear`, or the stored version has no snapshot); a clearing
+      write's snapshot and betweenness are computed by a forked child during the write; the
+      snapshot is stored after it (snapshot_ahead.py)
     → versions.finish (completed, with counts) → prune versions beyond the retention.
 
 Failure: any error before or in the apply leaves the store's graph (and its stamp) as they were,
 finishes the version as failed and drops its snapshot: the previous version stays queryable and
-diffable. The apply is conditional on the stamp (GraphBatch.expect_version), so a concurrent
-ingest of the same project, or a crash between a write and its bookkeeping, can never make a
-difference land on a graph it was not computed against: the apply raises GraphConflict instead.
+diffable. A clearing write whose snapshot cannot be stored after it finishes its version as failed
+with the store at that version and no snapshot: the next ingest has no base and clears again.
+The apply is conditional on the stamp (GraphBatch.expect_version), so a concurrent ingest of the
+same project, or a crash between a write and its bookkeeping, can never make a difference land
+on a graph it was not computed against: the apply raises GraphConflict instead.
 A killed process leaves its version 'running' (nobody is left to mark it), with the same graph.
 """
 
@@ -33,8 +37,8 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from rhumbline import centrality_ahead
-from rhumbline.ingest import snapshots
+from rhumbline import centrality_ahead, forked
+from rhumbline.ingest import snapshot_ahead, snapshots
 from rhumbline.ingest.build import BuiltGraph, build_graph, summarize
 from rhumbline.ingest.git import head_commit
 from rhumbline.ingest.facts import SourceFile
@@ -87,6 +91,7 @@ def ingest_local(
         version_id, number = version.id, version.version
     applied = False
     ahead: centrality_ahead.Ahead | None = None
+    encoding: forked.Forked | None = None  # the snapshot of a clearing write (snapshot_ahead.py)
     try:
         if clear:
             clear_cache(engine, project)
@@ -107,6 +112,8 @@ def ingest_local(
             root, project, exclude=exclude, workers=workers, progress=progress, cache=cache,
             history=history, unchanged=key, partial=planner,
         )  # fmt: skip
+        # The graph lives until the end: later collections need not walk it (forked.py).
+        forked.freeze_heap()
         clock = time.perf_counter()
         if built.reused:
             # The stored graph is the result: only the stamp moves to this version.
@@ -128,36 +135,51 @@ def ingest_local(
             )  # fmt: skip
             blob, counts = partitioned.encode(), (partitioned.node_count, partitioned.edge_count)
         else:
-            snapshot = Snapshot.of(built.nodes, built.edges)
-            counts = (len(snapshot.nodes), len(snapshot.edges))
             old = None if base is None else stored or Partitioned.decode(base.blob)
-            old_parts = None if old is None else old.decoded()
-            blob = Partitioned.of(
-                snapshot.nodes, snapshot.edges, like=old, like_parts=old_parts,
-                files=_files(built.sources, cache), unresolved=_unresolved(built),
-                context=key.context, read_ns=read_ns,
-            ).encode()  # fmt: skip
-            if old_parts is None:
-                changes = None
+            inputs = {
+                "files": _files(built.sources, cache), "unresolved": _unresolved(built),
+                "context": key.context, "read_ns": read_ns,
+            }  # fmt: skip
+            if old is None:
+                # Nothing to diff against: a clearing write, whose snapshot and betweenness a
+                # child computes while the store writes (snapshot_ahead.py); the snapshot is
+                # stored after the write.
+                changes, blob = None, None
                 batch = GraphBatch(nodes=built.nodes, edges=built.edges, clear=True, version=number)
+                encoding = snapshot_ahead.start(project, built.nodes, built.edges, inputs)
             else:
+                snapshot = Snapshot.of(built.nodes, built.edges)
+                counts = (len(snapshot.nodes), len(snapshot.edges))
+                old_parts = old.decoded()
+                blob = Partitioned.of(
+                    snapshot.nodes, snapshot.edges, like=old, like_parts=old_parts, **inputs
+                ).encode()
                 before = Snapshot({}, {})
                 for part_nodes, part_edges in old_parts.values():
                     before.nodes.update(part_nodes)
                     before.edges.update(part_edges)
                 changes = graph_changes(before, snapshot, built.nodes, built.edges)
                 batch = changes.batch(version=number, expect_version=base_version)
-        snapshot_bytes = snapshots.save(engine, version_id, None, blob, inputs=key.value, counts=counts)
+        if blob is not None:
+            snapshot_bytes = snapshots.save(engine, version_id, None, blob, inputs=key.value, counts=counts)
         _save_cache(engine, cache, built.sources)
-        built.seconds["diff"] = round(time.perf_counter() - clock, 3)
+        diff_seconds = time.perf_counter() - clock
         writing = time.perf_counter()
-        # A full write always needs new centrality: a child computes it while the store writes.
-        ahead = centrality_ahead.start(project, built.nodes, built.edges) if batch.clear else None
         store.apply(project, batch)
         applied = True
         if batch.clear:
             _restore_review_graph(store, engine, project)
         built.seconds["store"] = round(time.perf_counter() - writing, 3)
+        if blob is None:
+            # After the write: a failure here leaves the store at this version without its
+            # snapshot, and the next ingest rebuilds with a clearing write (no base to diff).
+            clock = time.perf_counter()
+            # The child also computed centrality (a full write always needs new scores).
+            found, ahead = snapshot_ahead.result(encoding, built.nodes, built.edges, inputs)
+            blob, counts, encoding = found[0], (found[1], found[2]), None
+            snapshot_bytes = snapshots.save(engine, version_id, None, blob, inputs=key.value, counts=counts)
+            diff_seconds += time.perf_counter() - clock
+        built.seconds["diff"] = round(diff_seconds, 3)
         summary = summarize(
             built,
             project=project,
@@ -182,9 +204,10 @@ def ingest_local(
                 stats=summary.model_dump(mode="json", exclude=_NOT_STATS),
             )
     except BaseException as error:
-        if ahead is not None:
-            ahead.close()
+        if encoding is not None:
+            encoding.close()
         _mark_failed(engine, version_id, error, drop_snapshot=not applied)
+        forked.thaw_heap()
         raise
     summary.changes.pruned_versions = prune(engine, project, retention)
     # Betweenness for blast_radius, once per graph version (never raises; rhumbline/centrality.py).
@@ -196,9 +219,8 @@ def ingest_local(
     centrality.refresh(
         store, engine, project, same_topology_as=base_version if same else None, ahead=ahead
     )
-    if ahead is not None:
-        ahead.close()  # refresh found stored scores and never asked
     summary.phase_seconds["centrality"] = round(time.perf_counter() - clock, 3)
+    forked.thaw_heap()
     summary.duration_s = round(time.perf_counter() - started, 3)
     return summary
 

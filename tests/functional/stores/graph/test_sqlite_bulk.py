@@ -1,5 +1,6 @@
-"""SQLite: a large clearing write rebuilds the node lookup indexes after its rows (sqlite_bulk.py)
-and leaves the file exactly as row-by-row indexing would, or as it was when the write fails."""
+"""SQLite: a clearing write chooses its rids, a large one rebuilds the lookup indexes after its rows
+(sqlite_bulk.py); the file ends exactly as upserts and row-by-row indexing would leave it, or as it
+was when the write fails."""
 
 from __future__ import annotations
 
@@ -21,10 +22,11 @@ def _index_rows(path: Path) -> dict[str, list[tuple]]:
     """Every entry of every node lookup index, read through that index."""
     conn = sqlite3.connect(path)
     found = {}
-    for name, statement in sql.NODE_INDEXES.items():
+    for name, statement in sql.BULK_INDEXES.items():
         columns = statement.split("(")[1].rstrip(")")
+        table = "edges" if name in sql.EDGE_INDEXES else "nodes"
         found[name] = conn.execute(
-            f"SELECT {columns} FROM nodes INDEXED BY {name} ORDER BY {columns}"
+            f"SELECT {columns} FROM {table} INDEXED BY {name} ORDER BY {columns}"
         ).fetchall()
     conn.close()
     return found
@@ -51,7 +53,7 @@ def test_a_large_clearing_write_indexes_like_row_by_row_inserts(tmp_path: Path, 
     plain.apply("p", GraphBatch(edges=[edge(BIG[0].id, BIG[1].id)]))
 
     dropped = [s for s in traced if s.startswith("DROP INDEX")]
-    assert len(dropped) == (len(sql.NODE_INDEXES) if others == 0 else 0)
+    assert len(dropped) == (len(sql.BULK_INDEXES) if others == 0 else 0)
     assert _index_rows(tmp_path / "bulk.sqlite3") == _index_rows(tmp_path / "plain.sqlite3")
     assert bulk.find_by_name("p", "f42", limit=5) == plain.find_by_name("p", "f42", limit=5)
     assert bulk.counts("p") == plain.counts("p")
@@ -70,3 +72,49 @@ def test_a_failing_large_clearing_write_keeps_the_indexes_and_the_old_graph(tmp_
     assert _index_rows(tmp_path / "graph.sqlite3") == before
     assert store.counts("p").nodes == 10
     assert store.find_by_name("p", "f3", limit=5)[0] == [BIG[3]]
+
+
+def _rows(path: Path, project: str) -> tuple[list[tuple], list[tuple]]:
+    """A project's node rows and edges (ends by id), without rids."""
+    conn = sqlite3.connect(path)
+    nodes = conn.execute(
+        f"SELECT {', '.join(sql.NODE_COLUMNS)} FROM nodes WHERE project = ? ORDER BY id", (project,)
+    ).fetchall()
+    edges = conn.execute(
+        "SELECT s.id, e.relation, t.id, e.confidence, e.confidence_score, e.explanation, e.file,"
+        " e.line, e.properties FROM edges AS e JOIN nodes AS s ON s.rid = e.source"
+        " JOIN nodes AS t ON t.rid = e.target WHERE s.project = ? ORDER BY 1, 2, 3",
+        (project,),
+    ).fetchall()
+    fts = conn.execute(
+        "SELECT count(*) FROM node_fts JOIN nodes ON nodes.rid = node_fts.rowid WHERE project = ?"
+        " AND node_fts MATCH 'helper'",
+        (project,),
+    ).fetchone()
+    conn.close()
+    return nodes, edges + [fts]
+
+
+def test_a_clearing_write_chooses_rids_that_give_the_rows_an_upsert_gives(tmp_path: Path) -> None:
+    a, b = node("Function", "m.helper", "m.py"), node("Function", "m.b", "m.py")
+    renamed = node("Function", "m.b", "m.py", signature="def b(x)")  # same id: the last one wins
+    edges = [
+        edge(a.id, b.id), edge(a.id, b.id, explanation="again"),  # one key twice: the last wins
+        edge(b.id, "module:ext:os", "IMPORTS"), edge("module:ext:os", a.id, "REFERENCES"),  # a stub
+        edge(a.id, b.id, "REFERENCES", properties={"via": "x"}),
+    ]  # fmt: skip
+    batch = GraphBatch(nodes=[a, b, renamed], edges=edges, version=3)
+    store = SqliteGraphStore(tmp_path / "graph.sqlite3")
+    store.ensure_schema()
+    store.apply("other", GraphBatch(nodes=BIG[:20], edges=[edge(BIG[0].id, "stub:x")]))  # rids below
+    store.apply("cleared", GraphBatch(nodes=BIG[:5]))  # replaced by the clear
+    store.apply("cleared", GraphBatch(nodes=batch.nodes, edges=batch.edges, clear=True, version=3))
+    store.apply("upserted", batch)
+
+    cleared, upserted = _rows(tmp_path / "graph.sqlite3", "cleared"), _rows(tmp_path / "graph.sqlite3", "upserted")
+    assert [row[1:] for row in cleared[0]] == [row[1:] for row in upserted[0]]
+    assert cleared[1] == upserted[1]
+    assert len(cleared[0]) == 3 and len(cleared[1]) == 5  # two nodes and a stub; four edges, a hit
+    assert store.get_node("cleared", b.id) == renamed
+    assert store.counts("other").edges == 1  # the other project's rows are untouched
+    assert store.edges_of("cleared", "module:ext:os", "out", limit=5)[1] == 1

@@ -37,8 +37,9 @@ NODE_PROPERTIES = (
 )  # fmt: skip
 
 
-def node_row(node: Node) -> dict[str, Any]:
-    """Every stored property of a node: its fields plus the derived lookup text."""
+def node_values(node: Node) -> tuple[Any, ...]:
+    """Every stored property of a node, in NODE_PROPERTIES order: its fields plus the derived
+    lookup text. A tuple: a bulk write binds it as it is (no dict per row)."""
     if not isinstance(node.id, str) or not node.id:
         raise ValueError(f"node id must be a non-empty string, not {node.id!r}")
     if not isinstance(node.kind, str) or not node.kind:
@@ -46,26 +47,17 @@ def node_row(node: Node) -> dict[str, Any]:
     if not isinstance(node.name, str) or not isinstance(node.qualified_name, str):
         raise ValueError(f"node {node.id!r}: name and qualified_name must be strings")
     text = node_text(node.name, node.qualified_name, node.file, node.docstring)
-    return {
-        "id": node.id,
-        "kind": node.kind,
-        "name": node.name,
-        "name_lower": text.name_lower,
-        "qualified_name": node.qualified_name,
-        "qn_lower": text.qn_lower,
-        "qn_rev": text.qn_rev,
-        "name_words": text.name_words,
-        "qn_words": text.qn_words,
-        "words": text.words,
-        "doc_words": text.doc_words,
-        "file": node.file,
-        "start_line": node.start_line,
-        "end_line": node.end_line,
-        "language": node.language,
-        "signature": node.signature,
-        "docstring": node.docstring,
-        "content_hash": node.content_hash,
-    }
+    return (
+        node.id, node.kind, node.name, text.name_lower, node.qualified_name, text.qn_lower,
+        text.qn_rev, text.name_words, text.qn_words, text.words, text.doc_words, node.file,
+        node.start_line, node.end_line, node.language, node.signature, node.docstring,
+        node.content_hash,
+    )  # fmt: skip
+
+
+def node_row(node: Node) -> dict[str, Any]:
+    """Every stored property of a node by name (node_values)."""
+    return dict(zip(NODE_PROPERTIES, node_values(node)))
 
 
 @lru_cache(maxsize=256)  # a graph has a handful of relation names, checked once each

@@ -1,10 +1,15 @@
-"""Large clearing writes on SQLite: the node lookup indexes are rebuilt after the rows go in.
+"""Clearing writes on SQLite: rids chosen in Python, lookup indexes rebuilt afterwards.
 
-Building an index by one sort afterwards costs about half of inserting into it row by row
-(measured on Django's `django/`, 18.7k nodes: 0.7 → 0.4 CPU s for the node rows; the full sdist's
-53.6k: 2.0 → 1.3). Only when the write's rows outnumber every other row of the file: rebuilding
-re-indexes the other projects' rows too. Edges gain nothing (their rows arrive nearly in key
-order), and the (project, id) key stays: upserts need it.
+A clearing write starts from a project with no row: nothing can conflict, so every rid is chosen
+here (the next ones SQLite would give, above the file's highest) and the edges' ends need no
+lookup (a `SELECT id, rid ... json_each` of every end cost Django's `django/` 0.28 CPU s).
+
+Large ones (BULK_NODES) drop the lookup indexes (the four node indexes and edges_in) and rebuild
+them after the rows go in: building an index by one sort afterwards costs about half of inserting
+into it row by row (Django's `django/`, 18.7k nodes: 0.7 → 0.4 CPU s for the node rows; the full
+sdist's 53.6k: 2.0 → 1.3; edges_in on the sdist's 199k edges: 1.2 → 1.05 for the edge rows). Only
+when the write's nodes outnumber every other node of the file: rebuilding re-indexes the other
+projects' rows too. The (project, id) key and the edges' primary key stay: upserts need them.
 
 Inside the write's transaction: a failure rolls the drop back with everything else, and readers
 (WAL) keep their snapshot, indexes included, until the commit.
@@ -13,27 +18,69 @@ Inside the write's transaction: a failure rolls the drop back with everything el
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
+from rhumbline.stores.graph import rows
 from rhumbline.stores.graph import sqlite_sql as sql
+from rhumbline.stores.graph.protocol import Edge, Node
 
 # Below this many nodes, counting the other rows costs more than deferring saves.
 BULK_NODES = 5_000
 
 
 @contextmanager
-def node_indexes_built_after(
-    conn: sqlite3.Connection, *, clear: bool, new_rows: int
-) -> Iterator[None]:
-    """Around the node inserts of a batch; `clear`: the project's rows are deleted already."""
+def indexes_built_after(conn: sqlite3.Connection, *, clear: bool, new_rows: int) -> Iterator[None]:
+    """Around the inserts of a batch; `clear`: the project's rows are deleted already."""
     deferred: tuple[str, ...] = ()
     if clear and new_rows >= BULK_NODES:
         (others,) = conn.execute(sql.COUNT_ALL_NODES).fetchone()
         if others <= new_rows:
-            deferred = tuple(sql.NODE_INDEXES)
+            deferred = tuple(sql.BULK_INDEXES)
             for name in deferred:
                 conn.execute(f"DROP INDEX IF EXISTS {name}")
     yield
     for name in deferred:
-        conn.execute(sql.NODE_INDEXES[name])
+        conn.execute(sql.BULK_INDEXES[name])
+
+
+def insert_cleared(
+    conn: sqlite3.Connection,
+    project: str,
+    highest: int,
+    latest: dict[str, Node],
+    edges: Sequence[Edge],
+) -> None:
+    """The rows of a clearing write (the project's rows are deleted already); `highest`: the
+    file's highest rid, `latest`: the batch's nodes by id, the last of each id."""
+    rid_of = {node_id: rid for rid, node_id in enumerate(latest, highest + 1)}
+    with indexes_built_after(conn, clear=True, new_rows=len(latest)):
+        conn.executemany(
+            sql.INSERT_NODE_AT,
+            ((rid_of[n.id], project, *rows.node_values(n)) for n in latest.values()),
+        )
+        if not edges:
+            return
+        ends = {end for e in edges for end in (e.source, e.target) if isinstance(end, str) and end}
+        first = highest + len(latest) + 1
+        stubs = {end: rid for rid, end in enumerate(ends - latest.keys(), first)}
+        conn.executemany(sql.INSERT_STUB_AT, ((rid, project, end) for end, rid in stubs.items()))
+        rid_of.update(stubs)
+        # Edges are checked as they are written: a bad one rolls the whole batch back.
+        conn.executemany(sql.UPSERT_EDGE, (edge_values(e, rid_of) for e in edges))
+
+
+def edge_values(edge: Edge, rid_of: dict[str, int]) -> tuple[object, ...]:
+    """An edge's row (sqlite_sql.UPSERT_EDGE), its ends as rids; checked first."""
+    rows.check_edge(edge)
+    return (
+        rid_of[edge.source],
+        edge.relation,
+        rid_of[edge.target],
+        edge.confidence,
+        float(edge.confidence_score),
+        edge.explanation,
+        edge.file,
+        edge.line,
+        rows.properties_json(edge),
+    )

@@ -31,8 +31,12 @@ NODE_INDEXES = {
         ("nodes_by_file", "project, file"),
     )
 }
+# Incoming edges (the primary key covers outgoing ones); rebuilt after a large clearing write too.
+EDGE_INDEXES = {"edges_in": "CREATE INDEX IF NOT EXISTS edges_in ON edges (target, relation, source)"}
+BULK_INDEXES = {**NODE_INDEXES, **EDGE_INDEXES}
 COUNT_ALL_NODES = "SELECT count(*) FROM nodes"
 _NODE_INDEX_STATEMENTS = ";\n".join(NODE_INDEXES.values())
+_EDGE_INDEX_STATEMENTS = ";\n".join(EDGE_INDEXES.values())
 
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS nodes (
@@ -74,7 +78,7 @@ CREATE TABLE IF NOT EXISTS edges (
     properties TEXT,  -- Edge.properties as JSON, NULL for most edges (see ADD_EDGE_PROPERTIES)
     PRIMARY KEY (source, relation, target)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS edges_in ON edges (target, relation, source);
+{_EDGE_INDEX_STATEMENTS};
 
 -- Which graph version each project's graph holds (GraphBatch.version / expect_version).
 CREATE TABLE IF NOT EXISTS graph_meta (
@@ -126,6 +130,12 @@ UPSERT_NODE = (
     "ON CONFLICT (project, id) DO UPDATE SET "
     + ", ".join(f"{c} = excluded.{c}" for c in NODE_COLUMNS[2:])
 )
+# A clearing write chooses the rids itself (SqliteGraphStore._insert_cleared).
+INSERT_NODE_AT = (
+    f"INSERT INTO nodes (rid, {', '.join(NODE_COLUMNS)}) "
+    f"VALUES (?, {', '.join('?' for _ in NODE_COLUMNS)})"
+)
+INSERT_STUB_AT = "INSERT INTO nodes (rid, project, id) VALUES (?, ?, ?)"
 ADD_STUB = "INSERT INTO nodes (project, id) VALUES (?, ?) ON CONFLICT (project, id) DO NOTHING"
 RIDS_OF = "SELECT id, rid FROM nodes WHERE project = ? AND id IN (SELECT value FROM json_each(?))"
 UPSERT_EDGE = """

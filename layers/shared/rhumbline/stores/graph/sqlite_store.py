@@ -21,8 +21,7 @@ import math
 import sqlite3
 import threading
 import time
-from operator import itemgetter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Sequence, Set
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -40,7 +39,7 @@ from rhumbline.stores.graph.protocol import (
     NodeEdges,
     SearchHit,
 )
-from rhumbline.stores.graph.sqlite_bulk import node_indexes_built_after
+from rhumbline.stores.graph.sqlite_bulk import edge_values, insert_cleared
 from rhumbline.stores.graph.sqlite_lookups import SqliteLookups
 from rhumbline.stores.graph.sqlite_traversal import SqliteReader
 from rhumbline.stores.graph.traversal import TraversalMixin
@@ -53,8 +52,6 @@ _HIGH = "\U0010ffff"
 # A bulk write keeps its working set in memory rather than spilling half-built indexes to disk.
 _WRITE_CACHE_KIB = 256_000
 _READ_CACHE_KIB = 32_000
-# A node row's stored values in sqlite_sql.NODE_COLUMNS order, after the project.
-_NODE_VALUES = itemgetter(*sql.NODE_COLUMNS[1:])
 
 
 # walk, reach, shortest_paths: traversal.py; nodes_in_file, edges_around, degrees: sqlite_lookups.py
@@ -195,29 +192,30 @@ class SqliteGraphStore(TraversalMixin, SqliteLookups):
                 conn.execute(sql.SET_STAMP, (project, batch.version))
             # Rows added from here on get rids above this (SQLite's rowid rule below 2**63).
             (highest,) = conn.execute("SELECT coalesce(max(rid), 0) FROM nodes").fetchone()
-            if batch.nodes:
-                # Last one wins within a batch, as across batches; deduplicating first also
-                # means an upsert conflict only ever meets a row indexed by an earlier batch.
-                latest = {node.id: node for node in batch.nodes}
-                with node_indexes_built_after(conn, clear=batch.clear, new_rows=len(latest)):
+            # Last one wins within a batch, as across batches; deduplicating first also means an
+            # upsert conflict only ever meets a row indexed by an earlier batch.
+            latest = {node.id: node for node in batch.nodes}
+            if batch.clear:
+                insert_cleared(conn, project, highest, latest, batch.edges)
+            else:
+                if latest:
                     conn.executemany(
-                        sql.UPSERT_NODE,
-                        ((project, *_NODE_VALUES(rows.node_row(n))) for n in latest.values()),
+                        sql.UPSERT_NODE, ((project, *rows.node_values(n)) for n in latest.values())
                     )
-            if batch.edges:
-                self._write_edges(conn, project, batch.edges, {n.id for n in batch.nodes})
+                if batch.edges:
+                    self._write_edges(conn, project, batch.edges, latest.keys())
             # One INSERT ... SELECT indexes every new row: an FTS5 insert per statement flushes
             # its in-memory index each time (ten times slower for a bulk load).
             conn.execute(sql.INDEX_NEW_NODES, (highest,))
 
     def _write_edges(
-        self, conn: sqlite3.Connection, project: str, edges: Sequence[Edge], known: set[str]
+        self, conn: sqlite3.Connection, project: str, edges: Sequence[Edge], known: Set[str]
     ) -> None:
         ends = {end for e in edges for end in (e.source, e.target) if isinstance(end, str) and end}
         conn.executemany(sql.ADD_STUB, ((project, end) for end in ends - known))
         rid_of = dict(conn.execute(sql.RIDS_OF, (project, json.dumps(list(ends)))).fetchall())
         # Edges are checked as they are written: a bad one rolls the whole batch back.
-        conn.executemany(sql.UPSERT_EDGE, (_edge_values(e, rid_of) for e in edges))
+        conn.executemany(sql.UPSERT_EDGE, (edge_values(e, rid_of) for e in edges))
 
     def _remove_files(self, conn: sqlite3.Connection, project: str, files: Sequence[str]) -> None:
         params = {"project": project, "files": json.dumps(list(files))}
@@ -392,21 +390,6 @@ def _edge_view(direction: Direction, row: sqlite3.Row) -> EdgeView:
     values = dict(row)
     found = values.pop("properties")
     return EdgeView(direction=direction, properties=json.loads(found) if found else None, **values)
-
-
-def _edge_values(edge: Edge, rid_of: dict[str, int]) -> tuple[object, ...]:
-    rows.check_edge(edge)
-    return (
-        rid_of[edge.source],
-        edge.relation,
-        rid_of[edge.target],
-        edge.confidence,
-        float(edge.confidence_score),
-        edge.explanation,
-        edge.file,
-        edge.line,
-        rows.properties_json(edge),
-    )
 
 
 def _fts_query(parsed: SearchQuery, *, docs_only: bool) -> str | None:

@@ -113,7 +113,7 @@ def node_text(
     own_name = qualified_name == name or (
         qualified_name.endswith(name) and not qualified_name[-len(name) - 1].isalnum()
     )
-    name_extra = () if own_name else indexed_words(name)
+    name_extra = () if own_name else _identifier_words(name)
     all_words = unique([*qn_words, *name_extra, *_path_words(file), *doc_words])
     return NodeText(
         name_lower=name_lower,
@@ -134,17 +134,28 @@ def _name_words(name: str) -> str:
 
 
 def _qualified_words(qualified_name: str) -> list[str]:
-    """unique(indexed_words(qualified_name)), from the cached words of its dotted prefix: a dot
-    always separates runs, so the words of `a.b` are those of `a` followed by those of `b`."""
+    """unique(indexed_words(qualified_name)), from cached words of its parts: a dot or a bracket
+    always separates runs, so the words of `a.b` are those of `a` followed by those of `b`.
+    A statement node's `scope[statement]` splits at the bracket: the scope is shared by the
+    file's statements, the statement text by every file with the same one."""
+    scope, bracket, statement = qualified_name.partition("[")
+    if bracket:
+        return unique([*_prefix_words(scope), *_identifier_words(statement)])
     prefix, dot, last = qualified_name.rpartition(".")
     if not dot:
-        return unique(indexed_words(qualified_name))
-    return unique([*_prefix_words(prefix), *indexed_words(last)])
+        return unique(_identifier_words(qualified_name))
+    return unique([*_prefix_words(prefix), *_identifier_words(last)])
 
 
 @lru_cache(maxsize=16_384)
 def _prefix_words(prefix: str) -> tuple[str, ...]:
     return tuple(_qualified_words(prefix))
+
+
+# Names repeat across a graph (`__init__`, `save`, `get`, the names an import binds).
+@lru_cache(maxsize=65_536)
+def _identifier_words(name: str) -> tuple[str, ...]:
+    return tuple(indexed_words(name))
 
 
 @lru_cache(maxsize=4_096)  # the nodes of one file share its path
