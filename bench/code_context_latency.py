@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from http_latency import CLIENTS, free_port, percentile, rpc, serving_client  # noqa: E402
+from http_latency import CLIENTS, PROTOCOLS, free_port, percentile, rpc, serving_client  # noqa: E402
 from ingest import SDIST, ensure_corpus  # noqa: E402
 
 RHUMBLINE = Path(sys.executable).parent / "rhumbline"
@@ -84,6 +84,10 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--client", choices=CLIENTS, default="lean", help="the HTTP client (see http_latency.py)")
+    parser.add_argument(
+        "--protocol", choices=tuple(PROTOCOLS), default="legacy",
+        help="legacy: 2025-06-18 clients (Claude Code, Inspector); modern: 2026-07-28 (mcp 2.3 Client)",
+    )  # fmt: skip
     parser.add_argument("--neo4j", nargs="?", const=os.environ.get("RHUMBLINE_TEST_NEO4J_URI", "bolt://127.0.0.1:7687"))
     args = parser.parse_args()
     ensure_corpus()
@@ -119,7 +123,7 @@ def main() -> None:
             server.wait(20)
             if args.neo4j:
                 delete_project(env, project)
-    report(results, in_process, neo4j=bool(args.neo4j), client=args.client)
+    report(results, in_process, neo4j=bool(args.neo4j), client=f"{args.client} {PROTOCOLS[args.protocol]}")
 
 
 def cpu_ms(pid: int) -> float:
@@ -132,7 +136,7 @@ def cpu_ms(pid: int) -> float:
 def run_cases(port: int, token: str, project: str, args: argparse.Namespace, pid: int) -> list[tuple]:
     cases = CASES + ([QUERY_CASE] if args.neo4j else [])
     results = []
-    with serving_client(port, token, client=args.client) as http:
+    with serving_client(port, token, client=args.client, protocol=args.protocol) as http:
         for label, tool, arguments, p50_target, p99_target in cases:
             arguments = {**arguments, "project": project}
             for i in range(args.warmup):

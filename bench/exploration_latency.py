@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from http_latency import CLIENTS, RHUMBLINE, free_port, percentile, rpc, serving_client  # noqa: E402
+from http_latency import CLIENTS, PROTOCOLS, RHUMBLINE, free_port, percentile, rpc, serving_client  # noqa: E402
 from ingest import TARGETS, ensure_corpus  # noqa: E402
 
 TARGET_MS = {"get_node": 5, "query_graph": 30, "trace_path": 20, "blast_radius": 50, "graph_diff": 1000}
@@ -180,6 +180,10 @@ def main() -> None:
     parser.add_argument("--neo4j", nargs="?", const=os.environ.get("RHUMBLINE_TEST_NEO4J_URI", "bolt://127.0.0.1:7687"),
                         help="keep the graph in this Neo4j server instead of SQLite")  # fmt: skip
     parser.add_argument("--client", choices=CLIENTS, default="lean", help="the HTTP client (see http_latency.py)")
+    parser.add_argument(
+        "--protocol", choices=tuple(PROTOCOLS), default="legacy",
+        help="legacy: 2025-06-18 clients (Claude Code, Inspector); modern: 2026-07-28 (mcp 2.3 Client)",
+    )  # fmt: skip
     args = parser.parse_args()
     ensure_corpus()
     project = f"bench/django{uuid.uuid4().hex[:6]}"
@@ -218,7 +222,7 @@ def main() -> None:
             )  # fmt: skip
             try:
                 database = Path(env["RHUMBLINE_HOME"]) / "rhumbline.sqlite3"
-                run(port, token, all_cases, args.calls, backend, database, client=args.client, pid=server.pid)
+                run(port, token, all_cases, args.calls, backend, database, client=args.client, protocol=args.protocol, pid=server.pid)
             finally:
                 server.send_signal(signal.SIGINT)
                 server.wait(10)
@@ -248,13 +252,13 @@ def cpu_ms(pid: int) -> float:
 
 def run(
     port: int, token: str, all_cases: dict[str, list[dict]], calls: int, backend: str, database: Path, *,
-    client: str, pid: int,
+    client: str, protocol: str, pid: int,
 ) -> None:
-    with serving_client(port, token, client=client) as http:
+    with serving_client(port, token, client=client, protocol=protocol) as http:
         for tool, argument_sets in all_cases.items():
             measure(http, tool, argument_sets, 2 * len(argument_sets))  # warm-up: modules, caches
         factor = NEO4J_FACTOR if backend == "neo4j" else 1
-        print(f"\nbackend={backend} calls={calls} per tool (ms, warm, one keep-alive {client} client, HTTP end to end)")
+        print(f"\nbackend={backend} calls={calls} per tool (ms, warm, one keep-alive {client} client, {PROTOCOLS[protocol]}, HTTP end to end)")
         print("(server: the same calls as the gateway timed them, from audit_log: dispatch + tool; "
               "cpu: the server process's CPU per call)")  # fmt: skip
         print(f"{'tool':<14}{'p50':>9}{'p99':>9}{'max':>9}{'mean':>9}{'cpu':>9}{'server p50':>12}{'server p99':>12}"

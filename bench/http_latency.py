@@ -96,13 +96,14 @@ class LeanClient:
         self.headers = {**headers, "Content-Type": "application/json", "Connection": "keep-alive"}
         self._connection: HTTPConnection | None = None
 
-    def post(self, path: str, json: Any) -> LeanResponse:  # noqa: A002 - httpx's keyword
+    def post(self, path: str, json: Any, headers: dict[str, str] | None = None) -> LeanResponse:  # noqa: A002
         body = _json_dumps(json)
+        sent = self.headers if headers is None else {**self.headers, **headers}
         for attempt in (1, 2):
             if self._connection is None:
                 self._connection = HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
             try:
-                self._connection.request("POST", path, body=body, headers=self.headers)
+                self._connection.request("POST", path, body=body, headers=sent)
                 response = self._connection.getresponse()
                 return LeanResponse(response.status, response.read())
             except (RemoteDisconnected, ConnectionResetError, BrokenPipeError):
@@ -122,15 +123,48 @@ def _json_dumps(value: Any) -> bytes:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+PROTOCOLS = {"legacy": "2025-06-18", "modern": "2026-07-28"}
+
+
+class ModernClient:
+    """Sends each request as a 2026-07-28 client does (what the mcp 2.3 SDK `Client` speaks):
+    the per-request envelope in `params._meta` and the `Mcp-Method` / `Mcp-Name` routing headers.
+    No handshake. 2025-06-18 clients (Claude Code, MCP Inspector) take the legacy path."""
+
+    def __init__(self, http: Any) -> None:
+        self.http = http
+
+    def post(self, path: str, json: Any) -> Any:  # noqa: A002 - httpx's keyword
+        meta = {
+            "io.modelcontextprotocol/protocolVersion": PROTOCOLS["modern"],
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "rhumbline-bench", "version": "1"},
+        }
+        params = json.get("params") or {}
+        body = {**json, "params": {**params, "_meta": meta}}
+        headers = {"Mcp-Method": json["method"]}
+        if json["method"] == "tools/call":
+            headers["Mcp-Name"] = params["name"]
+        return self.http.post(path, json=body, headers=headers)
+
+    def close(self) -> None:
+        self.http.close()
+
+
 @contextmanager
-def serving_client(port: int, token: str, *, timeout: float = 60.0, client: str = "lean") -> Iterator[Any]:
+def serving_client(
+    port: int, token: str, *, timeout: float = 60.0, client: str = "lean", protocol: str = "legacy"
+) -> Iterator[Any]:
     """An MCP HTTP client for the `rhumbline serve` on `port`, handed out once it answers tools/list.
 
-    `client`: "lean" (http.client, see LeanClient) or "httpx"."""
+    `client`: "lean" (http.client, see LeanClient) or "httpx". `protocol`: "legacy" (2025-06-18
+    headers, the SDK's stateless streamable transport) or "modern" (2026-07-28, ModernClient)."""
+    if protocol not in PROTOCOLS:
+        raise SystemExit(f"--protocol must be one of {', '.join(PROTOCOLS)}, not {protocol!r}")
     headers = {
         "Authorization": f"Bearer {token}",
         "Accept": "application/json, text/event-stream",
-        "MCP-Protocol-Version": "2025-06-18",
+        "MCP-Protocol-Version": PROTOCOLS[protocol],
     }
     if client == "httpx":
         http: Any = httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=timeout)
@@ -140,11 +174,12 @@ def serving_client(port: int, token: str, *, timeout: float = 60.0, client: str 
         failures = (OSError, HTTPException)
     else:
         raise SystemExit(f"--client must be one of {', '.join(CLIENTS)}, not {client!r}")
+    speaker = ModernClient(http) if protocol == "modern" else http
     try:
         deadline = time.monotonic() + timeout
         while True:
             try:
-                if http.post("/mcp", json=rpc("tools/list", None, 0)).status_code == 200:
+                if speaker.post("/mcp", json=rpc("tools/list", None, 0)).status_code == 200:
                     break
             except failures:
                 if isinstance(http, LeanClient):
@@ -152,7 +187,7 @@ def serving_client(port: int, token: str, *, timeout: float = 60.0, client: str 
             if time.monotonic() > deadline:
                 raise SystemExit("rhumbline serve did not start")
             time.sleep(0.1)
-        yield http
+        yield speaker
     finally:
         http.close()
 
