@@ -15,7 +15,7 @@ from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.tools.graph_common import cursor_field, overlapped, query_of
 from rhumbline.tools.registry import ToolSpec
 
-DEFAULT_EDGES = 50
+DEFAULT_EDGES = 20
 MAX_EDGES = 200
 MAX_ANNOTATIONS = 20
 
