@@ -31,6 +31,9 @@ SCHEMA = (
     "CREATE INDEX code_node_qn IF NOT EXISTS FOR (n:CodeNode) ON (n.project, n.qn_lower)",
     "CREATE INDEX code_node_qn_rev IF NOT EXISTS FOR (n:CodeNode) ON (n.project, n.qn_rev)",
     "CREATE INDEX code_node_file IF NOT EXISTS FOR (n:CodeNode) ON (n.project, n.file)",
+    # For the `query` tool: users scope their Cypher with `{project: $project}` alone, which the
+    # composite indexes above cannot seek on; without it such a query scans every project's nodes.
+    "CREATE INDEX code_node_project IF NOT EXISTS FOR (n:CodeNode) ON (n.project)",
     "CREATE CONSTRAINT graph_meta_key IF NOT EXISTS FOR (m:GraphMeta) REQUIRE m.project IS UNIQUE",
     # Whitespace analyzer: the indexed words are already split and lowercased (see words.py), so
     # Lucene tokenizes exactly as SQLite's FTS5 does and both backends match the same nodes.
