@@ -86,7 +86,7 @@ class GetNodeOutput(BaseModel):
 
 def edge_out(view: EdgeView) -> EdgeOut:
     # Built without validation, like the code-context views (lookup.views.trusted): every field
-    # comes typed from the graph store, and validating a full page (50 edges each way by default)
+    # comes typed from the graph store, and validating a full page (50 edges each way, the old default)
     # was ~13% of the tool's time (cProfile, Django's QuerySet.filter).
     return trusted(
         EdgeOut,

@@ -20,6 +20,7 @@ running ingest can reach: Lambda stops at 15 minutes).
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -28,6 +29,8 @@ from rhumbline.stores.graph import neo4j_cypher as cypher
 from rhumbline.stores.graph import rows
 from rhumbline.stores.graph.neo4j_bulk import Step, cleared_steps
 from rhumbline.stores.graph.protocol import GraphBatch, GraphConflict
+
+logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
@@ -178,6 +181,7 @@ def _drop_quietly(store: Neo4jGraphStore, staged: str) -> None:
     """Remove a failed stage now if the server still answers; else a later collect does."""
     try:
         delete_physical(store, staged)
-    except Exception:  # noqa: BLE001 - the write's own error is the one to report
-        pass
+    except Exception as error:  # noqa: BLE001 - the write's own error is the one to raise
+        # Served to no one; `collect` deletes it once STALE_STAGING_SECONDS have passed.
+        logger.warning("could not drop the failed stage %s now (%s); a later full write collects it", staged, error)
 
