@@ -89,4 +89,11 @@ def lambda_entry(handler: Handler, *, function: str, trace: bool = False) -> Han
 
     observed.__name__ = getattr(handler, "__name__", function)
     observed.__wrapped__ = handler  # type: ignore[attr-defined]
+    if os.environ.get("LAMBDA_TASK_ROOT"):
+        # Every function's init ends by wrapping its handler (functions/*/app.py): what is alive
+        # now lives as long as the container, so the collector need not walk it on every full
+        # collection. Locally `rhumbline serve` does this once it has loaded its functions.
+        from rhumbline.runtime.heap import freeze_after_init
+
+        freeze_after_init()
     return observed

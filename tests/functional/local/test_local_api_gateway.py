@@ -111,3 +111,24 @@ def test_a_function_that_cannot_load_fails_startup(stand_in: LocalApi) -> None:
     assert lifespan(stand_in, "startup") == [
         {"type": "lifespan.startup.failed", "message": "cannot load the functions: no such layer"}
     ]
+
+
+def test_serve_freezes_the_heap_once_the_functions_are_loaded(stand_in_template: Any) -> None:
+    import gc
+
+    from rhumbline.local.functions import FunctionRunner
+
+    # Tests build many servers in one process: only `rhumbline serve` asks for the freeze.
+    runner = FunctionRunner(stand_in_template)
+    try:
+        assert not LocalApi(stand_in_template, runner).freeze_heap
+        before = gc.get_freeze_count()
+        api = LocalApi(stand_in_template, runner, freeze_heap=True)
+        assert lifespan(api, "startup", "shutdown")[0] == {"type": "lifespan.startup.complete"}
+        # The loaded handlers' modules are among the frozen objects, no longer scanned by collections.
+        handler = runner.handler("EchoFunction")
+        assert gc.get_freeze_count() > before
+        assert all(found is not handler for found in gc.get_objects())
+    finally:
+        gc.unfreeze()
+        runner.close()

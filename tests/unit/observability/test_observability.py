@@ -45,3 +45,23 @@ def test_no_tracer_outside_lambda(monkeypatch):
     assert observability._tracing_possible() is True
     monkeypatch.setenv("POWERTOOLS_TRACE_DISABLED", "true")
     assert observability._tracing_possible() is False
+
+
+def test_a_lambda_functions_init_ends_with_its_heap_frozen(monkeypatch):
+    import gc
+
+    def handler(event, context):
+        return event
+
+    try:
+        monkeypatch.delenv("LAMBDA_TASK_ROOT", raising=False)
+        gc.unfreeze()
+        # Outside first: the structured logger is set up once, and in Lambda it stops propagating.
+        observability.lambda_entry(handler, function="outside")
+        assert gc.get_freeze_count() == 0, "outside Lambda (tests, CLI) nothing is frozen"
+        monkeypatch.setenv("LAMBDA_TASK_ROOT", "/var/task")
+        wrapped = observability.lambda_entry(handler, function="inside")
+        assert gc.get_freeze_count() > 0
+        assert wrapped({"a": 1}, None) == {"a": 1}
+    finally:
+        gc.unfreeze()

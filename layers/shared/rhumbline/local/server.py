@@ -21,7 +21,9 @@ from starlette.types import Message, Receive, Scope, Send
 
 from rhumbline.local.apigw import HttpRequest, HttpResponse, authorizer_event, build_event, proxy_response, with_authorizer
 from rhumbline.local.functions import REGION, FunctionRunner, Invocation, function_arn
+from rhumbline.local.http_stack import choose_http_stack
 from rhumbline.local.template import AuthorizerDef, Template
+from rhumbline.runtime.heap import freeze_after_init
 
 logger = logging.getLogger("rhumbline.local")
 
@@ -52,9 +54,12 @@ class AuthorizerCache:
 
 
 class LocalApi:
-    def __init__(self, template: Template, runner: FunctionRunner) -> None:
+    def __init__(self, template: Template, runner: FunctionRunner, *, freeze_heap: bool = False) -> None:
         self.template = template
         self.runner = runner
+        # `rhumbline serve` freezes the heap once the functions are loaded (runtime/heap.py); tests
+        # that start and stop many servers in one process leave it alone.
+        self.freeze_heap = freeze_heap
         self.authorizer_cache = AuthorizerCache()
         self._background: set[asyncio.Task[Invocation]] = set()
 
@@ -83,6 +88,10 @@ class LocalApi:
                     logger.exception("a function failed to load")
                     await send({"type": "lifespan.startup.failed", "message": f"cannot load the functions: {error}"})
                     return
+                if self.freeze_heap:
+                    # The end of the local containers' init: the gateway and the authorizer share
+                    # this process, as every function does with --dispatch inprocess.
+                    freeze_after_init()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 self.runner.close()
@@ -227,10 +236,21 @@ def serve(
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
     configure_dispatch(template, dispatch, host, port)
-    api = LocalApi(template, FunctionRunner(template))
+    api = LocalApi(template, FunctionRunner(template), freeze_heap=True)
+    stack = choose_http_stack()
+    if stack.fallback_note():
+        logger.warning("%s", stack.fallback_note())
     # No access log unless asked: formatting and writing a line per request is work on every call
     # (the audit row already records each call). The keep-alive timeout outlives an agent's pause
     # between calls, so a session's requests reuse one connection (uvicorn's default is 5 s).
     uvicorn.run(
-        api, host=host, port=port, log_level=log_level, lifespan="on", access_log=access_log, timeout_keep_alive=75
+        api,
+        host=host,
+        port=port,
+        http=stack.http,
+        loop=stack.loop,
+        log_level=log_level,
+        lifespan="on",
+        access_log=access_log,
+        timeout_keep_alive=75,
     )
