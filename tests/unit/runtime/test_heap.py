@@ -39,7 +39,8 @@ def test_garbage_cycles_are_collected_before_the_freeze(unfrozen_after: None) ->
 def test_live_objects_leave_the_collected_generations(unfrozen_after: None) -> None:
     kept = cycle()
     frozen = freeze_after_init()
-    assert frozen.frozen == gc.get_freeze_count() > 0
+    # (The count only shrinks afterwards: refcounting still frees frozen objects other threads drop.)
+    assert frozen.frozen > 0 and gc.get_freeze_count() > 0
     assert all(found is not kept for found in gc.get_objects()), "a frozen object is still scanned"
     # What the container allocates afterwards is collected as before.
     later = weakref.ref(cycle())

@@ -1,13 +1,14 @@
 """SQLAlchemy engines for the two supported databases, each with every call bounded in time.
 
-- SQLite (embedded default): a local file, WAL, foreign keys on, and transactions that take the
-  write lock up front.
+- SQLite (embedded default): a local file, WAL (checkpointed on a thread of its own, not inside a
+  commit), foreign keys on, and transactions that take the write lock up front.
 - PostgreSQL through pg8000 (Aurora in production): a small pool, a socket timeout and a server-side
   `statement_timeout`, so a slow query is cancelled by the server and the connection stays usable.
 """
 
 from __future__ import annotations
 
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,7 @@ from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.exc import IntegrityError
 
 from rhumbline.stores.relational.tls import DbTls, ssl_context
+from rhumbline.stores.relational.wal_checkpoint import WalCheckpointer
 
 if TYPE_CHECKING:
     from rhumbline.config import Settings
@@ -51,8 +53,11 @@ def create_engine_from_url(url: str, *, timeout: float = 10.0, tls: DbTls | None
 
 
 def _sqlite_engine(url: URL, timeout: float) -> Engine:
+    checkpointer: WalCheckpointer | None = None
     if url.database and url.database != ":memory:" and not url.database.startswith("file:"):
         Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+        # Checkpoints run on a thread of their own, not inside a commit (see wal_checkpoint.py).
+        checkpointer = WalCheckpointer(url.database)
     engine = create_engine(
         url,
         # sqlite3's busy timeout: how long a connection waits for another one's write lock.
@@ -72,8 +77,12 @@ def _sqlite_engine(url: URL, timeout: float) -> Engine:
             # drop the last commits. Local stores only: hosted deployments use PostgreSQL.
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA foreign_keys=ON")
+            if checkpointer is not None:
+                cursor.execute("PRAGMA wal_autocheckpoint=0")
         finally:
             cursor.close()
+        if checkpointer is not None:
+            checkpointer.start()
 
     @event.listens_for(engine, "begin")
     def _begin(connection: Any) -> None:
@@ -83,6 +92,9 @@ def _sqlite_engine(url: URL, timeout: float) -> Engine:
         # WAL keeps readers outside these transactions unblocked.
         connection.exec_driver_sql("BEGIN IMMEDIATE")
 
+    if checkpointer is not None:
+        # The thread ends with the engine (tests and `resources.reset` drop theirs).
+        weakref.finalize(engine, checkpointer.stop)
     return engine
 
 
