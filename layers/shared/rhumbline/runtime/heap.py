@@ -41,5 +41,7 @@ def freeze_after_init() -> Frozen:
     collected = gc.collect()
     gc.freeze()
     done = Frozen(collected=collected, frozen=gc.get_freeze_count(), seconds=time.perf_counter() - started)
-    logger.debug("heap frozen after init: %d objects (%d collected first, %.0f ms)", done.frozen, done.collected, done.seconds * 1000)
+    logger.debug(
+        "heap frozen after init: %d objects (%d collected first, %.0f ms)", done.frozen, done.collected, done.seconds * 1000
+    )
     return done

@@ -41,7 +41,7 @@ class CheckpointResult(NamedTuple):
 
 
 class WalCheckpointer:
-    """One daemon thread per database file, with a connection of its own; started on first use."""
+    """One daemon thread per SQLite engine, with a connection of its own; started on first use."""
 
     def __init__(
         self, path: str, *, interval: float = CHECKPOINT_INTERVAL_SECONDS, restart_wait: float = RESTART_WAIT_SECONDS
@@ -87,10 +87,12 @@ class WalCheckpointer:
         failing = False
         try:
             while not self._stop.wait(self.interval):
+                # The thread must outlive a bad round: without it nothing checkpoints the log until
+                # the engine's last connection closes.
                 try:
                     self.checkpoint()
                     failing = False
-                except sqlite3.Error as error:
+                except Exception as error:  # noqa: BLE001 - logged, then tried again next round
                     if not failing:  # once per failure streak, not five times a second
                         logger.warning("WAL checkpoint of %s failed: %s", self.path, error)
                     failing = True
