@@ -23,7 +23,7 @@ from rhumbline.local.apigw import HttpRequest, HttpResponse, authorizer_event, b
 from rhumbline.local.functions import REGION, FunctionRunner, Invocation, function_arn
 from rhumbline.local.http_stack import choose_http_stack
 from rhumbline.local.template import AuthorizerDef, Template
-from rhumbline.runtime.heap import freeze_after_init
+from rhumbline.runtime.heap import freeze_after_init, refreeze_if_thawed
 
 logger = logging.getLogger("rhumbline.local")
 
@@ -68,6 +68,8 @@ class LocalApi:
             await self._lifespan(receive, send)
             return
         request = await read_request(scope, receive)
+        if self.freeze_heap:
+            refreeze_if_thawed()
         response = await self.respond(request)
         headers = response.headers
         if not any(name == "content-length" for name, _ in headers):

@@ -45,3 +45,15 @@ def freeze_after_init() -> Frozen:
         "heap frozen after init: %d objects (%d collected first, %.0f ms)", done.frozen, done.collected, done.seconds * 1000
     )
     return done
+
+
+def refreeze_if_thawed() -> Frozen | None:
+    """Freeze again after something unfroze the heap. An ingest run inside a frozen process
+    (`rhumbline serve` with in-process dispatch) freezes its own graph during phase 2 and then
+    unfreezes everything (`forked.thaw_heap`: `gc.unfreeze` cannot unfreeze part of the heap), so
+    the init heap would be walked by every full collection again until a restart. Called between
+    requests, once the ingest has let go of its graph; costs one full collection, once per ingest."""
+    if gc.get_freeze_count():
+        return None
+    return freeze_after_init()
+
