@@ -49,15 +49,12 @@ def test_the_background_checkpoint_copies_the_wal_into_the_file(tmp_path: Path) 
     path = tmp_path / "graph.sqlite3"
     store = SqliteGraphStore(path)
     store.ensure_schema()
+    empty = path.stat().st_size
     store.apply("p", GraphBatch(nodes=NODES, edges=EDGES, clear=True, version=1))
     assert store.counts("p").nodes == len(NODES)  # readable at once, checkpointed or not
     assert store._checkpoints.wait(30)  # noqa: SLF001
-    conn = sqlite3.connect(path)
-    busy, logged, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-    assert (busy, copied) == (0, logged)
-    conn.close()
-    # Nothing was left for this later checkpoint: the file holds every page already.
-    assert path.stat().st_size >= 4096 * 100
+    # The thread copied the write's pages into the file (the COMMIT left them in the WAL).
+    assert path.stat().st_size > empty + 100 * 4096
     store.close()
 
 
