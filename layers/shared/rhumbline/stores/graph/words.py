@@ -143,7 +143,12 @@ def node_text_values(
         tail = _path_after(prefix, file)
         if added:
             tail = [w for w in tail if w not in added]
-        words = qn_joined + " " + " ".join(tail) if tail and qn_joined else qn_joined or " ".join(tail)
+        if not tail:
+            words = qn_joined
+        elif qn_joined:
+            words = qn_joined + " " + " ".join(tail)
+        else:
+            words = " ".join(tail)
         doc_joined = ""
     else:
         doc_words = unique(split_words(docstring[:DOCSTRING_INDEX_CHARS])) if docstring else []
