@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from rhumbline.stores.graph import rows
 from rhumbline.stores.graph import sqlite_sql as sql
 from rhumbline.stores.graph.protocol import Edge, GraphBatch
 from rhumbline.stores.graph.sqlite_bulk import BULK_NODES
@@ -118,3 +119,33 @@ def test_a_clearing_write_chooses_rids_that_give_the_rows_an_upsert_gives(tmp_pa
     assert store.get_node("cleared", b.id) == renamed
     assert store.counts("other").edges == 1  # the other project's rows are untouched
     assert store.edges_of("cleared", "module:ext:os", "out", limit=5)[1] == 1
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"relation": "CALLS`]->() DETACH DELETE (n) //"}, {"relation": ""}, {"confidence": "MAYBE"},
+        {"confidence_score": 1.5}, {"confidence_score": float("nan")}, {"explanation": "  "},
+        {"explanation": ""}, {"target": ""}, {"source": None}, {"target": 5},
+        {"properties": {"Bad": 1}}, {"properties": {"ok": [1]}},
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("clear", [True, False])
+def test_a_bad_edge_gets_the_checks_own_error_whatever_the_write(tmp_path: Path, bad: dict, clear: bool) -> None:
+    """edge_values' inline tests only let the usual edge skip check_edge: every other one is
+    rejected with check_edge's own message, and nothing is written."""
+    store = SqliteGraphStore(tmp_path / "graph.sqlite3")
+    store.ensure_schema()
+    wrong = Edge(**{**vars_of(edge(BIG[0].id, BIG[1].id)), **bad})
+    with pytest.raises(ValueError) as expected:
+        rows.check_edge(wrong)
+    good = [edge(BIG[i].id, BIG[i + 1].id) for i in range(5)]
+    with pytest.raises(ValueError) as found:
+        store.apply("p", GraphBatch(nodes=BIG[:10], edges=[*good, wrong], clear=clear))
+    assert str(found.value) == str(expected.value)
+    assert store.counts("p").nodes == 0
+    store.close()
+
+
+def vars_of(value: Edge) -> dict[str, object]:
+    return {name: getattr(value, name) for name in Edge.__dataclass_fields__}

@@ -100,3 +100,65 @@ def test_qualified_words_from_cached_prefixes_equal_splitting_the_whole_name(qua
     for _ in range(2):
         text = node_text("x", qualified_name, None, None)
         assert text.qn_words == " ".join(unique(indexed_words(qualified_name)))
+
+
+def _reference_node_text(name: str, qualified_name: str, file: str | None, docstring: str | None) -> tuple[str, ...]:
+    """node_text as first written: every word list built whole, then made unique."""
+    from rhumbline.stores.graph.words import DOCSTRING_INDEX_CHARS, unique
+
+    qn_words = unique(indexed_words(qualified_name))
+    doc_words = unique(split_words(docstring[:DOCSTRING_INDEX_CHARS] if docstring else None))
+    own_name = qualified_name == name or (
+        qualified_name.endswith(name) and not qualified_name[-len(name) - 1].isalnum()
+    )
+    name_extra = [] if own_name else indexed_words(name)
+    words = unique([*qn_words, *name_extra, *indexed_words(file), *doc_words])
+    lower = qualified_name.lower()
+    return (
+        name.lower(), lower, lower[::-1], " ".join(split_words(name)), " ".join(qn_words),
+        " ".join(words), " ".join(doc_words),
+    )  # fmt: skip
+
+
+_PREFIXES = ["", "django.db.models.query", "pkg.getObjectOr404", "ça.Été_x", "a..b", "m.HTTPServer2", "x_x"]
+_LASTS = ["QuerySet", "__init__", "getX", "x_x_x", "2fa", "Été", "", "query"]
+_FILES = [None, "django/db/models/query.py", "pkg/getObjectOr404.py", "a/b c/ça.py"]
+_DOCS = [None, "", "Represent a lazy QuerySet lookup, Été x_x.", "word " * 12 + "needle"]  # past the cut (40 characters here)
+
+
+def _cases() -> list[tuple[str, str, str | None, str | None]]:
+    cases = []
+    for prefix in _PREFIXES:
+        for last in _LASTS:
+            for shape in ("dot", "statement", "alone"):
+                if shape == "dot":
+                    qualified_name, names = f"{prefix}.{last}", [last, last.lower(), "other", ""]
+                elif shape == "statement":  # Import and Decorator nodes: scope[text]
+                    text = f"from {prefix or 'x'} import {last or 'y'}"
+                    qualified_name, names = f"{prefix}[{text}]", [text, f"@{last}", "[x]"]
+                else:
+                    qualified_name, names = last, [last, "Other"]
+                for name in names:
+                    for file in _FILES:
+                        for doc in _DOCS:
+                            cases.append((name, qualified_name, file, doc))
+    return cases
+
+
+def test_node_text_equals_the_reference_on_every_combination_of_tricky_parts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Names own or not, statement nodes, empty parts, non-ASCII words, repeated words, paths
+    sharing the prefix's words, docstrings empty, short and cut: twice (the second time from
+    the caches)."""
+    from rhumbline.stores.graph import words
+
+    monkeypatch.setattr(words, "DOCSTRING_INDEX_CHARS", 40)  # a short cut keeps the test quick
+    cases = _cases()
+    assert len(cases) > 5_000, len(cases)
+    for _ in range(2):
+        for case in cases:
+            text = words.node_text(*case)
+            found = tuple(getattr(text, field) for field in words.NodeText.__slots__)
+            assert found == _reference_node_text(*case), case
+            assert words.node_text_values(*case) == found

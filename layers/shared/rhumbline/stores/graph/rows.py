@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from rhumbline.stores.graph.protocol import Edge, GraphBatch, Node
-from rhumbline.stores.graph.words import node_text
+from rhumbline.stores.graph.words import node_text_values
 
 # Relationship types become part of Cypher text (types cannot be parameters): only plain names.
 RELATION_NAME = re.compile(r"^[A-Z_]+$")
@@ -46,12 +46,13 @@ def node_values(node: Node) -> tuple[Any, ...]:
         raise ValueError(f"node {node.id!r}: kind must be a non-empty string")
     if not isinstance(node.name, str) or not isinstance(node.qualified_name, str):
         raise ValueError(f"node {node.id!r}: name and qualified_name must be strings")
-    text = node_text(node.name, node.qualified_name, node.file, node.docstring)
+    name_lower, qn_lower, qn_rev, name_words, qn_words, words, doc_words = node_text_values(
+        node.name, node.qualified_name, node.file, node.docstring
+    )
     return (
-        node.id, node.kind, node.name, text.name_lower, node.qualified_name, text.qn_lower,
-        text.qn_rev, text.name_words, text.qn_words, text.words, text.doc_words, node.file,
-        node.start_line, node.end_line, node.language, node.signature, node.docstring,
-        node.content_hash,
+        node.id, node.kind, node.name, name_lower, node.qualified_name, qn_lower, qn_rev,
+        name_words, qn_words, words, doc_words, node.file, node.start_line, node.end_line,
+        node.language, node.signature, node.docstring, node.content_hash,
     )  # fmt: skip
 
 
@@ -77,7 +78,7 @@ def check_edge(edge: Edge) -> None:
         raise ValueError(f"edge confidence must be one of {sorted(CONFIDENCES)}")
     if not 0.0 <= edge.confidence_score <= 1.0:
         raise ValueError(f"edge confidence_score must be within [0, 1], not {edge.confidence_score}")
-    if not edge.explanation or not edge.explanation.strip():
+    if not edge.explanation or edge.explanation.isspace():  # strip() would copy every one
         raise ValueError(f"edge {edge.source} -{edge.relation}-> {edge.target} has no explanation")
     if edge.properties is not None:
         check_properties(edge)

@@ -40,6 +40,7 @@ from rhumbline.stores.graph.protocol import (
     SearchHit,
 )
 from rhumbline.stores.graph.sqlite_bulk import edge_values, insert_cleared
+from rhumbline.stores.graph.sqlite_checkpoint import Checkpoints
 from rhumbline.stores.graph.sqlite_lookups import SqliteLookups
 from rhumbline.stores.graph.sqlite_traversal import SqliteReader
 from rhumbline.stores.graph.traversal import TraversalMixin
@@ -65,6 +66,7 @@ class SqliteGraphStore(TraversalMixin, SqliteLookups):
         self._write_lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
+        self._checkpoints = Checkpoints(self._path, timeout)
 
     # -- connections and bounds ----------------------------------------------------------------
 
@@ -134,7 +136,9 @@ class SqliteGraphStore(TraversalMixin, SqliteLookups):
             yield SqliteReader(conn, project)
 
     @contextmanager
-    def _writing(self, seconds: float) -> Iterator[sqlite3.Connection]:
+    def _writing(self, seconds: float, *, bulk: bool = False) -> Iterator[sqlite3.Connection]:
+        """One write transaction; `bulk`: its WAL is checkpointed after the COMMIT, on another
+        thread, instead of inside it (sqlite_checkpoint.py)."""
         if not self._write_lock.acquire(timeout=self._timeout):
             raise GraphUnavailable(
                 f"another write to {self._path} held the lock for over {self._timeout:.1f} s"
@@ -142,6 +146,9 @@ class SqliteGraphStore(TraversalMixin, SqliteLookups):
         try:
             with self._bounded(seconds) as conn:
                 conn.execute(f"PRAGMA cache_size = -{_WRITE_CACHE_KIB}")
+                if bulk:
+                    (automatic,) = conn.execute("PRAGMA wal_autocheckpoint").fetchone()
+                    conn.execute("PRAGMA wal_autocheckpoint = 0")
                 try:
                     # IMMEDIATE takes the write lock now: a busy database fails fast and cleanly.
                     conn.execute("BEGIN IMMEDIATE")
@@ -150,6 +157,10 @@ class SqliteGraphStore(TraversalMixin, SqliteLookups):
                 finally:
                     self._local.counts.clear()
                     conn.execute(f"PRAGMA cache_size = -{_READ_CACHE_KIB}")  # frees the surplus
+                    if bulk:
+                        conn.execute(f"PRAGMA wal_autocheckpoint = {int(automatic)}")
+            if bulk:
+                self._checkpoints.start()
         finally:
             self._write_lock.release()
 
@@ -168,7 +179,7 @@ class SqliteGraphStore(TraversalMixin, SqliteLookups):
                 conn.execute(sql.ADD_EDGE_PROPERTIES)
 
     def apply(self, project: str, batch: GraphBatch) -> None:
-        with self._writing(rows.write_budget(self._timeout, batch)) as conn:
+        with self._writing(rows.write_budget(self._timeout, batch), bulk=batch.clear) as conn:
             if batch.expect_version is not None:
                 found = conn.execute(sql.GET_STAMP, (project,)).fetchone()
                 if (found[0] if found else None) != batch.expect_version:
@@ -379,6 +390,7 @@ class SqliteGraphStore(TraversalMixin, SqliteLookups):
         )
 
     def close(self) -> None:
+        self._checkpoints.wait()
         with self._connections_lock:
             for conn in self._connections:
                 conn.close()

@@ -103,34 +103,100 @@ class NodeText:
 def node_text(
     name: str, qualified_name: str, file: str | None, docstring: str | None
 ) -> NodeText:
-    name_lower = name.lower()
+    return NodeText(*node_text_values(name, qualified_name, file, docstring))
+
+
+def node_text_values(
+    name: str, qualified_name: str, file: str | None, docstring: str | None
+) -> tuple[str, str, str, str, str, str, str]:
+    """NodeText's fields in order, as a plain tuple: a bulk write asks for every node's (sdist:
+    77k), and a frozen dataclass costs as much to build as the cheap nodes' words.
+
+    The qualified name's words are its prefix's (cached: the file's or class's nodes share it)
+    followed by its last part's that the prefix lacks; for the usual node (its name is that last
+    part, no docstring) the searchable words are those plus the path's that neither has, the
+    path's remainder after the prefix being cached too. Identical to unique() over the whole
+    (tests/unit/stores/graph/test_graph_words.py compares it with that straightforward version;
+    bench/ingest_identity.py on the Django corpus)."""
     qn_lower = qualified_name.lower()
-    qn_words = _qualified_words(qualified_name)
-    doc = docstring[:DOCSTRING_INDEX_CHARS] if docstring else None
-    doc_words = unique(split_words(doc))
+    prefix, last = _split_last(qualified_name)
+    prefix_words, prefix_joined, prefix_set = _prefix_info(prefix)
+    name_words, name_identifiers = _name_parts(name)
+    # A statement node's last part is its name and the closing bracket: the same words (the
+    # bracket only separates), split once.
+    statement = last == name + "]"
+    last_words = name_identifiers if statement or last == name else _identifier_words(last)
+    added = [w for w in dict.fromkeys(last_words) if w not in prefix_set]
+    if not added:
+        qn_joined = prefix_joined
+    elif prefix_joined:
+        qn_joined = prefix_joined + " " + " ".join(added)
+    else:
+        qn_joined = " ".join(added)
     # The name is usually the qualified name's last part, whose words are already in qn_words.
     # (Case-sensitive: case decides where words split.)
     own_name = qualified_name == name or (
         qualified_name.endswith(name) and not qualified_name[-len(name) - 1].isalnum()
     )
-    name_extra = () if own_name else _identifier_words(name)
-    all_words = unique([*qn_words, *name_extra, *_path_words(file), *doc_words])
-    return NodeText(
-        name_lower=name_lower,
-        qn_lower=qn_lower,
-        qn_rev=qn_lower[::-1],
-        name_words=_name_words(name),
-        qn_words=" ".join(qn_words),
-        words=" ".join(all_words),
-        doc_words=" ".join(doc_words),
-    )
+    # A statement node's name words are all in qn_words already, as an own name's are.
+    if (own_name or statement) and not docstring:
+        tail = _path_after(prefix, file)
+        if added:
+            tail = [w for w in tail if w not in added]
+        if not tail:
+            words = qn_joined
+        elif qn_joined:
+            words = qn_joined + " " + " ".join(tail)
+        else:
+            words = " ".join(tail)
+        doc_joined = ""
+    else:
+        doc_words = unique(split_words(docstring[:DOCSTRING_INDEX_CHARS])) if docstring else []
+        name_extra = () if own_name else name_identifiers
+        qn_words = [*prefix_words, *added]
+        words = " ".join(unique([*qn_words, *name_extra, *_path_words(file), *doc_words]))
+        doc_joined = " ".join(doc_words)
+    return (
+        name.lower(), qn_lower, qn_lower[::-1], name_words, qn_joined, words, doc_joined
+    )  # fmt: skip
 
 
-# A bulk write asks for the words of every node: names repeat (`__init__`, `save`, one import
-# statement in many files), and qualified names share their leading parts.
+def _split_last(qualified_name: str) -> tuple[str, str]:
+    """(prefix, last part): a statement node's `scope[statement]` splits at its first bracket,
+    anything else at its last dot; a bracket or a dot always separates word runs, so the words
+    of the whole are the prefix's followed by the last part's."""
+    scope, bracket, statement = qualified_name.partition("[")
+    if bracket:
+        return scope, statement
+    prefix, _, last = qualified_name.rpartition(".")
+    return prefix, last
+
+
+# Names repeat (`__init__`, `save`, one import statement in many files).
 @lru_cache(maxsize=65_536)
-def _name_words(name: str) -> str:
-    return " ".join(split_words(name))
+def _name_parts(name: str) -> tuple[str, tuple[str, ...]]:
+    """(split_words(name) joined, indexed_words(name)) from one pass over its runs: the second
+    is the first with each run's whole word after its parts when it has several."""
+    parts: list[str] = []
+    identifiers: list[str] = []
+    for run in _ALNUM_RUN.findall(name):
+        words = _run_words(run)
+        identifiers.extend(words)
+        parts.extend(words[:-1] if len(words) > 1 else words)
+    return " ".join(parts), tuple(identifiers)
+
+
+@lru_cache(maxsize=16_384)
+def _prefix_info(prefix: str) -> tuple[tuple[str, ...], str, frozenset[str]]:
+    words = _prefix_words(prefix)
+    return words, " ".join(words), frozenset(words)
+
+
+@lru_cache(maxsize=16_384)  # a file's nodes share a handful of prefixes (module, classes)
+def _path_after(prefix: str, file: str | None) -> tuple[str, ...]:
+    """The path's distinct words that the prefix's words lack, in order."""
+    prefix_set = _prefix_info(prefix)[2]
+    return tuple(w for w in dict.fromkeys(_path_words(file)) if w not in prefix_set)
 
 
 def _qualified_words(qualified_name: str) -> list[str]:
