@@ -15,8 +15,6 @@ types' methods (`x.append()`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from rhumbline.ingest.edges import MAX_CANDIDATES, NAME_MATCH_SCORE, EdgeSet
 from rhumbline.ingest.facts import CodeFacts
 from rhumbline.ingest.ids import definition_id, file_id
@@ -81,25 +79,28 @@ class FileCalls:
         return found
 
     def _resolve(self, scope: str, callee: str) -> list[Evidence]:
+        bindings: list[Binding] = []
+        head, _, rest = callee.partition(".")
         if callee.startswith(_SUPER):
             class_id = self._enclosing_class(scope)
             if class_id is None:
                 return []
-            return self._shared((_SUPER, class_id, callee), lambda: self._on_class(class_id, callee))
-        head, _, rest = callee.partition(".")
-        if head in ("self", "cls") and rest and "." not in rest:
+        elif head in ("self", "cls") and rest and "." not in rest:
             class_id = self._enclosing_class(scope)
-            if class_id is not None:
-                return self._shared((head, class_id, callee), lambda: self._on_class(class_id, callee))
-        where, bindings = self.resolver.namespaces.find(self.path, scope, head)
-        return self._shared((where, "", callee), lambda: self._by_bindings(bindings, callee))
-
-    def _shared(
-        self, decider: tuple[str | None, str, str], resolve: Callable[[], list[Evidence]]
-    ) -> list[Evidence]:
+        else:
+            class_id = None
+        if class_id is not None:
+            decider: tuple[str | None, str, str] = (head, class_id, callee)
+        else:
+            where, bindings = self.resolver.namespaces.find(self.path, scope, head)
+            decider = (where, "", callee)
         found = self._by_decider.get(decider)
         if found is None:
-            found = self._by_decider[decider] = resolve()
+            if class_id is not None:
+                found = self._on_class(class_id, callee)
+            else:
+                found = self._by_bindings(bindings, callee)
+            self._by_decider[decider] = found
         return found
 
     def _enclosing_class(self, scope: str) -> str | None:
