@@ -59,14 +59,14 @@ def test_a_failed_ingest_leaves_the_previous_graph_and_records_the_error(
     first = _ingest(pyproj, graph_store, engine)
     before = graph_store.counts(PROJECT)
     (pyproj / "shop" / "extra.py").write_text("def more():\n    return 1\n")  # the new graph differs
-    real_resolve_call = calls.resolve_call
+    real_evidence = calls.FileCalls.evidence
 
-    def failing_resolve_call(path, call, *args):
-        if path == "shop/services.py":
+    def failing_evidence(self, scope, callee):
+        if self.path == "shop/services.py":
             raise RuntimeError("injected resolver failure")
-        return real_resolve_call(path, call, *args)
+        return real_evidence(self, scope, callee)
 
-    monkeypatch.setattr(calls, "resolve_call", failing_resolve_call)
+    monkeypatch.setattr(calls.FileCalls, "evidence", failing_evidence)
     with pytest.raises(RuntimeError, match="injected resolver failure"):
         _ingest(pyproj, graph_store, engine)
     assert graph_store.counts(PROJECT) == before

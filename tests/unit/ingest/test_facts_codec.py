@@ -36,3 +36,36 @@ def test_a_tampered_part_is_refused():
         decode_calls(blob[: 7 + head_size] + evil)
     with pytest.raises(pickle.UnpicklingError):
         decode_facts(blob[:3] + len(evil).to_bytes(4, "big") + evil, calls=False)
+
+
+def _split(head: object, calls: object) -> bytes:
+    packed = zlib.compress(pickle.dumps(head))
+    return b"\x00RF" + len(packed).to_bytes(4, "big") + packed + zlib.compress(pickle.dumps(calls))
+
+
+def test_records_are_stored_as_plain_rows_and_rebuilt_as_records():
+    blob = encode_facts(CODE)
+    head_size = int.from_bytes(blob[3:7], "big")
+    head = pickle.loads(zlib.decompress(blob[7 : 7 + head_size]))
+    calls = pickle.loads(zlib.decompress(blob[7 + head_size :]))
+    assert type(head) is tuple and type(head[1][0]) is tuple  # a definition as a plain row
+    assert calls == tuple(zip(*CODE.calls))  # scopes, callees, lines
+    decoded = decode_facts(blob)
+    assert type(decoded.definitions[0]) is type(CODE.definitions[0])
+    assert type(decoded.calls[0]) is type(CODE.calls[0])
+
+
+def test_malformed_rows_are_refused():
+    blob = encode_facts(CODE)
+    head_size = int.from_bytes(blob[3:7], "big")
+    head = pickle.loads(zlib.decompress(blob[7 : 7 + head_size]))
+    columns = tuple(zip(*CODE.calls))
+    short_definition = (head[0], (head[1][0][:-1],), *head[2:])
+    with pytest.raises(pickle.UnpicklingError, match="definitions"):
+        decode_facts(_split(short_definition, columns), calls=False)
+    with pytest.raises(pickle.UnpicklingError, match="uneven"):
+        decode_calls(_split(head, (columns[0], columns[1], columns[2][:-1])))
+    with pytest.raises(pickle.UnpicklingError, match="three columns"):
+        decode_calls(_split(head, CODE.calls))  # the records themselves: not this format
+    with pytest.raises(pickle.UnpicklingError, match="head"):
+        decode_facts(_split(CODE._replace(calls=()), columns), calls=False)

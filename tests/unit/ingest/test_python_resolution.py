@@ -153,3 +153,36 @@ def test_a_parameter_hides_a_module_function_and_packages_import_their_submodule
         ("function:user.py:run", "function:p/sub.py:work", "INFERRED", 0.8),
     }
     assert unresolved == 1  # callback(): the parameter, not p.sub.callback
+
+
+def test_scopes_share_a_resolution_only_where_the_same_binding_decides_it(write_tree):
+    # calls.FileCalls resolves `helper()` once for every scope that sees the module's binding; a
+    # parameter, a local import or a class of its own must still decide for its own scope.
+    root = write_tree(
+        {
+            "lib.py": "def helper():\n    pass\n",
+            "other.py": "def helper():\n    pass\n",
+            "use.py": (
+                "from lib import helper\n\n"
+                "def a():\n    helper()\n\n"
+                "def b(helper):\n    helper()\n\n"
+                "def c():\n    from other import helper\n    helper()\n\n"
+                "def d():\n    def inner():\n        helper()\n    inner()\n\n"
+                "class A:\n    def helper(self):\n        pass\n\n"
+                "    def m(self):\n        self.helper()\n        helper()\n\n"
+                "class B:\n    def helper(self):\n        pass\n\n"
+                "    def m(self):\n        self.helper()\n"
+            ),
+        }
+    )
+    edges, unresolved = _edges(root)
+    assert {(source, target) for source, target, _, _ in edges} == {
+        ("function:use.py:a", "function:lib.py:helper"),
+        ("function:use.py:c", "function:other.py:helper"),
+        ("function:use.py:d.inner", "function:lib.py:helper"),
+        ("function:use.py:d", "function:use.py:d.inner"),
+        ("method:use.py:A.m", "method:use.py:A.helper"),
+        ("method:use.py:A.m", "function:lib.py:helper"),
+        ("method:use.py:B.m", "method:use.py:B.helper"),
+    }
+    assert unresolved == 1  # b's helper() calls its parameter

@@ -83,13 +83,18 @@ class EdgeSet:
         properties = self._properties
         built: list[Edge] = []
         append = built.append
+        # A graph has a handful of distinct scores; round() (a decimal conversion) once each.
+        rounded: dict[float, float] = {}
         for key, (confidence, score, explanation, file, line, sites) in self._edges.items():
             edge = new(Edge)
             set_source(edge, key[0])
             set_target(edge, key[2])
             set_relation(edge, key[1])
             set_confidence(edge, confidence)
-            set_score(edge, round(score, 4))
+            shown = rounded.get(score)
+            if shown is None:
+                shown = rounded[score] = round(score, 4)
+            set_score(edge, shown)
             set_explanation(edge, explanation if sites == 1 else f"{explanation} (and {sites - 1} more)")
             set_file(edge, file)
             set_line(edge, line)

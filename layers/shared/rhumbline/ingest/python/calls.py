@@ -16,9 +16,10 @@ types' methods (`x.append()`).
 from __future__ import annotations
 
 from rhumbline.ingest.edges import MAX_CANDIDATES, NAME_MATCH_SCORE, EdgeSet
-from rhumbline.ingest.facts import CallSite, CodeFacts
+from rhumbline.ingest.facts import CodeFacts
 from rhumbline.ingest.ids import definition_id, file_id
 from rhumbline.ingest.python.evidence import Evidence, classify_tails
+from rhumbline.ingest.python.namespace import Binding
 from rhumbline.ingest.python.resolve import Resolver, Target
 
 _SUPER = "super()."
@@ -30,12 +31,14 @@ def add_calls(
     """Add the file's CALLS edges; return how many call sites stayed unresolved."""
     namespace = resolver.namespaces.files[path]
     callers: dict[str, str] = {"": file_id(path)}
-    # A scope calls the same name again and again (`self.assertEqual` forty times in one test):
-    # resolve each (scope, callee) once, explanations but for the site included.
-    memo: dict[tuple[str, str], list[Evidence]] = {}
+    calls = FileCalls(path, resolver, qualified)
+    by_site, evidence = calls.by_site, calls.evidence
     unresolved = code.dynamic_calls
     for call in code.calls:
-        found = resolve_call(path, call, resolver, qualified, memo)
+        # by_site first: most sites repeat a (scope, callee) (sdist: 161k sites, 111k pairs).
+        found = by_site.get((call.scope, call.callee))
+        if found is None:
+            found = evidence(call.scope, call.callee)
         if not found:
             unresolved += 1
             continue
@@ -49,24 +52,88 @@ def add_calls(
     return unresolved
 
 
-def resolve_call(
-    path: str,
-    call: CallSite,
-    resolver: Resolver,
-    qualified: dict[str, str],
-    memo: dict[tuple[str, str], list[Evidence]],
+class FileCalls:
+    """The call sites of one file resolved, each explanation without its first part, the site
+    (`call `f(...)` at path:line`), which the caller puts in front.
+
+    A scope calls the same name again and again (`self.assertEqual` forty times in one test), and
+    a file's scopes call the same names (`Author.objects.create` in every test method): each
+    (scope, callee) is looked at once, and each callee resolved once per what decides its result,
+    the enclosing class for `self.m` / `super().m`, else the scope whose bindings the first name
+    comes from (Namespaces.find). Within one phase 2 a resolution asked again gives the same
+    answer (every memo it reads is final once read), so sharing it changes no edge."""
+
+    def __init__(self, path: str, resolver: Resolver, qualified: dict[str, str]) -> None:
+        self.path = path
+        self.resolver = resolver
+        self.qualified = qualified
+        self.by_site: dict[tuple[str, str], list[Evidence]] = {}
+        self._by_decider: dict[tuple[str | None, str, str], list[Evidence]] = {}
+        self._classes: dict[str, str | None] = {}
+
+    def evidence(self, scope: str, callee: str) -> list[Evidence]:
+        key = (scope, callee)
+        found = self.by_site.get(key)
+        if found is None:
+            found = self.by_site[key] = self._resolve(scope, callee)
+        return found
+
+    def _resolve(self, scope: str, callee: str) -> list[Evidence]:
+        bindings: list[Binding] = []
+        head, _, rest = callee.partition(".")
+        if callee.startswith(_SUPER):
+            class_id = self._enclosing_class(scope)
+            if class_id is None:
+                return []
+        elif head in ("self", "cls") and rest and "." not in rest:
+            class_id = self._enclosing_class(scope)
+        else:
+            class_id = None
+        if class_id is not None:
+            decider: tuple[str | None, str, str] = (head, class_id, callee)
+        else:
+            where, bindings = self.resolver.namespaces.find(self.path, scope, head)
+            decider = (where, "", callee)
+        found = self._by_decider.get(decider)
+        if found is None:
+            if class_id is not None:
+                found = self._on_class(class_id, callee)
+            else:
+                found = self._by_bindings(bindings, callee)
+            self._by_decider[decider] = found
+        return found
+
+    def _enclosing_class(self, scope: str) -> str | None:
+        if scope not in self._classes:
+            self._classes[scope] = self.resolver.enclosing_class(self.path, scope)
+        return self._classes[scope]
+
+    def _on_class(self, class_id: str, callee: str) -> list[Evidence]:
+        if callee.startswith(_SUPER):
+            targets = self.resolver.resolve_on_class(class_id, callee[len(_SUPER) :], after_self=True)
+        else:
+            # Not found up the MRO: an external base's method or a callable attribute. The type
+            # is known, so matching by name elsewhere would only add noise.
+            targets = self.resolver.resolve_on_class(class_id, callee.partition(".")[2])
+        return _classified(targets, False, callee, self.qualified)
+
+    def _by_bindings(self, bindings: list[Binding], callee: str) -> list[Evidence]:
+        head, *rest = callee.split(".")
+        resolver = self.resolver
+        targets = resolver.resolve_bound(self.path, bindings, rest)
+        if targets:
+            return _classified(targets, False, callee, self.qualified)
+        if not rest or (head not in ("self", "cls") and resolver.is_external(self.path, bindings, head)):
+            return []
+        candidates = resolver.by_method_name(rest[-1])
+        by_name = [Target(c, True, None, None) for c in candidates[: MAX_CANDIDATES + 1]]
+        return _classified(by_name, True, callee, self.qualified)
+
+
+def _classified(
+    targets: list[Target], by_name: bool, callee: str, qualified: dict[str, str]
 ) -> list[Evidence]:
-    """The call's targets, each explanation without its first part, the site (`call `f(...)` at
-    path:line`), which the caller puts in front. `memo`: per (scope, callee), for one file."""
-    key = (call.scope, call.callee)
-    found = memo.get(key)
-    if found is None:
-        found = memo[key] = _evidence(path, call, resolver, qualified)
-    return found
-
-
-def _evidence(path: str, call: CallSite, resolver: Resolver, qualified: dict[str, str]) -> list[Evidence]:
-    targets, by_name = _targets(path, call, resolver)
+    """`by_name`: the targets were matched by method name alone (the receiver's type unknown)."""
     if not targets or len(targets) > MAX_CANDIDATES:
         return []
     if not by_name:
@@ -75,33 +142,9 @@ def _evidence(path: str, call: CallSite, resolver: Resolver, qualified: dict[str
         unknown = " (receiver type unknown)"
         return [e._replace(explanation=unknown + e.explanation) for e in classify_tails(targets, qualified)]
     only = targets[0].node_id
-    name = call.callee.rsplit(".", 1)[1]
+    name = callee.rsplit(".", 1)[1]
     tail = (
         f": the receiver's type is unknown; `{qualified[only]}` is the only method named "
         f"`{name}` in the repository"
     )
     return [Evidence(only, "INFERRED", NAME_MATCH_SCORE, tail)]
-
-
-def _targets(path: str, call: CallSite, resolver: Resolver) -> tuple[list[Target], bool]:
-    """Candidate targets, and whether they were matched by method name alone."""
-    callee = call.callee
-    if callee.startswith(_SUPER):
-        class_id = resolver.enclosing_class(path, call.scope)
-        if class_id is None:
-            return [], False
-        return resolver.resolve_on_class(class_id, callee[len(_SUPER) :], after_self=True), False
-    head, _, rest = callee.partition(".")
-    if head in ("self", "cls") and rest and "." not in rest:
-        class_id = resolver.enclosing_class(path, call.scope)
-        if class_id is not None:
-            # Not found up the MRO: an external base's method or a callable attribute. The type
-            # is known, so matching by name elsewhere would only add noise.
-            return resolver.resolve_on_class(class_id, rest), False
-    targets = resolver.resolve(path, call.scope, callee)
-    if targets:
-        return targets, False
-    if not rest or (head not in ("self", "cls") and resolver.is_external(path, call.scope, head)):
-        return [], False
-    candidates = resolver.by_method_name(callee.rsplit(".", 1)[1])
-    return [Target(c, True, None, None) for c in candidates[: MAX_CANDIDATES + 1]], True

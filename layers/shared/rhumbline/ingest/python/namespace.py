@@ -16,6 +16,8 @@ from rhumbline.ingest.ids import definition_id, variable_id
 from rhumbline.ingest.python.modules import ModuleIndex
 
 DEF, VARIABLE, MODULE, IMPORT, PARAMETER = "def", "variable", "module", "import", "parameter"
+# Namespaces.find's `where` for a name bound by a star import (no scope qualname contains "*").
+STAR = "*"
 
 
 class Binding(NamedTuple):
@@ -115,22 +117,29 @@ class Namespaces:
         Enclosing function scopes are searched innermost first; a class body is visible only to
         code directly in it (methods do not see class attributes as bare names).
         """
+        return self.find(path, scope, name)[1]
+
+    def find(self, path: str, scope: str, name: str) -> tuple[str | None, list[Binding]]:
+        """(where, bindings): lookup's bindings, and where they were found: the scope binding
+        `name` ("" for the module), STAR for a star import, None when nothing binds it. Two
+        scopes of a file with the same `where` see the same bindings of `name`, so whatever is
+        resolved from them is the same (calls.py shares it)."""
         namespace = self.files[path]
         current, innermost = scope, True
         while current:
             if innermost or namespace.scope_kind.get(current) != "Class":
                 found = namespace.bindings.get((current, name))
                 if found:
-                    return found
+                    return current, found
             innermost = False
             current = namespace.scope_parent.get(current, "")
         found = namespace.bindings.get(("", name))
         if found:
-            return found
+            return "", found
         for star in namespace.stars:
             if self._star_provides(star.target, name):
-                return [Binding(IMPORT, star.target, name, star.statement, star.line)]
-        return []
+                return STAR, [Binding(IMPORT, star.target, name, star.statement, star.line)]
+        return None, []
 
     def symbols(self, path: str, binding: Binding) -> list[Symbol]:
         """What a binding in file `path` refers to, inside the repository; [] when external."""

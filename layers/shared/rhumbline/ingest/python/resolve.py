@@ -45,8 +45,12 @@ class Resolver:
     def resolve(self, path: str, scope: str, dotted: str) -> list[Target]:
         """Definitions (class, function or method ids) `dotted` names in `scope` of `path`."""
         head, *rest = dotted.split(".")
+        return self.resolve_bound(path, self.namespaces.lookup(path, scope, head), rest)
+
+    def resolve_bound(self, path: str, bindings: list[Binding], rest: list[str]) -> list[Target]:
+        """resolve, from the bindings lookup found for the first name (`rest`: the others)."""
         targets: list[Target] = []
-        for binding in self.namespaces.lookup(path, scope, head):
+        for binding in bindings:
             for symbol in self.namespaces.symbols(path, binding):
                 frontier = [(symbol.kind, symbol.target, symbol.imported, None)]
                 for attribute in rest:
@@ -76,9 +80,9 @@ class Resolver:
             return []
         return self._methods_by_name.get(name, [])
 
-    def is_external(self, path: str, scope: str, head: str) -> bool:
-        """Whether `head` names something outside the repository (an import of it, a builtin)."""
-        bindings = self.namespaces.lookup(path, scope, head)
+    def is_external(self, path: str, bindings: list[Binding], head: str) -> bool:
+        """Whether `head`, bound by `bindings` (lookup's), names something outside the
+        repository (an import of it, a builtin)."""
         if not bindings:
             return head in _BUILTIN_NAMES
         return all(
