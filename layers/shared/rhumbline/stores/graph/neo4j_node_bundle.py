@@ -93,22 +93,30 @@ def _walk(j: int, direction: str, relations: tuple[str, ...] | None, levels: int
     each reached node's parent is then its smallest (relation, parent id, seen_as) edge from a
     node one hop nearer, found by grouping candidates and reached nodes on (parent, distance).
 
-    Over ONE relation the page's order, (distance, relation, id), is (distance, id) before any
-    parent is chosen: only the page's nodes get parents looked up (their parents, one hop
-    nearer, sort before them and are in the page too). A hub's 400 callers within depth 4 then
-    cost 20 parent lookups, not 400."""
+    Only nodes that can be in the page get parents looked up; their parents, one hop nearer,
+    sort before them and are looked up too. Over ONE relation the page's order, (distance,
+    relation, id), is (distance, id) before any parent is chosen: the page's nodes are the first
+    of `found`. Over several, the page holds the nodes nearer than its last one's distance and
+    some at that distance: every node up to that distance. A hub's 400 callers within depth 4
+    then cost 20 parent lookups, not 400."""
     types = ":" + "|".join(f"`{r}`" for r in relations) if relations else ""
     step = _WALK_PATTERNS[direction].format(types=types).replace("[r", "[")
-    one_relation = relations is not None and len(relations) == 1
     reach = (
         f"MATCH ANY SHORTEST (n) (()" + step + f"(x:CodeNode WHERE x.kind IS NOT NULL)){{1,{levels}}} (o)\n"
         "        WHERE o <> n\n"
-        + ("        WITH o, size(x) AS k ORDER BY k, o.id\n        RETURN collect([o, k]) AS found"
-           if one_relation else "        RETURN collect([o, size(x)]) AS found")
+        "        WITH o, size(x) AS k ORDER BY k, o.id\n"
+        "        RETURN collect([o, k]) AS found"
         if levels
         else "RETURN [] AS found"
-    )  # fmt: skip
-    reached = f"found[0..$w{j}_page]" if one_relation else "found"
+    )
+    page = f"$w{j}_page"
+    if relations is not None and len(relations) == 1:
+        reached = f"found[0..{page}]"
+    else:
+        reached = (
+            f"CASE WHEN size(found) <= {page} THEN found WHEN {page} = 0 THEN []\n"
+            f"        ELSE [x IN found WHERE x[1] <= found[{page} - 1][1]] END"
+        )
     return f"""CALL (n) {{
     CALL (n) {{
         {reach}
