@@ -8,7 +8,7 @@ same size whatever the depth (unrolling one subquery per level made Neo4j's plan
 with the depth: seconds for class's two 10-level walks). Which parent a node keeps follows
 traversal.py's rule, the smallest (relation, parent id, direction) among the edges from nodes
 one hop nearer: candidates and reached nodes are grouped on (node, distance), a hash join rather
-than a list-membership test per candidate (over one relation, for the page's nodes only). An
+than a list-membership test per candidate, and only for nodes that can be in the page. An
 around's `Keep` (class's methods in file order) cuts its page inside the statement, so the other
 members are neither shipped nor have their degrees counted. A mixin of Neo4jGraphStore: it uses
 `_read` only.
