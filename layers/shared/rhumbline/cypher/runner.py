@@ -6,8 +6,9 @@ text alone, so it is remembered per exact statement text (`PlanVerdicts`): an ag
 query pays the EXPLAIN once per container. Layer 3: the query itself runs in a READ access-mode
 transaction with a server-side timeout, is never committed, and is read only up to `limit + 1`
 records (the extra one tells "more" from "exactly this many"). A first-seen text is EXPLAINed in
-that same transaction, just before it runs: one session, one transaction, no extra round trip
-to open and roll back a second one.
+that same transaction, just before it runs, and the caller's projects are resolved to the keys
+of their served graphs there too (`Scope`): one session, one transaction per call, no extra
+round trips to open and roll back a second one.
 
 One driver per container per credentials, opened lazily, like the graph store's.
 """
@@ -42,6 +43,15 @@ class QueryRun:
     redacted: int
     query_type: str
     elapsed_ms: float
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What `$project` and `$projects` are bound to: the active physical graph key (see
+    stores/graph/neo4j_keys.py) of `project` (null when None) and of each of `projects`."""
+
+    projects: tuple[str, ...]
+    project: str | None
 
 
 class ReadOnlyViolation(Forbidden):
@@ -111,15 +121,6 @@ class CypherRunner:
         with self._read_transaction(timeout) as tx:
             return _explained(tx, cypher, params)
 
-    def active_keys(self, graphs: list[str], *, timeout: float) -> dict[str, str]:
-        """Each project's active physical graph key (stores/graph/neo4j_keys.py), read once."""
-        from rhumbline.stores.graph.neo4j_keys import RESOLVE
-
-        if not graphs:
-            return {}
-        with self._read_transaction(timeout) as tx:
-            return dict(tx.run(RESOLVE, graphs=graphs).single(strict=True)["found"])
-
     def run(
         self,
         cypher: str,
@@ -128,15 +129,18 @@ class CypherRunner:
         limit: int,
         timeout: float,
         visible: Collection[str] | None,
+        scope: Scope | None = None,
         check_plan: bool = True,
     ) -> QueryRun:
-        """`check_plan=False` only in tests that prove the READ transaction holds on its own."""
+        """`params` as given, plus `$project`/`$projects` from `scope` when there is one.
+        `check_plan=False` only in tests that prove the READ transaction holds on its own."""
         started = time.perf_counter()
         serializer = Serializer(visible)
         rows: list[dict[str, Any]] = []
         more = cut = False
         size = 0
         with self._read_transaction(timeout, fetch_size=min(limit + 1, MAX_FETCH)) as tx:
+            params = _scoped(tx, params, scope)
             if check_plan and not self.verdicts.known_read(cypher):
                 query_type = _explained(tx, cypher, params)
                 if query_type != "r":
@@ -169,6 +173,21 @@ class CypherRunner:
 
     def close(self) -> None:
         self._driver.close()
+
+
+def _scoped(tx: Any, params: dict[str, Any], scope: Scope | None) -> dict[str, Any]:
+    """`params` with `$project`/`$projects` bound to the served graphs' keys, read in `tx`."""
+    if scope is None:
+        return params
+    from rhumbline.stores.graph.neo4j_keys import RESOLVE
+
+    graphs = sorted({*scope.projects, *([scope.project] if scope.project else [])})
+    keys = dict(tx.run(RESOLVE, graphs=graphs).single(strict=True)["found"]) if graphs else {}
+    return {
+        **params,
+        "project": keys[scope.project] if scope.project else None,
+        "projects": [keys[p] for p in scope.projects],
+    }
 
 
 def _explained(tx: Any, cypher: str, params: dict[str, Any]) -> str:

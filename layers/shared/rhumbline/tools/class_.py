@@ -17,6 +17,7 @@ DEFAULT_LIMIT = 20
 MAX_LIMIT = 200
 MAX_MEMBERS = 1_000  # DEFINES edges read to find the methods (a class never has more)
 MEMBER_DOCSTRING_CHARS = 200
+METHOD_KINDS = ("Method", "Function")  # the members listed under `methods`
 # Incoming relations that say where a class is used, and how each reads.
 REFERENCE_RELATIONS = {
     "CALLS": "instantiated",
@@ -69,7 +70,7 @@ def run(arguments: ClassInput, context: ToolContext) -> ClassOutput:
     from rhumbline.lookup.names import resolve_name
     from rhumbline.lookup.views import definition, links, merged
     from rhumbline.lookup.walks import listing, walk_for
-    from rhumbline.stores.graph.bundles import Around
+    from rhumbline.stores.graph.bundles import Around, Keep
 
     project = context.project(arguments.project)
     limit = arguments.limit
@@ -77,13 +78,13 @@ def run(arguments: ClassInput, context: ToolContext) -> ClassOutput:
         context, project, arguments.name, kinds=CLASS_KINDS, file=arguments.file,
         noun="class", other_kind_hint=": use `function` for functions and methods, `explain` for anything else",
     )  # fmt: skip
-    # One read (on Neo4j one statement): members with their callers count and bases out, uses in,
-    # the hierarchy both ways.
+    # One read (on Neo4j one statement): the first methods in source order with their callers
+    # count (the other members are only counted), bases out, uses in, the hierarchy both ways.
     hierarchy = tuple(HIERARCHY_RELATIONS)
     bundle = read_bundle(
         context, project, node,
         around=[
-            Around("out", ("DEFINES",), MAX_MEMBERS, far_degrees=("in", ("CALLS",))),
+            Around("out", ("DEFINES",), MAX_MEMBERS, far_degrees=("in", ("CALLS",)), keep=Keep(METHOD_KINDS, limit)),
             Around("out", hierarchy, MAX_MEMBERS),
             Around("in", (*REFERENCE_RELATIONS, "DECORATES", "DOCUMENTS"), limit),
         ],
@@ -93,9 +94,7 @@ def run(arguments: ClassInput, context: ToolContext) -> ClassOutput:
     defined, based, inward = bundle.around
     callers = bundle.far_degrees[0]
     stubs = [e for r in HIERARCHY_RELATIONS if r in based for e in based[r].edges if e.other is None]
-    members = defined["DEFINES"].edges if "DEFINES" in defined else []
-    methods = [m.other for m in members if m.other is not None and m.other.kind in ("Method", "Function")]
-    methods.sort(key=lambda m: (m.start_line or 0, m.id))
+    methods = [m.other for m in defined["DEFINES"].edges if m.other is not None] if "DEFINES" in defined else []
     used = merged(inward, list(REFERENCE_RELATIONS), limit)
     bases, subclasses = (listing(walked, depth=HIERARCHY_DEPTH, limit=limit) for walked in bundle.walks)
     output = ClassOutput(
@@ -111,9 +110,9 @@ def run(arguments: ClassInput, context: ToolContext) -> ClassOutput:
                     **definition(m, docstring_chars=MEMBER_DOCSTRING_CHARS).model_dump(),
                     callers=callers.get(m.id, 0),
                 )
-                for m in methods[:limit]
+                for m in methods
             ],
-            total=len(methods),
+            total=bundle.kept[0].get("DEFINES", 0),
         ),
         decorators=links(inward.get("DECORATES")),
         references=Listing[Reference](

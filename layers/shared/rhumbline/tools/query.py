@@ -73,7 +73,7 @@ class QueryOutput(BaseModel):
 def run(arguments: QueryInput, context: ToolContext) -> QueryOutput:
     from rhumbline.contract import ALL_PROJECTS
     from rhumbline.cypher import guard
-    from rhumbline.cypher.runner import runner_for
+    from rhumbline.cypher.runner import Scope, runner_for
     from rhumbline.stores.graph.factory import neo4j_readonly_credentials
 
     context.require_scope("cypher")
@@ -98,18 +98,15 @@ def run(arguments: QueryInput, context: ToolContext) -> QueryOutput:
     timeout = max(0.5, min(arguments.timeout_s, context.remaining() - 0.5))
     visible = None if ALL_PROJECTS in context.caller.projects else set(context.caller.projects)
     # `$project`/`$projects` name the graphs readers are served from: a project's active physical
-    # key (`owner/name` or, after a staged write, `owner/name@<version>.<token>`).
-    keys = runner.active_keys(sorted({*projects, *([project] if project else [])}), timeout=timeout)
+    # key (`owner/name` or, after a staged write, `owner/name@<version>.<token>`), resolved in
+    # the query's own transaction.
     done = runner.run(
         arguments.cypher,
-        {
-            **arguments.params,
-            "project": keys[project] if project else None,
-            "projects": [keys[p] for p in projects],
-        },
+        arguments.params,
         limit=arguments.limit,
         timeout=timeout,
         visible=visible,
+        scope=Scope(projects=tuple(projects), project=project),
     )
     return QueryOutput(
         columns=done.columns,

@@ -8,7 +8,7 @@ import pytest
 from tests.functional.stores.graph.graph_samples import edge, node
 from tests.functional.stores.graph.traversal_graph import ID, STUB, store  # noqa: F401
 
-from rhumbline.stores.graph.bundles import Around, Walk, compose_node_bundle
+from rhumbline.stores.graph.bundles import Around, Keep, Walk, compose_node_bundle
 from rhumbline.stores.graph.protocol import GraphBatch, GraphStore
 
 CALLS = ("CALLS",)
@@ -106,3 +106,66 @@ def test_a_hierarchy_deeper_than_a_call_walk(graph_store: GraphStore, project: s
     found = graph_store.node_bundle(project, ids[0], walks=[Walk("out", hierarchy, 10, 21)])
     assert found is not None
     assert [s.depth for s in found.walks[0].steps] == [0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 6, 7]
+
+
+# A class whose members sit out of id order in its file: methods, a nested class, a variable, a
+# member with no start line, two on the same line, and a stub it DEFINES (no node: never kept).
+K = node("Class", "pkg.K", "pkg/k.py", start_line=1)
+MEMBERS = [
+    node("Method", "pkg.K.zeta", "pkg/k.py", start_line=5),
+    node("Method", "pkg.K.alpha", "pkg/k.py", start_line=30),
+    node("Function", "pkg.K.helper", "pkg/k.py", start_line=12),
+    node("Method", "pkg.K.beta", "pkg/k.py", start_line=12),
+    node("Method", "pkg.K.nowhere", "pkg/k.py"),
+    node("Variable", "pkg.K.size", "pkg/k.py", start_line=2),
+    node("Class", "pkg.K.Inner", "pkg/k.py", start_line=40),
+]
+CALLER = node("Function", "pkg.use", "pkg/u.py", start_line=1)
+MEMBER_STUB = "method:ext:pkg.K.lost"
+KEEPS = [
+    Around("out", ("DEFINES",), 1000, far_degrees=("in", CALLS), keep=Keep(("Method", "Function"), 3)),
+    Around("out", ("DEFINES",), 1000, keep=Keep(("Method", "Function"), 20)),
+    Around("out", None, 2, keep=Keep(("Method",), 1)),  # the page (2 per relation) is cut first
+    Around("out", ("DEFINES",), 1000, keep=Keep(("Enum",), 5)),  # nothing kept
+    Around("in", None, 20, far_degrees=("out", CALLS), keep=Keep(("Function",), 1)),
+]
+
+
+@pytest.fixture
+def klass(graph_store: GraphStore, project: str) -> GraphStore:
+    edges = [edge(K.id, m.id, "DEFINES") for m in MEMBERS] + [edge(K.id, MEMBER_STUB, "DEFINES")]
+    edges += [edge(CALLER.id, MEMBERS[1].id), edge(CALLER.id, MEMBERS[3].id), edge(MEMBERS[2].id, MEMBERS[3].id)]
+    edges += [edge(CALLER.id, K.id), edge(MEMBERS[0].id, K.id, "REFERENCES")]
+    graph_store.apply(project, GraphBatch(nodes=[K, *MEMBERS, CALLER], edges=edges))
+    return graph_store
+
+
+def test_keep_equals_its_composed_definition(klass: GraphStore, project: str) -> None:
+    for start in (K.id, MEMBERS[3].id):
+        single, composed = _both(klass, project, start, around=KEEPS, walks=WALKS[:1])
+        assert single is not None
+        assert single == composed, start
+
+
+def test_keep_lists_the_first_members_of_its_kinds_in_file_order(klass: GraphStore, project: str) -> None:
+    found = klass.node_bundle(project, K.id, around=KEEPS[:2] + KEEPS[3:4])
+    assert found is not None
+    methods, every, none = found.around
+    by_id = {m.id: m.qualified_name for m in MEMBERS}
+    # no line first (as 0), then by line, ties by id: helper and beta are both on line 12, and
+    # `function:...` sorts before `method:...`
+    assert [by_id[e.edge.other_id] for e in methods["DEFINES"].edges] == ["pkg.K.nowhere", "pkg.K.zeta", "pkg.K.helper"]
+    assert [by_id[e.edge.other_id] for e in every["DEFINES"].edges][3:] == ["pkg.K.beta", "pkg.K.alpha"]
+    assert (methods["DEFINES"].total, found.kept[0], found.kept[1]) == (8, {"DEFINES": 5}, {"DEFINES": 5})
+    # callers counted for the kept members only: helper has none (beta's two are not counted)
+    assert found.far_degrees[0] == {}
+    assert found.far_degrees[1] == {} and klass.node_bundle(
+        project, K.id, around=[Around("out", ("DEFINES",), 1000, far_degrees=("in", CALLS), keep=Keep(("Method",), 3))]
+    ).far_degrees[0] == {MEMBERS[3].id: 2}  # nowhere, zeta, beta: beta is called by use and helper
+    assert (none, found.kept[2]) == ({}, {})
+
+
+def test_bad_keep_is_refused(klass: GraphStore, project: str) -> None:
+    for keep in (Keep((), 3), Keep("Method", 3), Keep(("Method",), 0), Keep(("Method",), 1001)):  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="keep"):
+            klass.node_bundle(project, K.id, around=[Around("out", None, 5, keep=keep)])

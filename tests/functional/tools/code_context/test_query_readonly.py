@@ -321,3 +321,21 @@ def test_allowed_procedures_answer(neo) -> None:
                   "WHERE node.project = $project RETURN node.id AS id ORDER BY id",
     }))  # fmt: skip
     assert {"id": shop_graph.CHECKOUT.id} in found["rows"]
+
+
+def test_project_params_follow_a_full_rewrite(neo) -> None:
+    """`$project` is resolved in each call's own transaction: a staged rewrite between two calls
+    (a new physical key) is seen by the next call, never a stale key."""
+    from rhumbline.runtime import resources
+    from rhumbline.stores.graph.protocol import GraphBatch
+
+    world, driver = neo
+    cypher = "MATCH (n:CodeNode {project: $project}) RETURN $project AS key, $projects AS keys, count(n.kind) AS c"
+    before = ok(query(world, {"cypher": cypher}))["rows"]
+    assert before == [{"key": _served(driver, world.project), "keys": [_served(driver, world.project)],
+                       "c": len(shop_graph.NODES)}]  # fmt: skip
+    fewer = shop_graph.NODES[:3]
+    resources.graph_store().apply(world.project, GraphBatch(nodes=fewer, edges=[], clear=True))
+    after = ok(query(world, {"cypher": cypher}))["rows"]
+    assert after == [{"key": _served(driver, world.project), "keys": [_served(driver, world.project)], "c": 3}]
+    assert after[0]["key"] != before[0]["key"]

@@ -76,15 +76,29 @@ def compose_file_bundle(
 
 
 @dataclass(frozen=True, slots=True)
+class Keep:
+    """Of each relation's page, keep only the edges whose far end is a real node of `kinds`, in
+    the order of that node in its file (start line, none first, then id), the first `limit`:
+    class's methods in source order, without shipping its other members (or counting their
+    callers) only to drop them."""
+
+    kinds: tuple[str, ...]
+    limit: int
+
+
+@dataclass(frozen=True, slots=True)
 class Around:
     """One `edges_around` read of the bundle's node. `far_degrees` (direction, relations): also
     count, for every real node at the far end of the page's edges, its edges that way over those
-    relations (`degrees`, summed) — class's callers per method, without a second read."""
+    relations (`degrees`, summed) — class's callers per method, without a second read. `keep`:
+    cut each page to its kept edges (relations with none kept are left out; totals stay the
+    relations' own) before the far degrees are counted."""
 
     direction: Direction
     relations: tuple[str, ...] | None
     limit: int
     far_degrees: tuple[Direction, tuple[str, ...]] | None = None
+    keep: Keep | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,12 +113,14 @@ class Walk:
 
 @dataclass(frozen=True, slots=True)
 class NodeBundle:
-    """A node; per `Around`, its edges that way grouped by relation and the far ends' degrees
-    (empty when not asked); per `Walk`, the walk's result."""
+    """A node; per `Around`, its edges that way grouped by relation, the far ends' degrees and,
+    with `keep`, how many edges of each relation's page matched its kinds before the cut (both
+    empty when not asked); per `Walk`, the walk's result."""
 
     node: Node
     around: list[dict[str, RelationEdges]]
     far_degrees: list[dict[str, int]]
+    kept: list[dict[str, int]]
     walks: list[WalkResult]
 
 
@@ -115,16 +131,41 @@ def compose_node_bundle(
     node = store.get_node(project, node_id)
     if node is None:
         return None
-    grouped, counted = [], []
+    grouped, counted, kept = [], [], []
     for spec in around:
         found = store.edges_around(project, [node.id], spec.direction, relations=spec.relations, limit=spec.limit)
+        matched: dict[str, int] = {}
+        if spec.keep is not None:
+            found, matched = _kept(found, spec.keep)
         grouped.append(found)
+        kept.append(matched)
         counted.append(_far_degrees(store, project, found, spec.far_degrees))
     walked = [
         store.walk(project, [node.id], direction=w.direction, depth=w.depth, limit=w.limit, relations=w.relations)
         for w in walks
     ]
-    return NodeBundle(node=node, around=grouped, far_degrees=counted, walks=walked)
+    return NodeBundle(node=node, around=grouped, far_degrees=counted, kept=kept, walks=walked)
+
+
+def check_keep(keep: Keep) -> None:
+    if isinstance(keep.kinds, str) or not keep.kinds or not all(isinstance(k, str) and k for k in keep.kinds):
+        raise ValueError(f"keep.kinds must be a non-empty sequence of kind names, not {keep.kinds!r}")
+    if not 1 <= keep.limit <= MAX_PAGE:
+        raise ValueError(f"keep.limit must be between 1 and {MAX_PAGE}, not {keep.limit}")
+
+
+def _kept(found: dict[str, RelationEdges], keep: Keep) -> tuple[dict[str, RelationEdges], dict[str, int]]:
+    """Each page cut to its kept edges, and how many matched per relation (see Keep)."""
+    check_keep(keep)
+    pages, matched = {}, {}
+    for relation, group in found.items():
+        kept = [e for e in group.edges if e.other is not None and e.other.kind in keep.kinds]
+        if not kept:
+            continue
+        kept.sort(key=lambda e: (e.other.start_line or 0, e.other.id))  # type: ignore[union-attr]
+        pages[relation] = RelationEdges(edges=kept[: keep.limit], total=group.total)
+        matched[relation] = len(kept)
+    return pages, matched
 
 
 def _far_degrees(

@@ -8,7 +8,10 @@ same size whatever the depth (unrolling one subquery per level made Neo4j's plan
 with the depth: seconds for class's two 10-level walks). Which parent a node keeps follows
 traversal.py's rule, the smallest (relation, parent id, direction) among the edges from nodes
 one hop nearer: candidates and reached nodes are grouped on (node, distance), a hash join rather
-than a list-membership test per candidate. A mixin of Neo4jGraphStore: it uses `_read` only.
+than a list-membership test per candidate, and only for nodes that can be in the page. An
+around's `Keep` (class's methods in file order) cuts its page inside the statement, so the other
+members are neither shipped nor have their degrees counted. A mixin of Neo4jGraphStore: it uses
+`_read` only.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from functools import lru_cache
 from typing import Any
 
 from rhumbline.stores.graph import rows
-from rhumbline.stores.graph.bundles import Around, NodeBundle, Walk
+from rhumbline.stores.graph.bundles import Around, NodeBundle, Walk, check_keep
 from rhumbline.stores.graph.neo4j_lookups import _EDGE_FIELDS, _EXTRA, _GROUPED_PAGES, _groups
 from rhumbline.stores.graph.protocol import EdgeView, Node, WalkResult, WalkStep
 from rhumbline.stores.graph.traversal import MAX_WALK_LIMIT, _check_walk
@@ -28,18 +31,38 @@ _WALK_PATTERNS = {"out": "-[r{types}]->", "in": "<-[r{types}]-", "both": "-[r{ty
 _SEEN_AS = {"out": "'out'", "in": "'in'", "both": "CASE WHEN startNode(r) = p THEN 'out' ELSE 'in' END"}
 
 # Shapes (what the statement text depends on; everything else is a parameter).
-AroundShape = tuple[str, str | None]  # (direction, far-degree direction)
+AroundShape = tuple[str, str | None, bool]  # (direction, far-degree direction, keep)
 WalkShape = tuple[str, tuple[str, ...] | None, int]  # (direction, checked relations, levels)
 
 
-def _around(i: int, direction: str) -> str:
+# Where _GROUPED_PAGES turns each page's rows into lists: a Keep cuts the rows just before.
+_PAGE_ROWS = "WITH relation, total, x[0] AS node_id, x[1] AS r, x[2] AS o\nWITH relation, total, collect(["
+# bundles.Keep: real far ends of $a{i}_kinds (a stub's null kind is never IN), in file order, the
+# first $a{i}_keep, and how many matched (`kept`).
+_KEEP_ROWS = """WITH relation, total, x[0] AS node_id, x[1] AS r, x[2] AS o
+WHERE o.kind IN $a{i}_kinds
+WITH relation, total, node_id, r, o ORDER BY coalesce(o.start_line, 0), o.id
+WITH relation, total, collect([node_id, r, o]) AS matched
+WITH relation, total, size(matched) AS kept, matched[0..$a{i}_keep] AS matched
+UNWIND matched AS x
+WITH relation, total, kept, x[0] AS node_id, x[1] AS r, x[2] AS o
+WITH relation, total, kept, collect(["""
+
+
+def _around(i: int, direction: str, keep: bool) -> str:
     """edges_around of the node bound to `n` (neo4j_lookups' grouped pages), as `a{i}`."""
     grouped = (
         _GROUPED_PAGES.replace("{pattern}", _PATTERNS[direction])
         .replace("{limit}", f"$a{i}_limit")
         .replace("$relations", f"$a{i}_relations")
     )
-    collected = f"RETURN collect({{relation: relation, total: total, page: page}}) AS a{i}"
+    if _PAGE_ROWS not in grouped:
+        raise AssertionError("neo4j_lookups._GROUPED_PAGES changed: update _PAGE_ROWS")
+    fields = "relation: relation, total: total, page: page"
+    if keep:
+        grouped = grouped.replace(_PAGE_ROWS, _KEEP_ROWS.replace("{i}", str(i)))
+        fields += ", kept: kept"
+    collected = f"RETURN collect({{{fields}}}) AS a{i}"
     return f"CALL (n) {{\nUNWIND [n] AS me{grouped}{collected}\n}}\n"
 
 
@@ -68,21 +91,37 @@ def _walk(j: int, direction: str, relations: tuple[str, ...] | None, levels: int
     """A breadth-first walk from `n` as `w{j}_total`, `w{j}_steps`. The distances come from one
     shortest-path search (a breadth-first search inside the server, through real nodes only);
     each reached node's parent is then its smallest (relation, parent id, seen_as) edge from a
-    node one hop nearer, found by grouping candidates and reached nodes on (parent, distance)."""
+    node one hop nearer, found by grouping candidates and reached nodes on (parent, distance).
+
+    Only nodes that can be in the page get parents looked up; their parents, one hop nearer,
+    sort before them and are looked up too. Over ONE relation the page's order, (distance,
+    relation, id), is (distance, id) before any parent is chosen: the page's nodes are the first
+    of `found`. Over several, the page holds the nodes nearer than its last one's distance and
+    some at that distance: every node up to that distance. A hub's 400 callers within depth 4
+    then cost 20 parent lookups, not 400."""
     types = ":" + "|".join(f"`{r}`" for r in relations) if relations else ""
     step = _WALK_PATTERNS[direction].format(types=types).replace("[r", "[")
     reach = (
         f"MATCH ANY SHORTEST (n) (()" + step + f"(x:CodeNode WHERE x.kind IS NOT NULL)){{1,{levels}}} (o)\n"
         "        WHERE o <> n\n"
-        "        RETURN collect([o, size(x)]) AS found"
+        "        WITH o, size(x) AS k ORDER BY k, o.id\n"
+        "        RETURN collect([o, k]) AS found"
         if levels
         else "RETURN [] AS found"
     )
+    page = f"$w{j}_page"
+    if relations is not None and len(relations) == 1:
+        reached = f"found[0..{page}]"
+    else:
+        reached = (
+            f"CASE WHEN size(found) <= {page} THEN found WHEN {page} = 0 THEN []\n"
+            f"        ELSE [x IN found WHERE x[1] <= found[{page} - 1][1]] END"
+        )
     return f"""CALL (n) {{
     CALL (n) {{
         {reach}
     }}
-    WITH [[n, 0]] + found AS reached, size(found) AS total
+    WITH [[n, 0]] + {reached} AS reached, size(found) AS total
     CALL (reached) {{
         CALL (reached) {{
             UNWIND reached AS x
@@ -113,8 +152,8 @@ def _walk(j: int, direction: str, relations: tuple[str, ...] | None, levels: int
 def node_bundle_cypher(around: tuple[AroundShape, ...], walks: tuple[WalkShape, ...]) -> str:
     parts = ["MATCH (n:CodeNode {project: $project, id: $id}) WHERE n.kind IS NOT NULL\n"]
     returned = [f"{rows.node_list_cypher('n')} AS node"]
-    for i, (direction, far) in enumerate(around):
-        parts.append(_around(i, direction))
+    for i, (direction, far, keep) in enumerate(around):
+        parts.append(_around(i, direction, keep))
         returned.append(f"a{i}")
         if far is not None:
             parts.append(_far_degrees(i, far))
@@ -133,6 +172,8 @@ def _checked_around(spec: Around) -> None:
         raise ValueError("relations must be a sequence of relation names, not one string")
     if spec.far_degrees is not None and spec.far_degrees[0] not in _PATTERNS:
         raise ValueError(f"far_degrees direction must be 'in' or 'out', not {spec.far_degrees[0]!r}")
+    if spec.keep is not None:
+        check_keep(spec.keep)
 
 
 def _checked_walk(spec: Walk) -> WalkShape:
@@ -174,7 +215,10 @@ class Neo4jNodeBundle:
             params[f"a{i}_relations"] = list(spec.relations) if spec.relations is not None else None
             if spec.far_degrees is not None:
                 params[f"d{i}_relations"] = list(spec.far_degrees[1])
-            around_shapes.append((spec.direction, spec.far_degrees[0] if spec.far_degrees else None))
+            if spec.keep is not None:
+                params[f"a{i}_kinds"], params[f"a{i}_keep"] = list(spec.keep.kinds), spec.keep.limit
+            far = spec.far_degrees[0] if spec.far_degrees else None
+            around_shapes.append((spec.direction, far, spec.keep is not None))
         walk_shapes = []
         for j, spec in enumerate(walks):
             walk_shapes.append(_checked_walk(spec))
@@ -189,6 +233,12 @@ class Neo4jNodeBundle:
             around=[_groups(spec.direction, record[f"a{i}"]) for i, spec in enumerate(around)],
             far_degrees=[
                 dict(sorted((node_id, c) for node_id, c in record[f"d{i}"])) if spec.far_degrees else {}
+                for i, spec in enumerate(around)
+            ],
+            kept=[
+                {g["relation"]: g["kept"] for g in sorted(record[f"a{i}"], key=lambda g: g["relation"])}
+                if spec.keep
+                else {}
                 for i, spec in enumerate(around)
             ],
             walks=[
