@@ -19,7 +19,7 @@ from rhumbline.stores.graph.protocol import Direction, EdgeView, LinkedEdge, Nod
 from rhumbline.stores.graph.rows import NODE_FIELDS
 
 _COLUMNS = ", ".join(f"n.{f}" for f in NODE_FIELDS)
-_OTHER_COLUMNS = ", ".join(f"o.{f} AS o_{f}" for f in NODE_FIELDS)
+_OTHER_COLUMNS = ", ".join(f"o.{f}" for f in NODE_FIELDS)
 # Filters are left out of the SQL rather than written `:x IS NULL OR ...`: an OR keeps SQLite from
 # using the (target, relation, source) index for the relation.
 _KINDS = "AND n.kind IN (SELECT value FROM json_each(:kinds))"
@@ -52,8 +52,9 @@ _AROUND = """
     FROM me JOIN edges AS e ON e.{this} = me.rid JOIN nodes AS o ON o.rid = e.{other}
     WHERE 1 {relations}
 )
-SELECT hits.*, o.id AS other_id, coalesce(o.kind, 'Unknown') AS other_kind,
-       coalesce(o.name, o.id) AS other_name, {other_columns}
+SELECT hits.node_id, hits.relation, hits.confidence, hits.confidence_score, hits.explanation,
+       hits.file, hits.line, hits.properties, hits.total, o.id, coalesce(o.kind, 'Unknown'),
+       coalesce(o.name, o.id), {other_columns}
 FROM hits JOIN nodes AS o ON o.rid = hits.other_rid
 WHERE hits.n <= :limit
 ORDER BY hits.relation, hits.n
@@ -91,25 +92,28 @@ def _check_ids(node_ids: Sequence[str], direction: str) -> None:
         raise ValueError(f"at most {rows.MAX_PAGE} node ids at once, not {len(node_ids)}")
 
 
-def _linked(direction: Direction, row: sqlite3.Row) -> LinkedEdge:
-    found = row["properties"]
+# Columns of an AROUND row, read by position (see rows.node_at): the far end's NODE_FIELDS
+# start at _OTHER (its kind, NULL for a stub, right after its id).
+_NODE_ID, _RELATION, _TOTAL, _OTHER = 0, 1, 8, 12
+
+
+def _linked(direction: Direction, row: Sequence[Any]) -> LinkedEdge:
+    found = row[7]
     edge = EdgeView(
-        relation=row["relation"],
+        relation=row[1],
         direction=direction,
-        confidence=row["confidence"],
-        confidence_score=row["confidence_score"],
-        explanation=row["explanation"],
-        file=row["file"],
-        line=row["line"],
-        other_id=row["other_id"],
-        other_kind=row["other_kind"],
-        other_name=row["other_name"],
+        confidence=row[2],
+        confidence_score=row[3],
+        explanation=row[4],
+        file=row[5],
+        line=row[6],
+        other_id=row[9],
+        other_kind=row[10],
+        other_name=row[11],
         properties=json.loads(found) if found else None,
     )
-    other = None
-    if row["o_kind"] is not None:  # a stub has no kind
-        other = Node(**{f: row[f"o_{f}"] for f in NODE_FIELDS})
-    return LinkedEdge(node_id=row["node_id"], edge=edge, other=other)
+    other = rows.node_at(row, _OTHER) if row[_OTHER + 1] is not None else None  # a stub has no kind
+    return LinkedEdge(node_id=row[_NODE_ID], edge=edge, other=other)
 
 
 class SqliteLookups:
@@ -131,7 +135,7 @@ class SqliteLookups:
         with self._reading() as conn:
             page = conn.execute(IN_FILE_PAGE[filtered], params).fetchall()
             (total,) = conn.execute(IN_FILE_TOTAL[filtered], params).fetchone()
-        return [rows.node_from_row(r) for r in page], total
+        return [rows.node_at(r) for r in page], total
 
     def edges_around(
         self,
@@ -156,9 +160,9 @@ class SqliteLookups:
             found = conn.execute(AROUND[(direction, relations is not None)], params).fetchall()
         grouped: dict[str, RelationEdges] = {}
         for row in found:
-            group = grouped.get(row["relation"])
+            group = grouped.get(row[_RELATION])
             if group is None:
-                group = grouped[row["relation"]] = RelationEdges(edges=[], total=row["total"])
+                group = grouped[row[_RELATION]] = RelationEdges(edges=[], total=row[_TOTAL])
             group.edges.append(_linked(direction, row))
         return grouped
 
