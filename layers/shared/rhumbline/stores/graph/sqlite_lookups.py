@@ -46,11 +46,11 @@ _EDGES_OF_ME = "FROM me JOIN edges AS e ON e.{this} = me.rid JOIN nodes AS o ON 
 # its NODE_FIELDS (see _linked).
 _AROUND_ROW = """me.id, e.relation, e.confidence, e.confidence_score, e.explanation, e.file, e.line,
     e.properties, o.id, coalesce(o.kind, 'Unknown'), coalesce(o.name, o.id), {other_columns}"""
-# Each relation's total first; when none is over the limit (nearly always) every edge is read,
-# sorted, with no window function: SQLite's row_number/count windows cost ~2 µs a row each and
-# buffer the wide rows (measured on class QuerySet's 109 members: 1.2 ms windowed, 0.5 plain).
+# Every edge, sorted, with no window function: SQLite's row_number/count windows cost ~2 µs a row
+# each and buffer the wide rows (class QuerySet's 109 members: 1.2 ms windowed, 0.5 plain). At
+# most :guard rows (-1: all), see edges_around.
+_AROUND_ALL = "SELECT " + _AROUND_ROW + " " + _EDGES_OF_ME + " ORDER BY e.relation, me.id, o.id LIMIT :guard"
 _AROUND_TOTALS = "SELECT e.relation, count(*) " + _EDGES_OF_ME + " GROUP BY e.relation"
-_AROUND_ALL = "SELECT " + _AROUND_ROW + " " + _EDGES_OF_ME + " ORDER BY e.relation, me.id, o.id"
 # A hub (some relation past the limit): number the edges by (node id, other id) per relation, then
 # read the far ends' full rows only for the first :limit of each (thousands of callers are
 # counted, not read).
@@ -128,6 +128,24 @@ def _linked(direction: Direction, row: Sequence[Any]) -> LinkedEdge:
     return LinkedEdge(node_id=row[_NODE_ID], edge=edge, other=other)
 
 
+def _grouped(
+    direction: Direction, found: Sequence[Sequence[Any]], limit: int, totals: dict[str, int] | None = None
+) -> dict[str, RelationEdges]:
+    """AROUND rows (by relation, then node id, other id) by relation, each cut at `limit`, with
+    its total: given, or counted from `found` when it holds every edge."""
+    if totals is None:
+        totals = {}
+        for row in found:
+            totals[row[_RELATION]] = totals.get(row[_RELATION], 0) + 1
+    # Relations in the rows' order (SQLite's BINARY text order, as Python sorts these names).
+    grouped = {relation: RelationEdges(edges=[], total=total) for relation, total in sorted(totals.items())}
+    for row in found:
+        edges = grouped[row[_RELATION]].edges
+        if len(edges) < limit:
+            edges.append(_linked(direction, row))
+    return grouped
+
+
 class SqliteLookups:
     """Mixed into SqliteGraphStore (uses its `_bounded` and `_reading`); see the GraphStore protocol for each
     method's contract."""
@@ -169,17 +187,23 @@ class SqliteLookups:
             "limit": limit,
         }
         key = (direction, relations is not None)
-        with self._reading() as conn:  # the totals and the page from one snapshot
+        with self._reading() as conn:  # whatever is read, from one snapshot
+            if relations is not None:
+                # The usual case in one statement: every edge, up to one more than the answer can
+                # hold. Fewer back means that was all of them: totals and cuts are counted here.
+                guard = limit * len(set(relations)) + 1
+                found = conn.execute(AROUND_ALL[key], {**params, "guard": guard}).fetchall()
+                if len(found) < guard:
+                    return _grouped(direction, found, limit)
+            # Else each relation's total first; the window function only when one is over the limit.
             totals = {relation: total for relation, total in conn.execute(AROUND_TOTALS[key], params)}
             if not totals:
                 return {}
-            whole = max(totals.values()) <= limit
-            found = conn.execute((AROUND_ALL if whole else AROUND_CUT)[key], params).fetchall()
-        # Relations in the rows' order (SQLite's BINARY text order, as Python sorts these names).
-        grouped = {relation: RelationEdges(edges=[], total=total) for relation, total in sorted(totals.items())}
-        for row in found:
-            grouped[row[_RELATION]].edges.append(_linked(direction, row))
-        return grouped
+            if max(totals.values()) <= limit:
+                found = conn.execute(AROUND_ALL[key], {**params, "guard": -1}).fetchall()
+            else:
+                found = conn.execute(AROUND_CUT[key], params).fetchall()
+        return _grouped(direction, found, limit, totals)
 
     def file_bundle(
         self,
