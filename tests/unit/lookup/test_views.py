@@ -3,9 +3,26 @@ validated models would be, with every field set."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
-from rhumbline.lookup.views import Definition, Link, NodeRef, definition, link, node_ref, stub_ref
+import json
+
+from rhumbline.lookup.views import (
+    Definition,
+    Link,
+    Listing,
+    NodeRef,
+    definition,
+    definition_row,
+    link,
+    link_row,
+    link_rows,
+    node_ref,
+    node_ref_row,
+    stub_ref,
+    stub_ref_row,
+)
+from rhumbline.stores.graph.protocol import LinkedEdge, RelationEdges
 from rhumbline.stores.graph.protocol import EdgeView, Node
 
 NODE = Node(
@@ -41,3 +58,27 @@ def test_views_equal_their_validated_models() -> None:
     stub = link("function:pkg/shop.py:total", EDGE, None)
     assert (stub.node.kind, stub.node.qualified_name) == ("Unknown", "price")
     assert_same_as_validated(stub)
+
+
+def assert_is_the_dump_of(row: dict, model: type[BaseModel]) -> None:
+    """The row is exactly the model's JSON form: same values, same key order (the JSON text an
+    agent receives is the same either way)."""
+    assert json.dumps(model.model_validate(row).model_dump(mode="json")) == json.dumps(row)
+
+
+def test_rows_are_their_models_json_form() -> None:
+    assert_is_the_dump_of(node_ref_row(NODE), NodeRef)
+    assert node_ref_row(NODE) == node_ref(NODE).model_dump(mode="json")
+    assert_is_the_dump_of(stub_ref_row(EDGE), NodeRef)
+    for docstring_chars in (5, 1_200):
+        row = definition_row(NODE, docstring_chars=docstring_chars)
+        assert_is_the_dump_of(row, Definition)
+        assert row == definition(NODE, docstring_chars=docstring_chars).model_dump(mode="json")
+    for other in (NODE, None):
+        row = link_row(NODE.id, EDGE, other)
+        assert_is_the_dump_of(row, Link)
+        assert row == link(NODE.id, EDGE, other).model_dump(mode="json")
+    group = RelationEdges(edges=[LinkedEdge(node_id=NODE.id, edge=EDGE, other=None)], total=7)
+    rows = link_rows(group)
+    assert json.dumps(TypeAdapter(Listing[Link]).dump_python(TypeAdapter(Listing[Link]).validate_python(rows), mode="json")) == json.dumps(rows)
+    assert rows["total"] == 7 and link_rows(None) == {"items": [], "total": 0}

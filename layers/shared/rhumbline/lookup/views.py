@@ -102,55 +102,86 @@ def trusted(model: type[M], **values: Any) -> M:
     return instance
 
 
+# Each view has two forms built from one row: the model (what markdown renders from) and its JSON
+# form as a plain dict in the model's field order (what a JSON answer carries: no model to build
+# per row, none to walk again to dump it). tests/unit/lookup checks each row is its model's dump.
+
+
+def node_ref_row(node: Node) -> dict[str, Any]:
+    return {
+        "id": node.id,
+        "kind": node.kind,
+        "name": node.name,
+        "qualified_name": node.qualified_name,
+        "file": node.file,
+        "line": node.start_line,
+    }
+
+
 def node_ref(node: Node) -> NodeRef:
-    return trusted(
-        NodeRef,
-        id=node.id,
-        kind=node.kind,
-        name=node.name,
-        qualified_name=node.qualified_name,
-        file=node.file,
-        line=node.start_line,
-    )
+    return trusted(NodeRef, **node_ref_row(node))
+
+
+def definition_row(node: Node, *, docstring_chars: int = DOCSTRING_CHARS) -> dict[str, Any]:
+    return {
+        "id": node.id,
+        "kind": node.kind,
+        "name": node.name,
+        "qualified_name": node.qualified_name,
+        "file": node.file,
+        "line": node.start_line,
+        "end_line": node.end_line,
+        "language": node.language,
+        "signature": clip(node.signature, SIGNATURE_CHARS),
+        "docstring": clip(node.docstring, docstring_chars),
+    }
 
 
 def definition(node: Node, *, docstring_chars: int = DOCSTRING_CHARS) -> Definition:
-    return trusted(
-        Definition,
-        id=node.id,
-        kind=node.kind,
-        name=node.name,
-        qualified_name=node.qualified_name,
-        file=node.file,
-        line=node.start_line,
-        end_line=node.end_line,
-        language=node.language,
-        signature=clip(node.signature, SIGNATURE_CHARS),
-        docstring=clip(node.docstring, docstring_chars),
-    )
+    return trusted(Definition, **definition_row(node, docstring_chars=docstring_chars))
+
+
+def stub_ref_row(edge: EdgeView) -> dict[str, Any]:
+    """The far end of an edge when it is a stub: only its id and name are known."""
+    return {
+        "id": edge.other_id,
+        "kind": edge.other_kind,
+        "name": edge.other_name,
+        "qualified_name": edge.other_name,
+        "file": None,
+        "line": None,
+    }
 
 
 def stub_ref(edge: EdgeView) -> NodeRef:
-    """The far end of an edge when it is a stub: only its id and name are known."""
-    return trusted(
-        NodeRef,
-        id=edge.other_id, kind=edge.other_kind, name=edge.other_name, qualified_name=edge.other_name, file=None, line=None
-    )
+    return trusted(NodeRef, **stub_ref_row(edge))
+
+
+def link_row(about: str, edge: EdgeView, other: Node | None) -> dict[str, Any]:
+    return {
+        "about": about,
+        "relation": edge.relation,
+        "direction": edge.direction,
+        "node": node_ref_row(other) if other is not None else stub_ref_row(edge),
+        "confidence": edge.confidence,
+        "confidence_score": edge.confidence_score,
+        "explanation": clip(edge.explanation, EXPLANATION_CHARS) or "",
+        "evidence_file": edge.file,
+        "evidence_line": edge.line,
+    }
 
 
 def link(about: str, edge: EdgeView, other: Node | None) -> Link:
-    return trusted(
-        Link,
-        about=about,
-        relation=edge.relation,
-        direction=edge.direction,
-        node=node_ref(other) if other is not None else stub_ref(edge),
-        confidence=edge.confidence,
-        confidence_score=edge.confidence_score,
-        explanation=clip(edge.explanation, EXPLANATION_CHARS) or "",
-        evidence_file=edge.file,
-        evidence_line=edge.line,
-    )
+    row = link_row(about, edge, other)
+    row["node"] = trusted(NodeRef, **row["node"])
+    return trusted(Link, **row)
+
+
+def link_rows(group: RelationEdges | None) -> dict[str, Any]:
+    """`links(group)` as its JSON form."""
+    if group is None:
+        return {"items": [], "total": 0}
+    return {"items": [link_row(e.node_id, e.edge, e.other) for e in group.edges], "total": group.total}
 
 
 def links(group: RelationEdges | None) -> Listing[Link]:
