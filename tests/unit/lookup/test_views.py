@@ -19,7 +19,6 @@ from rhumbline.lookup.views import (
     link_rows,
     node_ref,
     node_ref_row,
-    stub_ref,
     stub_ref_row,
 )
 from rhumbline.stores.graph.protocol import LinkedEdge, RelationEdges
@@ -51,7 +50,6 @@ def test_views_equal_their_validated_models() -> None:
     full = definition(NODE)
     assert isinstance(full, Definition) and full.docstring == "Sum of the prices."
     assert_same_as_validated(full)
-    assert_same_as_validated(stub_ref(EDGE))
     with_node = link("function:pkg/shop.py:total", EDGE, NODE)
     assert isinstance(with_node, Link) and with_node.node.id == NODE.id
     assert_same_as_validated(with_node)

@@ -153,10 +153,6 @@ def stub_ref_row(edge: EdgeView) -> dict[str, Any]:
     }
 
 
-def stub_ref(edge: EdgeView) -> NodeRef:
-    return trusted(NodeRef, **stub_ref_row(edge))
-
-
 def link_row(about: str, edge: EdgeView, other: Node | None) -> dict[str, Any]:
     return {
         "about": about,
@@ -191,13 +187,14 @@ def links(group: RelationEdges | None) -> Listing[Link]:
     return Listing[Link](items=[link(e.node_id, e.edge, e.other) for e in group.edges], total=group.total)
 
 
-def merged(found: Mapping[str, RelationEdges], relations: Sequence[str], limit: int) -> Listing[Link]:
-    """Several relations' edges as one list, by relation then as found, cut at `limit`."""
-    items: list[Link] = []
+def merged_rows(found: Mapping[str, RelationEdges], relations: Sequence[str], limit: int) -> dict[str, Any]:
+    """Several relations' edges as one list (`Listing[Link]`'s JSON form), by relation then as
+    found, cut at `limit`."""
+    items: list[dict[str, Any]] = []
     total = 0
     for relation in sorted(relations):
         group = found.get(relation)
         if group is not None:
             total += group.total
-            items.extend(link(e.node_id, e.edge, e.other) for e in group.edges)
-    return Listing[Link](items=items[:limit], total=total)
+            items.extend(link_row(e.node_id, e.edge, e.other) for e in group.edges)
+    return {"items": items[:limit], "total": total}
