@@ -92,8 +92,8 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def trusted(model: type[M], **values: Any) -> M:
-    """`model.model_construct(**values)` for values naming every field of `model` (the views below
-    always do: tests/unit/lookup checks it), at a quarter of its cost."""
+    """`model.model_construct(**values)` for values naming every field of `model` (node_ref and
+    get_node's edges always do: tests/unit checks them), at a quarter of its cost."""
     instance = model.__new__(model)
     _set(instance, "__dict__", values)
     _set(instance, "__pydantic_fields_set__", set(values))
@@ -102,9 +102,9 @@ def trusted(model: type[M], **values: Any) -> M:
     return instance
 
 
-# Each view has two forms built from one row: the model (what markdown renders from) and its JSON
-# form as a plain dict in the model's field order (what a JSON answer carries: no model to build
-# per row, none to walk again to dump it). tests/unit/lookup checks each row is its model's dump.
+# Each view is built as its model's JSON form, a plain dict in the model's field order: a JSON
+# answer carries it as it is (no model to build per row, none to walk again to dump it), markdown
+# validates the answer into its output model. tests/unit/lookup checks each row is its model's dump.
 
 
 def node_ref_row(node: Node) -> dict[str, Any]:
@@ -137,10 +137,6 @@ def definition_row(node: Node, *, docstring_chars: int = DOCSTRING_CHARS) -> dic
     }
 
 
-def definition(node: Node, *, docstring_chars: int = DOCSTRING_CHARS) -> Definition:
-    return trusted(Definition, **definition_row(node, docstring_chars=docstring_chars))
-
-
 def stub_ref_row(edge: EdgeView) -> dict[str, Any]:
     """The far end of an edge when it is a stub: only its id and name are known."""
     return {
@@ -167,24 +163,12 @@ def link_row(about: str, edge: EdgeView, other: Node | None) -> dict[str, Any]:
     }
 
 
-def link(about: str, edge: EdgeView, other: Node | None) -> Link:
-    row = link_row(about, edge, other)
-    row["node"] = trusted(NodeRef, **row["node"])
-    return trusted(Link, **row)
-
-
 def link_rows(group: RelationEdges | None) -> dict[str, Any]:
-    """`links(group)` as its JSON form."""
+    """One relation's edges from `GraphStore.edges_around` (None: it had none) as `Listing[Link]`'s
+    JSON form."""
     if group is None:
         return {"items": [], "total": 0}
     return {"items": [link_row(e.node_id, e.edge, e.other) for e in group.edges], "total": group.total}
-
-
-def links(group: RelationEdges | None) -> Listing[Link]:
-    """One relation's edges from `GraphStore.edges_around` (None: it had none)."""
-    if group is None:
-        return Listing[Link](items=[], total=0)
-    return Listing[Link](items=[link(e.node_id, e.edge, e.other) for e in group.edges], total=group.total)
 
 
 def merged_rows(found: Mapping[str, RelationEdges], relations: Sequence[str], limit: int) -> dict[str, Any]:
