@@ -10,6 +10,7 @@ builds a real `ToolInvocation` and runs `rhumbline.runtime.handler.handle`.
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -21,6 +22,7 @@ from rhumbline.contract import INVOCATION_CONTRACT
 from rhumbline.runtime import resources
 from rhumbline.runtime.handler import handle
 from rhumbline.stores.graph.protocol import Edge, GraphBatch, Node
+from rhumbline.tools.registry import load_spec
 
 
 def shop_graph() -> tuple[list[Node], list[Edge]]:
@@ -56,6 +58,13 @@ def shop_graph() -> tuple[list[Node], list[Edge]]:
              "`from shop.pricing import price_of` at shop/cart.py:1", "shop/cart.py", 1),
     ]
     return nodes, edges
+
+
+def assert_output_contract(tool: str, result: dict) -> None:
+    """Every answer is its output model's own JSON form, key order included: what the catalog's
+    output schema promises, whether the tool built a model or its JSON directly (registry.Dumped)."""
+    model = load_spec(tool).output_model
+    assert json.dumps(model.model_validate(result).model_dump(mode="json")) == json.dumps(result)
 
 
 @dataclass
@@ -114,7 +123,7 @@ def world(request, tmp_path, monkeypatch) -> Iterator[ToolWorld]:
     graph.apply(other, GraphBatch(nodes=nodes[:3], edges=edges[:2]))
 
     def call(tool: str, arguments: dict, *, projects=(project,), scopes=("read",)) -> dict:
-        return handle(
+        outcome = handle(
             tool,
             {
                 "contract": INVOCATION_CONTRACT,
@@ -125,6 +134,9 @@ def world(request, tmp_path, monkeypatch) -> Iterator[ToolWorld]:
                 "deadline_ms": int((time.time() + 30) * 1000),
             },
         )
+        if outcome["ok"]:
+            assert_output_contract(tool, outcome["result"])
+        return outcome
 
     try:
         yield ToolWorld(shape=request.param, project=project, other_project=other, call=call)

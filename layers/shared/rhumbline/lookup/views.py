@@ -92,8 +92,8 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def trusted(model: type[M], **values: Any) -> M:
-    """`model.model_construct(**values)` for values naming every field of `model` (the views below
-    always do: tests/unit/lookup checks it), at a quarter of its cost."""
+    """`model.model_construct(**values)` for values naming every field of `model` (node_ref and
+    get_node's edges always do: tests/unit checks them), at a quarter of its cost."""
     instance = model.__new__(model)
     _set(instance, "__dict__", values)
     _set(instance, "__pydantic_fields_set__", set(values))
@@ -102,71 +102,83 @@ def trusted(model: type[M], **values: Any) -> M:
     return instance
 
 
+# Each view is built as its model's JSON form, a plain dict in the model's field order: a JSON
+# answer carries it as it is (no model to build per row, none to walk again to dump it), markdown
+# validates the answer into its output model. tests/unit/lookup checks each row is its model's dump.
+
+
+def node_ref_row(node: Node) -> dict[str, Any]:
+    return {
+        "id": node.id,
+        "kind": node.kind,
+        "name": node.name,
+        "qualified_name": node.qualified_name,
+        "file": node.file,
+        "line": node.start_line,
+    }
+
+
 def node_ref(node: Node) -> NodeRef:
-    return trusted(
-        NodeRef,
-        id=node.id,
-        kind=node.kind,
-        name=node.name,
-        qualified_name=node.qualified_name,
-        file=node.file,
-        line=node.start_line,
-    )
+    return trusted(NodeRef, **node_ref_row(node))
 
 
-def definition(node: Node, *, docstring_chars: int = DOCSTRING_CHARS) -> Definition:
-    return trusted(
-        Definition,
-        id=node.id,
-        kind=node.kind,
-        name=node.name,
-        qualified_name=node.qualified_name,
-        file=node.file,
-        line=node.start_line,
-        end_line=node.end_line,
-        language=node.language,
-        signature=clip(node.signature, SIGNATURE_CHARS),
-        docstring=clip(node.docstring, docstring_chars),
-    )
+def definition_row(node: Node, *, docstring_chars: int = DOCSTRING_CHARS) -> dict[str, Any]:
+    return {
+        "id": node.id,
+        "kind": node.kind,
+        "name": node.name,
+        "qualified_name": node.qualified_name,
+        "file": node.file,
+        "line": node.start_line,
+        "end_line": node.end_line,
+        "language": node.language,
+        "signature": clip(node.signature, SIGNATURE_CHARS),
+        "docstring": clip(node.docstring, docstring_chars),
+    }
 
 
-def stub_ref(edge: EdgeView) -> NodeRef:
+def stub_ref_row(edge: EdgeView) -> dict[str, Any]:
     """The far end of an edge when it is a stub: only its id and name are known."""
-    return trusted(
-        NodeRef,
-        id=edge.other_id, kind=edge.other_kind, name=edge.other_name, qualified_name=edge.other_name, file=None, line=None
-    )
+    return {
+        "id": edge.other_id,
+        "kind": edge.other_kind,
+        "name": edge.other_name,
+        "qualified_name": edge.other_name,
+        "file": None,
+        "line": None,
+    }
 
 
-def link(about: str, edge: EdgeView, other: Node | None) -> Link:
-    return trusted(
-        Link,
-        about=about,
-        relation=edge.relation,
-        direction=edge.direction,
-        node=node_ref(other) if other is not None else stub_ref(edge),
-        confidence=edge.confidence,
-        confidence_score=edge.confidence_score,
-        explanation=clip(edge.explanation, EXPLANATION_CHARS) or "",
-        evidence_file=edge.file,
-        evidence_line=edge.line,
-    )
+def link_row(about: str, edge: EdgeView, other: Node | None) -> dict[str, Any]:
+    return {
+        "about": about,
+        "relation": edge.relation,
+        "direction": edge.direction,
+        "node": node_ref_row(other) if other is not None else stub_ref_row(edge),
+        "confidence": edge.confidence,
+        "confidence_score": edge.confidence_score,
+        "explanation": clip(edge.explanation, EXPLANATION_CHARS) or "",
+        "evidence_file": edge.file,
+        "evidence_line": edge.line,
+    }
 
 
-def links(group: RelationEdges | None) -> Listing[Link]:
-    """One relation's edges from `GraphStore.edges_around` (None: it had none)."""
+def link_rows(group: RelationEdges | None) -> dict[str, Any]:
+    """One relation's edges from `GraphStore.edges_around` (None: it had none) as `Listing[Link]`'s
+    JSON form."""
     if group is None:
-        return Listing[Link](items=[], total=0)
-    return Listing[Link](items=[link(e.node_id, e.edge, e.other) for e in group.edges], total=group.total)
+        return {"items": [], "total": 0}
+    return {"items": [link_row(e.node_id, e.edge, e.other) for e in group.edges], "total": group.total}
 
 
-def merged(found: Mapping[str, RelationEdges], relations: Sequence[str], limit: int) -> Listing[Link]:
-    """Several relations' edges as one list, by relation then as found, cut at `limit`."""
-    items: list[Link] = []
+def merged_rows(found: Mapping[str, RelationEdges], relations: Sequence[str], limit: int) -> dict[str, Any]:
+    """Several relations' edges as one list (`Listing[Link]`'s JSON form), by relation then as
+    found, cut at `limit`."""
+    items: list[dict[str, Any]] = []
     total = 0
     for relation in sorted(relations):
         group = found.get(relation)
         if group is not None:
             total += group.total
-            items.extend(link(e.node_id, e.edge, e.other) for e in group.edges)
-    return Listing[Link](items=items[:limit], total=total)
+            items.extend(link_row(e.node_id, e.edge, e.other) for e in group.edges)
+    return {"items": items[:limit], "total": total}

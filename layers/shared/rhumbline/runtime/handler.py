@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from rhumbline.contract import ToolInvocation, ToolOutcome, success_payload
 from rhumbline.errors import DeadlineExceeded, Forbidden, InvalidArguments, ToolFailure, Unavailable
-from rhumbline.tools.registry import ToolSpec, load_spec
+from rhumbline.tools.registry import Dumped, ToolSpec, load_spec
 
 logger = logging.getLogger("rhumbline.tool")
 
@@ -55,7 +55,7 @@ def execute(spec: ToolSpec, invocation: ToolInvocation) -> dict[str, Any]:
         if requested and not invocation.caller.can_see(requested):
             raise Forbidden(f"this token has no access to project '{requested}'")
     result = spec.run(arguments, context)
-    return result.model_dump(mode="json")
+    return result.data if isinstance(result, Dumped) else result.model_dump(mode="json")
 
 
 def handle(tool_name: str, event: Any) -> dict[str, Any]:

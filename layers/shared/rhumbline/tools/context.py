@@ -15,7 +15,7 @@ from rhumbline.lookup.views import FORMAT_FIELD, Annotation, Definition, Format,
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import KNOWLEDGE_KINDS, StrictInput, project_field
 from rhumbline.tools.graph_common import cursor_field, query_of
-from rhumbline.tools.registry import ToolSpec
+from rhumbline.tools.registry import Dumped, ToolSpec
 
 # Definitions per answer, continued with `next_cursor`: a large module (Django's query.py: 176)
 # listed whole with docstrings was ~65 KB of the answer, sent twice (structured and as text).
@@ -80,10 +80,10 @@ class ContextOutput(BaseModel):
     )
 
 
-def run(arguments: ContextInput, context: ToolContext) -> ContextOutput:
+def run(arguments: ContextInput, context: ToolContext) -> ContextOutput | Dumped:
     from rhumbline.lookup import annotations
     from rhumbline.lookup.names import file_id, resolve_file
-    from rhumbline.lookup.views import definition, links
+    from rhumbline.lookup.views import definition_row, link_rows
     from rhumbline.tools import cursors
 
     project = context.project(arguments.project)
@@ -111,26 +111,34 @@ def run(arguments: ContextInput, context: ToolContext) -> ContextOutput:
     next_cursor = None
     if end < found.definitions_total:
         next_cursor = cursors.issue(context, "context", query, {"definitions": end}, graph_version=found.version)
-    output = ContextOutput(
-        project=project,
-        format=arguments.format,
-        file=FileInfo(
-            id=node.id, path=path, language=node.language, lines=node.end_line, content_hash=node.content_hash
-        ),
-        definitions=Listing[Definition](
-            items=[definition(d, docstring_chars=DOCSTRING_CHARS) for d in defined], total=found.definitions_total
-        ),
-        imports=links(outward.get("IMPORTS")),
-        imported_by=links(inward.get("IMPORTS")),
-        documented_by=links(inward.get("DOCUMENTS")),
-        documents=links(outward.get("DOCUMENTS")),
-        annotations=annotated,
-        next_cursor=next_cursor,
-    )
+    # The answer is built as its JSON form (lookup.views rows): markdown validates it into the
+    # model it renders from; JSON sends it as it is.
+    answer = {
+        "project": project,
+        "format": arguments.format,
+        "markdown": None,
+        "file": {
+            "id": node.id,
+            "path": path,
+            "language": node.language,
+            "lines": node.end_line,
+            "content_hash": node.content_hash,
+        },
+        "definitions": {
+            "items": [definition_row(d, docstring_chars=DOCSTRING_CHARS) for d in defined],
+            "total": found.definitions_total,
+        },
+        "imports": link_rows(outward.get("IMPORTS")),
+        "imported_by": link_rows(inward.get("IMPORTS")),
+        "documented_by": link_rows(inward.get("DOCUMENTS")),
+        "documents": link_rows(outward.get("DOCUMENTS")),
+        "annotations": annotated.model_dump(mode="json"),
+        "next_cursor": next_cursor,
+    }
     if arguments.format == "markdown":
-        text = render(output, modules=[m.qualified_name for m in modules], offset=offset)
+        text = render(ContextOutput.model_validate(answer), modules=[m.qualified_name for m in modules], offset=offset)
         return ContextOutput(project=project, format="markdown", markdown=text, next_cursor=next_cursor)
-    return output
+    return Dumped(answer)
 
 
 def render(bundle: ContextOutput, *, modules: list[str], offset: int = 0) -> str:

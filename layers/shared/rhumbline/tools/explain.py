@@ -3,7 +3,7 @@ the documents linked to it and its annotations. For when an agent does not know 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -11,7 +11,7 @@ from rhumbline.lookup import markdown as md
 from rhumbline.lookup.views import FORMAT_FIELD, Annotation, Definition, Format, Link, Listing, NodeRef
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import KNOWLEDGE_KINDS, StrictInput, project_field
-from rhumbline.tools.registry import ToolSpec
+from rhumbline.tools.registry import Dumped, ToolSpec
 
 EXAMPLES = 5  # neighbors shown per (direction, relation)
 MAX_DOCUMENTS = 50
@@ -71,11 +71,11 @@ def _next_step(kind: str) -> str:
     return "`get_node` with its id for every edge"
 
 
-def run(arguments: ExplainInput, context: ToolContext) -> ExplainOutput:
+def run(arguments: ExplainInput, context: ToolContext) -> ExplainOutput | Dumped:
     from rhumbline.lookup import annotations
     from rhumbline.lookup.bundle import read_bundle
     from rhumbline.lookup.names import resolve_name
-    from rhumbline.lookup.views import definition, links
+    from rhumbline.lookup.views import definition_row, link_rows
     from rhumbline.stores.graph.bundles import Around
 
     project = context.project(arguments.project)
@@ -90,38 +90,41 @@ def run(arguments: ExplainInput, context: ToolContext) -> ExplainOutput:
         + [Around(d, (DOCUMENT_RELATION,), MAX_DOCUMENTS) for d in directions],
     )  # fmt: skip
     around = dict(zip(directions, bundle.around[:2]))
+    # Built as its JSON form (lookup.views rows): markdown validates it into the model it renders.
     neighborhood = [
-        RelationSummary(relation=relation, direction=direction, total=group.total, examples=links(group).items)
+        {"relation": relation, "direction": direction, "total": group.total, "examples": link_rows(group)["items"]}
         for direction, found in around.items()
         for relation, group in found.items()
         if relation != DOCUMENT_RELATION
     ]
-    documented = {d: links(found.get(DOCUMENT_RELATION)) for d, found in zip(directions, bundle.around[2:])}
+    documented = {d: link_rows(found.get(DOCUMENT_RELATION)) for d, found in zip(directions, bundle.around[2:])}
     documented_by, documents = documented["in"], documented["out"]
-    output = ExplainOutput(
-        project=project,
-        format=arguments.format,
-        node=definition(node, docstring_chars=DOCSTRING_CHARS),
-        layer="knowledge" if node.kind in KNOWLEDGE_KINDS else "code",
-        parent=_parent(neighborhood),
-        neighborhood=neighborhood,
-        documents=Listing[Link](
-            items=(documented_by.items + documents.items)[:MAX_DOCUMENTS],
-            total=documented_by.total + documents.total,
-        ),
-        annotations=annotations.for_nodes(context, project, [node.id]),
-        next=_next_step(node.kind),
-    )
+    answer = {
+        "project": project,
+        "format": arguments.format,
+        "markdown": None,
+        "node": definition_row(node, docstring_chars=DOCSTRING_CHARS),
+        "layer": "knowledge" if node.kind in KNOWLEDGE_KINDS else "code",
+        "parent": _parent(neighborhood),
+        "neighborhood": neighborhood,
+        "documents": {
+            "items": (documented_by["items"] + documents["items"])[:MAX_DOCUMENTS],
+            "total": documented_by["total"] + documents["total"],
+        },
+        "annotations": annotations.for_nodes(context, project, [node.id]).model_dump(mode="json"),
+        "next": _next_step(node.kind),
+    }
     if arguments.format == "markdown":
-        return ExplainOutput(project=project, format="markdown", markdown=render(output))
-    return output
+        return ExplainOutput(project=project, format="markdown", markdown=render(ExplainOutput.model_validate(answer)))
+    return Dumped(answer)
 
 
-def _parent(neighborhood: list[RelationSummary]) -> NodeRef | None:
+def _parent(neighborhood: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The first node that defines or contains it (a NodeRef row)."""
     for relation in ("DEFINES", "CONTAINS"):
         for summary in neighborhood:
-            if summary.direction == "in" and summary.relation == relation and summary.examples:
-                return summary.examples[0].node
+            if summary["direction"] == "in" and summary["relation"] == relation and summary["examples"]:
+                return summary["examples"][0]["node"]
     return None
 
 

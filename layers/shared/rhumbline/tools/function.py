@@ -10,7 +10,7 @@ from rhumbline.lookup.walks import Step, StepListing, step_line
 from rhumbline.lookup.views import FORMAT_FIELD, Annotation, Definition, Format, Link, Listing, NodeRef
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput, project_field
-from rhumbline.tools.registry import ToolSpec
+from rhumbline.tools.registry import Dumped, ToolSpec
 
 MAX_DEPTH = 4
 DEFAULT_LIMIT = 20
@@ -45,13 +45,13 @@ class FunctionOutput(BaseModel):
     annotations: Listing[Annotation] | None = None
 
 
-def run(arguments: FunctionInput, context: ToolContext) -> FunctionOutput:
+def run(arguments: FunctionInput, context: ToolContext) -> FunctionOutput | Dumped:
     from rhumbline.lookup import annotations
     from rhumbline.lookup.bundle import read_bundle
     from rhumbline.lookup.kinds import CALLABLE_KINDS
     from rhumbline.lookup.names import resolve_name
-    from rhumbline.lookup.views import definition, links, node_ref
-    from rhumbline.lookup.walks import listing, walk_for
+    from rhumbline.lookup.views import definition_row, link_rows, node_ref_row
+    from rhumbline.lookup.walks import listing_row, walk_for
     from rhumbline.stores.graph.bundles import Around
 
     project = context.project(arguments.project)
@@ -68,23 +68,25 @@ def run(arguments: FunctionInput, context: ToolContext) -> FunctionOutput:
     )  # fmt: skip
     annotated = annotations.for_nodes(context, project, [node.id])
     [inward] = bundle.around
-    callers, callees = (listing(walked, depth=depth, limit=limit) for walked in bundle.walks)
+    callers, callees = (listing_row(walked, depth=depth, limit=limit) for walked in bundle.walks)
     owners = inward.get("DEFINES")
     owner = owners.edges[0].other if owners else None
-    output = FunctionOutput(
-        project=project,
-        format=arguments.format,
-        node=definition(node),
-        owner=node_ref(owner) if owner is not None else None,
-        decorators=links(inward.get("DECORATES")),
-        callers=callers,
-        callees=callees,
-        documented_by=links(inward.get("DOCUMENTS")),
-        annotations=annotated,
-    )
+    # Built as its JSON form (lookup.views rows): markdown validates it into the model it renders.
+    answer = {
+        "project": project,
+        "format": arguments.format,
+        "markdown": None,
+        "node": definition_row(node),
+        "owner": node_ref_row(owner) if owner is not None else None,
+        "decorators": link_rows(inward.get("DECORATES")),
+        "callers": callers,
+        "callees": callees,
+        "documented_by": link_rows(inward.get("DOCUMENTS")),
+        "annotations": annotated.model_dump(mode="json"),
+    }
     if arguments.format == "markdown":
-        return FunctionOutput(project=project, format="markdown", markdown=render(output))
-    return output
+        return FunctionOutput(project=project, format="markdown", markdown=render(FunctionOutput.model_validate(answer)))
+    return Dumped(answer)
 
 
 def render(answer: FunctionOutput) -> str:

@@ -44,6 +44,17 @@ TOOL_MODULES: dict[str, str] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class Dumped:
+    """A tool's answer already in its output model's JSON form (what `model_dump(mode="json")`
+    would give, key order included), built from trusted store values. A large answer (context's
+    50 definitions) then skips building a model per row and walking them all again to dump them;
+    the output model still defines the shape, and the functional tool tests check every answer
+    is its model's own dump."""
+
+    data: dict[str, Any]
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
@@ -51,7 +62,7 @@ class ToolSpec:
     description: str
     input_model: type[BaseModel]
     output_model: type[BaseModel]
-    run: Callable[[Any, "ToolContext"], BaseModel]
+    run: Callable[[Any, "ToolContext"], BaseModel | Dumped]
     scope: "Scope" = "read"
     read_only: bool = True
     destructive: bool = False

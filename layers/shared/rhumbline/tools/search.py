@@ -7,7 +7,7 @@ from pydantic import BaseModel, Field, field_validator
 from rhumbline.errors import Forbidden, InvalidArguments
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import CODE_KINDS, KNOWLEDGE_KINDS, NAMED_CODE_KINDS, PROJECT_PATTERN, StrictInput
-from rhumbline.tools.registry import ToolSpec
+from rhumbline.tools.registry import Dumped, ToolSpec
 
 SNIPPET_CHARS = 160
 
@@ -69,7 +69,7 @@ def _snippet(signature: str | None, docstring: str | None) -> str | None:
     return text
 
 
-def run(arguments: SearchInput, context: ToolContext) -> SearchOutput:
+def run(arguments: SearchInput, context: ToolContext) -> SearchOutput | Dumped:
     context.require_scope("read")
     if arguments.project:
         if not context.caller.can_see(arguments.project):
@@ -85,23 +85,26 @@ def run(arguments: SearchInput, context: ToolContext) -> SearchOutput:
         )
     except ValueError as error:
         raise InvalidArguments(str(error)) from None
-    return SearchOutput(
-        hits=[
-            SearchHitOut(
-                kind=hit.node.kind,
-                id=hit.node.id,
-                name=hit.node.name,
-                qualified_name=hit.node.qualified_name,
-                file=hit.node.file,
-                line=hit.node.start_line,
-                snippet=_snippet(hit.node.signature, hit.node.docstring),
-                project=hit.project,
-                score=round(hit.score, 4),
-                match=hit.match,
-            )
-            for hit in hits
-        ],
-        total=total,
+    # Built as its JSON form (registry.Dumped): every value comes typed from the graph store.
+    return Dumped(
+        {
+            "hits": [
+                {
+                    "kind": hit.node.kind,
+                    "id": hit.node.id,
+                    "name": hit.node.name,
+                    "qualified_name": hit.node.qualified_name,
+                    "file": hit.node.file,
+                    "line": hit.node.start_line,
+                    "snippet": _snippet(hit.node.signature, hit.node.docstring),
+                    "project": hit.project,
+                    "score": round(float(hit.score), 4),
+                    "match": hit.match,
+                }
+                for hit in hits
+            ],
+            "total": total,
+        }
     )
 
 

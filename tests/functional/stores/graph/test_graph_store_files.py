@@ -107,6 +107,22 @@ def test_edges_around_caps_each_relation_with_its_exact_total(seeded: GraphStore
     assert seeded.edges_around(project, [CART.id], "in", relations=["IMPORTS"], limit=5) == {}
 
 
+@pytest.mark.parametrize("relations", [None, ["CALLS", "DEFINES"], ["DEFINES", "CALLS", "CALLS"]])
+def test_edges_around_cut_pages_are_prefixes_of_the_whole_list(
+    seeded: GraphStore, project: str, relations: list[str] | None
+) -> None:
+    # SQLite reads every edge (counting and cutting in Python) when they are few, counts first and
+    # numbers them per relation only when one is over the limit: every way must give the same
+    # order, cut at the same place, with the same totals.
+    ids = [ADD.id, TOTAL.id, HELPER.id]
+    whole = _rows(seeded.edges_around(project, ids, "in", relations=relations, limit=4))  # CALLS: 4, DEFINES: 2
+    assert whole == _rows(seeded.edges_around(project, ids, "in", relations=relations, limit=1000))
+    assert list(whole) == ["CALLS", "DEFINES"]
+    for limit in (1, 2, 3):
+        cut = _rows(seeded.edges_around(project, ids, "in", relations=relations, limit=limit))
+        assert cut == {relation: (edges[:limit], total) for relation, (edges, total) in whole.items()}
+
+
 def test_degrees_count_by_node_and_relation(seeded: GraphStore, project: str) -> None:
     ids = [CART.id, ADD.id, TOTAL.id, HELPER.id, "function:nowhere"]
     assert seeded.degrees(project, ids, "in") == {

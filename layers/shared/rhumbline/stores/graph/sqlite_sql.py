@@ -237,11 +237,14 @@ _TERM_WEIGHT = f"""CASE
 @lru_cache(maxsize=64)
 def search(candidates: str, term_count: int) -> str:
     """Score every candidate exactly as the Neo4j backend does (see words.py), count them, and
-    fetch full rows only for the best `:limit`. Query words are parameters :t0, :t1, ..."""
+    fetch full rows only for the best `:limit`. Query words are parameters :t0, :t1, ...
+
+    `ranked` is materialized once and counted apart: a `count(*) OVER ()` window on the page
+    buffered every scored row a second time (~0.1 ms of 0.85 for `QuerySet`'s 204 candidates)."""
     weights = " + ".join(_TERM_WEIGHT.format(i=i) for i in range(term_count)) or "0.0"
     return f"""
 WITH candidates (rid) AS ({candidates}),
-ranked AS (
+ranked AS MATERIALIZED (
     SELECT n.rid, n.project, n.id, length(n.qualified_name) AS qn_length, CASE
         WHEN n.name_lower = :q OR n.qn_lower = :q THEN {SCORE_EXACT}
         WHEN substr(n.name_lower, 1, length(:q)) = :q OR instr(' ' || n.name_words, :phrase) > 0
@@ -253,11 +256,11 @@ ranked AS (
     WHERE n.{_IN_PROJECTS} AND {_KIND_FILTER}
 ),
 page AS (
-    SELECT rid, score, count(*) OVER () AS total FROM ranked
+    SELECT rid, score FROM ranked
     ORDER BY score DESC, qn_length, id, project
     LIMIT :limit
 )
-SELECT n.project, {_COLUMNS}, page.score, page.total
+SELECT n.project, {_COLUMNS}, page.score, (SELECT count(*) FROM ranked) AS total
 FROM page JOIN nodes AS n ON n.rid = page.rid
 ORDER BY page.score DESC, length(n.qualified_name), n.id, n.project
 """

@@ -53,6 +53,8 @@ _HIGH = "\U0010ffff"
 # A bulk write keeps its working set in memory rather than spilling half-built indexes to disk.
 _WRITE_CACHE_KIB = 256_000
 _READ_CACHE_KIB = 32_000
+# A search row: project, NODE_FIELDS, score, total (sqlite_sql.search's SELECT).
+_SCORE = 1 + len(rows.NODE_FIELDS)
 
 
 # walk, reach, shortest_paths: traversal.py; nodes_in_file, edges_around, degrees: sqlite_lookups.py
@@ -254,7 +256,7 @@ class SqliteGraphStore(TraversalMixin, SqliteLookups):
     def get_node(self, project: str, node_id: str) -> Node | None:
         with self._bounded(self._timeout) as conn:
             row = conn.execute(sql.GET_NODE, (project, node_id)).fetchone()
-        return rows.node_from_row(row) if row is not None else None
+        return rows.node_at(row) if row is not None else None
 
     def edges_of(
         self, project: str, node_id: str, direction: Direction, *, limit: int, offset: int = 0
@@ -287,7 +289,7 @@ class SqliteGraphStore(TraversalMixin, SqliteLookups):
                 sides[direction] = [_edge_view(direction, r) for r in page], total  # type: ignore[arg-type]
             stamp = conn.execute(sql.GET_STAMP, (project,)).fetchone()
         return NodeEdges(
-            node=rows.node_from_row(row),
+            node=rows.node_at(row),
             outgoing=sides["out"][0],
             outgoing_total=sides["out"][1],
             incoming=sides["in"][0],
@@ -330,14 +332,14 @@ class SqliteGraphStore(TraversalMixin, SqliteLookups):
             found = conn.execute(sql.search(candidates, len(parsed.terms)), params).fetchall()
         hits = [
             SearchHit(
-                project=r["project"],
-                node=rows.node_from_row(r),
-                score=r["score"],
-                match=match_of(r["score"]),
+                project=r[0],
+                node=rows.node_at(r, 1),
+                score=r[_SCORE],
+                match=match_of(r[_SCORE]),
             )
             for r in found
         ]
-        return hits, found[0]["total"] if found else 0
+        return hits, found[0][_SCORE + 1] if found else 0
 
     def find_by_name(
         self, project: str, name: str, *, kinds: Sequence[str] | None = None, limit: int = 20
@@ -358,7 +360,7 @@ class SqliteGraphStore(TraversalMixin, SqliteLookups):
         with self._reading() as conn:
             page = conn.execute(sql.FIND_PAGE, params).fetchall()
             (total,) = conn.execute(sql.FIND_TOTAL, params).fetchone()
-        return [rows.node_from_row(r) for r in page], total
+        return [rows.node_at(r) for r in page], total
 
     def nodes_of_kind(
         self, project: str, kind: str, *, limit: int, offset: int = 0
@@ -367,7 +369,7 @@ class SqliteGraphStore(TraversalMixin, SqliteLookups):
         with self._reading() as conn:
             page = conn.execute(sql.KIND_PAGE, (project, kind, limit, offset)).fetchall()
             (total,) = conn.execute(sql.KIND_TOTAL, (project, kind)).fetchone()
-        return [rows.node_from_row(r) for r in page], total
+        return [rows.node_at(r) for r in page], total
 
     def counts(self, project: str) -> GraphCounts:
         # Counting a large project's edges takes a few hundred milliseconds, and listing projects

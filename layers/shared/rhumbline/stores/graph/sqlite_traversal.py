@@ -86,9 +86,9 @@ class SqliteReader:
             return {}
         found = {}
         params = {"project": self._project, "ids": json.dumps(list(ids))}
-        for row in self._conn.execute(NODES, params):
-            self._rid[row["id"]] = row["rid"]
-            found[row["id"]] = rows.node_from_row(row)
+        for row in self._conn.execute(NODES, params):  # rid, then NODE_FIELDS (id first)
+            self._rid[row[1]] = row[0]
+            found[row[1]] = rows.node_at(row, 1)
         return found
 
     def _rids(self, ids: Sequence[str]) -> list[int]:
