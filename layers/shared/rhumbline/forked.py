@@ -97,7 +97,9 @@ def freeze_heap() -> None:
 
 def thaw_heap() -> None:
     """Frozen objects go back to the oldest generation (collected again, none lost)."""
-    gc.unfreeze()
+    from rhumbline.runtime import heap
+
+    heap.unfreeze()
 
 
 def room_for(copies: int) -> bool:

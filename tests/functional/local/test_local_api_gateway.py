@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 
 from rhumbline.local.server import LocalApi
+from rhumbline.runtime import heap
 
 
 def request(api: LocalApi, method: str, path: str, **options: Any) -> httpx.Response:
@@ -130,5 +131,5 @@ def test_serve_freezes_the_heap_once_the_functions_are_loaded(stand_in_template:
         assert gc.get_freeze_count() > before
         assert all(found is not handler for found in gc.get_objects())
     finally:
-        gc.unfreeze()
+        heap.unfreeze()
         runner.close()

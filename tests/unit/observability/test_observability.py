@@ -4,6 +4,7 @@ import json
 import logging
 
 from rhumbline import observability
+from rhumbline.runtime import heap
 
 
 def test_tool_call_metric_is_one_emf_blob_with_tool_and_outcome(monkeypatch, capsys):
@@ -55,7 +56,7 @@ def test_a_lambda_functions_init_ends_with_its_heap_frozen(monkeypatch):
 
     try:
         monkeypatch.delenv("LAMBDA_TASK_ROOT", raising=False)
-        gc.unfreeze()
+        heap.unfreeze()
         # Outside first: the structured logger is set up once, and in Lambda it stops propagating.
         observability.lambda_entry(handler, function="outside")
         assert gc.get_freeze_count() == 0, "outside Lambda (tests, CLI) nothing is frozen"
@@ -64,4 +65,4 @@ def test_a_lambda_functions_init_ends_with_its_heap_frozen(monkeypatch):
         assert gc.get_freeze_count() > 0
         assert wrapped({"a": 1}, None) == {"a": 1}
     finally:
-        gc.unfreeze()
+        heap.unfreeze()

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from rhumbline import forked
+from rhumbline.runtime import heap
 from rhumbline.runtime.heap import freeze_after_init, refreeze_if_thawed
 
 
@@ -16,7 +17,7 @@ from rhumbline.runtime.heap import freeze_after_init, refreeze_if_thawed
 def unfrozen_after() -> Iterator[None]:
     # The test process must not keep a frozen heap: later tests create and drop cycles of their own.
     yield
-    gc.unfreeze()
+    heap.unfreeze()
 
 
 class Node:
