@@ -124,12 +124,7 @@ def node_ref(node: Node) -> NodeRef:
 
 def definition_row(node: Node, *, docstring_chars: int = DOCSTRING_CHARS) -> dict[str, Any]:
     return {
-        "id": node.id,
-        "kind": node.kind,
-        "name": node.name,
-        "qualified_name": node.qualified_name,
-        "file": node.file,
-        "line": node.start_line,
+        **node_ref_row(node),
         "end_line": node.end_line,
         "language": node.language,
         "signature": clip(node.signature, SIGNATURE_CHARS),

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from rhumbline.lookup.views import EXPLANATION_CHARS, NodeRef, clip
+from rhumbline.lookup.views import EXPLANATION_CHARS, NodeRef, clip, node_ref_row
 
 if TYPE_CHECKING:
     from rhumbline.stores.graph.bundles import Walk
@@ -53,12 +53,7 @@ def listing_row(walked: "WalkResult", *, depth: int, limit: int) -> dict[str, An
         node, via = step.node, step.via
         items.append(
             {
-                "id": node.id,
-                "kind": node.kind,
-                "name": node.name,
-                "qualified_name": node.qualified_name,
-                "file": node.file,
-                "line": node.start_line,
+                **node_ref_row(node),
                 "depth": step.depth,
                 "via": step.parent,
                 "relation": via.relation,
