@@ -70,8 +70,8 @@ def test_a_refused_request_reaches_no_handler_and_leaves_no_identity() -> None:
     async def recording_app(scope: dict, receive: Any, send: Any) -> None:
         seen.append(scope)
 
-    refused = {"authenticated": "false", "reason": "revoked"}
-    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": [], "aws.event": {"requestContext": {"authorizer": {"lambda": refused}}}}
+    refused = {"requestContext": {"authorizer": {"lambda": {"authenticated": "false", "reason": "revoked"}}}}
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": [], "aws.event": refused}
     sent: list[dict] = []
 
     async def receive() -> dict:
