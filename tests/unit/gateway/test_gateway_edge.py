@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from rhumbline.gateway.edge import GatewayEdge, bearer_challenge
+from rhumbline.gateway.identity import SCOPE_KEY, Identity, identity_of_scope
 
 AUTHENTICATED = {"authenticated": "true", "principal": "a", "token_id": "tk_1", "projects": "*", "scopes": "read"}
 
@@ -35,6 +36,53 @@ def request(method: str, path: str, authorizer: dict | None) -> tuple[int, dict[
 def test_authenticated_post_reaches_the_mcp_app() -> None:
     assert request("POST", "/mcp", AUTHENTICATED)[0] == 299
     assert request("POST", "/mcp/", AUTHENTICATED)[0] == 299
+
+
+def test_the_edge_leaves_the_identity_it_read_for_the_handlers() -> None:
+    seen: list[dict] = []
+
+    async def recording_app(scope: dict, receive: Any, send: Any) -> None:
+        seen.append(scope)
+        await inner_app(scope, receive, send)
+
+    event = {"requestContext": {"authorizer": {"lambda": AUTHENTICATED}}}
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": [], "aws.event": event}
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict) -> None:
+        pass
+
+    asyncio.run(GatewayEdge(recording_app)(scope, receive, send))
+    identity = seen[0][SCOPE_KEY]
+    assert isinstance(identity, Identity) and identity.caller is not None
+    assert identity.caller.principal == "a"
+    # The handlers read that one; without the edge they read the event themselves.
+    assert identity_of_scope(seen[0]) is identity
+    assert identity_of_scope({"aws.event": event}).caller == identity.caller
+    assert identity_of_scope({"aws.event": {}}).reason == "no_context"
+
+
+def test_a_refused_request_reaches_no_handler_and_leaves_no_identity() -> None:
+    seen: list[dict] = []
+
+    async def recording_app(scope: dict, receive: Any, send: Any) -> None:
+        seen.append(scope)
+
+    refused = {"requestContext": {"authorizer": {"lambda": {"authenticated": "false", "reason": "revoked"}}}}
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": [], "aws.event": refused}
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    asyncio.run(GatewayEdge(recording_app)(scope, receive, send))
+    assert seen == [] and SCOPE_KEY not in scope
+    assert sent[0]["status"] == 401
 
 
 def test_get_and_other_methods_are_405_with_allow() -> None:

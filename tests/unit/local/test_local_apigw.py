@@ -6,7 +6,16 @@ import base64
 
 from mangum.handlers import HTTPGateway
 
-from rhumbline.local.apigw import HttpRequest, authorizer_event, build_event, proxy_response, with_authorizer
+from datetime import datetime, timezone
+
+from rhumbline.local.apigw import (
+    HttpRequest,
+    authorizer_event,
+    build_event,
+    proxy_response,
+    request_time,
+    with_authorizer,
+)
 
 MANGUM_CONFIG = {"api_gateway_base_path": "/", "text_mime_types": ["text/", "application/json"], "exclude_headers": []}
 
@@ -49,6 +58,27 @@ def test_the_event_has_the_v2_shape() -> None:
     assert context["timeEpoch"] == 1_700_000_000_500
     assert context["time"] == "14/Nov/2023:22:13:20 +0000"
     assert "authorizer" not in context
+
+
+def test_the_time_text_is_formatted_per_second_and_stays_right() -> None:
+    # Formatted once per second and reused: the cache must never hand out another second's text.
+    for second in (0, 1_700_000_000, 1_700_000_000, 1_700_000_001, 951_782_400, 1_700_000_000):
+        expected = datetime.fromtimestamp(second, timezone.utc).strftime("%d/%b/%Y:%H:%M:%S +0000")
+        assert request_time(second) == expected
+    first = build_event(sample_request(), route_key="POST /mcp", now=1_700_000_000.1)
+    second = build_event(sample_request(), route_key="POST /mcp", now=1_700_000_001.9)
+    assert (first["requestContext"]["time"], second["requestContext"]["time"]) == (
+        "14/Nov/2023:22:13:20 +0000",
+        "14/Nov/2023:22:13:21 +0000",
+    )
+    assert first["requestContext"]["requestId"] != second["requestContext"]["requestId"]
+
+
+def test_no_query_string_means_no_query_parameters() -> None:
+    request = HttpRequest(method="POST", path="/mcp", headers=[("Host", "h")], body=b"{}")
+    event = build_event(request, route_key="POST /mcp")
+    assert event["rawQueryString"] == ""
+    assert "queryStringParameters" not in event
 
 
 def test_mangum_reads_back_the_request_it_was_built_from() -> None:

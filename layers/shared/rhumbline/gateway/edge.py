@@ -10,7 +10,7 @@ from __future__ import annotations
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from rhumbline.gateway.identity import identity_from_event
+from rhumbline.gateway.identity import SCOPE_KEY, identity_from_event
 
 MCP_PATH = "/mcp"
 REALM = "rhumbline"
@@ -49,6 +49,8 @@ class GatewayEdge:
             )
             await response(scope, receive, send)
             return
+        # Read once per request: tools/list and tools/call take it from the scope (identity_of_scope).
+        scope[SCOPE_KEY] = identity
         if scope["method"] != "POST":
             response = JSONResponse(
                 {"error": "method_not_allowed", "message": "this stateless MCP endpoint only accepts POST"},

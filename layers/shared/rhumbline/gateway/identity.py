@@ -84,6 +84,19 @@ def identity_from_event(event: Mapping[str, Any] | None) -> Identity:
     return identity_from_context(authorizer_context(event))
 
 
+# Where the edge leaves the request's identity in the ASGI scope for the MCP handlers.
+SCOPE_KEY = "rhumbline.identity"
+
+
+def identity_of_scope(scope: Mapping[str, Any]) -> Identity:
+    """The request's identity: the one the edge read from the event (the SDK hands the handlers the
+    same scope), else read from the event here (an app driven without the edge, in tests)."""
+    identity = scope.get(SCOPE_KEY)
+    if isinstance(identity, Identity):
+        return identity
+    return identity_from_event(scope.get("aws.event"))
+
+
 def request_id_of(event: Mapping[str, Any] | None) -> str | None:
     """API Gateway's request id: the one id that ties the access log, the audit row and the tool's logs."""
     if not isinstance(event, Mapping):

@@ -20,7 +20,7 @@ from rhumbline import __version__
 from rhumbline.gateway.calls import CallRequest, ToolCalls, error_result
 from rhumbline.gateway.catalog import Catalog
 from rhumbline.gateway.edge import MCP_PATH, GatewayEdge
-from rhumbline.gateway.identity import identity_from_event, request_id_of
+from rhumbline.gateway.identity import identity_of_scope, request_id_of
 from rhumbline.gateway.tool_list import ToolListCache, caller_of, list_result, visible_tools
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def build_mcp_server(catalog: Catalog, tool_calls: ToolCalls) -> Server[Any]:
     async def call_tool(ctx: "ServerRequestContext[Any]", params: types.CallToolRequestParams) -> types.CallToolResult:
         scope: Mapping[str, Any] = ctx.request.scope if ctx.request is not None else {}
         event = scope.get("aws.event")
-        identity = identity_from_event(event)
+        identity = identity_of_scope(scope)
         if identity.caller is None:
             # The edge answers 401 before the SDK sees the request; this only guards a miswiring.
             return error_result("unauthenticated", identity.description())

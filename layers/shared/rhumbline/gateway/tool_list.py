@@ -21,7 +21,7 @@ from mcp_types import methods
 
 from rhumbline.contract import Caller
 from rhumbline.gateway.catalog import Catalog
-from rhumbline.gateway.identity import identity_from_event
+from rhumbline.gateway.identity import identity_of_scope
 
 if TYPE_CHECKING:
     from mcp.server.context import CallNext, ServerRequestContext
@@ -34,7 +34,7 @@ MAX_CACHED_ANSWERS = 64
 
 def caller_of(ctx: "ServerRequestContext[Any]") -> Caller | None:
     scope: Mapping[str, Any] = ctx.request.scope if ctx.request is not None else {}
-    return identity_from_event(scope.get("aws.event")).caller
+    return identity_of_scope(scope).caller
 
 
 def visible_tools(catalog: Catalog, caller: Caller | None) -> tuple[str, ...]:

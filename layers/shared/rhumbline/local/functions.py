@@ -13,12 +13,12 @@ import sys
 import threading
 import time
 import traceback
-import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from rhumbline.local.request_ids import new_request_id
 from rhumbline.local.template import FunctionDef, Template
 
 ACCOUNT_ID = "000000000000"
@@ -112,7 +112,7 @@ class FunctionRunner:
 
     def invoke(self, logical_id: str, event: Any, request_id: str | None = None) -> Invocation:
         """Blocking: run the handler on this thread."""
-        request_id = request_id or str(uuid.uuid4())
+        request_id = request_id or new_request_id()
         function = self.template.function(logical_id)
         try:
             result = self.handler(logical_id)(event, LocalLambdaContext(function, request_id))
@@ -122,7 +122,7 @@ class FunctionRunner:
 
     async def invoke_async(self, logical_id: str, event: Any, request_id: str | None = None) -> Invocation:
         """Run the handler in a worker thread, bounded by the function's timeout like Lambda."""
-        request_id = request_id or str(uuid.uuid4())
+        request_id = request_id or new_request_id()
         timeout = self.template.function(logical_id).timeout
         loop = asyncio.get_running_loop()
         running = loop.run_in_executor(self._executor(logical_id), self.invoke, logical_id, event, request_id)

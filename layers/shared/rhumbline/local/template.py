@@ -12,6 +12,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -92,7 +93,10 @@ class Route:
         return found.groupdict() if found else None
 
 
+@lru_cache(maxsize=256)
 def _path_pattern(path: str) -> re.Pattern[str]:
+    # Cached: every request is matched against the routes, and building the pattern (a split, an
+    # escape, a compile-cache lookup) cost more than matching it.
     pattern = ""
     for piece in re.split(r"(\{[^}]+\})", path):
         if piece.startswith("{") and piece.endswith("+}"):

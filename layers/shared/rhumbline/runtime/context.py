@@ -46,8 +46,11 @@ class ToolContext:
     @contextmanager
     def read_db(self) -> Iterator["Connection"]:
         """A relational connection for Core reads: no ORM session to build per call (it cost more
-        than the query on the read tools' path). Ended (rolled back) when the block exits."""
-        with resources.relational_engine().connect() as connection:
+        than the query on the read tools' path). Ended (rolled back) when the block exits. Marked
+        read-only: on SQLite it takes no write lock (stores/relational/engine.py)."""
+        from rhumbline.stores.relational.engine import READ_ONLY
+
+        with resources.relational_engine().connect().execution_options(**{READ_ONLY: True}) as connection:
             yield connection
 
     def remaining(self) -> float:

@@ -5,9 +5,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 from sqlalchemy import select
-from sqlalchemy.exc import DBAPIError, StatementError
+from sqlalchemy.exc import DBAPIError, OperationalError, StatementError
 
-from rhumbline.stores.relational.engine import create_engine_from_url
+from rhumbline.stores.relational.engine import READ_ONLY, create_engine_from_url
 from rhumbline.stores.relational.migrate import upgrade
 from rhumbline.stores.relational.models import Project
 from rhumbline.stores.relational.session import session_scope
@@ -108,5 +108,48 @@ def test_sqlite_savepoint_rollback_keeps_the_outer_transaction(tmp_path) -> None
                     raise RuntimeError("undo the savepoint only")
         with session_scope(engine) as session:
             assert sorted(session.scalars(select(Project.slug))) == ["outer/kept"]
+    finally:
+        engine.dispose()
+
+
+def test_sqlite_read_only_connections_take_no_write_lock(tmp_path) -> None:
+    # A writer holds the lock: a read-only connection (ToolContext.read_db) still begins and reads
+    # at once, seeing what was committed; a read-write one waits for the lock and then fails with
+    # SQLAlchemy's OperationalError (BEGIN is emitted on the driver connection, not through
+    # exec_driver_sql, and its error must still be SQLAlchemy's).
+    engine = create_engine_from_url(f"sqlite:///{tmp_path / 'db.sqlite3'}", timeout=0.2)
+    upgrade(engine)
+    try:
+        with session_scope(engine) as session:
+            session.add(Project(slug="committed/before"))
+        with engine.begin() as writer:
+            writer.exec_driver_sql("INSERT INTO projects (slug, created_at) VALUES ('not/committed', '2026-01-01 00:00:00')")
+            started = time.monotonic()
+            with engine.connect().execution_options(**{READ_ONLY: True}) as reader:
+                slugs = sorted(reader.scalars(select(Project.slug)))
+                assert reader.exec_driver_sql("PRAGMA main.journal_mode").scalar() == "wal"
+            assert slugs == ["committed/before"]
+            assert time.monotonic() - started < 0.15  # never waited for the writer's lock
+            with pytest.raises(OperationalError, match="database is locked"):
+                with engine.connect() as blocked:
+                    blocked.scalars(select(Project.slug)).all()
+    finally:
+        engine.dispose()
+
+
+def test_sqlite_read_write_transactions_still_take_the_lock_up_front(tmp_path) -> None:
+    # A read-then-write transaction must hold the write lock from BEGIN (IMMEDIATE): a second one
+    # waits for it instead of failing half-way with "database is locked".
+    engine = create_engine_from_url(f"sqlite:///{tmp_path / 'db.sqlite3'}", timeout=0.2)
+    try:
+        with engine.begin() as first:
+            first.exec_driver_sql("CREATE TABLE t (a INTEGER)")
+            assert first.connection.driver_connection.in_transaction
+            with pytest.raises(OperationalError, match="database is locked"):
+                with engine.begin() as second:
+                    second.exec_driver_sql("SELECT 1")
+        with engine.connect().execution_options(**{READ_ONLY: True}) as reader:
+            reader.exec_driver_sql("SELECT count(*) FROM t").scalar()
+            assert reader.connection.driver_connection.in_transaction
     finally:
         engine.dispose()

@@ -8,13 +8,14 @@
 
 from __future__ import annotations
 
+import sqlite3
 import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import URL, Engine, create_engine, event, make_url
 from sqlalchemy.engine import ExceptionContext
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from rhumbline.stores.relational.tls import DbTls, ssl_context
 from rhumbline.stores.relational.wal_checkpoint import WalCheckpointer
@@ -25,6 +26,10 @@ if TYPE_CHECKING:
 # The socket timeout is a backstop for a dead network: it must fire after the server has had the
 # chance to cancel the statement itself, or every slow query would cost a broken connection.
 SOCKET_TIMEOUT_MARGIN = 2.0
+
+# Execution option for a connection that only reads (`ToolContext.read_db`); on SQLite its
+# transaction begins DEFERRED instead of taking the write lock (see `_sqlite_engine`).
+READ_ONLY = "rhumbline_read_only"
 
 # A connection left idle inside a transaction holds its locks; a frozen Lambda container can do
 # that for minutes. The server ends such sessions after this long.
@@ -89,13 +94,27 @@ def _sqlite_engine(url: URL, timeout: float) -> Engine:
         # IMMEDIATE takes the write lock at BEGIN, waiting up to `timeout` for it. A deferred
         # transaction that reads and then writes fails at once with "database is locked" when
         # another connection wrote in between; serialising our short transactions avoids that, and
-        # WAL keeps readers outside these transactions unblocked.
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        # WAL keeps readers outside these transactions unblocked. A connection that only reads
+        # (READ_ONLY) begins DEFERRED: it needs no write lock, so it neither waits for a writer
+        # nor holds one up (the tools' annotation reads, on every call, next to the audit rows).
+        read_only = connection.get_execution_options().get(READ_ONLY, False)
+        _emit_begin(connection, "BEGIN" if read_only else "BEGIN IMMEDIATE")
 
     if checkpointer is not None:
         # The thread ends with the engine (tests and `resources.reset` drop theirs).
         weakref.finalize(engine, checkpointer.stop)
     return engine
+
+
+def _emit_begin(connection: Any, statement: str) -> None:
+    """BEGIN straight on the sqlite3 connection: through `exec_driver_sql` it cost ~35-70 µs of
+    SQLAlchemy's statement machinery (execution context, events, result) for a statement with no
+    parameters and no rows, twice on every tool call (the tool's read, the audit row). A failure
+    still reaches callers as SQLAlchemy's error (e.g. OperationalError for a locked database)."""
+    try:
+        connection.connection.driver_connection.execute(statement)
+    except sqlite3.Error as error:
+        raise DBAPIError.instance(statement, None, error, sqlite3.Error) from error
 
 
 def _postgres_engine(url: URL, timeout: float, tls: DbTls) -> Engine:
