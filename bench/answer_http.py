@@ -1,16 +1,18 @@
 """What carrying a big answer costs over HTTP, apart from the tool that builds it.
 
     .venv/bin/python bench/answer_http.py --home DIR [--project bench/django] [--file db/models/query.py]
-        [--calls 300] [--rounds 4] [--protocol legacy|modern]
+        [--calls 50] [--rounds 16] [--protocol legacy|modern]
 
 DIR is a RHUMBLINE_HOME with the project ingested (see answer_path.py). Starts `rhumbline serve`
 (this tree, in-process dispatch) with the `context` tool wrapped: for `file` = "TINY:<path>" it runs
-the real tool on <path>, then answers with the (1.2 KB) context of the project's smallest file
-instead. So the two cases alternated here run the same tool, the same SQL and the same answer
-building; only the answer that travels differs (query.py: 28.6 KB, a 60 KB JSON-RPC body). The
+the real tool on <path>, then answers with the context of the project's smallest file instead
+(Django: 0.5 KB). So the two cases alternated here run the same tool, the same SQL and the same
+answer building; only the answer that travels differs (query.py: 28.6 KB, a 60 KB JSON-RPC body). The
 difference in the server's CPU per call is the answer's own way from the tool's return to the
 socket: outcome translation, the SDK's dumps, Mangum, LocalApi, uvicorn, and freeing it all.
-Prints server CPU per call and wall p50 for each block, and the load. Not part of the test suite.
+Short blocks, alternated, so both cases see the same load. Prints server CPU per call and wall p50
+over the blocks, the median of the paired differences with its quartiles, and the load. Not part of
+the test suite.
 """
 
 from __future__ import annotations
