@@ -72,12 +72,13 @@ def verdict_for(error_code: str | None) -> Verdict:
     return "error"
 
 
-# A tools/call result in its wire form: exactly what `WireResult(...).model_dump(by_alias=True,
-# mode="json", exclude_none=True)` gives (tests/unit/gateway/test_gateway_translation.py checks it).
-# It goes to the SDK as a dict, which its handlers may return (`mcp.server.context.HandlerResult`):
-# the SDK validates and dumps every result against the client's protocol version anyway, so a
-# CallToolResult model built first was one more walk of the whole answer (context's 28.6 KB answer:
-# 0.28 -> 0.17 ms from the outcome to the per-version dump, docs/tool-time.md).
+# A tools/call result in its wire form: exactly what `mcp_types.CallToolResult(...).model_dump(
+# by_alias=True, mode="json", exclude_none=True)` gives (tests/unit/gateway/test_gateway_translation.py
+# checks it). It goes to the SDK as a dict, which its handlers may return
+# (`mcp.server.context.HandlerResult`): the SDK validates and dumps every result against the
+# client's protocol version anyway, so a CallToolResult model built first was one more walk of the
+# whole answer (context's 28.6 KB answer: 0.28 -> 0.17 ms from the outcome to the per-version dump,
+# docs/tool-time.md).
 WireResult = dict[str, Any]
 
 
