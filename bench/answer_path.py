@@ -61,16 +61,16 @@ def main() -> None:
     if not raw["ok"]:
         raise SystemExit(f"{args.tool} failed: {raw['error']}")
     outcome = ToolOutcome.model_validate(raw)
-    result = outcome_to_result(outcome)
-    dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    result = outcome_to_result(outcome)  # the CallToolResult's wire form, a dict
+    dumped = dict(result)  # the SDK's _dump_result copies a handler's dict (it dumps a model)
     surfaced = methods.serialize_server_result("tools/call", "2025-06-18", dumped)
     message = types.JSONRPCResponse(jsonrpc="2.0", id=1, result=surfaced)
     body = message.model_dump_json(by_alias=True, exclude_unset=True)
     steps: list[tuple[str, Callable[[], Any]]] = [
         ("tool handler (validate, run, its answer as JSON data)", lambda: handle(args.tool, event)),
         ("gateway: ToolOutcome.model_validate (dispatch result)", lambda: ToolOutcome.model_validate(raw)),
-        ("gateway: outcome -> CallToolResult (the text block)", lambda: outcome_to_result(outcome)),
-        ("SDK: CallToolResult.model_dump", lambda: result.model_dump(by_alias=True, mode="json", exclude_none=True)),
+        ("gateway: outcome -> CallToolResult wire dict (the text block)", lambda: outcome_to_result(outcome)),
+        ("SDK: the handler's result copied (_dump_result)", lambda: dict(result)),
         ("SDK: per-version result check (validate + dump)", lambda: methods.serialize_server_result("tools/call", "2025-06-18", dumped)),
         ("SDK: JSON-RPC response model_dump_json", lambda: message.model_dump_json(by_alias=True, exclude_unset=True)),
     ]  # fmt: skip

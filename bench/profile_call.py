@@ -118,7 +118,7 @@ def instrument() -> None:
     lap(calls.ToolCalls, "_serve", "7 ToolCalls._serve (worker: dispatch+translate+audit)")
     lap(handler, "handle", "8 tool handler (validate, run, dump)")
     lap(calls.ToolCalls, "_audit", "9 audit write + metric")
-    lap(calls, "outcome_to_result", "a outcome -> CallToolResult (text JSON)")
+    lap(calls, "outcome_to_result", "a outcome -> CallToolResult wire dict (text JSON)")
     del server
 
 

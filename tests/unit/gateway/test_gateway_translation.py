@@ -1,10 +1,12 @@
-"""ToolOutcome -> CallToolResult, and the checks the gateway makes before dispatching."""
+"""ToolOutcome -> the CallToolResult wire dict, and the checks the gateway makes before dispatching."""
 
 from __future__ import annotations
 
 import json
 
+import mcp_types as types
 import pytest
+from mcp_types import methods
 from pydantic import BaseModel
 
 from rhumbline.contract import Caller, ToolOutcome
@@ -41,30 +43,58 @@ def request(arguments: dict, caller: Caller = WRITER, tool: str = "write_thing")
 def test_a_successful_outcome_is_structured_and_text_content() -> None:
     outcome = ToolOutcome.success("r1", {"hits": [{"name": "Straße"}], "total": 1}, 1.5)
     result = outcome_to_result(outcome)
-    assert result.is_error is False
-    assert result.structured_content == {"hits": [{"name": "Straße"}], "total": 1}
-    assert result.content[0].text == '{"hits":[{"name":"Straße"}],"total":1}'
+    assert result["isError"] is False
+    assert result["structuredContent"] == {"hits": [{"name": "Straße"}], "total": 1}
+    assert result["content"] == [{"type": "text", "text": '{"hits":[{"name":"Straße"}],"total":1}'}]
     assert result_size(result) == len('{"hits":[{"name":"Straße"}],"total":1}'.encode())
 
 
 def test_a_failed_outcome_is_an_error_prefixed_with_its_code() -> None:
     outcome = ToolOutcome.failure("r1", {"code": "not_found", "message": "no node 'x'"}, 1.0)
     result = outcome_to_result(outcome)
-    assert result.is_error is True
-    assert result.structured_content is None
-    assert [block.text for block in result.content] == ["not_found: no node 'x'"]
+    assert result["isError"] is True
+    assert "structuredContent" not in result
+    assert [block["text"] for block in result["content"]] == ["not_found: no node 'x'"]
     assert result_size(result) == 0
 
 
 def test_error_details_follow_the_message_as_json() -> None:
     result = error_result("invalid_arguments", "`project` is required", {"projects": ["a/b", "c/d"]})
-    assert result.content[0].text == 'invalid_arguments: `project` is required\n{"projects": ["a/b", "c/d"]}'
+    assert result["content"][0]["text"] == 'invalid_arguments: `project` is required\n{"projects": ["a/b", "c/d"]}'
 
 
-def test_the_wire_form_has_is_error_and_structured_content() -> None:
-    wire = outcome_to_result(ToolOutcome.success("r1", {"a": 1}, 1.0)).model_dump(by_alias=True, exclude_none=True)
-    assert wire["structuredContent"] == {"a": 1}
-    assert wire["isError"] is False
+def as_model(result: dict) -> types.CallToolResult:
+    """The CallToolResult the wire dict stands for, built the way the gateway built it before."""
+    blocks = [types.TextContent(text=block["text"]) for block in result["content"]]
+    return types.CallToolResult(content=blocks, structured_content=result.get("structuredContent"), is_error=result["isError"])
+
+
+WIRE_CASES = [
+    ToolOutcome.success("r1", {"a": 1, "items": [{"name": "Größe", "line": None}], "next": None}, 1.0),
+    ToolOutcome.success("r1", {"project": "p", "format": "markdown", "markdown": "# x\n- `y`"}, 1.0),
+    ToolOutcome.success("r1", {}, 1.0),
+    ToolOutcome.failure("r1", {"code": "not_found", "message": "no node 'x'", "details": {"candidates": ["a", "b"]}}, 1.0),
+    ToolOutcome.failure("r1", {"code": "timeout", "message": "late"}, 1.0),
+]
+
+
+@pytest.mark.parametrize("outcome", WIRE_CASES)
+def test_the_wire_dict_is_the_models_own_dump(outcome: ToolOutcome) -> None:
+    result = outcome_to_result(outcome)
+    dumped = as_model(result).model_dump(by_alias=True, mode="json", exclude_none=True)
+    assert json.dumps(result) == json.dumps(dumped)  # key order included
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("outcome", WIRE_CASES)
+def test_the_sdk_sends_the_same_result_for_the_dict_as_for_the_model(outcome: ToolOutcome, version: str) -> None:
+    # What the SDK's ServerRunner does with a handler's result: a dict is copied, a model dumped;
+    # then both are validated and dumped for the client's protocol version.
+    result = outcome_to_result(outcome)
+    from_dict = methods.serialize_server_result("tools/call", version, dict(result))
+    dumped = as_model(result).model_dump(by_alias=True, mode="json", exclude_none=True)
+    from_model = methods.serialize_server_result("tools/call", version, dumped)
+    assert json.dumps(from_dict) == json.dumps(from_model)
 
 
 def test_checks_in_order_unknown_scope_project_size() -> None:

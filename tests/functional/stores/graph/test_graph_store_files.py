@@ -74,6 +74,19 @@ def test_nodes_in_file_capped_with_exact_total_and_kinds(seeded: GraphStore, pro
     assert seeded.nodes_in_file("test/nobody", "app/cart.py", limit=5) == ([], 0)
 
 
+@pytest.mark.parametrize("limit", [1, 2, 4, 5, 6, 50])
+def test_nodes_in_file_total_is_exact_at_every_page(seeded: GraphStore, project: str, limit: int) -> None:
+    # SQLite takes the total from a page the list's end cut short, and counts otherwise: every
+    # (limit, offset), inside, at and past the end of the list, gives the one exact total.
+    everything = [MODULE.id, LIMIT.id, CART.id, ADD.id, TOTAL.id]
+    for offset in range(0, 8):
+        nodes, total = seeded.nodes_in_file(project, "app/cart.py", limit=limit, offset=offset)
+        assert ([n.id for n in nodes], total) == (everything[offset : offset + limit], 5), (limit, offset)
+        methods, total = seeded.nodes_in_file(project, "app/cart.py", kinds=["Method"], limit=limit, offset=offset)
+        assert ([n.id for n in methods], total) == ([ADD.id, TOTAL.id][offset : offset + limit], 2), (limit, offset)
+        assert seeded.nodes_in_file(project, "app/none.py", limit=limit, offset=offset) == ([], 0)
+
+
 def _rows(found: dict) -> dict[str, tuple[list[tuple[str, str]], int]]:
     return {relation: ([(e.node_id, e.edge.other_id) for e in group.edges], group.total) for relation, group in found.items()}
 
