@@ -41,12 +41,12 @@ from rhumbline import centrality_ahead, forked
 from rhumbline.ingest import snapshot_ahead, snapshots
 from rhumbline.ingest.build import BuiltGraph, build_graph, summarize
 from rhumbline.ingest.git import head_commit
-from rhumbline.ingest.facts import SourceFile
+from rhumbline.ingest.facts import SkippedFile, SourceFile
 from rhumbline.ingest.incremental import FactCache, clear_cache, extractor_fingerprint, graph_changes
 from rhumbline.ingest.partial import PartialBuild, Planner
 from rhumbline.ingest.partitioned import Partitioned, split
 from rhumbline.ingest.snapshots import Snapshot
-from rhumbline.ingest.stat_index import FileEntry, StatIndex, file_entry
+from rhumbline.ingest.stat_index import FileEntry, SkipEntry, StatIndex, file_entry, skip_entry
 from rhumbline.ingest.summary import IngestChanges, IngestSummary
 from rhumbline.stores.graph.protocol import GraphBatch, GraphStore
 from rhumbline.stores.relational import versions
@@ -107,6 +107,9 @@ def ingest_local(
         planner = None if stored is None else Planner(stored, cache, lambda: key.context, project, root)
         if stored is not None:
             cache.known = StatIndex(stored.files, stored.read_ns)
+            # Why a file was skipped may depend on the ingest code: trusted only from the same.
+            if stored.context is not None and stored.context[0] == key.context_digest:
+                cache.known_skipped = StatIndex(stored.skipped, stored.read_ns, stamp_at=1)
         read_ns = time.time_ns()
         built = build_graph(
             root, project, exclude=exclude, workers=workers, progress=progress, cache=cache,
@@ -121,7 +124,10 @@ def ingest_local(
             batch = changes.batch(version=number, expect_version=base_version)
             blob, counts = base.blob, (base.node_count, base.edge_count)
             if stored is not None:  # the same chunks; this ingest's stat stamps for the next one
-                blob = replace(stored, files=_files(built.sources, cache), read_ns=read_ns).encode()
+                blob = replace(
+                    stored, files=_files(built.sources, cache), read_ns=read_ns,
+                    skipped=_skipped(built.skipped, cache),
+                ).encode()  # fmt: skip
         elif built.partial is not None:
             part = built.partial
             changes = graph_changes(part.before, part.after, part.nodes, part.edges)
@@ -131,7 +137,7 @@ def ingest_local(
             partitioned = stored.replaced(
                 {path: records.get(path, ({}, {})) for path in part.parts},
                 files=_files(built.sources, cache), unresolved=unresolved, read_ns=read_ns,
-                context=key.context,
+                skipped=_skipped(built.skipped, cache), context=key.context,
             )  # fmt: skip
             blob, counts = partitioned.encode(), (partitioned.node_count, partitioned.edge_count)
         else:
@@ -139,6 +145,7 @@ def ingest_local(
             inputs = {
                 "files": _files(built.sources, cache), "unresolved": _unresolved(built),
                 "context": key.context, "read_ns": read_ns,
+                "skipped": _skipped(built.skipped, cache),
             }  # fmt: skip
             if old is None:
                 # Nothing to diff against: a clearing write, whose snapshot and betweenness a
@@ -240,7 +247,12 @@ class InputsKey:
         self.stored = stored
         self.value: str | None = None
         # The same minus the files, as (everything but the history, the history): what a partial
-        # phase 2 compares with the stored version's (partial.py).
+        # phase 2 compares with the stored version's (partial.py). The first digest is known
+        # before phase 1 (the stat index of skipped files checks it).
+        context = blake2b(digest_size=16)
+        for part in self.parts:
+            context.update(part.encode("utf-8", "surrogatepass") + b"\0")
+        self.context_digest = context.hexdigest()
         self.context: tuple[str, str] | None = None
 
     def __call__(self, sources: Sequence[SourceFile], log: str | None) -> bool:
@@ -253,10 +265,7 @@ class InputsKey:
         log_bytes = b"\0log\0" + (log or "").encode("utf-8", "surrogatepass")
         digest.update(log_bytes)
         self.value = digest.hexdigest()
-        context = blake2b(digest_size=16)
-        for part in self.parts:
-            context.update(part.encode("utf-8", "surrogatepass") + b"\0")
-        self.context = (context.hexdigest(), blake2b(log_bytes, digest_size=16).hexdigest())
+        self.context = (self.context_digest, blake2b(log_bytes, digest_size=16).hexdigest())
         return self.stored is not None and self.value == self.stored
 
 
@@ -309,6 +318,13 @@ def _files(sources: Sequence[SourceFile], cache: FactCache) -> dict[str, FileEnt
         s.path: file_entry(s.language, s.content_hash, s.line_count, stamps.get(s.path))
         for s in sources
     }
+
+
+def _skipped(skipped: Sequence[SkippedFile], cache: FactCache) -> dict[str, SkipEntry]:
+    """The files phase 1 skipped for their bytes, with the stamps this ingest took."""
+    stamps = cache.stamps
+    entries = ((s.path, skip_entry(s.reason, stamps.get(s.path))) for s in skipped)
+    return {path: entry for path, entry in entries if entry is not None}
 
 
 def _changes(
