@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from rhumbline.ingest import incremental, pipeline, stat_index
+from rhumbline.ingest import incremental, inputs_key, pipeline, stat_index
 from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
 
 FILES = {"pkg/__init__.py": "", "pkg/a.py": "def a():\n    return 1\n", "pkg/b.py": "def b():\n    return 2\n",
@@ -124,7 +124,7 @@ def test_skips_recorded_by_other_ingest_code_are_not_trusted(
     monkeypatch.setattr(stat_index, "RACY_MARGIN_NS", -10**12)
     ingest(tree, graph_store, engine, unique_project)
     # Another extractor fingerprint: whether a file is binary might be decided otherwise now.
-    monkeypatch.setattr(pipeline, "extractor_fingerprint", lambda: "another-extractor")
+    monkeypatch.setattr(inputs_key, "extractor_fingerprint", lambda: "another-extractor")
     reads.clear()
     ingest(tree, graph_store, engine, unique_project)
     assert "pkg/data.bin" in reads

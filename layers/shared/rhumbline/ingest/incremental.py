@@ -10,7 +10,7 @@ Design (docs/incremental.md):
    another path: a rename parses nothing). A file skipped for its bytes (binary, too large) whose
    stamp is unchanged is skipped again unread. Only the rest is parsed — in the process pool
    when there are many.
-2. Phase 2 is skipped when its inputs are the stored version's (pipeline.InputsKey); rebuilds only
+2. Phase 2 is skipped when its inputs are the stored version's (inputs_key.InputsKey); rebuilds only
    the changed files' partitions when that is provably exact (partial.py: no interface changed,
    no file added or removed); otherwise runs over every file's facts, which is what makes the
    result exact in every case: an edge from an unchanged file to changed code is re-resolved like

@@ -31,7 +31,6 @@ import gc
 import logging
 import time
 from collections import Counter
-from hashlib import blake2b
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -42,12 +41,13 @@ from rhumbline import centrality_ahead, forked
 from rhumbline.ingest import snapshot_ahead, snapshots
 from rhumbline.ingest.build import BuiltGraph, build_graph, summarize
 from rhumbline.ingest.git import answers_kept, head_commit
-from rhumbline.ingest.facts import SkippedFile, SourceFile
-from rhumbline.ingest.incremental import FactCache, clear_cache, extractor_fingerprint, graph_changes
+from rhumbline.ingest.facts import SourceFile
+from rhumbline.ingest.incremental import FactCache, clear_cache, graph_changes
+from rhumbline.ingest.inputs_key import InputsKey
 from rhumbline.ingest.partial import PartialBuild, Planner
 from rhumbline.ingest.partitioned import Partitioned, split
 from rhumbline.ingest.snapshots import Snapshot
-from rhumbline.ingest.stat_index import FileEntry, SkipEntry, StatIndex, file_entry, skip_entry
+from rhumbline.ingest.stat_index import StatIndex, files_table, skipped_table
 from rhumbline.ingest.summary import IngestChanges, IngestSummary
 from rhumbline.stores.graph.protocol import GraphBatch, GraphStore
 from rhumbline.stores.relational import versions
@@ -156,8 +156,8 @@ def _ingest(
             blob, counts = base.blob, (base.node_count, base.edge_count)
             if stored is not None:  # the same chunks; this ingest's stat stamps for the next one
                 blob = replace(
-                    stored, files=_files(built.sources, cache), read_ns=read_ns,
-                    skipped=_skipped(built.skipped, cache),
+                    stored, files=files_table(built.sources, cache.stamps), read_ns=read_ns,
+                    skipped=skipped_table(built.skipped, cache.stamps),
                 ).encode()  # fmt: skip
         elif built.partial is not None:
             part = built.partial
@@ -167,16 +167,16 @@ def _ingest(
             records = split(part.after.nodes, part.after.edges)
             partitioned = stored.replaced(
                 {path: records.get(path, ({}, {})) for path in part.parts},
-                files=_files(built.sources, cache), unresolved=unresolved, read_ns=read_ns,
-                skipped=_skipped(built.skipped, cache), context=key.context,
+                files=files_table(built.sources, cache.stamps), unresolved=unresolved, read_ns=read_ns,
+                skipped=skipped_table(built.skipped, cache.stamps), context=key.context,
             )  # fmt: skip
             blob, counts = partitioned.encode(), (partitioned.node_count, partitioned.edge_count)
         else:
             old = None if base is None else stored or Partitioned.decode(base.blob)
             inputs = {
-                "files": _files(built.sources, cache), "unresolved": _unresolved(built),
+                "files": files_table(built.sources, cache.stamps), "unresolved": _unresolved(built),
                 "context": key.context, "read_ns": read_ns,
-                "skipped": _skipped(built.skipped, cache),
+                "skipped": skipped_table(built.skipped, cache.stamps),
             }  # fmt: skip
             if old is None:
                 # Nothing to diff against: a clearing write, whose snapshot and betweenness a
@@ -268,40 +268,6 @@ def _ingest(
 _EMPTY = Snapshot(nodes={}, edges={})
 
 
-class InputsKey:
-    """Everything phase 2 reads, digested: the ingest package's code, the project slug, the
-    root's name (Python module names start there), each ingested file's path, language and
-    content hash, and the git history when it is read. Same key → same graph, so a re-ingest
-    whose key equals the stored version's skips phase 2. Called by build_graph once phase 1 is
-    done (its `unchanged` hook); `value` keeps the key for this version's snapshot."""
-
-    def __init__(self, project: str, root_name: str, history: bool, stored: str | None) -> None:
-        self.parts = (extractor_fingerprint(), project, root_name, "history" if history else "")
-        self.stored = stored
-        self.value: str | None = None
-        # The same minus the files, as (everything but the history, the history): what a partial
-        # phase 2 compares with the stored version's (partial.py). The first digest is known
-        # before phase 1 (the stat index of skipped files checks it).
-        context = blake2b(digest_size=16)
-        for part in self.parts:
-            context.update(part.encode("utf-8", "surrogatepass") + b"\0")
-        self.context_digest = context.hexdigest()
-        self.context: tuple[str, str] | None = None
-
-    def __call__(self, sources: Sequence[SourceFile], log: str | None) -> bool:
-        digest = blake2b(digest_size=16)
-        for part in self.parts:
-            digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
-        for source in sorted(sources, key=lambda s: s.path):
-            line = f"{source.path}\0{source.language}\0{source.content_hash}\n"
-            digest.update(line.encode("utf-8", "surrogatepass"))
-        log_bytes = b"\0log\0" + (log or "").encode("utf-8", "surrogatepass")
-        digest.update(log_bytes)
-        self.value = digest.hexdigest()
-        self.context = (self.context_digest, blake2b(log_bytes, digest_size=16).hexdigest())
-        return self.stored is not None and self.value == self.stored
-
-
 def _save_cache(engine: Engine, cache: FactCache, sources: Sequence[SourceFile]) -> None:
     """The cache only saves parsing: failing to update it (a concurrent ingest of the project
     wrote the same rows) costs the next ingest some parsing, never this ingest."""
@@ -343,21 +309,6 @@ def _unresolved(built: BuiltGraph) -> dict[str, int]:
     """Unresolved call sites per Python file, and under "" every other language's."""
     python = built.unresolved_by_file
     return {**python, "": built.unresolved_calls - sum(python.values())}
-
-
-def _files(sources: Sequence[SourceFile], cache: FactCache) -> dict[str, FileEntry]:
-    stamps = cache.stamps
-    return {
-        s.path: file_entry(s.language, s.content_hash, s.line_count, stamps.get(s.path))
-        for s in sources
-    }
-
-
-def _skipped(skipped: Sequence[SkippedFile], cache: FactCache) -> dict[str, SkipEntry]:
-    """The files phase 1 skipped for their bytes, with the stamps this ingest took."""
-    stamps = cache.stamps
-    entries = ((s.path, skip_entry(s.reason, stamps.get(s.path))) for s in skipped)
-    return {path: entry for path, entry in entries if entry is not None}
 
 
 def _changes(

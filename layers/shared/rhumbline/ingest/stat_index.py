@@ -17,15 +17,17 @@ Files phase 1 skipped for their bytes (binary, too large, not decodable: Django'
 files) are recorded the same way, as (reason, *stamp): one whose stamp is unchanged is skipped
 again without being read. Those reasons depend on the ingest code too (the binary probe, the size
 limit, the language of a path), so the pipeline trusts them only when the stored version was built
-by the same code (pipeline.InputsKey.context).
+by the same code (inputs_key.InputsKey.context).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rhumbline.ingest import skiprules
+from rhumbline.ingest.facts import SkippedFile, SourceFile
 
 RACY_MARGIN_NS = 2_000_000_000
 Stamp = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
@@ -81,3 +83,16 @@ def file_entry(language: str | None, content_hash: str, line_count: int, stamp: 
 def skip_entry(reason: str, stamp: Stamp | None) -> SkipEntry | None:
     """A skipped-files entry, or None when the skip is not worth recording (see BYTE_REASONS)."""
     return (reason, *stamp) if stamp is not None and reason in BYTE_REASONS else None
+
+
+def files_table(sources: Sequence[SourceFile], stamps: Mapping[str, Stamp | None]) -> dict[str, FileEntry]:
+    """A version's files table: each read file's entry with the stamp this ingest took."""
+    return {
+        s.path: file_entry(s.language, s.content_hash, s.line_count, stamps.get(s.path)) for s in sources
+    }
+
+
+def skipped_table(skipped: Sequence[SkippedFile], stamps: Mapping[str, Stamp | None]) -> dict[str, SkipEntry]:
+    """A version's skipped-files table: the files phase 1 skipped for their bytes, stamped."""
+    entries = ((s.path, skip_entry(s.reason, stamps.get(s.path))) for s in skipped)
+    return {path: entry for path, entry in entries if entry is not None}
