@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import shutil
 import subprocess
 from pathlib import Path
@@ -9,6 +10,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
+from rhumbline import forked
+from rhumbline.ingest import git as ingest_git
 from rhumbline.ingest import pipeline
 from rhumbline.ingest.python import calls
 from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
@@ -69,6 +72,7 @@ def test_a_failed_ingest_leaves_the_previous_graph_and_records_the_error(
     monkeypatch.setattr(calls.FileCalls, "evidence", failing_evidence)
     with pytest.raises(RuntimeError, match="injected resolver failure"):
         _ingest(pyproj, graph_store, engine)
+    assert gc.isenabled()  # the collector paused for phase 2 runs again
     assert graph_store.counts(PROJECT) == before
     assert graph_store.get_node(PROJECT, "function:shop/extra.py:more") is None
     with session_scope(engine) as session:
@@ -89,6 +93,48 @@ def test_a_git_checkout_records_its_head_commit(pyproj: Path, graph_store: Sqlit
     assert summary.commit == head
     with session_scope(engine) as session:
         assert versions.latest(session, PROJECT).commit_sha == head
+
+
+def test_the_collector_stays_paused_until_the_heap_is_frozen(
+    pyproj: Path, graph_store: SqliteGraphStore, engine: Engine, monkeypatch: pytest.MonkeyPatch
+):
+    """Re-enabled before the freeze, its first collection walked everything phase 1 and 2 built."""
+    enabled_at_freeze: list[bool] = []
+    real_freeze = forked.freeze_heap
+
+    def spy() -> None:
+        enabled_at_freeze.append(gc.isenabled())
+        real_freeze()
+
+    monkeypatch.setattr(forked, "freeze_heap", spy)
+    _ingest(pyproj, graph_store, engine)
+    _ingest(pyproj, graph_store, engine)  # the incremental path
+    assert enabled_at_freeze == [False, False]
+    assert gc.isenabled()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_an_ingest_asks_git_once_whether_it_describes_the_root(
+    pyproj: Path, graph_store: SqliteGraphStore, engine: Engine, monkeypatch: pytest.MonkeyPatch
+):
+    git = ["git", "-C", str(pyproj), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "fixture"], check=True)
+    asked: list[tuple[str, ...]] = []
+    real_run = ingest_git.run_git
+
+    def spy(root: Path, *args: str) -> bytes | None:
+        asked.append(args)
+        return real_run(root, *args)
+
+    monkeypatch.setattr(ingest_git, "run_git", spy)
+    summary = _ingest(pyproj, graph_store, engine)
+    # Its commit, the walk and the history all depend on the answer; each is asked once.
+    assert asked.count(("rev-parse", "--is-inside-work-tree")) == 1
+    assert summary.commit is not None and summary.nodes_by_kind.get("Contributor") == 1
+    assert ingest_git.speaks_for(pyproj)  # outside an ingest: asked again, not remembered
+    assert asked.count(("rev-parse", "--is-inside-work-tree")) == 2
 
 
 def test_a_root_that_is_not_a_directory_is_refused_before_any_version(

@@ -1,5 +1,6 @@
-"""Stat-based change detection (stat_index.py): unchanged files are not read again, changed ones
-always are, racy ones are until a later ingest vouches for them."""
+"""Stat-based change detection (stat_index.py): unchanged files are not read again (nor files
+skipped for their bytes), changed ones always are, racy ones are until a later ingest vouches for
+them."""
 
 from __future__ import annotations
 
@@ -9,11 +10,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from rhumbline.ingest import incremental, pipeline, stat_index
+from rhumbline.ingest import incremental, inputs_key, pipeline, stat_index
 from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
 
 FILES = {"pkg/__init__.py": "", "pkg/a.py": "def a():\n    return 1\n", "pkg/b.py": "def b():\n    return 2\n",
-         "notes.txt": "hello\n"}  # fmt: skip
+         "notes.txt": "hello\n", "pkg/data.bin": "\0\1binary"}  # fmt: skip
 
 
 @pytest.fixture
@@ -52,6 +53,7 @@ def test_only_files_whose_stamp_changed_are_read(
     reads.clear()
     again = ingest(tree, graph_store, engine, unique_project)
     assert reads == [] and again.changes.mode == "unchanged" and again.changes.files_reused == 3
+    assert again.skipped == {"binary": 1}  # pkg/data.bin: skipped again, unread
 
     (tree / "pkg" / "b.py").write_text("def b():\n    return 3\n")
     changed = ingest(tree, graph_store, engine, unique_project)
@@ -99,3 +101,45 @@ def test_the_index_trusts_only_old_exact_stamps() -> None:
     assert index.unchanged("old.py", None) is None
     assert index.unchanged("racy.py", (10, old, now, 8)) is None
     assert len(stat_index.StatIndex(files, read_ns=None)) == 0
+
+
+def test_a_skipped_file_is_read_again_once_its_stamp_changes(
+    tree: Path, graph_store: SqliteGraphStore, engine: Engine, unique_project: str,
+    reads: list[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    monkeypatch.setattr(stat_index, "RACY_MARGIN_NS", -10**12)
+    first = ingest(tree, graph_store, engine, unique_project)
+    assert first.skipped == {"binary": 1} and first.files == 4
+    (tree / "pkg" / "data.bin").write_text("now text\n")
+    reads.clear()
+    after = ingest(tree, graph_store, engine, unique_project)
+    assert reads == ["pkg/data.bin"]
+    assert after.skipped == {} and after.files == 5
+
+
+def test_skips_recorded_by_other_ingest_code_are_not_trusted(
+    tree: Path, graph_store: SqliteGraphStore, engine: Engine, unique_project: str,
+    reads: list[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    monkeypatch.setattr(stat_index, "RACY_MARGIN_NS", -10**12)
+    ingest(tree, graph_store, engine, unique_project)
+    # Another extractor fingerprint: whether a file is binary might be decided otherwise now.
+    monkeypatch.setattr(inputs_key, "extractor_fingerprint", lambda: "another-extractor")
+    reads.clear()
+    ingest(tree, graph_store, engine, unique_project)
+    assert "pkg/data.bin" in reads
+
+
+def test_only_skips_that_follow_from_the_bytes_are_recorded() -> None:
+    stamp = (10, 1, 2, 3)
+    assert stat_index.skip_entry("binary", stamp) == ("binary", *stamp)
+    assert stat_index.skip_entry("too_large", stamp) == ("too_large", *stamp)
+    assert stat_index.skip_entry("unreadable", stamp) is None  # may be readable next time
+    assert stat_index.skip_entry("extraction_failed", stamp) is None
+    assert stat_index.skip_entry("binary", None) is None
+    now = 10**18
+    old = now - stat_index.RACY_MARGIN_NS - 1
+    skipped = {"a.mo": ("binary", 10, old, old, 7), "b.mo": ("binary", 10, old, now, 8)}
+    index = stat_index.StatIndex(skipped, read_ns=now, stamp_at=1)
+    assert len(index) == 1 and index.unchanged("a.mo", (10, old, old, 7)) == skipped["a.mo"]
+    assert index.unchanged("a.mo", (10, old, old, 9)) is None

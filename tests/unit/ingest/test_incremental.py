@@ -106,7 +106,7 @@ def test_graph_changes_write_only_the_difference():
 
 
 def test_the_inputs_key_changes_with_any_input(write_tree: TreeWriter):
-    from rhumbline.ingest.pipeline import InputsKey
+    from rhumbline.ingest.inputs_key import InputsKey
 
     root = write_tree({"a.py": "A = 1\n", "b.md": "# B\n"})
     sources = build_graph(root, PROJECT, history=False).sources

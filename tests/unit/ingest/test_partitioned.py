@@ -22,7 +22,10 @@ COMMITTED = Edge("contributor:a@x", "repository:", "COMMITTED_TO", "EXTRACTED", 
 
 def test_records_are_partitioned_by_their_file_and_round_trip():
     snapshot = Snapshot.of([F, G, DIRECTORY], [CALL, TOUCHED, COMMITTED])
-    stored = Partitioned.of(snapshot.nodes, snapshot.edges, files={"m.py": ("python", "h")}, context="c")
+    stored = Partitioned.of(
+        snapshot.nodes, snapshot.edges, files={"m.py": ("python", "h")}, context="c",
+        skipped={"a.mo": ("binary", 10, 1, 2, 3)},
+    )  # fmt: skip
 
     decoded = Partitioned.decode(stored.encode())
 
@@ -31,6 +34,19 @@ def test_records_are_partitioned_by_their_file_and_round_trip():
     assert Snapshot(*decoded.records()) == snapshot == Snapshot.decode(stored.encode())
     assert (decoded.node_count, decoded.edge_count) == (3, 3)
     assert (decoded.files, decoded.context) == ({"m.py": ("python", "h")}, "c")
+    assert decoded.skipped == {"a.mo": ("binary", 10, 1, 2, 3)}
+
+
+def test_format_2_is_still_read_with_no_skipped_files():
+    chunk = zlib.compress(pickle.dumps(([(F.id, node_record(F))], [])))
+    blob = pickle.dumps((2, {"m.py": (1, 0, chunk)}, {"m.py": ("python", "h")}, {}, ("c", "h"), 5))
+
+    decoded = Partitioned.decode(blob)
+
+    assert decoded.records() == ({F.id: node_record(F)}, {})
+    assert (decoded.files, decoded.read_ns, decoded.skipped) == ({"m.py": ("python", "h")}, 5, {})
+    with pytest.raises(ValueError):  # format 3 needs its seventh part
+        Partitioned.decode(pickle.dumps((3, {}, {}, {}, None, None)))
 
 
 def test_a_replaced_partition_is_re_encoded_and_the_others_shared():
@@ -46,6 +62,9 @@ def test_a_replaced_partition_is_re_encoded_and_the_others_shared():
     assert replaced.records()[0][F.id][4] == 2
     emptied = stored.replaced({"n.py": ({}, {})}, files={}, unresolved={}, read_ns=None)
     assert set(emptied.chunks) == {"m.py"}
+    assert stored.replaced({}, files={}, unresolved={}, read_ns=None, skipped={"x": ("binary",)}).skipped == {
+        "x": ("binary",)
+    }
 
 
 def test_a_blob_may_not_reference_any_global_and_format_1_is_still_read():

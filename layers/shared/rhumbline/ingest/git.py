@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 GIT_TIMEOUT_S = 60.0
+# speaks_for's answers while `answers_kept` is active: root → answer.
+_ANSWERS: ContextVar[dict[str, bool] | None] = ContextVar("rhumbline_git_answers", default=None)
 
 
 def run_git(root: Path, *args: str) -> bytes | None:
@@ -22,12 +27,33 @@ def run_git(root: Path, *args: str) -> bytes | None:
     return result.stdout if result.returncode == 0 else None
 
 
+@contextmanager
+def answers_kept() -> Iterator[None]:
+    """Within it, speaks_for asks git once per root: an ingest asks three times (its commit, the
+    walk, the history), and each answer costs one or two git processes (~5 ms each)."""
+    token = _ANSWERS.set({})
+    try:
+        yield
+    finally:
+        _ANSWERS.reset(token)
+
+
 def speaks_for(root: Path) -> bool:
     """Whether git describes `root`: inside a work tree, and not ignored by it.
 
     A tree the enclosing repository ignores (an unpacked corpus under an ignored directory) would
     list as empty, and the enclosing HEAD says nothing about its content.
     """
+    answers = _ANSWERS.get()
+    if answers is None:
+        return _speaks_for(root)
+    key = str(root)
+    if key not in answers:
+        answers[key] = _speaks_for(root)
+    return answers[key]
+
+
+def _speaks_for(root: Path) -> bool:
     inside = run_git(root, "rev-parse", "--is-inside-work-tree")
     if inside is None or inside.strip() != b"true":
         return False

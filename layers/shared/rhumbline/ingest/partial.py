@@ -4,7 +4,7 @@ A version's snapshot is kept per file (partitioned.py): every node and edge belo
 is the code or the evidence of. After phase 1, the planner compares this ingest's files with the
 stored version's and takes the *partial* path when all of these hold:
 
-- the same context (extractor code, project, root name: pipeline.InputsKey); the git history may
+- the same context (extractor code, project, root name: inputs_key.InputsKey); the git history may
   differ (new commits: see below);
 - the same set of paths with the same languages (an added, removed or renamed file changes module
   names, directory nodes and what imports resolve to: full phase 2);

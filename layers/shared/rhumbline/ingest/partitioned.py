@@ -16,10 +16,12 @@ ingest reads only files whose stamp changed, stat_index.py), the unresolved call
 Python file (the summary's total without a full phase 2), and `context`, digests of everything
 else phase 2 read: (extractor code, project and root name; the git history).
 
-Blob (format 2): an uncompressed pickle of builtins only (the chunks are compressed already),
-(2, {partition: (node count, edge count, chunk)}, files, unresolved, context, read_ns); each chunk is a
-zlib-compressed pickle of (node items, edge items). Both are read by an unpickler that refuses
-every global. Format 1 blobs (one compressed whole-graph pickle) are still read.
+Blob (format 3): an uncompressed pickle of builtins only (the chunks are compressed already),
+(3, {partition: (node count, edge count, chunk)}, files, unresolved, context, read_ns, skipped);
+each chunk is a zlib-compressed pickle of (node items, edge items); `skipped` holds the stat stamps
+of files phase 1 skipped for their bytes (stat_index.py). Both are read by an unpickler that
+refuses every global. Format 2 (the same without `skipped`) and format 1 blobs (one compressed
+whole-graph pickle) are still read.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-FORMAT = 2
+FORMAT = 3
+_FORMAT_2 = 2  # format 3 without `skipped` (still read)
 _CHUNK_COMPRESSION = 3
 _PICKLE_PROTOCOL = 5
 _NODE_FILE = 3  # index of `file` in a node record (snapshots.NODE_ATTRIBUTES)
@@ -85,6 +88,8 @@ class Partitioned:
     # digests of phase 2's other inputs, (all but the git history, the history): InputsKey.context
     context: tuple[str, str] | None = None
     read_ns: int | None = None  # when phase 1 started reading (time.time_ns): stat_index's racy rule
+    # path → (reason, *stat stamp) of files skipped for their bytes: stat_index.SkipEntry
+    skipped: dict[str, tuple[Any, ...]] = field(default_factory=dict)
 
     @classmethod
     def of(
@@ -136,32 +141,39 @@ class Partitioned:
         files: dict[str, tuple[Any, ...]],
         unresolved: dict[str, int],
         read_ns: int | None,
+        skipped: dict[str, tuple[Any, ...]] | None = None,
         context: tuple[str, str] | None = None,
     ) -> Partitioned:
         """A copy whose partitions in `records` are re-encoded (dropped when empty); the other
-        chunks are shared, bytes and all."""
+        chunks are shared, bytes and all. `skipped`, `context`: this version's (default: the
+        same)."""
         chunks = dict(self.chunks)
         for part, (nodes, edges) in records.items():
             if nodes or edges:
                 chunks[part] = encode_chunk(nodes, edges)
             else:
                 chunks.pop(part, None)
-        return Partitioned(chunks, files, unresolved, context or self.context, read_ns)
+        skipped = self.skipped if skipped is None else skipped
+        return Partitioned(chunks, files, unresolved, context or self.context, read_ns, skipped)
 
     def encode(self) -> bytes:
-        payload = (FORMAT, self.chunks, self.files, self.unresolved, self.context, self.read_ns)
+        payload = (
+            FORMAT, self.chunks, self.files, self.unresolved, self.context, self.read_ns, self.skipped
+        )  # fmt: skip
         return pickle.dumps(payload, protocol=_PICKLE_PROTOCOL)
 
     @classmethod
     def decode(cls, blob: bytes) -> Partitioned:
-        """A stored blob of format 2, or of format 1 (re-partitioned; no inputs recorded)."""
+        """A stored blob of format 3 or 2, or of format 1 (re-partitioned; no inputs recorded)."""
         if blob[:1] != b"\x80":  # a zlib stream: format 1
             from rhumbline.ingest.snapshots import Snapshot
 
             old = Snapshot.decode_format_1(blob)
             return cls.of(old.nodes, old.edges)
         payload = _load(blob)
-        if not isinstance(payload, tuple) or len(payload) != 6 or payload[0] != FORMAT:
+        if isinstance(payload, tuple) and len(payload) == 6 and payload[0] == _FORMAT_2:
+            return cls(*payload[1:])
+        if not isinstance(payload, tuple) or len(payload) != 7 or payload[0] != FORMAT:
             raise ValueError("not a graph snapshot of a known format")
         return cls(*payload[1:])
 

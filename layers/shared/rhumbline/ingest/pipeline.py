@@ -27,10 +27,10 @@ A killed process leaves its version 'running' (nobody is left to mark it), with 
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
 from collections import Counter
-from hashlib import blake2b
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -40,13 +40,14 @@ from sqlalchemy import Engine
 from rhumbline import centrality_ahead, forked
 from rhumbline.ingest import snapshot_ahead, snapshots
 from rhumbline.ingest.build import BuiltGraph, build_graph, summarize
-from rhumbline.ingest.git import head_commit
+from rhumbline.ingest.git import answers_kept, head_commit
 from rhumbline.ingest.facts import SourceFile
-from rhumbline.ingest.incremental import FactCache, clear_cache, extractor_fingerprint, graph_changes
+from rhumbline.ingest.incremental import FactCache, clear_cache, graph_changes
+from rhumbline.ingest.inputs_key import InputsKey
 from rhumbline.ingest.partial import PartialBuild, Planner
 from rhumbline.ingest.partitioned import Partitioned, split
 from rhumbline.ingest.snapshots import Snapshot
-from rhumbline.ingest.stat_index import FileEntry, StatIndex, file_entry
+from rhumbline.ingest.stat_index import StatIndex, files_table, skipped_table
 from rhumbline.ingest.summary import IngestChanges, IngestSummary
 from rhumbline.stores.graph.protocol import GraphBatch, GraphStore
 from rhumbline.stores.relational import versions
@@ -81,6 +82,27 @@ def ingest_local(
     `progress(done, total)`: per file. `retention`: versions kept (default: settings,
     RHUMBLINE_GRAPH_RETENTION, 20). `history`: Contributor nodes from git history.
     """
+    with answers_kept():  # whether git describes the root: asked once, not three times
+        return _ingest(
+            root, project, store=store, engine=engine, clear=clear, exclude=exclude,
+            workers=workers, progress=progress, retention=retention, history=history, commit=commit,
+        )  # fmt: skip
+
+
+def _ingest(
+    root: Path,
+    project: str,
+    *,
+    store: GraphStore,
+    engine: Engine,
+    clear: bool,
+    exclude: Sequence[str],
+    workers: int | None,
+    progress: Callable[[int, int], None] | None,
+    retention: int | None,
+    history: bool,
+    commit: str | None,
+) -> IngestSummary:
     started = time.perf_counter()
     root = Path(root).resolve()
     if not root.is_dir():
@@ -92,6 +114,13 @@ def ingest_local(
     applied = False
     ahead: centrality_ahead.Ahead | None = None
     encoding: forked.Forked | None = None  # the snapshot of a clearing write (snapshot_ahead.py)
+    # No cyclic collection until the heap is frozen after phase 2: what is loaded and built until
+    # then lives until the end, and the first collection after build_graph re-enabled the
+    # collector walked all of it (young, never scanned): 27k objects and 0.03-0.15 s of a one-file
+    # re-ingest of django/, the whole graph after a full one. The cycles phase 2 leaves (the Python
+    # resolver's tables) are then freed after the ingest, by a later full collection.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         if clear:
             clear_cache(engine, project)
@@ -107,6 +136,9 @@ def ingest_local(
         planner = None if stored is None else Planner(stored, cache, lambda: key.context, project, root)
         if stored is not None:
             cache.known = StatIndex(stored.files, stored.read_ns)
+            # Why a file was skipped may depend on the ingest code: trusted only from the same.
+            if stored.context is not None and stored.context[0] == key.context_digest:
+                cache.known_skipped = StatIndex(stored.skipped, stored.read_ns, stamp_at=1)
         read_ns = time.time_ns()
         built = build_graph(
             root, project, exclude=exclude, workers=workers, progress=progress, cache=cache,
@@ -114,6 +146,8 @@ def ingest_local(
         )  # fmt: skip
         # The graph lives until the end: later collections need not walk it (forked.py).
         forked.freeze_heap()
+        if collecting:
+            gc.enable()
         clock = time.perf_counter()
         if built.reused:
             # The stored graph is the result: only the stamp moves to this version.
@@ -121,7 +155,10 @@ def ingest_local(
             batch = changes.batch(version=number, expect_version=base_version)
             blob, counts = base.blob, (base.node_count, base.edge_count)
             if stored is not None:  # the same chunks; this ingest's stat stamps for the next one
-                blob = replace(stored, files=_files(built.sources, cache), read_ns=read_ns).encode()
+                blob = replace(
+                    stored, files=files_table(built.sources, cache.stamps), read_ns=read_ns,
+                    skipped=skipped_table(built.skipped, cache.stamps),
+                ).encode()  # fmt: skip
         elif built.partial is not None:
             part = built.partial
             changes = graph_changes(part.before, part.after, part.nodes, part.edges)
@@ -130,15 +167,16 @@ def ingest_local(
             records = split(part.after.nodes, part.after.edges)
             partitioned = stored.replaced(
                 {path: records.get(path, ({}, {})) for path in part.parts},
-                files=_files(built.sources, cache), unresolved=unresolved, read_ns=read_ns,
-                context=key.context,
+                files=files_table(built.sources, cache.stamps), unresolved=unresolved, read_ns=read_ns,
+                skipped=skipped_table(built.skipped, cache.stamps), context=key.context,
             )  # fmt: skip
             blob, counts = partitioned.encode(), (partitioned.node_count, partitioned.edge_count)
         else:
             old = None if base is None else stored or Partitioned.decode(base.blob)
             inputs = {
-                "files": _files(built.sources, cache), "unresolved": _unresolved(built),
+                "files": files_table(built.sources, cache.stamps), "unresolved": _unresolved(built),
                 "context": key.context, "read_ns": read_ns,
+                "skipped": skipped_table(built.skipped, cache.stamps),
             }  # fmt: skip
             if old is None:
                 # Nothing to diff against: a clearing write, whose snapshot and betweenness a
@@ -208,6 +246,8 @@ def ingest_local(
             encoding.close()
         _mark_failed(engine, version_id, error, drop_snapshot=not applied)
         forked.thaw_heap()
+        if collecting:
+            gc.enable()
         raise
     summary.changes.pruned_versions = prune(engine, project, retention)
     # Betweenness for blast_radius, once per graph version (never raises; rhumbline/centrality.py).
@@ -226,38 +266,6 @@ def ingest_local(
 
 
 _EMPTY = Snapshot(nodes={}, edges={})
-
-
-class InputsKey:
-    """Everything phase 2 reads, digested: the ingest package's code, the project slug, the
-    root's name (Python module names start there), each ingested file's path, language and
-    content hash, and the git history when it is read. Same key → same graph, so a re-ingest
-    whose key equals the stored version's skips phase 2. Called by build_graph once phase 1 is
-    done (its `unchanged` hook); `value` keeps the key for this version's snapshot."""
-
-    def __init__(self, project: str, root_name: str, history: bool, stored: str | None) -> None:
-        self.parts = (extractor_fingerprint(), project, root_name, "history" if history else "")
-        self.stored = stored
-        self.value: str | None = None
-        # The same minus the files, as (everything but the history, the history): what a partial
-        # phase 2 compares with the stored version's (partial.py).
-        self.context: tuple[str, str] | None = None
-
-    def __call__(self, sources: Sequence[SourceFile], log: str | None) -> bool:
-        digest = blake2b(digest_size=16)
-        for part in self.parts:
-            digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
-        for source in sorted(sources, key=lambda s: s.path):
-            line = f"{source.path}\0{source.language}\0{source.content_hash}\n"
-            digest.update(line.encode("utf-8", "surrogatepass"))
-        log_bytes = b"\0log\0" + (log or "").encode("utf-8", "surrogatepass")
-        digest.update(log_bytes)
-        self.value = digest.hexdigest()
-        context = blake2b(digest_size=16)
-        for part in self.parts:
-            context.update(part.encode("utf-8", "surrogatepass") + b"\0")
-        self.context = (context.hexdigest(), blake2b(log_bytes, digest_size=16).hexdigest())
-        return self.stored is not None and self.value == self.stored
 
 
 def _save_cache(engine: Engine, cache: FactCache, sources: Sequence[SourceFile]) -> None:
@@ -301,14 +309,6 @@ def _unresolved(built: BuiltGraph) -> dict[str, int]:
     """Unresolved call sites per Python file, and under "" every other language's."""
     python = built.unresolved_by_file
     return {**python, "": built.unresolved_calls - sum(python.values())}
-
-
-def _files(sources: Sequence[SourceFile], cache: FactCache) -> dict[str, FileEntry]:
-    stamps = cache.stamps
-    return {
-        s.path: file_entry(s.language, s.content_hash, s.line_count, stamps.get(s.path))
-        for s in sources
-    }
 
 
 def _changes(

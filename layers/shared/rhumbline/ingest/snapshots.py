@@ -31,13 +31,13 @@ from typing import Any
 
 from sqlalchemy import Engine, delete, select
 
-from rhumbline.ingest.partitioned import Partitioned
+from rhumbline.ingest.partitioned import FORMAT, Partitioned
 from rhumbline.stores.graph.protocol import Edge, Node
 from rhumbline.stores.relational.ingest_models import GraphSnapshot
 from rhumbline.stores.relational.models import GraphVersion, Project
 from rhumbline.stores.relational.session import session_scope
 
-FORMAT = 2  # partitioned.FORMAT; 1: the whole graph in one pickle (still read)
+# FORMAT (partitioned.py) is what `graph_snapshots.format` records; 1: the whole graph in one pickle
 _FORMAT_1 = 1
 NODE_ATTRIBUTES = (
     "kind", "name", "qualified_name", "file", "start_line", "end_line", "language", "signature",

@@ -179,6 +179,11 @@ class SqliteGraphStore(TraversalMixin, SqliteLookups):
             conn.executescript(sql.SCHEMA)
             if "properties" not in {row[0] for row in conn.execute(sql.EDGE_COLUMNS)}:
                 conn.execute(sql.ADD_EDGE_PROPERTIES)
+            (trigger,) = conn.execute(sql.FTS_UPDATE_TRIGGER_SQL).fetchone()
+            if "WHEN" not in trigger.split():  # a file from before the WHEN clause
+                conn.executescript(
+                    f"BEGIN; {sql.DROP_FTS_UPDATE_TRIGGER}; {sql.FTS_UPDATE_TRIGGER}; COMMIT"
+                )
 
     def apply(self, project: str, batch: GraphBatch) -> None:
         with self._writing(rows.write_budget(self._timeout, batch), bulk=batch.clear) as conn:
