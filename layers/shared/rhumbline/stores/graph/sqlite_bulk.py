@@ -13,6 +13,11 @@ projects' rows too. The (project, id) key and the edges' primary key stay: upser
 
 Inside the write's transaction: a failure rolls the drop back with everything else, and readers
 (WAL) keep their snapshot, indexes included, until the commit.
+
+Edges go in sorted by their key (source rid, relation, target rid): the edges table is a WITHOUT
+ROWID B-tree on that key, so each row is appended to its last leaf instead of splitting pages all
+over the tree (the sdist's 199k edges: 0.79 -> 0.62 CPU s for the inserts, 0.07 for the sort).
+The sort is stable: of two edges with one key the later one is still written last and wins.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from operator import itemgetter
 
 from rhumbline.stores.graph import rows
 from rhumbline.stores.graph import sqlite_sql as sql
@@ -27,6 +33,8 @@ from rhumbline.stores.graph.protocol import Edge, Node
 
 # Below this many nodes, counting the other rows costs more than deferring saves.
 BULK_NODES = 5_000
+# An edge row's key: source rid, relation, target rid (edge_values' first three values).
+_EDGE_KEY = itemgetter(0, 1, 2)
 
 
 @contextmanager
@@ -66,8 +74,9 @@ def insert_cleared(
         stubs = {end: rid for rid, end in enumerate(ends - latest.keys(), first)}
         conn.executemany(sql.INSERT_STUB_AT, ((rid, project, end) for end, rid in stubs.items()))
         rid_of.update(stubs)
-        # Edges are checked as they are written: a bad one rolls the whole batch back.
-        conn.executemany(sql.UPSERT_EDGE, (edge_values(e, rid_of) for e in edges))
+        # Edges are checked as their rows are built: a bad one rolls the whole batch back.
+        edge_rows = sorted((edge_values(e, rid_of) for e in edges), key=_EDGE_KEY)
+        conn.executemany(sql.UPSERT_EDGE, edge_rows)
 
 
 def edge_values(edge: Edge, rid_of: dict[str, int]) -> tuple[object, ...]:
