@@ -92,6 +92,7 @@ def ingest_local(
     applied = False
     ahead: centrality_ahead.Ahead | None = None
     encoding: forked.Forked | None = None  # the snapshot of a clearing write (snapshot_ahead.py)
+    texts_ahead = None  # and its nodes' search text, for a SQLite write (texts_ahead.py)
     try:
         if clear:
             clear_cache(engine, project)
@@ -145,8 +146,14 @@ def ingest_local(
                 # child computes while the store writes (snapshot_ahead.py); the snapshot is
                 # stored after the write.
                 changes, blob = None, None
-                batch = GraphBatch(nodes=built.nodes, edges=built.edges, clear=True, version=number)
-                encoding = snapshot_ahead.start(project, built.nodes, built.edges, inputs)
+                # A SQLite write also takes the later nodes' search text from it (texts_ahead.py).
+                texts = store.backend == "sqlite"
+                encoding = snapshot_ahead.start(project, built.nodes, built.edges, inputs, texts=texts)
+                texts_ahead = snapshot_ahead.texts_of(encoding) if texts else None
+                batch = GraphBatch(
+                    nodes=built.nodes, edges=built.edges, clear=True, version=number,
+                    texts_ahead=texts_ahead,
+                )  # fmt: skip
             else:
                 snapshot = Snapshot.of(built.nodes, built.edges)
                 counts = (len(snapshot.nodes), len(snapshot.edges))
@@ -175,7 +182,9 @@ def ingest_local(
             # snapshot, and the next ingest rebuilds with a clearing write (no base to diff).
             clock = time.perf_counter()
             # The child also computed centrality (a full write always needs new scores).
-            found, ahead = snapshot_ahead.result(encoding, built.nodes, built.edges, inputs)
+            found, ahead = snapshot_ahead.result(
+                encoding, built.nodes, built.edges, inputs, texts_ahead
+            )
             blob, counts, encoding = found[0], (found[1], found[2]), None
             snapshot_bytes = snapshots.save(engine, version_id, None, blob, inputs=key.value, counts=counts)
             diff_seconds += time.perf_counter() - clock

@@ -43,6 +43,7 @@ from rhumbline.stores.graph.sqlite_bulk import edge_values, insert_cleared
 from rhumbline.stores.graph.sqlite_checkpoint import Checkpoints
 from rhumbline.stores.graph.sqlite_lookups import SqliteLookups
 from rhumbline.stores.graph.sqlite_traversal import SqliteReader
+from rhumbline.stores.graph.texts_ahead import write_order
 from rhumbline.stores.graph.traversal import TraversalMixin
 from rhumbline.stores.graph.words import SearchQuery, match_of
 
@@ -212,9 +213,9 @@ class SqliteGraphStore(TraversalMixin, SqliteLookups):
             (highest,) = conn.execute("SELECT coalesce(max(rid), 0) FROM nodes").fetchone()
             # Last one wins within a batch, as across batches; deduplicating first also means an
             # upsert conflict only ever meets a row indexed by an earlier batch.
-            latest = {node.id: node for node in batch.nodes}
+            latest = write_order(batch.nodes)
             if batch.clear:
-                insert_cleared(conn, project, highest, latest, batch.edges)
+                insert_cleared(conn, project, highest, latest, batch.edges, batch.texts_ahead)
             else:
                 if latest:
                     conn.executemany(
