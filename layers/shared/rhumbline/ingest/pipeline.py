@@ -34,6 +34,7 @@ from hashlib import blake2b
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
 
@@ -51,6 +52,9 @@ from rhumbline.ingest.summary import IngestChanges, IngestSummary
 from rhumbline.stores.graph.protocol import GraphBatch, GraphStore
 from rhumbline.stores.relational import versions
 from rhumbline.stores.relational.session import session_scope
+
+if TYPE_CHECKING:
+    from rhumbline.stores.graph.texts_ahead import TextsAhead
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +96,7 @@ def ingest_local(
     applied = False
     ahead: centrality_ahead.Ahead | None = None
     encoding: forked.Forked | None = None  # the snapshot of a clearing write (snapshot_ahead.py)
-    texts_ahead = None  # and its nodes' search text, for a SQLite write (texts_ahead.py)
+    texts_ahead: TextsAhead | None = None  # and its nodes' search text, for SQLite (texts_ahead.py)
     try:
         if clear:
             clear_cache(engine, project)

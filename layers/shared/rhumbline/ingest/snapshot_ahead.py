@@ -20,14 +20,15 @@ sends it before the rest (stores/graph/texts_ahead.py): the write takes it with 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rhumbline import centrality, centrality_ahead, forked
 from rhumbline.ingest.partitioned import Partitioned
 from rhumbline.ingest.snapshots import Snapshot
-from rhumbline.stores.graph import texts_ahead
 from rhumbline.stores.graph.protocol import Edge, Node
-from rhumbline.stores.graph.texts_ahead import TextsAhead
+
+if TYPE_CHECKING:  # imported when used: the incremental path never needs the words
+    from rhumbline.stores.graph.texts_ahead import TextsAhead
 
 # Encoding the sdist's 77k nodes takes a few seconds: this bounds a stuck child, not the work.
 SECONDS = 60.0 + centrality.REFRESH_SECONDS
@@ -63,6 +64,8 @@ def start(
 
 def texts_of(child: forked.Forked | None) -> TextsAhead | None:
     """The handle a GraphBatch carries to the child's node text (started with `texts=True`)."""
+    from rhumbline.stores.graph.texts_ahead import TextsAhead
+
     if child is None:
         return None
     return TextsAhead(lambda: child.take(tuple))
@@ -97,6 +100,8 @@ def _child(
 def _child_with_texts(
     project: str, nodes: Sequence[Node], edges: Sequence[Edge], inputs: dict[str, Any]
 ) -> Iterator[object]:
+    from rhumbline.stores.graph import texts_ahead
+
     # The write waits for the text (forked.py sends it while this goes on with the rest).
     yield texts_ahead.compute(nodes)
     yield _child(project, nodes, edges, inputs)
