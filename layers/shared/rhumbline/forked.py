@@ -11,6 +11,11 @@ function's memory, or the machine's), a child that dies or runs late: `start` or
 None and the caller computes in-process. The child runs pure Python on the parent's objects
 (copy-on-write) and exits without touching the parent's connections (multiprocessing's fork start
 ends it with os._exit).
+
+A child may send several values in turn (its work is a generator): the parent reads the early
+ones with `take` when it needs them, the last with `result`. Each is pickled as soon as it is
+yielded and written to the pipe by a thread of the child, so the child goes on with the next one
+while the parent has not read it yet (a pipe holds 64 KiB; the write waits without the GIL).
 """
 
 from __future__ import annotations
@@ -19,9 +24,12 @@ import gc
 import logging
 import multiprocessing
 import os
+import queue
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from multiprocessing.connection import Connection
+from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -39,23 +47,39 @@ class Forked:
         self._deadline = time.monotonic() + seconds + GRACE_SECONDS
         self._expected = expected
         self._what = what
+        self._closed = False
+
+    def take(self, expected: type) -> Any | None:
+        """The child's next value, one it sends before its last (a generator's), or None: it
+        failed, is late, or sent something else; it is then stopped and `result` gives None."""
+        found = self._next(expected)
+        if found is None:
+            self.close()
+        return found
 
     def result(self) -> Any | None:
-        """The child's value, or None (it failed, or is late: the caller computes it)."""
+        """The child's (last) value, or None (it failed, or is late: the caller computes it)."""
+        try:
+            return self._next(self._expected)
+        finally:
+            self.close()
+
+    def _next(self, expected: type) -> Any | None:
+        if self._closed:
+            return None
         try:
             if self._receiving.poll(max(0.0, self._deadline - time.monotonic())):
                 found = self._receiving.recv()
-                if isinstance(found, self._expected):
+                if isinstance(found, expected):
                     return found
             log.warning("%s computed ahead is missing; computing it now", self._what)
         except (EOFError, OSError):
             log.warning("the %s child process failed; computing it now", self._what, exc_info=True)
-        finally:
-            self.close()
         return None
 
     def close(self) -> None:
         """Stop the child if it still runs (a failed write needs no result). Idempotent."""
+        self._closed = True
         if self._process.is_alive():
             self._process.terminate()
         self._process.join(timeout=5)
@@ -121,5 +145,27 @@ def _child(work: Callable[..., Any], args: tuple[Any, ...], sending: Connection)
     # The parent's objects (the whole graph) are shared copy-on-write: a cyclic collection would
     # walk them all, copying their pages, for nothing.
     gc.disable()
-    sending.send(work(*args))
+    found = work(*args)
+    if isinstance(found, Generator):
+        _send_each(found, sending)
+    else:
+        sending.send(found)
     sending.close()
+
+
+def _send_each(values: Generator[Any, None, None], sending: Connection) -> None:
+    """Each value as soon as it is ready (see the module's docstring), in order."""
+    pending: queue.Queue[Any] = queue.Queue()
+
+    def write() -> None:
+        while (data := pending.get()) is not None:
+            sending.send_bytes(data)
+
+    writer = threading.Thread(target=write, name="rhumbline-forked-send", daemon=True)
+    writer.start()
+    try:
+        for value in values:
+            pending.put(ForkingPickler.dumps(value))
+    finally:
+        pending.put(None)
+        writer.join()

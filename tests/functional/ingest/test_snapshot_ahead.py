@@ -85,3 +85,24 @@ def test_a_snapshot_not_stored_after_the_write_fails_the_version_and_the_next_in
     assert (summary.version, summary.changes.mode, summary.changes.nodes_removed) == (2, "full", 0)
     assert graph_store.counts(PROJECT).nodes == summary.node_count > 0
     assert snapshots.load(engine, PROJECT, 2) is not None
+
+
+def _two_then_dies(big: int) -> object:
+    yield ("first", "x" * big)  # larger than a pipe holds: written by the child's thread
+    yield ("second",)
+    raise SystemExit(3)
+
+
+def test_a_child_sends_its_values_in_turn_and_a_failure_after_them_is_soft() -> None:
+    child = forked.start(_two_then_dies, (1 << 20,), seconds=5.0, expected=tuple, what="values")
+    assert child is not None
+    first = child.take(tuple)
+    assert first is not None and first[0] == "first" and len(first[1]) == 1 << 20
+    assert child.result() == ("second",)
+
+
+def test_a_missing_early_value_stops_the_child_and_its_result_is_none() -> None:
+    child = forked.start(_two_then_dies, (10,), seconds=5.0, expected=tuple, what="values")
+    assert child is not None
+    assert child.take(dict) is None  # something else came: the child is stopped
+    assert child.result() is None

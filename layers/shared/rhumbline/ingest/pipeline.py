@@ -34,6 +34,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
 
@@ -52,6 +53,9 @@ from rhumbline.ingest.summary import IngestChanges, IngestSummary
 from rhumbline.stores.graph.protocol import GraphBatch, GraphStore
 from rhumbline.stores.relational import versions
 from rhumbline.stores.relational.session import session_scope
+
+if TYPE_CHECKING:
+    from rhumbline.stores.graph.texts_ahead import TextsAhead
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +125,7 @@ def _ingest(
     # resolver's tables) are then freed after the ingest, by a later full collection.
     collecting = gc.isenabled()
     gc.disable()
+    texts_ahead: TextsAhead | None = None  # and its nodes' search text, for SQLite (texts_ahead.py)
     try:
         if clear:
             clear_cache(engine, project)
@@ -183,8 +188,14 @@ def _ingest(
                 # child computes while the store writes (snapshot_ahead.py); the snapshot is
                 # stored after the write.
                 changes, blob = None, None
-                batch = GraphBatch(nodes=built.nodes, edges=built.edges, clear=True, version=number)
-                encoding = snapshot_ahead.start(project, built.nodes, built.edges, inputs)
+                # A SQLite write also takes the later nodes' search text from it (texts_ahead.py).
+                texts = store.backend == "sqlite"
+                encoding = snapshot_ahead.start(project, built.nodes, built.edges, inputs, texts=texts)
+                texts_ahead = snapshot_ahead.texts_of(encoding) if texts else None
+                batch = GraphBatch(
+                    nodes=built.nodes, edges=built.edges, clear=True, version=number,
+                    texts_ahead=texts_ahead,
+                )  # fmt: skip
             else:
                 snapshot = Snapshot.of(built.nodes, built.edges)
                 counts = (len(snapshot.nodes), len(snapshot.edges))
@@ -213,7 +224,9 @@ def _ingest(
             # snapshot, and the next ingest rebuilds with a clearing write (no base to diff).
             clock = time.perf_counter()
             # The child also computed centrality (a full write always needs new scores).
-            found, ahead = snapshot_ahead.result(encoding, built.nodes, built.edges, inputs)
+            found, ahead = snapshot_ahead.result(
+                encoding, built.nodes, built.edges, inputs, texts_ahead
+            )
             blob, counts, encoding = found[0], (found[1], found[2]), None
             snapshot_bytes = snapshots.save(engine, version_id, None, blob, inputs=key.value, counts=counts)
             diff_seconds += time.perf_counter() - clock

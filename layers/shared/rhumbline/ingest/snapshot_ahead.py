@@ -12,17 +12,23 @@ pages of every object it reads (refcounts), and two took the full sdist's summed
 
 The snapshot bytes are those `encode` gives in-process (the fallback when there is no child, or it
 failed; refresh then computes the scores itself, as before).
+
+For a SQLite store the child first computes the search text of the later half of the nodes and
+sends it before the rest (stores/graph/texts_ahead.py): the write takes it with `texts_of`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from rhumbline import centrality, centrality_ahead, forked
 from rhumbline.ingest.partitioned import Partitioned
 from rhumbline.ingest.snapshots import Snapshot
 from rhumbline.stores.graph.protocol import Edge, Node
+
+if TYPE_CHECKING:  # imported when used: the incremental path never needs the words
+    from rhumbline.stores.graph.texts_ahead import TextsAhead
 
 # Encoding the sdist's 77k nodes takes a few seconds: this bounds a stuck child, not the work.
 SECONDS = 60.0 + centrality.REFRESH_SECONDS
@@ -40,20 +46,42 @@ def encode(nodes: Sequence[Node], edges: Sequence[Edge], inputs: dict[str, Any])
 
 
 def start(
-    project: str, nodes: Sequence[Node], edges: Sequence[Edge], inputs: dict[str, Any]
+    project: str,
+    nodes: Sequence[Node],
+    edges: Sequence[Edge],
+    inputs: dict[str, Any],
+    *,
+    texts: bool = False,
 ) -> forked.Forked | None:
     """A child encoding the snapshot, then computing the scores; None (then `result` encodes the
-    snapshot in-process and refresh computes the scores)."""
+    snapshot in-process and refresh computes the scores). `texts`: first the node text of
+    texts_ahead.py, which the write must take (`texts_of`) before `result`."""
     return forked.start(
-        _child, (project, nodes, edges, inputs), seconds=SECONDS, expected=tuple,
-        what="the snapshot and centrality",
+        _child_with_texts if texts else _child, (project, nodes, edges, inputs),
+        seconds=SECONDS, expected=tuple, what="the snapshot and centrality",
     )  # fmt: skip
 
 
+def texts_of(child: forked.Forked | None) -> TextsAhead | None:
+    """The handle a GraphBatch carries to the child's node text (started with `texts=True`)."""
+    from rhumbline.stores.graph.texts_ahead import TextsAhead
+
+    if child is None:
+        return None
+    return TextsAhead(lambda: child.take(tuple))
+
+
 def result(
-    child: forked.Forked | None, nodes: Sequence[Node], edges: Sequence[Edge], inputs: dict[str, Any]
+    child: forked.Forked | None,
+    nodes: Sequence[Node],
+    edges: Sequence[Edge],
+    inputs: dict[str, Any],
+    texts: TextsAhead | None = None,
 ) -> tuple[Encoded, centrality_ahead.Ahead | None]:
-    """The child's snapshot and scores, or this process's snapshot and no scores."""
+    """The child's snapshot and scores, or this process's snapshot and no scores. `texts`: the
+    handle of a child started with `texts=True`, read past if the write did not take it."""
+    if texts is not None:
+        texts.drain()
     found = child.result() if child is not None else None
     if found is None:
         return encode(nodes, edges, inputs), None
@@ -67,3 +95,13 @@ def _child(
     encoded = encode(nodes, edges, inputs)
     # The scores' time budget starts now, as it did in a child of their own.
     return encoded, centrality_ahead.scores(project, nodes, edges)
+
+
+def _child_with_texts(
+    project: str, nodes: Sequence[Node], edges: Sequence[Edge], inputs: dict[str, Any]
+) -> Iterator[object]:
+    from rhumbline.stores.graph import texts_ahead
+
+    # The write waits for the text (forked.py sends it while this goes on with the rest).
+    yield texts_ahead.compute(nodes)
+    yield _child(project, nodes, edges, inputs)

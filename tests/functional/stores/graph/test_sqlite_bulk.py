@@ -13,6 +13,7 @@ from rhumbline.stores.graph import rows
 from rhumbline.stores.graph import sqlite_sql as sql
 from rhumbline.stores.graph.protocol import Edge, GraphBatch
 from rhumbline.stores.graph.sqlite_bulk import BULK_NODES
+from rhumbline.stores.graph.sqlite_store import PAGE_SIZE as SQLITE_PAGE_SIZE
 from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
 from tests.functional.stores.graph.graph_samples import edge, node
 
@@ -149,3 +150,42 @@ def test_a_bad_edge_gets_the_checks_own_error_whatever_the_write(tmp_path: Path,
 
 def vars_of(value: Edge) -> dict[str, object]:
     return {name: getattr(value, name) for name in Edge.__dataclass_fields__}
+
+
+def test_a_clearing_write_sorts_its_edges_and_the_last_of_a_key_still_wins(tmp_path: Path) -> None:
+    """Edges go in sorted by key (sqlite_bulk.insert_cleared): given in descending key order with
+    one key three times, the rows are those upserts in the given order leave."""
+    ids = [n.id for n in BIG[:6]]
+    edges = [edge(ids[i], ids[j]) for i in range(5, 0, -1) for j in range(i - 1, -1, -1)]
+    edges[3:3] = [edge(ids[0], ids[1], explanation="first")]
+    edges.append(edge(ids[0], ids[1], explanation="second"))
+    edges.insert(7, edge(ids[2], ids[1], explanation="early"))
+    store = SqliteGraphStore(tmp_path / "graph.sqlite3")
+    store.ensure_schema()
+    store.apply("cleared", GraphBatch(nodes=BIG[:6], edges=edges, clear=True))
+    store.apply("upserted", GraphBatch(nodes=BIG[:6]))
+    for one in edges:
+        store.apply("upserted", GraphBatch(edges=[one]))
+
+    cleared, upserted = _rows(tmp_path / "graph.sqlite3", "cleared"), _rows(tmp_path / "graph.sqlite3", "upserted")
+    assert [row[1:] for row in cleared[0]] == [row[1:] for row in upserted[0]]
+    assert cleared[1] == upserted[1]
+    explanations = {(s, t): x for s, _, t, _, _, x, *_ in cleared[1][:-1]}
+    assert explanations[ids[0], ids[1]] == "second"
+    assert explanations[ids[2], ids[1]] == f"{ids[2]} calls {ids[1]}"  # not "early"
+    store.close()
+
+
+def test_a_new_file_gets_the_larger_pages_and_an_existing_file_keeps_its_own(tmp_path: Path) -> None:
+    old = tmp_path / "old.sqlite3"
+    conn = sqlite3.connect(old)
+    conn.execute("PRAGMA journal_mode = WAL")  # a file made before: SQLite's default pages
+    conn.close()
+    for path, expected in ((tmp_path / "new.sqlite3", SQLITE_PAGE_SIZE), (old, 4_096)):
+        store = SqliteGraphStore(path)
+        store.ensure_schema()
+        store.apply("p", GraphBatch(nodes=BIG[:10], edges=[edge(BIG[0].id, BIG[1].id)], clear=True))
+        (found,) = store._connection().execute("PRAGMA page_size").fetchone()  # noqa: SLF001
+        assert found == expected
+        assert store.counts("p").edges == 1
+        store.close()

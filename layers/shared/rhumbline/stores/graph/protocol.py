@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from rhumbline.stores.graph.bundles import Around, FileBundle, NodeBundle, Walk
+    from rhumbline.stores.graph.texts_ahead import TextsAhead
 
 Direction = Literal["in", "out"]
 Confidence = Literal["EXTRACTED", "INFERRED", "AMBIGUOUS"]
@@ -102,6 +103,9 @@ class GraphBatch:
     it). `expect_version`, when set, makes the batch conditional: if the stamp is not that version
     (another ingest got there first, or a crash left another state) nothing is written and
     GraphConflict is raised.
+
+    `texts_ahead`: the search text of some of a clearing write's nodes, computed by another
+    process (texts_ahead.py); the SQLite store takes it, anything else may ignore it.
     """
 
     nodes: Sequence[Node] = ()
@@ -112,6 +116,7 @@ class GraphBatch:
     remove_edges: Sequence[tuple[str, str, str]] = ()  # (source, relation, target)
     version: int | None = None
     expect_version: int | None = None
+    texts_ahead: TextsAhead | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

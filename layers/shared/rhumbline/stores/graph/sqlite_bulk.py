@@ -13,6 +13,11 @@ projects' rows too. The (project, id) key and the edges' primary key stay: upser
 
 Inside the write's transaction: a failure rolls the drop back with everything else, and readers
 (WAL) keep their snapshot, indexes included, until the commit.
+
+Edges go in sorted by their key (source rid, relation, target rid): the edges table is a WITHOUT
+ROWID B-tree on that key, so each row is appended to its last leaf instead of splitting pages all
+over the tree (the sdist's 199k edges: 0.79 -> 0.62 CPU s for the inserts, 0.07 for the sort).
+The sort is stable: of two edges with one key the later one is still written last and wins.
 """
 
 from __future__ import annotations
@@ -20,13 +25,17 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from operator import itemgetter
 
 from rhumbline.stores.graph import rows
 from rhumbline.stores.graph import sqlite_sql as sql
 from rhumbline.stores.graph.protocol import Edge, Node
+from rhumbline.stores.graph.texts_ahead import TextsAhead, first_of_child
 
 # Below this many nodes, counting the other rows costs more than deferring saves.
 BULK_NODES = 5_000
+# An edge row's key: source rid, relation, target rid (edge_values' first three values).
+_EDGE_KEY = itemgetter(0, 1, 2)
 
 
 @contextmanager
@@ -50,24 +59,43 @@ def insert_cleared(
     highest: int,
     latest: dict[str, Node],
     edges: Sequence[Edge],
+    texts: TextsAhead | None = None,
 ) -> None:
     """The rows of a clearing write (the project's rows are deleted already); `highest`: the
-    file's highest rid, `latest`: the batch's nodes by id, the last of each id."""
+    file's highest rid, `latest`: the batch's nodes by id, the last of each id (in
+    texts_ahead.write_order); `texts`: the later nodes' search text, computed by another process.
+
+    The edges go first (their rids need no node row), so that text has time to arrive; then the
+    nodes in rid order (each insert an append)."""
     rid_of = {node_id: rid for rid, node_id in enumerate(latest, highest + 1)}
+    ends = {end for e in edges for end in (e.source, e.target) if isinstance(end, str) and end}
+    stubs = {end: rid for rid, end in enumerate(ends - latest.keys(), highest + len(latest) + 1)}
+    rid_of.update(stubs)
     with indexes_built_after(conn, clear=True, new_rows=len(latest)):
+        if edges:
+            # Edges are checked as their rows are built: a bad one rolls the whole batch back.
+            edge_rows = sorted((edge_values(e, rid_of) for e in edges), key=_EDGE_KEY)
+            conn.executemany(sql.UPSERT_EDGE, edge_rows)
+            del edge_rows
+        nodes = list(latest.values())
+        # The nodes whose text the other process computes are the later ones: ours go first.
+        start = first_of_child(len(nodes)) if texts is not None else len(nodes)
         conn.executemany(
             sql.INSERT_NODE_AT,
-            ((rid_of[n.id], project, *rows.node_values(n)) for n in latest.values()),
+            ((rid_of[n.id], project, *rows.node_values(n)) for n in nodes[:start]),
         )
-        if not edges:
-            return
-        ends = {end for e in edges for end in (e.source, e.target) if isinstance(end, str) and end}
-        first = highest + len(latest) + 1
-        stubs = {end: rid for rid, end in enumerate(ends - latest.keys(), first)}
+        rest = nodes[start:]
+        text = texts.take(nodes) if texts is not None and rest else None
+        conn.executemany(
+            sql.INSERT_NODE_AT,
+            (
+                ((rid_of[n.id], project, *rows.node_values(n, t)) for n, t in zip(rest, text))
+                if text is not None
+                else ((rid_of[n.id], project, *rows.node_values(n)) for n in rest)
+            ),
+        )
+        # Stubs after the nodes: their rids are the highest.
         conn.executemany(sql.INSERT_STUB_AT, ((rid, project, end) for end, rid in stubs.items()))
-        rid_of.update(stubs)
-        # Edges are checked as they are written: a bad one rolls the whole batch back.
-        conn.executemany(sql.UPSERT_EDGE, (edge_values(e, rid_of) for e in edges))
 
 
 def edge_values(edge: Edge, rid_of: dict[str, int]) -> tuple[object, ...]:

@@ -43,6 +43,7 @@ from rhumbline.stores.graph.sqlite_bulk import edge_values, insert_cleared
 from rhumbline.stores.graph.sqlite_checkpoint import Checkpoints
 from rhumbline.stores.graph.sqlite_lookups import SqliteLookups
 from rhumbline.stores.graph.sqlite_traversal import SqliteReader
+from rhumbline.stores.graph.texts_ahead import write_order
 from rhumbline.stores.graph.traversal import TraversalMixin
 from rhumbline.stores.graph.words import SearchQuery, match_of
 
@@ -53,6 +54,10 @@ _HIGH = "\U0010ffff"
 # A bulk write keeps its working set in memory rather than spilling half-built indexes to disk.
 _WRITE_CACHE_KIB = 256_000
 _READ_CACHE_KIB = 32_000
+# Pages of a new file (SQLite's default is 4,096): a clearing write of the full Django sdist
+# (140 MB) builds, commits and checkpoints half as many pages. Only a file with nothing in it yet
+# takes it (it must precede the switch to WAL); existing files keep theirs.
+PAGE_SIZE = 8_192
 # A search row: project, NODE_FIELDS, score, total (sqlite_sql.search's SELECT).
 _SCORE = 1 + len(rows.NODE_FIELDS)
 
@@ -86,6 +91,7 @@ class SqliteGraphStore(TraversalMixin, SqliteLookups):
             cached_statements=128,
         )
         conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA temp_store = MEMORY")
@@ -212,9 +218,9 @@ class SqliteGraphStore(TraversalMixin, SqliteLookups):
             (highest,) = conn.execute("SELECT coalesce(max(rid), 0) FROM nodes").fetchone()
             # Last one wins within a batch, as across batches; deduplicating first also means an
             # upsert conflict only ever meets a row indexed by an earlier batch.
-            latest = {node.id: node for node in batch.nodes}
+            latest = write_order(batch.nodes)
             if batch.clear:
-                insert_cleared(conn, project, highest, latest, batch.edges)
+                insert_cleared(conn, project, highest, latest, batch.edges, batch.texts_ahead)
             else:
                 if latest:
                     conn.executemany(
