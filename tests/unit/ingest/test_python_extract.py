@@ -154,3 +154,20 @@ def test_facts_survive_a_pickle_round_trip():
 def test_every_kind_of_parameter_is_named():
     facts = extract_python(b"def f(a, b: int, c=1, d: int = 2, *args, e, /, **kw):\n    pass\n")
     assert facts.definitions[0].parameters == ("a", "b", "c", "d", "args", "e", "kw")
+
+
+def test_headers_end_at_each_kinds_last_part_and_repeated_callees_count_per_site():
+    # Classes and functions look for the end of their header among their own fields only, and a
+    # callee text seen before (dynamic or not) is checked once but counted at every site.
+    facts = extract_python(
+        b"def f[T](x: T) -> T:\n    g()[0]()\n    g()[0]()\n    g()\n\n"
+        b"class C[T](Base):\n    pass\n\nclass D[T]:  # comment\n    def m[U](self): pass\n"
+    )
+    assert [(d.qualname, d.signature) for d in facts.definitions] == [
+        ("f", "def f[T](x: T) -> T"),
+        ("C", "class C[T](Base)"),
+        ("D", "class D[T]"),
+        ("D.m", "def m[U](self)"),
+    ]
+    assert facts.calls == (CallSite("f", "g", 2), CallSite("f", "g", 3), CallSite("f", "g", 4))
+    assert facts.dynamic_calls == 2
