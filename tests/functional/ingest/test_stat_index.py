@@ -40,15 +40,20 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
+@pytest.fixture
+def trusted_stamps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trust even stamps of files written just now (they would be racy, and read, otherwise)."""
+    monkeypatch.setattr(stat_index, "RACY_MARGIN_NS", -10**12)
+
+
 def ingest(tree: Path, graph_store: SqliteGraphStore, engine: Engine, project: str):
     return pipeline.ingest_local(tree, project, store=graph_store, engine=engine, workers=1)
 
 
 def test_only_files_whose_stamp_changed_are_read(
     tree: Path, graph_store: SqliteGraphStore, engine: Engine, unique_project: str,
-    reads: list[str], monkeypatch: pytest.MonkeyPatch,
+    reads: list[str], trusted_stamps: None,
 ) -> None:  # fmt: skip
-    monkeypatch.setattr(stat_index, "RACY_MARGIN_NS", -10**12)  # trust even files written just now
     ingest(tree, graph_store, engine, unique_project)
     reads.clear()
     again = ingest(tree, graph_store, engine, unique_project)
@@ -63,9 +68,8 @@ def test_only_files_whose_stamp_changed_are_read(
 
 def test_a_rewrite_that_keeps_size_and_mtime_is_still_seen(
     tree: Path, graph_store: SqliteGraphStore, engine: Engine, unique_project: str,
-    reads: list[str], monkeypatch: pytest.MonkeyPatch,
+    reads: list[str], trusted_stamps: None,
 ) -> None:  # fmt: skip
-    monkeypatch.setattr(stat_index, "RACY_MARGIN_NS", -10**12)
     ingest(tree, graph_store, engine, unique_project)
     path = tree / "pkg" / "a.py"
     before = os.stat(path)
@@ -105,9 +109,8 @@ def test_the_index_trusts_only_old_exact_stamps() -> None:
 
 def test_a_skipped_file_is_read_again_once_its_stamp_changes(
     tree: Path, graph_store: SqliteGraphStore, engine: Engine, unique_project: str,
-    reads: list[str], monkeypatch: pytest.MonkeyPatch,
+    reads: list[str], trusted_stamps: None,
 ) -> None:  # fmt: skip
-    monkeypatch.setattr(stat_index, "RACY_MARGIN_NS", -10**12)
     first = ingest(tree, graph_store, engine, unique_project)
     assert first.skipped == {"binary": 1} and first.files == 4
     (tree / "pkg" / "data.bin").write_text("now text\n")
@@ -119,9 +122,8 @@ def test_a_skipped_file_is_read_again_once_its_stamp_changes(
 
 def test_skips_recorded_by_other_ingest_code_are_not_trusted(
     tree: Path, graph_store: SqliteGraphStore, engine: Engine, unique_project: str,
-    reads: list[str], monkeypatch: pytest.MonkeyPatch,
+    reads: list[str], trusted_stamps: None, monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
-    monkeypatch.setattr(stat_index, "RACY_MARGIN_NS", -10**12)
     ingest(tree, graph_store, engine, unique_project)
     # Another extractor fingerprint: whether a file is binary might be decided otherwise now.
     monkeypatch.setattr(inputs_key, "extractor_fingerprint", lambda: "another-extractor")

@@ -17,9 +17,8 @@ async def inner_app(scope: dict, receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": b"inner"})
 
 
-def request(method: str, path: str, authorizer: dict | None) -> tuple[int, dict[str, str], bytes]:
-    event = {"requestContext": {"authorizer": {"lambda": authorizer}}} if authorizer is not None else {}
-    scope = {"type": "http", "method": method, "path": path, "headers": [], "aws.event": event}
+def exchange(app: Any, scope: dict) -> list[dict]:
+    """The messages the edge in front of `app` sends for one empty-bodied request."""
     sent: list[dict] = []
 
     async def receive() -> dict:
@@ -28,7 +27,13 @@ def request(method: str, path: str, authorizer: dict | None) -> tuple[int, dict[
     async def send(message: dict) -> None:
         sent.append(message)
 
-    asyncio.run(GatewayEdge(inner_app)(scope, receive, send))
+    asyncio.run(GatewayEdge(app)(scope, receive, send))
+    return sent
+
+
+def request(method: str, path: str, authorizer: dict | None) -> tuple[int, dict[str, str], bytes]:
+    event = {"requestContext": {"authorizer": {"lambda": authorizer}}} if authorizer is not None else {}
+    sent = exchange(inner_app, {"type": "http", "method": method, "path": path, "headers": [], "aws.event": event})
     headers = {name.decode(): value.decode() for name, value in sent[0]["headers"]}
     return sent[0]["status"], headers, b"".join(message.get("body", b"") for message in sent[1:])
 
@@ -46,15 +51,7 @@ def test_the_edge_leaves_the_identity_it_read_for_the_handlers() -> None:
         await inner_app(scope, receive, send)
 
     event = {"requestContext": {"authorizer": {"lambda": AUTHENTICATED}}}
-    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": [], "aws.event": event}
-
-    async def receive() -> dict:
-        return {"type": "http.request", "body": b"", "more_body": False}
-
-    async def send(message: dict) -> None:
-        pass
-
-    asyncio.run(GatewayEdge(recording_app)(scope, receive, send))
+    exchange(recording_app, {"type": "http", "method": "POST", "path": "/mcp", "headers": [], "aws.event": event})
     identity = seen[0][SCOPE_KEY]
     assert isinstance(identity, Identity) and identity.caller is not None
     assert identity.caller.principal == "a"
@@ -72,15 +69,7 @@ def test_a_refused_request_reaches_no_handler_and_leaves_no_identity() -> None:
 
     refused = {"requestContext": {"authorizer": {"lambda": {"authenticated": "false", "reason": "revoked"}}}}
     scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": [], "aws.event": refused}
-    sent: list[dict] = []
-
-    async def receive() -> dict:
-        return {"type": "http.request", "body": b"", "more_body": False}
-
-    async def send(message: dict) -> None:
-        sent.append(message)
-
-    asyncio.run(GatewayEdge(recording_app)(scope, receive, send))
+    sent = exchange(recording_app, scope)
     assert seen == [] and SCOPE_KEY not in scope
     assert sent[0]["status"] == 401
 
