@@ -10,7 +10,7 @@ alphanumeric words separated by single spaces, which every tokenizer splits the 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -106,6 +106,13 @@ def node_text(
     return NodeText(*node_text_values(name, qualified_name, file, docstring))
 
 
+def _extend(joined: str, more: Sequence[str]) -> str:
+    """`joined` (space-separated words, possibly empty) followed by `more`'s words."""
+    if not more:
+        return joined
+    return joined + " " + " ".join(more) if joined else " ".join(more)
+
+
 def node_text_values(
     name: str, qualified_name: str, file: str | None, docstring: str | None
 ) -> tuple[str, str, str, str, str, str, str]:
@@ -127,12 +134,7 @@ def node_text_values(
     statement = last == name + "]"
     last_words = name_identifiers if statement or last == name else _identifier_words(last)
     added = [w for w in dict.fromkeys(last_words) if w not in prefix_set]
-    if not added:
-        qn_joined = prefix_joined
-    elif prefix_joined:
-        qn_joined = prefix_joined + " " + " ".join(added)
-    else:
-        qn_joined = " ".join(added)
+    qn_joined = _extend(prefix_joined, added)
     # The name is usually the qualified name's last part, whose words are already in qn_words.
     # (Case-sensitive: case decides where words split.)
     own_name = qualified_name == name or (
@@ -143,12 +145,7 @@ def node_text_values(
         tail = _path_after(prefix, file)
         if added:
             tail = [w for w in tail if w not in added]
-        if not tail:
-            words = qn_joined
-        elif qn_joined:
-            words = qn_joined + " " + " ".join(tail)
-        else:
-            words = " ".join(tail)
+        words = _extend(qn_joined, tail)
         doc_joined = ""
     else:
         doc_words = unique(split_words(docstring[:DOCSTRING_INDEX_CHARS])) if docstring else []
