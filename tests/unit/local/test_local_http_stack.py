@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -45,7 +46,13 @@ def test_serve_hands_the_choice_and_a_freezing_api_to_uvicorn(monkeypatch: pytes
     monkeypatch.setattr(uvicorn, "run", lambda app, **options: seen.update(app=app, **options))
     monkeypatch.setattr(server, "configure_dispatch", lambda *arguments: None)
     monkeypatch.setattr(http_stack, "_installed", lambda module: module != "uvloop")
+    for name in ("POWERTOOLS_METRICS_DISABLED", "POWERTOOLS_LOG_LEVEL"):
+        # Recorded as absent first, so the defaults serve writes into os.environ are undone after
+        # the test: left behind, a WARNING level silenced the INFO lines later tests look for.
+        monkeypatch.setenv(name, "unset")
+        monkeypatch.delenv(name)
     template = Template(path=tmp_path / "template.yaml", functions={}, routes=[], tool_functions={})
     server.serve(template, port=9999)
     assert (seen["http"], seen["loop"], seen["port"]) == ("httptools", "asyncio", 9999)
+    assert (os.environ["POWERTOOLS_METRICS_DISABLED"], os.environ["POWERTOOLS_LOG_LEVEL"]) == ("true", "WARNING")
     assert isinstance(seen["app"], server.LocalApi) and seen["app"].freeze_heap
