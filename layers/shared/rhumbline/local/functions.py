@@ -124,11 +124,12 @@ class FunctionRunner:
         """Run the handler in a worker thread, bounded by the function's timeout like Lambda."""
         request_id = request_id or new_request_id()
         timeout = self.template.function(logical_id).timeout
-        # A hand-off pool, not run_in_executor: half the CPU per round trip (runtime/handoff.py).
-        running = self._pool(logical_id).run(self.invoke, logical_id, event, request_id)
+        pool = self._pool(logical_id)
         try:
+            # The timeout is armed first: handing the call over wakes the pool's thread, and this
+            # one should reach its poll right after (runtime/handoff.py).
             async with asyncio.timeout(timeout):
-                return await running
+                return await pool.run(self.invoke, logical_id, event, request_id)
         except TimeoutError:
             # The thread cannot be killed; like a timed-out Lambda, its result is discarded.
             message = f"{request_id} Task timed out after {timeout:.2f} seconds"

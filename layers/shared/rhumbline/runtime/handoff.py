@@ -71,8 +71,13 @@ class HandoffPool:
                     number = self._started - 1
         if start:
             threading.Thread(target=self._work, name=f"{self.name}_{number}", daemon=True).start()
-        # Last: this wakes a waiting worker, which should not find us still holding the GIL.
-        self._queue.put(work)
+        # Last: this wakes a waiting worker, which should not find us still holding the GIL. A loop
+        # that can (gateway/driven_loop.py) defers it to just before it polls, when it lets go.
+        defer = getattr(loop, "call_before_polling", None)
+        if defer is not None:
+            defer(self._queue.put, work)
+        else:
+            self._queue.put(work)
         return future
 
     def _work(self) -> None:
