@@ -7,14 +7,11 @@ what it can refuse without the tool (unknown tool, missing scope or project, ove
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
 import json
 import logging
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -27,6 +24,7 @@ from rhumbline.gateway.audit import AuditEntry, AuditLog, Verdict
 from rhumbline.gateway.catalog import Catalog
 from rhumbline.gateway.dispatch import Dispatcher, DispatchError
 from rhumbline.observability import record_tool_call
+from rhumbline.runtime.handoff import HandoffPool
 
 logger = logging.getLogger("rhumbline.gateway")
 
@@ -158,19 +156,18 @@ class ToolCalls:
         self.dispatcher = dispatcher
         self.audit_log = audit_log
         self.tool_timeout = tool_timeout
-        # Our own pool rather than anyio's to_thread: anyio ties its workers to the loop's root task
+        # Our own threads rather than anyio's to_thread: anyio ties its workers to the loop's root task
         # and to the daemon flag of whichever thread drives the loop (the Lambda's own thread now,
-        # see container.py), and its limiter and cancel scopes cost a loop round per hop. This
-        # pool's idle threads end with the process.
-        self._workers = ThreadPoolExecutor(WORKER_THREADS, thread_name_prefix="rhumbline-call")
+        # see container.py), and its limiter and cancel scopes cost a loop round per hop. Nor a
+        # ThreadPoolExecutor: its hand-over back to the loop costs twice the CPU (runtime/handoff.py).
+        self._workers = HandoffPool(WORKER_THREADS, name="rhumbline-call")
 
     async def _on_worker(self, function: Callable[..., T], *arguments: Any) -> T:
         """Run a blocking function on a worker thread, in a copy of the caller's context.
 
         Cancelling the wait (the caller's `fail_after`) abandons the thread: its result is dropped.
         """
-        context = contextvars.copy_context()
-        return await asyncio.get_running_loop().run_in_executor(self._workers, context.run, function, *arguments)
+        return await self._workers.run(function, *arguments)
 
     def budget(self, remaining_seconds: float | None) -> float:
         if remaining_seconds is None:

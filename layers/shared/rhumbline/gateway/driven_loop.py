@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import selectors
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -28,9 +29,52 @@ T = TypeVar("T")
 logger = logging.getLogger("rhumbline.gateway")
 
 
+class WakeBeforeSelect(selectors.DefaultSelector):  # type: ignore[misc,valid-type]
+    """The loop's selector, running the wake-ups deferred during an iteration just before it polls.
+
+    Handing work to another thread wakes that thread, which wants the GIL at once; the loop's
+    thread still holds it until it polls for I/O (the rest of the iteration's callbacks), so the
+    woken thread would sleep on the GIL and be woken a second time. Deferred to the poll, the wake
+    comes when this thread is about to let go. At most one iteration late: every poll runs them.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._deferred: list[tuple[Callable[..., Any], tuple[Any, ...]]] = []
+
+    def defer(self, function: Callable[..., Any], *arguments: Any) -> None:
+        self._deferred.append((function, arguments))
+
+    def run_deferred(self) -> None:
+        # Only the loop's driving thread defers and polls, so no lock is needed.
+        while self._deferred:
+            function, arguments = self._deferred.pop(0)
+            try:
+                function(*arguments)
+            except Exception:  # noqa: BLE001 - one failed wake must not stop the loop or the others
+                logger.exception("a deferred wake-up failed")
+
+    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        self.run_deferred()
+        return super().select(timeout)
+
+
+class ContainerLoop(asyncio.SelectorEventLoop):
+    """The container's asyncio loop, with wake-ups of other threads deferred to its next poll."""
+
+    def __init__(self) -> None:
+        self.wake_selector = WakeBeforeSelect()
+        super().__init__(self.wake_selector)
+
+    def call_before_polling(self, function: Callable[..., Any], *arguments: Any) -> None:
+        """From the loop's own thread: call `function(*arguments)` right before the loop next polls
+        (see `runtime.handoff`, which hands work to its threads this way when the loop offers it)."""
+        self.wake_selector.defer(function, *arguments)
+
+
 class DrivenLoop:
     def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
+        self.loop = ContainerLoop()
         self._state = threading.Lock()
         # Held by whichever thread runs the loop, so the next one cannot enter the loop before the
         # previous one has fully left it.
@@ -75,7 +119,11 @@ class DrivenLoop:
         # ends. The root stays the container's long-lived serving task this way.
         task = self.loop.create_task(coroutine)
         task.add_done_callback(lambda _: self.loop.stop())
-        self.loop.run_forever()
+        try:
+            self.loop.run_forever()
+        finally:
+            # A wake-up deferred in the loop's last iteration must not wait for its next driver.
+            self.loop.wake_selector.run_deferred()
         if not task.done():
             task.cancel()
             raise RuntimeError("the gateway loop stopped before its request finished")

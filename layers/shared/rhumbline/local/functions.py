@@ -14,12 +14,12 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 from rhumbline.local.request_ids import new_request_id
 from rhumbline.local.template import FunctionDef, Template
+from rhumbline.runtime.handoff import HandoffPool
 
 ACCOUNT_ID = "000000000000"
 REGION = "us-east-1"
@@ -93,15 +93,15 @@ class FunctionRunner:
         self.template = template
         self.concurrency = concurrency
         self._handlers: dict[str, LambdaHandler] = {}
-        self._executors: dict[str, ThreadPoolExecutor] = {}
+        self._pools: dict[str, HandoffPool] = {}
         self._lock = threading.Lock()
         self._load_lock = threading.Lock()
 
-    def _executor(self, logical_id: str) -> ThreadPoolExecutor:
+    def _pool(self, logical_id: str) -> HandoffPool:
         with self._lock:
-            if logical_id not in self._executors:
-                self._executors[logical_id] = ThreadPoolExecutor(self.concurrency, thread_name_prefix=logical_id)
-            return self._executors[logical_id]
+            if logical_id not in self._pools:
+                self._pools[logical_id] = HandoffPool(self.concurrency, name=logical_id)
+            return self._pools[logical_id]
 
     def handler(self, logical_id: str) -> LambdaHandler:
         # Under the lock: a second caller waits for the first init instead of loading the file twice.
@@ -124,17 +124,19 @@ class FunctionRunner:
         """Run the handler in a worker thread, bounded by the function's timeout like Lambda."""
         request_id = request_id or new_request_id()
         timeout = self.template.function(logical_id).timeout
-        loop = asyncio.get_running_loop()
-        running = loop.run_in_executor(self._executor(logical_id), self.invoke, logical_id, event, request_id)
+        pool = self._pool(logical_id)
         try:
-            return await asyncio.wait_for(running, timeout)
-        except asyncio.TimeoutError:
+            # The timeout is armed first: handing the call over wakes the pool's thread, and this
+            # one should reach its poll right after (runtime/handoff.py).
+            async with asyncio.timeout(timeout):
+                return await pool.run(self.invoke, logical_id, event, request_id)
+        except TimeoutError:
             # The thread cannot be killed; like a timed-out Lambda, its result is discarded.
             message = f"{request_id} Task timed out after {timeout:.2f} seconds"
             return Invocation(request_id, error={"errorMessage": message, "errorType": "Sandbox.Timedout"})
 
     def close(self) -> None:
         with self._lock:
-            executors, self._executors = list(self._executors.values()), {}
-        for executor in executors:
-            executor.shutdown(wait=False, cancel_futures=True)
+            pools, self._pools = list(self._pools.values()), {}
+        for pool in pools:
+            pool.shutdown()

@@ -20,7 +20,7 @@ REDACTED = "[redacted]"
 _SECRET_KEY = re.compile(r"token|password|secret|authorization", re.IGNORECASE)
 # A Core insert, not an ORM object: the row is written on every tool call's path, and the unit of
 # work (identity map, flush, events) cost more than the INSERT itself.
-_INSERT = insert(AuditEntry.__table__)
+INSERT_ROW = insert(AuditEntry.__table__)
 
 
 def record(
@@ -37,26 +37,47 @@ def record(
     latency_ms: float,
     result_bytes: int,
 ) -> None:
+    executor.execute(
+        INSERT_ROW,
+        row_values(
+            request_id=request_id, principal=principal, token_id=token_id, tool=tool, project=project,
+            arguments_summary=arguments_summary, outcome=outcome, error_code=error_code,
+            latency_ms=latency_ms, result_bytes=result_bytes,
+        ),
+    )  # fmt: skip
+
+
+def row_values(
+    *,
+    request_id: str,
+    principal: str,
+    token_id: str,
+    tool: str,
+    project: str | None,
+    arguments_summary: str,
+    outcome: str,
+    error_code: str | None,
+    latency_ms: float,
+    result_bytes: int,
+) -> dict[str, Any]:
+    """One audit row's column values, stamped now. Raises ValueError for an unknown outcome."""
     if outcome not in AUDIT_OUTCOMES:
         raise ValueError(f"outcome must be one of {', '.join(AUDIT_OUTCOMES)}, not {outcome!r}")
     # Clipped to the column sizes: PostgreSQL rejects an over-long value, and a failed audit write
     # must not fail the call it records.
-    executor.execute(
-        _INSERT,
-        {
-            "at": utcnow(),
-            "request_id": request_id[:100],
-            "principal": principal[:200],
-            "token_id": token_id[:16],
-            "tool": tool[:100],
-            "project": project[:201] if project is not None else None,
-            "arguments_summary": arguments_summary[:SUMMARY_LIMIT],
-            "outcome": outcome,
-            "error_code": error_code[:100] if error_code is not None else None,
-            "latency_ms": float(latency_ms),
-            "result_bytes": int(result_bytes),
-        },
-    )
+    return {
+        "at": utcnow(),
+        "request_id": request_id[:100],
+        "principal": principal[:200],
+        "token_id": token_id[:16],
+        "tool": tool[:100],
+        "project": project[:201] if project is not None else None,
+        "arguments_summary": arguments_summary[:SUMMARY_LIMIT],
+        "outcome": outcome,
+        "error_code": error_code[:100] if error_code is not None else None,
+        "latency_ms": float(latency_ms),
+        "result_bytes": int(result_bytes),
+    }
 
 
 def recent(session: Session, *, limit: int = 100, principal: str | None = None) -> list[AuditEntry]:
