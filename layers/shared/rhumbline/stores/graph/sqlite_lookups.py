@@ -14,9 +14,10 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from rhumbline.stores.graph import rows
-from rhumbline.stores.graph.bundles import Around, FileBundle, NodeBundle, Walk, compose_file_bundle, compose_node_bundle
+from rhumbline.stores.graph.bundles import MODULE, Around, FileBundle, NodeBundle, Walk, compose_node_bundle
 from rhumbline.stores.graph.protocol import Direction, EdgeView, LinkedEdge, Node, RelationEdges
 from rhumbline.stores.graph.rows import NODE_FIELDS
+from rhumbline.stores.graph.sqlite_sql import GET_NODE, GET_STAMP
 
 _COLUMNS = ", ".join(f"n.{f}" for f in NODE_FIELDS)
 _OTHER_COLUMNS = ", ".join(f"o.{f}" for f in NODE_FIELDS)
@@ -158,6 +159,57 @@ def _grouped(
     return grouped
 
 
+def _nodes_in_file(
+    conn: sqlite3.Connection, project: str, path: str, kinds: Sequence[str] | None, limit: int, offset: int
+) -> tuple[list[Node], int]:
+    """nodes_in_file inside the caller's snapshot (arguments already checked)."""
+    params: dict[str, Any] = {
+        "project": project, "path": path, "kinds": _json_or_null(kinds), "limit": limit, "offset": offset
+    }  # fmt: skip
+    filtered = kinds is not None
+    page = conn.execute(IN_FILE_PAGE[filtered], params).fetchall()
+    total = _total_of_page(len(page), limit, offset)
+    if total is None:
+        (total,) = conn.execute(IN_FILE_TOTAL[filtered], params).fetchone()
+    return [rows.node_at(r) for r in page], total
+
+
+def _edges_around(
+    conn: sqlite3.Connection,
+    project: str,
+    node_ids: Sequence[str],
+    direction: Direction,
+    relations: Sequence[str] | None,
+    limit: int,
+) -> dict[str, RelationEdges]:
+    """edges_around inside the caller's snapshot (arguments already checked)."""
+    if not node_ids:
+        return {}
+    params = {
+        "project": project,
+        "ids": json.dumps(list(node_ids)),
+        "relations": _json_or_null(relations),
+        "limit": limit,
+    }
+    key = (direction, relations is not None)
+    if relations is not None:
+        # The usual case in one statement: every edge, up to one more than the answer can hold.
+        # Fewer back means that was all of them: totals and cuts are counted here.
+        guard = limit * len(set(relations)) + 1
+        found = conn.execute(AROUND_ALL[key], {**params, "guard": guard}).fetchall()
+        if len(found) < guard:
+            return _grouped(direction, found, limit)
+    # Else each relation's total first; the window function only when one is over the limit.
+    totals = {relation: total for relation, total in conn.execute(AROUND_TOTALS[key], params)}
+    if not totals:
+        return {}
+    if max(totals.values()) <= limit:
+        found = conn.execute(AROUND_ALL[key], {**params, "guard": -1}).fetchall()
+    else:
+        found = conn.execute(AROUND_CUT[key], params).fetchall()
+    return _grouped(direction, found, limit, totals)
+
+
 class SqliteLookups:
     """Mixed into SqliteGraphStore (uses its `_bounded` and `_reading`); see the GraphStore protocol for each
     method's contract."""
@@ -170,16 +222,8 @@ class SqliteLookups:
         self, project: str, path: str, *, kinds: Sequence[str] | None = None, limit: int, offset: int = 0
     ) -> tuple[list[Node], int]:
         rows.check_page(limit, offset)
-        params: dict[str, Any] = {
-            "project": project, "path": path, "kinds": _json_or_null(kinds), "limit": limit, "offset": offset
-        }  # fmt: skip
-        filtered = kinds is not None
         with self._reading() as conn:
-            page = conn.execute(IN_FILE_PAGE[filtered], params).fetchall()
-            total = _total_of_page(len(page), limit, offset)
-            if total is None:
-                (total,) = conn.execute(IN_FILE_TOTAL[filtered], params).fetchone()
-        return [rows.node_at(r) for r in page], total
+            return _nodes_in_file(conn, project, path, kinds, limit, offset)
 
     def edges_around(
         self,
@@ -194,30 +238,8 @@ class SqliteLookups:
         _check_ids(node_ids, direction)
         if not node_ids:
             return {}
-        params = {
-            "project": project,
-            "ids": json.dumps(list(node_ids)),
-            "relations": _json_or_null(relations),
-            "limit": limit,
-        }
-        key = (direction, relations is not None)
         with self._reading() as conn:  # whatever is read, from one snapshot
-            if relations is not None:
-                # The usual case in one statement: every edge, up to one more than the answer can
-                # hold. Fewer back means that was all of them: totals and cuts are counted here.
-                guard = limit * len(set(relations)) + 1
-                found = conn.execute(AROUND_ALL[key], {**params, "guard": guard}).fetchall()
-                if len(found) < guard:
-                    return _grouped(direction, found, limit)
-            # Else each relation's total first; the window function only when one is over the limit.
-            totals = {relation: total for relation, total in conn.execute(AROUND_TOTALS[key], params)}
-            if not totals:
-                return {}
-            if max(totals.values()) <= limit:
-                found = conn.execute(AROUND_ALL[key], {**params, "guard": -1}).fetchall()
-            else:
-                found = conn.execute(AROUND_CUT[key], params).fetchall()
-        return _grouped(direction, found, limit, totals)
+            return _edges_around(conn, project, node_ids, direction, relations, limit)
 
     def file_bundle(
         self,
@@ -232,12 +254,38 @@ class SqliteLookups:
         relations: Sequence[str],
         link_limit: int,
     ) -> FileBundle | None:
-        # Composed: SQLite reads are in-process (~0.1 ms each), nothing to gain from one statement.
-        return compose_file_bundle(
-            self, project, file_id, definition_kinds=definition_kinds, limit=limit, offset=offset,  # type: ignore[arg-type]
-            module_limit=module_limit,
-            section_kinds=section_kinds, relations=relations, link_limit=link_limit,
-        )  # fmt: skip
+        """compose_file_bundle's reads (its definition; tests/functional/stores/graph checks they
+        agree) in one snapshot: one BEGIN/COMMIT and one bounded connection for the six reads,
+        not one per read (context's whole store time is this bundle)."""
+        if MODULE in definition_kinds:
+            raise ValueError("modules are listed apart from definitions")
+        rows.check_page(module_limit)
+        rows.check_page(limit, offset)
+        rows.check_page(link_limit)
+        with self._reading() as conn:
+            found = conn.execute(GET_NODE, (project, file_id)).fetchone()
+            if found is None or found[1] != "File":
+                return None
+            file = rows.node_at(found)
+            path = file.file or file.qualified_name
+            modules, _ = _nodes_in_file(conn, project, path, (MODULE,), module_limit, 0)
+            defined, total = _nodes_in_file(conn, project, path, definition_kinds, limit, offset)
+            own = [file.id, *(m.id for m in modules)]
+            inside = own + [d.id for d in defined]
+            outside = own + [d.id for d in defined if d.kind in section_kinds]
+            _check_ids(inside, "in")
+            inward = _edges_around(conn, project, inside, "in", relations, link_limit)
+            outward = _edges_around(conn, project, outside, "out", relations, link_limit)
+            stamp = conn.execute(GET_STAMP, (project,)).fetchone()
+        return FileBundle(
+            file=file,
+            modules=modules,
+            definitions=defined,
+            definitions_total=total,
+            inward=inward,
+            outward=outward,
+            version=stamp[0] if stamp else None,
+        )
 
     def node_bundle(
         self, project: str, node_id: str, *, around: Sequence[Around] = (), walks: Sequence[Walk] = ()
