@@ -98,18 +98,6 @@ def _json_or_null(values: Sequence[str] | None) -> str | None:
     return json.dumps(list(values)) if values is not None else None
 
 
-def _total_of_page(found: int, limit: int, offset: int) -> int | None:
-    """The list's exact total when a page read in the same snapshot tells it, else None (count it).
-
-    A page cut short by the end of the list ends it: total = offset + rows. The usual context call
-    reads such pages (a file's one module; every definition of a small file), and its count
-    statement cost as much again as the page (0.05-0.07 ms on Django). An empty page past the start
-    says nothing about how far the list goes."""
-    if 0 < found < limit or (found == 0 and offset == 0):
-        return offset + found
-    return None
-
-
 def _check_ids(node_ids: Sequence[str], direction: str) -> None:
     if direction not in _ENDS:
         raise ValueError(f"direction must be 'in' or 'out', not {direction!r}")
@@ -168,7 +156,7 @@ def _nodes_in_file(
     }  # fmt: skip
     filtered = kinds is not None
     page = conn.execute(IN_FILE_PAGE[filtered], params).fetchall()
-    total = _total_of_page(len(page), limit, offset)
+    total = rows.total_of_page(len(page), limit, offset)
     if total is None:
         (total,) = conn.execute(IN_FILE_TOTAL[filtered], params).fetchone()
     return [rows.node_at(r) for r in page], total

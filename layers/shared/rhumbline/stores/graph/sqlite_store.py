@@ -276,12 +276,8 @@ class SqliteGraphStore(TraversalMixin, SqliteLookups):
         if direction not in sql.EDGES_PAGE:
             raise ValueError(f"direction must be 'in' or 'out', not {direction!r}")
         with self._reading() as conn:
-            page = conn.execute(
-                sql.EDGES_PAGE[direction], (project, node_id, limit, offset)
-            ).fetchall()
-            (total,) = conn.execute(sql.EDGES_TOTAL[direction], (project, node_id)).fetchone()
-        views = [_edge_view(direction, r) for r in page]
-        return views, total
+            page, total = _edges_page(conn, project, node_id, direction, limit, offset)
+        return [_edge_view(direction, r) for r in page], total
 
     def node_with_edges(
         self, project: str, node_id: str, *, limit: int, out_offset: int = 0, in_offset: int = 0
@@ -295,8 +291,7 @@ class SqliteGraphStore(TraversalMixin, SqliteLookups):
                 return None
             sides: dict[str, tuple[list[EdgeView], int]] = {}
             for direction, offset in (("out", out_offset), ("in", in_offset)):
-                page = conn.execute(sql.EDGES_PAGE[direction], (project, node_id, limit, offset)).fetchall()
-                (total,) = conn.execute(sql.EDGES_TOTAL[direction], (project, node_id)).fetchone()
+                page, total = _edges_page(conn, project, node_id, direction, limit, offset)  # type: ignore[arg-type]
                 sides[direction] = [_edge_view(direction, r) for r in page], total  # type: ignore[arg-type]
             stamp = conn.execute(sql.GET_STAMP, (project,)).fetchone()
         return NodeEdges(
@@ -409,6 +404,18 @@ class SqliteGraphStore(TraversalMixin, SqliteLookups):
                 conn.close()
             self._connections.clear()
         self._local = threading.local()
+
+
+def _edges_page(
+    conn: sqlite3.Connection, project: str, node_id: str, direction: Direction, limit: int, offset: int
+) -> tuple[list[sqlite3.Row], int]:
+    """One direction's page of a node's edges and their exact total (counted only when the page
+    does not tell it: rows.total_of_page), inside the caller's snapshot."""
+    page = conn.execute(sql.EDGES_PAGE[direction], (project, node_id, limit, offset)).fetchall()
+    total = rows.total_of_page(len(page), limit, offset)
+    if total is None:
+        (total,) = conn.execute(sql.EDGES_TOTAL[direction], (project, node_id)).fetchone()
+    return page, total
 
 
 def _edge_view(direction: Direction, row: Sequence[object]) -> EdgeView:
