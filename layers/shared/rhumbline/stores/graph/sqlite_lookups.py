@@ -14,10 +14,9 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from rhumbline.stores.graph import rows
-from rhumbline.stores.graph.bundles import MODULE, Around, FileBundle, NodeBundle, Walk, compose_node_bundle
+from rhumbline.stores.graph.bundles import Around, FileBundle, NodeBundle, Walk, compose_file_bundle, compose_node_bundle
 from rhumbline.stores.graph.protocol import Direction, EdgeView, LinkedEdge, Node, RelationEdges
 from rhumbline.stores.graph.rows import NODE_FIELDS
-from rhumbline.stores.graph.sqlite_sql import GET_NODE, GET_STAMP
 
 _COLUMNS = ", ".join(f"n.{f}" for f in NODE_FIELDS)
 _OTHER_COLUMNS = ", ".join(f"o.{f}" for f in NODE_FIELDS)
@@ -77,7 +76,7 @@ _DEGREES = (
 _ENDS = {"out": {"this": "source", "other": "target"}, "in": {"this": "target", "other": "source"}}
 
 
-def _variants(template: str, **extra: str) -> dict[tuple[str, bool], str]:
+def statement_variants(template: str, **extra: str) -> dict[tuple[str, bool], str]:
     """The statement per (direction, filtered by relation)."""
     return {
         (direction, filtered): f"WITH {_ME}"
@@ -88,17 +87,27 @@ def _variants(template: str, **extra: str) -> dict[tuple[str, bool], str]:
     }
 
 
-AROUND_TOTALS = _variants(_AROUND_TOTALS)
-AROUND_ALL = _variants(_AROUND_ALL, other_columns=_OTHER_COLUMNS)
-AROUND_CUT = _variants(_AROUND_CUT, other_columns=_OTHER_COLUMNS)
-DEGREES = _variants(_DEGREES)
+AROUND_TOTALS = statement_variants(_AROUND_TOTALS)
+
+
+def around_statements(other_columns: str) -> tuple[dict[tuple[str, bool], str], dict[tuple[str, bool], str]]:
+    """The (every edge, each relation's cut) statements whose rows end with `other_columns` of the
+    far end `o` (AROUND rows: its NODE_FIELDS)."""
+    return (
+        statement_variants(_AROUND_ALL, other_columns=other_columns),
+        statement_variants(_AROUND_CUT, other_columns=other_columns),
+    )
+
+
+AROUND_ALL, AROUND_CUT = around_statements(_OTHER_COLUMNS)
+DEGREES = statement_variants(_DEGREES)
 
 
 def _json_or_null(values: Sequence[str] | None) -> str | None:
     return json.dumps(list(values)) if values is not None else None
 
 
-def _check_ids(node_ids: Sequence[str], direction: str) -> None:
+def check_ids(node_ids: Sequence[str], direction: str) -> None:
     if direction not in _ENDS:
         raise ValueError(f"direction must be 'in' or 'out', not {direction!r}")
     if len(node_ids) > rows.MAX_PAGE:
@@ -129,9 +138,9 @@ def _linked(direction: Direction, row: Sequence[Any]) -> LinkedEdge:
     return LinkedEdge(node_id=row[_NODE_ID], edge=edge, other=other)
 
 
-def _grouped(
-    direction: Direction, found: Sequence[Sequence[Any]], limit: int, totals: dict[str, int] | None = None
-) -> dict[str, RelationEdges]:
+def cut_by_relation(
+    found: Sequence[Sequence[Any]], limit: int, totals: dict[str, int] | None = None
+) -> dict[str, tuple[list[Sequence[Any]], int]]:
     """AROUND rows (by relation, then node id, other id) by relation, each cut at `limit`, with
     its total: given, or counted from `found` when it holds every edge."""
     if totals is None:
@@ -139,18 +148,28 @@ def _grouped(
         for row in found:
             totals[row[_RELATION]] = totals.get(row[_RELATION], 0) + 1
     # Relations in the rows' order (SQLite's BINARY text order, as Python sorts these names).
-    grouped = {relation: RelationEdges(edges=[], total=total) for relation, total in sorted(totals.items())}
+    grouped: dict[str, tuple[list[Sequence[Any]], int]] = {r: ([], total) for r, total in sorted(totals.items())}
     for row in found:
-        edges = grouped[row[_RELATION]].edges
-        if len(edges) < limit:
-            edges.append(_linked(direction, row))
+        kept = grouped[row[_RELATION]][0]
+        if len(kept) < limit:
+            kept.append(row)
     return grouped
 
 
-def _nodes_in_file(
+def _grouped(
+    direction: Direction, found: Sequence[Sequence[Any]], limit: int, totals: dict[str, int] | None = None
+) -> dict[str, RelationEdges]:
+    return {
+        relation: RelationEdges(edges=[_linked(direction, row) for row in kept], total=total)
+        for relation, (kept, total) in cut_by_relation(found, limit, totals).items()
+    }
+
+
+def nodes_in_file_page(
     conn: sqlite3.Connection, project: str, path: str, kinds: Sequence[str] | None, limit: int, offset: int
 ) -> tuple[list[Node], int]:
-    """nodes_in_file inside the caller's snapshot (arguments already checked)."""
+    """nodes_in_file's page rows (NODE_FIELDS first) and total inside the caller's snapshot
+    (arguments already checked)."""
     params: dict[str, Any] = {
         "project": project, "path": path, "kinds": _json_or_null(kinds), "limit": limit, "offset": offset
     }  # fmt: skip
@@ -159,20 +178,22 @@ def _nodes_in_file(
     total = rows.total_of_page(len(page), limit, offset)
     if total is None:
         (total,) = conn.execute(IN_FILE_TOTAL[filtered], params).fetchone()
-    return [rows.node_at(r) for r in page], total
+    return page, total
 
 
-def _edges_around(
+def around_rows(
     conn: sqlite3.Connection,
     project: str,
     node_ids: Sequence[str],
     direction: Direction,
     relations: Sequence[str] | None,
     limit: int,
-) -> dict[str, RelationEdges]:
-    """edges_around inside the caller's snapshot (arguments already checked)."""
-    if not node_ids:
-        return {}
+    statements: tuple[dict[tuple[str, bool], str], dict[tuple[str, bool], str]] = (AROUND_ALL, AROUND_CUT),
+) -> tuple[list[Any], dict[str, int] | None]:
+    """edges_around's rows inside the caller's snapshot (arguments already checked): every edge,
+    or each relation's first `limit` with the totals (None: `found` holds every edge, count it).
+    `statements`: the (all, cut) statements, AROUND rows or narrower ones of the same layout."""
+    every, cut = statements
     params = {
         "project": project,
         "ids": json.dumps(list(node_ids)),
@@ -184,19 +205,16 @@ def _edges_around(
         # The usual case in one statement: every edge, up to one more than the answer can hold.
         # Fewer back means that was all of them: totals and cuts are counted here.
         guard = limit * len(set(relations)) + 1
-        found = conn.execute(AROUND_ALL[key], {**params, "guard": guard}).fetchall()
+        found = conn.execute(every[key], {**params, "guard": guard}).fetchall()
         if len(found) < guard:
-            return _grouped(direction, found, limit)
+            return found, None
     # Else each relation's total first; the window function only when one is over the limit.
     totals = {relation: total for relation, total in conn.execute(AROUND_TOTALS[key], params)}
     if not totals:
-        return {}
+        return [], totals
     if max(totals.values()) <= limit:
-        found = conn.execute(AROUND_ALL[key], {**params, "guard": -1}).fetchall()
-    else:
-        found = conn.execute(AROUND_CUT[key], params).fetchall()
-    return _grouped(direction, found, limit, totals)
-
+        return conn.execute(every[key], {**params, "guard": -1}).fetchall(), totals
+    return conn.execute(cut[key], params).fetchall(), totals
 
 class SqliteLookups:
     """Mixed into SqliteGraphStore (uses its `_bounded` and `_reading`); see the GraphStore protocol for each
@@ -211,7 +229,8 @@ class SqliteLookups:
     ) -> tuple[list[Node], int]:
         rows.check_page(limit, offset)
         with self._reading() as conn:
-            return _nodes_in_file(conn, project, path, kinds, limit, offset)
+            page, total = nodes_in_file_page(conn, project, path, kinds, limit, offset)
+        return [rows.node_at(r) for r in page], total
 
     def edges_around(
         self,
@@ -223,11 +242,12 @@ class SqliteLookups:
         limit: int,
     ) -> dict[str, RelationEdges]:
         rows.check_page(limit)
-        _check_ids(node_ids, direction)
+        check_ids(node_ids, direction)
         if not node_ids:
             return {}
         with self._reading() as conn:  # whatever is read, from one snapshot
-            return _edges_around(conn, project, node_ids, direction, relations, limit)
+            found, totals = around_rows(conn, project, node_ids, direction, relations, limit)
+        return _grouped(direction, found, limit, totals)
 
     def file_bundle(
         self,
@@ -242,38 +262,12 @@ class SqliteLookups:
         relations: Sequence[str],
         link_limit: int,
     ) -> FileBundle | None:
-        """compose_file_bundle's reads (its definition; tests/functional/stores/graph checks they
-        agree) in one snapshot: one BEGIN/COMMIT and one bounded connection for the six reads,
-        not one per read (context's whole store time is this bundle)."""
-        if MODULE in definition_kinds:
-            raise ValueError("modules are listed apart from definitions")
-        rows.check_page(module_limit)
-        rows.check_page(limit, offset)
-        rows.check_page(link_limit)
-        with self._reading() as conn:
-            found = conn.execute(GET_NODE, (project, file_id)).fetchone()
-            if found is None or found[1] != "File":
-                return None
-            file = rows.node_at(found)
-            path = file.file or file.qualified_name
-            modules, _ = _nodes_in_file(conn, project, path, (MODULE,), module_limit, 0)
-            defined, total = _nodes_in_file(conn, project, path, definition_kinds, limit, offset)
-            own = [file.id, *(m.id for m in modules)]
-            inside = own + [d.id for d in defined]
-            outside = own + [d.id for d in defined if d.kind in section_kinds]
-            _check_ids(inside, "in")
-            inward = _edges_around(conn, project, inside, "in", relations, link_limit)
-            outward = _edges_around(conn, project, outside, "out", relations, link_limit)
-            stamp = conn.execute(GET_STAMP, (project,)).fetchone()
-        return FileBundle(
-            file=file,
-            modules=modules,
-            definitions=defined,
-            definitions_total=total,
-            inward=inward,
-            outward=outward,
-            version=stamp[0] if stamp else None,
-        )
+        # Composed: context reads file_rows (sqlite_file_rows.py), its one-snapshot form.
+        return compose_file_bundle(
+            self, project, file_id, definition_kinds=definition_kinds, limit=limit, offset=offset,  # type: ignore[arg-type]
+            module_limit=module_limit,
+            section_kinds=section_kinds, relations=relations, link_limit=link_limit,
+        )  # fmt: skip
 
     def node_bundle(
         self, project: str, node_id: str, *, around: Sequence[Around] = (), walks: Sequence[Walk] = ()
@@ -289,7 +283,7 @@ class SqliteLookups:
         *,
         relations: Sequence[str] | None = None,
     ) -> dict[str, dict[str, int]]:
-        _check_ids(node_ids, direction)
+        check_ids(node_ids, direction)
         if not node_ids:
             return {}
         params = {"project": project, "ids": json.dumps(list(node_ids)), "relations": _json_or_null(relations)}

@@ -41,6 +41,7 @@ from rhumbline.stores.graph.protocol import (
 )
 from rhumbline.stores.graph.sqlite_bulk import edge_values, insert_cleared
 from rhumbline.stores.graph.sqlite_checkpoint import Checkpoints
+from rhumbline.stores.graph.sqlite_file_rows import SqliteFileRows
 from rhumbline.stores.graph.sqlite_lookups import SqliteLookups
 from rhumbline.stores.graph.sqlite_traversal import SqliteReader
 from rhumbline.stores.graph.texts_ahead import write_order
@@ -62,8 +63,9 @@ PAGE_SIZE = 8_192
 _SCORE = 1 + len(rows.NODE_FIELDS)
 
 
-# walk, reach, shortest_paths: traversal.py; nodes_in_file, edges_around, degrees: sqlite_lookups.py
-class SqliteGraphStore(TraversalMixin, SqliteLookups):
+# walk, reach, shortest_paths: traversal.py; nodes_in_file, edges_around, degrees: sqlite_lookups.py;
+# file_rows: sqlite_file_rows.py
+class SqliteGraphStore(TraversalMixin, SqliteLookups, SqliteFileRows):
     backend = "sqlite"
 
     def __init__(self, path: Path | str, *, timeout: float = 10.0) -> None:
