@@ -24,7 +24,8 @@ def _slug() -> str:
 
 def _annotate(engine: Engine, project: str, node_id: str) -> None:
     with session_scope(engine) as session:
-        annotations.add(session, project, Node(node_id, "Function", "f", "m.f"), "Slow on big inputs.", ["perf"], CALLER)
+        node = Node(node_id, "Function", "f", "m.f")
+        annotations.add(session, project, node, "Slow on big inputs.", ["perf"], CALLER)
 
 
 def test_no_annotation_anywhere_in_a_project(engine: Engine) -> None:

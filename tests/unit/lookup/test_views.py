@@ -85,7 +85,8 @@ def test_rows_from_file_rows_tuples_equal_the_rows_from_objects() -> None:
     )  # fmt: skip
     for node in (NODE, bare, long_doc):
         for chars in (200, 1200):
-            assert definition_row_of(astuple_node(node), docstring_chars=chars) == definition_row(node, docstring_chars=chars)
+            expected = definition_row(node, docstring_chars=chars)
+            assert definition_row_of(astuple_node(node), docstring_chars=chars) == expected
     real = LinkedEdge(node_id=NODE.id, edge=EdgeView(
         relation="IMPORTS", direction="in", confidence="EXTRACTED", confidence_score=1.0, explanation="x " * 400,
         file="pkg/b.py", line=1, other_id=bare.id, other_kind=bare.kind, other_name=bare.name,

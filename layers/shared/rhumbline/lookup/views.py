@@ -196,7 +196,9 @@ def link_rows_of(direction: Literal["in", "out"], group: RelationRows | None) ->
             "about": row[0],
             "relation": row[1],
             "direction": direction,
-            "node": {"id": row[7], "kind": row[8], "name": row[9], "qualified_name": row[10], "file": row[11], "line": row[12]},
+            "node": {
+                "id": row[7], "kind": row[8], "name": row[9], "qualified_name": row[10], "file": row[11], "line": row[12]
+            },  # fmt: skip
             "confidence": row[2],
             "confidence_score": row[3],
             "explanation": clip(row[4], EXPLANATION_CHARS) or "",

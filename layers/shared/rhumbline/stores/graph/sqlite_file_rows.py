@@ -32,9 +32,13 @@ LINK_STATEMENTS = around_statements("coalesce(o.qualified_name, o.name, o.id), o
 _PROPERTIES = 7  # an AROUND row's column that a LINK row leaves out
 
 
-def _relation_rows(found: Sequence[Sequence[Any]], limit: int, totals: dict[str, int] | None) -> dict[str, RelationRows]:
+def _relation_rows(
+    found: Sequence[Sequence[Any]], limit: int, totals: dict[str, int] | None
+) -> dict[str, RelationRows]:
     return {
-        relation: RelationRows([(*row[:_PROPERTIES], *row[_PROPERTIES + 1 :]) for row in kept], total)  # type: ignore[misc]
+        relation: RelationRows(
+            [(*row[:_PROPERTIES], *row[_PROPERTIES + 1 :]) for row in kept], total  # type: ignore[misc]
+        )
         for relation, (kept, total) in cut_by_relation(found, limit, totals).items()
     }
 

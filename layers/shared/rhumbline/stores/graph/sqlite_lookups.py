@@ -14,7 +14,14 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from rhumbline.stores.graph import rows
-from rhumbline.stores.graph.bundles import Around, FileBundle, NodeBundle, Walk, compose_file_bundle, compose_node_bundle
+from rhumbline.stores.graph.bundles import (
+    Around,
+    FileBundle,
+    NodeBundle,
+    Walk,
+    compose_file_bundle,
+    compose_node_bundle,
+)
 from rhumbline.stores.graph.protocol import Direction, EdgeView, LinkedEdge, Node, RelationEdges
 from rhumbline.stores.graph.rows import NODE_FIELDS
 

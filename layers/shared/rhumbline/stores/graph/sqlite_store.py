@@ -425,8 +425,8 @@ def _edge_view(direction: Direction, row: Sequence[object]) -> EdgeView:
     compared every column name per key, a quarter of get_node's tool time on a 20-edge page."""
     relation, confidence, score, explanation, file, line, found, other_id, other_kind, other_name = row
     return EdgeView(
-        relation, direction, confidence, score, explanation, file, line, other_id, other_kind, other_name,  # type: ignore[arg-type]
-        json.loads(found) if found else None,  # type: ignore[arg-type]
+        relation, direction, confidence, score, explanation, file, line,  # type: ignore[arg-type]
+        other_id, other_kind, other_name, json.loads(found) if found else None,  # type: ignore[arg-type]
     )
 
 
