@@ -174,7 +174,7 @@ def _grouped(
 
 def nodes_in_file_page(
     conn: sqlite3.Connection, project: str, path: str, kinds: Sequence[str] | None, limit: int, offset: int
-) -> tuple[list[Node], int]:
+) -> tuple[list[Any], int]:
     """nodes_in_file's page rows (NODE_FIELDS first) and total inside the caller's snapshot
     (arguments already checked)."""
     params: dict[str, Any] = {
@@ -222,6 +222,7 @@ def around_rows(
     if max(totals.values()) <= limit:
         return conn.execute(every[key], {**params, "guard": -1}).fetchall(), totals
     return conn.execute(cut[key], params).fetchall(), totals
+
 
 class SqliteLookups:
     """Mixed into SqliteGraphStore (uses its `_bounded` and `_reading`); see the GraphStore protocol for each
