@@ -134,16 +134,6 @@ _COUNTS = _COUNTED.where(_OF_PROJECT, _IN_IDS).group_by(Annotation.node_id)
 _COUNT = _COUNTED.where(_OF_PROJECT, _IS_ID).group_by(Annotation.node_id)
 
 
-# Whether a project has any annotation at all: a seek on the (project_id, node_id) index, compiled
-# once. Most projects have none, and this spares them the expanding IN of `counts` (re-rendered per
-# call: 0.56 ms for a 52-node context answer against 0.17 ms for this, measured on Django).
-_ANY = select(Annotation.id).join(Project, Project.id == Annotation.project_id).where(_OF_PROJECT).limit(1)
-
-
-def any_in_project(session: Session | Connection, project: str) -> bool:
-    return session.execute(_ANY, {"project": project}).first() is not None
-
-
 def _bound(many: Any, one: Any, project: str, ids: Sequence[str]) -> tuple[Any, dict[str, Any]]:
     if len(ids) == 1:
         return one, {"project": project, "id": ids[0]}

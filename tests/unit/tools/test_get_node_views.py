@@ -1,10 +1,23 @@
-"""get_node's edges are built without validation: they must still be exactly what the validated
-model would be, with every field set."""
+"""get_node's answer is built as its JSON form (registry.Dumped): each row must be exactly what
+its validated model dumps, key order included, with every field present."""
 
 from __future__ import annotations
 
-from rhumbline.stores.graph.protocol import EdgeView
-from rhumbline.tools.get_node import EdgeList, EdgeOut, _edge_list, edge_out
+import json
+from datetime import datetime, timezone
+
+from rhumbline.annotations import AnnotationView
+from rhumbline.stores.graph.protocol import EdgeView, Node
+from rhumbline.tools.get_node import (
+    AnnotationOut,
+    EdgeList,
+    EdgeOut,
+    NodeDetail,
+    annotation_row,
+    edge_list_row,
+    edge_row,
+    node_row,
+)
 
 EDGES = [
     EdgeView(
@@ -19,18 +32,30 @@ EDGES = [
 ]  # fmt: skip
 
 
+def _same_as_model(model: type, row: dict) -> None:
+    validated = model.model_validate(row).model_dump(mode="json")
+    assert json.dumps(row) == json.dumps(validated)
+    assert list(row) == list(model.model_fields)
+
+
 def test_edges_equal_their_validated_models() -> None:
     for view in EDGES:
-        built = edge_out(view)
-        validated = EdgeOut.model_validate(built.model_dump())
-        assert built == validated
-        assert built.model_fields_set == set(EdgeOut.model_fields) == validated.model_fields_set
-        assert built.model_dump(mode="json") == validated.model_dump(mode="json")
-        assert built.model_dump_json() == validated.model_dump_json()
+        _same_as_model(EdgeOut, edge_row(view))
 
 
 def test_an_edge_page_dumps_as_the_validated_page_would() -> None:
-    page = _edge_list(EDGES, total=7, offset=2)
-    validated = EdgeList.model_validate(page.model_dump())
-    assert page.model_dump(mode="json") == validated.model_dump(mode="json")
-    assert [edge["other_id"] for edge in page.model_dump(mode="json")["edges"]] == ["stub:price", "file:pkg/app.py"]
+    page = edge_list_row(EDGES, total=7, offset=2)
+    _same_as_model(EdgeList, page)
+    assert [edge["other_id"] for edge in page["edges"]] == ["stub:price", "file:pkg/app.py"]
+
+
+def test_node_and_annotation_rows_equal_their_validated_models() -> None:
+    full = Node("method:a.py:A.f", "Method", "f", "a.A.f", "a.py", 3, 9, "python", "def f(self)", "Doc.", "h1")
+    bare = Node("module:a.py", "Module", "a", "a")
+    for node in (full, bare):
+        _same_as_model(NodeDetail, node_row(node))
+    view = AnnotationView(
+        id=4, node_id="method:a.py:A.f", node_kind="Method", node_label="a.A.f", content="Slow on big inputs.",
+        tags=["perf", "todo"], author="agent", created_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc),
+    )  # fmt: skip
+    _same_as_model(AnnotationOut, annotation_row(view))

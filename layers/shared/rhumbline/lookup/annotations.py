@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from rhumbline.lookup.annotation_probe import any_annotation
 from rhumbline.lookup.views import Annotation, Listing, clip
+from rhumbline.runtime import resources
 
 if TYPE_CHECKING:
     from rhumbline.runtime.context import ToolContext
@@ -26,11 +28,10 @@ def for_nodes(context: "ToolContext", project: str, node_ids: Sequence[str]) -> 
     ids = list(dict.fromkeys(node_ids))
     if not ids:
         return Listing[Annotation](items=[], total=0)
+    # The usual case is a project without annotations: one indexed probe says so (annotation_probe).
+    if not any_annotation(resources.relational_engine(), project, ids):
+        return Listing[Annotation](items=[], total=0)
     with context.read_db() as connection:
-        # The usual case is a project without annotations: one cached, indexed read says so. A
-        # single node's count is as cheap itself (a plain `=`), so it goes straight to it.
-        if len(ids) > 1 and not store.any_in_project(connection, project):
-            return Listing[Annotation](items=[], total=0)
         totals = store.counts(connection, project, ids)
         if not totals:
             return Listing[Annotation](items=[], total=0)

@@ -83,7 +83,7 @@ class ContextOutput(BaseModel):
 def run(arguments: ContextInput, context: ToolContext) -> ContextOutput | Dumped:
     from rhumbline.lookup import annotations
     from rhumbline.lookup.names import file_id, resolve_file
-    from rhumbline.lookup.views import definition_row, link_rows
+    from rhumbline.lookup.views import definition_row_of, link_rows_of
     from rhumbline.tools import cursors
 
     project = context.project(arguments.project)
@@ -93,18 +93,18 @@ def run(arguments: ContextInput, context: ToolContext) -> ContextOutput | Dumped
     if arguments.cursor:  # rare: checked against the version served now, then the page is read
         position = cursors.read(context, "context", query, arguments.cursor, graph_version=graph.graph_version(project))
         offset = cursors.offset(position, "definitions")
-    # One read (on Neo4j one statement) when `file` is the path in the project; else the name is
-    # resolved (tail, absolute path, or a precise error) and the bundle read for the file found.
-    found = graph.file_bundle(project, file_id(arguments.file), offset=offset, **_BUNDLE)
+    # One read (one snapshot; on Neo4j one statement) when `file` is the path in the project; else
+    # the name is resolved (tail, absolute path, or a precise error) and the file found read.
+    found = graph.file_rows(project, file_id(arguments.file), offset=offset, **_BUNDLE)
     if found is None:
         node = resolve_file(context, project, arguments.file, id_missed=True)
-        found = graph.file_bundle(project, node.id, offset=offset, **_BUNDLE)
+        found = graph.file_rows(project, node.id, offset=offset, **_BUNDLE)
         if found is None:  # the file vanished between the two reads (a concurrent ingest)
             raise NotFound(f"file '{arguments.file}' is not in project '{project}' any more; retry")
     node = found.file
     path = node.file or node.qualified_name
     modules, defined = found.modules, found.definitions
-    subjects = [node.id, *(m.id for m in modules), *(d.id for d in defined)]
+    subjects = [node.id, *(m.id for m in modules), *(d[0] for d in defined)]
     annotated = annotations.for_nodes(context, project, subjects)
     inward, outward = found.inward, found.outward
     end = offset + len(defined)
@@ -125,13 +125,13 @@ def run(arguments: ContextInput, context: ToolContext) -> ContextOutput | Dumped
             "content_hash": node.content_hash,
         },
         "definitions": {
-            "items": [definition_row(d, docstring_chars=DOCSTRING_CHARS) for d in defined],
+            "items": [definition_row_of(d, docstring_chars=DOCSTRING_CHARS) for d in defined],
             "total": found.definitions_total,
         },
-        "imports": link_rows(outward.get("IMPORTS")),
-        "imported_by": link_rows(inward.get("IMPORTS")),
-        "documented_by": link_rows(inward.get("DOCUMENTS")),
-        "documents": link_rows(outward.get("DOCUMENTS")),
+        "imports": link_rows_of("out", outward.get("IMPORTS")),
+        "imported_by": link_rows_of("in", inward.get("IMPORTS")),
+        "documented_by": link_rows_of("in", inward.get("DOCUMENTS")),
+        "documents": link_rows_of("out", outward.get("DOCUMENTS")),
         "annotations": annotated.model_dump(mode="json"),
         "next_cursor": next_cursor,
     }

@@ -1,12 +1,13 @@
 """file_bundle (context's single read) equals its definition, bundles.compose_file_bundle, on
-both backends: pages of definitions, the caps on modules and links, sections, stubs, versions."""
+both backends: pages of definitions, the caps on modules and links, sections, stubs, versions. So
+does file_rows (what context reads), as bundles.file_rows_of the composition."""
 
 from __future__ import annotations
 
 import pytest
 from tests.functional.stores.graph.graph_samples import edge, node
 
-from rhumbline.stores.graph.bundles import compose_file_bundle
+from rhumbline.stores.graph.bundles import compose_file_bundle, file_rows_of
 from rhumbline.stores.graph.protocol import GraphBatch, GraphStore, Node
 
 FILE = Node(id="file:pkg/a.py", kind="File", name="a.py", qualified_name="pkg/a.py", file="pkg/a.py", end_line=90)
@@ -27,12 +28,16 @@ EDGES = [
 ]
 
 
-def _bundle(store: GraphStore, project: str, file_id: str, **caps: int) -> tuple[object, object]:
-    arguments = {
+def _arguments(caps: dict[str, int]) -> dict:
+    return {
         "definition_kinds": ("Function", "Document"), "limit": caps.get("limit", 50), "offset": caps.get("offset", 0),
         "module_limit": caps.get("module_limit", 10), "section_kinds": ("Document",),
         "relations": ("DOCUMENTS", "IMPORTS"), "link_limit": caps.get("link_limit", 20),
     }  # fmt: skip
+
+
+def _bundle(store: GraphStore, project: str, file_id: str, **caps: int) -> tuple[object, object]:
+    arguments = _arguments(caps)
     return store.file_bundle(project, file_id, **arguments), compose_file_bundle(store, project, file_id, **arguments)
 
 
@@ -47,6 +52,8 @@ def test_it_equals_its_composed_definition(graph_store: GraphStore, project: str
         single, composed = _bundle(graph_store, project, file_id, **caps)
         assert single is not None
         assert single == composed
+        as_rows = graph_store.file_rows(project, file_id, **_arguments(caps))
+        assert as_rows is not None and as_rows == file_rows_of(composed)
 
 
 def test_what_it_reads_and_what_is_no_file(graph_store: GraphStore, project: str) -> None:
@@ -65,6 +72,17 @@ def test_what_it_reads_and_what_is_no_file(graph_store: GraphStore, project: str
     assert "CONTAINS" not in found.outward and "CALLS" not in found.outward
     for missing in (MODULE.id, "file:pkg/none.py"):  # not a File node; no node at all
         assert _bundle(graph_store, project, missing) == (None, None)
-    with pytest.raises(ValueError):
-        graph_store.file_bundle(project, FILE.id, definition_kinds=("Module",), limit=5, module_limit=5,
-                                section_kinds=(), relations=("IMPORTS",), link_limit=5)  # fmt: skip
+        assert graph_store.file_rows(project, missing, **_arguments({})) is None
+    rows = graph_store.file_rows(project, FILE.id, **_arguments({}))
+    assert rows is not None and rows.outward["IMPORTS"].rows == [  # a stub: named by its id, no file nor line
+        (MODULE.id, "IMPORTS", "EXTRACTED", 1.0, f"{MODULE.id} imports module:ext:os", None, None,
+         "module:ext:os", "Unknown", "module:ext:os", "module:ext:os", None, None),
+        (MODULE.id, "IMPORTS", "EXTRACTED", 1.0, f"{MODULE.id} imports {IMPORTERS[1].id}", None, None,
+         IMPORTERS[1].id, "Module", IMPORTERS[1].name, IMPORTERS[1].qualified_name, IMPORTERS[1].file, 1),
+    ]  # fmt: skip
+    for read in (graph_store.file_bundle, graph_store.file_rows):
+        with pytest.raises(ValueError):
+            read(project, FILE.id, definition_kinds=("Module",), limit=5, module_limit=5, section_kinds=(),
+                 relations=("IMPORTS",), link_limit=5)  # fmt: skip
+        with pytest.raises(ValueError):
+            read(project, FILE.id, **{**_arguments({}), "link_limit": 0})

@@ -31,7 +31,7 @@ def _composed(store: GraphStore, project: str, node_id: str, limit: int, out_off
     return NodeEdges(found, outgoing, out_total, incoming, in_total, store.graph_version(project))
 
 
-@pytest.mark.parametrize(("limit", "out_offset", "in_offset"), [(50, 0, 0), (2, 0, 0), (2, 2, 1), (1, 4, 3), (3, 9, 9)])
+@pytest.mark.parametrize(("limit", "out_offset", "in_offset"), [(50, 0, 0), (2, 0, 0), (2, 2, 1), (1, 4, 3), (3, 9, 9), (3, 2, 1), (4, 0, 0), (4, 4, 3)])
 def test_it_equals_get_node_and_both_edge_pages(
     graph_store: GraphStore, project: str, limit: int, out_offset: int, in_offset: int
 ) -> None:

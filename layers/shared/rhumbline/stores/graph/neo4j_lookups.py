@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rhumbline.stores.graph import rows
-from rhumbline.stores.graph.bundles import FileBundle
+from rhumbline.stores.graph.bundles import FileBundle, FileRows, file_rows_of
 from rhumbline.stores.graph.protocol import Direction, EdgeView, LinkedEdge, Node, RelationEdges
 
 # Nodes and edges are answered as lists, not maps: a map ships every key with every value.
@@ -211,6 +211,27 @@ class Neo4jLookups:
             outward=_groups("out", record["outward"]),
             version=record["version"],
         )
+
+    def file_rows(
+        self,
+        project: str,
+        file_id: str,
+        *,
+        definition_kinds: Sequence[str],
+        limit: int,
+        offset: int = 0,
+        module_limit: int,
+        section_kinds: Sequence[str],
+        relations: Sequence[str],
+        link_limit: int,
+    ) -> FileRows | None:
+        # The statement's answer as rows: the round trip is Neo4j's cost, not these objects.
+        return file_rows_of(
+            self.file_bundle(
+                project, file_id, definition_kinds=definition_kinds, limit=limit, offset=offset,
+                module_limit=module_limit, section_kinds=section_kinds, relations=relations, link_limit=link_limit,
+            )
+        )  # fmt: skip
 
     def degrees(
         self,

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from rhumbline.stores.graph.bundles import Around, FileBundle, NodeBundle, Walk
+    from rhumbline.stores.graph.bundles import Around, FileBundle, FileRows, NodeBundle, Walk
     from rhumbline.stores.graph.texts_ahead import TextsAhead
 
 Direction = Literal["in", "out"]
@@ -347,6 +347,22 @@ class GraphStore(Protocol):
     ) -> "FileBundle | None":
         """`context`'s reads as one (see bundles.compose_file_bundle, which defines the answer);
         None if `file_id` is not a File node."""
+
+    def file_rows(
+        self,
+        project: str,
+        file_id: str,
+        *,
+        definition_kinds: Sequence[str],
+        limit: int,
+        offset: int = 0,
+        module_limit: int,
+        section_kinds: Sequence[str],
+        relations: Sequence[str],
+        link_limit: int,
+    ) -> "FileRows | None":
+        """file_bundle with its definitions and links as plain tuples (bundles.FileRows; defined
+        as bundles.file_rows_of(file_bundle(...)))."""
 
     def node_bundle(
         self, project: str, node_id: str, *, around: Sequence["Around"] = (), walks: Sequence["Walk"] = ()

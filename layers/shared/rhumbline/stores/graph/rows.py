@@ -158,6 +158,19 @@ def check_page(limit: int, offset: int = 0) -> None:
         raise ValueError(f"offset must be >= 0, not {offset}")
 
 
+def total_of_page(found: int, limit: int, offset: int) -> int | None:
+    """The list's exact total when a page read in the same snapshot tells it, else None (count it).
+
+    A page cut short by the end of the list ends it: total = offset + rows. The usual context call
+    reads such pages (a file's one module; every definition of a small file), and its count
+    statement cost as much again as the page (0.05-0.07 ms on Django); so does get_node's side
+    with fewer edges than its page. An empty page past the start says nothing about how far the
+    list goes."""
+    if 0 < found < limit or (found == 0 and offset == 0):
+        return offset + found
+    return None
+
+
 def write_budget(timeout: float, batch: GraphBatch) -> float:
     """Seconds one batch may take: a bound against hangs that still lets bulk loads finish."""
     rows = len(batch.nodes) + len(batch.edges) + len(batch.remove_nodes) + len(batch.remove_edges)

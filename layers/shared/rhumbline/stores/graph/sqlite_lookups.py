@@ -14,7 +14,14 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from rhumbline.stores.graph import rows
-from rhumbline.stores.graph.bundles import Around, FileBundle, NodeBundle, Walk, compose_file_bundle, compose_node_bundle
+from rhumbline.stores.graph.bundles import (
+    Around,
+    FileBundle,
+    NodeBundle,
+    Walk,
+    compose_file_bundle,
+    compose_node_bundle,
+)
 from rhumbline.stores.graph.protocol import Direction, EdgeView, LinkedEdge, Node, RelationEdges
 from rhumbline.stores.graph.rows import NODE_FIELDS
 
@@ -76,7 +83,7 @@ _DEGREES = (
 _ENDS = {"out": {"this": "source", "other": "target"}, "in": {"this": "target", "other": "source"}}
 
 
-def _variants(template: str, **extra: str) -> dict[tuple[str, bool], str]:
+def statement_variants(template: str, **extra: str) -> dict[tuple[str, bool], str]:
     """The statement per (direction, filtered by relation)."""
     return {
         (direction, filtered): f"WITH {_ME}"
@@ -87,29 +94,27 @@ def _variants(template: str, **extra: str) -> dict[tuple[str, bool], str]:
     }
 
 
-AROUND_TOTALS = _variants(_AROUND_TOTALS)
-AROUND_ALL = _variants(_AROUND_ALL, other_columns=_OTHER_COLUMNS)
-AROUND_CUT = _variants(_AROUND_CUT, other_columns=_OTHER_COLUMNS)
-DEGREES = _variants(_DEGREES)
+AROUND_TOTALS = statement_variants(_AROUND_TOTALS)
+
+
+def around_statements(other_columns: str) -> tuple[dict[tuple[str, bool], str], dict[tuple[str, bool], str]]:
+    """The (every edge, each relation's cut) statements whose rows end with `other_columns` of the
+    far end `o` (AROUND rows: its NODE_FIELDS)."""
+    return (
+        statement_variants(_AROUND_ALL, other_columns=other_columns),
+        statement_variants(_AROUND_CUT, other_columns=other_columns),
+    )
+
+
+AROUND_ALL, AROUND_CUT = around_statements(_OTHER_COLUMNS)
+DEGREES = statement_variants(_DEGREES)
 
 
 def _json_or_null(values: Sequence[str] | None) -> str | None:
     return json.dumps(list(values)) if values is not None else None
 
 
-def _total_of_page(found: int, limit: int, offset: int) -> int | None:
-    """The list's exact total when a page read in the same snapshot tells it, else None (count it).
-
-    A page cut short by the end of the list ends it: total = offset + rows. The usual context call
-    reads such pages (a file's one module; every definition of a small file), and its count
-    statement cost as much again as the page (0.05-0.07 ms on Django). An empty page past the start
-    says nothing about how far the list goes."""
-    if 0 < found < limit or (found == 0 and offset == 0):
-        return offset + found
-    return None
-
-
-def _check_ids(node_ids: Sequence[str], direction: str) -> None:
+def check_ids(node_ids: Sequence[str], direction: str) -> None:
     if direction not in _ENDS:
         raise ValueError(f"direction must be 'in' or 'out', not {direction!r}")
     if len(node_ids) > rows.MAX_PAGE:
@@ -140,9 +145,9 @@ def _linked(direction: Direction, row: Sequence[Any]) -> LinkedEdge:
     return LinkedEdge(node_id=row[_NODE_ID], edge=edge, other=other)
 
 
-def _grouped(
-    direction: Direction, found: Sequence[Sequence[Any]], limit: int, totals: dict[str, int] | None = None
-) -> dict[str, RelationEdges]:
+def cut_by_relation(
+    found: Sequence[Sequence[Any]], limit: int, totals: dict[str, int] | None = None
+) -> dict[str, tuple[list[Sequence[Any]], int]]:
     """AROUND rows (by relation, then node id, other id) by relation, each cut at `limit`, with
     its total: given, or counted from `found` when it holds every edge."""
     if totals is None:
@@ -150,12 +155,73 @@ def _grouped(
         for row in found:
             totals[row[_RELATION]] = totals.get(row[_RELATION], 0) + 1
     # Relations in the rows' order (SQLite's BINARY text order, as Python sorts these names).
-    grouped = {relation: RelationEdges(edges=[], total=total) for relation, total in sorted(totals.items())}
+    grouped: dict[str, tuple[list[Sequence[Any]], int]] = {r: ([], total) for r, total in sorted(totals.items())}
     for row in found:
-        edges = grouped[row[_RELATION]].edges
-        if len(edges) < limit:
-            edges.append(_linked(direction, row))
+        kept = grouped[row[_RELATION]][0]
+        if len(kept) < limit:
+            kept.append(row)
     return grouped
+
+
+def _grouped(
+    direction: Direction, found: Sequence[Sequence[Any]], limit: int, totals: dict[str, int] | None = None
+) -> dict[str, RelationEdges]:
+    return {
+        relation: RelationEdges(edges=[_linked(direction, row) for row in kept], total=total)
+        for relation, (kept, total) in cut_by_relation(found, limit, totals).items()
+    }
+
+
+def nodes_in_file_page(
+    conn: sqlite3.Connection, project: str, path: str, kinds: Sequence[str] | None, limit: int, offset: int
+) -> tuple[list[Any], int]:
+    """nodes_in_file's page rows (NODE_FIELDS first) and total inside the caller's snapshot
+    (arguments already checked)."""
+    params: dict[str, Any] = {
+        "project": project, "path": path, "kinds": _json_or_null(kinds), "limit": limit, "offset": offset
+    }  # fmt: skip
+    filtered = kinds is not None
+    page = conn.execute(IN_FILE_PAGE[filtered], params).fetchall()
+    total = rows.total_of_page(len(page), limit, offset)
+    if total is None:
+        (total,) = conn.execute(IN_FILE_TOTAL[filtered], params).fetchone()
+    return page, total
+
+
+def around_rows(
+    conn: sqlite3.Connection,
+    project: str,
+    node_ids: Sequence[str],
+    direction: Direction,
+    relations: Sequence[str] | None,
+    limit: int,
+    statements: tuple[dict[tuple[str, bool], str], dict[tuple[str, bool], str]] = (AROUND_ALL, AROUND_CUT),
+) -> tuple[list[Any], dict[str, int] | None]:
+    """edges_around's rows inside the caller's snapshot (arguments already checked): every edge,
+    or each relation's first `limit` with the totals (None: `found` holds every edge, count it).
+    `statements`: the (all, cut) statements, AROUND rows or narrower ones of the same layout."""
+    every, cut = statements
+    params = {
+        "project": project,
+        "ids": json.dumps(list(node_ids)),
+        "relations": _json_or_null(relations),
+        "limit": limit,
+    }
+    key = (direction, relations is not None)
+    if relations is not None:
+        # The usual case in one statement: every edge, up to one more than the answer can hold.
+        # Fewer back means that was all of them: totals and cuts are counted here.
+        guard = limit * len(set(relations)) + 1
+        found = conn.execute(every[key], {**params, "guard": guard}).fetchall()
+        if len(found) < guard:
+            return found, None
+    # Else each relation's total first; the window function only when one is over the limit.
+    totals = {relation: total for relation, total in conn.execute(AROUND_TOTALS[key], params)}
+    if not totals:
+        return [], totals
+    if max(totals.values()) <= limit:
+        return conn.execute(every[key], {**params, "guard": -1}).fetchall(), totals
+    return conn.execute(cut[key], params).fetchall(), totals
 
 
 class SqliteLookups:
@@ -170,15 +236,8 @@ class SqliteLookups:
         self, project: str, path: str, *, kinds: Sequence[str] | None = None, limit: int, offset: int = 0
     ) -> tuple[list[Node], int]:
         rows.check_page(limit, offset)
-        params: dict[str, Any] = {
-            "project": project, "path": path, "kinds": _json_or_null(kinds), "limit": limit, "offset": offset
-        }  # fmt: skip
-        filtered = kinds is not None
         with self._reading() as conn:
-            page = conn.execute(IN_FILE_PAGE[filtered], params).fetchall()
-            total = _total_of_page(len(page), limit, offset)
-            if total is None:
-                (total,) = conn.execute(IN_FILE_TOTAL[filtered], params).fetchone()
+            page, total = nodes_in_file_page(conn, project, path, kinds, limit, offset)
         return [rows.node_at(r) for r in page], total
 
     def edges_around(
@@ -191,32 +250,11 @@ class SqliteLookups:
         limit: int,
     ) -> dict[str, RelationEdges]:
         rows.check_page(limit)
-        _check_ids(node_ids, direction)
+        check_ids(node_ids, direction)
         if not node_ids:
             return {}
-        params = {
-            "project": project,
-            "ids": json.dumps(list(node_ids)),
-            "relations": _json_or_null(relations),
-            "limit": limit,
-        }
-        key = (direction, relations is not None)
         with self._reading() as conn:  # whatever is read, from one snapshot
-            if relations is not None:
-                # The usual case in one statement: every edge, up to one more than the answer can
-                # hold. Fewer back means that was all of them: totals and cuts are counted here.
-                guard = limit * len(set(relations)) + 1
-                found = conn.execute(AROUND_ALL[key], {**params, "guard": guard}).fetchall()
-                if len(found) < guard:
-                    return _grouped(direction, found, limit)
-            # Else each relation's total first; the window function only when one is over the limit.
-            totals = {relation: total for relation, total in conn.execute(AROUND_TOTALS[key], params)}
-            if not totals:
-                return {}
-            if max(totals.values()) <= limit:
-                found = conn.execute(AROUND_ALL[key], {**params, "guard": -1}).fetchall()
-            else:
-                found = conn.execute(AROUND_CUT[key], params).fetchall()
+            found, totals = around_rows(conn, project, node_ids, direction, relations, limit)
         return _grouped(direction, found, limit, totals)
 
     def file_bundle(
@@ -232,7 +270,7 @@ class SqliteLookups:
         relations: Sequence[str],
         link_limit: int,
     ) -> FileBundle | None:
-        # Composed: SQLite reads are in-process (~0.1 ms each), nothing to gain from one statement.
+        # Composed: context reads file_rows (sqlite_file_rows.py), its one-snapshot form.
         return compose_file_bundle(
             self, project, file_id, definition_kinds=definition_kinds, limit=limit, offset=offset,  # type: ignore[arg-type]
             module_limit=module_limit,
@@ -253,7 +291,7 @@ class SqliteLookups:
         *,
         relations: Sequence[str] | None = None,
     ) -> dict[str, dict[str, int]]:
-        _check_ids(node_ids, direction)
+        check_ids(node_ids, direction)
         if not node_ids:
             return {}
         params = {"project": project, "ids": json.dumps(list(node_ids)), "relations": _json_or_null(relations)}
