@@ -102,11 +102,12 @@ def _counting(monkeypatch: pytest.MonkeyPatch, after: Callable[[int], None] | No
     real = neo4j_staged._run_transaction
     done: list[int] = []
 
-    def run(store: Neo4jGraphStore, steps: list[Any]) -> None:
-        real(store, steps)
+    def run(store: Neo4jGraphStore, steps: list[Any]) -> list[Any]:
+        records = real(store, steps)
         done.append(sum(step[2] for step in steps))
         if after is not None:
             after(len(done))
+        return records
 
     monkeypatch.setattr(neo4j_staged, "_run_transaction", run)
     return done
@@ -144,9 +145,9 @@ def test_kinds_are_set_in_transactions_after_every_node_was_created(
     real = neo4j_staged._run_transaction
     statements: list[list[str]] = []
 
-    def run(store: Neo4jGraphStore, steps: list[Any]) -> None:
+    def run(store: Neo4jGraphStore, steps: list[Any]) -> list[Any]:
         statements.append([step[0] for step in steps])
-        real(store, steps)
+        return real(store, steps)
 
     monkeypatch.setattr(neo4j_staged, "_run_transaction", run)
     nodes, edges = _graph("k")

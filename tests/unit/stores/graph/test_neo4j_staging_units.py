@@ -69,3 +69,21 @@ def test_the_transaction_bound_is_configurable_and_checked(monkeypatch: pytest.M
         monkeypatch.setenv("RHUMBLINE_NEO4J_TX_ROWS", bad)
         with pytest.raises(ValueError, match="RHUMBLINE_NEO4J_TX_ROWS must be a positive integer"):
             load_settings()
+
+
+def test_kinds_are_set_by_the_element_ids_the_creates_returned() -> None:
+    from rhumbline.stores.graph.neo4j_bulk import SET_KINDS, created_ids, kind_steps
+    from rhumbline.stores.graph.protocol import Node
+
+    records = [{"created": [["a", "4:x:1"], ["b", "4:x:2"]]}, {}, {"created": [["c", "4:x:3"]]}]
+    created = created_ids(records)
+    assert created == {"a": "4:x:1", "b": "4:x:2", "c": "4:x:3"}
+    kinds = (("a", "Class"), ("b", "Function"), ("a", "Module"), ("c", "File"))
+    nodes = [Node(id=i, kind=k, name=i, qualified_name=i) for i, k in kinds]
+    # One row per node id, the last node of an id winning (as in the first pass), `chunk` rows per step.
+    assert list(kind_steps(nodes, created, 2)) == [
+        (SET_KINDS, {"rows": [["4:x:1", "Module"], ["4:x:2", "Function"]]}, 2),
+        (SET_KINDS, {"rows": [["4:x:3", "File"]]}, 1),
+    ]
+    with pytest.raises(RuntimeError, match="1 staged nodes were not reported created .*'c'"):
+        list(kind_steps(nodes, {"a": "4:x:1", "b": "4:x:2"}, 2))

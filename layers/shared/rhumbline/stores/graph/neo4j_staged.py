@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from rhumbline.stores.graph import neo4j_cypher as cypher
 from rhumbline.stores.graph import rows
-from rhumbline.stores.graph.neo4j_bulk import Step, cleared_steps, kind_steps
+from rhumbline.stores.graph.neo4j_bulk import Step, cleared_steps, created_ids, kind_steps
 from rhumbline.stores.graph.protocol import GraphBatch, GraphConflict
 
 logger = logging.getLogger(__name__)
@@ -88,10 +88,11 @@ def write_staged(store: Neo4jGraphStore, graph: str, batch: GraphBatch, *, tx_ro
     try:
         stamp = (STAGE_STAMP, {"project": staged, "graph": graph, "version": batch.version}, 1)
         steps = cleared_steps(staged, batch.nodes, batch.edges, min(chunk, tx_rows))
+        created: dict[str, str] = {}  # node id -> element id
         for transaction in _transactions([stamp], steps, tx_rows):
-            _run_transaction(store, transaction)
+            created.update(created_ids(_run_transaction(store, transaction)))
         # Only once every node's transaction has committed: see neo4j_bulk.py.
-        for transaction in _transactions([], kind_steps(staged, batch.nodes, min(chunk, tx_rows)), tx_rows):
+        for transaction in _transactions([], kind_steps(batch.nodes, created, min(chunk, tx_rows)), tx_rows):
             _run_transaction(store, transaction)
         _flip(store, graph, staged, batch.expect_version)
     except BaseException:
@@ -170,16 +171,19 @@ def _transactions(first: list[Step], steps: Iterable[Step], tx_rows: int) -> Ite
     if group:
         yield group
 
-def _run_transaction(store: Neo4jGraphStore, steps: list[Step]) -> None:
+def _run_transaction(store: Neo4jGraphStore, steps: list[Step]) -> list[Any]:
+    """The steps in one transaction, committed; the records they returned."""
     budget = store._timeout + sum(s[2] for s in steps) / 1000 * rows.WRITE_SECONDS_PER_1000_ROWS
+    records: list[Any] = []
     with (
         store._guard(budget),
         store._session(write=True) as session,
         session.begin_transaction(timeout=budget) as tx,
     ):
         for text, params, _ in steps:
-            tx.run(text, params).consume()
+            records += tx.run(text, params)
         tx.commit()
+    return records
 
 def _drop_quietly(store: Neo4jGraphStore, staged: str) -> None:
     """Remove a failed stage now if the server still answers; else a later collect does."""
