@@ -135,33 +135,44 @@ def test_a_chunked_write_gives_the_single_transaction_graph(
     assert key.startswith(chunked + "@1.")
 
 
-def test_kinds_are_set_in_transactions_after_every_node_was_created(
+def test_a_full_write_runs_nodes_then_edges_then_kinds_each_in_transactions_of_their_own(
     neo4j_graph_store: Neo4jGraphStore, stores: Callable[..., Neo4jGraphStore],
     projects: list[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
-    # The layout of a node's property chain (neo4j_bulk.py): a kind set in the transaction that
-    # creates its node would not go to the chain's head. Not observable through Bolt, so the
-    # transactions' statements are checked, with the graph they give.
+    # Edges and kinds find their nodes by the element ids the CREATEs returned, and a kind set in
+    # the transaction that creates its node would not go to the head of its property chain
+    # (neo4j_bulk.py). The chain is not observable through Bolt: the transactions' statements are
+    # checked, with the graph they give.
     real = neo4j_staged._run_transaction
-    statements: list[list[str]] = []
+    phases: list[list[str]] = []
 
     def run(store: Neo4jGraphStore, steps: list[Any]) -> list[Any]:
-        statements.append([step[0] for step in steps])
+        phases.append(sorted({_phase(step[0]) for step in steps}))
         return real(store, steps)
 
     monkeypatch.setattr(neo4j_staged, "_run_transaction", run)
     nodes, edges = _graph("k")
-    for tx_rows in (50_000, 7):  # one transaction for everything else, and many
-        statements.clear()
+    whole = _project(projects)
+    neo4j_graph_store.apply(whole, GraphBatch(nodes=nodes, edges=edges, version=1))  # the MERGE path
+    for tx_rows in (50_000, 7):  # one transaction per phase, and many
+        phases.clear()
         project = _project(projects)
         stores(tx_rows=tx_rows).apply(project, _full(nodes, edges, 1))
-        creating = [i for i, tx in enumerate(statements) if neo4j_bulk.CREATE_NODES in tx]
-        kinds = [i for i, tx in enumerate(statements) if neo4j_bulk.SET_KINDS in tx]
-        assert creating and kinds and max(creating) < min(kinds)
-        assert all(tx == [neo4j_bulk.SET_KINDS] * len(tx) for tx in statements[min(kinds) :])
-        written = {n["id"]: n.get("kind") for n in _dump(neo4j_graph_store, project)[0]}
-        assert written == {**{n.id: n.kind for n in nodes}, "ext:os0": None, "ext:os1": None}
-    assert len(statements) > 10
+        assert [p for p in phases if len(p) > 1] in ([], [["nodes", "stamp"]])  # never two phases together
+        order = [p[-1] if p != ["nodes", "stamp"] else "nodes" for p in phases]
+        assert order == sorted(order, key=["stamp", "nodes", "edges", "kinds"].index)
+        assert set(order) - {"stamp"} == {"nodes", "edges", "kinds"} and (len(order) > 10) == (tx_rows == 7)
+        assert _dump(neo4j_graph_store, project) == _dump(neo4j_graph_store, whole)
+        kinds = {n["id"]: n.get("kind") for n in _dump(neo4j_graph_store, project)[0]}
+        assert kinds == {**{n.id: n.kind for n in nodes}, "ext:os0": None, "ext:os1": None}
+
+
+def _phase(statement: str) -> str:
+    if statement in (neo4j_bulk.CREATE_NODES, neo4j_bulk.CREATE_STUBS):
+        return "nodes"
+    if statement == neo4j_bulk.SET_KINDS:
+        return "kinds"
+    return "edges" if "CREATE (a)-[r:" in statement else "stamp"
 
 
 def test_a_write_failing_midway_leaves_the_previous_version_whole(

@@ -87,3 +87,22 @@ def test_kinds_are_set_by_the_element_ids_the_creates_returned() -> None:
     ]
     with pytest.raises(RuntimeError, match="1 staged nodes were not reported created .*'c'"):
         list(kind_steps(nodes, {"a": "4:x:1", "b": "4:x:2"}, 2))
+
+
+def test_edges_name_their_ends_by_element_id_and_every_end_must_have_been_created() -> None:
+    from rhumbline.stores.graph.neo4j_bulk import edge_steps
+    from rhumbline.stores.graph.protocol import Edge
+
+    def edge(source: str, target: str, relation: str, explanation: str = "seen") -> Edge:
+        return Edge(source, target, relation, "EXTRACTED", 1.0, explanation)
+
+    edges = [edge("a", "b", "CALLS"), edge("a", "b", "CALLS", "again, wins"), edge("b", "c", "IMPORTS")]
+    created = {"a": "4:x:1", "b": "4:x:2", "c": "4:x:3"}
+    steps = list(edge_steps("p@1.aa", edges, created, 10))
+    assert [(text.split("`")[1], [row[:2] for row in params["rows"]], n) for text, params, n in steps] == [
+        ("CALLS", [["4:x:1", "4:x:2"]], 1),
+        ("IMPORTS", [["4:x:2", "4:x:3"]], 1),
+    ]
+    assert steps[0][1]["rows"][0][4] == "again, wins" and steps[0][1]["project"] == "p@1.aa"
+    with pytest.raises(RuntimeError, match="1 staged nodes were not reported created .*'c'"):
+        list(edge_steps("p@1.aa", edges, {"a": "4:x:1", "b": "4:x:2"}, 10))

@@ -20,7 +20,9 @@ count(*)` on Django's `django/` ran in 28 ms instead of 36 (server time p50, 40 
 load 5.4; see docs/query.md). The staging key is served to no one until the flip, so nodes
 waiting for their kind between the two passes are never seen. The second pass finds each node by
 the element id its CREATE returned (`created_ids`), not by the (project, id) unique index: a seek
-of that index (two long strings) took 7-60 µs here, an element-id seek 0.5-0.8 µs.
+of that index (two long strings) took 7-60 µs here, an element-id seek 0.5-0.8 µs. Edges find
+their ends the same way, so a full write runs in phases: nodes and stubs, then edges, then kinds
+(node_steps, edge_steps, kind_steps), each in transactions of its own.
 """
 
 from __future__ import annotations
@@ -43,14 +45,18 @@ CREATE_NODES = (
 )
 # row: [element id, kind].
 SET_KINDS = "UNWIND $rows AS row MATCH (n:CodeNode) WHERE elementId(n) = row[0] SET n.kind = row[1]"
-CREATE_STUBS = "UNWIND $ids AS id CREATE (:CodeNode {project: $project, id: id})"
+CREATE_STUBS = (
+    "UNWIND $ids AS id CREATE (n:CodeNode {project: $project, id: id})"
+    f" RETURN collect([id, elementId(n)]) AS {_CREATED}"
+)
 # `{relation}` is replaced by a name checked by rows.check_relation (types cannot be parameters).
-# row: [source, target, confidence, confidence_score, explanation, file, line, extra properties];
-# extra keys never shadow the fields (rows.check_properties), so `+=` cannot overwrite them.
+# row: [source's element id, target's element id, confidence, confidence_score, explanation,
+# file, line, extra properties]; extra keys never shadow the fields (rows.check_properties), so
+# `+=` cannot overwrite them.
 CREATE_EDGES = """
 UNWIND $rows AS row
-MATCH (a:CodeNode {project: $project, id: row[0]})
-MATCH (b:CodeNode {project: $project, id: row[1]})
+MATCH (a:CodeNode) WHERE elementId(a) = row[0]
+MATCH (b:CodeNode) WHERE elementId(b) = row[1]
 CREATE (a)-[r:`{relation}` {project: $project, confidence: row[2], confidence_score: row[3],
     explanation: row[4], file: row[5], line: row[6]}]->(b)
 SET r += row[7]
@@ -60,32 +66,37 @@ SET r += row[7]
 Step = tuple[str, dict[str, Any], int]  # a statement, its parameters, the rows it writes
 
 
-def cleared_steps(
-    project: str, nodes: Sequence[Node], edges: Sequence[Edge], chunk: int
-) -> Iterator[Step]:
-    """The statements writing a batch's nodes (all but their kind: see kind_steps), stub ends and
-    edges into a project with no node (a fresh staging key), in order: every edge's ends exist
-    before the edge."""
+def node_steps(project: str, nodes: Sequence[Node], edges: Sequence[Edge], chunk: int) -> Iterator[Step]:
+    """The statements creating a batch's nodes (all but their kind: see kind_steps) and the stub
+    ends of its edges in a project with no node (a fresh staging key). Each returns the element
+    ids it created (`created_ids`), which edge_steps and kind_steps need."""
     latest = _latest(nodes)
     for part in _chunks(list(latest.values()), chunk):
         yield CREATE_NODES, {"project": project, "rows": [_node_values(node) for node in part]}, len(part)
     for edge in edges:
         rows.check_edge(edge)  # before anything is keyed by its ends
-    unique = {(e.source, e.relation, e.target): e for e in edges}
-    ends = {end for source, _, target in unique for end in (source, target)}
+    ends = {end for edge in edges for end in (edge.source, edge.target)}
     for part in _chunks(sorted(ends - latest.keys()), chunk):
         yield CREATE_STUBS, {"project": project, "ids": list(part)}, len(part)
+
+
+def edge_steps(project: str, edges: Sequence[Edge], created: dict[str, str], chunk: int) -> Iterator[Step]:
+    """The statements creating a batch's edges between the nodes and stubs node_steps created,
+    found by their element ids: to run once those have committed."""
+    unique = {(e.source, e.relation, e.target): e for e in edges}
+    _check_created({end for source, _, target in unique for end in (source, target)}, created)
     by_relation: dict[str, list[Edge]] = {}
     for edge in unique.values():
         by_relation.setdefault(edge.relation, []).append(edge)
     for relation, group in by_relation.items():
         text = CREATE_EDGES.replace("{relation}", rows.check_relation(relation))
         for part in _chunks(group, chunk):
-            yield text, {"project": project, "rows": [_edge_values(edge) for edge in part]}, len(part)
+            yield text, {"project": project, "rows": [_edge_values(edge, created) for edge in part]}, len(part)
 
 
 def created_ids(records: Iterable[Any]) -> dict[str, str]:
-    """Node id -> element id, from the records of a transaction's steps (CREATE_NODES' only)."""
+    """Node id -> element id, from the records of a transaction's steps (CREATE_NODES' and
+    CREATE_STUBS')."""
     found: dict[str, str] = {}
     for record in records:
         found.update(record.get(_CREATED) or ())
@@ -97,11 +108,15 @@ def kind_steps(nodes: Sequence[Node], created: dict[str, str], chunk: int) -> It
     transactions after the one that created the node (in the same one, they would not move
     `kind` to the chain's head)."""
     latest = _latest(nodes)
-    missing = latest.keys() - created.keys()
-    if missing:
-        raise RuntimeError(f"{len(missing)} staged nodes were not reported created (e.g. {min(missing)!r})")
+    _check_created(latest.keys(), created)
     for part in _chunks([[created[node.id], node.kind] for node in latest.values()], chunk):
         yield SET_KINDS, {"rows": list(part)}, len(part)
+
+
+def _check_created(ids: Iterable[str], created: dict[str, str]) -> None:
+    missing = set(ids) - created.keys()
+    if missing:
+        raise RuntimeError(f"{len(missing)} staged nodes were not reported created (e.g. {min(missing)!r})")
 
 
 def _latest(nodes: Sequence[Node]) -> dict[str, Node]:
@@ -114,10 +129,10 @@ def _node_values(node: Node) -> list[Any]:
     return [row[name] for name in _FIRST_PASS]
 
 
-def _edge_values(edge: Edge) -> list[Any]:
+def _edge_values(edge: Edge, created: dict[str, str]) -> list[Any]:
     return [
-        edge.source,
-        edge.target,
+        created[edge.source],
+        created[edge.target],
         edge.confidence,
         float(edge.confidence_score),
         edge.explanation,

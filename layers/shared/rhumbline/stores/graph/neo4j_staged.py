@@ -4,8 +4,9 @@ One transaction cannot hold a large repository (the server caps transaction memo
 `db.memory.transaction.max`; the full Django sdist, 77k nodes and 199k edges, exceeds 1 GiB). So:
 
 1. *stage*: the new graph is written under a fresh physical key (`owner/name@<version>.<token>`,
-   see neo4j_keys.py) in transactions of at most `tx_rows` rows each, the nodes' kinds last (in
-   transactions of their own: neo4j_bulk.py). No reader resolves to it.
+   see neo4j_keys.py) in transactions of at most `tx_rows` rows each: nodes and stubs, then edges,
+   then the nodes' kinds, each phase in transactions of its own (neo4j_bulk.py). No reader
+   resolves to it.
 2. *flip*: one small transaction locks the project's GraphHead, checks the expected version if
    the batch has one, points the head at the staged key and marks the previous key retired.
 3. *collect*: physical graphs retired more than RETIRED_GRACE_SECONDS ago are deleted in batched
@@ -28,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from rhumbline.stores.graph import neo4j_cypher as cypher
 from rhumbline.stores.graph import rows
-from rhumbline.stores.graph.neo4j_bulk import Step, cleared_steps, created_ids, kind_steps
+from rhumbline.stores.graph.neo4j_bulk import Step, created_ids, edge_steps, kind_steps, node_steps
 from rhumbline.stores.graph.protocol import GraphBatch, GraphConflict
 
 logger = logging.getLogger(__name__)
@@ -87,13 +88,14 @@ def write_staged(store: Neo4jGraphStore, graph: str, batch: GraphBatch, *, tx_ro
     staged = staging_key(graph, batch.version)
     try:
         stamp = (STAGE_STAMP, {"project": staged, "graph": graph, "version": batch.version}, 1)
-        steps = cleared_steps(staged, batch.nodes, batch.edges, min(chunk, tx_rows))
+        chunk = min(chunk, tx_rows)
         created: dict[str, str] = {}  # node id -> element id
-        for transaction in _transactions([stamp], steps, tx_rows):
+        for transaction in _transactions([stamp], node_steps(staged, batch.nodes, batch.edges, chunk), tx_rows):
             created.update(created_ids(_run_transaction(store, transaction)))
-        # Only once every node's transaction has committed: see neo4j_bulk.py.
-        for transaction in _transactions([], kind_steps(batch.nodes, created, min(chunk, tx_rows)), tx_rows):
-            _run_transaction(store, transaction)
+        # Each phase once the previous one has committed (see neo4j_bulk.py).
+        for steps in (edge_steps(staged, batch.edges, created, chunk), kind_steps(batch.nodes, created, chunk)):
+            for transaction in _transactions([], steps, tx_rows):
+                _run_transaction(store, transaction)
         _flip(store, graph, staged, batch.expect_version)
     except BaseException:
         _drop_quietly(store, staged)
