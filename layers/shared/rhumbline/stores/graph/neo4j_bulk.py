@@ -9,20 +9,21 @@ Rows travel as lists, not maps: the driver packs a map key by key in Python, and
 properties (measured on Django's `django/`, 18.7k nodes and 37.8k edges: the write took half the
 time of the MERGE path, client CPU a quarter less).
 
-`kind` is written last, in transactions of its own after every node's (`kind_steps`). Why: Neo4j's
-record store keeps a node's properties in a chain of records that a read walks from its head,
-and the properties a transaction creates together land in an order of the server's choosing (by
-property key id), so `kind` could sit at the tail of a ~6-record chain. A property added by a later
-transaction goes to the head. `kind` is what queries group and filter on over many nodes (a
-count by kind reads it from every node of a project; walks test `kind IS NOT NULL` on each node
-they reach): with it at the head, `MATCH (n:CodeNode {project: $project}) RETURN n.kind,
-count(*)` on Django's `django/` ran in 28 ms instead of 36 (server time p50, 40 interleaved runs,
-load 5.4; see docs/query.md). The staging key is served to no one until the flip, so nodes
-waiting for their kind between the two passes are never seen. The second pass finds each node by
-the element id its CREATE returned (`created_ids`), not by the (project, id) unique index: a seek
-of that index (two long strings) took 7-60 µs here, an element-id seek 0.5-0.8 µs. Edges find
-their ends the same way, so a full write runs in phases: nodes and stubs, then edges, then kinds
-(node_steps, edge_steps, kind_steps), each in transactions of its own.
+A full write runs in phases, each in transactions of its own: nodes (all properties but `kind`)
+and stubs, then edges, then the nodes' kinds (node_steps, edge_steps, kind_steps). The staging
+key is served to no one until the flip, so the graph in between is never seen.
+
+- Edges and kinds find their nodes by the element id each CREATE returned (`created_ids`), not by
+  the (project, id) unique index: a seek of that index (two long strings) took 7-60 µs on the
+  test server, an element-id seek 0.5-0.8 µs.
+- `kind` goes last because of Neo4j's record store: a node's properties are a chain of records
+  that a read walks from its head, the properties a transaction creates together land in an
+  order of the server's choosing (by property key id), and a property added by a later
+  transaction goes to the head. `kind` is the one property a scan reads on every node (a count by
+  kind; a filter on kind; walks testing `kind IS NOT NULL` on each node they reach). With it at
+  the head, `MATCH (n:CodeNode {project: $project}) RETURN n.kind, count(*)` on Django's `django/`
+  ran in 28 ms instead of 36 (server time p50, 40 interleaved runs, load 5.4); the other
+  properties may then sit one record further (a few ms over 26k nodes). See docs/query.md.
 """
 
 from __future__ import annotations
