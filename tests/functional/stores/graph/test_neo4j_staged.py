@@ -167,6 +167,44 @@ def test_a_full_write_runs_nodes_then_edges_then_kinds_each_in_transactions_of_t
         assert kinds == {**{n.id: n.kind for n in nodes}, "ext:os0": None, "ext:os1": None}
 
 
+def test_a_node_gone_between_phases_fails_the_write_and_never_touches_another_graph(
+    neo4j_graph_store: Neo4jGraphStore, projects: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Edges and kinds find nodes by element id, and Neo4j reuses a deleted node's id: a node of
+    # the stage deleted meanwhile (delete_project running concurrently) must fail the write, and
+    # a node of another graph now holding that id must not be written to.
+    project, other = _project(projects), _project(projects)
+    old_nodes, old_edges = _graph("old")
+    neo4j_graph_store.apply(project, _full(old_nodes, old_edges, 1))
+    before = (_dump(neo4j_graph_store, project), neo4j_graph_store.counts(project))
+    real = neo4j_staged._run_transaction
+    victim = node("Function", "pkg.m1.new2", "pkg/m1.py")
+    done: list[str] = []
+
+    def run(store: Neo4jGraphStore, steps: list[Any]) -> list[Any]:
+        records = real(store, steps)
+        created = neo4j_bulk.created_ids(records)
+        if victim.id in created and not done:
+            done.append(victim.id)
+            with store._session(write=True) as session:  # the node goes, another graph's comes
+                session.run(
+                    "MATCH (n) WHERE elementId(n) = $e DETACH DELETE n", e=created[victim.id]
+                ).consume()
+            neo4j_graph_store.apply(other, _full([node("Function", f"pkg.x{i}") for i in range(30)], [], 1))
+        return records
+
+    monkeypatch.setattr(neo4j_staged, "_run_transaction", run)
+    new_nodes, new_edges = _graph("new")
+    with pytest.raises(RuntimeError, match=r"a staged write wrote \d+ of \d+ rows"):
+        neo4j_graph_store.apply(project, _full(new_nodes, new_edges, 2))
+    monkeypatch.undo()
+    assert (_dump(neo4j_graph_store, project), neo4j_graph_store.counts(project)) == before
+    assert neo4j_graph_store.graph_version(project) == 1
+    assert [key for key in _physical(neo4j_graph_store, project) if key.startswith(project + "@2.")] == []
+    other_nodes, other_edges = _dump(neo4j_graph_store, other)
+    assert other_edges == [] and all(n.get("kind") == "Function" for n in other_nodes) and len(other_nodes) == 30
+
+
 def _phase(statement: str) -> str:
     if statement in (neo4j_bulk.CREATE_NODES, neo4j_bulk.CREATE_STUBS):
         return "nodes"

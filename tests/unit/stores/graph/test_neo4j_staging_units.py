@@ -81,12 +81,12 @@ def test_kinds_are_set_by_the_element_ids_the_creates_returned() -> None:
     kinds = (("a", "Class"), ("b", "Function"), ("a", "Module"), ("c", "File"))
     nodes = [Node(id=i, kind=k, name=i, qualified_name=i) for i, k in kinds]
     # One row per node id, the last node of an id winning (as in the first pass), `chunk` rows per step.
-    assert list(kind_steps(nodes, created, 2)) == [
-        (SET_KINDS, {"rows": [["4:x:1", "Module"], ["4:x:2", "Function"]]}, 2),
-        (SET_KINDS, {"rows": [["4:x:3", "File"]]}, 1),
+    assert list(kind_steps("p@1.aa", nodes, created, 2)) == [
+        (SET_KINDS, {"project": "p@1.aa", "rows": [["4:x:1", "Module"], ["4:x:2", "Function"]]}, 2),
+        (SET_KINDS, {"project": "p@1.aa", "rows": [["4:x:3", "File"]]}, 1),
     ]
     with pytest.raises(RuntimeError, match="1 staged nodes were not reported created .*'c'"):
-        list(kind_steps(nodes, {"a": "4:x:1", "b": "4:x:2"}, 2))
+        list(kind_steps("p@1.aa", nodes, {"a": "4:x:1", "b": "4:x:2"}, 2))
 
 
 def test_edges_name_their_ends_by_element_id_and_every_end_must_have_been_created() -> None:

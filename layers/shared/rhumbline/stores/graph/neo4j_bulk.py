@@ -15,7 +15,10 @@ key is served to no one until the flip, so the graph in between is never seen.
 
 - Edges and kinds find their nodes by the element id each CREATE returned (`created_ids`), not by
   the (project, id) unique index: a seek of that index (two long strings) took 7-60 µs on the
-  test server, an element-id seek 0.5-0.8 µs.
+  test server, an element-id seek 0.5-0.8 µs. Neo4j reuses a deleted node's id, so each match
+  also checks `project`, and each statement returns how many rows it wrote: a stage losing a
+  node meanwhile (a concurrent delete_project) fails the write instead of flipping to a graph
+  missing edges or kinds, and never writes into another graph.
 - `kind` goes last because of Neo4j's record store: a node's properties are a chain of records
   that a read walks from its head, the properties a transaction creates together land in an
   order of the server's choosing (by property key id), and a property added by a later
@@ -38,14 +41,20 @@ _NODE_PROPERTIES = rows.NODE_PROPERTIES
 # Every property but `kind` (see the module doc), in _NODE_PROPERTIES order.
 _FIRST_PASS = tuple(name for name in _NODE_PROPERTIES if name != "kind")
 _CREATED = "created"
+WRITTEN = "written"  # rows a SET_KINDS or CREATE_EDGES statement wrote
 # Returns [node id, element id] per node created (`created_ids`), for the second pass.
 CREATE_NODES = (
     "UNWIND $rows AS row CREATE (n:CodeNode {project: $project, "
     + ", ".join(f"{name}: row[{i}]" for i, name in enumerate(_FIRST_PASS))
     + f"}}) RETURN collect([row[{_FIRST_PASS.index('id')}], elementId(n)]) AS {_CREATED}"
 )
-# row: [element id, kind].
-SET_KINDS = "UNWIND $rows AS row MATCH (n:CodeNode) WHERE elementId(n) = row[0] SET n.kind = row[1]"
+# row: [element id, kind]. `project` is checked too: an element id is reused once its node is
+# deleted (a concurrent delete_project may drop the stage), and another graph's node must never
+# be touched. Each statement returns how many rows it wrote (`written`; neo4j_staged checks).
+SET_KINDS = (
+    "UNWIND $rows AS row MATCH (n:CodeNode) WHERE elementId(n) = row[0] AND n.project = $project"
+    f" SET n.kind = row[1] RETURN count(*) AS {WRITTEN}"
+)
 CREATE_STUBS = (
     "UNWIND $ids AS id CREATE (n:CodeNode {project: $project, id: id})"
     f" RETURN collect([id, elementId(n)]) AS {_CREATED}"
@@ -56,11 +65,12 @@ CREATE_STUBS = (
 # `+=` cannot overwrite them.
 CREATE_EDGES = """
 UNWIND $rows AS row
-MATCH (a:CodeNode) WHERE elementId(a) = row[0]
-MATCH (b:CodeNode) WHERE elementId(b) = row[1]
+MATCH (a:CodeNode) WHERE elementId(a) = row[0] AND a.project = $project
+MATCH (b:CodeNode) WHERE elementId(b) = row[1] AND b.project = $project
 CREATE (a)-[r:`{relation}` {project: $project, confidence: row[2], confidence_score: row[3],
     explanation: row[4], file: row[5], line: row[6]}]->(b)
 SET r += row[7]
+RETURN count(*) AS written
 """
 
 
@@ -104,14 +114,14 @@ def created_ids(records: Iterable[Any]) -> dict[str, str]:
     return found
 
 
-def kind_steps(nodes: Sequence[Node], created: dict[str, str], chunk: int) -> Iterator[Step]:
+def kind_steps(project: str, nodes: Sequence[Node], created: dict[str, str], chunk: int) -> Iterator[Step]:
     """The statements setting each node's kind, by the element id its CREATE returned: to run in
     transactions after the one that created the node (in the same one, they would not move
     `kind` to the chain's head)."""
     latest = _latest(nodes)
     _check_created(latest.keys(), created)
     for part in _chunks([[created[node.id], node.kind] for node in latest.values()], chunk):
-        yield SET_KINDS, {"rows": list(part)}, len(part)
+        yield SET_KINDS, {"project": project, "rows": list(part)}, len(part)
 
 
 def _check_created(ids: Iterable[str], created: dict[str, str]) -> None:

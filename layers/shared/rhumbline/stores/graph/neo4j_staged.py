@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from rhumbline.stores.graph import neo4j_cypher as cypher
 from rhumbline.stores.graph import rows
-from rhumbline.stores.graph.neo4j_bulk import Step, created_ids, edge_steps, kind_steps, node_steps
+from rhumbline.stores.graph.neo4j_bulk import WRITTEN, Step, created_ids, edge_steps, kind_steps, node_steps
 from rhumbline.stores.graph.protocol import GraphBatch, GraphConflict
 
 logger = logging.getLogger(__name__)
@@ -93,7 +93,7 @@ def write_staged(store: Neo4jGraphStore, graph: str, batch: GraphBatch, *, tx_ro
         for transaction in _transactions([stamp], node_steps(staged, batch.nodes, batch.edges, chunk), tx_rows):
             created.update(created_ids(_run_transaction(store, transaction)))
         # Each phase once the previous one has committed (see neo4j_bulk.py).
-        for steps in (edge_steps(staged, batch.edges, created, chunk), kind_steps(batch.nodes, created, chunk)):
+        for steps in (edge_steps(staged, batch.edges, created, chunk), kind_steps(staged, batch.nodes, created, chunk)):
             for transaction in _transactions([], steps, tx_rows):
                 _run_transaction(store, transaction)
         _flip(store, graph, staged, batch.expect_version)
@@ -182,8 +182,16 @@ def _run_transaction(store: Neo4jGraphStore, steps: list[Step]) -> list[Any]:
         store._session(write=True) as session,
         session.begin_transaction(timeout=budget) as tx,
     ):
-        for text, params, _ in steps:
-            records += tx.run(text, params)
+        for text, params, count in steps:
+            found = list(tx.run(text, params))
+            written = [record[WRITTEN] for record in found if WRITTEN in record.keys()]
+            if written and written != [count]:
+                # A node vanished mid-write (the stage deleted by delete_project): fail, never
+                # flip to a graph missing edges or kinds.
+                raise RuntimeError(
+                    f"a staged write wrote {sum(written)} of {count} rows: its nodes changed meanwhile"
+                )
+            records += found
         tx.commit()
     return records
 
