@@ -93,7 +93,9 @@ def write_staged(store: Neo4jGraphStore, graph: str, batch: GraphBatch, *, tx_ro
         for transaction in _transactions([stamp], node_steps(staged, batch.nodes, batch.edges, chunk), tx_rows):
             created.update(created_ids(_run_transaction(store, transaction)))
         # Each phase once the previous one has committed (see neo4j_bulk.py).
-        for steps in (edge_steps(staged, batch.edges, created, chunk), kind_steps(staged, batch.nodes, created, chunk)):
+        edges = edge_steps(staged, batch.edges, created, chunk)
+        kinds = kind_steps(staged, batch.nodes, created, chunk)
+        for steps in (edges, kinds):
             for transaction in _transactions([], steps, tx_rows):
                 _run_transaction(store, transaction)
         _flip(store, graph, staged, batch.expect_version)
