@@ -45,12 +45,13 @@ def test_a_chunked_full_ingest_failing_midway_is_recorded_and_invisible(
     real = neo4j_staged._run_transaction
     committed: list[int] = []
 
-    def dying(store: Neo4jGraphStore, steps: list[Any]) -> None:
+    def dying(store: Neo4jGraphStore, steps: list[Any]) -> list[Any]:
         if len(committed) == 2:
             store._driver.close()  # the ingest's connection dies between two chunk transactions
-        real(store, steps)
+        records = real(store, steps)
         committed.append(len(steps))
         assert reader.counts(unique_project) == before  # readers meanwhile: the old version only
+        return records
 
     monkeypatch.setattr(neo4j_staged, "_run_transaction", dying)
     with pytest.raises(Exception) as failed:

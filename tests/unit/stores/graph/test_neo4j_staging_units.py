@@ -69,3 +69,40 @@ def test_the_transaction_bound_is_configurable_and_checked(monkeypatch: pytest.M
         monkeypatch.setenv("RHUMBLINE_NEO4J_TX_ROWS", bad)
         with pytest.raises(ValueError, match="RHUMBLINE_NEO4J_TX_ROWS must be a positive integer"):
             load_settings()
+
+
+def test_kinds_are_set_by_the_element_ids_the_creates_returned() -> None:
+    from rhumbline.stores.graph.neo4j_bulk import SET_KINDS, created_ids, kind_steps
+    from rhumbline.stores.graph.protocol import Node
+
+    records = [{"created": [["a", "4:x:1"], ["b", "4:x:2"]]}, {}, {"created": [["c", "4:x:3"]]}]
+    created = created_ids(records)
+    assert created == {"a": "4:x:1", "b": "4:x:2", "c": "4:x:3"}
+    kinds = (("a", "Class"), ("b", "Function"), ("a", "Module"), ("c", "File"))
+    nodes = [Node(id=i, kind=k, name=i, qualified_name=i) for i, k in kinds]
+    # One row per node id, the last node of an id winning (as in the first pass), `chunk` rows per step.
+    assert list(kind_steps("p@1.aa", nodes, created, 2)) == [
+        (SET_KINDS, {"project": "p@1.aa", "rows": [["4:x:1", "Module"], ["4:x:2", "Function"]]}, 2),
+        (SET_KINDS, {"project": "p@1.aa", "rows": [["4:x:3", "File"]]}, 1),
+    ]
+    with pytest.raises(RuntimeError, match="1 staged nodes were not reported created .*'c'"):
+        list(kind_steps("p@1.aa", nodes, {"a": "4:x:1", "b": "4:x:2"}, 2))
+
+
+def test_edges_name_their_ends_by_element_id_and_every_end_must_have_been_created() -> None:
+    from rhumbline.stores.graph.neo4j_bulk import edge_steps
+    from rhumbline.stores.graph.protocol import Edge
+
+    def edge(source: str, target: str, relation: str, explanation: str = "seen") -> Edge:
+        return Edge(source, target, relation, "EXTRACTED", 1.0, explanation)
+
+    edges = [edge("a", "b", "CALLS"), edge("a", "b", "CALLS", "again, wins"), edge("b", "c", "IMPORTS")]
+    created = {"a": "4:x:1", "b": "4:x:2", "c": "4:x:3"}
+    steps = list(edge_steps("p@1.aa", edges, created, 10))
+    assert [(text.split("`")[1], [row[:2] for row in params["rows"]], n) for text, params, n in steps] == [
+        ("CALLS", [["4:x:1", "4:x:2"]], 1),
+        ("IMPORTS", [["4:x:2", "4:x:3"]], 1),
+    ]
+    assert steps[0][1]["rows"][0][4] == "again, wins" and steps[0][1]["project"] == "p@1.aa"
+    with pytest.raises(RuntimeError, match="1 staged nodes were not reported created .*'c'"):
+        list(edge_steps("p@1.aa", edges, {"a": "4:x:1", "b": "4:x:2"}, 10))

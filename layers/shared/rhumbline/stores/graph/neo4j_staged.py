@@ -4,7 +4,9 @@ One transaction cannot hold a large repository (the server caps transaction memo
 `db.memory.transaction.max`; the full Django sdist, 77k nodes and 199k edges, exceeds 1 GiB). So:
 
 1. *stage*: the new graph is written under a fresh physical key (`owner/name@<version>.<token>`,
-   see neo4j_keys.py) in transactions of at most `tx_rows` rows each. No reader resolves to it.
+   see neo4j_keys.py) in transactions of at most `tx_rows` rows each: nodes and stubs, then edges,
+   then the nodes' kinds, each phase in transactions of its own (neo4j_bulk.py). No reader
+   resolves to it.
 2. *flip*: one small transaction locks the project's GraphHead, checks the expected version if
    the batch has one, points the head at the staged key and marks the previous key retired.
 3. *collect*: physical graphs retired more than RETIRED_GRACE_SECONDS ago are deleted in batched
@@ -27,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from rhumbline.stores.graph import neo4j_cypher as cypher
 from rhumbline.stores.graph import rows
-from rhumbline.stores.graph.neo4j_bulk import Step, cleared_steps
+from rhumbline.stores.graph.neo4j_bulk import WRITTEN, Step, created_ids, edge_steps, kind_steps, node_steps
 from rhumbline.stores.graph.protocol import GraphBatch, GraphConflict
 
 logger = logging.getLogger(__name__)
@@ -86,9 +88,16 @@ def write_staged(store: Neo4jGraphStore, graph: str, batch: GraphBatch, *, tx_ro
     staged = staging_key(graph, batch.version)
     try:
         stamp = (STAGE_STAMP, {"project": staged, "graph": graph, "version": batch.version}, 1)
-        steps = cleared_steps(staged, batch.nodes, batch.edges, min(chunk, tx_rows))
-        for transaction in _transactions([stamp], steps, tx_rows):
-            _run_transaction(store, transaction)
+        chunk = min(chunk, tx_rows)
+        created: dict[str, str] = {}  # node id -> element id
+        for transaction in _transactions([stamp], node_steps(staged, batch.nodes, batch.edges, chunk), tx_rows):
+            created.update(created_ids(_run_transaction(store, transaction)))
+        # Each phase once the previous one has committed (see neo4j_bulk.py).
+        edges = edge_steps(staged, batch.edges, created, chunk)
+        kinds = kind_steps(staged, batch.nodes, created, chunk)
+        for steps in (edges, kinds):
+            for transaction in _transactions([], steps, tx_rows):
+                _run_transaction(store, transaction)
         _flip(store, graph, staged, batch.expect_version)
     except BaseException:
         _drop_quietly(store, staged)
@@ -166,16 +175,27 @@ def _transactions(first: list[Step], steps: Iterable[Step], tx_rows: int) -> Ite
     if group:
         yield group
 
-def _run_transaction(store: Neo4jGraphStore, steps: list[Step]) -> None:
+def _run_transaction(store: Neo4jGraphStore, steps: list[Step]) -> list[Any]:
+    """The steps in one transaction, committed; the records they returned."""
     budget = store._timeout + sum(s[2] for s in steps) / 1000 * rows.WRITE_SECONDS_PER_1000_ROWS
+    records: list[Any] = []
     with (
         store._guard(budget),
         store._session(write=True) as session,
         session.begin_transaction(timeout=budget) as tx,
     ):
-        for text, params, _ in steps:
-            tx.run(text, params).consume()
+        for text, params, count in steps:
+            found = list(tx.run(text, params))
+            written = [record[WRITTEN] for record in found if WRITTEN in record.keys()]
+            if written and written != [count]:
+                # A node vanished mid-write (the stage deleted by delete_project): fail, never
+                # flip to a graph missing edges or kinds.
+                raise RuntimeError(
+                    f"a staged write wrote {sum(written)} of {count} rows: its nodes changed meanwhile"
+                )
+            records += found
         tx.commit()
+    return records
 
 def _drop_quietly(store: Neo4jGraphStore, staged: str) -> None:
     """Remove a failed stage now if the server still answers; else a later collect does."""
