@@ -55,6 +55,7 @@ from rhumbline.stores.relational import versions
 from rhumbline.stores.relational.session import session_scope
 
 if TYPE_CHECKING:
+    from rhumbline.ingest import texts_early
     from rhumbline.stores.graph.texts_ahead import TextsAhead
 
 log = logging.getLogger(__name__)
@@ -126,6 +127,7 @@ def _ingest(
     collecting = gc.isenabled()
     gc.disable()
     texts_ahead: TextsAhead | None = None  # and its nodes' search text, for SQLite (texts_ahead.py)
+    early: texts_early.Hook | None = None  # the first nodes' text, computed during phase 2
     try:
         if clear:
             clear_cache(engine, project)
@@ -145,10 +147,15 @@ def _ingest(
             if stored.context is not None and stored.context[0] == key.context_digest:
                 cache.known_skipped = StatIndex(stored.skipped, stored.read_ns, stamp_at=1)
         read_ns = time.time_ns()
+        if base is None and store.backend == "sqlite":  # a clearing SQLite write follows
+            from rhumbline.ingest import texts_early
+
+            early = texts_early.Hook()
         built = build_graph(
             root, project, exclude=exclude, workers=workers, progress=progress, cache=cache,
-            history=history, unchanged=key, partial=planner,
+            history=history, unchanged=key, partial=planner, defined=early,
         )  # fmt: skip
+        first_texts = None if early is None else early.result()
         # The graph lives until the end: later collections need not walk it (forked.py).
         forked.freeze_heap()
         if collecting:
@@ -190,8 +197,10 @@ def _ingest(
                 changes, blob = None, None
                 # A SQLite write also takes the later nodes' search text from it (texts_ahead.py).
                 texts = store.backend == "sqlite"
-                encoding = snapshot_ahead.start(project, built.nodes, built.edges, inputs, texts=texts)
-                texts_ahead = snapshot_ahead.texts_of(encoding) if texts else None
+                encoding = snapshot_ahead.start(
+                    project, built.nodes, built.edges, inputs, texts=texts, early=first_texts
+                )
+                texts_ahead = snapshot_ahead.texts_of(encoding, first_texts) if texts else None
                 batch = GraphBatch(
                     nodes=built.nodes, edges=built.edges, clear=True, version=number,
                     texts_ahead=texts_ahead,
@@ -257,6 +266,8 @@ def _ingest(
     except BaseException as error:
         if encoding is not None:
             encoding.close()
+        if early is not None:
+            early.close()
         _mark_failed(engine, version_id, error, drop_snapshot=not applied)
         forked.thaw_heap()
         if collecting:

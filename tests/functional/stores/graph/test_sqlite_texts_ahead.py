@@ -1,6 +1,6 @@
 """SQLite clearing writes taking the later nodes' search text from another process
-(texts_ahead.py): the rows are those the write computes itself, whatever the other process
-sends or fails to send."""
+(texts_ahead.py), and the first nodes' text computed before the write (texts_early.py): the rows
+are those the write computes itself, whatever the other process sends or fails to send."""
 
 from __future__ import annotations
 
@@ -11,7 +11,14 @@ from rhumbline.ingest import snapshot_ahead
 from rhumbline.stores.graph import sqlite_sql as sql
 from rhumbline.stores.graph.protocol import GraphBatch
 from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
-from rhumbline.stores.graph.texts_ahead import TextsAhead, compute, first_of_child, write_order
+from rhumbline.stores.graph.texts_ahead import (
+    Early,
+    TextsAhead,
+    compute,
+    first_of_child,
+    write_order,
+)
+from rhumbline.stores.graph.words import node_text_values
 from tests.functional.stores.graph.graph_samples import edge, node
 
 NODES = [
@@ -96,3 +103,40 @@ def test_a_text_nobody_took_is_read_past_before_the_snapshot(tmp_path: Path) -> 
     texts = snapshot_ahead.texts_of(child)
     found, ahead = snapshot_ahead.result(child, NODES, EDGES, INPUTS, texts)
     assert found == snapshot_ahead.encode(NODES, EDGES, INPUTS) and ahead is not None
+
+
+# The first nodes' text known before the write (ingest/texts_early.py): the first 30 distinct
+# nodes; NODES[1] is replaced in the write by the later node of the same id.
+def _early(count: int = 30) -> Early:
+    first = list(write_order(NODES[:count]).values())
+    return first, [node_text_values(n.name, n.qualified_name, n.file, n.docstring) for n in first]
+
+
+def test_with_the_first_nodes_text_known_the_snapshot_child_computes_all_the_others(
+    tmp_path: Path,
+) -> None:
+    early = _early()
+    child = snapshot_ahead.start("p", NODES, EDGES, INPUTS, texts=True, early=early)
+    texts = snapshot_ahead.texts_of(child, early)
+    assert texts is not None and texts.start(len(write_order(NODES))) == 30
+    assert _write(tmp_path / "ahead.sqlite3", texts) == _write(tmp_path / "alone.sqlite3", None)
+    found, ahead = snapshot_ahead.result(child, NODES, EDGES, INPUTS, texts)
+    assert found == snapshot_ahead.encode(NODES, EDGES, INPUTS) and ahead is not None
+    # Without a snapshot child, the write computes the later nodes' text itself.
+    assert snapshot_ahead.texts_of(None) is None
+    alone = snapshot_ahead.texts_of(None, early)
+    assert _write(tmp_path / "early.sqlite3", alone) == _write(tmp_path / "again.sqlite3", None)
+
+
+def test_the_write_uses_the_first_nodes_text_only_for_the_nodes_it_was_computed_from(
+    tmp_path: Path,
+) -> None:
+    """A well-shaped but different early text lands, except on the node a later one replaced."""
+    first, _ = _early()
+    marked = [("x",) * 7] * len(first)
+    latest = list(write_order(NODES).values())
+    assert latest[1] is not first[1] and latest[1].id == first[1].id  # replaced by NODES[-1]
+    rows = _write(tmp_path / "g.sqlite3", TextsAhead(lambda: None, (first, marked)))
+    name_lower = [row[5] for row in rows[: len(latest)]]
+    assert name_lower[:30] == ["x"] + [latest[1].name.lower()] + ["x"] * 28
+    assert "x" not in name_lower[30:]

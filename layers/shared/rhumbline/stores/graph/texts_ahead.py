@@ -12,6 +12,11 @@ nodes with text of its own, and takes the child's text for the rest.
 Exact: both sides order the nodes the same way (`write_order`, the store's last-wins dedup) and
 run the same function; the parent checks the shape of what it receives. Fails soft: no child, a
 child that died, was late or sent something else: the parent computes the text itself.
+
+The earlier nodes' text may come from further back (`Early`, ingest/texts_early.py: a child forked
+while phase 2 resolved). The snapshot child then covers every node after them and the write
+computes none of its own; each early text is used only for the very node object it was computed
+from (a later node of the same id replaces it in the write), any other node gets its own.
 """
 
 from __future__ import annotations
@@ -31,6 +36,9 @@ CHILD_SHARE = 0.5
 # What the child sends: (first write position covered, that node's id, the text of each node
 # from there on).
 Texts = tuple[int, str, list[tuple[str, ...]]]
+# The text of a write's first nodes, known before the write: those nodes (in write order, the
+# very objects) and the text of each.
+Early = tuple[list[Node], list[tuple[str, ...]]]
 
 
 def write_order(nodes: Sequence[Node]) -> dict[str, Node]:
@@ -38,15 +46,18 @@ def write_order(nodes: Sequence[Node]) -> dict[str, Node]:
     return {node.id: node for node in nodes}
 
 
-def first_of_child(count: int) -> int:
-    """Write position of the first node whose text the child computes."""
+def first_of_child(count: int, early: int | None = None) -> int:
+    """Write position of the first node whose text the child computes; `early`: how many
+    nodes' text is known ahead (Early), the child then takes all the others."""
+    if early is not None:
+        return min(early, count)
     return count - int(count * CHILD_SHARE)
 
 
-def compute(nodes: Sequence[Node]) -> Texts:
+def compute(nodes: Sequence[Node], early: int | None = None) -> Texts:
     """Run by the child: the text of the nodes from first_of_child on, in write order."""
     latest = list(write_order(nodes).values())
-    start = first_of_child(len(latest))
+    start = first_of_child(len(latest), early)
     rest = latest[start:]
     return start, rest[0].id if rest else "", [
         node_text_values(n.name, n.qualified_name, n.file, n.docstring) for n in rest
@@ -56,18 +67,34 @@ def compute(nodes: Sequence[Node]) -> Texts:
 class TextsAhead:
     """The parent's handle on the child's text: `take` once, when the write needs it."""
 
-    def __init__(self, receive: Callable[[], object | None]) -> None:
+    def __init__(self, receive: Callable[[], object | None], early: Early | None = None) -> None:
         self._receive = receive
         self._taken = False
+        self._early = early
+
+    def start(self, count: int) -> int:
+        """Write position of the first of `count` nodes whose text `take` gives."""
+        return first_of_child(count, None if self._early is None else len(self._early[0]))
+
+    def own(self, nodes: Sequence[Node]) -> list[tuple[str, ...] | None]:
+        """The text known ahead of each of the write's first `nodes` (Early), None for a node
+        it was not computed from (then compute it)."""
+        if self._early is None:
+            return [None] * len(nodes)
+        known, texts = self._early
+        return [
+            texts[i] if i < len(known) and node is known[i] else None
+            for i, node in enumerate(nodes)
+        ]
 
     def take(self, nodes: Sequence[Node]) -> list[tuple[str, ...]] | None:
-        """The child's text for `nodes[first_of_child(len(nodes)):]` (a write's distinct nodes,
-        in write order), or None (then compute it)."""
+        """The child's text for `nodes[self.start(len(nodes)):]` (a write's distinct nodes, in
+        write order), or None (then compute it)."""
         if self._taken:
             return None
         self._taken = True
         found = self._receive()
-        start = first_of_child(len(nodes))
+        start = self.start(len(nodes))
         if (
             isinstance(found, tuple)
             and len(found) == 3
