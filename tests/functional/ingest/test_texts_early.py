@@ -1,4 +1,4 @@
-"""The first nodes' search text computed by a child forked while phase 2 resolves
+"""The first nodes' search text computed by a helper process while phase 2 resolves
 (ingest/texts_early.py): which nodes it is given, the text it sends back, and the stored rows of
 a clearing ingest, the same with and without it."""
 
@@ -49,10 +49,11 @@ def test_the_child_sends_the_text_of_the_nodes_in_write_order(pyproj: Path) -> N
     assert hook.result() is None  # taken once
 
 
-def test_no_child_or_a_failed_one_leaves_the_text_to_the_write(
+def test_no_helper_or_a_failed_one_leaves_the_text_to_the_write(
     pyproj: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert texts_early.Hook().result() is None  # phase 2 never called it
+    unused = texts_early.Hook()
+    assert unused.result() is None  # phase 2 never called it: the helper is stopped
     monkeypatch.setattr(forked, "room_for", lambda copies: False)
     hook = texts_early.Hook()
     build_graph(pyproj, PROJECT, history=False, defined=hook)
@@ -62,11 +63,22 @@ def test_no_child_or_a_failed_one_leaves_the_text_to_the_write(
     def dies(*_args: object) -> None:
         raise SystemExit(3)
 
-    monkeypatch.setattr(texts_early, "_texts", dies)
+    monkeypatch.setattr(texts_early, "_serve", dies)
     hook = texts_early.Hook()
-    build_graph(pyproj, PROJECT, history=False, defined=hook)
+    build_graph(pyproj, PROJECT, history=False, defined=hook)  # the send may find it gone
     assert hook.result() is None
     hook.close()  # idempotent after the result
+
+
+def test_a_hook_closed_before_phase_2_stops_its_helper(pyproj: Path) -> None:
+    """A failed ingest closes the hook: the helper waiting for the nodes is stopped."""
+    hook = texts_early.Hook()
+    helper = hook._helper
+    assert helper is not None and helper._process.is_alive()
+    hook.close()
+    assert not helper._process.is_alive()
+    build_graph(pyproj, PROJECT, history=False, defined=hook)  # a closed hook ignores the call
+    assert hook.result() is None
 
 
 def _rows(path: Path) -> list[tuple]:
