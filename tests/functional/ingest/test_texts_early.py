@@ -1,6 +1,6 @@
-"""The first nodes' search text computed by a helper process while phase 2 resolves
-(ingest/texts_early.py): which nodes it is given, the text it sends back, and the stored rows of
-a clearing ingest, the same with and without it."""
+"""The nodes' search text computed by a helper process (ingest/texts_early.py): the first nodes'
+while phase 2 resolves, the others' once it is done. Which nodes it is given, the text it sends
+back, and the stored rows of a clearing ingest, the same with and without it."""
 
 from __future__ import annotations
 
@@ -26,6 +26,10 @@ PROJECT = "acme/texts-early"
 FIRST_KINDS = {"Repository", "Directory", "File", "Module", "Class", "Function", "Method", "Variable"}
 
 
+def _text(node: Node) -> tuple[str, ...]:
+    return node_text_values(node.name, node.qualified_name, node.file, node.docstring)
+
+
 def test_phase_2_hands_over_its_first_nodes_before_resolving(pyproj: Path) -> None:
     handed: list[list[Node]] = []
     built = build_graph(pyproj, PROJECT, history=False, defined=handed.append)
@@ -38,26 +42,28 @@ def test_phase_2_hands_over_its_first_nodes_before_resolving(pyproj: Path) -> No
     assert {"Import", "Decorator"} & {n.kind for n in built.nodes[len(first) :]}
 
 
-def test_the_child_sends_the_text_of_the_nodes_in_write_order(pyproj: Path) -> None:
+def test_the_helper_sends_the_text_of_the_first_nodes_then_of_the_others(pyproj: Path) -> None:
     hook = texts_early.Hook()
     built = build_graph(pyproj, PROJECT, history=False, defined=hook)
-    found = hook.result()
-    assert found is not None
-    nodes, texts = found
-    assert nodes and all(a is b for a, b in zip(nodes, built.nodes, strict=False))
-    assert texts == [node_text_values(n.name, n.qualified_name, n.file, n.docstring) for n in nodes]
-    assert hook.result() is None  # taken once
+    texts = hook.finish(built.nodes)
+    assert texts is not None
+    latest = list(write_order(built.nodes).values())
+    start = texts.start(len(latest))
+    assert 0 < start < len(latest) and all(n.kind in FIRST_KINDS for n in latest[:start])
+    assert texts.own(latest[:start]) == [_text(n) for n in latest[:start]]
+    assert texts.take(latest) == [_text(n) for n in latest[start:]]
+    hook.close()  # idempotent once the text is taken
 
 
 def test_no_helper_or_a_failed_one_leaves_the_text_to_the_write(
     pyproj: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     unused = texts_early.Hook()
-    assert unused.result() is None  # phase 2 never called it: the helper is stopped
+    assert unused.finish([]) is None  # phase 2 never handed it the first nodes: stopped
     monkeypatch.setattr(forked, "room_for", lambda copies: False)
     hook = texts_early.Hook()
-    build_graph(pyproj, PROJECT, history=False, defined=hook)
-    assert hook.result() is None
+    built = build_graph(pyproj, PROJECT, history=False, defined=hook)
+    assert hook.finish(built.nodes) is None
     monkeypatch.undo()
 
     def dies(*_args: object) -> None:
@@ -65,9 +71,9 @@ def test_no_helper_or_a_failed_one_leaves_the_text_to_the_write(
 
     monkeypatch.setattr(texts_early, "_serve", dies)
     hook = texts_early.Hook()
-    build_graph(pyproj, PROJECT, history=False, defined=hook)  # the send may find it gone
-    assert hook.result() is None
-    hook.close()  # idempotent after the result
+    built = build_graph(pyproj, PROJECT, history=False, defined=hook)  # the send may find it gone
+    assert hook.finish(built.nodes) is None
+    hook.close()
 
 
 def test_a_hook_closed_before_phase_2_stops_its_helper(pyproj: Path) -> None:
@@ -77,8 +83,8 @@ def test_a_hook_closed_before_phase_2_stops_its_helper(pyproj: Path) -> None:
     assert helper is not None and helper._process.is_alive()
     hook.close()
     assert not helper._process.is_alive()
-    build_graph(pyproj, PROJECT, history=False, defined=hook)  # a closed hook ignores the call
-    assert hook.result() is None
+    built = build_graph(pyproj, PROJECT, history=False, defined=hook)  # a closed hook ignores it
+    assert hook.finish(built.nodes) is None
 
 
 def _rows(path: Path) -> list[tuple]:
@@ -90,27 +96,33 @@ def _rows(path: Path) -> list[tuple]:
     return found
 
 
-def test_a_clearing_ingest_writes_the_first_nodes_with_their_text_from_the_child(
+def test_a_clearing_ingest_writes_every_node_with_its_text_from_the_helper(
     pyproj: Path, engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     known: list[int] = []
-    real_own = texts_ahead.TextsAhead.own
+    real_own, real_take = texts_ahead.TextsAhead.own, texts_ahead.TextsAhead.take
 
     def own(self: texts_ahead.TextsAhead, nodes: list[Node]) -> list:
         found = real_own(self, nodes)
         known.append(sum(text is not None for text in found))
         return found
 
+    def take(self: texts_ahead.TextsAhead, nodes: list[Node]) -> list | None:
+        found = real_take(self, nodes)
+        known.append(-1 if found is None else len(found))
+        return found
+
     monkeypatch.setattr(texts_ahead.TextsAhead, "own", own)
+    monkeypatch.setattr(texts_ahead.TextsAhead, "take", take)
     store = SqliteGraphStore(tmp_path / "early.sqlite3")
     store.ensure_schema()
     ingest_local(pyproj, PROJECT, store=store, engine=engine, history=False)
     store.close()
-    built = build_graph(pyproj, PROJECT, history=False)
-    first = sum(1 for n in write_order(built.nodes).values() if n.kind in FIRST_KINDS)
-    assert known == [first] and first > 0  # the write computed none of those itself
+    latest = list(write_order(build_graph(pyproj, PROJECT, history=False).nodes).values())
+    first = sum(1 for n in latest if n.kind in FIRST_KINDS)
+    assert known == [first, len(latest) - first] and first > 0  # the write computed none
 
-    monkeypatch.setattr(forked, "room_for", lambda copies: False)  # no child at all
+    monkeypatch.setattr(forked, "room_for", lambda copies: False)  # no helper, no child at all
     alone = SqliteGraphStore(tmp_path / "alone.sqlite3")
     alone.ensure_schema()
     ingest_local(pyproj, PROJECT, store=alone, engine=engine, history=False, clear=True)

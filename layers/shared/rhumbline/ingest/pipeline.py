@@ -127,7 +127,7 @@ def _ingest(
     collecting = gc.isenabled()
     gc.disable()
     texts_ahead: TextsAhead | None = None  # and its nodes' search text, for SQLite (texts_ahead.py)
-    early: texts_early.Hook | None = None  # the first nodes' text, computed during phase 2
+    early: texts_early.Hook | None = None  # the nodes' text, computed by a helper (texts_early.py)
     try:
         if clear:
             clear_cache(engine, project)
@@ -155,7 +155,6 @@ def _ingest(
             root, project, exclude=exclude, workers=workers, progress=progress, cache=cache,
             history=history, unchanged=key, partial=planner, defined=early,
         )  # fmt: skip
-        first_texts = None if early is None else early.result()
         # The graph lives until the end: later collections need not walk it (forked.py).
         forked.freeze_heap()
         if collecting:
@@ -197,10 +196,12 @@ def _ingest(
                 changes, blob = None, None
                 # A SQLite write also takes the later nodes' search text from it (texts_ahead.py).
                 texts = store.backend == "sqlite"
-                encoding = snapshot_ahead.start(
-                    project, built.nodes, built.edges, inputs, texts=texts, early=first_texts
-                )
-                texts_ahead = snapshot_ahead.texts_of(encoding, first_texts) if texts else None
+                # Or from the helper that computed the first nodes' text during phase 2.
+                texts_ahead = early.finish(built.nodes) if early is not None else None
+                texts = texts and texts_ahead is None
+                encoding = snapshot_ahead.start(project, built.nodes, built.edges, inputs, texts=texts)
+                if texts:
+                    texts_ahead = snapshot_ahead.texts_of(encoding)
                 batch = GraphBatch(
                     nodes=built.nodes, edges=built.edges, clear=True, version=number,
                     texts_ahead=texts_ahead,
@@ -237,6 +238,8 @@ def _ingest(
                 encoding, built.nodes, built.edges, inputs, texts_ahead
             )
             blob, counts, encoding = found[0], (found[1], found[2]), None
+            if early is not None:
+                early.close()  # done (it sent the text) or never used
             snapshot_bytes = snapshots.save(engine, version_id, None, blob, inputs=key.value, counts=counts)
             diff_seconds += time.perf_counter() - clock
         built.seconds["diff"] = round(diff_seconds, 3)

@@ -14,9 +14,7 @@ The snapshot bytes are those `encode` gives in-process (the fallback when there 
 failed; refresh then computes the scores itself, as before).
 
 For a SQLite store the child first computes the search text of the later half of the nodes and
-sends it before the rest (stores/graph/texts_ahead.py): the write takes it with `texts_of`. When
-the first nodes' text is known already (ingest/texts_early.py), it computes that of all the
-others.
+sends it before the rest (stores/graph/texts_ahead.py): the write takes it with `texts_of`.
 """
 
 from __future__ import annotations
@@ -30,7 +28,7 @@ from rhumbline.ingest.snapshots import Snapshot
 from rhumbline.stores.graph.protocol import Edge, Node
 
 if TYPE_CHECKING:  # imported when used: the incremental path never needs the words
-    from rhumbline.stores.graph.texts_ahead import Early, TextsAhead
+    from rhumbline.stores.graph.texts_ahead import TextsAhead
 
 # Encoding the sdist's 77k nodes takes a few seconds: this bounds a stuck child, not the work.
 SECONDS = 60.0 + centrality.REFRESH_SECONDS
@@ -54,30 +52,23 @@ def start(
     inputs: dict[str, Any],
     *,
     texts: bool = False,
-    early: Early | None = None,
 ) -> forked.Forked | None:
     """A child encoding the snapshot, then computing the scores; None (then `result` encodes the
     snapshot in-process and refresh computes the scores). `texts`: first the node text of
-    texts_ahead.py, which the write must take (`texts_of`) before `result`; `early`: the first
-    nodes' text, known already (the child then computes that of every later node)."""
-    if texts:
-        known = None if early is None else len(early[0])
-        work, args = _child_with_texts, (project, nodes, edges, inputs, known)
-    else:
-        work, args = _child, (project, nodes, edges, inputs)
+    texts_ahead.py, which the write must take (`texts_of`) before `result`."""
     return forked.start(
-        work, args, seconds=SECONDS, expected=tuple, what="the snapshot and centrality"
-    )
+        _child_with_texts if texts else _child, (project, nodes, edges, inputs),
+        seconds=SECONDS, expected=tuple, what="the snapshot and centrality",
+    )  # fmt: skip
 
 
-def texts_of(child: forked.Forked | None, early: Early | None = None) -> TextsAhead | None:
-    """The handle a GraphBatch carries to the node text computed ahead: the child's (started
-    with `texts=True` and the same `early`) and `early`."""
+def texts_of(child: forked.Forked | None) -> TextsAhead | None:
+    """The handle a GraphBatch carries to the child's node text (started with `texts=True`)."""
     from rhumbline.stores.graph.texts_ahead import TextsAhead
 
     if child is None:
-        return None if early is None else TextsAhead(lambda: None, early)
-    return TextsAhead(lambda: child.take(tuple), early)
+        return None
+    return TextsAhead(lambda: child.take(tuple))
 
 
 def result(
@@ -107,14 +98,10 @@ def _child(
 
 
 def _child_with_texts(
-    project: str,
-    nodes: Sequence[Node],
-    edges: Sequence[Edge],
-    inputs: dict[str, Any],
-    early: int | None,
+    project: str, nodes: Sequence[Node], edges: Sequence[Edge], inputs: dict[str, Any]
 ) -> Iterator[object]:
     from rhumbline.stores.graph import texts_ahead
 
     # The write waits for the text (forked.py sends it while this goes on with the rest).
-    yield texts_ahead.compute(nodes, early)
+    yield texts_ahead.compute(nodes)
     yield _child(project, nodes, edges, inputs)

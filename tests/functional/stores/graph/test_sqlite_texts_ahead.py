@@ -112,20 +112,19 @@ def _early(count: int = 30) -> Early:
     return first, [node_text_values(n.name, n.qualified_name, n.file, n.docstring) for n in first]
 
 
-def test_with_the_first_nodes_text_known_the_snapshot_child_computes_all_the_others(
+def test_with_the_first_nodes_text_known_the_write_takes_the_rest_and_computes_none(
     tmp_path: Path,
 ) -> None:
     early = _early()
-    child = snapshot_ahead.start("p", NODES, EDGES, INPUTS, texts=True, early=early)
-    texts = snapshot_ahead.texts_of(child, early)
-    assert texts is not None and texts.start(len(write_order(NODES))) == 30
+    latest = list(write_order(NODES).values())
+    rest = [node_text_values(n.name, n.qualified_name, n.file, n.docstring) for n in latest[30:]]
+    texts = TextsAhead(lambda: (30, latest[30].id, rest), early)
+    assert texts.start(len(latest)) == 30
     assert _write(tmp_path / "ahead.sqlite3", texts) == _write(tmp_path / "alone.sqlite3", None)
-    found, ahead = snapshot_ahead.result(child, NODES, EDGES, INPUTS, texts)
-    assert found == snapshot_ahead.encode(NODES, EDGES, INPUTS) and ahead is not None
-    # Without a snapshot child, the write computes the later nodes' text itself.
-    assert snapshot_ahead.texts_of(None) is None
-    alone = snapshot_ahead.texts_of(None, early)
-    assert _write(tmp_path / "early.sqlite3", alone) == _write(tmp_path / "again.sqlite3", None)
+    # The rest missing or misshapen: the write computes it.
+    for i, sent in enumerate([None, (30, latest[30].id, rest[1:]), (31, latest[31].id, rest[1:])]):
+        texts = TextsAhead(lambda sent=sent: sent, early)
+        assert _write(tmp_path / f"g{i}.sqlite3", texts) == _write(tmp_path / f"a{i}.sqlite3", None)
 
 
 def test_the_write_uses_the_first_nodes_text_only_for_the_nodes_it_was_computed_from(

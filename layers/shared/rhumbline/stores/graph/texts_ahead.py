@@ -13,10 +13,10 @@ Exact: both sides order the nodes the same way (`write_order`, the store's last-
 run the same function; the parent checks the shape of what it receives. Fails soft: no child, a
 child that died, was late or sent something else: the parent computes the text itself.
 
-The earlier nodes' text may come from further back (`Early`, ingest/texts_early.py: a child forked
-while phase 2 resolved). The snapshot child then covers every node after them and the write
-computes none of its own; each early text is used only for the very node object it was computed
-from (a later node of the same id replaces it in the write), any other node gets its own.
+The text may also come from a helper process that computed the earlier nodes' text while phase 2
+resolved (`Early`, ingest/texts_early.py) and the later nodes' after it: `receive` then gives the
+helper's and the write computes none of its own. Each early text is used only for the very node
+object it was computed from (a later node of the same id replaces it in the write).
 """
 
 from __future__ import annotations
@@ -54,10 +54,10 @@ def first_of_child(count: int, early: int | None = None) -> int:
     return count - int(count * CHILD_SHARE)
 
 
-def compute(nodes: Sequence[Node], early: int | None = None) -> Texts:
+def compute(nodes: Sequence[Node]) -> Texts:
     """Run by the child: the text of the nodes from first_of_child on, in write order."""
     latest = list(write_order(nodes).values())
-    start = first_of_child(len(latest), early)
+    start = first_of_child(len(latest))
     rest = latest[start:]
     return start, rest[0].id if rest else "", [
         node_text_values(n.name, n.qualified_name, n.file, n.docstring) for n in rest
