@@ -128,3 +128,4 @@ def test_a_clearing_ingest_writes_every_node_with_its_text_from_the_helper(
     ingest_local(pyproj, PROJECT, store=alone, engine=engine, history=False, clear=True)
     alone.close()
     assert _rows(tmp_path / "early.sqlite3") == _rows(tmp_path / "alone.sqlite3")
+
