@@ -57,8 +57,6 @@ class BuiltGraph:
 Unchanged = Callable[[Sequence[SourceFile], "str | None"], bool]
 # (sources, git history log or None) → the changed files' partitions, or None: build everything.
 Partial = Callable[[Sequence[SourceFile], "str | None"], "PartialBuild | None"]
-# The first nodes of a whole phase 2, once built (build_graph's `defined`).
-Defined = Callable[[list[Node]], None]
 
 
 def build_graph(
@@ -72,21 +70,16 @@ def build_graph(
     history: bool = True,
     unchanged: Unchanged | None = None,
     partial: Partial | None = None,
-    defined: Defined | None = None,
 ) -> BuiltGraph:
     """`cache`: phase-1 facts of earlier ingests (incremental.py), parsing only files it lacks.
     `history`: add Contributor nodes from git history when the root is a git checkout.
     `unchanged(sources, history log)`: True when the caller knows these inputs give the graph it
     already has; phase 2 is then skipped and the result has no nodes or edges (`reused`).
     `partial(sources, history log)`: the changed files' partitions when building only those is
-    exact (partial.py), else None and the whole phase 2 runs.
-    `defined(nodes)`: called once a whole phase 2 has built the structure and every Python
-    definition node, the first of the result's nodes in their order, before it resolves anything
-    (a clearing SQLite write computes their search text meanwhile: texts_early.py)."""
+    exact (partial.py), else None and the whole phase 2 runs."""
     with _without_cycle_collection():
         return _build(
-            root.resolve(), project, exclude, workers, progress, cache, history, unchanged,
-            partial, defined,
+            root.resolve(), project, exclude, workers, progress, cache, history, unchanged, partial
         )  # fmt: skip
 
 
@@ -113,7 +106,6 @@ def _build(
     history: bool = True,
     unchanged: Unchanged | None = None,
     partial: Partial | None = None,
-    defined: Defined | None = None,
 ) -> BuiltGraph:
     clock = time.perf_counter()
     seconds: dict[str, float] = {}
@@ -142,10 +134,7 @@ def _build(
         sources = cache.complete(sources)  # every file is resolved: its calls are needed
     edges = EdgeSet()
     nodes = build_structure(project, sources, edges)
-    python = build_python_graph(
-        sources, root.name, edges,
-        defined=None if defined is None else lambda first: defined([*nodes, *first]),
-    )  # fmt: skip
+    python = build_python_graph(sources, root.name, edges)
     nodes.extend(python.nodes)
     others = build_polyglot_graph(sources, root, edges)  # every other parsed language
     nodes.extend(others.nodes)

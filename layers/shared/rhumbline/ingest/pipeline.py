@@ -13,8 +13,7 @@
       with clear=True (first ingest, `clear`, or the stored version has no snapshot); a clearing
       write's snapshot and betweenness are computed by a forked child during the write; the
       snapshot is stored after it (snapshot_ahead.py); the updated facts cache is saved beside
-      the write, on a thread (relational); a clearing SQLite write takes its nodes' search text
-      from a helper process (texts_early.py)
+      the write, on a thread (relational)
     → versions.finish (completed, with counts) → prune versions beyond the retention.
 
 Failure: any error before or in the apply leaves the store's graph (and its stamp) as they were,
@@ -58,7 +57,6 @@ from rhumbline.stores.relational import versions
 from rhumbline.stores.relational.session import session_scope
 
 if TYPE_CHECKING:
-    from rhumbline.ingest import texts_early
     from rhumbline.stores.graph.texts_ahead import TextsAhead
 
 log = logging.getLogger(__name__)
@@ -130,7 +128,6 @@ def _ingest(
     collecting = gc.isenabled()
     gc.disable()
     texts_ahead: TextsAhead | None = None  # and its nodes' search text, for SQLite (texts_ahead.py)
-    early: texts_early.Hook | None = None  # the nodes' text, computed by a helper (texts_early.py)
     try:
         if clear:
             clear_cache(engine, project)
@@ -150,13 +147,9 @@ def _ingest(
             if stored.context is not None and stored.context[0] == key.context_digest:
                 cache.known_skipped = StatIndex(stored.skipped, stored.read_ns, stamp_at=1)
         read_ns = time.time_ns()
-        if base is None and store.backend == "sqlite":  # a clearing SQLite write follows
-            from rhumbline.ingest import texts_early
-
-            early = texts_early.Hook()
         built = build_graph(
             root, project, exclude=exclude, workers=workers, progress=progress, cache=cache,
-            history=history, unchanged=key, partial=planner, defined=early,
+            history=history, unchanged=key, partial=planner,
         )  # fmt: skip
         # The graph lives until the end: later collections need not walk it (forked.py).
         forked.freeze_heap()
@@ -199,12 +192,8 @@ def _ingest(
                 changes, blob = None, None
                 # A SQLite write also takes the later nodes' search text from it (texts_ahead.py).
                 texts = store.backend == "sqlite"
-                # Or from the helper that computed the first nodes' text during phase 2.
-                texts_ahead = early.finish(built.nodes) if early is not None else None
-                texts = texts and texts_ahead is None
                 encoding = snapshot_ahead.start(project, built.nodes, built.edges, inputs, texts=texts)
-                if texts:
-                    texts_ahead = snapshot_ahead.texts_of(encoding)
+                texts_ahead = snapshot_ahead.texts_of(encoding) if texts else None
                 batch = GraphBatch(
                     nodes=built.nodes, edges=built.edges, clear=True, version=number,
                     texts_ahead=texts_ahead,
@@ -249,8 +238,6 @@ def _ingest(
                 encoding, built.nodes, built.edges, inputs, texts_ahead
             )
             blob, counts, encoding = found[0], (found[1], found[2]), None
-            if early is not None:
-                early.close()  # done (it sent the text) or never used
             snapshot_bytes = snapshots.save(engine, version_id, None, blob, inputs=key.value, counts=counts)
             diff_seconds += time.perf_counter() - clock
         built.seconds["diff"] = round(diff_seconds, 3)
@@ -280,8 +267,6 @@ def _ingest(
     except BaseException as error:
         if encoding is not None:
             encoding.close()
-        if early is not None:
-            early.close()
         _mark_failed(engine, version_id, error, drop_snapshot=not applied)
         forked.thaw_heap()
         if collecting:

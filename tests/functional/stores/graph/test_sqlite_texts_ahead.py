@@ -1,6 +1,6 @@
 """SQLite clearing writes taking the later nodes' search text from another process
-(texts_ahead.py), and the first nodes' text computed before the write (texts_early.py): the rows
-are those the write computes itself, whatever the other process sends or fails to send."""
+(texts_ahead.py): the rows are those the write computes itself, whatever the other process
+sends or fails to send."""
 
 from __future__ import annotations
 
@@ -11,14 +11,7 @@ from rhumbline.ingest import snapshot_ahead
 from rhumbline.stores.graph import sqlite_sql as sql
 from rhumbline.stores.graph.protocol import GraphBatch
 from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
-from rhumbline.stores.graph.texts_ahead import (
-    Early,
-    TextsAhead,
-    compute,
-    first_of_child,
-    write_order,
-)
-from rhumbline.stores.graph.words import node_text_values
+from rhumbline.stores.graph.texts_ahead import TextsAhead, compute, first_of_child, write_order
 from tests.functional.stores.graph.graph_samples import edge, node
 
 NODES = [
@@ -103,39 +96,3 @@ def test_a_text_nobody_took_is_read_past_before_the_snapshot(tmp_path: Path) -> 
     texts = snapshot_ahead.texts_of(child)
     found, ahead = snapshot_ahead.result(child, NODES, EDGES, INPUTS, texts)
     assert found == snapshot_ahead.encode(NODES, EDGES, INPUTS) and ahead is not None
-
-
-# The first nodes' text known before the write (ingest/texts_early.py): the first 30 distinct
-# nodes; NODES[1] is replaced in the write by the later node of the same id.
-def _early(count: int = 30) -> Early:
-    first = list(write_order(NODES[:count]).values())
-    return first, [node_text_values(n.name, n.qualified_name, n.file, n.docstring) for n in first]
-
-
-def test_with_the_first_nodes_text_known_the_write_takes_the_rest_and_computes_none(
-    tmp_path: Path,
-) -> None:
-    early = _early()
-    latest = list(write_order(NODES).values())
-    rest = [node_text_values(n.name, n.qualified_name, n.file, n.docstring) for n in latest[30:]]
-    texts = TextsAhead(lambda: (30, latest[30].id, rest), early)
-    assert texts.start(len(latest)) == 30
-    assert _write(tmp_path / "ahead.sqlite3", texts) == _write(tmp_path / "alone.sqlite3", None)
-    # The rest missing or misshapen: the write computes it.
-    for i, sent in enumerate([None, (30, latest[30].id, rest[1:]), (31, latest[31].id, rest[1:])]):
-        texts = TextsAhead(lambda sent=sent: sent, early)
-        assert _write(tmp_path / f"g{i}.sqlite3", texts) == _write(tmp_path / f"a{i}.sqlite3", None)
-
-
-def test_the_write_uses_the_first_nodes_text_only_for_the_nodes_it_was_computed_from(
-    tmp_path: Path,
-) -> None:
-    """A well-shaped but different early text lands, except on the node a later one replaced."""
-    first, _ = _early()
-    marked = [("x",) * 7] * len(first)
-    latest = list(write_order(NODES).values())
-    assert latest[1] is not first[1] and latest[1].id == first[1].id  # replaced by NODES[-1]
-    rows = _write(tmp_path / "g.sqlite3", TextsAhead(lambda: None, (first, marked)))
-    name_lower = [row[5] for row in rows[: len(latest)]]
-    assert name_lower[:30] == ["x"] + [latest[1].name.lower()] + ["x"] * 28
-    assert "x" not in name_lower[30:]

@@ -7,7 +7,7 @@ methods) → IMPORTS, INHERITS, DECORATES and CALLS, then the Import and Decorat
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence, Set
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 
 from rhumbline.ingest.edges import EdgeSet
@@ -33,14 +33,12 @@ def build_python_graph(
     edges: EdgeSet,
     *,
     only: Set[str] | None = None,
-    defined: Callable[[list[Node]], None] | None = None,
 ) -> PythonGraph:
     """Nodes of the Python files in `sources` (their File nodes excepted); edges go into `edges`.
 
     `only`: the paths whose nodes and edges are wanted (an incremental rebuild, partial.py); the
     symbol tables are still built from every file, so those files resolve exactly as in a full
-    build. Default: every file. `defined(nodes)`: called with the Module and definition nodes,
-    the first of the result's nodes, once they are built and before anything is resolved."""
+    build. Default: every file."""
     python = [s for s in sources if s.language == "python" and s.code is not None]
     index = ModuleIndex(root_name, (s.path for s in python))
     resolver = Resolver(Namespaces(index, {s.path: s.code for s in python}))
@@ -69,8 +67,6 @@ def build_python_graph(
             graph.nodes.append(nodes.module_node(source, module))
         graph.nodes.extend(nodes.definition_nodes(path, module, code))
         nodes.add_defines(path, module if owns else None, code, ids, edges)
-    if defined is not None:
-        defined(graph.nodes)
     namespaces = resolver.namespaces
     for source in python:
         if only is not None and source.path not in only:

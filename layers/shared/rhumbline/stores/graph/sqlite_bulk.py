@@ -25,13 +25,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from itertools import repeat
 from operator import itemgetter
 
 from rhumbline.stores.graph import rows
 from rhumbline.stores.graph import sqlite_sql as sql
 from rhumbline.stores.graph.protocol import Edge, Node
-from rhumbline.stores.graph.texts_ahead import TextsAhead
+from rhumbline.stores.graph.texts_ahead import TextsAhead, first_of_child
 
 # Below this many nodes, counting the other rows costs more than deferring saves.
 BULK_NODES = 5_000
@@ -64,8 +63,7 @@ def insert_cleared(
 ) -> None:
     """The rows of a clearing write (the project's rows are deleted already); `highest`: the
     file's highest rid, `latest`: the batch's nodes by id, the last of each id (in
-    texts_ahead.write_order); `texts`: the later nodes' search text, computed by another process
-    (and the earlier ones', when it was computed before the write: TextsAhead.own).
+    texts_ahead.write_order); `texts`: the later nodes' search text, computed by another process.
 
     The edges go first (their rids need no node row), so that text has time to arrive; then the
     nodes in rid order (each insert an append)."""
@@ -80,14 +78,11 @@ def insert_cleared(
             conn.executemany(sql.UPSERT_EDGE, edge_rows)
             del edge_rows
         nodes = list(latest.values())
-        # The nodes whose text the other process computes are the later ones: ours go first
-        # (their text computed here, or known ahead: TextsAhead.own).
-        start = texts.start(len(nodes)) if texts is not None else len(nodes)
-        ours = nodes[:start]
-        own = texts.own(ours) if texts is not None else repeat(None)
+        # The nodes whose text the other process computes are the later ones: ours go first.
+        start = first_of_child(len(nodes)) if texts is not None else len(nodes)
         conn.executemany(
             sql.INSERT_NODE_AT,
-            ((rid_of[n.id], project, *rows.node_values(n, t)) for n, t in zip(ours, own)),
+            ((rid_of[n.id], project, *rows.node_values(n)) for n in nodes[:start]),
         )
         rest = nodes[start:]
         text = texts.take(nodes) if texts is not None and rest else None

@@ -4,19 +4,15 @@ writes the rest.
 The search text of the node rows (words.node_text_values) is the largest Python cost of a SQLite
 clearing write (the full Django sdist: about 1.1 CPU s of 4). The forked child of
 ingest/snapshot_ahead.py holds the same graph and has room before its own work becomes the
-critical path, so it computes the text of the later CHILD_SHARE of the nodes (in write order)
-first and sends it (a few MB: the text only, not the rows), then goes on with the snapshot and
-the scores. Meanwhile the parent writes the edges (their rids need no node row), then the earlier
-nodes with text of its own, and takes the child's text for the rest.
+critical path, so it computes the text of the later CHILD_SHARE of the nodes (in write order:
+since session 6 all of them) first and sends it (a few MB: the text only, not the rows), then
+goes on with the snapshot and the scores. Meanwhile the parent writes the edges (their rids need
+no node row), then the earlier nodes (if any) with text of its own, and takes the child's text for
+the rest.
 
 Exact: both sides order the nodes the same way (`write_order`, the store's last-wins dedup) and
 run the same function; the parent checks the shape of what it receives. Fails soft: no child, a
 child that died, was late or sent something else: the parent computes the text itself.
-
-The text may also come from a helper process that computed the earlier nodes' text while phase 2
-resolved (`Early`, ingest/texts_early.py) and the later nodes' after it: `receive` then gives the
-helper's and the write computes none of its own. Each early text is used only for the very node
-object it was computed from (a later node of the same id replaces it in the write).
 """
 
 from __future__ import annotations
@@ -29,16 +25,15 @@ from rhumbline.stores.graph.words import node_text_values
 
 log = logging.getLogger(__name__)
 
-# The later half: the parent's own half plus all the row inserts then end about when the child's
-# text, snapshot and scores do (sdist, idle second core).
-CHILD_SHARE = 0.5
+# All of it. One process computes the sdist's 77k texts in 0.79 CPU s with its word caches warm,
+# where two halves with caches of their own took about 1.05 (the parent's 0.45 on the write's
+# critical path); the child then ends with its snapshot and scores about when the parent's write
+# does (sdist), which waits for the text only if the child is slower than the edge inserts.
+CHILD_SHARE = 1.0
 
 # What the child sends: (first write position covered, that node's id, the text of each node
 # from there on).
 Texts = tuple[int, str, list[tuple[str, ...]]]
-# The text of a write's first nodes, known before the write: those nodes (in write order, the
-# very objects) and the text of each.
-Early = tuple[list[Node], list[tuple[str, ...]]]
 
 
 def write_order(nodes: Sequence[Node]) -> dict[str, Node]:
@@ -46,11 +41,8 @@ def write_order(nodes: Sequence[Node]) -> dict[str, Node]:
     return {node.id: node for node in nodes}
 
 
-def first_of_child(count: int, early: int | None = None) -> int:
-    """Write position of the first node whose text the child computes; `early`: how many
-    nodes' text is known ahead (Early), the child then takes all the others."""
-    if early is not None:
-        return min(early, count)
+def first_of_child(count: int) -> int:
+    """Write position of the first node whose text the child computes."""
     return count - int(count * CHILD_SHARE)
 
 
@@ -67,34 +59,18 @@ def compute(nodes: Sequence[Node]) -> Texts:
 class TextsAhead:
     """The parent's handle on the child's text: `take` once, when the write needs it."""
 
-    def __init__(self, receive: Callable[[], object | None], early: Early | None = None) -> None:
+    def __init__(self, receive: Callable[[], object | None]) -> None:
         self._receive = receive
         self._taken = False
-        self._early = early
-
-    def start(self, count: int) -> int:
-        """Write position of the first of `count` nodes whose text `take` gives."""
-        return first_of_child(count, None if self._early is None else len(self._early[0]))
-
-    def own(self, nodes: Sequence[Node]) -> list[tuple[str, ...] | None]:
-        """The text known ahead of each of the write's first `nodes` (Early), None for a node
-        it was not computed from (then compute it)."""
-        if self._early is None:
-            return [None] * len(nodes)
-        known, texts = self._early
-        return [
-            texts[i] if i < len(known) and node is known[i] else None
-            for i, node in enumerate(nodes)
-        ]
 
     def take(self, nodes: Sequence[Node]) -> list[tuple[str, ...]] | None:
-        """The child's text for `nodes[self.start(len(nodes)):]` (a write's distinct nodes, in
-        write order), or None (then compute it)."""
+        """The child's text for `nodes[first_of_child(len(nodes)):]` (a write's distinct nodes,
+        in write order), or None (then compute it)."""
         if self._taken:
             return None
         self._taken = True
         found = self._receive()
-        start = self.start(len(nodes))
+        start = first_of_child(len(nodes))
         if (
             isinstance(found, tuple)
             and len(found) == 3
