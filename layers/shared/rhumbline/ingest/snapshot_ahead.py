@@ -13,9 +13,8 @@ pages of every object it reads (refcounts), and two took the full sdist's summed
 The snapshot bytes are those `encode` gives in-process (the fallback when there is no child, or it
 failed; refresh then computes the scores itself, as before).
 
-For a SQLite store the child first computes the nodes' search text (all of it since session 6:
-texts_ahead.CHILD_SHARE) and sends it before the rest (stores/graph/texts_ahead.py): the write
-takes it with `texts_of`.
+For a SQLite store the child first computes the search text of the later half of the nodes and
+sends it before the rest (stores/graph/texts_ahead.py): the write takes it with `texts_of`.
 """
 
 from __future__ import annotations

@@ -4,11 +4,10 @@ writes the rest.
 The search text of the node rows (words.node_text_values) is the largest Python cost of a SQLite
 clearing write (the full Django sdist: about 1.1 CPU s of 4). The forked child of
 ingest/snapshot_ahead.py holds the same graph and has room before its own work becomes the
-critical path, so it computes the text of the later CHILD_SHARE of the nodes (in write order:
-since session 6 all of them) first and sends it (a few MB: the text only, not the rows), then
-goes on with the snapshot and the scores. Meanwhile the parent writes the edges (their rids need
-no node row), then the earlier nodes (if any) with text of its own, and takes the child's text for
-the rest.
+critical path, so it computes the text of the later CHILD_SHARE of the nodes (in write order)
+first and sends it (a few MB: the text only, not the rows), then goes on with the snapshot and
+the scores. Meanwhile the parent writes the edges (their rids need no node row), then the earlier
+nodes with text of its own, and takes the child's text for the rest.
 
 Exact: both sides order the nodes the same way (`write_order`, the store's last-wins dedup) and
 run the same function; the parent checks the shape of what it receives. Fails soft: no child, a
@@ -25,11 +24,9 @@ from rhumbline.stores.graph.words import node_text_values
 
 log = logging.getLogger(__name__)
 
-# All of it. One process computes the sdist's 77k texts in 0.79 CPU s with its word caches warm,
-# where two halves with caches of their own took about 1.05 (the parent's 0.45 on the write's
-# critical path); the child then ends with its snapshot and scores about when the parent's write
-# does (sdist), which waits for the text only if the child is slower than the edge inserts.
-CHILD_SHARE = 1.0
+# The later half: the parent's own half plus all the row inserts then end about when the child's
+# text, snapshot and scores do (sdist, idle second core).
+CHILD_SHARE = 0.5
 
 # What the child sends: (first write position covered, that node's id, the text of each node
 # from there on).
