@@ -8,12 +8,11 @@
       their partitions and compare them with the stored version's; otherwise build the whole new
       graph in memory (phase 2) and compare it with the snapshot of the version the store holds
       (its stamp)
-    → store this version's snapshot (relational)
+    → store this version's snapshot and the updated facts cache (relational)
     → ONE atomic, conditional store.apply: only the difference (incremental), or the whole graph
       with clear=True (first ingest, `clear`, or the stored version has no snapshot); a clearing
       write's snapshot and betweenness are computed by a forked child during the write; the
-      snapshot is stored after it (snapshot_ahead.py); the updated facts cache is saved beside
-      the write, on a thread (relational)
+      snapshot is stored after it (snapshot_ahead.py)
     → versions.finish (completed, with counts) → prune versions beyond the retention.
 
 Failure: any error before or in the apply leaves the store's graph (and its stamp) as they were,
@@ -30,7 +29,6 @@ from __future__ import annotations
 
 import gc
 import logging
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -213,18 +211,10 @@ def _ingest(
                 batch = changes.batch(version=number, expect_version=base_version)
         if blob is not None:
             snapshot_bytes = snapshots.save(engine, version_id, None, blob, inputs=key.value, counts=counts)
+        _save_cache(engine, cache, built.sources)
         diff_seconds = time.perf_counter() - clock
         writing = time.perf_counter()
-        # The facts cache is saved beside the write: mostly I/O (the sdist's 14 MB of rows: 0.1
-        # CPU s, up to 0.5 s wall), which the GIL does not hold up. A relational store of its own.
-        saving = threading.Thread(
-            target=_save_cache, args=(engine, cache, built.sources), name="rhumbline-facts-cache"
-        )
-        saving.start()
-        try:
-            store.apply(project, batch)
-        finally:
-            saving.join()
+        store.apply(project, batch)
         applied = True
         if batch.clear:
             _restore_review_graph(store, engine, project)

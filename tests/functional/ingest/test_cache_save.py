@@ -1,5 +1,5 @@
-"""The facts cache saved on a thread beside the graph write (ingest/pipeline.py): complete
-when the ingest returns or raises, and its failure never fails the ingest."""
+"""The facts cache an ingest saves before its graph write (ingest/pipeline.py): complete when
+the write fails, and its own failure never fails the ingest."""
 
 from __future__ import annotations
 
@@ -13,14 +13,13 @@ from rhumbline.ingest.incremental import FactCache
 from rhumbline.ingest.pipeline import ingest_local
 from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
 
-PROJECT = "acme/cache-beside-write"
+PROJECT = "acme/cache-save"
 
 
-def test_the_facts_cache_is_saved_beside_the_write_and_a_failed_write_still_has_it(
+def test_a_failed_write_still_leaves_the_facts_cache_and_a_failed_save_is_soft(
     pyproj: Path, engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The cache is saved on a thread during the write (pipeline.py): whatever the write does,
-    it is complete when the ingest returns or raises, as when it was saved before the write."""
+    """Whatever the write does, the cache is complete when the ingest returns or raises."""
     store = SqliteGraphStore(tmp_path / "g.sqlite3")
     store.ensure_schema()
     real_apply = store.apply
