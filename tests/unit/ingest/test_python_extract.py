@@ -171,3 +171,37 @@ def test_headers_end_at_each_kinds_last_part_and_repeated_callees_count_per_site
     ]
     assert facts.calls == (CallSite("f", "g", 2), CallSite("f", "g", 3), CallSite("f", "g", 4))
     assert facts.dynamic_calls == 2
+
+
+def test_a_definition_spans_its_own_decorators_only():
+    """A definition's lines, hash and decorators include the decorators written on it, never
+    those of an enclosing decorated class that ends where it ends."""
+    source = (
+        b"@outer\n"  # 1
+        b"class A:\n"  # 2
+        b"    def plain(self):\n"  # 3
+        b"        pass\n"  # 4
+        b"\n"
+        b"    @inner(1)\n"  # 6
+        b"    @other\n"  # 7
+        b"    def last(self):\n"  # 8
+        b"        pass\n"  # 9
+        b"\n"
+        b"@solo\n"  # 11
+        b"def f():\n"  # 12
+        b"    class B:\n"  # 13
+        b"        def g(self):\n"  # 14
+        b"            pass\n"  # 15
+    )
+    by_name = {d.qualname: d for d in extract_python(source).definitions}
+    lines = source.split(b"\n")
+    expected = {
+        "A": (1, 9, ("outer",)), "A.plain": (3, 4, ()), "A.last": (6, 9, ("inner", "other")),
+        "f": (11, 15, ("solo",)), "f.B": (13, 15, ()), "f.B.g": (14, 15, ()),
+    }  # fmt: skip
+    for qualname, (start, end, decorators) in expected.items():
+        definition = by_name[qualname]
+        assert (definition.start_line, definition.end_line) == (start, end), qualname
+        assert tuple(d[0] for d in definition.decorators) == decorators, qualname
+        text = b"\n".join(lines[start - 1 : end])
+        assert definition.content_hash == sha256(text.strip()).hexdigest(), qualname
