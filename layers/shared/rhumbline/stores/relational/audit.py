@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from sqlalchemy import Connection, insert, select
 from sqlalchemy.orm import Session
@@ -23,28 +23,23 @@ _SECRET_KEY = re.compile(r"token|password|secret|authorization", re.IGNORECASE)
 INSERT_ROW = insert(AuditEntry.__table__)
 
 
-def record(
-    executor: Session | Connection,
-    *,
-    request_id: str,
-    principal: str,
-    token_id: str,
-    tool: str,
-    project: str | None,
-    arguments_summary: str,
-    outcome: str,
-    error_code: str | None,
-    latency_ms: float,
-    result_bytes: int,
-) -> None:
-    executor.execute(
-        INSERT_ROW,
-        row_values(
-            request_id=request_id, principal=principal, token_id=token_id, tool=tool, project=project,
-            arguments_summary=arguments_summary, outcome=outcome, error_code=error_code,
-            latency_ms=latency_ms, result_bytes=result_bytes,
-        ),
-    )  # fmt: skip
+class AuditFields(TypedDict):
+    """What the caller of a tool call's audit row gives; `at` and the clipping are row_values'."""
+
+    request_id: str
+    principal: str
+    token_id: str
+    tool: str
+    project: str | None
+    arguments_summary: str
+    outcome: str
+    error_code: str | None
+    latency_ms: float
+    result_bytes: int
+
+
+def record(executor: Session | Connection, **fields: Unpack[AuditFields]) -> None:
+    executor.execute(INSERT_ROW, row_values(**fields))
 
 
 def row_values(

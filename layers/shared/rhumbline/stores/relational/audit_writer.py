@@ -17,9 +17,9 @@ transaction stays as it was.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Unpack
 
-from rhumbline.stores.relational.audit import INSERT_ROW, record, row_values
+from rhumbline.stores.relational.audit import INSERT_ROW, AuditFields, record, row_values
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -46,25 +46,7 @@ class AuditWriter:
             dialect = engine.dialect
             self._processors = [columns[name].type.dialect_impl(dialect).bind_processor(dialect) for name in COLUMNS]
 
-    def write(
-        self,
-        *,
-        request_id: str,
-        principal: str,
-        token_id: str,
-        tool: str,
-        project: str | None,
-        arguments_summary: str,
-        outcome: str,
-        error_code: str | None,
-        latency_ms: float,
-        result_bytes: int,
-    ) -> None:
-        fields: dict[str, Any] = {
-            "request_id": request_id, "principal": principal, "token_id": token_id, "tool": tool,
-            "project": project, "arguments_summary": arguments_summary, "outcome": outcome,
-            "error_code": error_code, "latency_ms": latency_ms, "result_bytes": result_bytes,
-        }  # fmt: skip
+    def write(self, **fields: Unpack[AuditFields]) -> None:
         if not self._direct:
             with self.engine.begin() as connection:
                 record(connection, **fields)
