@@ -7,9 +7,10 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from rhumbline.errors import InvalidArguments, NotFound
+from rhumbline.errors import InvalidArguments
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput, project_field
+from rhumbline.tools.graph_common import missing_node
 from rhumbline.tools.registry import ToolSpec
 
 # = stores.relational.exploration_models.MAX_CONTENT (not imported: the gateway loads every tool's
@@ -41,7 +42,7 @@ def run(arguments: AddAnnotationInput, context: ToolContext) -> AddAnnotationOut
     project = context.project(arguments.project, scope="write")
     node = context.graph.get_node(project, arguments.node_id)
     if node is None:
-        raise NotFound(f"no node '{arguments.node_id}' in project '{project}'; use `search` to find node ids")
+        raise missing_node(context, project, f"no node '{arguments.node_id}' in project '{project}'")
     try:
         annotations.check(arguments.content, arguments.tags)
     except ValueError as error:

@@ -161,12 +161,17 @@ def _annotations(context: ToolContext, project: str, node_id: str) -> dict[str, 
 def _missing(context: ToolContext, project: str, node_id: str) -> NotFound:
     """Not found; if annotations still name this id, they are orphans: say so and show them."""
     from rhumbline import annotations
+    from rhumbline.lookup.project_state import empty_project_failure
 
     with context.db() as session:
         orphans = annotations.for_nodes(session, project, [node_id], per_node=5).get(node_id, [])
     details: dict[str, Any] = {}
     if orphans:
         details["orphaned_annotations"] = [{**a.to_dict(), "orphaned": True} for a in orphans]
+    empty = empty_project_failure(context, project)
+    if empty is not None:
+        empty.details.update(details)
+        return empty
     return NotFound(f"no node '{node_id}' in project '{project}'; use `search` to find node ids", details=details)
 
 

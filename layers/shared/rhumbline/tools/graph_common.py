@@ -85,7 +85,18 @@ def resolve_node(context: ToolContext, project: str, reference: str, *, argument
             f"`{argument}` '{reference}' names {total} nodes: pass one of their ids",
             details={"candidates": [node_ref(n).model_dump() for n in found], "total": total},
         )
-    raise NotFound(f"no node '{reference}' in project '{project}' (`{argument}`); use `search` to find node ids")
+    raise missing_node(context, project, f"no node '{reference}' in project '{project}' (`{argument}`)")
+
+
+def missing_node(context: ToolContext, project: str, what: str) -> NotFound:
+    """`what` was not found; when the whole project has no graph (never ingested, ingesting, failed,
+    empty), that is the answer instead: no id would have been found."""
+    from rhumbline.lookup.project_state import empty_project_failure
+
+    empty = empty_project_failure(context, project)
+    if empty is not None:
+        return empty
+    return NotFound(f"{what}; use `search` to find node ids")
 
 
 def label(node: Node) -> str:

@@ -111,12 +111,17 @@ def _seeds(context: ToolContext, project: str, question: str, count: int) -> tup
 
 def run(arguments: QueryGraphInput, context: ToolContext) -> QueryGraphOutput:
     from rhumbline import annotations
+    from rhumbline.lookup.project_state import empty_project_failure
 
     project = context.project(arguments.project)
     graph = context.graph
     limit = arguments.max_nodes
     seeds, how = _seeds(context, project, arguments.question, min(MAX_SEEDS, limit))
     if not seeds:
+        # A project with no graph at all is an error to report, not an empty neighbourhood.
+        empty = empty_project_failure(context, project)
+        if empty is not None:
+            raise empty
         words = ", ".join(_words(arguments.question)) or arguments.question
         return QueryGraphOutput(
             project=project, nodes=[], edges=[], nodes_total=0, edges_total=0, depth=0,

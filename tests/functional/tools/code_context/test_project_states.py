@@ -17,6 +17,12 @@ LOOKUPS = [
     ("function", {"name": "checkout"}),
     ("class", {"name": "Product"}),
     ("explain", {"name": "Product"}),
+    # The exploration tools that start from a node or a question.
+    ("get_node", {"node_id": "function:shop/cart.py:checkout"}),
+    ("trace_path", {"from_node": "checkout", "to_node": "Product"}),
+    ("blast_radius", {"node_id": "checkout"}),
+    ("query_graph", {"question": "checkout"}),
+    ("add_annotation", {"node_id": "checkout", "content": "a note"}),
 ]
 
 
@@ -55,7 +61,7 @@ EXPECTED = {
 @pytest.mark.parametrize(("tool", "arguments"), LOOKUPS, ids=[tool for tool, _ in LOOKUPS])
 def test_an_empty_project_says_why(world, state: str, tool: str, arguments: dict) -> None:
     slug = _project(state)
-    error = failed(world.call(tool, {**arguments, "project": slug}, projects=(slug,)), "not_found")
+    error = failed(world.call(tool, {**arguments, "project": slug}, projects=(slug,), scopes=("read", "write")), "not_found")
     reason, message = EXPECTED[state]
     assert error["message"] == message.format(slug=slug)
     assert error["details"]["reason"] == reason
