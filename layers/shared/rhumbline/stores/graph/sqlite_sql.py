@@ -188,7 +188,10 @@ REMOVE_NODES = (
     " WHERE project = :project AND id IN (SELECT value FROM json_each(:ids))",
     *REMOVE_FILES[2:],
 )
-# remove_edges: :keys is a JSON array of [source id, relation, target id].
+# remove_edges: :keys is a JSON array of [source id, relation, target id]. CROSS JOIN fixes the
+# join order (as in sqlite_traversal.py): left to itself the planner put the JSON list last and
+# paired every node of the project with every other (an incremental ingest of a 10k-node project
+# ran past its 10 s budget on one statement); this way each key is two (project, id) seeks.
 REMOVE_EDGES = (
     "DELETE FROM temp.stub_candidates",
     "INSERT OR IGNORE INTO temp.stub_candidates SELECT rid FROM nodes WHERE project = :project"
@@ -196,8 +199,8 @@ REMOVE_EDGES = (
     " UNION SELECT json_extract(value, '$[2]') FROM json_each(:keys))",
     "DELETE FROM edges WHERE (source, relation, target) IN ("
     " SELECT s.rid, json_extract(k.value, '$[1]'), t.rid FROM json_each(:keys) AS k"
-    " JOIN nodes AS s ON s.project = :project AND s.id = json_extract(k.value, '$[0]')"
-    " JOIN nodes AS t ON t.project = :project AND t.id = json_extract(k.value, '$[2]'))",
+    " CROSS JOIN nodes AS s ON s.project = :project AND s.id = json_extract(k.value, '$[0]')"
+    " CROSS JOIN nodes AS t ON t.project = :project AND t.id = json_extract(k.value, '$[2]'))",
     REMOVE_FILES[-1],
 )
 # Edges never cross projects, so a project's edges are those leaving its rows.
