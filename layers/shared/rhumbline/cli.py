@@ -358,6 +358,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except Exception as error:
+        # A store that is down, slow past its budget or moved on under us is the user's to act on,
+        # not a traceback; the ingest was atomic, so the previous graph version is still served.
+        from rhumbline.stores.graph.protocol import GraphConflict, GraphUnavailable
+
+        if not isinstance(error, (GraphUnavailable, GraphConflict)):
+            raise
+        print(f"rhumbline: error: {error} (the previous graph version is still served)", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         # The reader went away (`| head`): stop quietly, and keep Python from failing at exit
         # while flushing the dead pipe.
