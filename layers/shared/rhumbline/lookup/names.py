@@ -107,11 +107,27 @@ def resolve_name(
     matches = [n for n in found if n.file == path] if path else found
     if path:
         total = len(matches)
-    if len(matches) == 1:
-        return matches[0]
     exact = [n for n in matches if n.qualified_name == name]
     if len(exact) == 1:
         return exact[0]
+    # Names match ignoring case, but code is written with it: `QuerySet` means the class, not the
+    # `queryset` methods. Only when every match is at hand (a capped page could hide a cased one).
+    cased = [n for n in matches if as_typed(n, name)] if len(matches) == total else []
+    if len(cased) == 1:
+        return cased[0]
+    if cased:
+        matches, total = cased, len(cased)
+    elif len(matches) == 1:
+        return matches[0]
+    elif matches and kinds is not None and not path:
+        other = _cased_of_other_kind(context, project, name, kinds)
+        if other:
+            raise NotFound(
+                f"'{name}' names {' and '.join(sorted({n.kind for n in other}))} node(s), not a {noun}{other_kind_hint}; "
+                f"{total} candidate{'s' if total > 1 else ''} ({noun}) match it ignoring case (see candidates)",
+                details={"reason": "other_kind", "candidates": [node_ref(n).model_dump() for n in [*other, *matches][:CANDIDATES]],
+                         "total": len(other) + total},
+            )  # fmt: skip
     where = f" in {path}" if path else ""
     if matches:
         raise Ambiguous(
@@ -120,6 +136,17 @@ def resolve_name(
             details={"candidates": [node_ref(n).model_dump() for n in matches[:CANDIDATES]], "total": total},
         )
     raise _unknown(context, project, name, kinds=kinds, path=path, noun=noun, hint=other_kind_hint, elsewhere=found)
+
+
+def as_typed(node: Node, name: str) -> bool:
+    """`name` spells the node's name, qualified name or a dotted tail of it with the same case."""
+    return node.name == name or node.qualified_name == name or node.qualified_name.endswith("." + name)
+
+
+def _cased_of_other_kind(context: "ToolContext", project: str, name: str, kinds: Sequence[str]) -> list[Node]:
+    """Nodes of other kinds spelled exactly `name` (the class `QuerySet` when `function` was asked)."""
+    others, _ = context.graph.find_by_name(project, name, limit=CANDIDATES)
+    return [n for n in others if n.kind not in kinds and as_typed(n, name)]
 
 
 def _unknown(
