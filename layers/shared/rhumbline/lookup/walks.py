@@ -30,7 +30,10 @@ class Step(NodeRef):
 
 class StepListing(BaseModel):
     items: list[Step]
-    total: int = Field(description="Exact number of distinct nodes within `depth`; `items` holds the nearest.")
+    total: int = Field(
+        description="Exact number of distinct nodes within `depth`; `items` holds the nearest, the most certain "
+        "edges first within a distance."
+    )
     depth: int
 
 
@@ -43,7 +46,8 @@ def walk_for(direction: Literal["in", "out"], relations: Sequence[str], *, depth
 
 def listing_row(walked: "WalkResult", *, depth: int, limit: int) -> dict[str, Any]:
     """A StepListing's JSON form (see lookup.views): nearest first, each node once at its shortest
-    distance (ties by relation, then id)."""
+    distance; within a distance the most certain edge first (extracted, inferred, ambiguous), then
+    by relation and id."""
     items = []
     for step in walked.steps:
         if step.depth == 0 or step.via is None or step.parent is None:

@@ -144,3 +144,38 @@ def test_nodes_returns_the_existing_ones_by_id(store: GraphStore, project: str) 
         ID["f"]: N["f"],
     }
     assert store.nodes(project, []) == {}
+
+
+def test_the_most_certain_edge_comes_first_and_picks_the_parent(graph_store: GraphStore, project: str) -> None:
+    """s calls u (ambiguous), v (extracted), w (inferred); u (inferred) and v (ambiguous) call t.
+    By (relation, id) alone s's callees would be u, v, w; by certainty they are v, w, u. Going up
+    from t, s is reached through v (s -> v is certain, s -> u ambiguous), not u (the smaller id)."""
+    from rhumbline.stores.graph.bundles import Walk, compose_node_bundle
+    from tests.functional.stores.graph.graph_samples import node
+
+    s, u, v, w, t = (node("Function", f"pkg.{name}", "pkg/c.py") for name in ("s", "u", "v", "w", "t"))
+    graph_store.apply(project, GraphBatch(nodes=[s, u, v, w, t], edges=[
+        edge(s.id, u.id, confidence="AMBIGUOUS", confidence_score=0.2),
+        edge(s.id, v.id),
+        edge(s.id, w.id, confidence="INFERRED", confidence_score=0.8),
+        edge(u.id, t.id, confidence="INFERRED", confidence_score=0.9),
+        edge(v.id, t.id, confidence="AMBIGUOUS", confidence_score=0.2),
+    ], clear=True))  # fmt: skip
+
+    result = graph_store.walk(project, [s.id], direction="out", depth=2, limit=10)
+    assert [(step.node.name, step.depth, step.parent) for step in result.steps] == [
+        ("s", 0, None), ("v", 1, s.id), ("w", 1, s.id), ("u", 1, s.id), ("t", 2, u.id),
+    ]  # fmt: skip
+    assert [step.via.confidence_score for step in result.steps[1:] if step.via] == [1.0, 0.8, 0.2, 0.9]
+    # A page cut at depth 1 keeps the most certain; the one-statement bundle agrees on both backends.
+    page = graph_store.walk(project, [s.id], direction="out", depth=2, limit=3)
+    assert [step.node.name for step in page.steps] == ["s", "v", "w"]
+    for spec in (Walk("out", ("CALLS",), 2, 10), Walk("out", ("CALLS",), 2, 3), Walk("in", None, 2, 10)):
+        for start in (s.id, t.id):
+            single = graph_store.node_bundle(project, start, walks=[spec])
+            assert single == compose_node_bundle(graph_store, project, start, walks=[spec]), (spec, start)
+    upward = graph_store.node_bundle(project, t.id, walks=[Walk("in", None, 2, 10)])
+    assert upward is not None
+    assert [(step.node.name, step.parent) for step in upward.walks[0].steps] == [
+        ("t", None), ("u", t.id), ("v", t.id), ("s", v.id),
+    ]  # fmt: skip

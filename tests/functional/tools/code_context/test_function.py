@@ -54,8 +54,12 @@ def test_a_qualified_method_name_and_its_callees(shop) -> None:
 
 def test_full_qualified_name_depth_and_caps_with_exact_totals(shop) -> None:
     one = ok(shop.call("function", {"name": "shop.services.checkout"}))
+    # Within a depth, the most certain calls first: extracted, inferred, then the ambiguous renders.
     assert [s["id"] for s in one["callees"]["items"]] == [
-        g.ORDER.id, g.PRODUCT.id, g.INNER.id, g.SLUGIFY.id, g.ORDER_RENDER.id, g.PRODUCT_RENDER.id
+        g.INNER.id, g.ORDER.id, g.PRODUCT.id, g.SLUGIFY.id, g.ORDER_RENDER.id, g.PRODUCT_RENDER.id
+    ]
+    assert [s["confidence"] for s in one["callees"]["items"]] == [
+        "EXTRACTED", "INFERRED", "INFERRED", "INFERRED", "AMBIGUOUS", "AMBIGUOUS"
     ]
     assert one["callees"]["total"] == 6
     renders = [s for s in one["callees"]["items"] if s["name"] == "render"]
@@ -64,7 +68,7 @@ def test_full_qualified_name_depth_and_caps_with_exact_totals(shop) -> None:
     assert two["callees"]["total"] == 7
     assert steps(two["callees"])[-1] == (g.HELPER.id, 2, g.INNER.id, 22, "EXTRACTED")
     capped = ok(shop.call("function", {"name": "shop.services.checkout", "depth": 2, "limit": 2}))
-    assert [s["id"] for s in capped["callees"]["items"]] == [g.ORDER.id, g.PRODUCT.id]
+    assert [s["id"] for s in capped["callees"]["items"]] == [g.INNER.id, g.ORDER.id]
     assert capped["callees"]["total"] == 7
     assert [s["id"] for s in two["callers"]["items"]] == ["file:scripts/run.py"]
     assert [d["node"]["id"] for d in two["documented_by"]["items"]] == [g.CONCEPT.id, g.WIKI.id]

@@ -6,9 +6,10 @@ A walk is one `ANY SHORTEST` search with an unbound end (a breadth-first search 
 server, through real nodes only): every reachable node at its shortest distance, with a plan the
 same size whatever the depth (unrolling one subquery per level made Neo4j's planning time grow
 with the depth: seconds for class's two 10-level walks). Which parent a node keeps follows
-traversal.py's rule, the smallest (relation, parent id, direction) among the edges from nodes
-one hop nearer: candidates and reached nodes are grouped on (node, distance), a hash join rather
-than a list-membership test per candidate, and only for nodes that can be in the page. An
+traversal.py's rule, the most certain edge (highest confidence score), then the smallest
+(relation, parent id, direction), among the edges from nodes one hop nearer: candidates and
+reached nodes are grouped on (node, distance), a hash join rather than a list-membership test
+per candidate, and only for nodes that can be in the page. An
 around's `Keep` (class's methods in file order) cuts its page inside the statement, so the other
 members are neither shipped nor have their degrees counted. A mixin of Neo4jGraphStore: it uses
 `_read` only.
@@ -90,15 +91,15 @@ _PARENT_EDGE = {"out": "(o)<-[r{types}]-(p)", "in": "(o)-[r{types}]->(p)", "both
 def _walk(j: int, direction: str, relations: tuple[str, ...] | None, levels: int) -> str:
     """A breadth-first walk from `n` as `w{j}_total`, `w{j}_steps`. The distances come from one
     shortest-path search (a breadth-first search inside the server, through real nodes only);
-    each reached node's parent is then its smallest (relation, parent id, seen_as) edge from a
-    node one hop nearer, found by grouping candidates and reached nodes on (parent, distance).
+    each reached node's parent is then its most certain, then smallest (relation, parent id,
+    seen_as), edge from a node one hop nearer, found by grouping candidates and reached nodes on
+    (parent, distance).
 
-    Only nodes that can be in the page get parents looked up; their parents, one hop nearer,
-    sort before them and are looked up too. Over ONE relation the page's order, (distance,
-    relation, id), is (distance, id) before any parent is chosen: the page's nodes are the first
-    of `found`. Over several, the page holds the nodes nearer than its last one's distance and
-    some at that distance: every node up to that distance. A hub's 400 callers within depth 4
-    then cost 20 parent lookups, not 400."""
+    Only nodes that can be in the page get parents looked up: the page is ordered by (distance,
+    certainty of the chosen edge, relation, id), so it holds the nodes nearer than its last one's
+    distance and some at that distance, which only their edges can pick: every node up to that
+    distance is looked up. A hub's 400 callers within depth 4, 55 of them at depth 1, cost 55
+    parent lookups for a page of 20, not 400."""
     types = ":" + "|".join(f"`{r}`" for r in relations) if relations else ""
     step = _WALK_PATTERNS[direction].format(types=types).replace("[r", "[")
     reach = (
@@ -110,13 +111,10 @@ def _walk(j: int, direction: str, relations: tuple[str, ...] | None, levels: int
         else "RETURN [] AS found"
     )
     page = f"$w{j}_page"
-    if relations is not None and len(relations) == 1:
-        reached = f"found[0..{page}]"
-    else:
-        reached = (
-            f"CASE WHEN size(found) <= {page} THEN found WHEN {page} = 0 THEN []\n"
-            f"        ELSE [x IN found WHERE x[1] <= found[{page} - 1][1]] END"
-        )
+    reached = (
+        f"CASE WHEN size(found) <= {page} THEN found WHEN {page} = 0 THEN []\n"
+        f"        ELSE [x IN found WHERE x[1] <= found[{page} - 1][1]] END"
+    )
     return f"""CALL (n) {{
     CALL (n) {{
         {reach}
@@ -127,7 +125,8 @@ def _walk(j: int, direction: str, relations: tuple[str, ...] | None, levels: int
             UNWIND reached AS x
             WITH x[0] AS o, x[1] AS k WHERE k > 0
             MATCH {_PARENT_EDGE[direction].format(types=types)}
-            RETURN p, k - 1 AS d, [type(r), p.id, {_SEEN_AS[direction]}, o, r, k] AS choice
+            RETURN p, k - 1 AS d,
+                   [type(r), p.id, {_SEEN_AS[direction]}, o, r, k, -coalesce(r.confidence_score, 0.0)] AS choice
             UNION ALL
             UNWIND reached AS x
             RETURN x[0] AS p, x[1] AS d, null AS choice
@@ -135,9 +134,9 @@ def _walk(j: int, direction: str, relations: tuple[str, ...] | None, levels: int
         // A (p, d) group holds a reached row (its null choice is not collected) iff p is at distance d.
         WITH p, d, collect(choice) AS choices, count(*) AS rows WHERE size(choices) < rows
         UNWIND choices AS c
-        WITH c ORDER BY c[0], c[1], c[2]
+        WITH c ORDER BY c[6], c[0], c[1], c[2]
         WITH c[3] AS o, collect(c)[0] AS best
-        WITH best ORDER BY best[5], best[0], o.id
+        WITH best ORDER BY best[5], best[6], best[0], o.id
         LIMIT $w{j}_page
         WITH best[3] AS o, best[4] AS r, best
         RETURN collect([best[5], {rows.node_list_cypher("o")}, best[0], best[1], best[2],

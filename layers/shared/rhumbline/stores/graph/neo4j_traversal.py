@@ -81,13 +81,14 @@ def expand_cypher(legs: tuple[tuple[WalkDirection, tuple[str, ...] | None], ...]
         pattern = _PATTERNS[direction].format(types=types)
         branches.append(
             f"MATCH (p){pattern}(o:CodeNode) WHERE o.kind IS NOT NULL"
-            f" RETURN type(r) AS relation, o.id AS other, {_SEEN_AS[direction]} AS seen_as"
+            f" RETURN type(r) AS relation, o.id AS other, {_SEEN_AS[direction]} AS seen_as,"
+            " coalesce(r.confidence_score, 0.0) AS score"
         )
     return f"""
 UNWIND $frontier AS parent_id
 MATCH (p:CodeNode {{project: $project, id: parent_id}})
 CALL (p) {{ {" UNION ALL ".join(branches)} }}
-RETURN collect([parent_id, relation, other, seen_as]) AS found
+RETURN collect([parent_id, relation, other, seen_as, score]) AS found
 """
 
 

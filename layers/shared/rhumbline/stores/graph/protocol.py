@@ -139,7 +139,7 @@ class WalkStep:
 
 @dataclass(frozen=True, slots=True)
 class WalkResult:
-    steps: list[WalkStep]  # breadth-first order: by depth, then (relation, id)
+    steps: list[WalkStep]  # breadth-first order: by depth, then most certain edge, then (relation, id)
     total: int  # exact number of distinct nodes reachable within `depth`, start nodes included
     truncated: bool  # `steps` was cut at `limit`
 

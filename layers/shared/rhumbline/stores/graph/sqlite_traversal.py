@@ -30,7 +30,7 @@ WHERE n.kind IS NOT NULL
 # {this}: the frontier's end of the edge; {other}: the far end. Stubs (kind NULL) are skipped.
 _EXPAND = f"""
 SELECT p.id AS parent, e.relation AS relation, o.id AS other, o.rid AS other_rid,
-       '{{seen_as}}' AS seen_as
+       '{{seen_as}}' AS seen_as, e.confidence_score AS score
 FROM json_each(:frontier) AS f
 CROSS JOIN nodes AS p ON p.rid = f.value
 CROSS JOIN edges AS e ON e.{{this}} = p.rid
@@ -107,9 +107,9 @@ class SqliteReader:
                 "frontier": rids,
                 "relations": json.dumps(list(relations)) if relations is not None else None,
             }
-            for parent, relation, other, other_rid, seen_as in self._conn.execute(EXPAND[direction], params):
+            for parent, relation, other, other_rid, seen_as, score in self._conn.execute(EXPAND[direction], params):
                 self._rid[other] = other_rid
-                found.append((parent, relation, other, seen_as))
+                found.append((parent, relation, other, seen_as, score))
         return found
 
     def edges(self, keys: Sequence[EdgeKey]) -> dict[EdgeKey, EdgeFacts]:

@@ -6,9 +6,11 @@ construction: each level is one query per leg over the whole frontier (never one
 the choices that make an answer deterministic (which parent, which order) are made here.
 
 Determinism rules:
-- a node is reached once, at its shortest distance; its parent is the smallest
-  (relation, parent id, direction) among the edges that reach it from the previous level;
-- walk steps are ordered by depth, then (relation, id) of the edge that reached them;
+- a node is reached once, at its shortest distance, through the most certain of the edges that
+  reach it from the previous level (highest confidence score), then the smallest
+  (relation, parent id, direction);
+- walk steps are ordered by depth, then most certain edge first, then (relation, id): a
+  listing capped at 20 shows a function's certain callers before the ambiguous ones;
 - shortest paths are listed meeting node by meeting node (by id), each side by sorted parents.
 """
 
@@ -40,8 +42,8 @@ MAX_PATHS = 50
 MAX_PATH_VISITED = 50_000
 MAX_EDGE_PAIRS = 5_000_000
 
-# (parent id, relation, other id, direction of the edge seen from the parent)
-Expansion = tuple[str, str, str, Literal["in", "out"]]
+# (parent id, relation, other id, direction of the edge seen from the parent, its confidence score)
+Expansion = tuple[str, str, str, Literal["in", "out"], float]
 EdgeKey = tuple[str, str, str]  # (source, relation, target): an edge's identity
 
 
@@ -166,26 +168,26 @@ class TraversalMixin:
 
 # -- breadth-first search ----------------------------------------------------------------------
 
-# A reached node: (depth, parent id, relation, direction seen from the parent); start nodes have
-# (0, None, None, None).
-Reached = tuple[int, "str | None", "str | None", "str | None"]
+# A reached node: (depth, parent id, relation, direction seen from the parent, minus the edge's
+# confidence score); start nodes have (0, None, None, None, 0.0).
+Reached = tuple[int, "str | None", "str | None", "str | None", float]
 
 
 def _bfs(reader: Reader, start: list[str], legs: Sequence[Leg], depth: int) -> dict[str, Reached]:
-    found: dict[str, Reached] = {node_id: (0, None, None, None) for node_id in start}
+    found: dict[str, Reached] = {node_id: (0, None, None, None, 0.0) for node_id in start}
     frontier = start
     for level in range(1, depth + 1):
         if not frontier:
             break
-        best: dict[str, tuple[str, str, str]] = {}
-        for parent, relation, other, seen_as in reader.expand(frontier, legs):
+        best: dict[str, tuple[float, str, str, str]] = {}
+        for parent, relation, other, seen_as, score in reader.expand(frontier, legs):
             if other in found:
                 continue
-            choice = (relation, parent, seen_as)
+            choice = (-score, relation, parent, seen_as)
             if other not in best or choice < best[other]:
                 best[other] = choice
-        for other, (relation, parent, seen_as) in best.items():
-            found[other] = (level, parent, relation, seen_as)
+        for other, (uncertainty, relation, parent, seen_as) in best.items():
+            found[other] = (level, parent, relation, seen_as, uncertainty)
         frontier = sorted(best)
     return found
 
@@ -200,14 +202,14 @@ def walk(
 ) -> WalkResult:
     starts = reader.nodes(start)
     found = _bfs(reader, sorted(starts), [(direction, relations)], depth)
-    order = sorted(found, key=lambda node_id: (found[node_id][0], found[node_id][2] or "", node_id))
+    order = sorted(found, key=lambda i: (found[i][0], found[i][4], found[i][2] or "", i))
     page = order[:limit]
     keys = {i: _edge_key(i, found[i]) for i in page if found[i][1] is not None}
     reached, facts = reader.details([i for i in page if i not in starts], list(keys.values()))
     nodes = {**starts, **reached}
     steps = []
     for node_id in page:
-        level, parent, relation, seen_as = found[node_id]
+        level, parent, relation, seen_as, _ = found[node_id]
         via = None
         if parent is not None:
             fact = facts[keys[node_id]]
@@ -230,7 +232,7 @@ def walk(
 
 
 def _edge_key(node_id: str, reached: Reached) -> EdgeKey:
-    _, parent, relation, seen_as = reached
+    _, parent, relation, seen_as, _ = reached
     assert parent is not None and relation is not None
     return (parent, relation, node_id) if seen_as == "out" else (node_id, relation, parent)
 

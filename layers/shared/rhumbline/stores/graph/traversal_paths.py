@@ -57,7 +57,7 @@ def shortest_paths(
         side = sides[grow]
         parents: Parents = side["parents"]
         new: Parents = {}
-        for parent, relation, node_id, seen_as in reader.expand(
+        for parent, relation, node_id, seen_as, _ in reader.expand(
             side["frontier"], [(side["direction"], relations)]
         ):
             if node_id not in parents:
