@@ -20,10 +20,11 @@ def server(start_server: Any) -> LocalServer:
 async def calls(server: LocalServer) -> dict[str, Any]:
     async with sdk_session(server, "auto") as client:
         context = await client.call_tool("context", {"file": "pkg/shop.py", "format": "markdown"})
+        context_json = await client.call_tool("context", {"file": "pkg/shop.py"})
         function = await client.call_tool("function", {"name": "total_price"})
         klass = await client.call_tool("class", {"name": "Cart"})
         query = await client.call_tool("query", {"cypher": "RETURN 1"})
-        return {"context": context, "function": function, "class": klass, "query": query}
+        return {"context": context, "context_json": context_json, "function": function, "class": klass, "query": query}
 
 
 def test_code_context_tools_over_http(server: LocalServer) -> None:
@@ -34,6 +35,15 @@ def test_code_context_tools_over_http(server: LocalServer) -> None:
     assert text.startswith("# pkg/shop.py (python")  # the markdown itself, not a JSON string
     assert "- 4-9 Class `Cart`" in text and "Method `Cart.add_item`" in text
     assert context.structured_content["markdown"] == text
+    # The compact JSON bundle (the client checked it against the advertised output schema): a
+    # definition says neither its file nor its language, the bundle's `file` does once.
+    bundle = seen["context_json"].structured_content
+    assert not seen["context_json"].is_error
+    assert (bundle["file"]["path"], bundle["file"]["language"]) == ("pkg/shop.py", "python")
+    assert bundle["definitions"]["items"][0] == {
+        "id": "class:pkg/shop.py:Cart", "kind": "Class", "name": "Cart", "qualified_name": "shop.Cart", "line": 4,
+        "end_line": 9, "signature": "class Cart", "docstring": "A shopping cart.",
+    }  # fmt: skip
     function = seen["function"].structured_content
     assert function["node"]["qualified_name"] == "shop.total_price"
     assert [(c["qualified_name"], c["evidence_line"]) for c in function["callers"]["items"]] == [("shop.Cart.add_item", 9)]

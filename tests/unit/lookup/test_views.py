@@ -71,30 +71,3 @@ def test_rows_are_their_models_json_form() -> None:
     rows = link_rows(group)
     assert json.dumps(TypeAdapter(Listing[Link]).dump_python(TypeAdapter(Listing[Link]).validate_python(rows), mode="json")) == json.dumps(rows)
     assert rows["total"] == 7 and link_rows(None) == {"items": [], "total": 0}
-
-
-def test_rows_from_file_rows_tuples_equal_the_rows_from_objects() -> None:
-    """context builds its rows from bundles.FileRows' tuples: the same rows as from the objects."""
-    from rhumbline.lookup.views import definition_row_of, link_rows_of
-    from rhumbline.stores.graph.bundles import RelationRows, astuple_node, link_row_of
-
-    bare = Node(id="module:pkg/a.py", kind="Module", name="a", qualified_name="pkg.a")
-    long_doc = Node(
-        "function:pkg/a.py:f", "Function", "f", "pkg.a.f", "pkg/a.py", 1, 2, "python", "def f(" + "x, " * 200 + ")",
-        "word " * 400, "h",
-    )  # fmt: skip
-    for node in (NODE, bare, long_doc):
-        for chars in (200, 1200):
-            expected = definition_row(node, docstring_chars=chars)
-            assert definition_row_of(astuple_node(node), docstring_chars=chars) == expected
-    real = LinkedEdge(node_id=NODE.id, edge=EdgeView(
-        relation="IMPORTS", direction="in", confidence="EXTRACTED", confidence_score=1.0, explanation="x " * 400,
-        file="pkg/b.py", line=1, other_id=bare.id, other_kind=bare.kind, other_name=bare.name,
-    ), other=bare)  # fmt: skip
-    stub = LinkedEdge(node_id=NODE.id, edge=EDGE, other=None)
-    for direction, edges in (("in", [real]), ("out", [stub]), ("in", [real, real])):
-        group = RelationEdges(edges=edges, total=7)
-        rows = RelationRows([link_row_of(e) for e in edges], 7)
-        assert link_rows_of(direction, rows) == link_rows(group)
-        assert json.dumps(link_rows_of(direction, rows)) == json.dumps(link_rows(group))
-    assert link_rows_of("in", None) == link_rows(None)

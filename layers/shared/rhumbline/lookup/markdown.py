@@ -47,12 +47,10 @@ def title(node: NodeRef) -> str:
     return node.name if node.kind in KNOWLEDGE_KINDS else (node.qualified_name or node.name)
 
 
-def link_line(item: Link, *, show_about: bool = False) -> str:
+def link_line(item: Link) -> str:
     arrow = "←" if item.direction == "in" else "→"
     evidence = where(item.evidence_file, item.evidence_line)
     text = f"- {arrow} {item.relation} {ref(item.node)}"
-    if show_about:
-        text += f" [{item.about}]"
     if item.confidence != "EXTRACTED":
         text += f" {item.confidence.lower()}"
     if evidence:

@@ -12,7 +12,6 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
-from rhumbline.stores.graph.bundles import RelationRows
 from rhumbline.stores.graph.protocol import EdgeView, Node, RelationEdges
 
 T = TypeVar("T")
@@ -165,49 +164,6 @@ def link_rows(group: RelationEdges | None) -> dict[str, Any]:
     if group is None:
         return {"items": [], "total": 0}
     return {"items": [link_row(e.node_id, e.edge, e.other) for e in group.edges], "total": group.total}
-
-
-# From bundles.FileRows' tuples (context): the same rows as definition_row / link_rows, with no
-# Node, EdgeView or LinkedEdge built per row first (tests/unit/lookup checks they agree).
-
-
-def definition_row_of(values: Sequence[Any], *, docstring_chars: int = DOCSTRING_CHARS) -> dict[str, Any]:
-    """definition_row of a node given as its NODE_FIELDS values."""
-    return {
-        "id": values[0],
-        "kind": values[1],
-        "name": values[2],
-        "qualified_name": values[3],
-        "file": values[4],
-        "line": values[5],
-        "end_line": values[6],
-        "language": values[7],
-        "signature": clip(values[8], SIGNATURE_CHARS),
-        "docstring": clip(values[9], docstring_chars),
-    }
-
-
-def link_rows_of(direction: Literal["in", "out"], group: RelationRows | None) -> dict[str, Any]:
-    """link_rows of one relation's LINK rows (bundles.LINK_FIELDS), seen `direction`."""
-    if group is None:
-        return {"items": [], "total": 0}
-    items = [
-        {
-            "about": row[0],
-            "relation": row[1],
-            "direction": direction,
-            "node": {
-                "id": row[7], "kind": row[8], "name": row[9], "qualified_name": row[10], "file": row[11], "line": row[12]
-            },  # fmt: skip
-            "confidence": row[2],
-            "confidence_score": row[3],
-            "explanation": clip(row[4], EXPLANATION_CHARS) or "",
-            "evidence_file": row[5],
-            "evidence_line": row[6],
-        }
-        for row in group.rows
-    ]
-    return {"items": items, "total": group.total}
 
 
 def merged_rows(found: Mapping[str, RelationEdges], relations: Sequence[str], limit: int) -> dict[str, Any]:

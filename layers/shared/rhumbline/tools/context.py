@@ -11,7 +11,8 @@ from rhumbline.errors import NotFound
 from rhumbline.lookup.kinds import DEFINITION_KINDS
 
 from rhumbline.lookup import markdown as md
-from rhumbline.lookup.views import FORMAT_FIELD, Annotation, Definition, Format, Link, Listing
+from rhumbline.lookup.file_views import DocLink, FileDefinition, FileImport, FileImporter
+from rhumbline.lookup.views import FORMAT_FIELD, Annotation, Format, Listing
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import KNOWLEDGE_KINDS, StrictInput, project_field
 from rhumbline.tools.graph_common import cursor_field, query_of
@@ -22,7 +23,6 @@ from rhumbline.tools.registry import Dumped, ToolSpec
 MAX_DEFINITIONS = 50
 MAX_LINKS = 100
 MAX_MODULES = 10
-DOCSTRING_CHARS = 200  # per definition: a file can hold hundreds
 # What the bundle reads: the file's modules and a page of its definitions; who imports or
 # documents any of them, and what the file imports or its documentation sections document.
 _BUNDLE: dict[str, Any] = {
@@ -60,19 +60,30 @@ class ContextOutput(BaseModel):
     format: Format
     markdown: str | None = Field(default=None, description="format=markdown: the whole bundle as text.")
     file: FileInfo | None = None
-    definitions: Listing[Definition] | None = Field(
+    definitions: Listing[FileDefinition] | None = Field(
         default=None,
-        description=f"What the file defines, by line: {MAX_DEFINITIONS} per answer from the cursor's position.",
+        description=f"What the file defines, by line: {MAX_DEFINITIONS} per answer from the cursor's position. "
+        "Each is in the bundle's `file`, in its language.",
     )
-    imports: Listing[Link] | None = Field(default=None, description="What the file imports (resolved targets).")
-    imported_by: Listing[Link] | None = Field(
-        default=None, description="Who imports the file, its module or a definition listed here."
+    imports: Listing[FileImport] | None = Field(
+        default=None,
+        description="What the file imports (resolved targets): its IMPORTS edges out (file → `node`), with the "
+        "line of the import statement in this file.",
     )
-    documented_by: Listing[Link] | None = Field(
-        default=None, description="Knowledge-layer nodes (documents, ADRs, concepts, rules) about this file's code."
+    imported_by: Listing[FileImporter] | None = Field(
+        default=None,
+        description="Who imports the file, its module or a definition listed here: IMPORTS edges in (`node` → "
+        "`about`), with the line of the import statement in `node`'s file.",
     )
-    documents: Listing[Link] | None = Field(
-        default=None, description="For a documentation file: the code its sections document."
+    documented_by: Listing[DocLink] | None = Field(
+        default=None,
+        description="Knowledge-layer nodes (documents, ADRs, concepts, rules) about this file's code: DOCUMENTS "
+        "edges in (`node` → `about`).",
+    )
+    documents: Listing[DocLink] | None = Field(
+        default=None,
+        description="For a documentation file: the code its sections document: DOCUMENTS edges out "
+        "(`about` → `node`).",
     )
     annotations: Listing[Annotation] | None = None
     next_cursor: str | None = Field(
@@ -83,7 +94,7 @@ class ContextOutput(BaseModel):
 def run(arguments: ContextInput, context: ToolContext) -> ContextOutput | Dumped:
     from rhumbline.lookup import annotations
     from rhumbline.lookup.names import file_id, resolve_file
-    from rhumbline.lookup.views import definition_row_of, link_rows_of
+    from rhumbline.lookup.file_views import doc_link_rows, file_definition_row, import_rows, importer_rows
     from rhumbline.tools import cursors
 
     project = context.project(arguments.project)
@@ -125,13 +136,13 @@ def run(arguments: ContextInput, context: ToolContext) -> ContextOutput | Dumped
             "content_hash": node.content_hash,
         },
         "definitions": {
-            "items": [definition_row_of(d, docstring_chars=DOCSTRING_CHARS) for d in defined],
+            "items": [file_definition_row(d) for d in defined],
             "total": found.definitions_total,
         },
-        "imports": link_rows_of("out", outward.get("IMPORTS")),
-        "imported_by": link_rows_of("in", inward.get("IMPORTS")),
-        "documented_by": link_rows_of("in", inward.get("DOCUMENTS")),
-        "documents": link_rows_of("out", outward.get("DOCUMENTS")),
+        "imports": import_rows(outward.get("IMPORTS")),
+        "imported_by": importer_rows(inward.get("IMPORTS")),
+        "documented_by": doc_link_rows(inward.get("DOCUMENTS")),
+        "documents": doc_link_rows(outward.get("DOCUMENTS")),
         "annotations": annotated.model_dump(mode="json"),
         "next_cursor": next_cursor,
     }
@@ -150,7 +161,7 @@ def render(bundle: ContextOutput, *, modules: list[str], offset: int = 0) -> str
         head.append(f"module {', '.join(f'`{m}`' for m in modules)}")
     prefixes = tuple(m + "." for m in modules)
 
-    def local(item: Definition) -> str:
+    def local(item: FileDefinition) -> str:
         name = item.qualified_name
         for prefix in prefixes:
             if name.startswith(prefix):
@@ -168,20 +179,40 @@ def render(bundle: ContextOutput, *, modules: list[str], offset: int = 0) -> str
     title = "Definitions"
     if offset:  # a later page: counted from the cursor's position
         title = f"Definitions from #{offset + 1} of {defined.total}"
-        defined = Listing[Definition](items=defined.items, total=defined.total - offset)
+        defined = Listing[FileDefinition](items=defined.items, total=defined.total - offset)
     more = [f"More definitions: call again with `cursor` = `{bundle.next_cursor}`"] if bundle.next_cursor else []
     return md.document(
         [
             head,
             md.section(title, defined, local, limit=MAX_DEFINITIONS),
             more,
-            md.section("Imports", bundle.imports, md.link_line),
-            md.section("Imported by", bundle.imported_by, md.link_line),
-            md.section("Documented by", bundle.documented_by, lambda i: md.link_line(i, show_about=True)),
-            md.section("Documents", bundle.documents, lambda i: md.link_line(i, show_about=True)),
+            md.section("Imports", bundle.imports, _import_line),
+            md.section("Imported by", bundle.imported_by, _import_line),
+            md.section("Documented by", bundle.documented_by, _doc_line),
+            md.section("Documents", bundle.documents, _doc_line),
             md.section("Annotations", bundle.annotations, md.annotation_line),
         ]
     )
+
+
+# One line per link, without what its section's title says (the relation and its direction) or
+# what the bundle's head says (the file an import statement is in).
+
+
+def _confidence(confidence: str) -> str:
+    return "" if confidence == "EXTRACTED" else f" {confidence.lower()}"
+
+
+def _import_line(item: FileImport | FileImporter) -> str:
+    """Imports: the line is in this file; importers: in the importing file, `node`."""
+    line = f" @ line {item.evidence_line}" if item.evidence_line else ""
+    return f"- {md.ref(item.node)}{_confidence(item.confidence)}{line}"
+
+
+def _doc_line(item: DocLink) -> str:
+    evidence = md.where(item.evidence_file, item.evidence_line)
+    text = f"- {md.ref(item.node)} [{item.about}]{_confidence(item.confidence)}"
+    return text + (f" @ {evidence}" if evidence else "")
 
 
 SPEC = ToolSpec(

@@ -15,8 +15,8 @@ def ids(listing: dict) -> list[str]:
     return [item["id"] for item in listing["items"]]
 
 
-def links(listing: dict) -> list[tuple[str, str, str]]:
-    return [(item["about"], item["node"]["id"], item["relation"]) for item in listing["items"]]
+def links(listing: dict) -> list[tuple[str, str]]:
+    return [(item["about"], item["node"]["id"]) for item in listing["items"]]
 
 
 def test_bundle_of_a_code_file(shop) -> None:
@@ -28,24 +28,42 @@ def test_bundle_of_a_code_file(shop) -> None:
     definitions = result["definitions"]
     assert ids(definitions) == [g.PRODUCT.id, g.PRODUCT_SAVE.id, g.PRODUCT_RENDER.id, g.ORDER.id, g.ORDER_RENDER.id]
     assert definitions["total"] == 5
+    # Each fact once: a definition's file and language are the bundle's `file`, a list's relation
+    # and direction its field's (described in the output schema), an import's file the bundle's.
     assert definitions["items"][0] == {
         "id": g.PRODUCT.id, "kind": "Class", "name": "Product", "qualified_name": "shop.models.Product",
-        "file": "shop/models.py", "line": 4, "end_line": 10, "language": "python",
-        "signature": "class Product(Model)", "docstring": None,
+        "line": 4, "end_line": 10, "signature": "class Product(Model)", "docstring": None,
     }  # fmt: skip
-    assert links(result["imports"]) == [("file:shop/models.py", "module:shop.base", "IMPORTS")]
-    assert result["imports"]["items"][0]["evidence_line"] == 1
-    # Importers of the module the file defines, ordered by (relation, subject id, importer id).
+    assert result["imports"] == {
+        "items": [{
+            "node": {"id": "module:shop.base", "kind": "Module", "name": "base", "qualified_name": "shop.base",
+                     "file": "shop/base.py", "line": 1},
+            "confidence": "EXTRACTED", "confidence_score": 1.0,
+            "explanation": "`from shop.base import Model` at shop/models.py:1", "evidence_line": 1,
+        }],
+        "total": 1,
+    }  # fmt: skip
+    # Importers of the module the file defines, ordered by (subject id, importer id); the import
+    # statement is in the importer's file, at `evidence_line`.
     assert links(result["imported_by"]) == [
-        ("module:shop.models", "file:shop/digital.py", "IMPORTS"),
-        ("module:shop.models", "file:shop/services.py", "IMPORTS"),
+        ("module:shop.models", "file:shop/digital.py"),
+        ("module:shop.models", "file:shop/services.py"),
     ]
-    assert links(result["documented_by"]) == [
-        (g.PRODUCT.id, g.CONCEPT.id, "DOCUMENTS"),
-        (g.PRODUCT_SAVE.id, g.DECISION.id, "DOCUMENTS"),
-    ]
-    decision = result["documented_by"]["items"][1]
-    assert (decision["confidence"], decision["node"]["kind"], decision["evidence_line"]) == ("AMBIGUOUS", "Decision", 11)
+    assert result["imported_by"]["items"][1] == {
+        "about": "module:shop.models",
+        "node": {"id": "file:shop/services.py", "kind": "File", "name": "services.py",
+                 "qualified_name": "shop/services.py", "file": "shop/services.py", "line": 1},
+        "confidence": "EXTRACTED", "confidence_score": 1.0,
+        "explanation": "`from . import models` at shop/services.py:5", "evidence_line": 5,
+    }  # fmt: skip
+    assert links(result["documented_by"]) == [(g.PRODUCT.id, g.CONCEPT.id), (g.PRODUCT_SAVE.id, g.DECISION.id)]
+    assert result["documented_by"]["items"][1] == {
+        "about": g.PRODUCT_SAVE.id,
+        "node": {"id": g.DECISION.id, "kind": "Decision", "name": g.DECISION.name,
+                 "qualified_name": g.DECISION.qualified_name, "file": g.DECISION.file, "line": g.DECISION.start_line},
+        "confidence": "AMBIGUOUS", "confidence_score": 0.4, "explanation": "`save()` mentioned: 2 candidates",
+        "evidence_file": "docs/adr/0001-use-models.md", "evidence_line": 11,
+    }  # fmt: skip
     assert result["documents"] == {"items": [], "total": 0}
     assert result["annotations"]["total"] == 0
     assert result["markdown"] is None
@@ -56,12 +74,20 @@ def test_bundle_of_a_documentation_file(shop) -> None:
     assert ids(result["definitions"]) == [g.GLOSSARY.id, g.CONCEPT.id, g.RULE.id]
     assert [i["kind"] for i in result["definitions"]["items"]] == ["Document", "Concept", "Rule"]
     assert links(result["documents"]) == [
-        (g.CONCEPT.id, g.PRODUCT.id, "DOCUMENTS"),
-        (g.CONCEPT.id, g.CHECKOUT.id, "DOCUMENTS"),
-        (g.RULE.id, g.HELPER.id, "DOCUMENTS"),
-        (g.RULE.id, "module:shop.services", "DOCUMENTS"),
+        (g.CONCEPT.id, g.PRODUCT.id),
+        (g.CONCEPT.id, g.CHECKOUT.id),
+        (g.RULE.id, g.HELPER.id),
+        (g.RULE.id, "module:shop.services"),
     ]
+    assert result["documents"]["items"][0]["evidence_file"] == "docs/glossary.md"
     assert result["imports"]["total"] == result["imported_by"]["total"] == result["documented_by"]["total"] == 0
+    text = ok(shop.call("context", {"file": "docs/glossary.md", "format": "markdown"}))["markdown"]
+    # The section's title says the relation and its direction; each line the section's node it is about.
+    assert text.endswith("""## Documents (4)
+- `shop.models.Product` (Class, shop/models.py:4) [concept:docs/glossary.md#product] inferred @ docs/glossary.md:5
+- `shop.services.checkout` (Function, shop/services.py:15) [concept:docs/glossary.md#product] inferred @ docs/glossary.md:5
+- `shop.services.helper` (Function, shop/services.py:10) [rule:docs/glossary.md#checkout-rules] inferred @ docs/glossary.md:9
+- `shop.services` (Module, shop/services.py:1) [rule:docs/glossary.md#checkout-rules] inferred @ docs/glossary.md:9""")
 
 
 @pytest.mark.parametrize(
@@ -131,18 +157,18 @@ module `shop.services`
 - 21-22 Function `checkout.inner` — `def inner()`
 
 ## Imports (3)
-- → IMPORTS `shop.models` (Module, shop/models.py:1) @ shop/services.py:5
-- → IMPORTS `shop.util.decorators` (Module, shop/util/decorators.py:1) @ shop/services.py:3
-- → IMPORTS `shop.util.text` (Module, shop/util/text.py:1) @ shop/services.py:1
+- `shop.models` (Module, shop/models.py:1) @ line 5
+- `shop.util.decorators` (Module, shop/util/decorators.py:1) @ line 3
+- `shop.util.text` (Module, shop/util/text.py:1) @ line 1
 
 ## Imported by (1)
-- ← IMPORTS `scripts/run.py` (File) @ scripts/run.py:2
+- `scripts/run.py` (File) @ line 2
 
 ## Documented by (4)
-- ← DOCUMENTS `Product` (Concept, docs/glossary.md:3) [function:shop/services.py:checkout] inferred @ docs/glossary.md:5
-- ← DOCUMENTS `Checkout flow` (WikiPage) [function:shop/services.py:checkout] inferred @ wiki/Checkout-flow.md:1
-- ← DOCUMENTS `Checkout rules` (Rule, docs/glossary.md:7) [function:shop/services.py:helper] inferred @ docs/glossary.md:9
-- ← DOCUMENTS `Checkout rules` (Rule, docs/glossary.md:7) [module:shop.services] inferred @ docs/glossary.md:9"""
+- `Product` (Concept, docs/glossary.md:3) [function:shop/services.py:checkout] inferred @ docs/glossary.md:5
+- `Checkout flow` (WikiPage) [function:shop/services.py:checkout] inferred @ wiki/Checkout-flow.md:1
+- `Checkout rules` (Rule, docs/glossary.md:7) [function:shop/services.py:helper] inferred @ docs/glossary.md:9
+- `Checkout rules` (Rule, docs/glossary.md:7) [module:shop.services] inferred @ docs/glossary.md:9"""
 
 
 def test_another_project_is_denied_without_saying_whether_it_exists(shop) -> None:

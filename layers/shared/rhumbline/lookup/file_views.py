@@ -1,0 +1,150 @@
+"""context's own item models: one file's definitions and links, each fact said once.
+
+The shared `Definition` and `Link` (views.py) let an item stand alone, as function, class, explain
+and get_node need. Inside one file's bundle several of their fields are the same for every item of
+a list, and were most of context's answer (Django's query.py: 28.6 KB): every definition's `file`
+and `language` are the bundle's `file.path` / `file.language` (definitions are read by their file,
+and the ingester gives each the language of its file); every link of a list has the list's relation
+and direction. Imports are written from the File with their evidence in it (docs/graph-model.md),
+so `imports` needs neither `about` nor the evidence file, and `imported_by` finds the evidence file
+in its importer (`node.file`). What is left is what varies per item.
+
+Rows are built as the models' JSON form from bundles.FileRows' tuples, as views.py's are
+(tests/unit/lookup checks each row is its model's dump).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from rhumbline.lookup.views import EXPLANATION_CHARS, SIGNATURE_CHARS, NodeRef, clip
+from rhumbline.stores.graph.bundles import RelationRows
+
+# Per definition: a file can hold hundreds (the shared views clip to views.DOCSTRING_CHARS).
+DEFINITION_DOCSTRING_CHARS = 200
+
+
+class FileDefinition(BaseModel):
+    """A definition of the bundle's file: its file and language are the bundle's `file`."""
+
+    id: str
+    kind: str
+    name: str
+    qualified_name: str
+    line: int | None = None
+    end_line: int | None = None
+    signature: str | None = None
+    docstring: str | None = Field(default=None, description=f"Clipped to {DEFINITION_DOCSTRING_CHARS} characters.")
+
+
+class FileImport(BaseModel):
+    """An IMPORTS edge from the bundle's file to `node`."""
+
+    node: NodeRef = Field(description="What is imported (a module, or a file in languages that import files).")
+    confidence: str
+    confidence_score: float
+    explanation: str
+    evidence_line: int | None = Field(default=None, description="Line of the import statement in the bundle's file.")
+
+
+class FileImporter(BaseModel):
+    """An IMPORTS edge from `node` (a file) to `about`: the bundle's file, its module or one of its
+    definitions."""
+
+    about: str = Field(description="Id of the imported node: the file, its module or a definition listed here.")
+    node: NodeRef = Field(description="The importing file.")
+    confidence: str
+    confidence_score: float
+    explanation: str
+    evidence_line: int | None = Field(default=None, description="Line of the import statement in `node`'s file.")
+
+
+class DocLink(BaseModel):
+    """A DOCUMENTS edge between a knowledge-layer node and code; the list says which way."""
+
+    about: str = Field(description="Id of the bundle's node this edge touches.")
+    node: NodeRef = Field(description="The node at the other end.")
+    confidence: str
+    confidence_score: float
+    explanation: str
+    evidence_file: str | None = None
+    evidence_line: int | None = None
+
+
+def file_definition_row(values: Sequence[Any], *, docstring_chars: int = DEFINITION_DOCSTRING_CHARS) -> dict[str, Any]:
+    """FileDefinition's JSON form of a node given as its NODE_FIELDS values."""
+    return {
+        "id": values[0],
+        "kind": values[1],
+        "name": values[2],
+        "qualified_name": values[3],
+        "line": values[5],
+        "end_line": values[6],
+        "signature": clip(values[8], SIGNATURE_CHARS),
+        "docstring": clip(values[9], docstring_chars),
+    }
+
+
+# LINK rows (bundles.LINK_FIELDS): 0 about, 1 relation, 2 confidence, 3 confidence_score,
+# 4 explanation, 5 evidence file, 6 evidence line, 7-12 the far end's reference.
+
+
+def _far(row: Sequence[Any]) -> dict[str, Any]:
+    return {"id": row[7], "kind": row[8], "name": row[9], "qualified_name": row[10], "file": row[11], "line": row[12]}
+
+
+def import_rows(group: RelationRows | None) -> dict[str, Any]:
+    """`Listing[FileImport]`'s JSON form of the file's outward IMPORTS rows."""
+    if group is None:
+        return {"items": [], "total": 0}
+    items = [
+        {
+            "node": _far(row),
+            "confidence": row[2],
+            "confidence_score": row[3],
+            "explanation": clip(row[4], EXPLANATION_CHARS) or "",
+            "evidence_line": row[6],
+        }
+        for row in group.rows
+    ]
+    return {"items": items, "total": group.total}
+
+
+def importer_rows(group: RelationRows | None) -> dict[str, Any]:
+    """`Listing[FileImporter]`'s JSON form of the inward IMPORTS rows."""
+    if group is None:
+        return {"items": [], "total": 0}
+    items = [
+        {
+            "about": row[0],
+            "node": _far(row),
+            "confidence": row[2],
+            "confidence_score": row[3],
+            "explanation": clip(row[4], EXPLANATION_CHARS) or "",
+            "evidence_line": row[6],
+        }
+        for row in group.rows
+    ]
+    return {"items": items, "total": group.total}
+
+
+def doc_link_rows(group: RelationRows | None) -> dict[str, Any]:
+    """`Listing[DocLink]`'s JSON form of DOCUMENTS rows (either way)."""
+    if group is None:
+        return {"items": [], "total": 0}
+    items = [
+        {
+            "about": row[0],
+            "node": _far(row),
+            "confidence": row[2],
+            "confidence_score": row[3],
+            "explanation": clip(row[4], EXPLANATION_CHARS) or "",
+            "evidence_file": row[5],
+            "evidence_line": row[6],
+        }
+        for row in group.rows
+    ]
+    return {"items": items, "total": group.total}
