@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+from rhumbline.contract import Caller
 from rhumbline.runtime import resources
+from rhumbline.runtime.context import ToolContext
 from rhumbline.stores.relational import versions
 from rhumbline.stores.relational.session import session_scope
 
@@ -41,6 +43,18 @@ def test_two_projects_sorted(world):
     outcome = world.call("list_projects", {}, projects=(world.other_project, world.project))
     assert [p["slug"] for p in outcome["result"]["projects"]] == sorted([world.project, world.other_project])
     assert outcome["result"]["total"] == 2
+
+
+def test_a_token_sees_only_the_existing_projects_it_names(world):
+    # The token names a project that was never created: it is not listed (nor counted).
+    outcome = world.call("list_projects", {}, projects=("never/created", world.project))
+    assert [p["slug"] for p in outcome["result"]["projects"]] == [world.project]
+    assert outcome["result"]["total"] == 1
+    # A token for every project sees every existing one (the shared test database holds others).
+    everyone = ToolContext(
+        caller=Caller(principal="t", token_id="t", projects=("*",), scopes=("read",)), request_id="r", deadline=0
+    )
+    assert {world.project, world.other_project} <= set(everyone.visible_projects())
 
 
 def test_unexpected_argument_is_refused(world):

@@ -69,6 +69,14 @@ def test_get_list_and_delete(engine) -> None:
             "listing/mid",
             "listing/zeta",
         ]
+        assert projects.list_slugs(session, among=("listing/zeta", "listing/none", "listing/alpha")) == [
+            "listing/alpha",
+            "listing/zeta",
+        ]
+        assert projects.list_slugs(session, among=()) == []
+    with engine.connect() as connection:  # Core, as ToolContext.visible_projects reads it
+        assert projects.list_slugs(connection, among=["listing/mid"]) == ["listing/mid"]
+    with session_scope(engine) as session:
         assert projects.get(session, "listing/mid").slug == "listing/mid"
         assert projects.get(session, "listing/none") is None
         assert projects.delete(session, "listing/mid") is True

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-from sqlalchemy import select
+from collections.abc import Collection
+
+from sqlalchemy import Connection, bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -45,8 +47,18 @@ def get_or_create(session: Session, slug: str) -> Project:
     return project
 
 
-def list_slugs(session: Session) -> list[str]:
-    return list(session.scalars(select(Project.slug).order_by(Project.slug).limit(MAX_LISTED)))
+def list_slugs(reader: Session | Connection, among: Collection[str] | None = None) -> list[str]:
+    """Slugs of existing projects, sorted: all of them (at most MAX_LISTED), or only those named in
+    `among` (a token's projects: seeks in the slug's unique index, whatever the table's size)."""
+    if among is None:
+        return list(reader.scalars(_ALL_SLUGS))
+    return list(reader.scalars(_SLUGS_AMONG, {"among": sorted(among)}))
+
+
+# Built once: building the statement per call cost more CPU than running it (tools read it per call).
+_SLUG = Project.__table__.c.slug
+_ALL_SLUGS = select(_SLUG).order_by(_SLUG).limit(MAX_LISTED)
+_SLUGS_AMONG = _ALL_SLUGS.where(_SLUG.in_(bindparam("among", expanding=True)))
 
 
 def delete(session: Session, slug: str) -> bool:
