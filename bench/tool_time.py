@@ -2,6 +2,11 @@
 already has Django's `django/` ingested: what the tools themselves cost, without the endpoint.
 
     .venv/bin/python bench/tool_time.py --home DIR [--project bench/django] [--calls 300] [--only context,class]
+        [--neo4j [bolt://127.0.0.1:7687]]
+
+With --neo4j the home's graph is read from Neo4j (password from RHUMBLINE_TEST_NEO4J_PASSWORD, default
+rhumbline-test; ingest the project into it first with the same settings), and the `query` cases run
+too: the bench's count by kind and `RETURN 1` (the query tool's fixed cost).
 
 The cases are bench/code_context_latency.py's. Prints per case the p50 and the minimum wall time
 and the mean process CPU per call, in ms, and the load average (the minimum and the CPU are the
@@ -19,7 +24,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from code_context_latency import CASES  # noqa: E402
+from code_context_latency import CASES, QUERY_CASE  # noqa: E402
+
+# The query tool's own cost: scope, text check, key read, transaction, serializer; no graph work.
+QUERY_FIXED_CASE = ("query RETURN 1", "query", {"cypher": "RETURN 1 AS c"}, None, None)
 
 
 def main() -> None:
@@ -29,15 +37,24 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--only", default="", help="comma-separated parts of case labels")
+    parser.add_argument("--neo4j", nargs="?", const=os.environ.get("RHUMBLINE_TEST_NEO4J_URI", "bolt://127.0.0.1:7687"))
     args = parser.parse_args()
     os.environ.update(RHUMBLINE_HOME=args.home, POWERTOOLS_METRICS_DISABLED="true")
+    cases = list(CASES)
+    if args.neo4j:
+        os.environ.update(
+            RHUMBLINE_GRAPH_BACKEND="neo4j",
+            RHUMBLINE_NEO4J_URI=args.neo4j,
+            RHUMBLINE_NEO4J_PASSWORD=os.environ.get("RHUMBLINE_TEST_NEO4J_PASSWORD", "rhumbline-test"),
+        )
+        cases += [QUERY_FIXED_CASE, QUERY_CASE]
     from rhumbline.contract import INVOCATION_CONTRACT
     from rhumbline.runtime.handler import handle
 
-    caller = {"principal": "bench", "token_id": "tk_bench", "projects": [args.project], "scopes": ["read"]}
+    caller = {"principal": "bench", "token_id": "tk_bench", "projects": [args.project], "scopes": ["read", "cypher"]}
     wanted = [part for part in args.only.split(",") if part]
     print(f"{'call':<32}{'p50':>8}{'min':>8}{'cpu':>8}{'bytes':>8}   (ms per call, tool handler in process)")
-    for label, tool, arguments, *_ in CASES:
+    for label, tool, arguments, *_ in cases:
         if wanted and not any(part in label for part in wanted):
             continue
         event = {
