@@ -104,6 +104,31 @@ def resolve_name(
             return node
     path = resolve_file(context, project, file).file if file else None
     found, total = graph.find_by_name(project, name, kinds=kinds, limit=MAX_PAGE if path else CANDIDATES + 1)
+    return choose(
+        context, project, name, found, total, kinds=kinds, path=path, noun=noun, other_kind_hint=other_kind_hint
+    )
+
+
+def is_node_id(name: str) -> bool:
+    """`name` has a node id's form (resolve_name looks it up as one first)."""
+    return bool(_NODE_ID.match(name.strip()))
+
+
+def choose(
+    context: "ToolContext",
+    project: str,
+    name: str,
+    found: list[Node],
+    total: int,
+    *,
+    kinds: Sequence[str] | None,
+    path: str | None,
+    noun: str,
+    other_kind_hint: str,
+) -> Node:
+    """The node `name` (stripped) names among find_by_name's page `found` of `total` (in `path`
+    when given), or the error that says why none. Neo4j's named_bundle statement guesses the same
+    node to bundle it in the same round trip; this rule has the last word."""
     matches = [n for n in found if n.file == path] if path else found
     if path:
         total = len(matches)

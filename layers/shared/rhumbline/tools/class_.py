@@ -65,24 +65,21 @@ class ClassOutput(BaseModel):
 
 def run(arguments: ClassInput, context: ToolContext) -> ClassOutput | Dumped:
     from rhumbline.lookup import annotations
-    from rhumbline.lookup.bundle import read_bundle
+    from rhumbline.lookup.bundle import resolve_bundle
     from rhumbline.lookup.kinds import CLASS_KINDS, HIERARCHY_RELATIONS
-    from rhumbline.lookup.names import resolve_name
     from rhumbline.lookup.views import definition_row, link_rows, merged_rows
     from rhumbline.lookup.walks import listing_row, walk_for
     from rhumbline.stores.graph.bundles import Around, Keep
 
     project = context.project(arguments.project)
     limit = arguments.limit
-    node = resolve_name(
+    # One read (on Neo4j one statement, the name lookup included): the first methods in source
+    # order with their callers count (the other members are only counted), bases out, uses in,
+    # the hierarchy both ways.
+    hierarchy = tuple(HIERARCHY_RELATIONS)
+    node, bundle = resolve_bundle(
         context, project, arguments.name, kinds=CLASS_KINDS, file=arguments.file,
         noun="class", other_kind_hint=": use `function` for functions and methods, `explain` for anything else",
-    )  # fmt: skip
-    # One read (on Neo4j one statement): the first methods in source order with their callers
-    # count (the other members are only counted), bases out, uses in, the hierarchy both ways.
-    hierarchy = tuple(HIERARCHY_RELATIONS)
-    bundle = read_bundle(
-        context, project, node,
         around=[
             Around("out", ("DEFINES",), MAX_MEMBERS, far_degrees=("in", ("CALLS",)), keep=Keep(METHOD_KINDS, limit)),
             Around("out", hierarchy, MAX_MEMBERS),

@@ -73,19 +73,17 @@ def _next_step(kind: str) -> str:
 
 def run(arguments: ExplainInput, context: ToolContext) -> ExplainOutput | Dumped:
     from rhumbline.lookup import annotations
-    from rhumbline.lookup.bundle import read_bundle
-    from rhumbline.lookup.names import resolve_name
+    from rhumbline.lookup.bundle import resolve_bundle
     from rhumbline.lookup.views import definition_row, link_rows
     from rhumbline.stores.graph.bundles import Around
 
     project = context.project(arguments.project)
-    node = resolve_name(context, project, arguments.name, kinds=None, file=arguments.file)
-    # One read (on Neo4j one statement): per direction every relation's exact count and first
-    # examples, and the linked documents (a page of MAX_DOCUMENTS: when there are no more than
-    # EXAMPLES, the same edges as the examples).
+    # One read (on Neo4j one statement, the name lookup included): per direction every
+    # relation's exact count and first examples, and the linked documents (a page of
+    # MAX_DOCUMENTS: when there are no more than EXAMPLES, the same edges as the examples).
     directions = ("in", "out")
-    bundle = read_bundle(
-        context, project, node,
+    node, bundle = resolve_bundle(
+        context, project, arguments.name, kinds=None, file=arguments.file,
         around=[Around(d, None, EXAMPLES) for d in directions]
         + [Around(d, (DOCUMENT_RELATION,), MAX_DOCUMENTS) for d in directions],
     )  # fmt: skip

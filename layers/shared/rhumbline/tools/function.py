@@ -47,22 +47,19 @@ class FunctionOutput(BaseModel):
 
 def run(arguments: FunctionInput, context: ToolContext) -> FunctionOutput | Dumped:
     from rhumbline.lookup import annotations
-    from rhumbline.lookup.bundle import read_bundle
+    from rhumbline.lookup.bundle import resolve_bundle
     from rhumbline.lookup.kinds import CALLABLE_KINDS
-    from rhumbline.lookup.names import resolve_name
     from rhumbline.lookup.views import definition_row, link_rows, node_ref_row
     from rhumbline.lookup.walks import listing_row, walk_for
     from rhumbline.stores.graph.bundles import Around
 
     project = context.project(arguments.project)
-    node = resolve_name(
+    depth, limit = arguments.depth, arguments.limit
+    # One read (on Neo4j one statement, the name lookup included): owner, decorators and
+    # documents in, callers and callees.
+    node, bundle = resolve_bundle(
         context, project, arguments.name, kinds=CALLABLE_KINDS, file=arguments.file,
         noun="function or method", other_kind_hint=": use `class` for classes, `explain` for anything else",
-    )  # fmt: skip
-    depth, limit = arguments.depth, arguments.limit
-    # One read (on Neo4j one statement): owner, decorators and documents in, callers and callees.
-    bundle = read_bundle(
-        context, project, node,
         around=[Around("in", ("DECORATES", "DEFINES", "DOCUMENTS"), MAX_LINKS)],
         walks=[walk_for(way, ["CALLS"], depth=depth, limit=limit) for way in ("in", "out")],
     )  # fmt: skip

@@ -7,6 +7,7 @@ parameters: `{relation}` in UPSERT_EDGES is replaced by a name checked by rows.c
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from rhumbline.stores.graph import rows
 from rhumbline.stores.graph.words import (
@@ -207,19 +208,35 @@ SEARCH_NAMES_AND_TEXT = _search_cypher(f"{_NAME_CANDIDATES} UNION {_FULLTEXT_CAN
 SEARCH_DOCS = _search_cypher(_FULLTEXT_CANDIDATES)
 
 # Only the page is projected, as lists (a map ships every key: see rows.node_list_cypher).
-FIND_BY_NAME = f"""
-CALL () {{
+# Every node find_by_name finds, in its order, as `found` (neo4j_node_bundle.py reads on from it).
+FOUND_BY_NAME = """
+CALL () {
     MATCH (n:CodeNode) WHERE n.project = $project AND n.name_lower = $name RETURN n
     UNION
     MATCH (n:CodeNode) WHERE n.project = $project AND n.qn_lower = $name RETURN n
     UNION
     MATCH (n:CodeNode) WHERE n.project = $project AND n.qn_rev STARTS WITH $suffix RETURN n
-}}
+}
 WITH n WHERE $kinds IS NULL OR n.kind IN $kinds
 WITH n ORDER BY size(n.qualified_name), n.id
 WITH collect(n) AS found
-RETURN size(found) AS total, [n IN found[0..$limit] | {rows.node_list_cypher("n")}] AS page
 """
+FIND_BY_NAME = (
+    FOUND_BY_NAME + f"""RETURN size(found) AS total, [n IN found[0..$limit] | {rows.node_list_cypher("n")}] AS page
+"""
+)
+
+
+def by_name_params(name: str, kinds: Sequence[str] | None, limit: int) -> dict[str, Any]:
+    """FOUND_BY_NAME's parameters (and `$limit`, its page) for what an agent typed."""
+    rows.check_page(limit)
+    lowered = name.strip().lower()
+    if not lowered:
+        raise ValueError("name is empty")
+    listed = list(kinds) if kinds is not None else None
+    return {"name": lowered, "suffix": ("." + lowered)[::-1], "kinds": listed, "limit": limit}
+
+
 NODES_OF_KIND = f"""
 MATCH (n:CodeNode) WHERE n.project = $project AND n.id IS NOT NULL AND n.kind = $kind
 WITH n ORDER BY n.id

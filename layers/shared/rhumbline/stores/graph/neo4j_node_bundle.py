@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from rhumbline.stores.graph import rows
+from rhumbline.stores.graph.neo4j_cypher import FOUND_BY_NAME, by_name_params
 from rhumbline.stores.graph.bundles import Around, NodeBundle, Walk, check_keep
 from rhumbline.stores.graph.neo4j_lookups import _EDGE_FIELDS, _EXTRA, _GROUPED_PAGES, _groups
 from rhumbline.stores.graph.protocol import EdgeView, Node, WalkResult, WalkStep
@@ -147,10 +148,29 @@ def _walk(j: int, direction: str, relations: tuple[str, ...] | None, levels: int
 """
 
 
+_BY_ID = "MATCH (n:CodeNode {project: $project, id: $id}) WHERE n.kind IS NOT NULL\n"
+# named_bundle: find_by_name's page and total, and as `n` the node lookup.names.choose picks from
+# them when it picks one (its first three rules: the one qualified name typed exactly, else the
+# one spelled with the case typed when the page holds every match, else the only match); null
+# otherwise, and the bundle's subqueries then match nothing.
+_BY_NAME = (
+    FOUND_BY_NAME
+    + """WITH size(found) AS named_total, found[0..$limit] AS page
+WITH named_total, page, [c IN page WHERE c.qualified_name = $exact] AS exact,
+    CASE WHEN size(page) = named_total THEN [c IN page WHERE c.name = $exact OR c.qualified_name = $exact
+        OR c.qualified_name ENDS WITH ('.' + $exact)] ELSE [] END AS cased
+WITH named_total, page, CASE WHEN size(exact) = 1 THEN exact[0] WHEN size(cased) = 1 THEN cased[0]
+    WHEN size(cased) = 0 AND size(page) = 1 THEN page[0] END AS n
+"""
+)
+_NAMED_RETURNS = ("named_total", f"[c IN page | {rows.node_list_cypher('c')}] AS named_page", "n.id AS named_id")
+
+
 @lru_cache(maxsize=64)
-def node_bundle_cypher(around: tuple[AroundShape, ...], walks: tuple[WalkShape, ...]) -> str:
-    parts = ["MATCH (n:CodeNode {project: $project, id: $id}) WHERE n.kind IS NOT NULL\n"]
-    returned = [f"{rows.node_list_cypher('n')} AS node"]
+def node_bundle_cypher(around: tuple[AroundShape, ...], walks: tuple[WalkShape, ...], *, named: bool = False) -> str:
+    """The bundle of `n`: the node of `$id`, or with `named` the one `$name` names (_BY_NAME)."""
+    parts = [_BY_NAME if named else _BY_ID]
+    returned = [*(_NAMED_RETURNS if named else ()), f"{rows.node_list_cypher('n')} AS node"]
     for i, (direction, far, keep) in enumerate(around):
         parts.append(_around(i, direction, keep))
         returned.append(f"a{i}")
@@ -206,42 +226,71 @@ class Neo4jNodeBundle:
     def node_bundle(
         self, project: str, node_id: str, *, around: Sequence[Around] = (), walks: Sequence[Walk] = ()
     ) -> NodeBundle | None:
-        params: dict[str, Any] = {"project": project, "id": node_id}
-        around_shapes = []
-        for i, spec in enumerate(around):
-            _checked_around(spec)
-            params[f"a{i}_limit"] = spec.limit
-            params[f"a{i}_relations"] = list(spec.relations) if spec.relations is not None else None
-            if spec.far_degrees is not None:
-                params[f"d{i}_relations"] = list(spec.far_degrees[1])
-            if spec.keep is not None:
-                params[f"a{i}_kinds"], params[f"a{i}_keep"] = list(spec.keep.kinds), spec.keep.limit
-            far = spec.far_degrees[0] if spec.far_degrees else None
-            around_shapes.append((spec.direction, far, spec.keep is not None))
-        walk_shapes = []
-        for j, spec in enumerate(walks):
-            walk_shapes.append(_checked_walk(spec))
-            params[f"w{j}_page"] = spec.limit - 1  # the start node is the walk's first step
-        found = self._read(node_bundle_cypher(tuple(around_shapes), tuple(walk_shapes)), **params)
-        if not found:
-            return None
-        record = found[0]
-        node = rows.node_from_list(record["node"])
-        return NodeBundle(
-            node=node,
-            around=[_groups(spec.direction, record[f"a{i}"]) for i, spec in enumerate(around)],
-            far_degrees=[
-                dict(sorted((node_id, c) for node_id, c in record[f"d{i}"])) if spec.far_degrees else {}
-                for i, spec in enumerate(around)
-            ],
-            kept=[
-                {g["relation"]: g["kept"] for g in sorted(record[f"a{i}"], key=lambda g: g["relation"])}
-                if spec.keep
-                else {}
-                for i, spec in enumerate(around)
-            ],
-            walks=[
-                _walk_result(node, record[f"w{j}_total"], record[f"w{j}_steps"], spec.limit)
-                for j, spec in enumerate(walks)
-            ],
-        )
+        params, shapes = _bundle_params(around, walks)
+        found = self._read(node_bundle_cypher(*shapes), project=project, id=node_id, **params)
+        return _bundle_of(found[0], around, walks) if found else None
+
+    def named_bundle(
+        self,
+        project: str,
+        name: str,
+        *,
+        kinds: Sequence[str] | None,
+        limit: int,
+        around: Sequence[Around] = (),
+        walks: Sequence[Walk] = (),
+    ) -> tuple[list[Node], int, NodeBundle | None]:
+        """find_by_name's page (at most `limit`) and total for `name`, and the node_bundle of the
+        node lookup.names.choose would pick from them (None when it picks none): one statement,
+        one round trip, where find_by_name then node_bundle take two."""
+        params, shapes = _bundle_params(around, walks)
+        params.update(by_name_params(name, kinds, limit), exact=name.strip())
+        [record] = self._read(node_bundle_cypher(*shapes, named=True), project=project, **params)
+        found = [rows.node_from_list(values) for values in record["named_page"]]
+        bundle = _bundle_of(record, around, walks) if record["named_id"] is not None else None
+        return found, record["named_total"], bundle
+
+
+def _bundle_params(
+    around: Sequence[Around], walks: Sequence[Walk]
+) -> tuple[dict[str, Any], tuple[tuple[AroundShape, ...], tuple[WalkShape, ...]]]:
+    """The statement's parameters for `around` and `walks`, and its shapes (its text's key)."""
+    params: dict[str, Any] = {}
+    around_shapes = []
+    for i, spec in enumerate(around):
+        _checked_around(spec)
+        params[f"a{i}_limit"] = spec.limit
+        params[f"a{i}_relations"] = list(spec.relations) if spec.relations is not None else None
+        if spec.far_degrees is not None:
+            params[f"d{i}_relations"] = list(spec.far_degrees[1])
+        if spec.keep is not None:
+            params[f"a{i}_kinds"], params[f"a{i}_keep"] = list(spec.keep.kinds), spec.keep.limit
+        far = spec.far_degrees[0] if spec.far_degrees else None
+        around_shapes.append((spec.direction, far, spec.keep is not None))
+    walk_shapes = []
+    for j, spec in enumerate(walks):
+        walk_shapes.append(_checked_walk(spec))
+        params[f"w{j}_page"] = spec.limit - 1  # the start node is the walk's first step
+    return params, (tuple(around_shapes), tuple(walk_shapes))
+
+
+def _bundle_of(record: Any, around: Sequence[Around], walks: Sequence[Walk]) -> NodeBundle:
+    node = rows.node_from_list(record["node"])
+    return NodeBundle(
+        node=node,
+        around=[_groups(spec.direction, record[f"a{i}"]) for i, spec in enumerate(around)],
+        far_degrees=[
+            dict(sorted((node_id, c) for node_id, c in record[f"d{i}"])) if spec.far_degrees else {}
+            for i, spec in enumerate(around)
+        ],
+        kept=[
+            {g["relation"]: g["kept"] for g in sorted(record[f"a{i}"], key=lambda g: g["relation"])}
+            if spec.keep
+            else {}
+            for i, spec in enumerate(around)
+        ],
+        walks=[
+            _walk_result(node, record[f"w{j}_total"], record[f"w{j}_steps"], spec.limit)
+            for j, spec in enumerate(walks)
+        ],
+    )

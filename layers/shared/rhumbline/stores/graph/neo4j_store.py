@@ -365,18 +365,7 @@ class Neo4jGraphStore(TraversalMixin, Neo4jLookups, Neo4jNodeBundle):  # travers
     def find_by_name(
         self, project: str, name: str, *, kinds: Sequence[str] | None = None, limit: int = 20
     ) -> tuple[list[Node], int]:
-        rows.check_page(limit)
-        lowered = name.strip().lower()
-        if not lowered:
-            raise ValueError("name is empty")
-        found = self._read(
-            cypher.FIND_BY_NAME,
-            project=project,
-            name=lowered,
-            suffix=("." + lowered)[::-1],
-            kinds=list(kinds) if kinds is not None else None,
-            limit=limit,
-        )[0]
+        found = self._read(cypher.FIND_BY_NAME, project=project, **cypher.by_name_params(name, kinds, limit))[0]
         return [rows.node_from_list(n) for n in found["page"]], found["total"]
 
     def nodes_of_kind(
