@@ -8,7 +8,8 @@ transaction with a server-side timeout, is never committed, and is read only up 
 records (the extra one tells "more" from "exactly this many"). A first-seen text is EXPLAINed in
 that same transaction, just before it runs, and the caller's projects are resolved to the keys
 of their served graphs there too (`Scope`): one session, one transaction per call, no extra
-round trips to open and roll back a second one.
+round trips to open and roll back a second one. BEGIN goes out with the key read (pipelined):
+a repeated query is three round trips — BEGIN + key read, the query, ROLLBACK.
 
 One driver per container per credentials, opened lazily, like the graph store's.
 """

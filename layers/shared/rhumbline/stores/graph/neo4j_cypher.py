@@ -207,7 +207,6 @@ SEARCH_NAMES = _search_cypher(_NAME_CANDIDATES)
 SEARCH_NAMES_AND_TEXT = _search_cypher(f"{_NAME_CANDIDATES} UNION {_FULLTEXT_CANDIDATES}")
 SEARCH_DOCS = _search_cypher(_FULLTEXT_CANDIDATES)
 
-# Only the page is projected, as lists (a map ships every key: see rows.node_list_cypher).
 # Every node find_by_name finds, in its order, as `found` (neo4j_node_bundle.py reads on from it).
 FOUND_BY_NAME = """
 CALL () {
@@ -221,6 +220,7 @@ WITH n WHERE $kinds IS NULL OR n.kind IN $kinds
 WITH n ORDER BY size(n.qualified_name), n.id
 WITH collect(n) AS found
 """
+# Only the page is projected, as lists (a map ships every key: see rows.node_list_cypher).
 FIND_BY_NAME = (
     FOUND_BY_NAME + f"""RETURN size(found) AS total, [n IN found[0..$limit] | {rows.node_list_cypher("n")}] AS page
 """
