@@ -29,6 +29,7 @@ from typing import Any
 from rhumbline.cypher.values import Serializer
 from rhumbline.errors import DeadlineExceeded, Forbidden, InvalidArguments, Unavailable
 from rhumbline.stores.graph.factory import Neo4jCredentials
+from rhumbline.stores.graph.neo4j_begin import begin_pipelined
 
 MAX_RESULT_CHARS = 1_000_000  # serialized rows; Lambda answers are at most 6 MB
 MAX_FETCH = 1_000  # records the driver pulls per round trip
@@ -111,7 +112,7 @@ class CypherRunner:
                 database=self.credentials.database, default_access_mode=neo4j.READ_ACCESS, fetch_size=fetch_size
             ) as session,
         ):
-            tx = _begin_pipelined(session, timeout=timeout, metadata={"app": "rhumbline", "tool": "query"})
+            tx = begin_pipelined(session, timeout=timeout, metadata={"app": "rhumbline", "tool": "query"})
             try:
                 yield tx
             finally:
@@ -174,19 +175,6 @@ class CypherRunner:
 
     def close(self) -> None:
         self._driver.close()
-
-
-def _begin_pipelined(session: Any, *, timeout: float, metadata: dict[str, str]) -> Any:
-    """A transaction whose BEGIN goes out with its first statement instead of waiting for its own
-    reply: one round trip fewer per call. The driver does the same for its own `execute_query`
-    through the session's private `_pipelined_begin` switch; should a driver lack it, BEGIN takes
-    its own round trip as before. A failed BEGIN fails the first statement, and the error is the
-    same (tests/functional/tools/code_context/test_query_readonly.py counts the round trips)."""
-    pipelined = getattr(session, "_pipelined_begin", None)
-    if pipelined is None:
-        return session.begin_transaction(timeout=timeout, metadata=metadata)
-    with pipelined:
-        return session.begin_transaction(timeout=timeout, metadata=metadata)
 
 
 def _scoped(tx: Any, params: dict[str, Any], scope: Scope | None) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from rhumbline.stores.graph import rows
+from rhumbline.stores.graph.neo4j_begin import begin_pipelined
 from rhumbline.stores.graph.neo4j_keys import GUARD, KeyBinder, is_moved
 from rhumbline.stores.graph.neo4j_cypher import EDGE_FIELDS
 from rhumbline.stores.graph.protocol import Leg, Node
@@ -121,7 +122,7 @@ class Neo4jReader:
             return list(self._tx.run(text, project=self._project, **params))
         for attempt in (1, 2):
             self._project = self._keys.active([self._graph])[self._graph]
-            self._tx = self._session.begin_transaction(timeout=self._timeout)
+            self._tx = begin_pipelined(self._session, timeout=self._timeout)
             try:
                 return list(self._tx.run(GUARD + text, graph=self._graph, project=self._project, **params))
             except Exception as error:  # a Neo4jError; the driver is imported lazily
