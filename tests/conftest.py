@@ -47,3 +47,20 @@ def unique_project() -> str:
 
 # EMF metrics print one JSON blob per call to stdout; tests that check metrics turn them back on.
 os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+
+
+@pytest.fixture
+def bolt_writes(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """Every write to a Neo4j Bolt socket, in order: one per round trip (the driver writes, then
+    waits for the answer), for tests that count them."""
+    from neo4j._async_compat.network._bolt_socket import BoltSocketBase
+
+    sent: list[bytes] = []
+    original = BoltSocketBase.sendall
+
+    def counted(self, data):  # type: ignore[no-untyped-def]
+        sent.append(bytes(data))
+        return original(self, data)
+
+    monkeypatch.setattr(BoltSocketBase, "sendall", counted)
+    return sent

@@ -25,36 +25,21 @@ def runner(neo4j_server) -> Iterator[CypherRunner]:
     runner.close()
 
 
-@pytest.fixture
-def writes(monkeypatch) -> list[bytes]:
-    """Every write to a Bolt socket, in order."""
-    from neo4j._async_compat.network._bolt_socket import BoltSocketBase
 
-    sent: list[bytes] = []
-    original = BoltSocketBase.sendall
-
-    def counted(self, data):  # type: ignore[no-untyped-def]
-        sent.append(bytes(data))
-        return original(self, data)
-
-    monkeypatch.setattr(BoltSocketBase, "sendall", counted)
-    return sent
-
-
-def test_a_repeated_query_is_three_round_trips(runner, writes) -> None:
+def test_a_repeated_query_is_three_round_trips(runner, bolt_writes) -> None:
     project = f"trips/p{uuid.uuid4().hex[:8]}"
     scope = Scope(projects=(project,), project=project)
     text = "RETURN $project AS p, $projects AS ps"
     runner.run("RETURN 1 AS one", {}, limit=5, timeout=5, visible=None, scope=scope)  # connected
-    writes.clear()
+    bolt_writes.clear()
     first = runner.run(text, {}, limit=5, timeout=5, visible=None, scope=scope)
-    assert len(writes) == 4  # the first time, the EXPLAIN too
-    writes.clear()
+    assert len(bolt_writes) == 4  # the first time, the EXPLAIN too
+    bolt_writes.clear()
     again = runner.run(text, {}, limit=5, timeout=5, visible=None, scope=scope)
     assert again.rows == first.rows == [{"p": project, "ps": [project]}]
-    assert len(writes) == 3
+    assert len(bolt_writes) == 3
     # BEGIN (READ mode: 'r') went out in the same write as the key read, not on its own.
-    assert b"GraphHead" in writes[0] and b"mode" in writes[0]
+    assert b"GraphHead" in bolt_writes[0] and b"mode" in bolt_writes[0]
 
 
 def test_the_pipelined_begin_keeps_the_read_mode_and_the_timeout(runner) -> None:

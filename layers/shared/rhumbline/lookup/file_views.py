@@ -98,53 +98,33 @@ def _far(row: Sequence[Any]) -> dict[str, Any]:
 
 def import_rows(group: RelationRows | None) -> dict[str, Any]:
     """`Listing[FileImport]`'s JSON form of the file's outward IMPORTS rows."""
-    if group is None:
-        return {"items": [], "total": 0}
-    items = [
-        {
-            "node": _far(row),
-            "confidence": row[2],
-            "confidence_score": row[3],
-            "explanation": clip(row[4], EXPLANATION_CHARS) or "",
-            "evidence_line": row[6],
-        }
-        for row in group.rows
-    ]
-    return {"items": items, "total": group.total}
+    return _link_rows(group, about=False, evidence_file=False)
 
 
 def importer_rows(group: RelationRows | None) -> dict[str, Any]:
     """`Listing[FileImporter]`'s JSON form of the inward IMPORTS rows."""
-    if group is None:
-        return {"items": [], "total": 0}
-    items = [
-        {
-            "about": row[0],
-            "node": _far(row),
-            "confidence": row[2],
-            "confidence_score": row[3],
-            "explanation": clip(row[4], EXPLANATION_CHARS) or "",
-            "evidence_line": row[6],
-        }
-        for row in group.rows
-    ]
-    return {"items": items, "total": group.total}
+    return _link_rows(group, about=True, evidence_file=False)
 
 
 def doc_link_rows(group: RelationRows | None) -> dict[str, Any]:
     """`Listing[DocLink]`'s JSON form of DOCUMENTS rows (either way)."""
+    return _link_rows(group, about=True, evidence_file=True)
+
+
+def _link_rows(group: RelationRows | None, *, about: bool, evidence_file: bool) -> dict[str, Any]:
+    """A link listing's JSON form, in its model's field order, with `about` and `evidence_file`
+    only where the model keeps them."""
     if group is None:
         return {"items": [], "total": 0}
-    items = [
-        {
-            "about": row[0],
-            "node": _far(row),
-            "confidence": row[2],
-            "confidence_score": row[3],
-            "explanation": clip(row[4], EXPLANATION_CHARS) or "",
-            "evidence_file": row[5],
-            "evidence_line": row[6],
-        }
-        for row in group.rows
-    ]
+    items = []
+    for row in group.rows:
+        item: dict[str, Any] = {"about": row[0]} if about else {}
+        item["node"] = _far(row)
+        item["confidence"] = row[2]
+        item["confidence_score"] = row[3]
+        item["explanation"] = clip(row[4], EXPLANATION_CHARS) or ""
+        if evidence_file:
+            item["evidence_file"] = row[5]
+        item["evidence_line"] = row[6]
+        items.append(item)
     return {"items": items, "total": group.total}

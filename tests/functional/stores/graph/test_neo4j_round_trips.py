@@ -1,5 +1,5 @@
 """Round trips of the Neo4j store's reads on the REAL server (Bolt socket writes: the driver
-writes, then waits): one per single-statement read, and a traversal's transaction begins with
+bolt_writes, then waits): one per single-statement read, and a traversal's transaction begins with
 its first statement rather than on a round trip of its own (stores/graph/neo4j_begin.py)."""
 
 from __future__ import annotations
@@ -25,29 +25,15 @@ def store(neo4j_graph_store: GraphStore, project: str) -> Iterator[GraphStore]:
     neo4j_graph_store.delete_project(project)
 
 
-@pytest.fixture
-def writes(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
-    from neo4j._async_compat.network._bolt_socket import BoltSocketBase
 
-    sent: list[bytes] = []
-    original = BoltSocketBase.sendall
-
-    def counted(self, data):  # type: ignore[no-untyped-def]
-        sent.append(bytes(data))
-        return original(self, data)
-
-    monkeypatch.setattr(BoltSocketBase, "sendall", counted)
-    return sent
-
-
-def test_reads_and_a_traversal_transaction(store: GraphStore, project: str, writes: list[bytes]) -> None:
+def test_reads_and_a_traversal_transaction(store: GraphStore, project: str, bolt_writes: list[bytes]) -> None:
     store.get_node(project, NODES[0].id)  # the key is cached, the connection pooled
-    writes.clear()
+    bolt_writes.clear()
     assert store.get_node(project, NODES[0].id) == NODES[0]
-    assert len(writes) == 1
-    writes.clear()
+    assert len(bolt_writes) == 1
+    bolt_writes.clear()
     counts = store.counts(project)  # one transaction, two statements
     assert (counts.nodes, counts.edges) == (4, 3)
-    assert len(writes) == 3  # BEGIN with the first statement, the second, ROLLBACK
+    assert len(bolt_writes) == 3  # BEGIN with the first statement, the second, ROLLBACK
     # BEGIN's fields (its access mode) and the first statement went out in one write.
-    assert b"mode" in writes[0] and b"MATCH" in writes[0]
+    assert b"mode" in bolt_writes[0] and b"MATCH" in bolt_writes[0]
