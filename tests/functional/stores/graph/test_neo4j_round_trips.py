@@ -1,5 +1,5 @@
 """Round trips of the Neo4j store's reads on the REAL server (Bolt socket writes: the driver
-bolt_writes, then waits): one per single-statement read, and a traversal's transaction begins with
+writes, then waits): one per single-statement read, and a traversal's transaction begins with
 its first statement rather than on a round trip of its own (stores/graph/neo4j_begin.py)."""
 
 from __future__ import annotations
