@@ -4,6 +4,8 @@ woken by other threads through a queue while it has no I/O of its own."""
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import socket
 import threading
 import time
@@ -165,3 +167,21 @@ def test_with_other_file_descriptors_the_loop_polls_them_and_wakes_by_its_pipe()
     driven.close()
     reader.close()
     writer.close()
+
+
+def test_a_signal_handler_on_the_loop_is_still_called() -> None:
+    """Signals reach an asyncio loop through its self-pipe, so a loop given a handler polls it."""
+    driven = DrivenLoop()
+
+    async def main() -> str:
+        loop = asyncio.get_running_loop()
+        called: asyncio.Future[str] = loop.create_future()
+        loop.add_signal_handler(signal.SIGUSR1, lambda: called.done() or called.set_result("called"))
+        threading.Timer(0.05, os.kill, args=(os.getpid(), signal.SIGUSR1)).start()
+        try:
+            return await asyncio.wait_for(called, 5.0)
+        finally:
+            loop.remove_signal_handler(signal.SIGUSR1)
+
+    assert driven.run(main()) == "called"
+    driven.close()

@@ -73,10 +73,14 @@ class WakeBeforeSelect(selectors.DefaultSelector):  # type: ignore[misc,valid-ty
         key = super().register(fileobj, events, data)
         # The first registration is the loop's own self-pipe (asyncio's __init__); any other one
         # means real I/O, which only the poll can see.
-        if len(self.get_map()) > 1 and not self._polling_io:
-            with self._mode:
-                self._polling_io = True
+        if len(self.get_map()) > 1:
+            self.poll_from_now_on()
         return key
+
+    def poll_from_now_on(self) -> None:
+        """Poll the registered files (the self-pipe included) from the next select on, for good."""
+        with self._mode:
+            self._polling_io = True
 
     def wake(self) -> bool:
         """From any thread: wake the loop. False when the caller must write to the self-pipe instead."""
@@ -121,6 +125,11 @@ class ContainerLoop(asyncio.SelectorEventLoop):
         """From the loop's own thread: call `function(*arguments)` right before the loop next polls
         (see `runtime.handoff`, which hands work to its threads this way when the loop offers it)."""
         self.wake_selector.defer(function, *arguments)
+
+    def add_signal_handler(self, sig: int, callback: Callable[..., Any], *args: Any) -> None:
+        # Signals reach the loop through its self-pipe (signal.set_wakeup_fd): it must be polled.
+        self.wake_selector.poll_from_now_on()
+        super().add_signal_handler(sig, callback, *args)
 
     def _write_to_self(self) -> None:
         # asyncio's wake-up for call_soon_threadsafe (and run_coroutine_threadsafe).
