@@ -106,7 +106,11 @@ class WakeBeforeSelect(selectors.DefaultSelector):  # type: ignore[misc,valid-ty
             return super().select(0 if self._drain_wakes() else timeout)
         if not self._drain_wakes() and (timeout is None or timeout > 0):
             try:
-                self._wakes.get(timeout=timeout) if timeout is not None else self._wakes.get()
+                # asyncio caps its timeouts at a day; the lock's own limit is the platform's.
+                if timeout is None:
+                    self._wakes.get()
+                else:
+                    self._wakes.get(timeout=min(timeout, threading.TIMEOUT_MAX))
             except queue.Empty:
                 return []
             self._drain_wakes()
