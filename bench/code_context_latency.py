@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from http_latency import CLIENTS, PROTOCOLS, free_port, percentile, rpc, serving_client  # noqa: E402
+from http_latency import CLIENTS, PROTOCOLS, free_port, machine_probe, percentile, rpc, serving_client  # noqa: E402
 from ingest import SDIST, ensure_corpus  # noqa: E402
 
 RHUMBLINE = Path(sys.executable).parent / "rhumbline"
@@ -126,8 +126,10 @@ def main() -> None:
         try:
             rounds = []
             for _ in range(args.rounds):
+                before = machine_probe()
                 results = run_cases(port, token, project, args, server.pid)
-                rounds.append((results, time.strftime("%H:%M:%S"), os.getloadavg()[0]))
+                probes = (before, machine_probe())
+                rounds.append((results, time.strftime("%H:%M:%S"), os.getloadavg()[0], probes))
             in_process = run_in_process(env, project, args)
         finally:
             server.send_signal(signal.SIGINT)
@@ -135,12 +137,13 @@ def main() -> None:
             if args.neo4j:
                 delete_project(env, project)
     client = f"{args.client} {PROTOCOLS[args.protocol]}"
-    for number, (results, ended, load) in enumerate(rounds, 1):
+    for number, (results, ended, load, probes) in enumerate(rounds, 1):
         if len(rounds) > 1:
             print(f"\nround {number} of {len(rounds)}, ended {ended}")
+        print(f"machine probe (bench/http_latency.py machine_probe) before / after: {probes[0]:.0f} / {probes[1]:.0f} ms")
         report(results, in_process, neo4j=bool(args.neo4j), client=client, load=load)
     if len(rounds) > 1:
-        report_rounds([results for results, _, _ in rounds], neo4j=bool(args.neo4j))
+        report_rounds([results for results, *_ in rounds], neo4j=bool(args.neo4j))
 
 
 def cpu_ms(pid: int) -> float:

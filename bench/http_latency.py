@@ -204,6 +204,17 @@ def measure(http: Any, body: dict, calls: int) -> list[float]:
     return timings
 
 
+def machine_probe() -> float:
+    """ms for a fixed pure-Python loop (2M additions): this shared machine's speed at that moment.
+    It moves by ~1.7x within minutes (0.9-1.7 s for 10M on 2026-11-30) while the load stays under 1;
+    a latency figure is only comparable with another taken at a similar probe."""
+    started = time.perf_counter()
+    total = 0
+    for i in range(2_000_000):
+        total += i
+    return (time.perf_counter() - started) * 1000
+
+
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
