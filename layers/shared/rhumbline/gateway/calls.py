@@ -105,7 +105,7 @@ def outcome_to_result(outcome: ToolOutcome) -> WireResult:
             text = result["markdown"]
         else:
             # Compact separators (fewer tokens in the model's context) from pydantic-core's
-            # serializer: ~5x faster than json.dumps on a 30 KB answer (docs/latency.md).
+            # serializer: ~5x faster than json.dumps on a 30 KB answer (docs/latency-history.md).
             text = pydantic_core.to_json(result).decode()
         return text_result(text, structured=result)
     error = outcome.error or ToolErrorBody(code="internal_error", message="the tool failed without saying why")

@@ -2,7 +2,7 @@
 
 httptools (llhttp, in C) parses each request and uvloop (libuv) runs the server's event loop, instead
 of uvicorn's pure-Python h11 and the stdlib asyncio loop: a fixed cost on every call (see
-docs/latency.md, "The endpoint's fixed cost", for the figures). Both come with the `local` extra.
+docs/latency-history.md, "The endpoint's fixed cost", for the figures). Both come with the `local` extra.
 On a platform without their wheels (uvloop has none for Windows) the server still runs on
 h11/asyncio, answers the same bytes, and says once at start why it is slower.
 

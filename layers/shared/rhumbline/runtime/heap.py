@@ -3,7 +3,7 @@
 After init a container holds ~155k objects the collector tracks (the mcp SDK and its pydantic
 schemas, SQLAlchemy, the catalog, Powertools) that live as long as the container. CPython's full
 (generation 2) collection walks all of them; it runs whenever enough objects have been promoted
-since the last one, and its ~110 ms of CPU (measured on Django's home, docs/latency.md) lands on
+since the last one, and its ~110 ms of CPU (measured on Django's home, docs/latency-history.md) lands on
 whichever call triggered it: the p99 tail of a warm endpoint. `gc.freeze()` moves every object
 alive at that moment into the permanent generation, which no collection scans again; what the
 calls allocate afterwards is collected as before. It is what long-running Python servers do after

@@ -5,7 +5,7 @@ commit makes the log reach `wal_autocheckpoint` pages (1000 by default), and wit
 `synchronous=NORMAL` that checkpoint fsyncs the log and the database file. The gateway commits one
 audit row per tool call (about five pages: the table, its three indexes, the rowid sequence), so
 every ~208th call paid the checkpoint: 5-20 ms at load 4-5 on the test machine, up to 58 ms
-(docs/latency.md) — the "few calls in 200" of the endpoint's p99 tail.
+(docs/latency-history.md) — the "few calls in 200" of the endpoint's p99 tail.
 
 So SQLite engines turn the automatic checkpoint off on their connections and this thread runs a
 PASSIVE checkpoint every CHECKPOINT_INTERVAL_SECONDS: it copies what is committed without waiting
