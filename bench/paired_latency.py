@@ -65,6 +65,15 @@ def call(http: Any, tool: str, arguments: dict, request_id: int) -> float:
     return elapsed
 
 
+def cases_matching(only: str) -> list:
+    """The PAIRED_CASES whose label holds one of `only`'s comma-separated parts (all when empty)."""
+    wanted = [part.strip() for part in only.split(",") if part.strip()]
+    cases = [case for case in PAIRED_CASES if not wanted or any(part in case[0] for part in wanted)]
+    if not cases:
+        raise SystemExit(f"no case matches --only {only!r}; cases: {', '.join(case[0] for case in PAIRED_CASES)}")
+    return cases
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", type=variant, action="append", required=True, help="NAME=PYTHONPATH (twice or more)")
@@ -75,10 +84,7 @@ def main() -> None:
     args = parser.parse_args()
     if len(args.variant) < 2 or len({name for name, _ in args.variant}) != len(args.variant):
         raise SystemExit("give two or more --variant NAME=PYTHONPATH with distinct names")
-    wanted = [part.strip() for part in args.only.split(",") if part.strip()]
-    cases = [case for case in PAIRED_CASES if not wanted or any(part in case[0] for part in wanted)]
-    if not cases:
-        raise SystemExit(f"no case matches --only {args.only!r}; cases: {', '.join(case[0] for case in PAIRED_CASES)}")
+    cases = cases_matching(args.only)
     ensure_corpus()
     project = "bench/django"
     with tempfile.TemporaryDirectory(prefix="rhumbline-paired-") as directory, ExitStack() as stack:

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from code_context_latency import cli, cpu_ms  # noqa: E402
 from http_latency import PROTOCOLS, free_port, percentile, rpc, serving_client  # noqa: E402
 from ingest import SDIST, ensure_corpus  # noqa: E402
-from paired_latency import PAIRED_CASES, environment  # noqa: E402
+from paired_latency import cases_matching, environment  # noqa: E402
 
 RHUMBLINE = Path(sys.executable).parent / "rhumbline"
 
@@ -54,10 +54,7 @@ def main() -> None:
     parser.add_argument("--only", default="", help="comma-separated parts of case labels (default: every case)")
     parser.add_argument("--pythonpath", default="", help="the code tree to serve (default: this process's)")
     args = parser.parse_args()
-    wanted = [part.strip() for part in args.only.split(",") if part.strip()]
-    cases = [case for case in PAIRED_CASES if not wanted or any(part in case[0] for part in wanted)]
-    if not cases:
-        raise SystemExit(f"no case matches --only {args.only!r}; cases: {', '.join(case[0] for case in PAIRED_CASES)}")
+    cases = cases_matching(args.only)
     ensure_corpus()
     project = "bench/django"
     pythonpath = str(Path(args.pythonpath).resolve()) if args.pythonpath else os.environ.get("PYTHONPATH", "")
