@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from http_latency import CLIENTS, PROTOCOLS, free_port, machine_probe, percentile, rpc, serving_client  # noqa: E402
+from http_latency import CLIENTS, PROTOCOLS, machine_probe, percentile, rpc, serving_client, start_serve  # noqa: E402
 from ingest import SDIST, ensure_corpus  # noqa: E402
 
 RHUMBLINE = Path(sys.executable).parent / "rhumbline"
@@ -118,11 +118,7 @@ def main() -> None:
         )
         scopes = "read,cypher" if args.neo4j else "read"
         token = cli(env, "token", "create", "--principal", "bench", "--projects", project, "--scopes", scopes)
-        port = free_port()
-        server = subprocess.Popen(
-            [str(RHUMBLINE), "serve", "--port", str(port), "--dispatch", "inprocess", "--log-level", "warning"],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+        port, server = start_serve(env)
         try:
             rounds = []
             for _ in range(args.rounds):

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from http_latency import CLIENTS, PROTOCOLS, RHUMBLINE, free_port, percentile, rpc, serving_client  # noqa: E402
+from http_latency import CLIENTS, PROTOCOLS, RHUMBLINE, percentile, rpc, serving_client, start_serve  # noqa: E402
 from ingest import TARGETS, ensure_corpus  # noqa: E402
 
 TARGET_MS = {"get_node": 5, "query_graph": 30, "trace_path": 20, "blast_radius": 50, "graph_diff": 1000}
@@ -215,11 +215,7 @@ def main() -> None:
         store = open_store(env)
         try:
             all_cases = cases(store, project)
-            port = free_port()
-            server = subprocess.Popen(
-                [str(RHUMBLINE), "serve", "--port", str(port), "--dispatch", "inprocess", "--log-level", "warning"],
-                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            )  # fmt: skip
+            port, server = start_serve(env)
             try:
                 database = Path(env["RHUMBLINE_HOME"]) / "rhumbline.sqlite3"
                 run(port, token, all_cases, args.calls, backend, database, client=args.client, protocol=args.protocol, pid=server.pid)

@@ -204,6 +204,16 @@ def measure(http: Any, body: dict, calls: int) -> list[float]:
     return timings
 
 
+def start_serve(env: dict[str, str], *, dispatch: str = "inprocess") -> tuple[int, subprocess.Popen]:
+    """A `rhumbline serve` on a free port with `env`, quiet; the caller stops it (SIGINT, wait)."""
+    port = free_port()
+    server = subprocess.Popen(
+        [str(RHUMBLINE), "serve", "--port", str(port), "--dispatch", dispatch, "--log-level", "warning"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    return port, server
+
+
 def machine_probe() -> float:
     """ms for a fixed pure-Python loop (2M additions): this shared machine's speed at that moment.
     It moves by ~1.7x within minutes (0.9-1.7 s for 10M on 2026-11-30) while the load stays under 1;
@@ -235,11 +245,7 @@ def main() -> None:
         (root / "shop" / "cart.py").write_text(SOURCE)
         cli(env, "ingest", str(root / "shop"), "--project", "acme/shop")
         token = cli(env, "token", "create", "--principal", "bench", "--projects", "acme/shop", "--scopes", "read")
-        port = free_port()
-        server = subprocess.Popen(
-            [str(RHUMBLINE), "serve", "--port", str(port), "--dispatch", args.dispatch, "--log-level", "warning"],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
+        port, server = start_serve(env, dispatch=args.dispatch)
         try:
             with serving_client(port, token, timeout=30, client=args.client) as http:
                 cases = {

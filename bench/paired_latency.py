@@ -21,7 +21,6 @@ import os
 import shutil
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,10 +30,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from code_context_latency import CASES, cli, cpu_ms  # noqa: E402
-from http_latency import PROTOCOLS, free_port, percentile, rpc, serving_client  # noqa: E402
+from http_latency import PROTOCOLS, percentile, rpc, serving_client, start_serve  # noqa: E402
 from ingest import SDIST, ensure_corpus  # noqa: E402
 
-RHUMBLINE = Path(sys.executable).parent / "rhumbline"
 PAIRED_CASES = [(label, tool, arguments) for label, tool, arguments, *_ in CASES] + [
     ("get_node default page", "get_node", {"node_id": "file:shortcuts.py"}),
 ]
@@ -96,11 +94,7 @@ def main() -> None:
         for name, pythonpath in args.variant:
             home = root / f"home-{name}"
             shutil.copytree(root / "home", home)
-            port = free_port()
-            server = subprocess.Popen(
-                [str(RHUMBLINE), "serve", "--port", str(port), "--dispatch", "inprocess", "--log-level", "warning"],
-                env=environment(home, pythonpath), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            )  # fmt: skip
+            port, server = start_serve(environment(home, pythonpath))
             stack.callback(lambda server=server: (server.send_signal(signal.SIGINT), server.wait(30)))
             http = stack.enter_context(serving_client(port, token, protocol=args.protocol))
             servers.append((name, server, http))

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import os
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -27,11 +26,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from code_context_latency import cli, cpu_ms  # noqa: E402
-from http_latency import PROTOCOLS, free_port, percentile, rpc, serving_client  # noqa: E402
+from http_latency import PROTOCOLS, percentile, rpc, serving_client, start_serve  # noqa: E402
 from ingest import SDIST, ensure_corpus  # noqa: E402
 from paired_latency import cases_matching, environment  # noqa: E402
 
-RHUMBLINE = Path(sys.executable).parent / "rhumbline"
 
 
 def timed_call(http: Any, tool: str, arguments: dict, request_id: int, server_pid: int) -> tuple[float, float, int]:
@@ -62,11 +60,7 @@ def main() -> None:
         env = environment(Path(directory) / "home", pythonpath)
         cli(env, "ingest", str(SDIST / "django"), "--project", project, "--json")
         token = cli(env, "token", "create", "--principal", "bench", "--projects", project, "--scopes", "read").split()[0]
-        port = free_port()
-        server = subprocess.Popen(
-            [str(RHUMBLINE), "serve", "--port", str(port), "--dispatch", "inprocess", "--log-level", "warning"],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+        port, server = start_serve(env)
         try:
             with serving_client(port, token, protocol="legacy") as legacy, serving_client(port, token, protocol="modern") as modern:
                 clients = [(PROTOCOLS["legacy"], legacy), (PROTOCOLS["modern"], modern)]
