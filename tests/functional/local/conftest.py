@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from rhumbline.local.functions import FunctionRunner
+from rhumbline.local.lambda_api import InvokeCredentials, LambdaInvokeApi
 from rhumbline.local.server import LocalApi
 from rhumbline.local.template import Template, load_template
 
@@ -93,10 +94,20 @@ def stand_in_template(tmp_path: Path) -> Template:
     return load_template(tmp_path / "template.yaml")
 
 
+# The functions the Invoke API serves (as the template's tool functions would be); AuthFunction is not one.
+INVOKABLE = {"EchoFunction", "BrokenFunction", "SlowFunction"}
+
+
 @pytest.fixture
-def stand_in(stand_in_template: Template) -> Iterator[LocalApi]:
+def invoke_credentials() -> InvokeCredentials:
+    return InvokeCredentials()
+
+
+@pytest.fixture
+def stand_in(stand_in_template: Template, invoke_credentials: InvokeCredentials) -> Iterator[LocalApi]:
     runner = FunctionRunner(stand_in_template)
-    yield LocalApi(stand_in_template, runner)
+    invoke_api = LambdaInvokeApi(runner, functions=INVOKABLE, credentials=invoke_credentials)
+    yield LocalApi(stand_in_template, runner, invoke_api=invoke_api)
     runner.close()
 
 

@@ -5,24 +5,30 @@ from __future__ import annotations
 import json
 import time
 
+import anyio
 import boto3
 import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
+from rhumbline.local.lambda_api import InvokeCredentials
 from rhumbline.local.server import LocalApi
 
 
-@pytest.fixture
-def lambda_client(served: str) -> object:
+def client_for(endpoint: str, access_key: str, secret: str) -> object:
     return boto3.client(
         "lambda",
-        endpoint_url=served,
+        endpoint_url=endpoint,
         region_name="us-east-1",
-        aws_access_key_id="local",
-        aws_secret_access_key="local",
+        aws_access_key_id=access_key,
+        aws_secret_access_key=secret,
         config=Config(retries={"total_max_attempts": 1}, read_timeout=10),
     )
+
+
+@pytest.fixture
+def lambda_client(served: str, invoke_credentials: InvokeCredentials) -> object:
+    return client_for(served, invoke_credentials.access_key_id, invoke_credentials.secret_access_key)
 
 
 def test_request_response_runs_the_handler(lambda_client: object) -> None:
@@ -73,3 +79,31 @@ def test_unknown_functions_and_bad_payloads_are_client_errors(lambda_client: obj
     with pytest.raises(ClientError) as bad:
         lambda_client.invoke(FunctionName="SlowFunction", Payload=b"{not json")
     assert bad.value.response["Error"]["Code"] == "InvalidRequestContentException"
+
+
+def test_only_the_tool_functions_are_invokable(lambda_client: object) -> None:
+    # The authorizer (like migrate and the webhook functions in the real template) is not a tool.
+    with pytest.raises(ClientError) as refused:
+        lambda_client.invoke(FunctionName="AuthFunction", Payload=b"{}")
+    assert refused.value.response["Error"]["Code"] == "ResourceNotFoundException"
+
+
+def test_a_client_signing_with_another_secret_is_refused(served: str, invoke_credentials: InvokeCredentials) -> None:
+    for access_key, secret in [("rhumbline-local", "guessed"), ("local", "local"), ("other", invoke_credentials.secret_access_key)]:
+        with pytest.raises(ClientError) as refused:
+            client_for(served, access_key, secret).invoke(FunctionName="SlowFunction", Payload=b"{}")
+        assert refused.value.response["Error"]["Code"] == "InvalidSignatureException"
+        assert refused.value.response["ResponseMetadata"]["HTTPStatusCode"] == 403
+
+
+def test_the_invoke_api_is_not_served_without_it(stand_in_template: object) -> None:
+    from rhumbline.local.apigw import HttpRequest
+    from rhumbline.local.functions import FunctionRunner
+
+    runner = FunctionRunner(stand_in_template)
+    try:
+        api = LocalApi(stand_in_template, runner)
+        request = HttpRequest("POST", "/2015-03-31/functions/SlowFunction/invocations", body=b"{}")
+        assert anyio.run(api.respond, request).status == 404
+    finally:
+        runner.close()

@@ -27,6 +27,7 @@ class HttpRequest:
     method: str
     path: str
     query_string: str = ""
+    raw_path: str = ""  # as sent, percent-encoded: what a SigV4 signature covers
     headers: list[tuple[str, str]] = field(default_factory=list)
     body: bytes = b""
     source_ip: str = "127.0.0.1"
@@ -38,6 +39,10 @@ class HttpResponse:
     status: int
     headers: list[tuple[str, str]]
     body: bytes
+
+
+def json_response(status: int, body: Any, headers: list[tuple[str, str]] | None = None) -> HttpResponse:
+    return HttpResponse(status, [("content-type", "application/json"), *(headers or [])], json.dumps(body).encode())
 
 
 def join_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:

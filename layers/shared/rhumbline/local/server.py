@@ -12,27 +12,30 @@ import asyncio
 import json
 import logging
 import os
-import re
 import time
 from collections.abc import Mapping
 from typing import Any, Literal
 
 from starlette.types import Message, Receive, Scope, Send
 
-from rhumbline.local.apigw import HttpRequest, HttpResponse, authorizer_event, build_event, proxy_response, with_authorizer
-from rhumbline.local.functions import REGION, FunctionRunner, Invocation, function_arn
+from rhumbline.local.apigw import (
+    HttpRequest,
+    HttpResponse,
+    authorizer_event,
+    build_event,
+    json_response,
+    proxy_response,
+    with_authorizer,
+)
+from rhumbline.local.functions import REGION, FunctionRunner
 from rhumbline.local.http_stack import choose_http_stack
+from rhumbline.local.lambda_api import INVOKE_PATH, InvokeCredentials, LambdaInvokeApi
 from rhumbline.local.template import AuthorizerDef, Template
 from rhumbline.runtime.heap import freeze_after_init, refreeze_if_thawed
 
 logger = logging.getLogger("rhumbline.local")
 
-INVOKE_PATH = re.compile(r"/2015-03-31/functions/(?P<name>[^/]+)/invocations")
 Dispatch = Literal["inprocess", "invoke-api"]
-
-
-def json_response(status: int, body: Any, headers: list[tuple[str, str]] | None = None) -> HttpResponse:
-    return HttpResponse(status, [("content-type", "application/json"), *(headers or [])], json.dumps(body).encode())
 
 
 class AuthorizerCache:
@@ -54,14 +57,22 @@ class AuthorizerCache:
 
 
 class LocalApi:
-    def __init__(self, template: Template, runner: FunctionRunner, *, freeze_heap: bool = False) -> None:
+    def __init__(
+        self,
+        template: Template,
+        runner: FunctionRunner,
+        *,
+        invoke_api: LambdaInvokeApi | None = None,
+        freeze_heap: bool = False,
+    ) -> None:
         self.template = template
         self.runner = runner
+        # Served only when the gateway dispatches through it (`--dispatch invoke-api`).
+        self.invoke_api = invoke_api
         # `rhumbline serve` freezes the heap once the functions are loaded (runtime/heap.py); tests
         # that start and stop many servers in one process leave it alone.
         self.freeze_heap = freeze_heap
         self.authorizer_cache = AuthorizerCache()
-        self._background: set[asyncio.Task[Invocation]] = set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -102,8 +113,8 @@ class LocalApi:
 
     async def respond(self, request: HttpRequest) -> HttpResponse:
         invoke = INVOKE_PATH.fullmatch(request.path)
-        if invoke and request.method == "POST":
-            return await self.invoke_api(invoke["name"], request)
+        if invoke and request.method == "POST" and self.invoke_api is not None:
+            return await self.invoke_api.respond(invoke["name"], request)
         found = self.template.route_for(request.method, request.path)
         if found is None:
             return json_response(404, {"message": "Not Found"})
@@ -145,35 +156,6 @@ class LocalApi:
             return json_response(403, {"message": "Forbidden"})
         return dict(answer.get("context") or {})
 
-    async def invoke_api(self, name: str, request: HttpRequest) -> HttpResponse:
-        # FunctionName may be a name, an ARN or a partial ARN, optionally with a qualifier.
-        logical_id = name.rsplit("function:", 1)[-1].split(":", 1)[0]
-        if logical_id not in self.template.functions:
-            error = {"Type": "User", "message": f"Function not found: {function_arn(logical_id)}"}
-            return json_response(404, error, [("x-amzn-errortype", "ResourceNotFoundException")])
-        try:
-            event = json.loads(request.body) if request.body.strip() else {}
-        except ValueError:
-            error = {"Type": "User", "message": "Could not parse request body into json"}
-            return json_response(400, error, [("x-amzn-errortype", "InvalidRequestContentException")])
-        invocation_type = dict(request.headers).get("x-amz-invocation-type", "RequestResponse")
-        if invocation_type == "DryRun":
-            return HttpResponse(204, [], b"")
-        if invocation_type == "Event":
-            task = asyncio.create_task(self.runner.invoke_async(logical_id, event))
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
-            return HttpResponse(202, [], b"")
-        invocation = await self.runner.invoke_async(logical_id, event)
-        headers = [("x-amz-executed-version", "$LATEST"), ("x-amzn-requestid", invocation.request_id)]
-        if invocation.error is not None:
-            return json_response(200, invocation.error, [*headers, ("x-amz-function-error", "Unhandled")])
-        try:
-            return json_response(200, invocation.result, headers)
-        except (TypeError, ValueError) as error:
-            marshal = {"errorMessage": f"Unable to marshal response: {error}", "errorType": "Runtime.MarshalError"}
-            return json_response(200, marshal, [*headers, ("x-amz-function-error", "Unhandled")])
-
 
 async def read_request(scope: Scope, receive: Receive) -> HttpRequest:
     chunks = []
@@ -188,6 +170,7 @@ async def read_request(scope: Scope, receive: Receive) -> HttpRequest:
     return HttpRequest(
         method=scope["method"],
         path=scope["path"],
+        raw_path=(scope.get("raw_path") or scope["path"].encode()).decode("latin-1"),
         query_string=scope.get("query_string", b"").decode("latin-1"),
         headers=[(name.decode("latin-1"), value.decode("latin-1")) for name, value in scope["headers"]],
         body=b"".join(chunks),
@@ -200,26 +183,32 @@ def encode_headers(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
     return [(name.encode("latin-1"), value.encode("latin-1")) for name, value in headers]
 
 
-def configure_dispatch(template: Template, dispatch: Dispatch, host: str, port: int) -> None:
-    """Set, before the gateway is loaded, how it reaches the tools (it reads the environment at init)."""
+def configure_dispatch(template: Template, dispatch: Dispatch, host: str, port: int) -> InvokeCredentials | None:
+    """Set, before the gateway is loaded, how it reaches the tools (it reads the environment at init).
+
+    With `invoke-api`, returns the credentials the local Invoke API accepts: the gateway's boto3
+    client finds them in this process's environment, and nothing else has them.
+    """
     if dispatch == "inprocess":
         os.environ["RHUMBLINE_DISPATCH"] = "inprocess"
-        return
+        return None
     if not template.tool_functions:
         raise RuntimeError(f"{template.path} maps no tools to functions (RHUMBLINE_TOOL_FUNCTIONS)")
     reachable = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    credentials = InvokeCredentials()
     os.environ.update(
         RHUMBLINE_DISPATCH="lambda",
         RHUMBLINE_TOOL_FUNCTIONS=json.dumps(template.tool_functions),
         AWS_ENDPOINT_URL_LAMBDA=f"http://{reachable}:{port}",
-        # The local Invoke API checks no signature; real credentials must not be sent to it.
-        AWS_ACCESS_KEY_ID="local",
-        AWS_SECRET_ACCESS_KEY="local",
+        # Real credentials must never be sent to the local endpoint.
+        AWS_ACCESS_KEY_ID=credentials.access_key_id,
+        AWS_SECRET_ACCESS_KEY=credentials.secret_access_key,
         AWS_DEFAULT_REGION=REGION,
         AWS_REGION=REGION,
     )
     os.environ.pop("AWS_SESSION_TOKEN", None)
     os.environ.pop("AWS_PROFILE", None)
+    return credentials
 
 
 def serve(
@@ -237,8 +226,12 @@ def serve(
     # setting in the environment still wins.
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
-    configure_dispatch(template, dispatch, host, port)
-    api = LocalApi(template, FunctionRunner(template), freeze_heap=True)
+    credentials = configure_dispatch(template, dispatch, host, port)
+    runner = FunctionRunner(template)
+    invoke_api = None
+    if credentials is not None:
+        invoke_api = LambdaInvokeApi(runner, functions=set(template.tool_functions.values()), credentials=credentials)
+    api = LocalApi(template, runner, invoke_api=invoke_api, freeze_heap=True)
     stack = choose_http_stack()
     if stack.fallback_note():
         logger.warning("%s", stack.fallback_note())
