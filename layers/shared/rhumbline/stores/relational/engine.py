@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import sqlite3
+import time
 import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -76,7 +77,7 @@ def _sqlite_engine(url: URL, timeout: float) -> Engine:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         try:
-            cursor.execute("PRAGMA journal_mode=WAL")
+            _enter_wal_mode(cursor, timeout)
             # WAL + NORMAL: a commit no longer waits for an fsync (measured 4 ms per audit row, on
             # every tool call's path); the database stays consistent, and only a power loss can
             # drop the last commits. Local stores only: hosted deployments use PostgreSQL.
@@ -104,6 +105,21 @@ def _sqlite_engine(url: URL, timeout: float) -> Engine:
         # The thread ends with the engine (tests and `resources.reset` drop theirs).
         weakref.finalize(engine, checkpointer.stop)
     return engine
+
+
+def _enter_wal_mode(cursor: sqlite3.Cursor, timeout: float) -> None:
+    """Switch a database to WAL (a no-op once it is). Switching needs an exclusive lock, and SQLite
+    answers "database is locked" at once, without its busy handler, when several connections
+    switch a new file at the same moment (concurrent cold starts): so retry until `timeout`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
 
 
 def _emit_begin(connection: Any, statement: str) -> None:
