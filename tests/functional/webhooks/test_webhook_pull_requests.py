@@ -3,6 +3,7 @@ opened → review submitted → synchronize → merged, replays, stale deliverie
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timezone
 
 from sqlalchemy import select
@@ -225,13 +226,21 @@ def test_a_review_of_an_unknown_pr_records_the_pr_from_the_review_payload(review
     assert (row["state"], row["author"], row["head_sha"]) == ("open", "octocat", HEAD)
 
 
-def test_an_unknown_repository_becomes_a_project_and_stays_apart(review_world: ReviewWorld) -> None:
+def test_the_default_secret_does_not_create_projects(review_world: ReviewWorld) -> None:
     newcomer = review_world.repo.replace("acme/", "newco/")
-    assert review_world.deliver("pull_request", payload("pull_request.opened", newcomer)).status == 200
-    outcome = review_world.call("get_pr_verdict", {"repo": review_world.repo, "pr_number": 1347})
-    assert outcome["error"]["message"] == f"PR not found: no PR #1347 is recorded for {review_world.repo}"
-    outcome = review_world.call("get_pr_verdict", {"repo": newcomer, "pr_number": 1347}, projects=(newcomer,))
-    assert outcome["error"]["code"] == "not_reviewed"
+    answer = review_world.deliver("pull_request", payload("pull_request.opened", newcomer))
+    assert (answer.status, answer.body["outcome"]) == (202, "ignored")
+    assert "the default webhook secret does not create projects" in answer.body["detail"]
+    outcome = review_world.call("get_repo_health", {"repo": newcomer}, projects=(newcomer,))
+    assert outcome["error"]["code"] == "not_found"
+
+
+def test_a_replayed_body_under_a_new_delivery_id_is_a_duplicate(review_world: ReviewWorld) -> None:
+    body = json.dumps(payload("pull_request.opened", review_world.repo)).encode()
+    first = review_world.deliver("pull_request", body, delivery="original-delivery")
+    replay = review_world.deliver("pull_request", body, delivery="forged-new-delivery")
+    assert (first.status, first.body["outcome"]) == (200, "processed")
+    assert (replay.status, replay.body["outcome"]) == (200, "duplicate")
 
 
 def test_a_repository_with_its_own_secret_is_recorded_under_its_project(review_world: ReviewWorld) -> None:

@@ -44,7 +44,8 @@ def test_the_secret_is_cached_between_deliveries(review_world: ReviewWorld, secr
     assert review_world.deliver("pull_request", body, secret="v1").status == 200
     secretsmanager.put_secret_value(SecretId=arn, SecretString=json.dumps({"default": "v2"}))
     # Within SECRET_MAX_AGE_SECONDS the cached value is used: no Secrets Manager call per delivery.
-    assert review_world.deliver("pull_request", body, secret="v1").body["outcome"] == "processed"
+    edited = json.dumps(payload("pull_request.opened", review_world.repo, **{"pull_request.title": "Edited"})).encode()
+    assert review_world.deliver("pull_request", edited, secret="v1").body["outcome"] == "processed"
 
 
 def test_an_unreadable_secret_is_503(review_world: ReviewWorld, secretsmanager, monkeypatch) -> None:  # type: ignore[no-untyped-def]

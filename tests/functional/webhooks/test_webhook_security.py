@@ -152,6 +152,12 @@ def test_a_merged_pr_without_merged_at_is_400(review_world: ReviewWorld) -> None
     assert (answer.status, answer.body) == (400, {"error": "malformed payload: pull_request #1347 is merged but has no merged_at"})
 
 
+def test_a_deeply_nested_body_is_400(review_world: ReviewWorld) -> None:
+    nested = b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    answer = review_world.deliver("pull_request", nested)
+    assert (answer.status, answer.body) == (400, {"error": "malformed payload: the JSON is nested too deeply"})
+
+
 def test_a_json_array_is_400(review_world: ReviewWorld) -> None:
     assert review_world.deliver("pull_request", b"[1, 2]").body == {"error": "malformed payload: expected a JSON object"}
 

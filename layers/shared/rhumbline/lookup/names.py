@@ -45,10 +45,10 @@ def _same_file(stored: str, typed: str) -> bool:
 
 def file_id(file: str) -> str:
     """The id of the File node `file` names if it is the path in the project (the common case)."""
-    path = normalize_path(file)
+    path = normalize_path(file).strip("/")
     if not path:
-        raise InvalidArguments("`file` is empty")
-    return f"file:{path.lstrip('/')}"
+        raise InvalidArguments(f"`file` {file!r} names no file: give its path relative to the repository root")
+    return f"file:{path}"
 
 
 def resolve_file(context: "ToolContext", project: str, file: str, *, id_missed: bool = False) -> Node:

@@ -12,6 +12,7 @@ the failure and the delivery can be redelivered), 500 a bug or a misconfiguratio
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
@@ -24,7 +25,7 @@ from rhumbline.reviews.graph_projection import PullRequestSnapshot
 from rhumbline.runtime.handler import describe_validation_error
 from rhumbline.webhooks import events, payloads, signature
 from rhumbline.webhooks.http import Delivery, HttpError, delivery_from_event, error_response, response
-from rhumbline.webhooks.secrets import SecretsMisconfigured, SecretsUnavailable, choose, load_secrets
+from rhumbline.webhooks.secrets import DEFAULT_KEY, SecretsMisconfigured, SecretsUnavailable, choose, load_secrets
 
 logger = logging.getLogger("rhumbline.webhooks")
 
@@ -55,6 +56,8 @@ def parse_document(delivery: Delivery) -> tuple[dict[str, Any] | None, str | Non
         document = json.loads(text)
     except json.JSONDecodeError as error:
         return None, f"malformed JSON payload: {error.msg} at line {error.lineno} column {error.colno}"
+    except RecursionError:
+        return None, "malformed payload: the JSON is nested too deeply"
     if not isinstance(document, dict):
         return None, "malformed payload: expected a JSON object"
     return document, None
@@ -73,8 +76,9 @@ def sender_of(document: dict[str, Any] | None) -> tuple[str | None, int | None]:
     )
 
 
-def authenticate(delivery: Delivery) -> dict[str, Any]:
-    """The verified JSON document; HttpError 401 for any signature problem, 400 for a signed bad body."""
+def authenticate(delivery: Delivery) -> tuple[dict[str, Any], str]:
+    """(the verified JSON document, the key of the secret that signed it); HttpError 401 for any
+    signature problem, 400 for a signed bad body."""
     if not signature.well_formed(delivery.signature):
         raise HttpError(401, "missing or malformed X-Hub-Signature-256 header: expected sha256=<64 hex digits>")
     document, problem = parse_document(delivery)
@@ -87,10 +91,12 @@ def authenticate(delivery: Delivery) -> dict[str, Any]:
     if problem is not None:
         raise HttpError(400, problem)
     assert document is not None  # no problem means a document
-    return document
+    return document, chosen[0]
 
 
-def _apply(delivery_id: str, event: str, payload: Any) -> tuple[events.EventResult, str] | None:
+def _apply(
+    delivery_id: str, body_sha256: str, event: str, payload: Any, *, may_create: bool
+) -> tuple[events.EventResult, str] | None:
     """Claim the delivery and apply the event in one transaction; None for a replayed delivery."""
     from rhumbline.config import settings
     from rhumbline.reviews.recording import find_project
@@ -100,13 +106,22 @@ def _apply(delivery_id: str, event: str, payload: Any) -> tuple[events.EventResu
 
     name = payload.repository.full_name
     with session_scope(resources.relational_engine()) as session:
-        claim = deliveries.claim(session, delivery_id, event=event, action=payload.action, repository=name)
+        claim = deliveries.claim(
+            session, delivery_id, payload_sha256=body_sha256, event=event, action=payload.action, repository=name
+        )
         if claim is None:
             return None
-        # A PR or review of an unknown repository starts its project; a push only re-ingests one.
-        project = find_project(session, name, create=event != "push")
-        if project is None:
+        # A PR or review of an unknown repository starts its project when a secret configured for
+        # that repository or App installation signed it; a push only re-ingests a known one.
+        project = find_project(session, name, create=may_create and event != "push")
+        if project is None and event == "push":
             result = events.EventResult("ignored", f"{name} is not a project yet: nothing to re-ingest", status=202)
+        elif project is None:
+            detail = (
+                f"{name} is not a project yet, and the default webhook secret does not create projects: "
+                "ingest it first, or configure a webhook secret for this repository"
+            )
+            result = events.EventResult("ignored", detail, status=202)
         elif event == "pull_request":
             result = events.pull_request(session, project.id, payload)
         elif event == "pull_request_review":
@@ -130,7 +145,7 @@ def _project_graph(project: str, snapshots: list[PullRequestSnapshot]) -> str:
     return "updated"
 
 
-def process(delivery: Delivery, document: dict[str, Any]) -> dict[str, Any]:
+def process(delivery: Delivery, document: dict[str, Any], secret_key: str = DEFAULT_KEY) -> dict[str, Any]:
     event = (delivery.event or "").strip()
     if not EVENT_NAME.match(event):
         raise HttpError(400, "missing or malformed X-GitHub-Event header")
@@ -155,7 +170,8 @@ def process(delivery: Delivery, document: dict[str, Any]) -> dict[str, Any]:
     if not repository.is_project_slug:
         detail = f"repository {repository.full_name!r} cannot be named as a project (owner/repo of letters, digits, '_', '.', '-')"
         return response(202, {**body, "outcome": "ignored", "detail": detail})
-    applied = _apply(delivery_id, event, payload)
+    body_sha256 = hashlib.sha256(delivery.body).hexdigest()
+    applied = _apply(delivery_id, body_sha256, event, payload, may_create=secret_key != DEFAULT_KEY)
     if applied is None:
         return response(200, {**body, "outcome": "duplicate", "detail": "this delivery was already processed: nothing changed"})
     result, project = applied
@@ -171,7 +187,7 @@ def handle(event: Any) -> dict[str, Any]:
 
     try:
         delivery = delivery_from_event(event)
-        return process(delivery, authenticate(delivery))
+        return process(delivery, *authenticate(delivery))
     except HttpError as error:
         return error_response(error)
     except SecretsUnavailable as error:

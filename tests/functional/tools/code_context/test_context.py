@@ -197,3 +197,11 @@ def test_annotations_of_the_files_nodes_with_exact_totals_and_none_from_another_
     assert [(a["node_id"], a["content"]) for a in listed["items"]] == [
         (g.PRODUCT.id, "second on product"), (g.PRODUCT.id, "first on product"), (g.ORDER.id, "on order"),
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize("tool", ["context", "function", "class"])
+@pytest.mark.parametrize("typed", ["/", "\\", "//", "./"])
+def test_a_file_that_names_no_file_is_invalid_not_a_crash(shop, tool: str, typed: str) -> None:
+    arguments = {"file": typed} if tool == "context" else {"name": "checkout", "file": typed}
+    error = failed(shop.call(tool, arguments), "invalid_arguments")
+    assert "names no file" in error["message"] or "is empty" in error["message"], error

@@ -1,4 +1,4 @@
-"""GitHub webhook deliveries, for de-duplication by X-GitHub-Delivery.
+"""GitHub webhook deliveries, for de-duplication by X-GitHub-Delivery and by the signed body's digest.
 
 A delivery is claimed at the start of the transaction that applies it: a replay (GitHub's
 "Redeliver", or a retry after a timeout) finds the row and changes nothing; two copies arriving at
@@ -24,15 +24,25 @@ def get(session: Session, delivery_id: str) -> WebhookDelivery | None:
 
 
 def claim(
-    session: Session, delivery_id: str, *, event: str, action: str | None, repository: str | None
+    session: Session,
+    delivery_id: str,
+    *,
+    payload_sha256: str,
+    event: str,
+    action: str | None,
+    repository: str | None,
 ) -> WebhookDelivery | None:
-    """Claim a delivery for this transaction; None when it was already processed (a replay)."""
+    """Claim a delivery for this transaction; None when it was already processed (a replay of
+    either the delivery id or the exact body)."""
     if not delivery_id or len(delivery_id) > 100:
         raise ValueError("delivery id must be 1-100 characters")
     if get(session, delivery_id) is not None:
         return None
+    if session.scalar(select(WebhookDelivery.delivery_id).where(WebhookDelivery.payload_sha256 == payload_sha256)):
+        return None
     row = WebhookDelivery(
         delivery_id=delivery_id,
+        payload_sha256=payload_sha256,
         event=event[:64],
         action=action[:64] if action else None,
         repository=repository[:201] if repository else None,

@@ -118,12 +118,16 @@ class Review(Base):
 
 
 class WebhookDelivery(Base):
-    """One processed GitHub delivery, keyed by X-GitHub-Delivery: a replay finds its row and stops."""
+    """One processed GitHub delivery, keyed by X-GitHub-Delivery: a replay finds its row and stops.
+
+    The header is not covered by the signature, so the body's digest is unique too: a captured
+    delivery sent again under a new id is a replay as well."""
 
     __tablename__ = "webhook_deliveries"
     __table_args__ = (
         CheckConstraint(_in("outcome", DELIVERY_OUTCOMES), name="outcome"),
         Index("ix_webhook_deliveries_received_at", "received_at"),
+        Index("ux_webhook_deliveries_payload_sha256", "payload_sha256", unique=True),
     )
 
     delivery_id: Mapped[str] = mapped_column(String(100), primary_key=True)
@@ -133,3 +137,4 @@ class WebhookDelivery(Base):
     received_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
     outcome: Mapped[str] = mapped_column(String(20), nullable=False)
     detail: Mapped[str | None] = mapped_column(Text, nullable=True)
+    payload_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
