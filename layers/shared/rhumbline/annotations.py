@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, bindparam, func, select
 from sqlalchemy.orm import Session
 
-from rhumbline.stores.relational.exploration_models import MAX_CONTENT, MAX_NODE_ID, Annotation
-from rhumbline.stores.relational.models import Project
+from rhumbline.stores.relational.schema.exploration import Annotation, MAX_CONTENT, MAX_NODE_ID
+from rhumbline.stores.relational.schema.core import Project
 
 if TYPE_CHECKING:
     from rhumbline.contract import Caller

@@ -231,8 +231,8 @@ def _rekey(engine: Engine, project: str, old: str, new: str) -> bool:
     or rewritten; older graphs' scores are never read again anyway). False if `old` has none."""
     from sqlalchemy import select, update
 
-    from rhumbline.stores.relational.exploration_models import GraphCentrality
-    from rhumbline.stores.relational.models import Project
+    from rhumbline.stores.relational.schema.exploration import GraphCentrality
+    from rhumbline.stores.relational.schema.core import Project
     from rhumbline.stores.relational.session import session_scope
 
     if old == new:
@@ -284,7 +284,7 @@ def scores_of(
     edges: list[tuple[str, str]], project: str, key: str, seconds: float, started: float
 ) -> Scores:
     """Scores of "depends on" pairs; `started` (time.monotonic) is when `seconds` began."""
-    from rhumbline.stores.relational.models import utcnow
+    from rhumbline.stores.relational.schema.base import utcnow
 
     nodes = len({end for pair in edges for end in pair})
     # Small graphs get exact values; large ones as many sampled sources as the budget allows.
@@ -309,8 +309,8 @@ def scores_of(
 def _load(engine: Engine, project: str, key: str) -> Scores | None:
     from sqlalchemy import select
 
-    from rhumbline.stores.relational.exploration_models import GraphCentrality
-    from rhumbline.stores.relational.models import Project
+    from rhumbline.stores.relational.schema.exploration import GraphCentrality
+    from rhumbline.stores.relational.schema.core import Project
     from rhumbline.stores.relational.session import session_scope
 
     with session_scope(engine) as session:
@@ -333,8 +333,8 @@ def _save(engine: Engine, project: str, found: Scores) -> None:
     from sqlalchemy.exc import IntegrityError
 
     from rhumbline.stores.relational import projects
-    from rhumbline.stores.relational.exploration_models import GraphCentrality
-    from rhumbline.stores.relational.models import utcnow
+    from rhumbline.stores.relational.schema.exploration import GraphCentrality
+    from rhumbline.stores.relational.schema.base import utcnow
     from rhumbline.stores.relational.session import session_scope
 
     try:

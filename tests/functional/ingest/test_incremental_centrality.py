@@ -12,8 +12,8 @@ from tests.functional.ingest.test_incremental import B_V1, B_V2, app  # noqa: F4
 from rhumbline import centrality
 from rhumbline.ingest import pipeline
 from rhumbline.stores.graph.protocol import GraphStore
-from rhumbline.stores.relational.exploration_models import GraphCentrality
-from rhumbline.stores.relational.models import Project
+from rhumbline.stores.relational.schema.exploration import GraphCentrality
+from rhumbline.stores.relational.schema.core import Project
 from rhumbline.stores.relational.session import session_scope
 
 

@@ -12,7 +12,7 @@ from rhumbline.contract import Caller
 from rhumbline.lookup.annotation_probe import any_annotation
 from rhumbline.stores.graph.protocol import Node
 from rhumbline.stores.relational import projects
-from rhumbline.stores.relational.models import Project
+from rhumbline.stores.relational.schema.core import Project
 from rhumbline.stores.relational.session import session_scope
 
 CALLER = Caller(principal="tester", token_id="tk_probe", projects=("*",), scopes=("write",))

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 from sqlalchemy import select
 
-from rhumbline.stores.relational.review_models import PullRequest, Review, WebhookDelivery
+from rhumbline.stores.relational.schema.reviews import PullRequest, Review, WebhookDelivery
 from tests.functional.reviews.review_world import BOT, ReviewWorld, payload
 
 HEAD = "6dcb09b5b57875f334f61aebed695e2e4193db5e"

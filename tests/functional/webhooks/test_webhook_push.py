@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from rhumbline.contract import ToolInvocation
 from rhumbline.runtime import resources
-from rhumbline.stores.relational.review_models import WebhookDelivery
+from rhumbline.stores.relational.schema.reviews import WebhookDelivery
 from rhumbline.webhooks import reingest
 from tests.functional.reviews.review_world import ReviewWorld, payload
 

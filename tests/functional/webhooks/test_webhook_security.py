@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 import pytest
 from sqlalchemy import func, select
 
-from rhumbline.stores.relational.review_models import PullRequest, Review, WebhookDelivery
+from rhumbline.stores.relational.schema.reviews import PullRequest, Review, WebhookDelivery
 from rhumbline.webhooks.handler import handle
 from rhumbline.webhooks.signature import sign
 from tests.functional.reviews.review_world import DEFAULT_SECRET, OTHER_SECRET, ReviewWorld, github_event, payload
@@ -18,7 +18,7 @@ from tests.functional.reviews.review_world import DEFAULT_SECRET, OTHER_SECRET, 
 
 def stored(world: ReviewWorld) -> tuple[int, int, int]:
     """(PRs, reviews, deliveries) of this test's repositories (the PostgreSQL database is shared)."""
-    from rhumbline.stores.relational.models import Project
+    from rhumbline.stores.relational.schema.core import Project
 
     mine = f"%{world.repo.rsplit('shop', 1)[1]}"
     with world.db() as session:

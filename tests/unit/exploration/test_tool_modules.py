@@ -7,7 +7,7 @@ def test_the_tool_modules_stay_light_and_agree_with_the_models() -> None:
     import subprocess
     import sys
 
-    from rhumbline.stores.relational.exploration_models import MAX_CONTENT
+    from rhumbline.stores.relational.schema.exploration import MAX_CONTENT
     from rhumbline.tools import add_annotation
 
     assert add_annotation.MAX_CONTENT == MAX_CONTENT

@@ -50,7 +50,7 @@ from rhumbline.ingest.snapshots import Snapshot, edge_key
 from rhumbline.ingest.stat_index import FileEntry, Stamp, StatIndex, stamp_of
 from rhumbline.stores.graph.protocol import Edge, GraphBatch, Node
 from rhumbline.stores.relational import projects
-from rhumbline.stores.relational.ingest_models import IngestedFile
+from rhumbline.stores.relational.schema.ingest import IngestedFile
 from rhumbline.stores.relational.session import session_scope
 
 # Rows per INSERT / DELETE statement when the cache is updated.

@@ -33,8 +33,8 @@ from sqlalchemy import Engine, delete, select
 
 from rhumbline.ingest.partitioned import FORMAT, Partitioned
 from rhumbline.stores.graph.protocol import Edge, Node
-from rhumbline.stores.relational.ingest_models import GraphSnapshot
-from rhumbline.stores.relational.models import GraphVersion, Project
+from rhumbline.stores.relational.schema.ingest import GraphSnapshot
+from rhumbline.stores.relational.schema.core import GraphVersion, Project
 from rhumbline.stores.relational.session import session_scope
 
 # FORMAT (partitioned.py) is what `graph_snapshots.format` records; 1: the whole graph in one pickle

@@ -18,8 +18,8 @@ from typing import Any
 
 from sqlalchemy import Engine, bindparam, select
 
-from rhumbline.stores.relational.exploration_models import Annotation
-from rhumbline.stores.relational.models import Project
+from rhumbline.stores.relational.schema.exploration import Annotation
+from rhumbline.stores.relational.schema.core import Project
 
 _OF_PROJECT = select(Annotation.id).join(Project, Project.id == Annotation.project_id).where(
     Project.slug == bindparam("project")

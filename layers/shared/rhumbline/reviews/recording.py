@@ -15,9 +15,9 @@ from sqlalchemy.orm import Session
 
 from rhumbline.reviews.graph_projection import PullRequestSnapshot
 from rhumbline.stores.relational import projects, pull_requests, reviews
-from rhumbline.stores.relational.models import Project
+from rhumbline.stores.relational.schema.core import Project
 from rhumbline.stores.relational.pull_requests import PullRequestFacts
-from rhumbline.stores.relational.review_models import PullRequest
+from rhumbline.stores.relational.schema.reviews import PullRequest
 from rhumbline.stores.relational.reviews import GitHubReview
 
 

@@ -13,7 +13,7 @@ from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.tools.graph_common import missing_node
 from rhumbline.tools.registry import ToolSpec
 
-# = stores.relational.exploration_models.MAX_CONTENT (not imported: the gateway loads every tool's
+# = stores.relational.schema.exploration.MAX_CONTENT (not imported: the gateway loads every tool's
 # module to list them, and must not pay for SQLAlchemy; a unit test keeps the two equal).
 MAX_CONTENT = 4000
 

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from rhumbline.reviews.graph_projection import PullRequestSnapshot
 from rhumbline.reviews.recording import record_github_review, record_pull_request
 from rhumbline.reviews.verdicts import is_review_bot, verdict_from_github
-from rhumbline.stores.relational.models import utcnow
+from rhumbline.stores.relational.schema.base import utcnow
 from rhumbline.stores.relational.pull_requests import PullRequestFacts
 from rhumbline.stores.relational.reviews import GitHubReview
 from rhumbline.webhooks import payloads

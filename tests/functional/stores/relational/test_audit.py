@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 
 from rhumbline.stores.relational import audit
-from rhumbline.stores.relational.models import AuditEntry
+from rhumbline.stores.relational.schema.core import AuditEntry
 from rhumbline.stores.relational.session import session_scope
 
 

@@ -13,7 +13,7 @@ from sqlalchemy import Engine, select
 from rhumbline.stores.relational import audit
 from rhumbline.stores.relational.audit_writer import AuditWriter
 from rhumbline.stores.relational.engine import create_engine_from_url
-from rhumbline.stores.relational.models import AuditEntry
+from rhumbline.stores.relational.schema.core import AuditEntry
 from rhumbline.stores.relational.session import session_scope
 
 COMPARED = ("request_id", "principal", "token_id", "tool", "project", "arguments_summary", "outcome", "error_code", "latency_ms", "result_bytes")

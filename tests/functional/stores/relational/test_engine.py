@@ -9,7 +9,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError, StatementError
 
 from rhumbline.stores.relational.engine import READ_ONLY, create_engine_from_url
 from rhumbline.stores.relational.migrate import upgrade
-from rhumbline.stores.relational.models import Project
+from rhumbline.stores.relational.schema.core import Project
 from rhumbline.stores.relational.session import session_scope
 
 

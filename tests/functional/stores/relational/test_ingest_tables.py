@@ -13,7 +13,7 @@ from rhumbline.ingest.incremental import FactCache, decode_facts
 from rhumbline.ingest.snapshots import Snapshot
 from rhumbline.stores.graph.protocol import Edge, Node
 from rhumbline.stores.relational import projects, versions
-from rhumbline.stores.relational.ingest_models import GraphSnapshot, IngestedFile
+from rhumbline.stores.relational.schema.ingest import GraphSnapshot, IngestedFile
 from rhumbline.stores.relational.session import session_scope
 
 CODE = CodeFacts("Doc.", (), (), (), (), 0, None, False)

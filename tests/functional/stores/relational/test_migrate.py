@@ -7,7 +7,7 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect
 
 from rhumbline.stores.relational.migrate import current_revision, upgrade
-from rhumbline.stores.relational.models import Base
+from rhumbline.stores.relational.schema.base import Base
 
 TABLES = {"alembic_version", "projects", "api_tokens", "audit_log", "graph_versions"}
 # Review data (0002_reviews).

@@ -8,7 +8,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from rhumbline.stores.relational import projects, versions
-from rhumbline.stores.relational.models import GraphVersion, Project
+from rhumbline.stores.relational.schema.core import GraphVersion, Project
 from rhumbline.stores.relational.session import session_scope
 
 

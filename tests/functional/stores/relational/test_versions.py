@@ -130,7 +130,8 @@ def test_prune_keeps_the_newest_and_the_served_version(engine, unique_project: s
 def test_a_version_abandoned_long_ago_is_failed_when_the_next_ingest_starts(engine, unique_project: str) -> None:
     from datetime import timedelta
 
-    from rhumbline.stores.relational.models import GraphVersion, utcnow
+    from rhumbline.stores.relational.schema.base import utcnow
+    from rhumbline.stores.relational.schema.core import GraphVersion
 
     with session_scope(engine) as session:
         abandoned = versions.start(session, unique_project)

@@ -11,8 +11,8 @@ from tests.functional.tools.exploration.shop_repo import TWO, commit, ingest, ne
 
 from rhumbline import centrality
 from rhumbline.runtime import resources
-from rhumbline.stores.relational.exploration_models import GraphCentrality
-from rhumbline.stores.relational.models import Project
+from rhumbline.stores.relational.schema.exploration import GraphCentrality
+from rhumbline.stores.relational.schema.core import Project
 from rhumbline.stores.relational.session import session_scope
 
 

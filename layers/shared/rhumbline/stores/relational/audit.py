@@ -9,7 +9,8 @@ from typing import Any, TypedDict, Unpack
 from sqlalchemy import Connection, insert, select
 from sqlalchemy.orm import Session
 
-from rhumbline.stores.relational.models import AUDIT_OUTCOMES, AuditEntry, utcnow
+from rhumbline.stores.relational.schema.base import utcnow
+from rhumbline.stores.relational.schema.core import AUDIT_OUTCOMES, AuditEntry
 
 MAX_RECENT = 1000
 SUMMARY_LIMIT = 500

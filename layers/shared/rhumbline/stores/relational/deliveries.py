@@ -12,8 +12,8 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from rhumbline.stores.relational.models import utcnow
-from rhumbline.stores.relational.review_models import DELIVERY_OUTCOMES, WebhookDelivery
+from rhumbline.stores.relational.schema.base import utcnow
+from rhumbline.stores.relational.schema.reviews import DELIVERY_OUTCOMES, WebhookDelivery
 
 MAX_RECENT = 1000
 DETAIL_LIMIT = 2000

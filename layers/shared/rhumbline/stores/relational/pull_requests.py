@@ -14,8 +14,8 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from rhumbline.stores.relational.models import utcnow
-from rhumbline.stores.relational.review_models import PR_STATES, PullRequest, PullRequestFile
+from rhumbline.stores.relational.schema.base import utcnow
+from rhumbline.stores.relational.schema.reviews import PR_STATES, PullRequest, PullRequestFile
 
 MAX_FILES_PER_PR = 3000  # GitHub's own cap on a PR's listed files
 MAX_PATH_LENGTH = 1024

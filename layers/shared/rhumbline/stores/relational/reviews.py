@@ -11,8 +11,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
-from rhumbline.stores.relational.models import utcnow
-from rhumbline.stores.relational.review_models import REVIEW_STATUSES, VERDICTS, PullRequest, Review
+from rhumbline.stores.relational.schema.base import utcnow
+from rhumbline.stores.relational.schema.reviews import PullRequest, REVIEW_STATUSES, Review, VERDICTS
 
 MAX_RECENT = 50
 SUMMARY_LIMIT = 65_536  # GitHub's own limit on a review body

@@ -18,7 +18,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from rhumbline.contract import ALL_PROJECTS, Caller
-from rhumbline.stores.relational.models import ApiToken, utcnow
+from rhumbline.stores.relational.schema.base import utcnow
+from rhumbline.stores.relational.schema.core import ApiToken
 from rhumbline.stores.relational.projects import SLUG_PATTERN
 
 TOKEN_PREFIX = "rhl_"

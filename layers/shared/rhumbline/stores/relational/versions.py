@@ -14,7 +14,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from rhumbline.stores.relational import projects
-from rhumbline.stores.relational.models import GraphVersion, Project, utcnow
+from rhumbline.stores.relational.schema.base import utcnow
+from rhumbline.stores.relational.schema.core import GraphVersion, Project
 
 MAX_LISTED = 200
 FINAL_STATUSES = ("completed", "failed")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from alembic import context
 
-from rhumbline.stores.relational.models import Base
+from rhumbline.stores.relational.schema.base import Base
 
 
 def run_migrations() -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from sqlalchemy import ForeignKey, Integer, LargeBinary, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from rhumbline.stores.relational.models import Base
+from rhumbline.stores.relational.schema.base import Base
 
 
 class IngestedFile(Base):

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import Boolean, Float, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from rhumbline.stores.relational.models import AutoBigInt, Base, PortableJSON, UTCDateTime, utcnow
+from rhumbline.stores.relational.schema.base import AutoBigInt, Base, PortableJSON, UTCDateTime, utcnow
 
 MAX_NODE_ID = 2000
 MAX_CONTENT = 4000

@@ -1,6 +1,6 @@
 """Tables of the review data: pull requests (and the files they touch), reviews, webhook deliveries.
 
-Registered on the same `Base.metadata` as the foundation's tables (models.py imports this module),
+Registered on the same `Base.metadata` as the core tables (the schema package imports every module),
 so migrations and the models-vs-migrations drift test see them. Migration: 0002_reviews.
 """
 
@@ -23,7 +23,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from rhumbline.stores.relational.models import AutoBigInt, Base, UTCDateTime, _in, utcnow
+from rhumbline.stores.relational.schema.base import AutoBigInt, Base, UTCDateTime, one_of, utcnow
 
 PR_STATES = ("open", "closed", "merged")
 VERDICTS = ("APPROVED", "CHANGES_REQUESTED", "COMMENT", "UNKNOWN")
@@ -42,7 +42,7 @@ class PullRequest(Base):
     __tablename__ = "pull_requests"
     __table_args__ = (
         UniqueConstraint("project_id", "number"),
-        CheckConstraint(_in("state", PR_STATES), name="state"),
+        CheckConstraint(one_of("state", PR_STATES), name="state"),
         CheckConstraint("number > 0", name="number_positive"),
         Index("ix_pull_requests_project_id_state", "project_id", "state"),
         Index("ix_pull_requests_project_id_author", "project_id", "author"),
@@ -91,9 +91,9 @@ class Review(Base):
     __table_args__ = (
         # NULLs are distinct in both databases: API reviews (no GitHub id) never collide.
         UniqueConstraint("project_id", "github_review_id"),
-        CheckConstraint(_in("verdict", VERDICTS), name="verdict"),
-        CheckConstraint(_in("status", REVIEW_STATUSES), name="status"),
-        CheckConstraint(_in("source", REVIEW_SOURCES), name="source"),
+        CheckConstraint(one_of("verdict", VERDICTS), name="verdict"),
+        CheckConstraint(one_of("status", REVIEW_STATUSES), name="status"),
+        CheckConstraint(one_of("source", REVIEW_SOURCES), name="source"),
         CheckConstraint("pr_number > 0", name="pr_number_positive"),
         Index("ix_reviews_project_id_created_at", "project_id", "created_at"),
         Index("ix_reviews_project_id_pr_number", "project_id", "pr_number"),
@@ -125,7 +125,7 @@ class WebhookDelivery(Base):
 
     __tablename__ = "webhook_deliveries"
     __table_args__ = (
-        CheckConstraint(_in("outcome", DELIVERY_OUTCOMES), name="outcome"),
+        CheckConstraint(one_of("outcome", DELIVERY_OUTCOMES), name="outcome"),
         Index("ix_webhook_deliveries_received_at", "received_at"),
         Index("ux_webhook_deliveries_payload_sha256", "payload_sha256", unique=True),
     )

@@ -1,89 +1,17 @@
-"""Tables of the relational store: projects, API tokens, the audit log and graph versions.
-
-The same models run on SQLite (embedded default) and PostgreSQL (Aurora). Every change here needs
-a migration in `migrations/versions/`; a test compares the two and fails on drift.
-"""
+"""The core tables: projects, API tokens, the audit log and graph versions (migration 0001_initial)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import (
-    JSON,
-    BigInteger,
-    CheckConstraint,
-    DateTime,
-    Dialect,
-    Float,
-    ForeignKey,
-    Index,
-    Integer,
-    MetaData,
-    String,
-    Text,
-    TypeDecorator,
-    UniqueConstraint,
-)
-from sqlalchemy.dialects.postgresql import JSONB
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy import CheckConstraint, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
 
-# Explicit constraint names: Alembic can only alter or drop constraints it can name, and SQLite
-# batch migrations rebuild tables from these names.
-NAMING_CONVENTION = {
-    "ix": "ix_%(column_0_label)s",
-    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
-    "ck": "ck_%(table_name)s_%(constraint_name)s",
-    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
-    "pk": "pk_%(table_name)s",
-}
-
-# JSONB on PostgreSQL (indexable, compact); JSON text on SQLite.
-PortableJSON = JSON().with_variant(JSONB(), "postgresql")
-
-# SQLite only auto-increments an INTEGER PRIMARY KEY, not BIGINT.
-AutoBigInt = BigInteger().with_variant(Integer(), "sqlite")
+from rhumbline.stores.relational.schema.base import AutoBigInt, Base, PortableJSON, UTCDateTime, one_of, utcnow
 
 AUDIT_OUTCOMES = ("ok", "denied", "error", "invalid")
 VERSION_STATUSES = ("running", "completed", "failed")
-
-
-def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
-
-
-class UTCDateTime(TypeDecorator[datetime]):
-    """A timestamp that is always a UTC-aware datetime in Python.
-
-    PostgreSQL stores `timestamptz`; SQLite has no time zones, so the UTC wall time is stored and
-    the zone re-attached on read. Naive datetimes are refused: their zone is a guess.
-    """
-
-    impl = DateTime(timezone=True)
-    cache_ok = True
-
-    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        if value.tzinfo is None:
-            raise ValueError(f"naive datetime {value.isoformat()}: pass a timezone-aware datetime")
-        value = value.astimezone(timezone.utc)
-        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
-
-    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        if value.tzinfo is None:
-            return value.replace(tzinfo=timezone.utc)
-        return value.astimezone(timezone.utc)
-
-
-def _in(column: str, values: tuple[str, ...]) -> str:
-    return f"{column} IN ({', '.join(repr(value) for value in values)})"
-
-
-class Base(DeclarativeBase):
-    metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 
 class Project(Base):
@@ -112,7 +40,7 @@ class ApiToken(Base):
 class AuditEntry(Base):
     __tablename__ = "audit_log"
     __table_args__ = (
-        CheckConstraint(_in("outcome", AUDIT_OUTCOMES), name="outcome"),
+        CheckConstraint(one_of("outcome", AUDIT_OUTCOMES), name="outcome"),
         Index("ix_audit_log_at", "at"),
         Index("ix_audit_log_principal_at", "principal", "at"),
         Index("ix_audit_log_project_at", "project", "at"),
@@ -137,7 +65,7 @@ class GraphVersion(Base):
     __tablename__ = "graph_versions"
     __table_args__ = (
         UniqueConstraint("project_id", "version"),
-        CheckConstraint(_in("status", VERSION_STATUSES), name="status"),
+        CheckConstraint(one_of("status", VERSION_STATUSES), name="status"),
         Index("ix_graph_versions_project_id_status_version", "project_id", "status", "version"),
     )
 
@@ -154,10 +82,3 @@ class GraphVersion(Base):
     edge_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
     stats: Mapped[dict[str, Any] | None] = mapped_column(PortableJSON, nullable=True)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
-
-
-# Tables defined in their own modules register on Base.metadata when imported: importing them here
-# keeps Base.metadata (the migrations' target and the drift test's reference) complete.
-from rhumbline.stores.relational import review_models as _review_models  # noqa: E402,F401
-from rhumbline.stores.relational import ingest_models as _ingest_models  # noqa: E402,F401
-from rhumbline.stores.relational import exploration_models as _exploration_models  # noqa: E402,F401
