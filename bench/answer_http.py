@@ -55,7 +55,7 @@ def serve_swapped(port: int, project: str) -> None:
     from rhumbline.local.server import serve
     from rhumbline.local.template import load_template
     from rhumbline.runtime.context import ToolContext
-    from rhumbline.stores.graph.protocol import Node
+    from rhumbline.stores.graph.model import Node
     from rhumbline.tools import context as tool
 
     real = tool.SPEC.run

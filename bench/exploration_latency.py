@@ -107,7 +107,7 @@ def copy_to_neo4j(env: dict[str, str], project: str, *, version: int) -> None:
     """
     import sqlite3
 
-    from rhumbline.stores.graph.protocol import Edge, GraphBatch, Node
+    from rhumbline.stores.graph.model import Edge, GraphBatch, Node
     from rhumbline.stores.graph.rows import NODE_FIELDS
 
     started = time.perf_counter()
@@ -137,10 +137,10 @@ def copy_to_neo4j(env: dict[str, str], project: str, *, version: int) -> None:
 
 def open_store(env: dict[str, str]):  # type: ignore[no-untyped-def]
     if env.get("RHUMBLINE_GRAPH_BACKEND") == "neo4j":
-        from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
+        from rhumbline.stores.graph.neo4j.store import Neo4jGraphStore
 
         return Neo4jGraphStore(env["RHUMBLINE_NEO4J_URI"], "neo4j", env["RHUMBLINE_NEO4J_PASSWORD"], timeout=300)
-    from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+    from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 
     return SqliteGraphStore(Path(env["RHUMBLINE_HOME"]) / "graph.sqlite3")
 

@@ -24,7 +24,8 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from rhumbline.stores.graph.protocol import Edge, GraphBatch, GraphStore, Node
+from rhumbline.stores.graph.model import Edge, GraphBatch, Node
+from rhumbline.stores.graph.protocol import GraphStore
 
 WORDS = (
     "get set query model field form view user order item cart price http request response "
@@ -169,7 +170,7 @@ def main() -> int:
     print(f"synthetic graph: {len(nodes):,} nodes, {len(edges):,} edges "
           f"({time.perf_counter() - started:.1f} s to generate)")
 
-    from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+    from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 
     with tempfile.TemporaryDirectory() as tmp:
         store = SqliteGraphStore(Path(tmp) / "graph.sqlite3", timeout=600)
@@ -179,7 +180,7 @@ def main() -> int:
         store.close()
 
     if args.neo4j:
-        from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
+        from rhumbline.stores.graph.neo4j.store import Neo4jGraphStore
 
         neo = Neo4jGraphStore(args.neo4j, args.neo4j_user, args.neo4j_password, timeout=60)
         neo.ensure_schema()

@@ -121,11 +121,11 @@ def _graph_store(scratch: Path, neo4j_uri: str | None):
     import os
 
     if neo4j_uri:
-        from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
+        from rhumbline.stores.graph.neo4j.store import Neo4jGraphStore
 
         password = os.environ.get("RHUMBLINE_TEST_NEO4J_PASSWORD", "rhumbline-test")
         return Neo4jGraphStore(neo4j_uri, "neo4j", password, timeout=300.0)
-    from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+    from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 
     return SqliteGraphStore(scratch / "graph.sqlite3", timeout=120.0)
 
@@ -156,12 +156,12 @@ def run_incremental(backend: str, neo4j_uri: str | None, workers: int | None) ->
         upgrade(engine)
         project = f"bench/inc{uuid.uuid4().hex[:8]}"
         if backend == "neo4j":
-            from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
+            from rhumbline.stores.graph.neo4j.store import Neo4jGraphStore
 
             password = os.environ.get("RHUMBLINE_TEST_NEO4J_PASSWORD", "rhumbline-test")
             store = Neo4jGraphStore(neo4j_uri, "neo4j", password, timeout=300.0)
         else:
-            from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+            from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 
             store = SqliteGraphStore(Path(scratch) / "graph.sqlite3", timeout=120.0)
         store.ensure_schema()

@@ -78,7 +78,7 @@ def _neo4j_rows(store, project: str) -> tuple[list, list]:
 
 def _logical(properties: dict) -> list:
     """Sorted properties, `project` as the project's slug: a full write stages the graph under a
-    physical key of its own (`owner/name@<version>.<token>`, a random token: neo4j_staged.py)."""
+    physical key of its own (`owner/name@<version>.<token>`, a random token: neo4j/staged.py)."""
     return sorted({**properties, "project": properties["project"].split("@", 1)[0]}.items())
 
 
@@ -101,12 +101,12 @@ def identity(tree: Path, neo4j_uri: str | None) -> dict[str, object]:
         engine = create_engine_from_url(f"sqlite:///{Path(scratch) / 'rhumbline.sqlite3'}")
         upgrade(engine)
         if neo4j_uri:
-            from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
+            from rhumbline.stores.graph.neo4j.store import Neo4jGraphStore
 
             password = os.environ.get("RHUMBLINE_TEST_NEO4J_PASSWORD", "rhumbline-test")
             store = Neo4jGraphStore(neo4j_uri, "neo4j", password, timeout=300.0)
         else:
-            from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+            from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 
             store = SqliteGraphStore(Path(scratch) / "graph.sqlite3", timeout=120.0)
         store.ensure_schema()

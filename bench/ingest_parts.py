@@ -71,8 +71,8 @@ def main() -> None:
     import rhumbline
     from rhumbline import centrality
     from rhumbline.ingest.build import build_graph
-    from rhumbline.stores.graph.protocol import GraphBatch
-    from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+    from rhumbline.stores.graph.model import GraphBatch
+    from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
     from rhumbline.stores.graph.words import node_text
 
     print(f"# rhumbline from {Path(rhumbline.__file__).parent}")
@@ -99,7 +99,7 @@ def main() -> None:
         "sqlite apply (clear)": sqlite_apply,
     }
     if args.neo4j:
-        from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
+        from rhumbline.stores.graph.neo4j.store import Neo4jGraphStore
 
         password = os.environ.get("RHUMBLINE_TEST_NEO4J_PASSWORD", "rhumbline-test")
         neo4j = Neo4jGraphStore(args.neo4j, "neo4j", password, timeout=600.0)

@@ -1,4 +1,4 @@
-"""What the physical-key guard costs a Neo4j read (stores/graph/neo4j_keys.py).
+"""What the physical-key guard costs a Neo4j read (stores/graph/neo4j/keys.py).
 
     PYTHONPATH=layers/shared .venv/bin/python bench/neo4j_key_guard.py [--neo4j URI] [--calls 300]
 
@@ -17,11 +17,11 @@ import statistics
 import time
 import uuid
 
-from rhumbline.stores.graph import neo4j_cypher as cypher
-from rhumbline.stores.graph.neo4j_keys import KeyBinder
-from rhumbline.stores.graph.neo4j_lookups import NODES_IN_FILE
-from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
-from rhumbline.stores.graph.protocol import Edge, GraphBatch, Node
+from rhumbline.stores.graph.neo4j import cypher
+from rhumbline.stores.graph.neo4j.keys import KeyBinder
+from rhumbline.stores.graph.neo4j.lookups import NODES_IN_FILE
+from rhumbline.stores.graph.neo4j.store import Neo4jGraphStore
+from rhumbline.stores.graph.model import Edge, GraphBatch, Node
 
 
 def _graph(files: int) -> tuple[list[Node], list[Edge]]:

@@ -27,7 +27,8 @@ from rhumbline.stores.relational.schema.core import Project
 
 if TYPE_CHECKING:
     from rhumbline.contract import Caller
-    from rhumbline.stores.graph.protocol import GraphStore, Node
+    from rhumbline.stores.graph.model import Node
+    from rhumbline.stores.graph.protocol import GraphStore
 
 # The provenance label of contributed knowledge, next to the graph's EXTRACTED / INFERRED /
 # AMBIGUOUS: a person or an agent said it; no parser derived it.

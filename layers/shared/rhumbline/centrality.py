@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from rhumbline.stores.graph.protocol import Leg
+from rhumbline.stores.graph.model import Leg
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine

@@ -26,7 +26,7 @@ import time
 from collections.abc import Sequence
 
 from rhumbline import centrality
-from rhumbline.stores.graph.protocol import Edge, Node
+from rhumbline.stores.graph.model import Edge, Node
 
 log = logging.getLogger(__name__)
 

@@ -37,7 +37,7 @@ class Settings:
     neo4j_readonly_secret_arn: str = ""
     neo4j_readonly_user: str = ""
     neo4j_readonly_password: str = field(default="", repr=False)
-    # Rows per transaction of a full write into Neo4j (stores/graph/neo4j_staged.py): lower it when
+    # Rows per transaction of a full write into Neo4j (stores/graph/neo4j/staged.py): lower it when
     # the server's db.memory.transaction.max is small (managed Neo4j tiers).
     neo4j_tx_rows: int = 50_000
     # Seconds. Every backend call is bounded by these (and by the invocation's deadline).

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import Engine
 
 from rhumbline.stores.graph.protocol import GraphStore
-from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 from rhumbline.stores.relational.engine import create_engine_from_url
 from rhumbline.stores.relational.migrate import upgrade
 
@@ -50,7 +50,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path, unique_project: str) -
         yield sqlite
         sqlite.close()
         return
-    from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
+    from rhumbline.stores.graph.neo4j.store import Neo4jGraphStore
 
     server = request.getfixturevalue("neo4j_server")
     neo4j = Neo4jGraphStore(server["uri"], server["user"], server["password"], timeout=20.0)

@@ -11,7 +11,7 @@ from sqlalchemy import Engine
 from rhumbline.ingest.build import build_graph
 from rhumbline.ingest.incremental import FactCache
 from rhumbline.ingest.pipeline import ingest_local
-from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 
 PROJECT = "acme/cache-save"
 

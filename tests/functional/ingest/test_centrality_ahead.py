@@ -14,8 +14,8 @@ from rhumbline import centrality, centrality_ahead
 from rhumbline.ingest import snapshot_ahead
 from rhumbline.ingest.build import build_graph
 from rhumbline.ingest.pipeline import ingest_local
-from rhumbline.stores.graph.protocol import GraphBatch
-from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+from rhumbline.stores.graph.model import GraphBatch
+from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 from tests.functional.stores.graph.graph_samples import edge, node
 
 PROJECT = "acme/ahead"

@@ -22,7 +22,8 @@ from sqlalchemy import Engine
 from rhumbline.ingest import incremental, pipeline, snapshots
 from rhumbline.ingest.diff import VersionNotDiffable, diff_versions
 from rhumbline.ingest.snapshots import Snapshot
-from rhumbline.stores.graph.protocol import Edge, GraphBatch, GraphConflict, GraphStore
+from rhumbline.stores.graph.model import Edge, GraphBatch
+from rhumbline.stores.graph.protocol import GraphConflict, GraphStore
 from rhumbline.stores.relational import versions
 from rhumbline.stores.relational.session import session_scope
 from tests.functional.ingest.graph_dump import dump
@@ -285,7 +286,7 @@ KILLED_INGEST = """
 import sys, time
 from pathlib import Path
 from rhumbline.ingest.pipeline import ingest_local
-from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 from rhumbline.stores.relational.engine import create_engine_from_url
 
 root, graph, database, project, flag = sys.argv[1:6]
@@ -304,7 +305,7 @@ ingest_local(Path(root), project, store=SqliteGraphStore(graph), engine=create_e
 def test_a_killed_ingest_leaves_the_previous_version_queryable(
     app: Path, engine: Engine, tmp_path: Path, unique_project: str
 ) -> None:
-    from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+    from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 
     graph = tmp_path / "killed.sqlite3"
     store = SqliteGraphStore(graph)

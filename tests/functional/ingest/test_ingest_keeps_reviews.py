@@ -10,7 +10,7 @@ from sqlalchemy import Engine
 from rhumbline.ingest import pipeline
 from rhumbline.reviews.graph_projection import project_pull_requests
 from rhumbline.reviews.recording import record_pull_request, snapshot
-from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 from rhumbline.stores.relational import projects, pull_requests
 from rhumbline.stores.relational.pull_requests import PullRequestFacts
 from rhumbline.stores.relational.session import session_scope

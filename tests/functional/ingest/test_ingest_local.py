@@ -14,7 +14,7 @@ from rhumbline import forked
 from rhumbline.ingest import git as ingest_git
 from rhumbline.ingest import pipeline
 from rhumbline.ingest.python import calls
-from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 from rhumbline.stores.relational import versions
 from rhumbline.stores.relational.session import session_scope
 

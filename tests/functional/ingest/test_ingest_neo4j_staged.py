@@ -1,5 +1,5 @@
 """A full ingest into the real Neo4j, written in chunked transactions, failing midway: the version
-is recorded failed and every reader keeps the previous version, whole (neo4j_staged.py)."""
+is recorded failed and every reader keeps the previous version, whole (neo4j/staged.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import Engine
 
 from rhumbline.ingest import pipeline
-from rhumbline.stores.graph import neo4j_staged
-from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
+from rhumbline.stores.graph.neo4j import staged as neo4j_staged
+from rhumbline.stores.graph.neo4j.store import Neo4jGraphStore
 from rhumbline.stores.relational import versions
 from rhumbline.stores.relational.session import session_scope
 

@@ -15,7 +15,7 @@ from rhumbline.ingest.build import build_graph
 from rhumbline.ingest.partitioned import Partitioned
 from rhumbline.ingest.pipeline import ingest_local
 from rhumbline.ingest.snapshots import Snapshot
-from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 from rhumbline.stores.relational import versions
 from rhumbline.stores.relational.session import session_scope
 

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import Engine
 
 from rhumbline.ingest import incremental, inputs_key, pipeline, stat_index
-from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 
 FILES = {"pkg/__init__.py": "", "pkg/a.py": "def a():\n    return 1\n", "pkg/b.py": "def b():\n    return 2\n",
          "notes.txt": "hello\n", "pkg/data.bin": "\0\1binary"}  # fmt: skip

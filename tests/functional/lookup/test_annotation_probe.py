@@ -10,7 +10,7 @@ from sqlalchemy import Engine, func, select
 from rhumbline import annotations
 from rhumbline.contract import Caller
 from rhumbline.lookup.annotation_probe import any_annotation
-from rhumbline.stores.graph.protocol import Node
+from rhumbline.stores.graph.model import Node
 from rhumbline.stores.relational import projects
 from rhumbline.stores.relational.schema.core import Project
 from rhumbline.stores.relational.session import session_scope

@@ -5,7 +5,7 @@ writes them), identities merged on the login, and an honest answer when the grap
 from __future__ import annotations
 
 from rhumbline.runtime import resources
-from rhumbline.stores.graph.protocol import Edge, GraphBatch, Node
+from rhumbline.stores.graph.model import Edge, GraphBatch, Node
 from tests.functional.reviews.review_world import ReviewWorld, payload
 
 OCTOCAT_NOREPLY = "contributor:583231+octocat@users.noreply.github.com"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rhumbline.reviews.graph_projection import reproject
 from rhumbline.runtime import resources
-from rhumbline.stores.graph.protocol import Edge, GraphBatch, Node
+from rhumbline.stores.graph.model import Edge, GraphBatch, Node
 from rhumbline.stores.relational import projects
 from tests.functional.reviews.review_world import ReviewWorld, payload
 

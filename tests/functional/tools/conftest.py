@@ -21,7 +21,7 @@ import pytest
 from rhumbline.contract import INVOCATION_CONTRACT
 from rhumbline.runtime import resources
 from rhumbline.runtime.handler import handle
-from rhumbline.stores.graph.protocol import Edge, GraphBatch, Node
+from rhumbline.stores.graph.model import Edge, GraphBatch, Node
 from rhumbline.tools.registry import load_spec
 
 

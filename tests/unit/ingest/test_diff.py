@@ -9,7 +9,7 @@ import pytest
 
 from rhumbline.ingest.diff import DiffCounts, EdgeChange, EdgeEntry, NodeChange, NodeEntry, diff_snapshots
 from rhumbline.ingest.snapshots import Snapshot, digest
-from rhumbline.stores.graph.protocol import Edge, Node
+from rhumbline.stores.graph.model import Edge, Node
 
 F = Node("function:m.py:f", "Function", "f", "m.f", "m.py", 1, 3, "python", "def f()", "Doc.", "h1")
 G = Node("function:m.py:g", "Function", "g", "m.g", "m.py", 5, 6, "python", "def g()", None, "h2")

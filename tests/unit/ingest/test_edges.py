@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import fields
 
 from rhumbline.ingest.edges import EdgeSet
-from rhumbline.stores.graph.protocol import Edge
+from rhumbline.stores.graph.model import Edge
 
 
 def test_edges_equal_those_the_dataclass_builds_field_by_field():

@@ -14,7 +14,7 @@ from rhumbline.ingest import incremental
 from rhumbline.ingest.build import build_graph
 from rhumbline.ingest.incremental import FactCache, decode_facts, encode_facts, graph_changes
 from rhumbline.ingest.snapshots import Snapshot
-from rhumbline.stores.graph.protocol import Edge, Node
+from rhumbline.stores.graph.model import Edge, Node
 from rhumbline.stores.relational.engine import create_engine_from_url
 from rhumbline.stores.relational.migrate import upgrade
 

@@ -9,7 +9,7 @@ import pytest
 
 from rhumbline.ingest.partitioned import Partitioned, differing_parts, split
 from rhumbline.ingest.snapshots import Snapshot, node_record
-from rhumbline.stores.graph.protocol import Edge, Node
+from rhumbline.stores.graph.model import Edge, Node
 
 F = Node("function:m.py:f", "Function", "f", "m.f", "m.py", 1, 3, "python", "def f()", "Doc.", "h1")
 G = Node("function:n.py:g", "Function", "g", "n.g", "n.py", 5, 6, "python", "def g()", None, "h2")

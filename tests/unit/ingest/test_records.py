@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import fields
 
 from rhumbline.ingest.records import new_node
-from rhumbline.stores.graph.protocol import Node
+from rhumbline.stores.graph.model import Node
 
 
 def test_new_node_equals_the_dataclass_with_every_field_and_default():

@@ -19,8 +19,8 @@ from rhumbline.lookup.file_views import (
     importer_rows,
 )
 from rhumbline.lookup.views import Listing, definition_row, link_rows
-from rhumbline.stores.graph.bundles import RelationRows, astuple_node, link_row_of
-from rhumbline.stores.graph.protocol import EdgeView, LinkedEdge, Node, RelationEdges
+from rhumbline.stores.graph.bundles import astuple_node, link_row_of
+from rhumbline.stores.graph.model import EdgeView, LinkedEdge, Node, RelationEdges, RelationRows
 
 FILE = "pkg/a.py"
 TOTAL = Node("function:pkg/a.py:total", "Function", "total", "pkg.a.total", FILE, 3, 9, "python", "def total(items)",

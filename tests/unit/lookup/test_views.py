@@ -19,8 +19,7 @@ from rhumbline.lookup.views import (
     node_ref_row,
     stub_ref_row,
 )
-from rhumbline.stores.graph.protocol import LinkedEdge, RelationEdges
-from rhumbline.stores.graph.protocol import EdgeView, Node
+from rhumbline.stores.graph.model import EdgeView, LinkedEdge, Node, RelationEdges
 
 NODE = Node(
     id="function:pkg/shop.py:total", kind="Function", name="total", qualified_name="pkg.shop.total",

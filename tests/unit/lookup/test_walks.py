@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from rhumbline.lookup.walks import StepListing, listing_row
-from rhumbline.stores.graph.protocol import EdgeView, Node, WalkResult, WalkStep
+from rhumbline.stores.graph.model import EdgeView, Node, WalkResult, WalkStep
 
 START = Node(id="function:a.py:f", kind="Function", name="f", qualified_name="a.f", file="a.py", start_line=1)
 NEAR = Node(id="function:b.py:g", kind="Function", name="g", qualified_name="b.g", file="b.py", start_line=4)

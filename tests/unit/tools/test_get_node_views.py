@@ -7,7 +7,7 @@ import json
 from datetime import datetime, timezone
 
 from rhumbline.annotations import AnnotationView
-from rhumbline.stores.graph.protocol import EdgeView, Node
+from rhumbline.stores.graph.model import EdgeView, Node
 from rhumbline.tools.get_node import (
     AnnotationOut,
     EdgeList,

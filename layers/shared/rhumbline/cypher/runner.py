@@ -29,7 +29,7 @@ from typing import Any
 from rhumbline.cypher.values import Serializer
 from rhumbline.errors import DeadlineExceeded, Forbidden, InvalidArguments, Unavailable
 from rhumbline.stores.graph.factory import Neo4jCredentials
-from rhumbline.stores.graph.neo4j_begin import begin_pipelined
+from rhumbline.stores.graph.neo4j.begin import begin_pipelined
 
 MAX_RESULT_CHARS = 1_000_000  # serialized rows; Lambda answers are at most 6 MB
 MAX_FETCH = 1_000  # records the driver pulls per round trip
@@ -50,7 +50,7 @@ class QueryRun:
 @dataclass(frozen=True)
 class Scope:
     """What `$project` and `$projects` are bound to: the active physical graph key (see
-    stores/graph/neo4j_keys.py) of `project` (null when None) and of each of `projects`."""
+    stores/graph/neo4j/keys.py) of `project` (null when None) and of each of `projects`."""
 
     projects: tuple[str, ...]
     project: str | None
@@ -181,7 +181,7 @@ def _scoped(tx: Any, params: dict[str, Any], scope: Scope | None) -> dict[str, A
     """`params` with `$project`/`$projects` bound to the served graphs' keys, read in `tx`."""
     if scope is None:
         return params
-    from rhumbline.stores.graph.neo4j_keys import RESOLVE
+    from rhumbline.stores.graph.neo4j.keys import RESOLVE
 
     graphs = sorted({*scope.projects, *([scope.project] if scope.project else [])})
     keys = dict(tx.run(RESOLVE, graphs=graphs).single(strict=True)["found"]) if graphs else {}

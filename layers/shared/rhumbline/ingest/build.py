@@ -26,7 +26,7 @@ from rhumbline.ingest.python.graph import build_python_graph
 from rhumbline.ingest.structure import build_structure
 from rhumbline.ingest.summary import IngestSummary, SkippedExample
 from rhumbline.ingest.walk import discover
-from rhumbline.stores.graph.protocol import Edge, Node
+from rhumbline.stores.graph.model import Edge, Node
 
 if TYPE_CHECKING:
     from rhumbline.ingest.partial import PartialBuild

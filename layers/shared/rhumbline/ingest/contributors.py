@@ -27,7 +27,7 @@ from rhumbline.ingest.edges import EdgeSet
 from rhumbline.ingest.facts import SourceFile
 from rhumbline.ingest.ids import file_id
 from rhumbline.ingest.git import speaks_for
-from rhumbline.stores.graph.protocol import Node
+from rhumbline.stores.graph.model import Node
 
 MAX_COMMITS = 5_000
 GIT_LOG_TIMEOUT_S = 30.0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from rhumbline.stores.graph.protocol import Confidence, Edge
+from rhumbline.stores.graph.model import Confidence, Edge
 
 EXTRACTED_SCORE = 1.0
 INFERRED_SCORE = 0.8

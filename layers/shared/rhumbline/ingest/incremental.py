@@ -48,7 +48,7 @@ from rhumbline.ingest.parallel import Outcome, Progress, read_all_encoded
 from rhumbline.ingest.read import read_bytes, read_source, source_from_bytes
 from rhumbline.ingest.snapshots import Snapshot, edge_key
 from rhumbline.ingest.stat_index import FileEntry, Stamp, StatIndex, stamp_of
-from rhumbline.stores.graph.protocol import Edge, GraphBatch, Node
+from rhumbline.stores.graph.model import Edge, GraphBatch, Node
 from rhumbline.stores.relational import projects
 from rhumbline.stores.relational.schema.ingest import IngestedFile
 from rhumbline.stores.relational.session import session_scope

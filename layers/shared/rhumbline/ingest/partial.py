@@ -42,7 +42,7 @@ from rhumbline.ingest.python.graph import build_python_graph
 from rhumbline.ingest.python.interface import interface
 from rhumbline.ingest.snapshots import Snapshot
 from rhumbline.ingest.structure import build_structure
-from rhumbline.stores.graph.protocol import Edge, Node
+from rhumbline.stores.graph.model import Edge, Node
 
 
 @dataclass

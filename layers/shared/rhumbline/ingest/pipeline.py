@@ -50,7 +50,8 @@ from rhumbline.ingest.partitioned import Partitioned, split
 from rhumbline.ingest.snapshots import Snapshot
 from rhumbline.ingest.stat_index import StatIndex, files_table, skipped_table
 from rhumbline.ingest.summary import IngestChanges, IngestSummary
-from rhumbline.stores.graph.protocol import GraphBatch, GraphStore
+from rhumbline.stores.graph.model import GraphBatch
+from rhumbline.stores.graph.protocol import GraphStore
 from rhumbline.stores.relational import versions
 from rhumbline.stores.relational.session import session_scope
 

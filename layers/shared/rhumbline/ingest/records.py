@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from rhumbline.stores.graph.protocol import Node
+from rhumbline.stores.graph.model import Node
 
 # A field added to Node must be set in new_node too (the test fails until it is).
 _SET = {field.name: getattr(Node, field.name).__set__ for field in fields(Node)}

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from rhumbline import centrality, centrality_ahead, forked
 from rhumbline.ingest.partitioned import Partitioned
 from rhumbline.ingest.snapshots import Snapshot
-from rhumbline.stores.graph.protocol import Edge, Node
+from rhumbline.stores.graph.model import Edge, Node
 
 if TYPE_CHECKING:  # imported when used: the incremental path never needs the words
     from rhumbline.stores.graph.texts_ahead import TextsAhead

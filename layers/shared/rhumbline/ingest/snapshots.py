@@ -32,7 +32,7 @@ from typing import Any
 from sqlalchemy import Engine, delete, select
 
 from rhumbline.ingest.partitioned import FORMAT, Partitioned
-from rhumbline.stores.graph.protocol import Edge, Node
+from rhumbline.stores.graph.model import Edge, Node
 from rhumbline.stores.relational.schema.ingest import GraphSnapshot
 from rhumbline.stores.relational.schema.core import GraphVersion, Project
 from rhumbline.stores.relational.session import session_scope

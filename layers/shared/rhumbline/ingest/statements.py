@@ -27,7 +27,7 @@ from rhumbline.ingest.edges import EdgeSet
 from rhumbline.ingest.facts import DecoratorFact, ImportFact
 from rhumbline.ingest.ids import decorator_id, import_id
 from rhumbline.ingest.records import new_node
-from rhumbline.stores.graph.protocol import Node
+from rhumbline.stores.graph.model import Node
 
 IMPORT, DECORATOR = "Import", "Decorator"
 RESOLVES_TO, APPLIES_TO = "RESOLVES_TO", "APPLIES_TO"

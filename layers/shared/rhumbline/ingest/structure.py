@@ -13,7 +13,7 @@ from rhumbline.ingest.edges import EdgeSet
 from rhumbline.ingest.facts import SourceFile
 from rhumbline.ingest.ids import REPOSITORY_ID, directory_id, file_id
 from rhumbline.ingest.records import new_node
-from rhumbline.stores.graph.protocol import Node
+from rhumbline.stores.graph.model import Node
 
 
 def build_structure(project: str, sources: Sequence[SourceFile], edges: EdgeSet) -> list[Node]:

@@ -11,8 +11,7 @@ from rhumbline.errors import NotFound
 
 if TYPE_CHECKING:
     from rhumbline.runtime.context import ToolContext
-    from rhumbline.stores.graph.bundles import Around, NodeBundle, Walk
-    from rhumbline.stores.graph.protocol import Node
+    from rhumbline.stores.graph.model import Around, Node, NodeBundle, Walk
 
 
 def read_bundle(

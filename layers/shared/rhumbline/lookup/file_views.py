@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from rhumbline.lookup.views import EXPLANATION_CHARS, SIGNATURE_CHARS, NodeRef, clip
-from rhumbline.stores.graph.bundles import RelationRows
+from rhumbline.stores.graph.model import RelationRows
 
 # Per definition: a file can hold hundreds (the shared views clip to views.DOCSTRING_CHARS).
 DEFINITION_DOCSTRING_CHARS = 200

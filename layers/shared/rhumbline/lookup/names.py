@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING
 from rhumbline.errors import Ambiguous, InvalidArguments, NotFound
 from rhumbline.lookup.project_state import empty_project_failure
 from rhumbline.lookup.views import node_ref
-from rhumbline.stores.graph.protocol import Node
-from rhumbline.stores.graph.rows import MAX_PAGE
+from rhumbline.stores.graph.model import MAX_PAGE, Node
 
 if TYPE_CHECKING:
     from rhumbline.runtime.context import ToolContext

@@ -12,7 +12,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
-from rhumbline.stores.graph.protocol import EdgeView, Node, RelationEdges
+from rhumbline.stores.graph.model import EdgeView, Node, RelationEdges
 
 T = TypeVar("T")
 

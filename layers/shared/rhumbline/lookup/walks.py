@@ -11,8 +11,7 @@ from pydantic import BaseModel, Field
 from rhumbline.lookup.views import EXPLANATION_CHARS, NodeRef, clip, node_ref_row
 
 if TYPE_CHECKING:
-    from rhumbline.stores.graph.bundles import Walk
-    from rhumbline.stores.graph.protocol import WalkResult
+    from rhumbline.stores.graph.model import Walk, WalkResult
 
 
 class Step(NodeRef):
@@ -39,7 +38,7 @@ class StepListing(BaseModel):
 
 def walk_for(direction: Literal["in", "out"], relations: Sequence[str], *, depth: int, limit: int) -> "Walk":
     """The store walk behind a listing of `limit` steps (+1: the walk lists the start node first)."""
-    from rhumbline.stores.graph.bundles import Walk
+    from rhumbline.stores.graph.model import Walk
 
     return Walk(direction, tuple(relations), depth, limit + 1)
 

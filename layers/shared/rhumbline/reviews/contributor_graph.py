@@ -18,7 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from rhumbline.stores.graph.protocol import EdgeView, GraphStore
+from rhumbline.stores.graph.model import EdgeView
+from rhumbline.stores.graph.protocol import GraphStore
 
 NODE_PAGE = 500
 EDGE_PAGE = 1000

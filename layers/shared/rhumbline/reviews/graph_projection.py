@@ -17,7 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rhumbline.stores.graph.protocol import Edge, GraphBatch, GraphStore, Node
+from rhumbline.stores.graph.model import Edge, GraphBatch, Node
+from rhumbline.stores.graph.protocol import GraphStore
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session

@@ -69,7 +69,7 @@ def run(arguments: ClassInput, context: ToolContext) -> ClassOutput | Dumped:
     from rhumbline.lookup.kinds import CLASS_KINDS, HIERARCHY_RELATIONS
     from rhumbline.lookup.views import definition_row, link_rows, merged_rows
     from rhumbline.lookup.walks import listing_row, walk_for
-    from rhumbline.stores.graph.bundles import Around, Keep
+    from rhumbline.stores.graph.model import Around, Keep
 
     project = context.project(arguments.project)
     limit = arguments.limit

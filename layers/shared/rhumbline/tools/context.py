@@ -95,6 +95,7 @@ def run(arguments: ContextInput, context: ToolContext) -> ContextOutput | Dumped
     from rhumbline.lookup import annotations
     from rhumbline.lookup.names import file_id, resolve_file
     from rhumbline.lookup.file_views import doc_link_rows, file_definition_row, import_rows, importer_rows
+    from rhumbline.stores.graph.model import FileQuery
     from rhumbline.tools import cursors
 
     project = context.project(arguments.project)
@@ -106,10 +107,11 @@ def run(arguments: ContextInput, context: ToolContext) -> ContextOutput | Dumped
         offset = cursors.offset(position, "definitions")
     # One read (one snapshot; on Neo4j one statement) when `file` is the path in the project; else
     # the name is resolved (tail, absolute path, or a precise error) and the file found read.
-    found = graph.file_rows(project, file_id(arguments.file), offset=offset, **_BUNDLE)
+    bundle = FileQuery(**_BUNDLE, offset=offset)
+    found = graph.file_rows(project, file_id(arguments.file), bundle)
     if found is None:
         node = resolve_file(context, project, arguments.file, id_missed=True)
-        found = graph.file_rows(project, node.id, offset=offset, **_BUNDLE)
+        found = graph.file_rows(project, node.id, bundle)
         if found is None:  # the file vanished between the two reads (a concurrent ingest)
             raise NotFound(f"file '{arguments.file}' is not in project '{project}' any more; retry")
     node = found.file

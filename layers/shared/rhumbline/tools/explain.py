@@ -75,7 +75,7 @@ def run(arguments: ExplainInput, context: ToolContext) -> ExplainOutput | Dumped
     from rhumbline.lookup import annotations
     from rhumbline.lookup.bundle import resolve_bundle
     from rhumbline.lookup.views import definition_row, link_rows
-    from rhumbline.stores.graph.bundles import Around
+    from rhumbline.stores.graph.model import Around
 
     project = context.project(arguments.project)
     # One read (on Neo4j one statement, the name lookup included): per direction every

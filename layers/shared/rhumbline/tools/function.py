@@ -51,7 +51,7 @@ def run(arguments: FunctionInput, context: ToolContext) -> FunctionOutput | Dump
     from rhumbline.lookup.kinds import CALLABLE_KINDS
     from rhumbline.lookup.views import definition_row, link_rows, node_ref_row
     from rhumbline.lookup.walks import listing_row, walk_for
-    from rhumbline.stores.graph.bundles import Around
+    from rhumbline.stores.graph.model import Around
 
     project = context.project(arguments.project)
     depth, limit = arguments.depth, arguments.limit

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from rhumbline.errors import NotFound
 from rhumbline.runtime.context import ToolContext
-from rhumbline.stores.graph.protocol import EdgeView, Node
+from rhumbline.stores.graph.model import EdgeView, Node
 from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.tools.graph_common import cursor_field, overlapped, query_of
 from rhumbline.tools.registry import Dumped, ToolSpec

@@ -14,7 +14,7 @@ from rhumbline.errors import Ambiguous, NotFound
 
 if TYPE_CHECKING:
     from rhumbline.runtime.context import ToolContext
-    from rhumbline.stores.graph.protocol import Node
+    from rhumbline.stores.graph.model import Node
 
 T = TypeVar("T")
 MAX_CANDIDATES = 10

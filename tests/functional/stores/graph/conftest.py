@@ -19,7 +19,7 @@ BACKENDS = ["sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)]
 
 @pytest.fixture(scope="session")
 def neo4j_graph_store(neo4j_server: dict[str, str]) -> Iterator[GraphStore]:
-    from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
+    from rhumbline.stores.graph.neo4j.store import Neo4jGraphStore
 
     store = Neo4jGraphStore(
         neo4j_server["uri"], neo4j_server["user"], neo4j_server["password"], timeout=10.0
@@ -45,7 +45,7 @@ def graph_store(
     request: pytest.FixtureRequest, tmp_path: Path, project: str, other_project: str
 ) -> Iterator[GraphStore]:
     if request.param == "sqlite":
-        from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+        from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 
         store = SqliteGraphStore(tmp_path / "graph.sqlite3", timeout=10.0)
         store.ensure_schema()

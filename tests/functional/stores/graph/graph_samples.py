@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from rhumbline.stores.graph.protocol import Edge, GraphStore, Node
+from rhumbline.stores.graph.model import Edge, Node
+from rhumbline.stores.graph.protocol import GraphStore
 
 
 def node(kind: str, qualified_name: str, file: str | None = None, **fields: object) -> Node:

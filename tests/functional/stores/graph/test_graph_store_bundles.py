@@ -1,14 +1,15 @@
-"""file_bundle (context's single read) equals its definition, bundles.compose_file_bundle, on
-both backends: pages of definitions, the caps on modules and links, sections, stubs, versions. So
-does file_rows (what context reads), as bundles.file_rows_of the composition."""
+"""file_bundle (context's single read) equals its definition, GraphStore's composition, on both
+backends: pages of definitions, the caps on modules and links, sections, stubs, versions. So does
+file_rows (what context reads), as bundles.file_rows_of the composition."""
 
 from __future__ import annotations
 
 import pytest
 from tests.functional.stores.graph.graph_samples import edge, node
 
-from rhumbline.stores.graph.bundles import compose_file_bundle, file_rows_of
-from rhumbline.stores.graph.protocol import GraphBatch, GraphStore, Node
+from rhumbline.stores.graph.bundles import file_rows_of
+from rhumbline.stores.graph.model import FileQuery, GraphBatch, Node
+from rhumbline.stores.graph.protocol import GraphStore
 
 FILE = Node(id="file:pkg/a.py", kind="File", name="a.py", qualified_name="pkg/a.py", file="pkg/a.py", end_line=90)
 MODULE = node("Module", "pkg.a", "pkg/a.py", start_line=1)
@@ -36,9 +37,13 @@ def _arguments(caps: dict[str, int]) -> dict:
     }  # fmt: skip
 
 
+def _query(caps: dict[str, int]) -> FileQuery:
+    return FileQuery(**_arguments(caps))
+
+
 def _bundle(store: GraphStore, project: str, file_id: str, **caps: int) -> tuple[object, object]:
-    arguments = _arguments(caps)
-    return store.file_bundle(project, file_id, **arguments), compose_file_bundle(store, project, file_id, **arguments)
+    query = _query(caps)
+    return store.file_bundle(project, file_id, query), GraphStore.file_bundle(store, project, file_id, query)
 
 
 @pytest.mark.parametrize(
@@ -52,7 +57,7 @@ def test_it_equals_its_composed_definition(graph_store: GraphStore, project: str
         single, composed = _bundle(graph_store, project, file_id, **caps)
         assert single is not None
         assert single == composed
-        as_rows = graph_store.file_rows(project, file_id, **_arguments(caps))
+        as_rows = graph_store.file_rows(project, file_id, _query(caps))
         assert as_rows is not None and as_rows == file_rows_of(composed)
 
 
@@ -72,8 +77,8 @@ def test_what_it_reads_and_what_is_no_file(graph_store: GraphStore, project: str
     assert "CONTAINS" not in found.outward and "CALLS" not in found.outward
     for missing in (MODULE.id, "file:pkg/none.py"):  # not a File node; no node at all
         assert _bundle(graph_store, project, missing) == (None, None)
-        assert graph_store.file_rows(project, missing, **_arguments({})) is None
-    rows = graph_store.file_rows(project, FILE.id, **_arguments({}))
+        assert graph_store.file_rows(project, missing, _query({})) is None
+    rows = graph_store.file_rows(project, FILE.id, _query({}))
     assert rows is not None and rows.outward["IMPORTS"].rows == [  # a stub: named by its id, no file nor line
         (MODULE.id, "IMPORTS", "EXTRACTED", 1.0, f"{MODULE.id} imports module:ext:os", None, None,
          "module:ext:os", "Unknown", "module:ext:os", "module:ext:os", None, None),
@@ -82,7 +87,7 @@ def test_what_it_reads_and_what_is_no_file(graph_store: GraphStore, project: str
     ]  # fmt: skip
     for read in (graph_store.file_bundle, graph_store.file_rows):
         with pytest.raises(ValueError):
-            read(project, FILE.id, definition_kinds=("Module",), limit=5, module_limit=5, section_kinds=(),
-                 relations=("IMPORTS",), link_limit=5)  # fmt: skip
+            read(project, FILE.id, FileQuery(definition_kinds=("Module",), limit=5, module_limit=5, section_kinds=(),
+                                             relations=("IMPORTS",), link_limit=5))  # fmt: skip
         with pytest.raises(ValueError):
-            read(project, FILE.id, **{**_arguments({}), "link_limit": 0})
+            read(project, FILE.id, FileQuery(**{**_arguments({}), "link_limit": 0}))

@@ -5,14 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from rhumbline.stores.graph.protocol import (
-    Edge,
-    GraphBatch,
-    GraphConflict,
-    GraphCounts,
-    GraphStore,
-    Node,
-)
+from rhumbline.stores.graph.model import Edge, GraphBatch, GraphCounts, Node
+from rhumbline.stores.graph.protocol import GraphConflict, GraphStore
 from tests.functional.stores.graph.graph_samples import edge, ids, node
 
 A, B, C = (node("Function", f"m.{name}", "m.py") for name in "abc")
@@ -130,7 +124,7 @@ def _everything(graph_store: GraphStore, project: str, node_ids: list[str]) -> o
 def test_a_clearing_batch_writes_what_upserts_into_an_empty_project_write(
     graph_store: GraphStore, project: str, other_project: str
 ) -> None:
-    # Neo4j writes a clearing batch with CREATE (neo4j_bulk.py), anything else with MERGE: same
+    # Neo4j writes a clearing batch with CREATE (neo4j/bulk.py), anything else with MERGE: same
     # graph, duplicates included (the last node or edge of a key wins), stubs and properties too.
     first_a = Node(id=A.id, kind="Class", name="a", qualified_name="old.a")
     who = Node(id="contributor:alice", kind="Contributor", name="alice", qualified_name="alice")

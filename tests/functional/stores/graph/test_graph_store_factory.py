@@ -13,7 +13,8 @@ from moto import mock_aws
 
 from rhumbline.config import Settings
 from rhumbline.stores.graph.factory import neo4j_credentials, open_graph_store
-from rhumbline.stores.graph.protocol import GraphBatch, GraphCounts, GraphStore
+from rhumbline.stores.graph.model import GraphBatch, GraphCounts
+from rhumbline.stores.graph.protocol import GraphStore
 from tests.functional.stores.graph.graph_samples import node
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from rhumbline.stores.graph.protocol import Edge, GraphBatch, GraphStore, Node
+from rhumbline.stores.graph.model import Edge, GraphBatch, Node
+from rhumbline.stores.graph.protocol import GraphStore
 
 pytestmark = pytest.mark.parametrize("graph_store", ["sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)], indirect=True)
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from tests.functional.stores.graph.graph_samples import edge, node
 
-from rhumbline.stores.graph.protocol import Edge, GraphBatch, GraphCounts, GraphStore
+from rhumbline.stores.graph.model import Edge, GraphBatch, GraphCounts
+from rhumbline.stores.graph.protocol import GraphStore
 
 A, B, C = (node("Function", f"m.{name}", "m.py") for name in "abc")
 

@@ -7,8 +7,9 @@ import threading
 from dataclasses import replace
 from pathlib import Path
 
-from rhumbline.stores.graph.protocol import GraphBatch, GraphCounts, GraphStore, Node
-from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+from rhumbline.stores.graph.model import GraphBatch, GraphCounts, Node
+from rhumbline.stores.graph.protocol import GraphStore
+from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 from tests.functional.stores.graph.graph_samples import edge, node
 
 

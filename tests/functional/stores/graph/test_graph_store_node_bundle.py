@@ -1,5 +1,5 @@
 """node_bundle (function's, class's and explain's single read) equals its definition,
-bundles.compose_node_bundle, on both backends: edges around with caps and totals, far-end
+GraphStore's composition, on both backends: edges around with caps and totals, far-end
 degrees, walks to each depth with their limits, ties, cycles, stubs, both directions."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import pytest
 from tests.functional.stores.graph.graph_samples import edge, node
 from tests.functional.stores.graph.traversal_graph import ID, STUB, store  # noqa: F401
 
-from rhumbline.stores.graph.bundles import Around, Keep, Walk, compose_node_bundle
-from rhumbline.stores.graph.protocol import GraphBatch, GraphStore
+from rhumbline.stores.graph.model import Around, GraphBatch, Keep, Walk
+from rhumbline.stores.graph.protocol import GraphStore
 
 CALLS = ("CALLS",)
 WALKS = [
@@ -28,7 +28,7 @@ AROUNDS = [
 def _both(graph: GraphStore, project: str, node_id: str, **specs: object) -> tuple[object, object]:
     return (
         graph.node_bundle(project, node_id, **specs),  # type: ignore[arg-type]
-        compose_node_bundle(graph, project, node_id, **specs),  # type: ignore[arg-type]
+        GraphStore.node_bundle(graph, project, node_id, **specs),  # type: ignore[arg-type]
     )
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from tests.functional.stores.graph.graph_samples import edge, node
 
-from rhumbline.stores.graph.protocol import GraphBatch, GraphStore, NodeEdges
+from rhumbline.stores.graph.model import GraphBatch, NodeEdges
+from rhumbline.stores.graph.protocol import GraphStore
 
 CENTER = node("Class", "pkg.Center", "pkg/c.py", docstring="The hub.", start_line=3, end_line=40)
 OTHERS = [node("Function", f"pkg.f{i}", "pkg/o.py") for i in range(6)]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from tests.functional.stores.graph.traversal_graph import ID, N, STUB, store  # noqa: F401
 
-from rhumbline.stores.graph.protocol import GraphPath, GraphStore, PathHop
+from rhumbline.stores.graph.model import GraphPath, PathHop
+from rhumbline.stores.graph.protocol import GraphStore
 
 NAME = {v: k for k, v in ID.items()}
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from rhumbline.stores.graph.protocol import GraphBatch, GraphStore, Node
+from rhumbline.stores.graph.model import GraphBatch, Node
+from rhumbline.stores.graph.protocol import GraphStore
 from tests.functional.stores.graph.graph_samples import (
     FILTER,
     GET,

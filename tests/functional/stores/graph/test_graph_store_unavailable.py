@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from rhumbline.stores.graph.protocol import GraphBatch, GraphStore, GraphUnavailable
-from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+from rhumbline.stores.graph.model import GraphBatch
+from rhumbline.stores.graph.protocol import GraphStore, GraphUnavailable
+from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 from tests.functional.stores.graph.graph_samples import node
 
 TIMEOUT = 1.0
@@ -51,7 +52,7 @@ def silent_port() -> Iterator[int]:
 
 
 def _neo4j(port: int) -> GraphStore:
-    from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
+    from rhumbline.stores.graph.neo4j.store import Neo4jGraphStore
 
     return Neo4jGraphStore(f"bolt://127.0.0.1:{port}", "neo4j", "unused", timeout=TIMEOUT)
 
@@ -78,7 +79,7 @@ def test_neo4j_that_never_answers_is_unavailable_after_the_timeout(
 
 @pytest.mark.neo4j
 def test_a_neo4j_query_past_its_timeout_is_unavailable(neo4j_server: dict[str, str]) -> None:
-    from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
+    from rhumbline.stores.graph.neo4j.store import Neo4jGraphStore
 
     store = Neo4jGraphStore(
         neo4j_server["uri"], neo4j_server["user"], neo4j_server["password"], timeout=0.5

@@ -9,7 +9,8 @@ import pytest
 from tests.functional.stores.graph.graph_samples import edge
 from tests.functional.stores.graph.traversal_graph import ID, N, STUB, store  # noqa: F401
 
-from rhumbline.stores.graph.protocol import EdgeView, GraphBatch, GraphStore, WalkStep
+from rhumbline.stores.graph.model import EdgeView, GraphBatch, WalkStep
+from rhumbline.stores.graph.protocol import GraphStore
 
 
 def _shape(steps: list[WalkStep]) -> list[tuple[str, int, str | None, str | None, str | None]]:
@@ -150,7 +151,7 @@ def test_the_most_certain_edge_comes_first_and_picks_the_parent(graph_store: Gra
     """s calls u (ambiguous), v (extracted), w (inferred); u (inferred) and v (ambiguous) call t.
     By (relation, id) alone s's callees would be u, v, w; by certainty they are v, w, u. Going up
     from t, s is reached through v (s -> v is certain, s -> u ambiguous), not u (the smaller id)."""
-    from rhumbline.stores.graph.bundles import Walk, compose_node_bundle
+    from rhumbline.stores.graph.model import Walk
     from tests.functional.stores.graph.graph_samples import node
 
     s, u, v, w, t = (node("Function", f"pkg.{name}", "pkg/c.py") for name in ("s", "u", "v", "w", "t"))
@@ -173,7 +174,7 @@ def test_the_most_certain_edge_comes_first_and_picks_the_parent(graph_store: Gra
     for spec in (Walk("out", ("CALLS",), 2, 10), Walk("out", ("CALLS",), 2, 3), Walk("in", None, 2, 10)):
         for start in (s.id, t.id):
             single = graph_store.node_bundle(project, start, walks=[spec])
-            assert single == compose_node_bundle(graph_store, project, start, walks=[spec]), (spec, start)
+            assert single == GraphStore.node_bundle(graph_store, project, start, walks=[spec]), (spec, start)
     upward = graph_store.node_bundle(project, t.id, walks=[Walk("in", None, 2, 10)])
     assert upward is not None
     assert [(step.node.name, step.parent) for step in upward.walks[0].steps] == [

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from tests.functional.stores.graph.graph_samples import edge, ids, node
 
-from rhumbline.stores.graph.protocol import EdgeView, GraphBatch, GraphCounts, GraphStore, Node
+from rhumbline.stores.graph.model import EdgeView, GraphBatch, GraphCounts, Node
+from rhumbline.stores.graph.protocol import GraphStore
 
 FULL = Node(
     id="method:pkg/models/query.py:QuerySet.filter",

@@ -14,8 +14,8 @@ from tests.functional.stores.graph.graph_samples import edge, node
 from rhumbline.errors import ToolFailure
 from rhumbline.lookup.bundle import resolve_bundle
 from rhumbline.lookup.names import CANDIDATES, choose
-from rhumbline.stores.graph.bundles import Around, Walk
-from rhumbline.stores.graph.protocol import GraphBatch, GraphStore
+from rhumbline.stores.graph.model import Around, GraphBatch, Walk
+from rhumbline.stores.graph.protocol import GraphStore
 
 pytestmark = pytest.mark.neo4j
 

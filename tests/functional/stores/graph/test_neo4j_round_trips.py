@@ -1,6 +1,6 @@
 """Round trips of the Neo4j store's reads on the REAL server (Bolt socket writes: the driver
 writes, then waits): one per single-statement read, and a traversal's transaction begins with
-its first statement rather than on a round trip of its own (stores/graph/neo4j_begin.py)."""
+its first statement rather than on a round trip of its own (stores/graph/neo4j/begin.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from collections.abc import Iterator
 import pytest
 from tests.functional.stores.graph.graph_samples import edge, node
 
-from rhumbline.stores.graph.protocol import GraphBatch, GraphStore
+from rhumbline.stores.graph.model import GraphBatch
+from rhumbline.stores.graph.protocol import GraphStore
 
 pytestmark = pytest.mark.neo4j
 

@@ -1,8 +1,8 @@
 """Staged full writes on the real Neo4j: chunked transactions, one flip, readers never see half.
 
 A full (clearing) write is staged under a physical key of its own in transactions of at most
-`tx_rows` rows, then flipped (neo4j_staged.py); readers bind `$project` to the active key with a
-guard (neo4j_keys.py). Failures are real: a driver closed between two chunk transactions, and a
+`tx_rows` rows, then flipped (neo4j/staged.py); readers bind `$project` to the active key with a
+guard (neo4j/keys.py). Failures are real: a driver closed between two chunk transactions, and a
 version conflict found at the flip.
 """
 
@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from rhumbline.stores.graph import neo4j_bulk, neo4j_staged
-from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
-from rhumbline.stores.graph.protocol import Edge, GraphBatch, GraphConflict, GraphCounts, Node
+from rhumbline.stores.graph.neo4j import bulk as neo4j_bulk, staged as neo4j_staged
+from rhumbline.stores.graph.neo4j.store import Neo4jGraphStore
+from rhumbline.stores.graph.model import Edge, GraphBatch, GraphCounts, Node
+from rhumbline.stores.graph.protocol import GraphConflict
 from tests.functional.stores.graph.graph_samples import edge, node
 
 pytestmark = pytest.mark.neo4j
@@ -141,7 +142,7 @@ def test_a_full_write_runs_nodes_then_edges_then_kinds_each_in_transactions_of_t
 ) -> None:  # fmt: skip
     # Edges and kinds find their nodes by the element ids the CREATEs returned, and a kind set in
     # the transaction that creates its node would not go to the head of its property chain
-    # (neo4j_bulk.py). The chain is not observable through Bolt: the transactions' statements are
+    # (neo4j/bulk.py). The chain is not observable through Bolt: the transactions' statements are
     # checked, with the graph they give.
     real = neo4j_staged._run_transaction
     phases: list[list[str]] = []

@@ -1,5 +1,5 @@
 """SQLite: a clearing write chooses its rids, a large one rebuilds the lookup indexes after its rows
-(sqlite_bulk.py); the file ends exactly as upserts and row-by-row indexing would leave it, or as it
+(sqlite/bulk.py); the file ends exactly as upserts and row-by-row indexing would leave it, or as it
 was when the write fails."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from rhumbline.stores.graph import rows
-from rhumbline.stores.graph import sqlite_sql as sql
-from rhumbline.stores.graph.protocol import Edge, GraphBatch
-from rhumbline.stores.graph.sqlite_bulk import BULK_NODES
-from rhumbline.stores.graph.sqlite_store import PAGE_SIZE as SQLITE_PAGE_SIZE
-from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+from rhumbline.stores.graph.sqlite import sql
+from rhumbline.stores.graph.model import Edge, GraphBatch
+from rhumbline.stores.graph.sqlite.bulk import BULK_NODES
+from rhumbline.stores.graph.sqlite.connection import PAGE_SIZE as SQLITE_PAGE_SIZE
+from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 from tests.functional.stores.graph.graph_samples import edge, node
 
 BIG = [node("Function", f"pkg.mod{i % 50}.f{i}", f"pkg/mod{i % 50}.py") for i in range(BULK_NODES)]

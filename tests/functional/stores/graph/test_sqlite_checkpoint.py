@@ -1,5 +1,5 @@
 """SQLite: a clearing write's WAL is checkpointed after its COMMIT, on another thread
-(sqlite_checkpoint.py), not inside it; readers see the new version at once either way."""
+(sqlite/checkpoint.py), not inside it; readers see the new version at once either way."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from rhumbline.stores.graph.protocol import GraphBatch
-from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+from rhumbline.stores.graph.model import GraphBatch
+from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 from tests.functional.stores.graph.graph_samples import edge, node
 
 NODES = [node("Function", f"pkg.mod{i % 20}.f{i}", f"pkg/mod{i % 20}.py") for i in range(3_000)]

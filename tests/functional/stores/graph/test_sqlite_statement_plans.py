@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rhumbline.stores.graph import sqlite_sql as sql
-from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+from rhumbline.stores.graph.sqlite import sql
+from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 
 
 def _plan(store: SqliteGraphStore, statement: str, parameters: dict) -> list[str]:

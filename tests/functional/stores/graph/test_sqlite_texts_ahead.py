@@ -8,9 +8,9 @@ import sqlite3
 from pathlib import Path
 
 from rhumbline.ingest import snapshot_ahead
-from rhumbline.stores.graph import sqlite_sql as sql
-from rhumbline.stores.graph.protocol import GraphBatch
-from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+from rhumbline.stores.graph.sqlite import sql
+from rhumbline.stores.graph.model import GraphBatch
+from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 from rhumbline.stores.graph.texts_ahead import TextsAhead, compute, first_of_child, write_order
 from tests.functional.stores.graph.graph_samples import edge, node
 

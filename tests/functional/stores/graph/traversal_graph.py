@@ -14,7 +14,8 @@ from __future__ import annotations
 import pytest
 from tests.functional.stores.graph.graph_samples import edge, node
 
-from rhumbline.stores.graph.protocol import GraphBatch, GraphStore
+from rhumbline.stores.graph.model import GraphBatch
+from rhumbline.stores.graph.protocol import GraphStore
 
 N = {name: node("Function", f"pkg.{name}", "pkg/m.py", start_line=i + 1)
      for i, name in enumerate("abcdefgx")}  # fmt: skip

@@ -11,7 +11,7 @@ from rhumbline.ingest import snapshots
 from rhumbline.ingest.facts import CodeFacts, SourceFile
 from rhumbline.ingest.incremental import FactCache, decode_facts
 from rhumbline.ingest.snapshots import Snapshot
-from rhumbline.stores.graph.protocol import Edge, Node
+from rhumbline.stores.graph.model import Edge, Node
 from rhumbline.stores.relational import projects, versions
 from rhumbline.stores.relational.schema.ingest import GraphSnapshot, IngestedFile
 from rhumbline.stores.relational.session import session_scope

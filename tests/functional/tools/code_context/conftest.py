@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from rhumbline.runtime import resources
-from rhumbline.stores.graph.protocol import GraphBatch
+from rhumbline.stores.graph.model import GraphBatch
 from tests.functional.tools.code_context import shop_graph
 
 

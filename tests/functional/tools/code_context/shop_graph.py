@@ -19,7 +19,7 @@ Written through the store's own `apply`, so both backends hold exactly this.
 
 from __future__ import annotations
 
-from rhumbline.stores.graph.protocol import Edge, Node
+from rhumbline.stores.graph.model import Edge, Node
 
 PY = "python"
 MD = "markdown"

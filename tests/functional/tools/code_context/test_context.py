@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from rhumbline.runtime import resources
-from rhumbline.stores.graph.protocol import Edge, GraphBatch, Node
+from rhumbline.stores.graph.model import Edge, GraphBatch, Node
 from tests.functional.tools.code_context import shop_graph as g
 from tests.functional.tools.code_context.conftest import failed, ok
 

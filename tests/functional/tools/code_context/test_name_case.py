@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from rhumbline.runtime import resources
-from rhumbline.stores.graph.protocol import GraphBatch, Node
+from rhumbline.stores.graph.model import GraphBatch, Node
 from tests.functional.tools.code_context.conftest import failed, ok
 
 PY = "python"

@@ -109,7 +109,7 @@ def query(world, arguments: dict, **options) -> dict:
 
 def _served(driver, project: str) -> str:
     """The physical key the project's graph is served from (a full ingest stages a new one)."""
-    from rhumbline.stores.graph.neo4j_keys import RESOLVE
+    from rhumbline.stores.graph.neo4j.keys import RESOLVE
 
     with driver.session() as session:
         [(graph, key)] = session.run(RESOLVE, graphs=[project]).single()["found"]
@@ -327,7 +327,7 @@ def test_project_params_follow_a_full_rewrite(neo) -> None:
     """`$project` is resolved in each call's own transaction: a staged rewrite between two calls
     (a new physical key) is seen by the next call, never a stale key."""
     from rhumbline.runtime import resources
-    from rhumbline.stores.graph.protocol import GraphBatch
+    from rhumbline.stores.graph.model import GraphBatch
 
     world, driver = neo
     cypher = "MATCH (n:CodeNode {project: $project}) RETURN $project AS key, $projects AS keys, count(n.kind) AS c"

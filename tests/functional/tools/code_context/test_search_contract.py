@@ -5,7 +5,7 @@ keeps docstring and wiki matches, `kinds` filters, `limit` caps with an exact to
 from __future__ import annotations
 
 from rhumbline.runtime import resources
-from rhumbline.stores.graph.protocol import GraphBatch, Node
+from rhumbline.stores.graph.model import GraphBatch, Node
 from tests.functional.tools.code_context import shop_graph as g
 from tests.functional.tools.code_context.conftest import failed, ok
 

@@ -10,7 +10,7 @@ from tests.functional.tools.exploration.depot import DEPOT_EDGES, DEPOT_NODES, C
 
 from rhumbline import centrality
 from rhumbline.runtime import resources
-from rhumbline.stores.graph.protocol import GraphBatch
+from rhumbline.stores.graph.model import GraphBatch
 
 
 @pytest.fixture(autouse=True)

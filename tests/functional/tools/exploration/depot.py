@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from rhumbline.contract import INVOCATION_CONTRACT
 from rhumbline.runtime.handler import handle
-from rhumbline.stores.graph.protocol import Edge, Node
+from rhumbline.stores.graph.model import Edge, Node
 
 CART = "class:shop/cart.py:ShoppingCart"
 ADD_ITEM = "method:shop/cart.py:ShoppingCart.add_item"

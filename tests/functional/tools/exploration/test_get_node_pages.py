@@ -5,7 +5,7 @@ from __future__ import annotations
 from tests.functional.tools.exploration.depot import ADD_ITEM, CART, CART_FILE, GIFT_CART, TOTAL, ok
 
 from rhumbline.runtime import resources
-from rhumbline.stores.graph.protocol import GraphBatch
+from rhumbline.stores.graph.model import GraphBatch
 from rhumbline.tools import cursors
 
 

@@ -57,7 +57,7 @@ def test_undirected_fallback_says_so_and_marks_backward_hops(depot, call_as):
 def test_no_path_and_same_node(depot, call_as, world):
     lonely = "function:shop/lonely.py:alone"
     from rhumbline.runtime import resources
-    from rhumbline.stores.graph.protocol import GraphBatch, Node
+    from rhumbline.stores.graph.model import GraphBatch, Node
 
     resources.graph_store().apply(depot.project, GraphBatch(nodes=[Node(lonely, "Function", "alone", "shop.lonely.alone")]))
     none = ok(call_as("trace_path", {"project": depot.project, "from_node": ROUTE, "to_node": lonely}))
@@ -70,7 +70,7 @@ def test_no_path_and_same_node(depot, call_as, world):
 
 def test_names_resolve_and_ambiguity_is_reported(depot, call_as):
     from rhumbline.runtime import resources
-    from rhumbline.stores.graph.protocol import GraphBatch, Node
+    from rhumbline.stores.graph.model import GraphBatch, Node
 
     result = ok(call_as("trace_path", {"project": depot.project, "from_node": "shop.api.route", "to_node": "checkout"}))
     assert (result["from"]["id"], result["to"]["id"], result["length"]) == (ROUTE, CHECKOUT, 2)

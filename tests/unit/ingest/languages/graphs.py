@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rhumbline.ingest.build import BuiltGraph
-from rhumbline.stores.graph.protocol import Node
+from rhumbline.stores.graph.model import Node
 
 STRUCTURE = frozenset({"Repository", "Directory", "File"})
 # Import and Decorator nodes: tested apart (test_statement_nodes.py).

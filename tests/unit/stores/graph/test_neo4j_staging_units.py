@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rhumbline.stores.graph.neo4j_keys import GUARD, GUARD_MANY, KeyBinder, logical_of
-from rhumbline.stores.graph.neo4j_staged import _transactions, staging_key
+from rhumbline.stores.graph.neo4j.keys import GUARD, GUARD_MANY, KeyBinder, logical_of
+from rhumbline.stores.graph.neo4j.staged import _transactions, staging_key
 
 
 def _steps(*sizes: int) -> list[tuple[str, dict, int]]:
@@ -53,7 +53,7 @@ def test_the_binder_reads_each_key_once_and_again_after_forget() -> None:
 
 def test_a_store_refuses_a_transaction_bound_below_one() -> None:
     pytest.importorskip("neo4j")
-    from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
+    from rhumbline.stores.graph.neo4j.store import Neo4jGraphStore
 
     with pytest.raises(ValueError, match="tx_rows must be at least 1"):
         Neo4jGraphStore("bolt://127.0.0.1:1", "neo4j", "x", tx_rows=0)
@@ -72,8 +72,8 @@ def test_the_transaction_bound_is_configurable_and_checked(monkeypatch: pytest.M
 
 
 def test_kinds_are_set_by_the_element_ids_the_creates_returned() -> None:
-    from rhumbline.stores.graph.neo4j_bulk import SET_KINDS, created_ids, kind_steps
-    from rhumbline.stores.graph.protocol import Node
+    from rhumbline.stores.graph.neo4j.bulk import SET_KINDS, created_ids, kind_steps
+    from rhumbline.stores.graph.model import Node
 
     records = [{"created": [["a", "4:x:1"], ["b", "4:x:2"]]}, {}, {"created": [["c", "4:x:3"]]}]
     created = created_ids(records)
@@ -90,8 +90,8 @@ def test_kinds_are_set_by_the_element_ids_the_creates_returned() -> None:
 
 
 def test_edges_name_their_ends_by_element_id_and_every_end_must_have_been_created() -> None:
-    from rhumbline.stores.graph.neo4j_bulk import edge_steps
-    from rhumbline.stores.graph.protocol import Edge
+    from rhumbline.stores.graph.neo4j.bulk import edge_steps
+    from rhumbline.stores.graph.model import Edge
 
     def edge(source: str, target: str, relation: str, explanation: str = "seen") -> Edge:
         return Edge(source, target, relation, "EXTRACTED", 1.0, explanation)

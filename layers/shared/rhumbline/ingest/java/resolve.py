@@ -23,7 +23,7 @@ from rhumbline.ingest.ids import file_id, module_id
 from rhumbline.ingest.polyglot.extract import CLASS_KINDS
 from rhumbline.ingest.polyglot.resolve import Family
 from rhumbline.ingest.polyglot.symbols import DEF, UNIT, FileIndex, Sym
-from rhumbline.stores.graph.protocol import Node
+from rhumbline.stores.graph.model import Node
 
 _BUILTIN_METHODS = frozenset(
     """

@@ -21,7 +21,7 @@ from rhumbline.ingest.edges import INFERRED_SCORE, MAX_CANDIDATES, NAME_MATCH_SC
 from rhumbline.ingest.facts import SourceFile
 from rhumbline.ingest.ids import directory_id, file_id
 from rhumbline.ingest.knowledge.facts import DocFacts, Reference, Section
-from rhumbline.stores.graph.protocol import Node
+from rhumbline.stores.graph.model import Node
 
 LANGUAGE = "markdown"
 KNOWLEDGE_KINDS = frozenset({"Document", "Concept", "Rule", "Decision", "WikiPage"})

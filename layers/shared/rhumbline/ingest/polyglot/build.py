@@ -13,7 +13,7 @@ from pathlib import Path
 
 from rhumbline.ingest.edges import EdgeSet
 from rhumbline.ingest.facts import SourceFile
-from rhumbline.stores.graph.protocol import Node
+from rhumbline.stores.graph.model import Node
 
 # family resolver ("module:Class") → the languages it resolves together
 FAMILIES: dict[str, frozenset[str]] = {

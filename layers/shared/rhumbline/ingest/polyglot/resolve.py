@@ -39,7 +39,7 @@ from rhumbline.ingest.polyglot.symbols import (
     Sym,
     unique_symbols,
 )
-from rhumbline.stores.graph.protocol import Node
+from rhumbline.stores.graph.model import Node
 
 
 class Family(CallResolution):

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from rhumbline.ingest.facts import ImportFact
 from rhumbline.ingest.ids import file_id
 from rhumbline.ingest.statements import RESOLVES_TO, StatementNodes, import_key
-from rhumbline.stores.graph.protocol import Confidence
+from rhumbline.stores.graph.model import Confidence
 
 if TYPE_CHECKING:
     from rhumbline.ingest.polyglot.resolve import Family

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 from rhumbline.ingest.facts import Definition, ImportFact, SourceFile
 from rhumbline.ingest.ids import definition_id, variable_id
-from rhumbline.stores.graph.protocol import Confidence
+from rhumbline.stores.graph.model import Confidence
 
 DEF, UNIT, EXTERNAL = "def", "unit", "external"
 INTERFACE_KINDS = frozenset({"Interface", "Trait"})

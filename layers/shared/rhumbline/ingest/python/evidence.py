@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from rhumbline.ingest.edges import EXTRACTED_SCORE, INFERRED_SCORE, MAX_CANDIDATES
 from rhumbline.ingest.python.resolve import Target
-from rhumbline.stores.graph.protocol import Confidence
+from rhumbline.stores.graph.model import Confidence
 
 
 class Evidence(NamedTuple):

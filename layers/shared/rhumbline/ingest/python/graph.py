@@ -17,7 +17,7 @@ from rhumbline.ingest.python import calls, links, nodes, statement_nodes
 from rhumbline.ingest.python.modules import ModuleIndex
 from rhumbline.ingest.python.namespace import Namespaces
 from rhumbline.ingest.python.resolve import Resolver
-from rhumbline.stores.graph.protocol import Node
+from rhumbline.stores.graph.model import Node
 
 
 @dataclass

@@ -12,7 +12,7 @@ from rhumbline.ingest.edges import EdgeSet
 from rhumbline.ingest.facts import CodeFacts, SourceFile
 from rhumbline.ingest.ids import definition_id, file_id, module_id, variable_id
 from rhumbline.ingest.records import new_node
-from rhumbline.stores.graph.protocol import Node
+from rhumbline.stores.graph.model import Node
 
 LANGUAGE = "python"
 

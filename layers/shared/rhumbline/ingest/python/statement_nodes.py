@@ -16,7 +16,7 @@ from rhumbline.ingest.python.modules import ModuleIndex
 from rhumbline.ingest.python.namespace import DEF, Namespaces
 from rhumbline.ingest.python.resolve import Resolver
 from rhumbline.ingest.statements import RESOLVES_TO, StatementNodes, import_key
-from rhumbline.stores.graph.protocol import Node
+from rhumbline.stores.graph.model import Node
 
 LANGUAGE = "python"
 

@@ -1,1 +1,2 @@
-"""The code graph store: one protocol, two native implementations (SQLite and Neo4j)."""
+"""The code graph store: its data (model.py), the base class both backends extend (protocol.py) and
+the two native backends (sqlite/, neo4j/)."""

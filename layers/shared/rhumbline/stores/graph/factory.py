@@ -24,13 +24,13 @@ class Neo4jCredentials:
 def open_graph_store(settings: Settings) -> GraphStore:
     store: GraphStore
     if settings.graph_backend == "sqlite":
-        from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+        from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 
         path = Path(settings.graph_path)
         path.parent.mkdir(parents=True, exist_ok=True)
         store = SqliteGraphStore(path, timeout=settings.graph_timeout)
     elif settings.graph_backend == "neo4j":
-        from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
+        from rhumbline.stores.graph.neo4j.store import Neo4jGraphStore
 
         credentials = neo4j_credentials(settings)
         store = Neo4jGraphStore(

@@ -1,200 +1,47 @@
-"""What every graph backend provides. Queries are written natively for each backend.
+"""What every graph backend provides: `GraphStore`, the base class both backends extend.
 
-Nodes and edges belong to a project (`owner/repo`); node ids are stable and readable, unique within
-a project: `<kind>:<path>[:<qualified name>]`, e.g. `method:django/db/models/query.py:QuerySet.filter`.
-The same code gives the same id in every rebuild, which is what lets annotations re-attach.
+As in Powertools' idempotency persistence layers, the base class holds the logic the backends
+share and each backend implements a small core. The core (the abstract methods) is the reads and
+writes a backend answers natively, queries written for it. Composed here from the core, once for
+both: the traversals (traversal.py's breadth-first logic over a backend's `Reader`) and the
+bundles (several lookups answered as one). A backend may override a composed method to answer in
+fewer statements, and must then give exactly what the composition gives
+(tests/functional/stores/graph). The data (nodes, edges, batches, answers) is model.py's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
+from typing import Literal
 
-if TYPE_CHECKING:
-    from rhumbline.stores.graph.bundles import Around, FileBundle, FileRows, NodeBundle, Walk
-    from rhumbline.stores.graph.texts_ahead import TextsAhead
-
-Direction = Literal["in", "out"]
-Confidence = Literal["EXTRACTED", "INFERRED", "AMBIGUOUS"]
-
-
-@dataclass(frozen=True, slots=True)
-class Node:
-    id: str
-    kind: str  # Repository, Directory, File, Module, Class, Function, Method, Variable, Import, ...
-    name: str
-    qualified_name: str
-    file: str | None = None
-    start_line: int | None = None
-    end_line: int | None = None
-    language: str | None = None
-    signature: str | None = None
-    docstring: str | None = None
-    content_hash: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Edge:
-    source: str
-    target: str
-    relation: str  # CONTAINS, DEFINES, IMPORTS, CALLS, INHERITS, ...
-    confidence: Confidence
-    confidence_score: float
-    explanation: str  # never empty: why this edge exists, in one short sentence
-    file: str | None = None  # source location of the evidence
-    line: int | None = None
-    # Facts about the relationship itself that are not evidence, as flat scalars: e.g. MODIFIED
-    # (Contributor → File) carries {"commits": 12, "last_at": "2026-10-01T09:30:00+00:00"}.
-    # None for code edges. Keys: lowercase snake_case, not one of the fields above. Left out of
-    # the hash (a dict is unhashable) but part of equality.
-    properties: Mapping[str, str | int | float | bool] | None = field(default=None, hash=False)
-
-
-@dataclass(frozen=True, slots=True)
-class EdgeView:
-    """An edge seen from one of its ends, with the other end summarized."""
-
-    relation: str
-    direction: Direction
-    confidence: Confidence
-    confidence_score: float
-    explanation: str
-    file: str | None
-    line: int | None
-    other_id: str
-    other_kind: str
-    other_name: str
-    properties: Mapping[str, str | int | float | bool] | None = field(default=None, hash=False)
-
-
-@dataclass(frozen=True, slots=True)
-class NodeEdges:
-    """A node with one page of its edges each way, their exact totals, and the graph version
-    they were read at (one snapshot): what get_node shows, in one round trip."""
-
-    node: Node
-    outgoing: list[EdgeView]
-    outgoing_total: int
-    incoming: list[EdgeView]
-    incoming_total: int
-    version: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class SearchHit:
-    project: str
-    node: Node
-    score: float
-    match: Literal["exact", "prefix", "fulltext"]
-
-
-@dataclass(frozen=True, slots=True)
-class GraphBatch:
-    """One atomic write: remove everything that came from `remove_files`, the edges named in
-    `remove_edges` and the nodes named in `remove_nodes` (with every edge touching them), then add
-    (upsert) nodes and edges. Stubs left without edges by any removal are deleted.
-
-    `clear=True` removes the whole project's graph first. Readers see either the state before the
-    batch or after it, never a half-written graph.
-
-    Version stamp (incremental ingest): `version` records which graph version the project's graph
-    holds once the batch is applied (`graph_version` reads it; `clear` without a `version` drops
-    it). `expect_version`, when set, makes the batch conditional: if the stamp is not that version
-    (another ingest got there first, or a crash left another state) nothing is written and
-    GraphConflict is raised.
-
-    `texts_ahead`: the search text of some of a clearing write's nodes, computed by another
-    process (texts_ahead.py); the SQLite store takes it, anything else may ignore it.
-    """
-
-    nodes: Sequence[Node] = ()
-    edges: Sequence[Edge] = ()
-    remove_files: Sequence[str] = ()
-    clear: bool = False
-    remove_nodes: Sequence[str] = ()
-    remove_edges: Sequence[tuple[str, str, str]] = ()  # (source, relation, target)
-    version: int | None = None
-    expect_version: int | None = None
-    texts_ahead: TextsAhead | None = field(default=None, compare=False, repr=False)
-
-
-@dataclass(frozen=True, slots=True)
-class GraphCounts:
-    nodes: int
-    edges: int
-    nodes_by_kind: dict[str, int] = field(default_factory=dict)
-    edges_by_relation: dict[str, int] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class WalkStep:
-    """A node reached by `GraphStore.walk`: how far from the start, and over which edge."""
-
-    node: Node
-    depth: int  # 0 for a start node
-    parent: str | None  # the node it was first reached from (None for a start node)
-    via: EdgeView | None  # that edge, seen from the parent (None for a start node)
-
-
-@dataclass(frozen=True, slots=True)
-class WalkResult:
-    steps: list[WalkStep]  # breadth-first order: by depth, then most certain edge, then (relation, id)
-    total: int  # exact number of distinct nodes reachable within `depth`, start nodes included
-    truncated: bool  # `steps` was cut at `limit`
-
-
-@dataclass(frozen=True, slots=True)
-class LinkedEdge:
-    """An edge found by `GraphStore.edges_around`: the asked node it touches, the edge seen from
-    that node, and the node at the far end (None when that end is a stub)."""
-
-    node_id: str
-    edge: EdgeView
-    other: Node | None
-
-
-@dataclass(frozen=True, slots=True)
-class RelationEdges:
-    """One relation's share of an `edges_around` answer: its first edges and their exact total."""
-
-    edges: list[LinkedEdge]  # by (node id, other id)
-    total: int
-
-
-# One leg of a reachability query: follow edges of these relations (all when None) this way.
-# Blast radius needs two at once: dependents arrive over incoming CALLS/IMPORTS/... but over
-# outgoing DECORATES (a decorator points at what it decorates).
-Leg = tuple[Literal["in", "out", "both"], Sequence[str] | None]
-
-
-@dataclass(frozen=True, slots=True)
-class PathHop:
-    """One edge of a path, in the order the path walks it."""
-
-    source: str  # the edge's real source and target (a hop may walk an edge backwards)
-    target: str
-    relation: str
-    forward: bool  # the path walks from `source` to `target` (False: walked against the edge)
-    confidence: Confidence
-    confidence_score: float
-    explanation: str
-    file: str | None
-    line: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class GraphPath:
-    nodes: list[Node]  # from start to end; len(hops) == len(nodes) - 1
-    hops: list[PathHop]
-
-
-@dataclass(frozen=True, slots=True)
-class PathResult:
-    paths: list[GraphPath]  # shortest paths only, deterministic order, at most `max_paths`
-    length: int | None  # hops of a shortest path; None when there is none within `max_depth`
-    total: int  # exact number of distinct shortest paths (each edge choice counts)
-    limited: bool = False  # the search stopped at a size bound before it could rule a path out
+from rhumbline.stores.graph import rows, traversal
+from rhumbline.stores.graph.bundles import cut_to_keep, file_rows_of
+from rhumbline.stores.graph.model import (
+    MAX_PAGE,
+    MODULE,
+    Around,
+    Direction,
+    Edge,
+    EdgeView,
+    FileBundle,
+    FileQuery,
+    FileRows,
+    GraphBatch,
+    GraphCounts,
+    Leg,
+    Node,
+    NodeBundle,
+    NodeEdges,
+    PathResult,
+    RelationEdges,
+    SearchHit,
+    Walk,
+    WalkResult,
+)
+from rhumbline.stores.graph.traversal_paths import shortest_paths
+from rhumbline.stores.graph.words import SearchQuery
 
 
 class GraphUnavailable(Exception):
@@ -205,26 +52,51 @@ class GraphConflict(Exception):
     """A conditional batch (`expect_version`) found the graph at another version: nothing written."""
 
 
-@runtime_checkable
-class GraphStore(Protocol):
+class GraphStore(ABC):
     backend: str
 
+    # -- the core: each backend answers these natively (a `_method` after `method` here has
+    # checked its arguments) --------------------------------------------------------------------
+
+    @abstractmethod
     def ensure_schema(self) -> None:
         """Create tables/constraints/indexes if missing. Idempotent."""
 
+    @abstractmethod
     def apply(self, project: str, batch: GraphBatch) -> None:
         """Write one batch atomically (see GraphBatch)."""
 
+    @abstractmethod
     def graph_version(self, project: str) -> int | None:
         """The version stamp of the project's graph (see GraphBatch.version), None if unstamped."""
 
+    @abstractmethod
+    def delete_project(self, project: str) -> None: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    @abstractmethod
+    def counts(self, project: str) -> GraphCounts: ...
+
+    @abstractmethod
     def get_node(self, project: str, node_id: str) -> Node | None: ...
 
     def edges_of(
         self, project: str, node_id: str, direction: Direction, *, limit: int, offset: int = 0
     ) -> tuple[list[EdgeView], int]:
         """Edges on one side of a node, ordered by (relation, other_id), and their exact total."""
+        rows.check_page(limit, offset)
+        if direction not in ("in", "out"):
+            raise ValueError(f"direction must be 'in' or 'out', not {direction!r}")
+        return self._edges_of(project, node_id, direction, limit, offset)
 
+    @abstractmethod
+    def _edges_of(
+        self, project: str, node_id: str, direction: Direction, limit: int, offset: int
+    ) -> tuple[list[EdgeView], int]: ...
+
+    @abstractmethod
     def node_with_edges(
         self, project: str, node_id: str, *, limit: int, out_offset: int = 0, in_offset: int = 0
     ) -> NodeEdges | None:
@@ -232,19 +104,26 @@ class GraphStore(Protocol):
         None if there is no such node."""
 
     def search(
-        self,
-        projects: Sequence[str],
-        query: str,
-        *,
-        kinds: Sequence[str] | None = None,
-        limit: int = 20,
+        self, projects: Sequence[str], query: str, *, kinds: Sequence[str] | None = None, limit: int = 20,
         docs_only: bool = False,
-    ) -> tuple[list[SearchHit], int]:
+    ) -> tuple[list[SearchHit], int]:  # fmt: skip
         """Rank: exact name (case-insensitive) > prefix > full-text over names, qualified names,
         docstrings and paths, with CamelCase and snake_case split into words. The best `limit`
         hits and the exact number of matching nodes. `docs_only`: only nodes whose docstring
         holds every query word."""
+        parsed = SearchQuery.parse(query)
+        rows.check_page(limit)
+        if not projects or (docs_only and not parsed.terms):  # no word a docstring could hold
+            return [], 0
+        return self._search(projects, parsed, kinds, limit, docs_only)
 
+    @abstractmethod
+    def _search(
+        self, projects: Sequence[str], parsed: SearchQuery, kinds: Sequence[str] | None, limit: int, docs_only: bool
+    ) -> tuple[list[SearchHit], int]:
+        """search, its arguments checked (at least one project)."""
+
+    @abstractmethod
     def find_by_name(
         self, project: str, name: str, *, kinds: Sequence[str] | None = None, limit: int = 20
     ) -> tuple[list[Node], int]:
@@ -252,65 +131,12 @@ class GraphStore(Protocol):
         name ends with `.name` (`QuerySet.filter` finds `django.db.models.query.QuerySet.filter`),
         shortest qualified name first, and their exact total."""
 
-    def nodes_of_kind(
-        self, project: str, kind: str, *, limit: int, offset: int = 0
-    ) -> tuple[list[Node], int]:
+    @abstractmethod
+    def nodes_of_kind(self, project: str, kind: str, *, limit: int, offset: int = 0) -> tuple[list[Node], int]:
         """A page of the project's nodes of one kind (e.g. every Contributor), ordered by id, and
         their exact total. Stubs are never listed."""
 
-    def walk(
-        self,
-        project: str,
-        start: Sequence[str],
-        *,
-        direction: Literal["in", "out", "both"],
-        depth: int,
-        limit: int,
-        relations: Sequence[str] | None = None,
-    ) -> WalkResult:
-        """Breadth-first traversal from `start` over `relations` (all when None), each node once
-        at its shortest distance. The primitive behind callers/callees, neighborhoods and blast
-        radius; backends run it natively (recursive CTE / variable-length Cypher), not per edge."""
-
-    def nodes(self, project: str, node_ids: Sequence[str]) -> dict[str, Node]:
-        """The nodes among `node_ids` that exist (stubs left out), by id. At most traversal.MAX_IDS."""
-
-    def reach(
-        self, project: str, start: Sequence[str], *, legs: Sequence[Leg], depth: int
-    ) -> dict[str, int]:
-        """Every node reachable from `start` within `depth` hops over the `legs`, with its
-        shortest distance (start nodes 0; unknown ids and stubs left out). Exact and complete:
-        what `walk` computes, without the details, for callers that rank before they page."""
-
-    def shortest_paths(
-        self,
-        project: str,
-        source: str,
-        target: str,
-        *,
-        direction: Literal["out", "both"],
-        max_paths: int,
-        max_depth: int,
-        relations: Sequence[str] | None = None,
-    ) -> PathResult:
-        """Shortest paths from `source` to `target`: following edges forwards ("out") or either
-        way ("both"), at most `max_depth` hops, level by level from both ends."""
-
-    def edges_among(
-        self, project: str, node_ids: Sequence[str], *, limit: int, relations: Sequence[str] | None = None
-    ) -> tuple[list[Edge], int]:
-        """The edges whose both ends are among `node_ids` (a subgraph's own edges), ordered by
-        (source, relation, target), at most `limit`, and their exact total."""
-
-    def edge_pairs(
-        self, project: str, *, relations: Sequence[str], limit: int
-    ) -> tuple[list[tuple[str, str]], int]:
-        """(source, target) of the project's edges of `relations` between real nodes, at most
-        `limit`, and their exact total. For whole-graph analytics (centrality) computed off the
-        request path, never for a tool's answer."""
-
-    # -- lookups behind the code-context tools (context, function, class, explain) --------------
-
+    @abstractmethod
     def nodes_in_file(
         self, project: str, path: str, *, kinds: Sequence[str] | None = None, limit: int, offset: int = 0
     ) -> tuple[list[Node], int]:
@@ -319,70 +145,191 @@ class GraphStore(Protocol):
         listed."""
 
     def edges_around(
-        self,
-        project: str,
-        node_ids: Sequence[str],
-        direction: Direction,
-        *,
-        relations: Sequence[str] | None = None,
+        self, project: str, node_ids: Sequence[str], direction: Direction, *, relations: Sequence[str] | None = None,
         limit: int,
-    ) -> dict[str, RelationEdges]:
+    ) -> dict[str, RelationEdges]:  # fmt: skip
         """Edges on one side of several nodes at once, grouped by relation (of `relations`; all
         when None; relations without edges left out): per relation the first `limit` by (node id,
         other id), each with the node at its far end, and their exact total. One round trip
-        whatever the relations. At most rows.MAX_PAGE ids."""
+        whatever the relations. At most MAX_PAGE ids."""
+        rows.check_page(limit)
+        rows.check_ids(node_ids, direction)
+        return self._edges_around(project, node_ids, direction, relations, limit) if node_ids else {}
 
-    def file_bundle(
-        self,
-        project: str,
-        file_id: str,
-        *,
-        definition_kinds: Sequence[str],
-        limit: int,
-        offset: int = 0,
-        module_limit: int,
-        section_kinds: Sequence[str],
-        relations: Sequence[str],
-        link_limit: int,
-    ) -> "FileBundle | None":
-        """`context`'s reads as one (see bundles.compose_file_bundle, which defines the answer);
-        None if `file_id` is not a File node."""
-
-    def file_rows(
-        self,
-        project: str,
-        file_id: str,
-        *,
-        definition_kinds: Sequence[str],
-        limit: int,
-        offset: int = 0,
-        module_limit: int,
-        section_kinds: Sequence[str],
-        relations: Sequence[str],
-        link_limit: int,
-    ) -> "FileRows | None":
-        """file_bundle with its definitions and links as plain tuples (bundles.FileRows; defined
-        as bundles.file_rows_of(file_bundle(...)))."""
-
-    def node_bundle(
-        self, project: str, node_id: str, *, around: Sequence["Around"] = (), walks: Sequence["Walk"] = ()
-    ) -> "NodeBundle | None":
-        """`function`'s, `class`'s and `explain`'s reads of a resolved node as one (see
-        bundles.compose_node_bundle, which defines the answer); None if there is no such node."""
+    @abstractmethod
+    def _edges_around(
+        self, project: str, node_ids: Sequence[str], direction: Direction, relations: Sequence[str] | None, limit: int
+    ) -> dict[str, RelationEdges]:
+        """edges_around, its arguments checked (at least one id)."""
 
     def degrees(
-        self,
-        project: str,
-        node_ids: Sequence[str],
-        direction: Direction,
-        *,
-        relations: Sequence[str] | None = None,
+        self, project: str, node_ids: Sequence[str], direction: Direction, *, relations: Sequence[str] | None = None
     ) -> dict[str, dict[str, int]]:
         """How many edges each node has on one side, by relation (nodes with none are left out).
-        At most rows.MAX_PAGE ids."""
+        At most MAX_PAGE ids."""
+        rows.check_ids(node_ids, direction)
+        if not node_ids:
+            return {}
+        found: dict[str, dict[str, int]] = {}
+        for node_id, relation, count in self._degrees(project, node_ids, direction, relations):
+            found.setdefault(node_id, {})[relation] = count
+        return {node_id: dict(sorted(by.items())) for node_id, by in sorted(found.items())}
 
-    def counts(self, project: str) -> GraphCounts: ...
+    @abstractmethod
+    def _degrees(
+        self, project: str, node_ids: Sequence[str], direction: Direction, relations: Sequence[str] | None
+    ) -> Iterable[tuple[str, str, int]]:
+        """(node id, relation, edge count) of each node with edges of that relation on that side,
+        in no particular order: degrees, its arguments checked (at least one id)."""
 
-    def delete_project(self, project: str) -> None: ...
+    @abstractmethod
+    def _traversal_reader(self, project: str) -> AbstractContextManager[traversal.Reader]:
+        """A Reader over one snapshot of the project's graph, for a whole traversal."""
 
-    def close(self) -> None: ...
+    # -- traversals: traversal.py's breadth-first logic over the backend's Reader ---------------
+
+    def nodes(self, project: str, node_ids: Sequence[str]) -> dict[str, Node]:
+        """The nodes among `node_ids` that exist (stubs left out), by id. At most traversal.MAX_IDS."""
+        ids = traversal.checked_ids(node_ids)
+        if not ids:
+            return {}
+        with self._traversal_reader(project) as reader:
+            return reader.nodes(ids)
+
+    def walk(
+        self, project: str, start: Sequence[str], *, direction: Literal["in", "out", "both"], depth: int, limit: int,
+        relations: Sequence[str] | None = None,
+    ) -> WalkResult:  # fmt: skip
+        """Breadth-first traversal from `start` over `relations` (all when None), each node once
+        at its shortest distance. The primitive behind callers/callees, neighborhoods and blast
+        radius; each level is one set-based read of the backend, never one per edge."""
+        relations = traversal.check_walk(direction, depth, relations)
+        _check_limit(limit, traversal.MAX_WALK_LIMIT)
+        with self._traversal_reader(project) as reader:
+            return traversal.walk(reader, traversal.checked_ids(start), direction, depth, limit, relations)
+
+    def reach(self, project: str, start: Sequence[str], *, legs: Sequence[Leg], depth: int) -> dict[str, int]:
+        """Every node reachable from `start` within `depth` hops over the `legs`, with its
+        shortest distance (start nodes 0; unknown ids and stubs left out). Exact and complete:
+        what `walk` computes, without the details, for callers that rank before they page."""
+        if not legs:
+            raise ValueError("reach needs at least one leg")
+        checked = [(d, traversal.check_walk(d, depth, relations)) for d, relations in legs]
+        with self._traversal_reader(project) as reader:
+            starts = reader.nodes(traversal.checked_ids(start))
+            found = traversal.bfs(reader, sorted(starts), checked, depth)
+        return {node_id: step[0] for node_id, step in found.items()}
+
+    def shortest_paths(
+        self, project: str, source: str, target: str, *, direction: Literal["out", "both"], max_paths: int,
+        max_depth: int, relations: Sequence[str] | None = None,
+    ) -> PathResult:  # fmt: skip
+        """Shortest paths from `source` to `target`: following edges forwards ("out") or either
+        way ("both"), at most `max_depth` hops, level by level from both ends."""
+        if direction not in ("out", "both"):
+            raise ValueError(f"direction must be 'out' or 'both', not {direction!r}")
+        relations = traversal.check_walk(direction, max_depth, relations)
+        if not 1 <= max_paths <= traversal.MAX_PATHS:
+            raise ValueError(f"max_paths must be between 1 and {traversal.MAX_PATHS}, not {max_paths}")
+        with self._traversal_reader(project) as reader:
+            return shortest_paths(reader, source, target, direction, max_paths, max_depth, relations)
+
+    def edges_among(
+        self, project: str, node_ids: Sequence[str], *, limit: int, relations: Sequence[str] | None = None
+    ) -> tuple[list[Edge], int]:
+        """The edges whose both ends are among `node_ids` (a subgraph's own edges), ordered by
+        (source, relation, target), at most `limit`, and their exact total."""
+        ids = traversal.checked_ids(node_ids)
+        relations = traversal.check_walk("out", 0, relations)
+        _check_limit(limit, traversal.MAX_WALK_LIMIT)
+        with self._traversal_reader(project) as reader:
+            keys = sorted(set(reader.among(ids, relations)) if relations is None or relations else ())
+            facts = reader.edges(keys[:limit])
+        edges = [
+            Edge(source=s, target=t, relation=r, confidence=f.confidence, confidence_score=f.confidence_score,
+                 explanation=f.explanation, file=f.file, line=f.line, properties=f.properties)
+            for (s, r, t), f in ((key, facts[key]) for key in keys[:limit])
+        ]  # fmt: skip
+        return edges, len(keys)
+
+    def edge_pairs(self, project: str, *, relations: Sequence[str], limit: int) -> tuple[list[tuple[str, str]], int]:
+        """(source, target) of the project's edges of `relations` between real nodes, at most
+        `limit`, and their exact total. For whole-graph analytics (centrality) computed off the
+        request path, never for a tool's answer."""
+        if not relations:
+            raise ValueError("edge_pairs needs at least one relation")
+        _check_limit(limit, traversal.MAX_EDGE_PAIRS)
+        with self._traversal_reader(project) as reader:
+            return reader.pairs(traversal.checked_relations(relations) or [], limit)
+
+    # -- bundles: the code-context tools' reads as one ------------------------------------------
+
+    def file_bundle(self, project: str, file_id: str, query: FileQuery) -> FileBundle | None:
+        """`context`'s reads of a file (see FileQuery), from get_node, nodes_in_file, edges_around
+        and graph_version; None if `file_id` is not a File node."""
+        file = self.get_node(project, file_id)
+        if file is None or file.kind != "File":
+            return None
+        path = file.file or file.qualified_name
+        modules, _ = self.nodes_in_file(project, path, kinds=[MODULE], limit=query.module_limit)
+        defined, total = self.nodes_in_file(
+            project, path, kinds=query.definition_kinds, limit=query.limit, offset=query.offset
+        )
+        own = [file.id, *(m.id for m in modules)]
+        inside = own + [d.id for d in defined]
+        outside = own + [d.id for d in defined if d.kind in query.section_kinds]
+        return FileBundle(
+            file=file,
+            modules=modules,
+            definitions=defined,
+            definitions_total=total,
+            inward=self.edges_around(project, inside, "in", relations=query.relations, limit=query.link_limit),
+            outward=self.edges_around(project, outside, "out", relations=query.relations, limit=query.link_limit),
+            version=self.graph_version(project),
+        )
+
+    def file_rows(self, project: str, file_id: str, query: FileQuery) -> FileRows | None:
+        """file_bundle with its definitions and links as plain tuples (FileRows)."""
+        return file_rows_of(self.file_bundle(project, file_id, query))
+
+    def node_bundle(
+        self, project: str, node_id: str, *, around: Sequence[Around] = (), walks: Sequence[Walk] = ()
+    ) -> NodeBundle | None:
+        """`function`'s, `class`'s and `explain`'s reads of a resolved node as one, from get_node,
+        edges_around, degrees and walk; None if there is no such node."""
+        node = self.get_node(project, node_id)
+        if node is None:
+            return None
+        grouped, counted, kept = [], [], []
+        for spec in around:
+            found = self.edges_around(project, [node.id], spec.direction, relations=spec.relations, limit=spec.limit)
+            matched: dict[str, int] = {}
+            if spec.keep is not None:
+                found, matched = cut_to_keep(found, spec.keep)
+            grouped.append(found)
+            kept.append(matched)
+            counted.append(self._far_degrees(project, found, spec.far_degrees))
+        walked = [
+            self.walk(project, [node.id], direction=w.direction, depth=w.depth, limit=w.limit, relations=w.relations)
+            for w in walks
+        ]
+        return NodeBundle(node=node, around=grouped, far_degrees=counted, kept=kept, walks=walked)
+
+    def _far_degrees(
+        self, project: str, found: dict[str, RelationEdges], asked: tuple[Direction, tuple[str, ...]] | None
+    ) -> dict[str, int]:
+        """An Around's `far_degrees`: the far ends' degrees that way, summed over the relations."""
+        if asked is None:
+            return {}
+        direction, relations = asked
+        ends = sorted({e.other.id for group in found.values() for e in group.edges if e.other is not None})
+        counted: dict[str, int] = {}
+        for start in range(0, len(ends), MAX_PAGE):
+            by_relation = self.degrees(project, ends[start : start + MAX_PAGE], direction, relations=relations)
+            counted.update({node_id: sum(by.values()) for node_id, by in by_relation.items()})
+        return dict(sorted(counted.items()))
+
+
+def _check_limit(limit: int, most: int) -> None:
+    if not 1 <= limit <= most:
+        raise ValueError(f"limit must be between 1 and {most}, not {limit}")

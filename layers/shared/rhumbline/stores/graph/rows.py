@@ -13,13 +13,12 @@ from dataclasses import fields
 from functools import lru_cache
 from typing import Any
 
-from rhumbline.stores.graph.protocol import Edge, GraphBatch, Node
+from rhumbline.stores.graph.model import MAX_PAGE, Edge, GraphBatch, Node
 from rhumbline.stores.graph.words import node_text_values
 
 # Relationship types become part of Cypher text (types cannot be parameters): only plain names.
 RELATION_NAME = re.compile(r"^[A-Z_]+$")
 CONFIDENCES = frozenset({"EXTRACTED", "INFERRED", "AMBIGUOUS"})
-MAX_PAGE = 1_000
 # A write may take longer than a read: bounded by the read timeout plus this per 1,000 rows.
 WRITE_SECONDS_PER_1000_ROWS = 1.0
 
@@ -149,6 +148,14 @@ def node_from_list(values: Sequence[Any]) -> Node:
 
 if tuple(f.name for f in fields(Node)) != NODE_FIELDS:
     raise ImportError("Node's fields must be NODE_FIELDS in order (node_from_list relies on it)")
+
+
+def check_ids(node_ids: Sequence[str], direction: str) -> None:
+    """The node ids and side of a lookup around several nodes (edges_around, degrees)."""
+    if direction not in ("in", "out"):
+        raise ValueError(f"direction must be 'in' or 'out', not {direction!r}")
+    if len(node_ids) > MAX_PAGE:
+        raise ValueError(f"at most {MAX_PAGE} node ids at once, not {len(node_ids)}")
 
 
 def check_page(limit: int, offset: int = 0) -> None:

@@ -17,19 +17,11 @@ Determinism rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from rhumbline.stores.graph.protocol import (
-    Edge,
-    EdgeView,
-    Leg,
-    Node,
-    PathResult,
-    WalkResult,
-    WalkStep,
-)
+from rhumbline.stores.graph.model import EdgeView, Leg, Node, WalkResult, WalkStep
+from rhumbline.stores.graph.rows import check_relation
 
 WalkDirection = Literal["in", "out", "both"]
 # Bounds: a traversal answers an agent's question, it never exports the graph.
@@ -77,95 +69,6 @@ class Reader(Protocol):
     def pairs(self, relations: Sequence[str], limit: int) -> tuple[list[tuple[str, str]], int]: ...
 
 
-class TraversalMixin:
-    """The traversal half of GraphStore, for any store that can open a Reader."""
-
-    def _traversal_reader(self, project: str) -> AbstractContextManager[Reader]:
-        raise NotImplementedError
-
-    def nodes(self, project: str, node_ids: Sequence[str]) -> dict[str, Node]:
-        ids = _checked_ids(node_ids)
-        if not ids:
-            return {}
-        with self._traversal_reader(project) as reader:
-            return reader.nodes(ids)
-
-    def walk(
-        self,
-        project: str,
-        start: Sequence[str],
-        *,
-        direction: WalkDirection,
-        depth: int,
-        limit: int,
-        relations: Sequence[str] | None = None,
-    ) -> WalkResult:
-        relations = _check_walk(direction, depth, relations)
-        if not 1 <= limit <= MAX_WALK_LIMIT:
-            raise ValueError(f"limit must be between 1 and {MAX_WALK_LIMIT}, not {limit}")
-        with self._traversal_reader(project) as reader:
-            return walk(reader, _checked_ids(start), direction, depth, limit, relations)
-
-    def reach(
-        self, project: str, start: Sequence[str], *, legs: Sequence[Leg], depth: int
-    ) -> dict[str, int]:
-        if not legs:
-            raise ValueError("reach needs at least one leg")
-        checked = [(d, _check_walk(d, depth, relations)) for d, relations in legs]
-        with self._traversal_reader(project) as reader:
-            starts = reader.nodes(_checked_ids(start))
-            found = _bfs(reader, sorted(starts), checked, depth)
-        return {node_id: step[0] for node_id, step in found.items()}
-
-    def shortest_paths(
-        self,
-        project: str,
-        source: str,
-        target: str,
-        *,
-        direction: Literal["out", "both"],
-        max_paths: int,
-        max_depth: int,
-        relations: Sequence[str] | None = None,
-    ) -> PathResult:
-        if direction not in ("out", "both"):
-            raise ValueError(f"direction must be 'out' or 'both', not {direction!r}")
-        relations = _check_walk(direction, max_depth, relations)
-        if not 1 <= max_paths <= MAX_PATHS:
-            raise ValueError(f"max_paths must be between 1 and {MAX_PATHS}, not {max_paths}")
-        from rhumbline.stores.graph.traversal_paths import shortest_paths
-
-        with self._traversal_reader(project) as reader:
-            return shortest_paths(reader, source, target, direction, max_paths, max_depth, relations)
-
-    def edges_among(
-        self, project: str, node_ids: Sequence[str], *, limit: int, relations: Sequence[str] | None = None
-    ) -> tuple[list[Edge], int]:
-        ids = _checked_ids(node_ids)
-        relations = _check_walk("out", 0, relations)
-        if not 1 <= limit <= MAX_WALK_LIMIT:
-            raise ValueError(f"limit must be between 1 and {MAX_WALK_LIMIT}, not {limit}")
-        with self._traversal_reader(project) as reader:
-            keys = sorted(set(reader.among(ids, relations)) if relations is None or relations else ())
-            facts = reader.edges(keys[:limit])
-        edges = [
-            Edge(source=s, target=t, relation=r, confidence=f.confidence, confidence_score=f.confidence_score,
-                 explanation=f.explanation, file=f.file, line=f.line, properties=f.properties)
-            for (s, r, t), f in ((key, facts[key]) for key in keys[:limit])
-        ]  # fmt: skip
-        return edges, len(keys)
-
-    def edge_pairs(
-        self, project: str, *, relations: Sequence[str], limit: int
-    ) -> tuple[list[tuple[str, str]], int]:
-        if not relations:
-            raise ValueError("edge_pairs needs at least one relation")
-        if not 1 <= limit <= MAX_EDGE_PAIRS:
-            raise ValueError(f"limit must be between 1 and {MAX_EDGE_PAIRS}, not {limit}")
-        with self._traversal_reader(project) as reader:
-            return reader.pairs(_checked_relations(relations) or [], limit)
-
-
 # -- breadth-first search ----------------------------------------------------------------------
 
 # A reached node: (depth, parent id, relation, direction seen from the parent, minus the edge's
@@ -173,7 +76,7 @@ class TraversalMixin:
 Reached = tuple[int, "str | None", "str | None", "str | None", float]
 
 
-def _bfs(reader: Reader, start: list[str], legs: Sequence[Leg], depth: int) -> dict[str, Reached]:
+def bfs(reader: Reader, start: list[str], legs: Sequence[Leg], depth: int) -> dict[str, Reached]:
     found: dict[str, Reached] = {node_id: (0, None, None, None, 0.0) for node_id in start}
     frontier = start
     for level in range(1, depth + 1):
@@ -201,7 +104,7 @@ def walk(
     relations: Sequence[str] | None,
 ) -> WalkResult:
     starts = reader.nodes(start)
-    found = _bfs(reader, sorted(starts), [(direction, relations)], depth)
+    found = bfs(reader, sorted(starts), [(direction, relations)], depth)
     order = sorted(found, key=lambda i: (found[i][0], found[i][4], found[i][2] or "", i))
     page = order[:limit]
     keys = {i: _edge_key(i, found[i]) for i in page if found[i][1] is not None}
@@ -240,7 +143,7 @@ def _edge_key(node_id: str, reached: Reached) -> EdgeKey:
 # -- argument checks ---------------------------------------------------------------------------
 
 
-def _checked_ids(ids: Sequence[str]) -> list[str]:
+def checked_ids(ids: Sequence[str]) -> list[str]:
     if isinstance(ids, str):
         raise ValueError("pass a sequence of node ids, not one string")
     unique = sorted({i for i in ids if isinstance(i, str) and i})
@@ -249,15 +152,13 @@ def _checked_ids(ids: Sequence[str]) -> list[str]:
     return unique
 
 
-def _checked_relations(relations: Sequence[str] | None) -> list[str] | None:
+def checked_relations(relations: Sequence[str] | None) -> list[str] | None:
     if relations is None:
         return None
-    from rhumbline.stores.graph.rows import check_relation
-
     return sorted({check_relation(r) for r in relations})
 
 
-def _check_walk(direction: str, depth: int, relations: Sequence[str] | None) -> list[str] | None:
+def check_walk(direction: str, depth: int, relations: Sequence[str] | None) -> list[str] | None:
     """Checks a traversal's arguments; the relations, validated (they may become Cypher text)."""
     if direction not in ("in", "out", "both"):
         raise ValueError(f"direction must be 'in', 'out' or 'both', not {direction!r}")
@@ -265,4 +166,4 @@ def _check_walk(direction: str, depth: int, relations: Sequence[str] | None) -> 
         raise ValueError(f"depth must be between 0 and {MAX_DEPTH}, not {depth}")
     if isinstance(relations, str):
         raise ValueError("relations must be a sequence of relation names, not one string")
-    return _checked_relations(relations)
+    return checked_relations(relations)

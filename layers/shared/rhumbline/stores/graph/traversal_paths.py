@@ -17,7 +17,7 @@ import itertools
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
-from rhumbline.stores.graph.protocol import GraphPath, PathHop, PathResult
+from rhumbline.stores.graph.model import GraphPath, PathHop, PathResult
 from rhumbline.stores.graph.traversal import MAX_PATH_VISITED, Reader
 
 # Every way a node was reached at its shortest distance: (parent, relation, direction from parent).
@@ -124,30 +124,21 @@ Hop = tuple[str, str, str, bool]
 
 def _paths(forward: Parents, backward: Parents, meets: list[str]) -> Iterator[list[Hop]]:
     for meet in sorted(meets):
-        for head in _from_root(forward, meet):
-            for tail in _to_root(backward, meet):
+        for head in _hops(forward, meet, forward=True):
+            for tail in _hops(backward, meet, forward=False):
                 yield head + tail
 
 
-def _from_root(parents: Parents, node_id: str) -> Iterator[list[Hop]]:
-    """Hops root → node_id (forward side: a parent is one step nearer the source)."""
+def _hops(parents: Parents, node_id: str, *, forward: bool) -> Iterator[list[Hop]]:
+    """The hops between a side's root and node_id, in the order the path walks them: root →
+    node_id on the forward side (a parent is one step nearer the source), node_id → root on the
+    backward side (a parent is one step nearer the target)."""
     if not parents[node_id]:
         yield []
         return
     for parent, relation, seen_as in parents[node_id]:
-        # seen from the parent: "out" is parent -> node (walked forwards).
-        hop = (parent, relation, node_id, True) if seen_as == "out" else (node_id, relation, parent, False)
-        for head in _from_root(parents, parent):
-            yield head + [hop]
-
-
-def _to_root(parents: Parents, node_id: str) -> Iterator[list[Hop]]:
-    """Hops node_id → root (backward side: a parent is one step nearer the target)."""
-    if not parents[node_id]:
-        yield []
-        return
-    for parent, relation, seen_as in parents[node_id]:
-        # seen from the parent: "in" is node -> parent, the way the path walks.
-        hop = (node_id, relation, parent, True) if seen_as == "in" else (parent, relation, node_id, False)
-        for tail in _to_root(parents, parent):
-            yield [hop] + tail
+        source, target = (parent, node_id) if seen_as == "out" else (node_id, parent)  # seen from the parent
+        # The path walks parent -> node on the forward side, node -> parent on the backward side.
+        hop = (source, relation, target, source == (parent if forward else node_id))
+        for rest in _hops(parents, parent, forward=forward):
+            yield rest + [hop] if forward else [hop] + rest

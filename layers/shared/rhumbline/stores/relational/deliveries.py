@@ -9,11 +9,11 @@ claim rolls back with everything else, so a later redelivery is processed.
 from __future__ import annotations
 
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from rhumbline.stores.relational.schema.base import utcnow
 from rhumbline.stores.relational.schema.reviews import DELIVERY_OUTCOMES, WebhookDelivery
+from rhumbline.stores.relational.session import added
 
 MAX_RECENT = 1000
 DETAIL_LIMIT = 2000
@@ -50,12 +50,7 @@ def claim(
         # Provisional: `finish` sets the real outcome in the same transaction.
         outcome="ignored",
     )
-    try:
-        with session.begin_nested():
-            session.add(row)
-    except IntegrityError:
-        return None
-    return row
+    return row if added(session, row) else None
 
 
 def finish(session: Session, row: WebhookDelivery, *, outcome: str, detail: str | None) -> None:

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import delete, func, select
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from rhumbline.stores.relational.schema.base import utcnow
 from rhumbline.stores.relational.schema.reviews import PR_STATES, PullRequest, PullRequestFile
+from rhumbline.stores.relational.session import added
 
 MAX_FILES_PER_PR = 3000  # GitHub's own cap on a PR's listed files
 MAX_PATH_LENGTH = 1024
@@ -45,17 +45,6 @@ def get(session: Session, project_id: int, number: int) -> PullRequest | None:
     )
 
 
-def _insert(session: Session, row: PullRequest) -> PullRequest | None:
-    """Insert `row`; None when a concurrent writer inserted the same PR first."""
-    try:
-        # The savepoint confines a lost race to itself: the caller's transaction stays usable.
-        with session.begin_nested():
-            session.add(row)
-    except IntegrityError:
-        return None
-    return row
-
-
 def ensure(session: Session, project_id: int, number: int) -> PullRequest:
     """The PR row, created as "state unknown" when no GitHub event has told us about it yet."""
     if number < 1:
@@ -63,8 +52,8 @@ def ensure(session: Session, project_id: int, number: int) -> PullRequest:
     existing = get(session, project_id, number)
     if existing is not None:
         return existing
-    created = _insert(session, PullRequest(project_id=project_id, number=number, updated_at=utcnow()))
-    return created or _must_get(session, project_id, number)
+    created = PullRequest(project_id=project_id, number=number, updated_at=utcnow())
+    return created if added(session, created) else _must_get(session, project_id, number)
 
 
 def _must_get(session: Session, project_id: int, number: int) -> PullRequest:
@@ -81,8 +70,8 @@ def upsert(session: Session, project_id: int, facts: PullRequestFacts) -> tuple[
         raise ValueError(f"PR state must be one of {', '.join(PR_STATES)}, not {facts.state!r}")
     row = get(session, project_id, facts.number)
     if row is None:
-        row = _insert(session, _apply(PullRequest(project_id=project_id, number=facts.number), facts))
-        if row is not None:
+        row = _apply(PullRequest(project_id=project_id, number=facts.number), facts)
+        if added(session, row):
             return row, True
         row = _must_get(session, project_id, facts.number)
     # A row with no state came from a review alone: its updated_at is our clock, not GitHub's.

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from sqlalchemy import Engine
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 _lock = threading.Lock()
@@ -41,3 +42,14 @@ def session_scope(engine: Engine) -> Iterator[Session]:
         raise
     finally:
         session.close()
+
+
+def added(session: Session, row: object) -> bool:
+    """Insert `row` in a savepoint; False when a concurrent writer took its key first. The
+    savepoint confines the lost race to itself: the caller's transaction stays usable."""
+    try:
+        with session.begin_nested():
+            session.add(row)
+    except IntegrityError:
+        return False
+    return True

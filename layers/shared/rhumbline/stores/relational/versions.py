@@ -10,12 +10,12 @@ from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import Select, delete, func, select
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from rhumbline.stores.relational import projects
 from rhumbline.stores.relational.schema.base import utcnow
 from rhumbline.stores.relational.schema.core import GraphVersion, Project
+from rhumbline.stores.relational.session import added
 
 MAX_LISTED = 200
 FINAL_STATUSES = ("completed", "failed")
@@ -44,12 +44,8 @@ def start(session: Session, project_slug: str, *, commit_sha: str | None = None)
             node_count=0,
             edge_count=0,
         )
-        try:
-            with session.begin_nested():
-                session.add(version)
-        except IntegrityError:
-            continue
-        return version
+        if added(session, version):
+            return version
     raise RuntimeError(f"could not number a new version of {project_slug} after {START_ATTEMPTS} attempts")
 
 

@@ -4,8 +4,8 @@ One transaction cannot hold a large repository (the server caps transaction memo
 `db.memory.transaction.max`; the full Django sdist, 77k nodes and 199k edges, exceeds 1 GiB). So:
 
 1. *stage*: the new graph is written under a fresh physical key (`owner/name@<version>.<token>`,
-   see neo4j_keys.py) in transactions of at most `tx_rows` rows each: nodes and stubs, then edges,
-   then the nodes' kinds, each phase in transactions of its own (neo4j_bulk.py). No reader
+   see keys.py) in transactions of at most `tx_rows` rows each: nodes and stubs, then edges,
+   then the nodes' kinds, each phase in transactions of its own (bulk.py). No reader
    resolves to it.
 2. *flip*: one small transaction locks the project's GraphHead, checks the expected version if
    the batch has one, points the head at the staged key and marks the previous key retired.
@@ -25,17 +25,16 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from rhumbline.stores.graph import neo4j_cypher as cypher
 from rhumbline.stores.graph import rows
-from rhumbline.stores.graph.neo4j_bulk import WRITTEN, Step, created_ids, edge_steps, kind_steps, node_steps
-from rhumbline.stores.graph.protocol import GraphBatch, GraphConflict
+from rhumbline.stores.graph.model import GraphBatch
+from rhumbline.stores.graph.neo4j import cypher
+from rhumbline.stores.graph.neo4j.bulk import WRITTEN, Step, created_ids, edge_steps, kind_steps, node_steps
+from rhumbline.stores.graph.neo4j.client import Neo4jClient
+from rhumbline.stores.graph.protocol import GraphConflict
 
 logger = logging.getLogger(__name__)
-
-if TYPE_CHECKING:
-    from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
 
 # Longer than any read statement may run (the store's timeout, 10 s by default, and a tool call's
 # 25 s bound): a reader bound to the retired key before the flip has finished by then.
@@ -81,7 +80,7 @@ def staging_key(graph: str, version: int | None) -> str:
     # The token keeps a retried version apart from its failed attempt's leftovers.
     return f"{graph}@{version if version is not None else 'x'}.{uuid.uuid4().hex[:8]}"
 
-def write_staged(store: Neo4jGraphStore, graph: str, batch: GraphBatch, *, tx_rows: int, chunk: int) -> str:
+def write_staged(store: Neo4jClient, graph: str, batch: GraphBatch, *, tx_rows: int, chunk: int) -> str:
     """Stage, flip, collect (see the module doc); the new active physical key."""
     if batch.expect_version is not None:
         _check_version(store, graph, batch.expect_version)  # fail before writing anything
@@ -92,7 +91,7 @@ def write_staged(store: Neo4jGraphStore, graph: str, batch: GraphBatch, *, tx_ro
         created: dict[str, str] = {}  # node id -> element id
         for transaction in _transactions([stamp], node_steps(staged, batch.nodes, batch.edges, chunk), tx_rows):
             created.update(created_ids(_run_transaction(store, transaction)))
-        # Each phase once the previous one has committed (see neo4j_bulk.py).
+        # Each phase once the previous one has committed (see bulk.py).
         edges = edge_steps(staged, batch.edges, created, chunk)
         kinds = kind_steps(staged, batch.nodes, created, chunk)
         for steps in (edges, kinds):
@@ -106,7 +105,7 @@ def write_staged(store: Neo4jGraphStore, graph: str, batch: GraphBatch, *, tx_ro
     collect(store, graph)
     return staged
 
-def collect(store: Neo4jGraphStore, graph: str, *, grace: float = RETIRED_GRACE_SECONDS) -> list[str]:
+def collect(store: Neo4jClient, graph: str, *, grace: float = RETIRED_GRACE_SECONDS) -> list[str]:
     """Delete the project's physical graphs no reader can be using; the keys deleted."""
     found = store._read_raw(
         COLLECTABLE, graph=graph, grace_ms=int(grace * 1000), stale_ms=int(STALE_STAGING_SECONDS * 1000)
@@ -116,7 +115,7 @@ def collect(store: Neo4jGraphStore, graph: str, *, grace: float = RETIRED_GRACE_
         delete_physical(store, key)
     return keys
 
-def delete_all(store: Neo4jGraphStore, graph: str) -> None:
+def delete_all(store: Neo4jClient, graph: str) -> None:
     """Every physical graph of a project, then its head: the project is gone."""
     found = store._read_raw(ALL_KEYS, graph=graph)[0]
     keys = {graph, found["active"], *found["keys"]}
@@ -127,7 +126,7 @@ def delete_all(store: Neo4jGraphStore, graph: str) -> None:
         session.run(store._neo4j.Query(DELETE_HEAD, timeout=store._timeout), graph=graph).consume()
     store._keys.forget([graph])
 
-def delete_physical(store: Neo4jGraphStore, key: str) -> None:
+def delete_physical(store: Neo4jClient, key: str) -> None:
     """One physical graph and its stamp, in batched transactions (not atomic, by design: a
     half-deleted graph is one no reader uses, and retrying finishes the job)."""
     nodes = store._read_raw(cypher.NODE_COUNT, project=key)[0]["c"]
@@ -139,13 +138,13 @@ def delete_physical(store: Neo4jGraphStore, key: str) -> None:
         session.run(store._neo4j.Query(cypher.DELETE_STAMP, timeout=budget), project=key).consume()
 
 
-def _check_version(store: Neo4jGraphStore, graph: str, expected: int) -> None:
+def _check_version(store: Neo4jClient, graph: str, expected: int) -> None:
     found = store._read(cypher.GET_STAMP, project=graph)  # guarded: never a stale key's stamp
     stamp = found[0]["version"] if found else None
     if stamp != expected:
         raise GraphConflict(f"the graph of {graph} is at version {stamp}, not {expected}: nothing written")
 
-def _flip(store: Neo4jGraphStore, graph: str, staged: str, expected: int | None) -> None:
+def _flip(store: Neo4jClient, graph: str, staged: str, expected: int | None) -> None:
     with (
         store._guard(store._timeout),
         store._session(write=True) as session,
@@ -175,7 +174,7 @@ def _transactions(first: list[Step], steps: Iterable[Step], tx_rows: int) -> Ite
     if group:
         yield group
 
-def _run_transaction(store: Neo4jGraphStore, steps: list[Step]) -> list[Any]:
+def _run_transaction(store: Neo4jClient, steps: list[Step]) -> list[Any]:
     """The steps in one transaction, committed; the records they returned."""
     budget = store._timeout + sum(s[2] for s in steps) / 1000 * rows.WRITE_SECONDS_PER_1000_ROWS
     records: list[Any] = []
@@ -197,7 +196,7 @@ def _run_transaction(store: Neo4jGraphStore, steps: list[Step]) -> list[Any]:
         tx.commit()
     return records
 
-def _drop_quietly(store: Neo4jGraphStore, staged: str) -> None:
+def _drop_quietly(store: Neo4jClient, staged: str) -> None:
     """Remove a failed stage now if the server still answers; else a later collect does."""
     try:
         delete_physical(store, staged)

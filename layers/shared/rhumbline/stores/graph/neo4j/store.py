@@ -10,44 +10,27 @@ SQLite backend; a later node with that id fills the stub in; remove_files delete
 without relationships.
 
 Physical graphs: a full (clearing) write is staged under a key of its own in bounded
-transactions and flipped in one small transaction (neo4j_staged.py); reads bind `$project` to the
-project's active physical key centrally, with a guard instead of a round trip (neo4j_keys.py).
-Incremental writes go in place, in one transaction, into the active physical graph.
-
-Every query is bounded (a server-side transaction timeout), connecting is bounded by the driver's
-connection timeouts, and connectivity problems and timeouts surface as GraphUnavailable.
+transactions and flipped in one small transaction (staged.py); reads go to the project's active
+physical key (client.py, keys.py). Incremental writes go in place, in one transaction, into the
+active physical graph.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from rhumbline.stores.graph import neo4j_cypher as cypher
 from rhumbline.stores.graph import rows
-from rhumbline.stores.graph import neo4j_staged
-from rhumbline.stores.graph.neo4j_keys import GUARD_MANY, HEAD_SCHEMA, RESOLVE, KeyBinder, is_moved, logical_of
-from rhumbline.stores.graph.neo4j_lookups import Neo4jLookups
-from rhumbline.stores.graph.neo4j_node_bundle import Neo4jNodeBundle
-from rhumbline.stores.graph.protocol import (
-    Direction,
-    Edge,
-    EdgeView,
-    GraphBatch,
-    GraphConflict,
-    GraphCounts,
-    GraphUnavailable,
-    Node,
-    NodeEdges,
-    SearchHit,
-)
-from rhumbline.stores.graph.neo4j_traversal import Neo4jReader
-from rhumbline.stores.graph.traversal import TraversalMixin
+from rhumbline.stores.graph.model import Direction, Edge, EdgeView, GraphBatch, GraphCounts, Node, NodeEdges, SearchHit
+from rhumbline.stores.graph.neo4j import cypher, staged
+from rhumbline.stores.graph.neo4j.keys import GUARD_MANY, HEAD_SCHEMA, is_moved, logical_of
+from rhumbline.stores.graph.neo4j.lookups import Neo4jLookups
+from rhumbline.stores.graph.neo4j.node_bundle import Neo4jNodeBundle
+from rhumbline.stores.graph.protocol import GraphConflict, GraphStore
 from rhumbline.stores.graph.words import SearchQuery, match_of
 
 if TYPE_CHECKING:
-    from neo4j import Session, Transaction
+    from neo4j import Transaction
 
 # Rows per UNWIND statement: big enough to amortize round trips, small enough for tx memory.
 WRITE_CHUNK = 2_000
@@ -58,114 +41,19 @@ BULK_CHUNK = 10_000
 TX_ROWS = 50_000
 
 
-# nodes_in_file, edges_around, degrees: neo4j_lookups.py; node_bundle: neo4j_node_bundle.py
-class Neo4jGraphStore(TraversalMixin, Neo4jLookups, Neo4jNodeBundle):  # traversals: traversal.py
+# The connection: client.py; nodes_in_file, edges_around, degrees, file_bundle: lookups.py;
+# node_bundle: node_bundle.py; traversals and file_rows: GraphStore (protocol.py).
+class Neo4jGraphStore(Neo4jLookups, Neo4jNodeBundle, GraphStore):
     backend = "neo4j"
 
     def __init__(
-        self,
-        uri: str,
-        user: str,
-        password: str,
-        *,
-        database: str = "neo4j",
-        timeout: float = 10.0,
+        self, uri: str, user: str, password: str, *, database: str = "neo4j", timeout: float = 10.0,
         tx_rows: int = TX_ROWS,
-    ) -> None:
-        import neo4j
-
+    ) -> None:  # fmt: skip
         if tx_rows < 1:
             raise ValueError(f"tx_rows must be at least 1, not {tx_rows}")
         self.tx_rows = tx_rows
-        self._keys = KeyBinder(self._resolve)
-
-        self._neo4j = neo4j
-        self._uri = uri
-        self._database = database
-        self._timeout = timeout
-        # No connection yet: the driver connects on first use, bounded by these timeouts.
-        # Auto-commit retries are off so that no call outlives its timeout; callers may retry.
-        self._driver = neo4j.GraphDatabase.driver(
-            uri,
-            auth=(user, password),
-            connection_timeout=timeout,
-            connection_acquisition_timeout=timeout,
-            disable_auto_commit_retries=True,
-            notifications_min_severity="OFF",
-        )
-
-    # -- plumbing -------------------------------------------------------------------------------
-
-    @contextmanager
-    def _guard(self, seconds: float) -> Iterator[None]:
-        """Turn connectivity failures and timeouts into GraphUnavailable with a specific message."""
-        exceptions = self._neo4j.exceptions
-        try:
-            yield
-        except (exceptions.ServiceUnavailable, exceptions.SessionExpired) as exc:
-            raise GraphUnavailable(f"Neo4j at {self._uri} is unreachable: {exc}") from exc
-        except exceptions.ConnectionAcquisitionTimeoutError as exc:
-            raise GraphUnavailable(
-                f"no connection to Neo4j at {self._uri} within {self._timeout:.1f} s"
-            ) from exc
-        except exceptions.AuthError as exc:
-            raise GraphUnavailable(f"Neo4j at {self._uri} rejected the credentials") from exc
-        except exceptions.Neo4jError as exc:
-            code = exc.code or ""
-            if "TransactionTimedOut" in code:
-                raise GraphUnavailable(
-                    f"Neo4j query exceeded its {seconds:.1f} s timeout"
-                ) from exc
-            if "OutOfMemory" in code:
-                # Retrying the same batch fails the same way: say what to change.
-                raise GraphUnavailable(
-                    "the batch needs more memory than Neo4j allows one transaction"
-                    " (db.memory.transaction.max): write it in smaller batches"
-                ) from exc
-            if isinstance(exc, exceptions.TransientError):
-                raise GraphUnavailable(f"Neo4j transient failure, retry later: {exc}") from exc
-            raise
-
-    def _session(self, *, write: bool) -> Session:
-        mode = self._neo4j.WRITE_ACCESS if write else self._neo4j.READ_ACCESS
-        return self._driver.session(
-            database=self._database,
-            default_access_mode=mode,
-            # Read-your-writes across sessions, should the server be a cluster.
-            bookmark_manager=self._driver.execute_query_bookmark_manager,
-        )
-
-    def _read_raw(self, text: str, **params: Any) -> list[Any]:
-        """One auto-commit read query, parameters as given; all its records."""
-        query = self._neo4j.Query(text, timeout=self._timeout)
-        with self._guard(self._timeout), self._session(write=False) as session:
-            return list(session.run(query, params))
-
-    def _read(self, text: str, **params: Any) -> list[Any]:
-        """`_read_raw` with `$project` / `$projects` bound to the active physical keys: once more
-        on the new keys if the project was flipped since they were cached."""
-        for attempt in (1, 2):
-            bound_text, bound, graphs = self._keys.bind(text, params)
-            try:
-                return self._read_raw(bound_text, **bound)
-            except self._neo4j.exceptions.Neo4jError as error:
-                if attempt == 2 or not is_moved(error):
-                    raise
-                self._keys.forget(graphs)
-        raise AssertionError("unreachable")
-
-    def _resolve(self, graphs: list[str]) -> dict[str, str]:
-        return dict(self._read_raw(RESOLVE, graphs=graphs)[0]["found"])
-
-    @contextmanager
-    def _traversal_reader(self, project: str) -> Iterator[Neo4jReader]:
-        """A read transaction (one snapshot, one server-side timeout) for a whole traversal."""
-        with self._guard(self._timeout), self._session(write=False) as session:
-            reader = Neo4jReader(session, project, self._keys, self._timeout)
-            try:
-                yield reader
-            finally:
-                reader.close()
+        super().__init__(uri, user, password, database=database, timeout=timeout)
 
     # -- schema and writes ----------------------------------------------------------------------
 
@@ -191,7 +79,7 @@ class Neo4jGraphStore(TraversalMixin, Neo4jLookups, Neo4jNodeBundle):  # travers
 
     def apply(self, project: str, batch: GraphBatch) -> None:
         if batch.clear:
-            neo4j_staged.write_staged(self, project, batch, tx_rows=self.tx_rows, chunk=BULK_CHUNK)
+            staged.write_staged(self, project, batch, tx_rows=self.tx_rows, chunk=BULK_CHUNK)
             return
         budget = rows.write_budget(self._timeout, batch)
         with (
@@ -200,7 +88,7 @@ class Neo4jGraphStore(TraversalMixin, Neo4jLookups, Neo4jNodeBundle):  # travers
             session.begin_transaction(timeout=budget) as tx,
         ):
             # The head's lock first: no flip can move the project while this writes in place.
-            graph, project = project, tx.run(neo4j_staged.LOCK_HEAD, graph=project).single(strict=True)["active"]
+            graph, project = project, tx.run(staged.LOCK_HEAD, graph=project).single(strict=True)["active"]
             if batch.expect_version is not None:
                 tx.run(cypher.LOCK_STAMP, project=project).consume()
                 found = tx.run(cypher.GET_STAMP, project=project).single()
@@ -253,7 +141,7 @@ class Neo4jGraphStore(TraversalMixin, Neo4jLookups, Neo4jNodeBundle):  # travers
             tx.run(cypher.DELETE_LONELY_STUBS, project=project, ids=stubs["ids"]).consume()
 
     def delete_project(self, project: str) -> None:
-        neo4j_staged.delete_all(self, project)
+        staged.delete_all(self, project)
 
     def graph_version(self, project: str) -> int | None:
         found = self._read(cypher.GET_STAMP, project=project)
@@ -265,12 +153,9 @@ class Neo4jGraphStore(TraversalMixin, Neo4jLookups, Neo4jNodeBundle):  # travers
         found = self._read(cypher.GET_NODE, project=project, id=node_id)
         return rows.node_from_row(found[0]["node"]) if found else None
 
-    def edges_of(
-        self, project: str, node_id: str, direction: Direction, *, limit: int, offset: int = 0
+    def _edges_of(
+        self, project: str, node_id: str, direction: Direction, limit: int, offset: int
     ) -> tuple[list[EdgeView], int]:
-        rows.check_page(limit, offset)
-        if direction not in cypher.EDGE_PATTERNS:
-            raise ValueError(f"direction must be 'in' or 'out', not {direction!r}")
         pattern, count_pattern = cypher.EDGE_PATTERNS[direction]
         text = cypher.EDGES_OF.format(pattern=pattern, count_pattern=count_pattern)
         found = self._read(text, project=project, id=node_id, limit=limit, offset=offset)
@@ -300,19 +185,9 @@ class Neo4jGraphStore(TraversalMixin, Neo4jLookups, Neo4jNodeBundle):  # travers
             version=record["version"],
         )
 
-    def search(
-        self,
-        projects: Sequence[str],
-        query: str,
-        *,
-        kinds: Sequence[str] | None = None,
-        limit: int = 20,
-        docs_only: bool = False,
+    def _search(
+        self, projects: Sequence[str], parsed: SearchQuery, kinds: Sequence[str] | None, limit: int, docs_only: bool
     ) -> tuple[list[SearchHit], int]:
-        parsed = SearchQuery.parse(query)
-        rows.check_page(limit)
-        if not projects or (docs_only and cypher.lucene_query(parsed, projects, docs_only=True) is None):
-            return [], 0
         for attempt in (1, 2):
             # The Lucene query names the physical keys: built again if they moved.
             keys = self._keys.active(list(projects))
@@ -386,9 +261,6 @@ class Neo4jGraphStore(TraversalMixin, Neo4jLookups, Neo4jNodeBundle):  # travers
             edges_by_relation=dict(sorted(by_relation.items())),
         )
 
-    def close(self) -> None:
-        self._driver.close()
-
 
 def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
     for start in range(0, len(items), WRITE_CHUNK):
@@ -411,5 +283,4 @@ def _edge_params(edge: Edge, project: str) -> dict[str, Any]:
 
 def _edge_view(direction: Direction, view: dict[str, Any]) -> EdgeView:
     stored = view.pop("properties")
-    extra = {k: v for k, v in sorted(stored.items()) if k not in cypher.EDGE_FIELDS}
-    return EdgeView(direction=direction, properties=extra or None, **view)
+    return EdgeView(direction=direction, properties=cypher.extra_properties(stored), **view)

@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from rhumbline.stores.graph import rows
-from rhumbline.stores.graph.protocol import Leg, Node
+from rhumbline.stores.graph.model import Leg, Node
 from rhumbline.stores.graph.rows import NODE_FIELDS
 from rhumbline.stores.graph.traversal import EdgeFacts, EdgeKey, Expansion
 

@@ -1,4 +1,4 @@
-"""A full batch's writes on Neo4j: CREATE into a physical graph with no node (neo4j_staged.py).
+"""A full batch's writes on Neo4j: CREATE into a physical graph with no node (staged.py).
 
 A fresh staging key holds no node, so a MERGE can never match: its index probe per node and
 its relationship scan per edge (between two File nodes with hundreds of relationships each) are
@@ -35,7 +35,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from rhumbline.stores.graph import rows
-from rhumbline.stores.graph.protocol import Edge, Node
+from rhumbline.stores.graph.model import Edge, Node
 
 _NODE_PROPERTIES = rows.NODE_PROPERTIES
 # Every property but `kind` (see the module doc), in _NODE_PROPERTIES order.
@@ -50,7 +50,7 @@ CREATE_NODES = (
 )
 # row: [element id, kind]. `project` is checked too: an element id is reused once its node is
 # deleted (a concurrent delete_project may drop the stage), and another graph's node must never
-# be touched. Each statement returns how many rows it wrote (`written`; neo4j_staged checks).
+# be touched. Each statement returns how many rows it wrote (`written`; staged.py checks).
 SET_KINDS = (
     "UNWIND $rows AS row MATCH (n:CodeNode) WHERE elementId(n) = row[0] AND n.project = $project"
     f" SET n.kind = row[1] RETURN count(*) AS {WRITTEN}"

@@ -1,29 +1,20 @@
 """SQLite: the lookups behind the code-context tools (nodes of a file, edges around a node set).
 
-A mixin of SqliteGraphStore, kept in its own module so the store stays one readable file: it uses
-the store's `_bounded()` / `_reading()` (statements past the store's timeout are interrupted; a
-page and its total read one snapshot) and nothing else.
+A part of SqliteGraphStore: it reads through the store's connections (connection.py: statements
+past the store's timeout are interrupted; a page and its total read one snapshot).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Sequence
 from typing import Any
 
 from rhumbline.stores.graph import rows
-from rhumbline.stores.graph.bundles import (
-    Around,
-    FileBundle,
-    NodeBundle,
-    Walk,
-    compose_file_bundle,
-    compose_node_bundle,
-)
-from rhumbline.stores.graph.protocol import Direction, EdgeView, LinkedEdge, Node, RelationEdges
+from rhumbline.stores.graph.model import Direction, EdgeView, LinkedEdge, Node, RelationEdges
 from rhumbline.stores.graph.rows import NODE_FIELDS
+from rhumbline.stores.graph.sqlite.connection import SqliteConnections
 
 _COLUMNS = ", ".join(f"n.{f}" for f in NODE_FIELDS)
 _OTHER_COLUMNS = ", ".join(f"o.{f}" for f in NODE_FIELDS)
@@ -112,13 +103,6 @@ DEGREES = statement_variants(_DEGREES)
 
 def _json_or_null(values: Sequence[str] | None) -> str | None:
     return json.dumps(list(values)) if values is not None else None
-
-
-def check_ids(node_ids: Sequence[str], direction: str) -> None:
-    if direction not in _ENDS:
-        raise ValueError(f"direction must be 'in' or 'out', not {direction!r}")
-    if len(node_ids) > rows.MAX_PAGE:
-        raise ValueError(f"at most {rows.MAX_PAGE} node ids at once, not {len(node_ids)}")
 
 
 # Columns of an AROUND row (_AROUND_ROW), read by position (see rows.node_at): the far end's
@@ -224,13 +208,8 @@ def around_rows(
     return conn.execute(cut[key], params).fetchall(), totals
 
 
-class SqliteLookups:
-    """Mixed into SqliteGraphStore (uses its `_bounded` and `_reading`); see the GraphStore protocol for each
-    method's contract."""
-
-    _timeout: float
-    _bounded: Callable[[float], AbstractContextManager[sqlite3.Connection]]
-    _reading: Callable[[], AbstractContextManager[sqlite3.Connection]]
+class SqliteLookups(SqliteConnections):
+    """nodes_in_file, edges_around and degrees (see GraphStore for each one's contract)."""
 
     def nodes_in_file(
         self, project: str, path: str, *, kinds: Sequence[str] | None = None, limit: int, offset: int = 0
@@ -240,64 +219,16 @@ class SqliteLookups:
             page, total = nodes_in_file_page(conn, project, path, kinds, limit, offset)
         return [rows.node_at(r) for r in page], total
 
-    def edges_around(
-        self,
-        project: str,
-        node_ids: Sequence[str],
-        direction: Direction,
-        *,
-        relations: Sequence[str] | None = None,
-        limit: int,
+    def _edges_around(
+        self, project: str, node_ids: Sequence[str], direction: Direction, relations: Sequence[str] | None, limit: int
     ) -> dict[str, RelationEdges]:
-        rows.check_page(limit)
-        check_ids(node_ids, direction)
-        if not node_ids:
-            return {}
         with self._reading() as conn:  # whatever is read, from one snapshot
             found, totals = around_rows(conn, project, node_ids, direction, relations, limit)
         return _grouped(direction, found, limit, totals)
 
-    def file_bundle(
-        self,
-        project: str,
-        file_id: str,
-        *,
-        definition_kinds: Sequence[str],
-        limit: int,
-        offset: int = 0,
-        module_limit: int,
-        section_kinds: Sequence[str],
-        relations: Sequence[str],
-        link_limit: int,
-    ) -> FileBundle | None:
-        # Composed: context reads file_rows (sqlite_file_rows.py), its one-snapshot form.
-        return compose_file_bundle(
-            self, project, file_id, definition_kinds=definition_kinds, limit=limit, offset=offset,  # type: ignore[arg-type]
-            module_limit=module_limit,
-            section_kinds=section_kinds, relations=relations, link_limit=link_limit,
-        )  # fmt: skip
-
-    def node_bundle(
-        self, project: str, node_id: str, *, around: Sequence[Around] = (), walks: Sequence[Walk] = ()
-    ) -> NodeBundle | None:
-        # Composed, as file_bundle: in-process reads, nothing to gain from one statement.
-        return compose_node_bundle(self, project, node_id, around=around, walks=walks)  # type: ignore[arg-type]
-
-    def degrees(
-        self,
-        project: str,
-        node_ids: Sequence[str],
-        direction: Direction,
-        *,
-        relations: Sequence[str] | None = None,
-    ) -> dict[str, dict[str, int]]:
-        check_ids(node_ids, direction)
-        if not node_ids:
-            return {}
+    def _degrees(
+        self, project: str, node_ids: Sequence[str], direction: Direction, relations: Sequence[str] | None
+    ) -> list[tuple[str, str, int]]:
         params = {"project": project, "ids": json.dumps(list(node_ids)), "relations": _json_or_null(relations)}
         with self._bounded(self._timeout) as conn:
-            found = conn.execute(DEGREES[(direction, relations is not None)], params).fetchall()
-        result: dict[str, dict[str, int]] = {}
-        for node_id, relation, count in found:
-            result.setdefault(node_id, {})[relation] = count
-        return {node_id: dict(sorted(by.items())) for node_id, by in sorted(result.items())}
+            return conn.execute(DEGREES[(direction, relations is not None)], params).fetchall()

@@ -14,10 +14,10 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from rhumbline.stores.graph import rows
-from rhumbline.stores.graph.neo4j_begin import begin_pipelined
-from rhumbline.stores.graph.neo4j_keys import GUARD, KeyBinder, is_moved
-from rhumbline.stores.graph.neo4j_cypher import EDGE_FIELDS
-from rhumbline.stores.graph.protocol import Leg, Node
+from rhumbline.stores.graph.neo4j.begin import begin_pipelined
+from rhumbline.stores.graph.neo4j.keys import GUARD, KeyBinder, is_moved
+from rhumbline.stores.graph.neo4j.cypher import extra_properties
+from rhumbline.stores.graph.model import Leg, Node
 from rhumbline.stores.graph.traversal import EdgeFacts, EdgeKey, Expansion, WalkDirection
 
 if TYPE_CHECKING:
@@ -104,10 +104,10 @@ def pairs_cypher(relations: tuple[str, ...]) -> tuple[str, str]:
 
 class Neo4jReader:
     """One read transaction (one server-side timeout) for a whole traversal, on the project's
-    active physical graph (neo4j_keys.py): the first statement carries the key's guard; if the
+    active physical graph (keys.py): the first statement carries the key's guard; if the
     project was flipped since the key was cached, the transaction is begun again on the new key
     (nothing was read yet). Later statements stay on the key the first one checked: a flip
-    during the traversal leaves that graph in place for the grace period (neo4j_staged.py)."""
+    during the traversal leaves that graph in place for the grace period (staged.py)."""
 
     def __init__(self, session: Session, graph: str, keys: KeyBinder, timeout: float) -> None:
         self._session = session
@@ -184,13 +184,12 @@ def _facts(found: Sequence[Any]) -> dict[EdgeKey, EdgeFacts]:
     """EdgeFacts by key from collected [source, relation, target, properties(r)] rows."""
     facts = {}
     for source, relation, target, stored in found:
-        extra = {k: v for k, v in sorted(stored.items()) if k not in EDGE_FIELDS}
         facts[(source, relation, target)] = EdgeFacts(
             confidence=stored["confidence"],
             confidence_score=stored["confidence_score"],
             explanation=stored["explanation"],
             file=stored.get("file"),
             line=stored.get("line"),
-            properties=extra or None,
+            properties=extra_properties(stored),
         )
     return facts

@@ -28,8 +28,8 @@ from contextlib import contextmanager
 from operator import itemgetter
 
 from rhumbline.stores.graph import rows
-from rhumbline.stores.graph import sqlite_sql as sql
-from rhumbline.stores.graph.protocol import Edge, Node
+from rhumbline.stores.graph.sqlite import sql
+from rhumbline.stores.graph.model import Edge, Node
 from rhumbline.stores.graph.texts_ahead import TextsAhead, first_of_child
 
 # Below this many nodes, counting the other rows costs more than deferring saves.
@@ -99,7 +99,7 @@ def insert_cleared(
 
 
 def edge_values(edge: Edge, rid_of: dict[str, int]) -> tuple[object, ...]:
-    """An edge's row (sqlite_sql.UPSERT_EDGE), its ends as rids; checked first."""
+    """An edge's row (sql.UPSERT_EDGE), its ends as rids; checked first."""
     explanation, score = edge.explanation, edge.confidence_score
     # The usual edge passes these few tests inline (the sdist's 199k edges: a call and a copy of
     # every explanation less each); any other gets check_edge's specific error, or passes it.

@@ -1,4 +1,4 @@
-"""Which physical graph a project's reads use on Neo4j (staged full writes: neo4j_staged.py).
+"""Which physical graph a project's reads use on Neo4j (staged full writes: staged.py).
 
 A project (`owner/name`, the *logical* key) is served from one *physical* graph: the CodeNodes
 whose `project` property is its physical key. A project never written by a staged write is its
@@ -12,7 +12,7 @@ call: the key is cached per container and each statement is prefixed with a guar
 the cached key against the GraphHead (a unique-index seek) and fails with a division by zero when
 the project was flipped since. The store then re-resolves and runs the statement once more.
 A statement that already started on the previous key finishes on it: the previous physical graph
-is kept until a later staged write, at least `neo4j_staged.RETIRED_GRACE_SECONDS` after the flip.
+is kept until a later staged write, at least `staged.RETIRED_GRACE_SECONDS` after the flip.
 """
 
 from __future__ import annotations

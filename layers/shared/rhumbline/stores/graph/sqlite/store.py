@@ -1,9 +1,4 @@
-"""The embedded graph store: one SQLite file, stdlib `sqlite3` only.
-
-Concurrency: one connection per thread (threading.local) so a multi-threaded local server reads in
-parallel (WAL lets readers run beside the writer), and writes serialized by a process-wide lock so
-threads queue here instead of spinning in SQLite's busy handler. Other processes are covered by
-`busy_timeout`. Every statement is bounded: a progress handler interrupts it past its deadline.
+"""The embedded graph store: one SQLite file, stdlib `sqlite3` only (connections: connection.py).
 
 Edges refer to nodes by integer row id (small keys: a bulk load is several times faster than with
 text ids). An edge may name an end with no node (dangling); that end is then a *stub* row: project
@@ -17,162 +12,29 @@ Edges are keyed by (source, relation, target): writing the same edge again updat
 from __future__ import annotations
 
 import json
-import math
 import sqlite3
-import threading
-import time
-from collections.abc import Iterator, Sequence, Set
-from contextlib import contextmanager
-from pathlib import Path
+from collections.abc import Sequence, Set
 
 from rhumbline.stores.graph import rows
-from rhumbline.stores.graph import sqlite_sql as sql
-from rhumbline.stores.graph.protocol import (
-    Direction,
-    Edge,
-    EdgeView,
-    GraphBatch,
-    GraphConflict,
-    GraphCounts,
-    GraphUnavailable,
-    Node,
-    NodeEdges,
-    SearchHit,
-)
-from rhumbline.stores.graph.sqlite_bulk import edge_values, insert_cleared
-from rhumbline.stores.graph.sqlite_checkpoint import Checkpoints
-from rhumbline.stores.graph.sqlite_file_rows import SqliteFileRows
-from rhumbline.stores.graph.sqlite_lookups import SqliteLookups
-from rhumbline.stores.graph.sqlite_traversal import SqliteReader
+from rhumbline.stores.graph.model import Direction, Edge, EdgeView, GraphBatch, GraphCounts, Node, NodeEdges, SearchHit
+from rhumbline.stores.graph.protocol import GraphConflict, GraphStore
+from rhumbline.stores.graph.sqlite import sql
+from rhumbline.stores.graph.sqlite.bulk import edge_values, insert_cleared
+from rhumbline.stores.graph.sqlite.file_rows import SqliteFileRows
+from rhumbline.stores.graph.sqlite.lookups import SqliteLookups
 from rhumbline.stores.graph.texts_ahead import write_order
-from rhumbline.stores.graph.traversal import TraversalMixin
 from rhumbline.stores.graph.words import SearchQuery, match_of
 
-# The progress handler runs every this many SQLite VM instructions (~tens of microseconds).
-_PROGRESS_STEPS = 2_000
 # Sorts after any character a name can contain: `x >= q AND x < q || _HIGH` is "starts with q".
 _HIGH = "\U0010ffff"
-# A bulk write keeps its working set in memory rather than spilling half-built indexes to disk.
-_WRITE_CACHE_KIB = 256_000
-_READ_CACHE_KIB = 32_000
-# Pages of a new file (SQLite's default is 4,096): a clearing write of the full Django sdist
-# (140 MB) builds, commits and checkpoints half as many pages. Only a file with nothing in it yet
-# takes it (it must precede the switch to WAL); existing files keep theirs.
-PAGE_SIZE = 8_192
-# A search row: project, NODE_FIELDS, score, total (sqlite_sql.search's SELECT).
+# A search row: project, NODE_FIELDS, score, total (sql.search's SELECT).
 _SCORE = 1 + len(rows.NODE_FIELDS)
 
 
-# walk, reach, shortest_paths: traversal.py; nodes_in_file, edges_around, degrees: sqlite_lookups.py;
-# file_rows: sqlite_file_rows.py
-class SqliteGraphStore(TraversalMixin, SqliteLookups, SqliteFileRows):
+# Connections: connection.py; nodes_in_file, edges_around, degrees: lookups.py; file_rows: file_rows.py;
+# traversals and the other bundles: GraphStore (protocol.py).
+class SqliteGraphStore(SqliteLookups, SqliteFileRows, GraphStore):
     backend = "sqlite"
-
-    def __init__(self, path: Path | str, *, timeout: float = 10.0) -> None:
-        self._path = str(path)
-        self._timeout = timeout
-        self._local = threading.local()
-        self._write_lock = threading.Lock()
-        self._connections: list[sqlite3.Connection] = []
-        self._connections_lock = threading.Lock()
-        self._checkpoints = Checkpoints(self._path, timeout)
-
-    # -- connections and bounds ----------------------------------------------------------------
-
-    def _connection(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "connection", None)
-        if conn is not None:
-            return conn
-        # isolation_level=None: we issue BEGIN/COMMIT ourselves. check_same_thread=False only so
-        # close() can close every thread's connection; each is still used by its own thread.
-        conn = sqlite3.connect(
-            self._path,
-            timeout=self._timeout,
-            isolation_level=None,
-            check_same_thread=False,
-            cached_statements=128,
-        )
-        conn.row_factory = sqlite3.Row
-        conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute("PRAGMA temp_store = MEMORY")
-        conn.execute(f"PRAGMA cache_size = -{_READ_CACHE_KIB}")
-        conn.executescript(sql.TEMP_TABLES)
-        self._local.deadline = math.inf
-        self._local.counts = {}
-        conn.set_progress_handler(self._past_deadline, _PROGRESS_STEPS)
-        self._local.connection = conn
-        with self._connections_lock:
-            self._connections.append(conn)
-        return conn
-
-    def _past_deadline(self) -> int:
-        return 1 if time.monotonic() > self._local.deadline else 0
-
-    @contextmanager
-    def _bounded(self, seconds: float) -> Iterator[sqlite3.Connection]:
-        conn = self._connection()
-        self._local.deadline = time.monotonic() + seconds
-        try:
-            yield conn
-        except sqlite3.OperationalError as exc:
-            message = str(exc)
-            if "interrupted" in message:
-                raise GraphUnavailable(
-                    f"SQLite graph query exceeded its {seconds:.1f} s timeout ({self._path})"
-                ) from exc
-            if "locked" in message or "busy" in message:
-                raise GraphUnavailable(
-                    f"SQLite graph database {self._path} stayed locked for {self._timeout:.1f} s"
-                ) from exc
-            raise
-        finally:
-            self._local.deadline = math.inf
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-
-    @contextmanager
-    def _reading(self) -> Iterator[sqlite3.Connection]:
-        """One consistent snapshot for reads made of several statements (page + total)."""
-        with self._bounded(self._timeout) as conn:
-            conn.execute("BEGIN")
-            yield conn
-            conn.execute("COMMIT")
-
-    @contextmanager
-    def _traversal_reader(self, project: str) -> Iterator[SqliteReader]:
-        with self._reading() as conn:
-            yield SqliteReader(conn, project)
-
-    @contextmanager
-    def _writing(self, seconds: float, *, bulk: bool = False) -> Iterator[sqlite3.Connection]:
-        """One write transaction; `bulk`: its WAL is checkpointed after the COMMIT, on another
-        thread, instead of inside it (sqlite_checkpoint.py)."""
-        if not self._write_lock.acquire(timeout=self._timeout):
-            raise GraphUnavailable(
-                f"another write to {self._path} held the lock for over {self._timeout:.1f} s"
-            )
-        try:
-            with self._bounded(seconds) as conn:
-                conn.execute(f"PRAGMA cache_size = -{_WRITE_CACHE_KIB}")
-                if bulk:
-                    (automatic,) = conn.execute("PRAGMA wal_autocheckpoint").fetchone()
-                    conn.execute("PRAGMA wal_autocheckpoint = 0")
-                try:
-                    # IMMEDIATE takes the write lock now: a busy database fails fast and cleanly.
-                    conn.execute("BEGIN IMMEDIATE")
-                    yield conn
-                    conn.execute("COMMIT")
-                finally:
-                    self._local.counts.clear()
-                    conn.execute(f"PRAGMA cache_size = -{_READ_CACHE_KIB}")  # frees the surplus
-                    if bulk:
-                        conn.execute(f"PRAGMA wal_autocheckpoint = {int(automatic)}")
-            if bulk:
-                self._checkpoints.start()
-        finally:
-            self._write_lock.release()
 
     # -- schema and writes ----------------------------------------------------------------------
 
@@ -271,12 +133,9 @@ class SqliteGraphStore(TraversalMixin, SqliteLookups, SqliteFileRows):
             row = conn.execute(sql.GET_NODE, (project, node_id)).fetchone()
         return rows.node_at(row) if row is not None else None
 
-    def edges_of(
-        self, project: str, node_id: str, direction: Direction, *, limit: int, offset: int = 0
+    def _edges_of(
+        self, project: str, node_id: str, direction: Direction, limit: int, offset: int
     ) -> tuple[list[EdgeView], int]:
-        rows.check_page(limit, offset)
-        if direction not in sql.EDGES_PAGE:
-            raise ValueError(f"direction must be 'in' or 'out', not {direction!r}")
         with self._reading() as conn:
             page, total = _edges_page(conn, project, node_id, direction, limit, offset)
         return [_edge_view(direction, r) for r in page], total
@@ -305,20 +164,10 @@ class SqliteGraphStore(TraversalMixin, SqliteLookups, SqliteFileRows):
             version=stamp[0] if stamp else None,
         )
 
-    def search(
-        self,
-        projects: Sequence[str],
-        query: str,
-        *,
-        kinds: Sequence[str] | None = None,
-        limit: int = 20,
-        docs_only: bool = False,
+    def _search(
+        self, projects: Sequence[str], parsed: SearchQuery, kinds: Sequence[str] | None, limit: int, docs_only: bool
     ) -> tuple[list[SearchHit], int]:
-        parsed = SearchQuery.parse(query)
-        rows.check_page(limit)
         fts = _fts_query(parsed, docs_only=docs_only)
-        if not projects or (docs_only and fts is None):
-            return [], 0
         params: dict[str, object] = {
             "projects": json.dumps(list(projects)),
             "kinds": json.dumps(list(kinds)) if kinds is not None else None,
@@ -398,14 +247,6 @@ class SqliteGraphStore(TraversalMixin, SqliteLookups, SqliteFileRows):
             nodes_by_kind=dict(by_kind),
             edges_by_relation=dict(by_relation),
         )
-
-    def close(self) -> None:
-        self._checkpoints.wait()
-        with self._connections_lock:
-            for conn in self._connections:
-                conn.close()
-            self._connections.clear()
-        self._local = threading.local()
 
 
 def _edges_page(

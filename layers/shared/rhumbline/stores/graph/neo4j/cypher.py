@@ -1,24 +1,16 @@
 """The Cypher text of the Neo4j graph store (schema, writes, reads) and its Lucene queries.
 
-Kept apart from the store's Python, as sqlite_sql.py is for SQLite. Relationship types cannot be
+Kept apart from the store's Python, as sqlite/sql.py is for SQLite. Relationship types cannot be
 parameters: `{relation}` in UPSERT_EDGES is replaced by a name checked by rows.check_relation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rhumbline.stores.graph import rows
-from rhumbline.stores.graph.words import (
-    SCORE_EXACT,
-    SCORE_FULLTEXT,
-    SCORE_PREFIX,
-    WEIGHT_NAME,
-    WEIGHT_OTHER,
-    WEIGHT_QUALIFIED_NAME,
-    SearchQuery,
-)
+from rhumbline.stores.graph import rows, words
+from rhumbline.stores.graph.words import SearchQuery
 
 # The Lucene index is a boolean query: past this many projects, filter in Cypher only.
 _MAX_PROJECT_CLAUSES = 100
@@ -87,6 +79,12 @@ DETACH DELETE n
 # What edges_of reports as an edge's own fields; any other relationship property is one of
 # Edge.properties.
 EDGE_FIELDS = frozenset({"project", "confidence", "confidence_score", "explanation", "file", "line"})
+
+
+def extra_properties(stored: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """Edge.properties from a relationship's stored properties: those that are not its own fields."""
+    extra = {k: v for k, v in sorted(stored.items()) if k not in EDGE_FIELDS} if stored else None
+    return extra or None
 STUBS_NEXT_TO_FILES = """
 MATCH (n:CodeNode) WHERE n.project = $project AND n.file IN $files
 MATCH (n)--(m:CodeNode) WHERE m.kind IS NULL
@@ -180,17 +178,17 @@ def _search_cypher(candidates: str) -> str:
 CALL () {{ {candidates} }}
 WITH n WHERE $kinds IS NULL OR n.kind IN $kinds
 WITH n, reduce(s = 0.0, t IN $terms | s + CASE
-        WHEN (' ' + n.name_words + ' ') CONTAINS (' ' + t + ' ') THEN {WEIGHT_NAME}
-        WHEN (' ' + n.qn_words + ' ') CONTAINS (' ' + t + ' ') THEN {WEIGHT_QUALIFIED_NAME}
-        ELSE {WEIGHT_OTHER} END) / $term_count AS s
+        WHEN (' ' + n.name_words + ' ') CONTAINS (' ' + t + ' ') THEN {words.WEIGHT_NAME}
+        WHEN (' ' + n.qn_words + ' ') CONTAINS (' ' + t + ' ') THEN {words.WEIGHT_QUALIFIED_NAME}
+        ELSE {words.WEIGHT_OTHER} END) / $term_count AS s
 WITH n, CASE
-    WHEN n.name_lower = $q OR n.qn_lower = $q THEN {SCORE_EXACT}
+    WHEN n.name_lower = $q OR n.qn_lower = $q THEN {words.SCORE_EXACT}
     WHEN n.name_lower STARTS WITH $q
         OR ($phrase IS NOT NULL AND (' ' + n.name_words) CONTAINS (' ' + $phrase))
-        THEN {SCORE_PREFIX}
+        THEN {words.SCORE_PREFIX}
     WHEN size($terms) > 0
         AND all(t IN $terms WHERE (' ' + n.words + ' ') CONTAINS (' ' + t + ' '))
-        THEN {SCORE_FULLTEXT} + s / (1.0 + s)
+        THEN {words.SCORE_FULLTEXT} + s / (1.0 + s)
     END AS score
 WHERE score IS NOT NULL
 WITH collect([n, score]) AS found
@@ -207,7 +205,7 @@ SEARCH_NAMES = _search_cypher(_NAME_CANDIDATES)
 SEARCH_NAMES_AND_TEXT = _search_cypher(f"{_NAME_CANDIDATES} UNION {_FULLTEXT_CANDIDATES}")
 SEARCH_DOCS = _search_cypher(_FULLTEXT_CANDIDATES)
 
-# Every node find_by_name finds, in its order, as `found` (neo4j_node_bundle.py reads on from it).
+# Every node find_by_name finds, in its order, as `found` (node_bundle.py reads on from it).
 FOUND_BY_NAME = """
 CALL () {
     MATCH (n:CodeNode) WHERE n.project = $project AND n.name_lower = $name RETURN n

@@ -1,6 +1,6 @@
 """Neo4j: a node's bundle (`GraphStore.node_bundle`) as ONE statement — the node, the edges
 around it, the far ends' degrees and breadth-first walks from it — where the composed form
-(bundles.compose_node_bundle) costs a round trip per read and per walk level.
+(GraphStore.node_bundle's composition) costs a round trip per read and per walk level.
 
 A walk is one `ANY SHORTEST` search with an unbound end (a breadth-first search inside the
 server, through real nodes only): every reachable node at its shortest distance, with a plan the
@@ -11,22 +11,22 @@ traversal.py's rule, the most certain edge (highest confidence score), then the 
 reached nodes are grouped on (node, distance), a hash join rather than a list-membership test
 per candidate, and only for nodes that can be in the page. An
 around's `Keep` (class's methods in file order) cuts its page inside the statement, so the other
-members are neither shipped nor have their degrees counted. A mixin of Neo4jGraphStore: it uses
-`_read` only.
+members are neither shipped nor have their degrees counted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
 from rhumbline.stores.graph import rows
-from rhumbline.stores.graph.neo4j_cypher import FOUND_BY_NAME, by_name_params
-from rhumbline.stores.graph.bundles import Around, NodeBundle, Walk, check_keep
-from rhumbline.stores.graph.neo4j_lookups import _EDGE_FIELDS, _EXTRA, _GROUPED_PAGES, _groups
-from rhumbline.stores.graph.protocol import EdgeView, Node, WalkResult, WalkStep
-from rhumbline.stores.graph.traversal import MAX_WALK_LIMIT, _check_walk
+from rhumbline.stores.graph.bundles import check_keep
+from rhumbline.stores.graph.model import Around, EdgeView, Node, NodeBundle, Walk, WalkResult, WalkStep
+from rhumbline.stores.graph.neo4j.client import Neo4jClient
+from rhumbline.stores.graph.neo4j.cypher import FOUND_BY_NAME, by_name_params, extra_properties
+from rhumbline.stores.graph.neo4j.lookups import _EXTRA, _GROUPED_PAGES, _groups
+from rhumbline.stores.graph.traversal import MAX_WALK_LIMIT, check_walk
 
 _PATTERNS = {"out": "-[r]->", "in": "<-[r]-"}
 _WALK_PATTERNS = {"out": "-[r{types}]->", "in": "<-[r{types}]-", "both": "-[r{types}]-"}
@@ -52,14 +52,14 @@ WITH relation, total, kept, collect(["""
 
 
 def _around(i: int, direction: str, keep: bool) -> str:
-    """edges_around of the node bound to `n` (neo4j_lookups' grouped pages), as `a{i}`."""
+    """edges_around of the node bound to `n` (lookups.py's grouped pages), as `a{i}`."""
     grouped = (
         _GROUPED_PAGES.replace("{pattern}", _PATTERNS[direction])
         .replace("{limit}", f"$a{i}_limit")
         .replace("$relations", f"$a{i}_relations")
     )
     if _PAGE_ROWS not in grouped:
-        raise AssertionError("neo4j_lookups._GROUPED_PAGES changed: update _PAGE_ROWS")
+        raise AssertionError("lookups._GROUPED_PAGES changed: update _PAGE_ROWS")
     fields = "relation: relation, total: total, page: page"
     if keep:
         grouped = grouped.replace(_PAGE_ROWS, _KEEP_ROWS.replace("{i}", str(i)))
@@ -69,7 +69,7 @@ def _around(i: int, direction: str, keep: bool) -> str:
 
 
 def _far_degrees(i: int, direction: str) -> str:
-    """For each real node at the far end of `a{i}`'s pages (a page's item: neo4j_lookups'
+    """For each real node at the far end of `a{i}`'s pages (a page's item: lookups.py's
     _GROUPED_PAGES list, [8] the other id, [11] the other node or null for a stub): its edges
     that way over $d{i}_relations."""
     pattern = _PATTERNS[direction]
@@ -196,7 +196,7 @@ def _checked_around(spec: Around) -> None:
 
 
 def _checked_walk(spec: Walk) -> WalkShape:
-    relations = _check_walk(spec.direction, spec.depth, spec.relations)
+    relations = check_walk(spec.direction, spec.depth, spec.relations)
     if not 1 <= spec.limit <= MAX_WALK_LIMIT:
         raise ValueError(f"limit must be between 1 and {MAX_WALK_LIMIT}, not {spec.limit}")
     # No relation to follow: nothing beyond the start node (as walk's empty leg).
@@ -208,20 +208,17 @@ def _walk_result(start: Node, total: int, found: list[list[Any]], limit: int) ->
     steps = [WalkStep(node=start, depth=0, parent=None, via=None)]
     for depth, values, relation, parent, seen_as, confidence, score, explanation, file, line, stored in found:
         node = rows.node_from_list(values)
-        extra = {k: v for k, v in sorted(stored.items()) if k not in _EDGE_FIELDS} if stored else None
         via = EdgeView(
             relation=relation, direction=seen_as, confidence=confidence, confidence_score=score,
             explanation=explanation, file=file, line=line, other_id=node.id, other_kind=node.kind,
-            other_name=node.name, properties=extra or None,
+            other_name=node.name, properties=extra_properties(stored),
         )  # fmt: skip
         steps.append(WalkStep(node=node, depth=depth, parent=parent, via=via))
     return WalkResult(steps=steps, total=total, truncated=total > limit)
 
 
-class Neo4jNodeBundle:
-    """Mixed into Neo4jGraphStore (uses its `_read`); see GraphStore.node_bundle."""
-
-    _read: Callable[..., list[Any]]
+class Neo4jNodeBundle(Neo4jClient):
+    """GraphStore.node_bundle in one statement, and named_bundle."""
 
     def node_bundle(
         self, project: str, node_id: str, *, around: Sequence[Around] = (), walks: Sequence[Walk] = ()

@@ -1,27 +1,25 @@
 """Neo4j: the lookups behind the code-context tools (nodes of a file, edges around a node set).
 
-A mixin of Neo4jGraphStore, kept in its own module so the store stays one readable file: it uses
-the store's bounded `_read()` (auto-commit read, server-side timeout) and nothing else of it.
-The answers match the SQLite backend's exactly, order included.
+A part of Neo4jGraphStore: it reads with the client's bounded `_read()` (auto-commit read,
+server-side timeout). The answers match the SQLite backend's exactly, order included.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from rhumbline.stores.graph import rows
-from rhumbline.stores.graph.bundles import FileBundle, FileRows, file_rows_of
-from rhumbline.stores.graph.protocol import Direction, EdgeView, LinkedEdge, Node, RelationEdges
+from rhumbline.stores.graph.model import MODULE, Direction, EdgeView, FileBundle, FileQuery, LinkedEdge, Node, RelationEdges
+from rhumbline.stores.graph.neo4j.client import Neo4jClient
+from rhumbline.stores.graph.neo4j.cypher import EDGE_FIELDS, extra_properties
 
 # Nodes and edges are answered as lists, not maps: a map ships every key with every value.
 _N = rows.node_list_cypher("n")
-# Relationship fields that are the edge's own; any other property is one of Edge.properties.
-_EDGE_FIELDS = frozenset({"project", "confidence", "confidence_score", "explanation", "file", "line"})
 # An edge's other properties: null for a code edge (none), else all of them (filtered in _linked).
 _EXTRA = (
     "CASE WHEN all(k IN keys(r) WHERE k IN ["
-    + ", ".join(f"'{f}'" for f in sorted(_EDGE_FIELDS))
+    + ", ".join(f"'{f}'" for f in sorted(EDGE_FIELDS))
     + "]) THEN null ELSE properties(r) END"
 )
 
@@ -72,8 +70,8 @@ _AROUND_HELD = (
     + "RETURN collect({relation: relation, total: total, page: page}) AS groups\n"
 )
 # `context` in one statement: the File node by its (project, id) index, its nodes by the
-# (project, file) index, then the edges around them both ways (bundles.compose_file_bundle is the
-# definition this must equal: same subjects, same order, same caps).
+# (project, file) index, then the edges around them both ways (GraphStore.file_bundle's composition
+# is the definition this must equal: same subjects, same order, same caps).
 FILE_BUNDLE = f"""
 MATCH (f:CodeNode {{project: $project, id: $id}}) WHERE f.kind = 'File'
 CALL (f) {{
@@ -105,21 +103,13 @@ EDGES_AROUND = {d: _AROUND.replace("{pattern}", p) for d, p in _PATTERNS.items()
 DEGREES = {d: _DEGREES.replace("{pattern}", p) for d, p in _PATTERNS.items()}
 
 
-def _check_ids(node_ids: Sequence[str], direction: str) -> None:
-    if direction not in _PATTERNS:
-        raise ValueError(f"direction must be 'in' or 'out', not {direction!r}")
-    if len(node_ids) > rows.MAX_PAGE:
-        raise ValueError(f"at most {rows.MAX_PAGE} node ids at once, not {len(node_ids)}")
-
-
 def _linked(direction: Direction, item: list[Any]) -> LinkedEdge:
     """A LinkedEdge from one list of _GROUPED_PAGES' page."""
     node_id, relation, confidence, score, explanation, file, line, stored, other_id, other_kind, other_name, other = item
-    extra = {k: v for k, v in sorted(stored.items()) if k not in _EDGE_FIELDS} if stored else None
     edge = EdgeView(
         relation=relation, direction=direction, confidence=confidence, confidence_score=score,
         explanation=explanation, file=file, line=line, other_id=other_id, other_kind=other_kind,
-        other_name=other_name, properties=extra or None,
+        other_name=other_name, properties=extra_properties(stored),
     )  # fmt: skip
     return LinkedEdge(node_id=node_id, edge=edge, other=rows.node_from_list(other) if other is not None else None)
 
@@ -133,11 +123,9 @@ def _groups(direction: Direction, groups: list[dict[str, Any]]) -> dict[str, Rel
     }
 
 
-class Neo4jLookups:
-    """Mixed into Neo4jGraphStore (uses its `_read`); see the GraphStore protocol for each
-    method's contract."""
-
-    _read: Callable[..., list[Any]]
+class Neo4jLookups(Neo4jClient):
+    """nodes_in_file, edges_around, degrees and file_bundle in one statement (see GraphStore for
+    each one's contract)."""
 
     def nodes_in_file(
         self, project: str, path: str, *, kinds: Sequence[str] | None = None, limit: int, offset: int = 0
@@ -149,19 +137,9 @@ class Neo4jLookups:
         )[0]  # fmt: skip
         return [rows.node_from_list(n) for n in found["page"]], found["total"]
 
-    def edges_around(
-        self,
-        project: str,
-        node_ids: Sequence[str],
-        direction: Direction,
-        *,
-        relations: Sequence[str] | None = None,
-        limit: int,
+    def _edges_around(
+        self, project: str, node_ids: Sequence[str], direction: Direction, relations: Sequence[str] | None, limit: int
     ) -> dict[str, RelationEdges]:
-        rows.check_page(limit)
-        _check_ids(node_ids, direction)
-        if not node_ids:
-            return {}
         found = self._read(
             EDGES_AROUND[direction],
             project=project,
@@ -176,28 +154,11 @@ class Neo4jLookups:
             for record in found
         }
 
-    def file_bundle(
-        self,
-        project: str,
-        file_id: str,
-        *,
-        definition_kinds: Sequence[str],
-        limit: int,
-        offset: int = 0,
-        module_limit: int,
-        section_kinds: Sequence[str],
-        relations: Sequence[str],
-        link_limit: int,
-    ) -> FileBundle | None:
-        rows.check_page(limit, offset)
-        rows.check_page(module_limit)
-        rows.check_page(link_limit)
-        if "Module" in definition_kinds:
-            raise ValueError("modules are listed apart from definitions")
+    def file_bundle(self, project: str, file_id: str, query: FileQuery) -> FileBundle | None:
         found = self._read(
-            FILE_BUNDLE, project=project, id=file_id, kinds=[*definition_kinds, "Module"], limit=limit, offset=offset,
-            module_limit=module_limit, section_kinds=list(section_kinds), relations=list(relations),
-            link_limit=link_limit,
+            FILE_BUNDLE, project=project, id=file_id, kinds=[*query.definition_kinds, MODULE], limit=query.limit,
+            offset=query.offset, module_limit=query.module_limit, section_kinds=list(query.section_kinds),
+            relations=list(query.relations), link_limit=query.link_limit,
         )  # fmt: skip
         if not found:
             return None
@@ -212,45 +173,13 @@ class Neo4jLookups:
             version=record["version"],
         )
 
-    def file_rows(
-        self,
-        project: str,
-        file_id: str,
-        *,
-        definition_kinds: Sequence[str],
-        limit: int,
-        offset: int = 0,
-        module_limit: int,
-        section_kinds: Sequence[str],
-        relations: Sequence[str],
-        link_limit: int,
-    ) -> FileRows | None:
-        # The statement's answer as rows: the round trip is Neo4j's cost, not these objects.
-        return file_rows_of(
-            self.file_bundle(
-                project, file_id, definition_kinds=definition_kinds, limit=limit, offset=offset,
-                module_limit=module_limit, section_kinds=section_kinds, relations=relations, link_limit=link_limit,
-            )
-        )  # fmt: skip
-
-    def degrees(
-        self,
-        project: str,
-        node_ids: Sequence[str],
-        direction: Direction,
-        *,
-        relations: Sequence[str] | None = None,
-    ) -> dict[str, dict[str, int]]:
-        _check_ids(node_ids, direction)
-        if not node_ids:
-            return {}
+    def _degrees(
+        self, project: str, node_ids: Sequence[str], direction: Direction, relations: Sequence[str] | None
+    ) -> list[tuple[str, str, int]]:
         found = self._read(
             DEGREES[direction],
             project=project,
             ids=list(node_ids),
             relations=list(relations) if relations is not None else None,
         )
-        result: dict[str, dict[str, int]] = {}
-        for record in found:
-            result.setdefault(record["node_id"], {})[record["relation"]] = record["c"]
-        return {node_id: dict(sorted(by.items())) for node_id, by in sorted(result.items())}
+        return [(record["node_id"], record["relation"], record["c"]) for record in found]

@@ -9,14 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from rhumbline.stores.graph.rows import NODE_FIELDS, NODE_PROPERTIES
-from rhumbline.stores.graph.words import (
-    SCORE_EXACT,
-    SCORE_FULLTEXT,
-    SCORE_PREFIX,
-    WEIGHT_NAME,
-    WEIGHT_OTHER,
-    WEIGHT_QUALIFIED_NAME,
-)
+from rhumbline.stores.graph import words
 
 SCHEMA_VERSION = 1
 
@@ -189,7 +182,7 @@ REMOVE_NODES = (
     *REMOVE_FILES[2:],
 )
 # remove_edges: :keys is a JSON array of [source id, relation, target id]. CROSS JOIN fixes the
-# join order (as in sqlite_traversal.py): left to itself the planner put the JSON list last and
+# join order (as in traversal.py): left to itself the planner put the JSON list last and
 # paired every node of the project with every other (an incremental ingest of a 10k-node project
 # ran past its 10 s budget on one statement); this way each key is two (project, id) seeks.
 REMOVE_EDGES = (
@@ -213,7 +206,7 @@ GET_NODE = (
     f"SELECT {_COLUMNS} FROM nodes AS n WHERE n.project = ? AND n.id = ? AND n.kind IS NOT NULL"
 )
 
-# Read by position (sqlite_store._edge_view): keep this column order.
+# Read by position (store._edge_view): keep this column order.
 _EDGES = """
 SELECT e.relation, e.confidence, e.confidence_score, e.explanation, e.file, e.line,
        e.properties, o.id AS other_id, coalesce(o.kind, 'Unknown') AS other_kind,
@@ -244,9 +237,9 @@ NAME_CANDIDATES = f"""
 FTS_CANDIDATES = "SELECT rowid FROM node_fts WHERE node_fts MATCH :fts"
 
 _TERM_WEIGHT = f"""CASE
-    WHEN instr(' ' || n.name_words || ' ', :t{{i}}) > 0 THEN {WEIGHT_NAME}
-    WHEN instr(' ' || n.qn_words || ' ', :t{{i}}) > 0 THEN {WEIGHT_QUALIFIED_NAME}
-    ELSE {WEIGHT_OTHER} END"""
+    WHEN instr(' ' || n.name_words || ' ', :t{{i}}) > 0 THEN {words.WEIGHT_NAME}
+    WHEN instr(' ' || n.qn_words || ' ', :t{{i}}) > 0 THEN {words.WEIGHT_QUALIFIED_NAME}
+    ELSE {words.WEIGHT_OTHER} END"""
 
 
 @lru_cache(maxsize=64)
@@ -261,10 +254,10 @@ def search(candidates: str, term_count: int) -> str:
 WITH candidates (rid) AS ({candidates}),
 ranked AS MATERIALIZED (
     SELECT n.rid, n.project, n.id, length(n.qualified_name) AS qn_length, CASE
-        WHEN n.name_lower = :q OR n.qn_lower = :q THEN {SCORE_EXACT}
+        WHEN n.name_lower = :q OR n.qn_lower = :q THEN {words.SCORE_EXACT}
         WHEN substr(n.name_lower, 1, length(:q)) = :q OR instr(' ' || n.name_words, :phrase) > 0
-            THEN {SCORE_PREFIX}
-        ELSE {SCORE_FULLTEXT} + (
+            THEN {words.SCORE_PREFIX}
+        ELSE {words.SCORE_FULLTEXT} + (
             SELECT s / (1.0 + s) FROM (SELECT ({weights}) / {max(term_count, 1)}.0 AS s)
         ) END AS score
     FROM candidates JOIN nodes AS n ON n.rid = candidates.rid
