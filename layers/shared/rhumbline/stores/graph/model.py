@@ -130,6 +130,15 @@ class GraphCounts:
     nodes_by_kind: dict[str, int] = field(default_factory=dict)
     edges_by_relation: dict[str, int] = field(default_factory=dict)
 
+    @classmethod
+    def of(cls, by_kind: Mapping[str, int], by_relation: Mapping[str, int]) -> GraphCounts:
+        return cls(
+            nodes=sum(by_kind.values()),
+            edges=sum(by_relation.values()),
+            nodes_by_kind=dict(sorted(by_kind.items())),
+            edges_by_relation=dict(sorted(by_relation.items())),
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class WalkStep:

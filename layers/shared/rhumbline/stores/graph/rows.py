@@ -130,8 +130,9 @@ _NODE_WIDTH = len(NODE_FIELDS)
 
 def node_at(row: Sequence[Any], start: int = 0) -> Node:
     """A Node from a row whose columns `start`, `start + 1`, ... are NODE_FIELDS in order (a
-    SELECT listing them so). Positional: a sqlite3.Row looked up by name compares every column
-    name per key, 3x the cost of the Node itself on a wide answer's rows."""
+    SELECT listing them so, or the list node_list_cypher answers). Positional: a sqlite3.Row
+    looked up by name compares every column name per key, 3x the cost of the Node itself on a wide
+    answer's rows."""
     return Node(*row[start : start + _NODE_WIDTH])
 
 
@@ -141,13 +142,8 @@ def node_list_cypher(variable: str) -> str:
     return "[" + ", ".join(f"{variable}.{name}" for name in NODE_FIELDS) + "]"
 
 
-def node_from_list(values: Sequence[Any]) -> Node:
-    """A Node from the values node_list_cypher lists (Node's fields are NODE_FIELDS, in order)."""
-    return Node(*values)
-
-
 if tuple(f.name for f in fields(Node)) != NODE_FIELDS:
-    raise ImportError("Node's fields must be NODE_FIELDS in order (node_from_list relies on it)")
+    raise ImportError("Node's fields must be NODE_FIELDS in order (node_at relies on it)")
 
 
 def check_ids(node_ids: Sequence[str], direction: str) -> None:

@@ -82,12 +82,12 @@ def node_steps(project: str, nodes: Sequence[Node], edges: Sequence[Edge], chunk
     ends of its edges in a project with no node (a fresh staging key). Each returns the element
     ids it created (`created_ids`), which edge_steps and kind_steps need."""
     latest = _latest(nodes)
-    for part in _chunks(list(latest.values()), chunk):
+    for part in chunks(list(latest.values()), chunk):
         yield CREATE_NODES, {"project": project, "rows": [_node_values(node) for node in part]}, len(part)
     for edge in edges:
         rows.check_edge(edge)  # before anything is keyed by its ends
     ends = {end for edge in edges for end in (edge.source, edge.target)}
-    for part in _chunks(sorted(ends - latest.keys()), chunk):
+    for part in chunks(sorted(ends - latest.keys()), chunk):
         yield CREATE_STUBS, {"project": project, "ids": list(part)}, len(part)
 
 
@@ -96,12 +96,9 @@ def edge_steps(project: str, edges: Sequence[Edge], created: dict[str, str], chu
     found by their element ids: to run once those have committed."""
     unique = {(e.source, e.relation, e.target): e for e in edges}
     _check_created({end for source, _, target in unique for end in (source, target)}, created)
-    by_relation: dict[str, list[Edge]] = {}
-    for edge in unique.values():
-        by_relation.setdefault(edge.relation, []).append(edge)
-    for relation, group in by_relation.items():
+    for relation, group in by_relation(unique.values()).items():
         text = CREATE_EDGES.replace("{relation}", rows.check_relation(relation))
-        for part in _chunks(group, chunk):
+        for part in chunks(group, chunk):
             yield text, {"project": project, "rows": [_edge_values(edge, created) for edge in part]}, len(part)
 
 
@@ -120,7 +117,7 @@ def kind_steps(project: str, nodes: Sequence[Node], created: dict[str, str], chu
     `kind` to the chain's head)."""
     latest = _latest(nodes)
     _check_created(latest.keys(), created)
-    for part in _chunks([[created[node.id], node.kind] for node in latest.values()], chunk):
+    for part in chunks([[created[node.id], node.kind] for node in latest.values()], chunk):
         yield SET_KINDS, {"project": project, "rows": list(part)}, len(part)
 
 
@@ -153,6 +150,13 @@ def _edge_values(edge: Edge, created: dict[str, str]) -> list[Any]:
     ]
 
 
-def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+def by_relation(edges: Iterable[Edge]) -> dict[str, list[Edge]]:
+    groups: dict[str, list[Edge]] = {}
+    for edge in edges:
+        groups.setdefault(edge.relation, []).append(edge)
+    return groups
+
+
+def chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]

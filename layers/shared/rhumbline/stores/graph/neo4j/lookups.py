@@ -111,7 +111,7 @@ def _linked(direction: Direction, item: list[Any]) -> LinkedEdge:
         explanation=explanation, file=file, line=line, other_id=other_id, other_kind=other_kind,
         other_name=other_name, properties=extra_properties(stored),
     )  # fmt: skip
-    return LinkedEdge(node_id=node_id, edge=edge, other=rows.node_from_list(other) if other is not None else None)
+    return LinkedEdge(node_id=node_id, edge=edge, other=rows.node_at(other) if other is not None else None)
 
 
 def _groups(direction: Direction, groups: list[dict[str, Any]]) -> dict[str, RelationEdges]:
@@ -135,7 +135,7 @@ class Neo4jLookups(Neo4jClient):
             NODES_IN_FILE, project=project, path=path, kinds=list(kinds) if kinds is not None else None,
             limit=limit, offset=offset,
         )[0]  # fmt: skip
-        return [rows.node_from_list(n) for n in found["page"]], found["total"]
+        return [rows.node_at(n) for n in found["page"]], found["total"]
 
     def _edges_around(
         self, project: str, node_ids: Sequence[str], direction: Direction, relations: Sequence[str] | None, limit: int
@@ -164,9 +164,9 @@ class Neo4jLookups(Neo4jClient):
             return None
         record = found[0]
         return FileBundle(
-            file=rows.node_from_list(record["file"]),
-            modules=[rows.node_from_list(n) for n in record["modules"]],
-            definitions=[rows.node_from_list(n) for n in record["page"]],
+            file=rows.node_at(record["file"]),
+            modules=[rows.node_at(n) for n in record["modules"]],
+            definitions=[rows.node_at(n) for n in record["page"]],
             definitions_total=record["total"],
             inward=_groups("in", record["inward"]),
             outward=_groups("out", record["outward"]),

@@ -207,7 +207,7 @@ def _checked_walk(spec: Walk) -> WalkShape:
 def _walk_result(start: Node, total: int, found: list[list[Any]], limit: int) -> WalkResult:
     steps = [WalkStep(node=start, depth=0, parent=None, via=None)]
     for depth, values, relation, parent, seen_as, confidence, score, explanation, file, line, stored in found:
-        node = rows.node_from_list(values)
+        node = rows.node_at(values)
         via = EdgeView(
             relation=relation, direction=seen_as, confidence=confidence, confidence_score=score,
             explanation=explanation, file=file, line=line, other_id=node.id, other_kind=node.kind,
@@ -243,7 +243,7 @@ class Neo4jNodeBundle(Neo4jClient):
         params, shapes = _bundle_params(around, walks)
         params.update(by_name_params(name, kinds, limit), exact=name.strip())
         [record] = self._read(node_bundle_cypher(*shapes, named=True), project=project, **params)
-        found = [rows.node_from_list(values) for values in record["named_page"]]
+        found = [rows.node_at(values) for values in record["named_page"]]
         bundle = _bundle_of(record, around, walks) if record["named_id"] is not None else None
         return found, record["named_total"], bundle
 
@@ -272,7 +272,7 @@ def _bundle_params(
 
 
 def _bundle_of(record: Any, around: Sequence[Around], walks: Sequence[Walk]) -> NodeBundle:
-    node = rows.node_from_list(record["node"])
+    node = rows.node_at(record["node"])
     return NodeBundle(
         node=node,
         around=[_groups(spec.direction, record[f"a{i}"]) for i, spec in enumerate(around)],

@@ -17,12 +17,13 @@ active physical graph.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from rhumbline.stores.graph import rows
 from rhumbline.stores.graph.model import Direction, Edge, EdgeView, GraphBatch, GraphCounts, Node, NodeEdges, SearchHit
 from rhumbline.stores.graph.neo4j import cypher, staged
+from rhumbline.stores.graph.neo4j.bulk import by_relation, chunks
 from rhumbline.stores.graph.neo4j.keys import GUARD_MANY, HEAD_SCHEMA, is_moved, logical_of
 from rhumbline.stores.graph.neo4j.lookups import Neo4jLookups
 from rhumbline.stores.graph.neo4j.node_bundle import Neo4jNodeBundle
@@ -103,14 +104,14 @@ class Neo4jGraphStore(Neo4jLookups, Neo4jNodeBundle, GraphStore):
             if batch.remove_edges:
                 keys = [list(key) for key in batch.remove_edges]
                 ends = sorted({end for key in keys for end in (key[0], key[2])})
-                for chunk in _chunks(keys):
+                for chunk in chunks(keys, WRITE_CHUNK):
                     tx.run(cypher.REMOVE_EDGES, project=project, keys=chunk).consume()
-                for chunk in _chunks(ends):
+                for chunk in chunks(ends, WRITE_CHUNK):
                     tx.run(cypher.DELETE_LONELY_STUBS, project=project, ids=chunk).consume()
             if batch.remove_nodes:
                 ids = list(batch.remove_nodes)
                 stubs = tx.run(cypher.STUBS_NEXT_TO_NODES, project=project, ids=ids).single(strict=True)
-                for chunk in _chunks(ids):
+                for chunk in chunks(ids, WRITE_CHUNK):
                     tx.run(cypher.DELETE_NODES, project=project, ids=chunk).consume()
                 if stubs["ids"]:
                     tx.run(cypher.DELETE_LONELY_STUBS, project=project, ids=stubs["ids"]).consume()
@@ -122,15 +123,15 @@ class Neo4jGraphStore(Neo4jLookups, Neo4jNodeBundle, GraphStore):
 
     def _upsert(self, tx: Transaction, project: str, batch: GraphBatch) -> None:
         """Nodes and edges into a project that may hold them already: MERGE."""
-        for chunk in _chunks(batch.nodes):
+        for chunk in chunks(batch.nodes, WRITE_CHUNK):
             node_rows = [rows.node_row(n) for n in chunk]
             tx.run(cypher.UPSERT_NODES, project=project, rows=node_rows).consume()
         ends = {end for e in batch.edges for end in (e.source, e.target)}
-        for chunk in _chunks(sorted(e for e in ends if isinstance(e, str) and e)):
+        for chunk in chunks(sorted(e for e in ends if isinstance(e, str) and e), WRITE_CHUNK):
             tx.run(cypher.ADD_ENDS, project=project, ids=chunk).consume()
-        for relation, edges in _by_relation(batch.edges).items():
+        for relation, edges in by_relation(batch.edges).items():
             text = cypher.UPSERT_EDGES.replace("{relation}", rows.check_relation(relation))
-            for chunk in _chunks(edges):
+            for chunk in chunks(edges, WRITE_CHUNK):
                 edge_rows = [_edge_params(edge, project) for edge in chunk]
                 tx.run(text, project=project, rows=edge_rows).consume()
 
@@ -241,7 +242,7 @@ class Neo4jGraphStore(Neo4jLookups, Neo4jNodeBundle, GraphStore):
         self, project: str, name: str, *, kinds: Sequence[str] | None = None, limit: int = 20
     ) -> tuple[list[Node], int]:
         found = self._read(cypher.FIND_BY_NAME, project=project, **cypher.by_name_params(name, kinds, limit))[0]
-        return [rows.node_from_list(n) for n in found["page"]], found["total"]
+        return [rows.node_at(n) for n in found["page"]], found["total"]
 
     def nodes_of_kind(
         self, project: str, kind: str, *, limit: int, offset: int = 0
@@ -254,24 +255,7 @@ class Neo4jGraphStore(Neo4jLookups, Neo4jNodeBundle, GraphStore):
         with self._traversal_reader(project) as reader:  # both counts on one physical graph
             by_kind = {r["key"]: r["c"] for r in reader._run(cypher.COUNT_KINDS)}
             by_relation = {r["key"]: r["c"] for r in reader._run(cypher.COUNT_RELATIONS)}
-        return GraphCounts(
-            nodes=sum(by_kind.values()),
-            edges=sum(by_relation.values()),
-            nodes_by_kind=dict(sorted(by_kind.items())),
-            edges_by_relation=dict(sorted(by_relation.items())),
-        )
-
-
-def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
-    for start in range(0, len(items), WRITE_CHUNK):
-        yield items[start : start + WRITE_CHUNK]
-
-
-def _by_relation(edges: Sequence[Edge]) -> dict[str, list[Edge]]:
-    groups: dict[str, list[Edge]] = {}
-    for edge in edges:
-        groups.setdefault(edge.relation, []).append(edge)
-    return groups
+        return GraphCounts.of(by_kind, by_relation)
 
 
 def _edge_params(edge: Edge, project: str) -> dict[str, Any]:

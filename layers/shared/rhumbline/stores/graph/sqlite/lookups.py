@@ -110,23 +110,23 @@ def _json_or_null(values: Sequence[str] | None) -> str | None:
 _NODE_ID, _RELATION, _OTHER = 0, 1, 11
 
 
+def edge_view_at(direction: Direction, row: Sequence[Any], start: int = 0) -> EdgeView:
+    """An EdgeView from a row whose columns `start`, `start + 1`, ... are an edge seen from one end
+    (relation, confidence, score, explanation, file, line, properties, other id, kind and name:
+    EDGES_PAGE's and an AROUND row's after its node id), read by position as rows.node_at reads a
+    node."""
+    relation, confidence, score, explanation, file, line, found, other_id, other_kind, other_name = row[
+        start : start + 10
+    ]
+    return EdgeView(
+        relation, direction, confidence, score, explanation, file, line,
+        other_id, other_kind, other_name, json.loads(found) if found else None,
+    )  # fmt: skip
+
+
 def _linked(direction: Direction, row: Sequence[Any]) -> LinkedEdge:
-    found = row[7]
-    edge = EdgeView(
-        relation=row[1],
-        direction=direction,
-        confidence=row[2],
-        confidence_score=row[3],
-        explanation=row[4],
-        file=row[5],
-        line=row[6],
-        other_id=row[8],
-        other_kind=row[9],
-        other_name=row[10],
-        properties=json.loads(found) if found else None,
-    )
     other = rows.node_at(row, _OTHER) if row[_OTHER + 1] is not None else None  # a stub has no kind
-    return LinkedEdge(node_id=row[_NODE_ID], edge=edge, other=other)
+    return LinkedEdge(node_id=row[_NODE_ID], edge=edge_view_at(direction, row, 1), other=other)
 
 
 def cut_by_relation(

@@ -206,7 +206,7 @@ GET_NODE = (
     f"SELECT {_COLUMNS} FROM nodes AS n WHERE n.project = ? AND n.id = ? AND n.kind IS NOT NULL"
 )
 
-# Read by position (store._edge_view): keep this column order.
+# Read by position (lookups.edge_view_at): keep this column order.
 _EDGES = """
 SELECT e.relation, e.confidence, e.confidence_score, e.explanation, e.file, e.line,
        e.properties, o.id AS other_id, coalesce(o.kind, 'Unknown') AS other_kind,

@@ -21,7 +21,7 @@ from rhumbline.stores.graph.protocol import GraphConflict, GraphStore
 from rhumbline.stores.graph.sqlite import sql
 from rhumbline.stores.graph.sqlite.bulk import edge_values, insert_cleared
 from rhumbline.stores.graph.sqlite.file_rows import SqliteFileRows
-from rhumbline.stores.graph.sqlite.lookups import SqliteLookups
+from rhumbline.stores.graph.sqlite.lookups import SqliteLookups, edge_view_at
 from rhumbline.stores.graph.texts_ahead import write_order
 from rhumbline.stores.graph.words import SearchQuery, match_of
 
@@ -138,7 +138,7 @@ class SqliteGraphStore(SqliteLookups, SqliteFileRows, GraphStore):
     ) -> tuple[list[EdgeView], int]:
         with self._reading() as conn:
             page, total = _edges_page(conn, project, node_id, direction, limit, offset)
-        return [_edge_view(direction, r) for r in page], total
+        return [edge_view_at(direction, r) for r in page], total
 
     def node_with_edges(
         self, project: str, node_id: str, *, limit: int, out_offset: int = 0, in_offset: int = 0
@@ -153,7 +153,7 @@ class SqliteGraphStore(SqliteLookups, SqliteFileRows, GraphStore):
             sides: dict[str, tuple[list[EdgeView], int]] = {}
             for direction, offset in (("out", out_offset), ("in", in_offset)):
                 page, total = _edges_page(conn, project, node_id, direction, limit, offset)  # type: ignore[arg-type]
-                sides[direction] = [_edge_view(direction, r) for r in page], total  # type: ignore[arg-type]
+                sides[direction] = [edge_view_at(direction, r) for r in page], total  # type: ignore[arg-type]
             stamp = conn.execute(sql.GET_STAMP, (project,)).fetchone()
         return NodeEdges(
             node=rows.node_at(row),
@@ -240,13 +240,7 @@ class SqliteGraphStore(SqliteLookups, SqliteFileRows, GraphStore):
                 by_relation = dict(conn.execute(sql.COUNT_RELATIONS, (project,)).fetchall())
                 cached = (version, by_kind, by_relation)
                 self._local.counts[project] = cached
-        _, by_kind, by_relation = cached
-        return GraphCounts(
-            nodes=sum(by_kind.values()),
-            edges=sum(by_relation.values()),
-            nodes_by_kind=dict(by_kind),
-            edges_by_relation=dict(by_relation),
-        )
+        return GraphCounts.of(cached[1], cached[2])
 
 
 def _edges_page(
@@ -259,16 +253,6 @@ def _edges_page(
     if total is None:
         (total,) = conn.execute(sql.EDGES_TOTAL[direction], (project, node_id)).fetchone()
     return page, total
-
-
-def _edge_view(direction: Direction, row: Sequence[object]) -> EdgeView:
-    """An EDGES_PAGE row, read by position (see rows.node_at): `dict(row)` of a sqlite3.Row
-    compared every column name per key, a quarter of get_node's tool time on a 20-edge page."""
-    relation, confidence, score, explanation, file, line, found, other_id, other_kind, other_name = row
-    return EdgeView(
-        relation, direction, confidence, score, explanation, file, line,  # type: ignore[arg-type]
-        other_id, other_kind, other_name, json.loads(found) if found else None,  # type: ignore[arg-type]
-    )
 
 
 def _fts_query(parsed: SearchQuery, *, docs_only: bool) -> str | None:
