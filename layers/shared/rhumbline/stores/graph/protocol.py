@@ -53,10 +53,13 @@ class GraphConflict(Exception):
 
 
 class GraphStore(ABC):
+    """A graph backend: its abstract methods are what it answers natively; the rest is composed
+    here from them."""
+
     backend: str
 
-    # -- the core: each backend answers these natively (a `_method` after `method` here has
-    # checked its arguments) --------------------------------------------------------------------
+    # -- the core. Where the base class checks a read's arguments first, the backend implements
+    # `_read` (its arguments checked) rather than `read`. ----------------------------------------
 
     @abstractmethod
     def ensure_schema(self) -> None:
@@ -154,7 +157,9 @@ class GraphStore(ABC):
         whatever the relations. At most MAX_PAGE ids."""
         rows.check_page(limit)
         rows.check_ids(node_ids, direction)
-        return self._edges_around(project, node_ids, direction, relations, limit) if node_ids else {}
+        if not node_ids:
+            return {}
+        return self._edges_around(project, node_ids, direction, relations, limit)
 
     @abstractmethod
     def _edges_around(
