@@ -31,6 +31,9 @@ class Settings:
     neo4j_password: str = field(default="", repr=False)
     neo4j_database: str = "neo4j"
     neo4j_secret_arn: str = ""
+    # Prefix of every graph key this deployment writes, when stacks share one Neo4j database
+    # (per-branch stacks; stores/graph/neo4j/keys.py). Empty: the database is this stack's own.
+    neo4j_namespace: str = ""
     # The `query` tool's own Neo4j user (a reader-role user; Community edition has none): its
     # secret {"username", "password", "uri"?, "database"?}, or a user and password. Unset: `query`
     # connects as the graph store's user, still in read transactions.
@@ -92,6 +95,7 @@ def load_settings() -> Settings:
         neo4j_password=_env("RHUMBLINE_NEO4J_PASSWORD"),
         neo4j_database=_env("RHUMBLINE_NEO4J_DATABASE", "neo4j"),
         neo4j_secret_arn=_env("RHUMBLINE_NEO4J_SECRET_ARN"),
+        neo4j_namespace=_env("RHUMBLINE_NEO4J_NAMESPACE"),
         neo4j_readonly_secret_arn=_env("RHUMBLINE_NEO4J_READONLY_SECRET_ARN"),
         neo4j_readonly_user=_env("RHUMBLINE_NEO4J_READONLY_USER"),
         neo4j_readonly_password=_env("RHUMBLINE_NEO4J_READONLY_PASSWORD"),

@@ -30,6 +30,7 @@ from rhumbline.cypher.values import Serializer
 from rhumbline.errors import DeadlineExceeded, Forbidden, InvalidArguments, Unavailable
 from rhumbline.stores.graph.factory import Neo4jCredentials
 from rhumbline.stores.graph.neo4j.begin import begin_pipelined
+from rhumbline.stores.graph.neo4j.keys import Namespace
 
 MAX_RESULT_CHARS = 1_000_000  # serialized rows; Lambda answers are at most 6 MB
 MAX_FETCH = 1_000  # records the driver pulls per round trip
@@ -132,17 +133,19 @@ class CypherRunner:
         timeout: float,
         visible: Collection[str] | None,
         scope: Scope | None = None,
+        namespace: Namespace = Namespace(),
         check_plan: bool = True,
     ) -> QueryRun:
-        """`params` as given, plus `$project`/`$projects` from `scope` when there is one.
+        """`params` as given, plus `$project`/`$projects` from `scope` when there is one;
+        `namespace`: whose keys the caller's projects are (elements of other namespaces are hidden).
         `check_plan=False` only in tests that prove the READ transaction holds on its own."""
         started = time.perf_counter()
-        serializer = Serializer(visible)
+        serializer = Serializer(visible, namespace)
         rows: list[dict[str, Any]] = []
         more = cut = False
         size = 0
         with self._read_transaction(timeout, fetch_size=min(limit + 1, MAX_FETCH)) as tx:
-            params = _scoped(tx, params, scope)
+            params = _scoped(tx, params, scope, namespace)
             if check_plan and not self.verdicts.known_read(cypher):
                 query_type = _explained(tx, cypher, params)
                 if query_type != "r":
@@ -177,18 +180,18 @@ class CypherRunner:
         self._driver.close()
 
 
-def _scoped(tx: Any, params: dict[str, Any], scope: Scope | None) -> dict[str, Any]:
+def _scoped(tx: Any, params: dict[str, Any], scope: Scope | None, namespace: Namespace) -> dict[str, Any]:
     """`params` with `$project`/`$projects` bound to the served graphs' keys, read in `tx`."""
     if scope is None:
         return params
     from rhumbline.stores.graph.neo4j.keys import RESOLVE
 
-    graphs = sorted({*scope.projects, *([scope.project] if scope.project else [])})
+    graphs = sorted({namespace.graph(p) for p in (*scope.projects, *([scope.project] if scope.project else []))})
     keys = dict(tx.run(RESOLVE, graphs=graphs).single(strict=True)["found"]) if graphs else {}
     return {
         **params,
-        "project": keys[scope.project] if scope.project else None,
-        "projects": [keys[p] for p in scope.projects],
+        "project": keys[namespace.graph(scope.project)] if scope.project else None,
+        "projects": [keys[namespace.graph(p)] for p in scope.projects],
     }
 
 

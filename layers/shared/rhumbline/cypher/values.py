@@ -14,22 +14,27 @@ import math
 from collections.abc import Collection
 from typing import Any
 
+from rhumbline.stores.graph.neo4j.keys import Namespace
+
 STRING_CHARS = 10_000
 REDACTED = {"type": "redacted", "reason": "belongs to a project this token cannot see"}
 
 
 class Serializer:
-    def __init__(self, visible: Collection[str] | None) -> None:
-        """`visible`: the caller's project slugs; None when it may see every project."""
+    def __init__(self, visible: Collection[str] | None, namespace: Namespace = Namespace()) -> None:
+        """`visible`: the caller's project slugs; None when it may see every project of the
+        namespace (another stack's graphs in a shared database are never visible)."""
         self.visible = visible
+        self.namespace = namespace
         self.redacted = 0
 
     def _hidden(self, properties: dict[str, Any]) -> bool:
-        project = properties.get("project")
-        if self.visible is None or not isinstance(project, str):
+        key = properties.get("project")
+        if not isinstance(key, str):
             return False
         # A staged or retired physical graph (`owner/name@...`) belongs to its project.
-        return project.split("@", 1)[0] not in self.visible
+        project = self.namespace.project(key)
+        return project is None or (self.visible is not None and project not in self.visible)
 
     def value(self, value: Any) -> Any:
         from neo4j.graph import Node, Path, Relationship

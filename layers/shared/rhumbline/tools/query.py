@@ -75,6 +75,7 @@ def run(arguments: QueryInput, context: ToolContext) -> QueryOutput:
     from rhumbline.cypher import guard
     from rhumbline.cypher.runner import Scope, runner_for
     from rhumbline.stores.graph.factory import neo4j_readonly_credentials
+    from rhumbline.stores.graph.neo4j.keys import Namespace
 
     context.require_scope("cypher")
     settings = context.settings
@@ -107,6 +108,7 @@ def run(arguments: QueryInput, context: ToolContext) -> QueryOutput:
         timeout=timeout,
         visible=visible,
         scope=Scope(projects=tuple(projects), project=project),
+        namespace=Namespace(settings.neo4j_namespace),
     )
     return QueryOutput(
         columns=done.columns,

@@ -40,6 +40,7 @@ def open_graph_store(settings: Settings) -> GraphStore:
             database=credentials.database,
             timeout=settings.graph_timeout,
             tx_rows=settings.neo4j_tx_rows,
+            namespace=settings.neo4j_namespace,
         )
     else:
         raise ValueError(f"unknown graph backend {settings.graph_backend!r}")

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from rhumbline.stores.graph.neo4j.keys import RESOLVE, KeyBinder, is_moved
+from rhumbline.stores.graph.neo4j.keys import RESOLVE, KeyBinder, Namespace, is_moved
 from rhumbline.stores.graph.neo4j.traversal import Neo4jReader
 from rhumbline.stores.graph.protocol import GraphUnavailable
 
@@ -23,10 +23,14 @@ if TYPE_CHECKING:
 class Neo4jClient:
     """What every part of Neo4jGraphStore reads and writes through (the driver is imported lazily)."""
 
-    def __init__(self, uri: str, user: str, password: str, *, database: str, timeout: float) -> None:
+    def __init__(
+        self, uri: str, user: str, password: str, *, database: str, timeout: float, namespace: str = ""
+    ) -> None:
+        """`namespace`: the prefix of every key this store writes and reads, when stacks share the
+        database (keys.py); "" when the database is this stack's own."""
         import neo4j
 
-        self._keys = KeyBinder(self._resolve)
+        self._keys = KeyBinder(self._resolve, Namespace(namespace))
         self._neo4j = neo4j
         self._uri = uri
         self._database = database

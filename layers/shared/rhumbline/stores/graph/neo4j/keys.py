@@ -13,13 +13,21 @@ the cached key against the GraphHead (a unique-index seek) and fails with a divi
 the project was flipped since. The store then re-resolves and runs the statement once more.
 A statement that already started on the previous key finishes on it: the previous physical graph
 is kept until a later staged write, at least `staged.RETIRED_GRACE_SECONDS` after the flip.
+
+Stacks that share one Neo4j database (per-branch stacks) each have a *namespace*: every key they
+write starts with `<namespace>:` (slugs cannot contain `:`), so their graphs never meet, and
+deleting a stack deletes its namespace (`staged.delete_namespace`).
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
+
+NAMESPACE_PATTERN = r"^[a-z0-9][a-z0-9-]{0,127}$"
 
 HEAD_SCHEMA = (
     "CREATE CONSTRAINT graph_head_key IF NOT EXISTS FOR (h:GraphHead) REQUIRE h.project IS UNIQUE",
@@ -48,8 +56,37 @@ MOVED_CODE = "Neo.ClientError.Statement.ArithmeticError"
 
 
 def logical_of(physical: str) -> str:
-    """The project a physical key serves (slugs have no `@`)."""
+    """The head key a physical key serves (slugs have no `@`)."""
     return physical.split("@", 1)[0]
+
+
+@dataclass(frozen=True)
+class Namespace:
+    """The prefix of every key one stack writes; "" for a database of its own."""
+
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if self.name and not re.match(NAMESPACE_PATTERN, self.name):
+            raise ValueError(
+                f"Neo4j namespace {self.name!r} must be lower-case letters, digits and '-' (at most 128)"
+            )
+
+    @property
+    def prefix(self) -> str:
+        return f"{self.name}:" if self.name else ""
+
+    def graph(self, project: str) -> str:
+        """The head key of a project (`owner/name`) in this namespace."""
+        return self.prefix + project
+
+    def project(self, key: str) -> str | None:
+        """The project a head or physical key serves; None when another namespace wrote it."""
+        logical = logical_of(key)
+        if not logical.startswith(self.prefix):
+            return None
+        project = logical[len(self.prefix) :]
+        return None if ":" in project else project
 
 
 def is_moved(error: Exception) -> bool:
@@ -60,18 +97,19 @@ def is_moved(error: Exception) -> bool:
 class KeyBinder:
     """Per-container cache of each project's active physical key, and the guarded statements."""
 
-    def __init__(self, resolve: Callable[[list[str]], dict[str, str]]) -> None:
-        self._resolve = resolve  # logical keys -> active physical keys, one read
-        self._active: dict[str, str] = {}
+    def __init__(self, resolve: Callable[[list[str]], dict[str, str]], namespace: Namespace = Namespace()) -> None:
+        self._resolve = resolve  # head keys -> active physical keys, one read
+        self.namespace = namespace
+        self._active: dict[str, str] = {}  # by project, as callers name it
         self._lock = threading.Lock()
 
     def active(self, graphs: Sequence[str]) -> dict[str, str]:
         """The cached keys; one read for those not cached yet."""
         missing = [g for g in dict.fromkeys(graphs) if g not in self._active]
         if missing:
-            found = self._resolve(missing)
+            found = self._resolve([self.namespace.graph(g) for g in missing])
             with self._lock:
-                self._active.update(found)
+                self._active.update({g: found[self.namespace.graph(g)] for g in missing})
         return {g: self._active[g] for g in graphs}
 
     def learn(self, graph: str, physical: str) -> None:
@@ -79,9 +117,10 @@ class KeyBinder:
         with self._lock:
             self._active[graph] = physical
 
-    def forget(self, graphs: Sequence[str]) -> None:
+    def forget(self, graphs: Sequence[str] | None = None) -> None:
+        """Drop the cached keys of `graphs` (of every project when None)."""
         with self._lock:
-            for graph in graphs:
+            for graph in list(self._active) if graphs is None else graphs:
                 self._active.pop(graph, None)
 
     def bind(self, text: str, params: Mapping[str, Any]) -> tuple[str, dict[str, Any], list[str]]:
@@ -92,11 +131,12 @@ class KeyBinder:
         bound = dict(params)
         if isinstance(params.get("project"), str):
             graph = params["project"]
-            bound["graph"], bound["project"] = graph, self.active([graph])[graph]
+            bound["graph"], bound["project"] = self.namespace.graph(graph), self.active([graph])[graph]
             return GUARD + text, bound, [graph]
         if params.get("projects"):
             graphs = list(params["projects"])
             keys = self.active(graphs)
-            bound["graphs"], bound["projects"] = graphs, [keys[g] for g in graphs]
+            bound["graphs"] = [self.namespace.graph(g) for g in graphs]
+            bound["projects"] = [keys[g] for g in graphs]
             return GUARD_MANY + text, bound, graphs
         return text, bound, []

@@ -75,15 +75,32 @@ OPTIONAL MATCH (m:GraphMeta {graph: $graph})
 RETURN coalesce(h.active, $graph) AS active, collect(m.project) AS keys
 """
 DELETE_HEAD = "MATCH (h:GraphHead {project: $graph}) DELETE h"
+# A namespace's keys all start with its prefix; relationships never cross projects, so deleting
+# its nodes (relationships first, in bounded transactions) leaves nothing of it behind.
+DELETE_NAMESPACE = (
+    """
+    MATCH (n:CodeNode)-[r]->() WHERE n.project STARTS WITH $prefix
+    CALL (r) { DELETE r } IN TRANSACTIONS OF 5000 ROWS
+    """,
+    """
+    MATCH (n:CodeNode) WHERE n.project STARTS WITH $prefix
+    CALL (n) { DELETE n } IN TRANSACTIONS OF 5000 ROWS
+    """,
+    "MATCH (m:GraphMeta) WHERE m.project STARTS WITH $prefix DELETE m",
+    "MATCH (h:GraphHead) WHERE h.project STARTS WITH $prefix DELETE h",
+)
+# A stack's teardown may wait this long for its namespace to go (a custom resource has minutes).
+NAMESPACE_DELETE_SECONDS = 300.0
 
 def staging_key(graph: str, version: int | None) -> str:
     # The token keeps a retried version apart from its failed attempt's leftovers.
     return f"{graph}@{version if version is not None else 'x'}.{uuid.uuid4().hex[:8]}"
 
-def write_staged(store: Neo4jClient, graph: str, batch: GraphBatch, *, tx_rows: int, chunk: int) -> str:
+def write_staged(store: Neo4jClient, project: str, batch: GraphBatch, *, tx_rows: int, chunk: int) -> str:
     """Stage, flip, collect (see the module doc); the new active physical key."""
     if batch.expect_version is not None:
-        _check_version(store, graph, batch.expect_version)  # fail before writing anything
+        _check_version(store, project, batch.expect_version)  # fail before writing anything
+    graph = store._keys.namespace.graph(project)
     staged = staging_key(graph, batch.version)
     try:
         stamp = (STAGE_STAMP, {"project": staged, "graph": graph, "version": batch.version}, 1)
@@ -101,7 +118,7 @@ def write_staged(store: Neo4jClient, graph: str, batch: GraphBatch, *, tx_rows: 
     except BaseException:
         _drop_quietly(store, staged)
         raise
-    store._keys.learn(graph, staged)
+    store._keys.learn(project, staged)
     collect(store, graph)
     return staged
 
@@ -115,8 +132,9 @@ def collect(store: Neo4jClient, graph: str, *, grace: float = RETIRED_GRACE_SECO
         delete_physical(store, key)
     return keys
 
-def delete_all(store: Neo4jClient, graph: str) -> None:
+def delete_all(store: Neo4jClient, project: str) -> None:
     """Every physical graph of a project, then its head: the project is gone."""
+    graph = store._keys.namespace.graph(project)
     found = store._read_raw(ALL_KEYS, graph=graph)[0]
     keys = {graph, found["active"], *found["keys"]}
     # The active graph first: readers then see the project emptying, never an older version.
@@ -124,7 +142,19 @@ def delete_all(store: Neo4jClient, graph: str) -> None:
         delete_physical(store, key)
     with store._guard(store._timeout), store._session(write=True) as session:
         session.run(store._neo4j.Query(DELETE_HEAD, timeout=store._timeout), graph=graph).consume()
-    store._keys.forget([graph])
+    store._keys.forget([project])
+
+
+def delete_namespace(store: Neo4jClient) -> None:
+    """Every graph of the store's namespace (a deleted stack's): nodes, stamps and heads."""
+    prefix = store._keys.namespace.prefix
+    if not prefix:
+        raise ValueError("only a namespaced store can delete its namespace (this one owns the whole database)")
+    budget = max(store._timeout, NAMESPACE_DELETE_SECONDS)
+    with store._guard(budget), store._session(write=True) as session:
+        for statement in DELETE_NAMESPACE:
+            session.run(store._neo4j.Query(statement, timeout=budget), prefix=prefix).consume()
+    store._keys.forget()
 
 def delete_physical(store: Neo4jClient, key: str) -> None:
     """One physical graph and its stamp, in batched transactions (not atomic, by design: a
@@ -138,11 +168,11 @@ def delete_physical(store: Neo4jClient, key: str) -> None:
         session.run(store._neo4j.Query(cypher.DELETE_STAMP, timeout=budget), project=key).consume()
 
 
-def _check_version(store: Neo4jClient, graph: str, expected: int) -> None:
-    found = store._read(cypher.GET_STAMP, project=graph)  # guarded: never a stale key's stamp
+def _check_version(store: Neo4jClient, project: str, expected: int) -> None:
+    found = store._read(cypher.GET_STAMP, project=project)  # guarded: never a stale key's stamp
     stamp = found[0]["version"] if found else None
     if stamp != expected:
-        raise GraphConflict(f"the graph of {graph} is at version {stamp}, not {expected}: nothing written")
+        raise GraphConflict(f"the graph of {project} is at version {stamp}, not {expected}: nothing written")
 
 def _flip(store: Neo4jClient, graph: str, staged: str, expected: int | None) -> None:
     with (

@@ -24,7 +24,7 @@ from rhumbline.stores.graph import rows
 from rhumbline.stores.graph.model import Direction, Edge, EdgeView, GraphBatch, GraphCounts, Node, NodeEdges, SearchHit
 from rhumbline.stores.graph.neo4j import cypher, staged
 from rhumbline.stores.graph.neo4j.bulk import by_relation, chunks
-from rhumbline.stores.graph.neo4j.keys import GUARD_MANY, HEAD_SCHEMA, is_moved, logical_of
+from rhumbline.stores.graph.neo4j.keys import GUARD_MANY, HEAD_SCHEMA, is_moved
 from rhumbline.stores.graph.neo4j.lookups import Neo4jLookups
 from rhumbline.stores.graph.neo4j.node_bundle import Neo4jNodeBundle
 from rhumbline.stores.graph.protocol import GraphConflict, GraphStore
@@ -49,12 +49,12 @@ class Neo4jGraphStore(Neo4jLookups, Neo4jNodeBundle, GraphStore):
 
     def __init__(
         self, uri: str, user: str, password: str, *, database: str = "neo4j", timeout: float = 10.0,
-        tx_rows: int = TX_ROWS,
+        tx_rows: int = TX_ROWS, namespace: str = "",
     ) -> None:  # fmt: skip
         if tx_rows < 1:
             raise ValueError(f"tx_rows must be at least 1, not {tx_rows}")
         self.tx_rows = tx_rows
-        super().__init__(uri, user, password, database=database, timeout=timeout)
+        super().__init__(uri, user, password, database=database, timeout=timeout, namespace=namespace)
 
     # -- schema and writes ----------------------------------------------------------------------
 
@@ -89,14 +89,15 @@ class Neo4jGraphStore(Neo4jLookups, Neo4jNodeBundle, GraphStore):
             session.begin_transaction(timeout=budget) as tx,
         ):
             # The head's lock first: no flip can move the project while this writes in place.
-            graph, project = project, tx.run(staged.LOCK_HEAD, graph=project).single(strict=True)["active"]
+            name, graph = project, self._keys.namespace.graph(project)
+            project = tx.run(staged.LOCK_HEAD, graph=graph).single(strict=True)["active"]
             if batch.expect_version is not None:
                 tx.run(cypher.LOCK_STAMP, project=project).consume()
                 found = tx.run(cypher.GET_STAMP, project=project).single()
                 stamp = found["version"] if found else None
                 if stamp != batch.expect_version:
                     raise GraphConflict(
-                        f"the graph of {graph} is at version {stamp},"
+                        f"the graph of {name} is at version {stamp},"
                         f" not {batch.expect_version}: nothing written"
                     )
             if batch.remove_files:
@@ -119,7 +120,7 @@ class Neo4jGraphStore(Neo4jLookups, Neo4jNodeBundle, GraphStore):
                 tx.run(cypher.SET_STAMP, project=project, graph=graph, version=batch.version).consume()
             self._upsert(tx, project, batch)
             tx.commit()
-        self._keys.learn(graph, project)
+        self._keys.learn(name, project)
 
     def _upsert(self, tx: Transaction, project: str, batch: GraphBatch) -> None:
         """Nodes and edges into a project that may hold them already: MERGE."""
@@ -217,7 +218,7 @@ class Neo4jGraphStore(Neo4jLookups, Neo4jNodeBundle, GraphStore):
         graphs = list(keys)
         found = self._read_raw(
             GUARD_MANY + text,
-            graphs=graphs,
+            graphs=[self._keys.namespace.graph(g) for g in graphs],
             projects=[keys[g] for g in graphs],
             kinds=list(kinds) if kinds is not None else None,
             q=parsed.lower,
@@ -229,7 +230,7 @@ class Neo4jGraphStore(Neo4jLookups, Neo4jNodeBundle, GraphStore):
         )
         hits = [
             SearchHit(
-                project=logical_of(r["project"]),
+                project=self._keys.namespace.project(r["project"]) or r["project"],
                 node=rows.node_from_row(r["node"]),
                 score=r["score"],
                 match=match_of(r["score"]),

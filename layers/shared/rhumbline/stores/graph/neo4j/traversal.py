@@ -124,7 +124,8 @@ class Neo4jReader:
             self._project = self._keys.active([self._graph])[self._graph]
             self._tx = begin_pipelined(self._session, timeout=self._timeout)
             try:
-                return list(self._tx.run(GUARD + text, graph=self._graph, project=self._project, **params))
+                graph = self._keys.namespace.graph(self._graph)
+                return list(self._tx.run(GUARD + text, graph=graph, project=self._project, **params))
             except Exception as error:  # a Neo4jError; the driver is imported lazily
                 self.close()
                 if attempt == 2 or not is_moved(error):
