@@ -11,6 +11,8 @@
 #   rhumbline_ro  LOGIN, password PG_RO_PASSWORD; SELECT on every table rhumbline creates (any
 #                 schema, via default privileges) and read-only transactions by default.
 #                 Default privileges are per database: databases the tests create do not get them.
+#   rhumbline_admin LOGIN CREATEDB CREATEROLE and pg_signal_backend, not superuser: what an Aurora
+#                 cluster's master user can do (tests of per-branch databases on a shared cluster).
 # The cluster superuser (OS user postgres, or you when not root) has no password: it logs in over
 # the unix socket only (peer auth), and that socket sits inside the 0700 data directory.
 #
@@ -19,6 +21,7 @@
 #   PG_PORT                 TCP port (default 55432)
 #   PG_PASSWORD             password of role rhumbline (default rhumbline-test)
 #   PG_RO_PASSWORD          password of role rhumbline_ro (default rhumbline-ro-test)
+#   PG_ADMIN_PASSWORD       password of role rhumbline_admin (default rhumbline-admin-test)
 #   PG_BIN                  server binaries (default /usr/lib/postgresql/15/bin)
 #   PG_START_TIMEOUT        seconds to wait for readiness (default 60)
 #
@@ -40,18 +43,20 @@ HOST=127.0.0.1
 PORT="${PG_PORT:-55432}"
 PASSWORD="${PG_PASSWORD:-rhumbline-test}"
 RO_PASSWORD="${PG_RO_PASSWORD:-rhumbline-ro-test}"
+ADMIN_PASSWORD="${PG_ADMIN_PASSWORD:-rhumbline-admin-test}"
 PG_BIN="${PG_BIN:-/usr/lib/postgresql/15/bin}"
 TIMEOUT="${PG_START_TIMEOUT:-60}"
 DATABASE=rhumbline_test
 OWNER_ROLE=rhumbline
 RO_ROLE=rhumbline_ro
+ADMIN_ROLE=rhumbline_admin
 
 log() { echo "postgres.sh: $*" >&2; }
 
 # Passwords go into a URL and into SQL literals unescaped: keep them to a safe alphabet.
-for value in "$PASSWORD" "$RO_PASSWORD"; do
+for value in "$PASSWORD" "$RO_PASSWORD" "$ADMIN_PASSWORD"; do
   [[ "$value" =~ ^[A-Za-z0-9_.-]{8,64}$ ]] \
-    || { log "PG_PASSWORD / PG_RO_PASSWORD must be 8-64 chars of [A-Za-z0-9_.-]"; exit 2; }
+    || { log "PG_PASSWORD / PG_RO_PASSWORD / PG_ADMIN_PASSWORD must be 8-64 chars of [A-Za-z0-9_.-]"; exit 2; }
 done
 [[ "$PORT" =~ ^[0-9]{2,5}$ ]] || { log "PG_PORT must be a port number, not '$PORT'"; exit 2; }
 
@@ -183,12 +188,15 @@ ensure_roles() {
 DO \$\$ BEGIN
   IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$OWNER_ROLE') THEN CREATE ROLE $OWNER_ROLE; END IF;
   IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$RO_ROLE') THEN CREATE ROLE $RO_ROLE; END IF;
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$ADMIN_ROLE') THEN CREATE ROLE $ADMIN_ROLE; END IF;
 END \$\$;
 -- CREATEDB: test suites may isolate themselves in a throwaway database of their own.
 ALTER ROLE $OWNER_ROLE WITH LOGIN NOSUPERUSER CREATEDB NOCREATEROLE PASSWORD '$PASSWORD';
 ALTER ROLE $RO_ROLE WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '$RO_PASSWORD';
 -- Belt and braces on top of the grants: the read-only role cannot even write temp tables by accident.
 ALTER ROLE $RO_ROLE SET default_transaction_read_only = on;
+ALTER ROLE $ADMIN_ROLE WITH LOGIN NOSUPERUSER CREATEDB CREATEROLE PASSWORD '$ADMIN_PASSWORD';
+GRANT pg_signal_backend TO $ADMIN_ROLE;
 SELECT 'CREATE DATABASE $DATABASE OWNER $OWNER_ROLE'
   WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '$DATABASE') \gexec
 REVOKE ALL ON DATABASE $DATABASE FROM PUBLIC;

@@ -14,6 +14,9 @@ resource's ServiceTimeout). So this module:
 Delete does nothing: the schema belongs to the data, and the data outlives this resource (a
 rollback of a failed Update also arrives as an Update with the previous properties; migrations
 only move forward, so that re-run is a no-op).
+
+The same function backs the resources of a stack that shares its backends (`Custom::BranchDatabase`,
+`Custom::GraphNamespace`: deploy/branch_storage.py), with the same guarantees.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Any
 logger = logging.getLogger("rhumbline.deploy.migrations")
 logger.setLevel(logging.INFO)
 
+MIGRATIONS = "Custom::Migrations"
 PHYSICAL_RESOURCE_ID = "rhumbline-database-migrations"
 # Seconds kept back from the Lambda's remaining time to send the answer to CloudFormation.
 RESPONSE_MARGIN_SECONDS = 15.0
@@ -77,6 +81,32 @@ def budget_seconds(context: Any) -> float:
     return max(remaining_ms / 1000.0 - RESPONSE_MARGIN_SECONDS, 1.0)
 
 
+def storage_physical_id(event: dict[str, Any]) -> str:
+    """A shared-backend resource's id: from its properties on Create and Update, as CloudFormation
+    holds it on Delete (after a replacement, the old one's)."""
+    from rhumbline.deploy import branch_storage
+
+    if event["RequestType"] == "Delete":
+        return str(event.get("PhysicalResourceId") or PHYSICAL_RESOURCE_ID)
+    return branch_storage.physical_id(event["ResourceType"], event.get("ResourceProperties") or {})
+
+
+def storage_request(event: dict[str, Any], physical: str, context: Any) -> tuple[str, dict[str, str]]:
+    """Create, update or delete a shared-backend resource; the reason and its attributes."""
+    from rhumbline.deploy import branch_storage
+
+    request_type = event["RequestType"]
+    if physical == PHYSICAL_RESOURCE_ID:
+        # A Create that failed before it named anything: nothing to remove.
+        return f"{request_type}: nothing was created", {}
+    started = time.monotonic()
+    properties = event.get("ResourceProperties") or {}
+    reason, data = run_with_deadline(
+        lambda: branch_storage.handle(request_type, event["ResourceType"], properties, physical), budget_seconds(context)
+    )
+    return f"{request_type}: {reason} in {time.monotonic() - started:.1f} s", data
+
+
 def send_response(event: dict[str, Any], status: str, reason: str, physical_id: str, data: dict[str, str]) -> None:
     body = json.dumps(
         {
@@ -109,7 +139,8 @@ def send_response(event: dict[str, Any], status: str, reason: str, physical_id: 
 
 def handler(event: dict[str, Any], context: Any) -> None:
     request_type = event.get("RequestType")
-    logger.info("%s %s", request_type, event.get("LogicalResourceId"))
+    resource_type = event.get("ResourceType", MIGRATIONS)
+    logger.info("%s %s %s", request_type, resource_type, event.get("LogicalResourceId"))
     if not event.get("ResponseURL"):
         # Not from CloudFormation (a hand-made test event): nobody to answer, do nothing.
         logger.error("no ResponseURL in the event; ignoring it")
@@ -117,14 +148,18 @@ def handler(event: dict[str, Any], context: Any) -> None:
     physical_id = event.get("PhysicalResourceId") or PHYSICAL_RESOURCE_ID
     status, reason, data = "SUCCESS", f"{request_type}: nothing to do", {}
     try:
-        if request_type in ("Create", "Update"):
+        if request_type not in ("Create", "Update", "Delete"):
+            raise ValueError(f"unknown RequestType {request_type!r}")
+        if resource_type != MIGRATIONS:
+            # Named before any work: a Create that fails half-way is then deleted by name.
+            physical_id = storage_physical_id(event)
+            reason, data = storage_request(event, physical_id, context)
+        elif request_type in ("Create", "Update"):
             started = time.monotonic()
             revision = run_with_deadline(run_migrations, budget_seconds(context))
             reason = f"{request_type}: schema up to date in {time.monotonic() - started:.1f} s"
             if isinstance(revision, str):
                 data["Revision"] = revision
-        elif request_type != "Delete":
-            raise ValueError(f"unknown RequestType {request_type!r}")
     except Exception as error:  # noqa: BLE001 - every failure must become a FAILED answer
         logger.exception("%s failed", request_type)
         stream = getattr(context, "log_stream_name", "?")
