@@ -191,75 +191,80 @@ def print_summary(summary: Any, *, as_json: bool) -> None:
         print(f"  {name}: {json.dumps(value) if isinstance(value, (dict, list)) else value}")
 
 
-def cmd_token_create(args: argparse.Namespace) -> int:
-    from rhumbline.stores.relational import tokens
-    from rhumbline.stores.relational.session import session_scope
+def admin(args: argparse.Namespace) -> Any:
+    """Where token and db commands run: this machine's store, or the admin function of --stack."""
+    from rhumbline.admin.client import LocalAdmin, StackAdmin
 
-    expires_at = None
-    if args.expires_in_days is not None:
-        if args.expires_in_days <= 0:
-            raise CliError("--expires-in-days must be a positive number of days")
-        expires_at = datetime.now(timezone.utc) + timedelta(days=args.expires_in_days)
-    engine = prepared_engine()
+    if args.stack:
+        return StackAdmin(args.stack, region=args.region)
+    return LocalAdmin(prepared_engine)
+
+
+def run_admin(args: argparse.Namespace, command: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    from rhumbline.admin.commands import AdminError
+
     try:
-        with session_scope(engine) as session:
-            plaintext, token = tokens.create(
-                session,
-                principal=args.principal,
-                projects=split_csv(args.projects),
-                scopes=split_csv(args.scopes),
-                expires_at=expires_at,
-                description=args.description,
-            )
-    except ValueError as error:
-        raise CliError(str(error)) from None
-    print(f"Created token {token.id} for {token.principal} (expires {when(token.expires_at)}).", file=sys.stderr)
+        return admin(args).run(command, arguments)
+    except AdminError as error:
+        raise CliError(error.message) from None
+
+
+def cmd_token_create(args: argparse.Namespace) -> int:
+    created = run_admin(
+        args,
+        "token.create",
+        {
+            "principal": args.principal,
+            "projects": split_csv(args.projects),
+            "scopes": split_csv(args.scopes),
+            "expires_in_days": args.expires_in_days,
+            "description": args.description,
+        },
+    )
+    expires = when_text(created["expires_at"]) if created["expires_at"] else "never"
+    print(f"Created token {created['id']} for {created['principal']} (expires {expires}).", file=sys.stderr)
     print("The token is shown once; store it now:", file=sys.stderr)
-    print(plaintext)
+    print(created["token"])
     return 0
 
 
 def cmd_token_list(args: argparse.Namespace) -> int:
-    from rhumbline.stores.relational import tokens
-    from rhumbline.stores.relational.session import session_scope
-
-    with session_scope(prepared_engine()) as session:
-        rows = [
-            [
-                token.id,
-                token.principal,
-                ",".join(token.projects),
-                ",".join(token.scopes),
-                when(token.created_at),
-                when(token.expires_at),
-                when(token.revoked_at),
-                when(token.last_used_at),
-            ]
-            for token in tokens.list_all(session)
+    listed = run_admin(args, "token.list", {})
+    if args.json:
+        print(json.dumps(listed, indent=2))
+        return 0
+    rows = [
+        [
+            token["id"],
+            token["principal"],
+            ",".join(token["projects"]),
+            ",".join(token["scopes"]),
+            *(when_text(token[key]) for key in ("created_at", "expires_at", "revoked_at", "last_used_at")),
         ]
+        for token in listed["tokens"]
+    ]
     header = ["ID", "PRINCIPAL", "PROJECTS", "SCOPES", "CREATED", "EXPIRES", "REVOKED", "LAST USED"]
     widths = [max(len(row[column]) for row in [header, *rows]) for column in range(len(header))]
     for row in [header, *rows]:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+    if listed["total"] > len(rows):
+        print(f"({len(rows)} newest of {listed['total']} tokens shown)", file=sys.stderr)
     return 0
 
 
-def cmd_token_revoke(args: argparse.Namespace) -> int:
-    from rhumbline.stores.relational import tokens
-    from rhumbline.stores.relational.session import session_scope
+def when_text(moment: str | None) -> str:
+    return when(datetime.fromisoformat(moment)) if moment else "-"
 
-    with session_scope(prepared_engine()) as session:
-        if not tokens.revoke(session, args.token_id):
-            raise CliError(f"no token {args.token_id!r}")
+
+def cmd_token_revoke(args: argparse.Namespace) -> int:
+    run_admin(args, "token.revoke", {"token_id": args.token_id})
     print(f"Revoked {args.token_id} (servers that cached it stop accepting it within 5 minutes).")
     return 0
 
 
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
-    from rhumbline.stores.relational import migrate
-
-    engine = prepared_engine()
-    print(f"Database schema is at revision {migrate.current_revision(engine)}.")
+    upgraded = run_admin(args, "db.upgrade", {})
+    print(f"Database schema is at revision {upgraded['revision']}.")
     return 0
 
 
@@ -282,6 +287,12 @@ def add_server_options(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rhumbline", description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--stack",
+        default=os.environ.get("RHUMBLINE_STACK") or None,
+        help="run token and db commands in this hosted stack (its admin function, with your AWS credentials)",
+    )
+    parser.add_argument("--region", help="the stack's AWS region (default: your AWS configuration)")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
 
     up = commands.add_parser("up", help="ingest a directory and serve it over MCP on this machine")
@@ -334,7 +345,9 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--expires-in-days", type=int, help="expiry in days (default: never)")
     create.add_argument("--description", help="what the token is for")
     create.set_defaults(run=cmd_token_create)
-    token_commands.add_parser("list", help="list tokens (never their secrets)").set_defaults(run=cmd_token_list)
+    listing = token_commands.add_parser("list", help="list tokens (never their secrets)")
+    listing.add_argument("--json", action="store_true", help="print the tokens as JSON")
+    listing.set_defaults(run=cmd_token_list)
     revoke = token_commands.add_parser("revoke", help="revoke a token")
     revoke.add_argument("token_id", metavar="ID")
     revoke.set_defaults(run=cmd_token_revoke)
@@ -342,6 +355,8 @@ def build_parser() -> argparse.ArgumentParser:
     db = commands.add_parser("db", help="database maintenance")
     db_commands = db.add_subparsers(title="db commands", metavar="ACTION", required=True)
     db_commands.add_parser("upgrade", help="apply schema migrations").set_defaults(run=cmd_db_upgrade)
+    for admin_parser in (token, db):
+        admin_parser.set_defaults(stack_aware=True)
     return parser
 
 
@@ -351,6 +366,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not hasattr(args, "run"):
         parser.print_help(sys.stderr)
         return 2
+    if args.stack and not getattr(args, "stack_aware", False):
+        parser.error("--stack applies to the token and db commands only")
     try:
         return args.run(args)
     except CliError as error:
