@@ -48,9 +48,11 @@ build() {
         echo "SharedLayer is ${size_mb} MB: over the ${LAYER_LIMIT_MB} MB budget (Lambda limit 250 MB)" >&2
         exit 1
     fi
-    # The point of the makefile build: the layer must carry its .pyc.
-    if ! find "$layer/python/rhumbline" -name '*.cpython-311.pyc' -print -quit | grep -q .; then
-        echo "SharedLayer has no compiled rhumbline .pyc files" >&2
+    # The point of the makefile build: the layer must carry .pyc for the runtime's Python.
+    local tag
+    tag="cpython-$(sed -n 's/^LAMBDA_PYTHON := \([0-9]*\)\.\([0-9]*\)$/\1\2/p' layers/shared/Makefile)"
+    if ! find "$layer/python/rhumbline" -name "*.$tag.pyc" -print -quit | grep -q .; then
+        echo "SharedLayer has no compiled rhumbline .pyc files ($tag)" >&2
         exit 1
     fi
     # Not fatal (the build must work offline), but a verify-full deploy needs it: say so.

@@ -280,7 +280,10 @@ def test_every_function_has_the_layer_and_the_vpc(template: dict[str, Any], reso
     for logical_id, properties in functions(resources).items():
         assert {"Ref": layer} in effective(template, properties, "Layers"), logical_id
         vpc = effective(template, properties, "VpcConfig")
-        assert vpc["SecurityGroupIds"] == [{"Ref": "LambdaSecurityGroup"}], logical_id
+        assert vpc["SecurityGroupIds"] == [
+            {"Ref": "LambdaSecurityGroup"},
+            {"Fn::If": ["JoinsSharedSecurityGroup", {"Ref": "SharedDatabaseSecurityGroupId"}, {"Ref": "AWS::NoValue"}]},
+        ], logical_id
         assert vpc["SubnetIds"] == {"Ref": "SubnetIds"}, logical_id
         assert effective(template, properties, "Tracing") == "Active", logical_id
         env = environment(template, properties)
@@ -356,7 +359,8 @@ def test_database_is_private_to_the_functions(resources: dict[str, Any]) -> None
     attachment = resources["DatabaseSecretAttachment"]["Properties"]
     assert (ref(attachment["SecretId"]), ref(attachment["TargetId"])) == ("DatabaseSecret", "DatabaseCluster")
     generated = resources["DatabaseSecret"]["Properties"]["GenerateSecretString"]
-    assert json.loads(generated["SecretStringTemplate"]) == {"username": "rhumbline", "dbname": "rhumbline"}
+    own_cluster = generated["SecretStringTemplate"]["Fn::If"][2]
+    assert json.loads(own_cluster) == {"username": "rhumbline", "dbname": "rhumbline"}
 
 
 def test_migrations_run_on_every_layer_change(resources: dict[str, Any]) -> None:
@@ -366,7 +370,11 @@ def test_migrations_run_on_every_layer_change(resources: dict[str, Any]) -> None
     assert ref(properties["ServiceToken"]) == function_for_code(resources, "functions/migrate")
     layer = next(fid for fid, r in resources.items() if r["Type"] == "AWS::Serverless::LayerVersion")
     assert {"Ref": layer} in properties.values(), "without a per-deploy property, Update never fires"
-    assert {"DatabaseInstance", "DatabaseSecretAttachment"} <= set(custom[0]["DependsOn"])
+    # Ordered after the instance and the attachment (own cluster) or the branch database (shared).
+    assert properties["DatabaseInstance"] == {"Fn::If": ["SharesDatabase", {"Ref": "AWS::NoValue"}, {"Ref": "DatabaseInstance"}]}
+    assert properties["DatabaseReady"] == {
+        "Fn::If": ["SharesDatabase", {"Ref": "BranchDatabase"}, {"Ref": "DatabaseSecretAttachment"}]
+    }
 
 
 def test_outputs(template: dict[str, Any]) -> None:
