@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
 # Deploy (or tear down) the stack of one git branch: rhumbline-br-<sanitized branch>.
 #
-#   scripts/deploy-branch.sh [BRANCH]             build and deploy BRANCH's stack
-#   scripts/deploy-branch.sh --delete [BRANCH]    delete BRANCH's stack (and its database)
-#   scripts/deploy-branch.sh --name-only [BRANCH] print the stack name and exit (no AWS calls)
+#   scripts/deploy-branch.sh [BRANCH]              build and deploy BRANCH's stack
+#   scripts/deploy-branch.sh --delete [BRANCH]     delete BRANCH's stack (its database and graphs too)
+#   scripts/deploy-branch.sh --delete-stack STACK  delete a branch stack by name (the scheduled sweep)
+#   scripts/deploy-branch.sh --name-only [BRANCH]  print the stack name and exit (no AWS calls)
+#   scripts/deploy-branch.sh --stage STAGE         build and deploy the long-lived rhumbline-STAGE
+#                                                  (its own Aurora cluster and Neo4j database)
 #
 # BRANCH defaults to CI's branch (GITHUB_HEAD_REF for pull requests, else GITHUB_REF_NAME), else
 # the checked-out branch. Deploying needs AWS credentials and, in the environment:
 #   RHUMBLINE_VPC_ID, RHUMBLINE_SUBNET_IDS (comma-separated private subnets with NAT),
-#   RHUMBLINE_NEO4J_SECRET_ARN (full ARN; branch stacks may share one Neo4j secret).
-# Branch stacks use Stage=branch: no deletion protection, no final snapshot.
+#   RHUMBLINE_NEO4J_SECRET_ARN (full ARN of the Neo4j secret),
+#   RHUMBLINE_SHARED_STACK (branch stacks: the long-lived stack whose Aurora cluster they share,
+#     default rhumbline-dev; "none" gives a branch its own cluster),
+#   RHUMBLINE_SOURCE_BUCKET (optional: the bucket `rhumbline publish` uploads to).
+# Branch stacks use Stage=branch: no deletion protection, no final snapshot, their graphs under
+# the Neo4j namespace <stack name>.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,11 +24,17 @@ PREFIX="rhumbline-br-"
 MAX_STACK_NAME=128
 
 action=deploy
-case "${1:-}" in
-    --delete) action=delete; shift ;;
-    --name-only) action=name; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
-esac
+stage=branch
+while [[ "${1:-}" == -* ]]; do
+    case "$1" in
+        --delete) action=delete; shift ;;
+        --delete-stack) action=delete-stack; shift ;;
+        --name-only) action=name; shift ;;
+        --stage) stage="${2:?--stage needs a stage name, e.g. dev}"; shift 2 ;;
+        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        *) echo "unknown option $1 (--help)" >&2; exit 2 ;;
+    esac
+done
 branch="${1:-${GITHUB_HEAD_REF:-${GITHUB_REF_NAME:-}}}"
 if [[ -z "$branch" ]]; then
     # symbolic-ref also works before the first commit; it fails on a detached HEAD (CI sets the
@@ -48,7 +61,17 @@ stack_name_for() {
     printf '%s\n' "$name"
 }
 
-stack="$(stack_name_for "$branch")"
+if [[ "$action" == delete-stack ]]; then
+    stack="${1:?--delete-stack needs a stack name}"
+    # Only ever a branch stack: the sweep must not be able to delete a long-lived stage.
+    [[ "$stack" =~ ^${PREFIX}[a-z0-9-]+$ ]] || { echo "'$stack' is not a branch stack ($PREFIX...)" >&2; exit 2; }
+    action=delete
+elif [[ "$stage" != branch ]]; then
+    [[ "$stage" =~ ^[a-z][a-z0-9-]{0,31}$ && "$stage" != branch ]] || { echo "invalid stage '$stage'" >&2; exit 2; }
+    stack="rhumbline-$stage"
+else
+    stack="$(stack_name_for "$branch")"
+fi
 if [[ "$action" == name ]]; then
     echo "$stack"
     exit 0
@@ -59,8 +82,11 @@ export SAM_CLI_TELEMETRY=0
 SAM="$ROOT/.venv-sam/bin/sam"
 
 if [[ "$action" == delete ]]; then
+    [[ "$stack" == "$PREFIX"* ]] || { echo "refusing to delete $stack: only branch stacks are deleted here" >&2; exit 2; }
     bash scripts/sam.sh setup
-    echo "deleting stack $stack (branch $branch)"
+    # The stack's database and graphs go with it (BranchDatabase, GraphNamespace), its logs too
+    # (FunctionLogs), and sam delete removes the artifacts it uploaded.
+    echo "deleting stack $stack"
     "$SAM" delete --stack-name "$stack" --no-prompts
     exit 0
 fi
@@ -69,17 +95,34 @@ fi
 : "${RHUMBLINE_SUBNET_IDS:?set RHUMBLINE_SUBNET_IDS (comma-separated)}"
 : "${RHUMBLINE_NEO4J_SECRET_ARN:?set RHUMBLINE_NEO4J_SECRET_ARN}"
 
+parameters=(
+    "Stage=$stage"
+    "VpcId=$RHUMBLINE_VPC_ID"
+    "SubnetIds=$RHUMBLINE_SUBNET_IDS"
+    "Neo4jSecretArn=$RHUMBLINE_NEO4J_SECRET_ARN"
+    "SourceBucket=${RHUMBLINE_SOURCE_BUCKET:-}"
+)
+shared="${RHUMBLINE_SHARED_STACK:-rhumbline-dev}"
+if [[ "$stage" == branch && "$shared" != none ]]; then
+    # A cheap stack: the long-lived stack's cluster (a database of its own there) and a
+    # namespace of its own in the Neo4j database.
+    output() {
+        aws cloudformation describe-stacks --stack-name "$shared" --output text \
+            --query "Stacks[0].Outputs[?OutputKey=='$1'].OutputValue"
+    }
+    secret="$(output DatabaseSecretArn)" group="$(output LambdaSecurityGroupId)"
+    [[ "$secret" == arn:* && "$group" == sg-* ]] \
+        || { echo "stack $shared has no DatabaseSecretArn/LambdaSecurityGroupId outputs (deploy it first: --stage dev)" >&2; exit 1; }
+    parameters+=("SharedDatabaseSecretArn=$secret" "SharedDatabaseSecurityGroupId=$group" "Neo4jNamespace=$stack")
+fi
+
 bash scripts/sam.sh all
-echo "deploying stack $stack (branch $branch)"
-# The dev profile of samconfig.toml (capabilities, S3 bucket), with this branch's stack name.
+echo "deploying stack $stack ($([[ $stage == branch ]] && echo "branch $branch" || echo "stage $stage"))"
+# The dev profile of samconfig.toml (capabilities, S3 bucket), with this stack's name.
 "$SAM" deploy --config-env dev \
     --stack-name "$stack" \
     --s3-prefix "$stack" \
     --no-confirm-changeset --no-fail-on-empty-changeset \
-    --parameter-overrides \
-        "Stage=branch" \
-        "VpcId=$RHUMBLINE_VPC_ID" \
-        "SubnetIds=$RHUMBLINE_SUBNET_IDS" \
-        "Neo4jSecretArn=$RHUMBLINE_NEO4J_SECRET_ARN" \
-    --tags "project=rhumbline" "stage=branch" "rhumbline:stack=$stack"
+    --parameter-overrides "${parameters[@]}" \
+    --tags "project=rhumbline" "stage=$stage" "rhumbline:stack=$stack"
 "$SAM" list stack-outputs --stack-name "$stack" --output table
