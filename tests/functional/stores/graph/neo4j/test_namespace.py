@@ -7,6 +7,7 @@ and hides every element of another; deleting a namespace removes all of it and n
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterator
 
@@ -18,6 +19,7 @@ from rhumbline.stores.graph.model import Around, GraphBatch, Walk
 from rhumbline.stores.graph.neo4j import staged as neo4j_staged
 from rhumbline.stores.graph.neo4j.keys import Namespace
 from rhumbline.stores.graph.neo4j.store import Neo4jGraphStore
+from rhumbline.stores.graph.protocol import GraphConflict
 from tests.functional.stores.graph.graph_samples import edge, node
 
 pytestmark = pytest.mark.neo4j
@@ -96,6 +98,20 @@ def test_two_namespaces_never_meet(
     first.delete_project(unique_project)
     assert first.get_node(unique_project, CALLER.id) is None
     assert second.counts(unique_project).nodes == 3
+
+
+def test_a_conflict_names_the_project_not_its_namespaced_key(
+    stores: tuple[Neo4jGraphStore, Neo4jGraphStore, Neo4jGraphStore], unique_project: str
+) -> None:
+    first = stores[0]
+    first.apply(unique_project, GraphBatch(nodes=[CALLER], clear=True, version=1))
+    said = f"^the graph of {re.escape(unique_project)} is at version 1, not 2"
+    with pytest.raises(GraphConflict, match=said):  # in place
+        first.apply(unique_project, GraphBatch(nodes=[CALLEE], expect_version=2))
+    with pytest.raises(GraphConflict, match=said):  # staged, before writing
+        first.apply(unique_project, GraphBatch(nodes=[CALLEE], clear=True, expect_version=2))
+    with pytest.raises(GraphConflict, match=said):  # staged, at the flip
+        neo4j_staged._flip(first, unique_project, f"{unique_project}@never", 2)
 
 
 def test_deleting_a_namespace_removes_all_of_it_and_nothing_else(

@@ -114,7 +114,7 @@ def write_staged(store: Neo4jClient, project: str, batch: GraphBatch, *, tx_rows
         for steps in (edges, kinds):
             for transaction in _transactions([], steps, tx_rows):
                 _run_transaction(store, transaction)
-        _flip(store, graph, staged, batch.expect_version)
+        _flip(store, project, staged, batch.expect_version)
     except BaseException:
         _drop_quietly(store, staged)
         raise
@@ -174,7 +174,8 @@ def _check_version(store: Neo4jClient, project: str, expected: int) -> None:
     if stamp != expected:
         raise GraphConflict(f"the graph of {project} is at version {stamp}, not {expected}: nothing written")
 
-def _flip(store: Neo4jClient, graph: str, staged: str, expected: int | None) -> None:
+def _flip(store: Neo4jClient, project: str, staged: str, expected: int | None) -> None:
+    graph = store._keys.namespace.graph(project)
     with (
         store._guard(store._timeout),
         store._session(write=True) as session,
@@ -187,7 +188,7 @@ def _flip(store: Neo4jClient, graph: str, staged: str, expected: int | None) -> 
             stamp = found["version"] if found else None
             if stamp != expected:
                 raise GraphConflict(
-                    f"the graph of {graph} is at version {stamp}, not {expected}: nothing written"
+                    f"the graph of {project} is at version {stamp}, not {expected}: nothing written"
                 )
         tx.run(FLIP, graph=graph, staged=staged, retired=active).consume()
         tx.commit()
