@@ -12,11 +12,13 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from rhumbline.tools.registry import TOOL_MODULES, load_spec
+from rhumbline.runtime.spec import all_specs, load_spec
 from tests.e2e.conftest import LocalServer, run_cli
 
+TOOL_NAMES = [spec.name for spec in all_specs()]
+
 # The e2e token is read-only: tools/list shows it the tools that need only `read`.
-READ_TOOLS = [name for name in TOOL_MODULES if load_spec(name).scope == "read"]
+READ_TOOLS = [name for name in TOOL_NAMES if load_spec(name).scope == "read"]
 
 SEARCH_HIT = {
     "kind": "Class",
@@ -89,9 +91,9 @@ def test_tools_list_follows_the_token_scopes(server: LocalServer, mode: str) -> 
         return created.stdout.strip()
 
     everything = anyio.run(listed_tools, server, token("read,write,cypher"), mode)
-    assert everything == list(TOOL_MODULES)
+    assert everything == list(TOOL_NAMES)
     with_cypher = anyio.run(listed_tools, server, token("read,cypher"), mode)
-    assert with_cypher == [name for name in TOOL_MODULES if load_spec(name).scope in ("read", "cypher")]
+    assert with_cypher == [name for name in TOOL_NAMES if load_spec(name).scope in ("read", "cypher")]
     assert "query" in with_cypher and "ingest" not in with_cypher
     assert anyio.run(listed_tools, server, server.token, mode) == READ_TOOLS
 

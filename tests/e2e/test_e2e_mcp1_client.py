@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from rhumbline.tools.registry import TOOL_MODULES, load_spec
+from rhumbline.runtime.spec import all_specs, load_spec
+
+TOOL_NAMES = [spec.name for spec in all_specs()]
 
 CLIENT = Path(__file__).with_name("mcp1_client.py")
 
@@ -35,7 +37,7 @@ def test_mcp_1x_client_handshakes_lists_and_calls(start_server, mcp1_python: str
     assert report["protocol_version"] == "2025-06-18"
     assert report["server"] == "rhumbline"
     # The e2e token is read-only: the tools needing `write` or `cypher` are not listed to it.
-    assert report["tools"] == sorted(name for name in TOOL_MODULES if load_spec(name).scope == "read")
+    assert report["tools"] == sorted(name for name in TOOL_NAMES if load_spec(name).scope == "read")
     assert report["output_schemas"] == report["tools"]
     assert report["search_is_error"] is False
     hits = report["search"]["hits"]

@@ -44,7 +44,7 @@ def default_project_slug(root: Path) -> str:
 
 
 def checked_project(slug: str) -> str:
-    from rhumbline.tools.common import PROJECT_PATTERN
+    from rhumbline.vocabulary import PROJECT_PATTERN
 
     if not re.match(PROJECT_PATTERN, slug):
         raise CliError(f"invalid project slug {slug!r}: expected 'owner/repo' (letters, digits, '_', '.', '-')")

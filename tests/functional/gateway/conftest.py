@@ -17,7 +17,7 @@ from rhumbline.gateway.container import GatewayContainer
 from rhumbline.gateway.dispatch import Dispatcher, InProcessDispatcher
 from rhumbline.gateway.server import build_gateway_app
 from rhumbline.runtime import resources
-from rhumbline.tools import registry
+from rhumbline.runtime.spec import all_specs
 
 
 @pytest.fixture
@@ -51,11 +51,11 @@ def audit_rows(local_store: Path) -> Callable[[], list[Any]]:
 
 @pytest.fixture
 def echo_tools(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Register the echo test-double tools next to the real ones."""
+    """Add the echo test-double tools to the real ones: their modules, as if in rhumbline.tools."""
     for spec in (ECHO_SPEC, ADMIN_SPEC):
         module = tool_module(spec)
         monkeypatch.setitem(sys.modules, module.__name__, module)
-        monkeypatch.setitem(registry.TOOL_MODULES, spec.name, module.__name__)
+    monkeypatch.setattr("rhumbline.gateway.catalog.all_specs", lambda: [*all_specs(), ECHO_SPEC, ADMIN_SPEC])
 
 
 @pytest.fixture

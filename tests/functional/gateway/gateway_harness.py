@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from rhumbline.errors import InvalidArguments
 from rhumbline.tools.common import StrictInput
-from rhumbline.tools.registry import ToolSpec
+from rhumbline.runtime.spec import ToolSpec, module_name
 
 HANDSHAKE_VERSION = "2025-06-18"
 MODERN_VERSION = "2026-07-28"
@@ -181,6 +181,6 @@ ADMIN_SPEC = ToolSpec(
 
 
 def tool_module(spec: ToolSpec) -> types.ModuleType:
-    module = types.ModuleType(f"rhumbline_test_tool_{spec.name}")
+    module = types.ModuleType(module_name(spec.name))
     module.SPEC = spec  # type: ignore[attr-defined]
     return module

@@ -13,7 +13,7 @@ import pytest
 
 from rhumbline.gateway.dispatch import InProcessDispatcher
 from rhumbline.runtime import resources
-from rhumbline.tools import registry
+from rhumbline.runtime.spec import all_specs
 from tests.functional.gateway.gateway_harness import FULL_CALLER, Answer, call_legacy, legacy_request, v2_event
 
 READ_ONLY_CALLER = {**FULL_CALLER, "scopes": "read", "projects": "acme/shop"}
@@ -91,7 +91,7 @@ def test_unknown_tool_names_the_real_ones(handler: Any, audit_rows: Any) -> None
     result = call(handler, "nope", {})
     assert result["isError"] is True
     # Every registered tool plus the two test doubles, sorted.
-    known = ", ".join(sorted({*registry.TOOL_MODULES}))
+    known = ", ".join(sorted([spec.name for spec in all_specs()] + ["admin_echo", "echo"]))
     assert text_of(result) == f"unknown_tool: no tool named 'nope'; tools: {known}"
     assert {"admin_echo", "echo", "get_node", "search"} <= set(known.split(", "))
     [row] = audit_rows()

@@ -21,7 +21,9 @@ from tests.functional.gateway.gateway_harness import (
 )
 
 from rhumbline.runtime import resources
-from rhumbline.tools.registry import TOOL_MODULES, load_spec
+from rhumbline.runtime.spec import all_specs, load_spec
+
+TOOL_NAMES = [spec.name for spec in all_specs()]
 
 GATEWAY_APP = Path(__file__).resolve().parents[3] / "functions" / "gateway" / "app.py"
 
@@ -66,7 +68,7 @@ def test_initialize_handshake_then_list_and_call(handler: Any, audit_rows: Any) 
     assert initialized.status == 202
 
     tools = call_legacy(handler, "tools/list").result["tools"]
-    assert [tool["name"] for tool in tools] == list(TOOL_MODULES)
+    assert [tool["name"] for tool in tools] == list(TOOL_NAMES)
     search = next(tool for tool in tools if tool["name"] == "search")
     spec = load_spec("search")
     assert search["inputSchema"] == spec.input_schema()
@@ -94,7 +96,7 @@ def test_initialize_handshake_then_list_and_call(handler: Any, audit_rows: Any) 
 
 def test_base64_encoded_body(handler: Any) -> None:
     answer = call_legacy(handler, "tools/list", base64_body=True)
-    assert len(answer.result["tools"]) == len(TOOL_MODULES)
+    assert len(answer.result["tools"]) == len(TOOL_NAMES)
 
 
 def test_modern_protocol_without_handshake(handler: Any, audit_rows: Any) -> None:
@@ -103,7 +105,7 @@ def test_modern_protocol_without_handshake(handler: Any, audit_rows: Any) -> Non
     assert discover["capabilities"]["tools"] == {"listChanged": False}
 
     tools = call_modern(handler, "tools/list").result["tools"]
-    assert {tool["name"] for tool in tools} == set(TOOL_MODULES)
+    assert {tool["name"] for tool in tools} == set(TOOL_NAMES)
 
     called = call_modern(handler, "tools/call", {"name": "list_projects", "arguments": {}}, request_id="req-modern")
     assert called.result["isError"] is False

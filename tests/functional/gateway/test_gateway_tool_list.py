@@ -7,8 +7,10 @@ from typing import Any
 
 import pytest
 
-from rhumbline.tools.registry import TOOL_MODULES, load_spec
+from rhumbline.runtime.spec import all_specs, load_spec
 from tests.functional.gateway.gateway_harness import FULL_CALLER, call_legacy, call_modern
+
+TOOL_NAMES = [spec.name for spec in all_specs()]
 
 READ_CALLER = {**FULL_CALLER, "scopes": "read"}
 CYPHER_CALLER = {**FULL_CALLER, "scopes": "read,cypher"}
@@ -18,7 +20,7 @@ WRITE_TOOLS = {"ingest", "add_annotation", "record_review"}
 
 
 def tools_needing(*scopes: str) -> list[str]:
-    return [name for name in TOOL_MODULES if load_spec(name).scope in scopes]
+    return [name for name in TOOL_NAMES if load_spec(name).scope in scopes]
 
 
 @pytest.fixture
@@ -33,7 +35,7 @@ def names(answer: Any) -> list[str]:
 @pytest.mark.parametrize("call", [call_legacy, call_modern], ids=["2025-06-18", "2026-07-28"])
 def test_each_token_sees_only_the_tools_its_scopes_allow(handler: Any, call: Any) -> None:
     # Admin first: its (complete) cached list must not leak to the narrower tokens after it.
-    assert names(call(handler, "tools/list", authorizer=ADMIN_CALLER)) == list(TOOL_MODULES)
+    assert names(call(handler, "tools/list", authorizer=ADMIN_CALLER)) == list(TOOL_NAMES)
     read_only = names(call(handler, "tools/list", authorizer=READ_CALLER))
     assert read_only == tools_needing("read")
     assert not WRITE_TOOLS & set(read_only) and "query" not in read_only
@@ -45,7 +47,7 @@ def test_each_token_sees_only_the_tools_its_scopes_allow(handler: Any, call: Any
     assert WRITE_TOOLS <= set(with_write) and "query" not in with_write
     # Asked again (now from the cache), every token gets the same answer as the first time.
     assert names(call(handler, "tools/list", authorizer=READ_CALLER)) == read_only
-    assert names(call(handler, "tools/list", authorizer=ADMIN_CALLER)) == list(TOOL_MODULES)
+    assert names(call(handler, "tools/list", authorizer=ADMIN_CALLER)) == list(TOOL_NAMES)
 
 
 @pytest.mark.parametrize("call", [call_legacy, call_modern], ids=["2025-06-18", "2026-07-28"])

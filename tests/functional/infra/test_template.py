@@ -1,6 +1,6 @@
 """The SAM template's wiring, checked against the code: cfn-lint validates shapes, not intent.
 
-For every tool in TOOL_MODULES: the module exists with its SPEC, `functions/<tool>/app.py` serves
+For every tool in TOOL_NAMES: the module exists with its SPEC, `functions/<tool>/app.py` serves
 that exact tool, the template has its function, the gateway maps the tool to that function and may
 invoke it. Plus the HTTP API (routes, authorizer), the shared layer and VPC on every function, the
 invoke rights (the gateway's and nobody else's), the database's network exposure, samconfig.toml,
@@ -22,11 +22,13 @@ import yaml
 
 from rhumbline.local.template import CloudFormationLoader
 from rhumbline.contract import ToolInvocation
-from rhumbline.tools.registry import TOOL_MODULES, load_spec
+from rhumbline.runtime.spec import all_specs, load_spec
+
+TOOL_NAMES = [spec.name for spec in all_specs()]
 
 ROOT = Path(__file__).resolve().parents[3]
 TEMPLATE = ROOT / "template.yaml"
-TOOLS = sorted(TOOL_MODULES)
+TOOLS = sorted(TOOL_NAMES)
 RELATIONAL_ONLY_TOOLS = ("get_recent_reviews", "get_pr_verdict", "get_repo_health")
 
 
@@ -429,7 +431,7 @@ def test_sample_gateway_events_carry_the_authorizer_context() -> None:
         if "body" in event:
             body = json.loads(event["body"])
             if body["method"] == "tools/call":
-                assert body["params"]["name"] in TOOL_MODULES
+                assert body["params"]["name"] in TOOL_NAMES
 
 
 @pytest.mark.parametrize(

@@ -21,8 +21,8 @@ import pytest
 from rhumbline.contract import INVOCATION_CONTRACT
 from rhumbline.runtime import resources
 from rhumbline.runtime.handler import handle
+from rhumbline.runtime.spec import load_spec
 from rhumbline.stores.graph.model import Edge, GraphBatch, Node
-from rhumbline.tools.registry import load_spec
 
 
 def shop_graph() -> tuple[list[Node], list[Edge]]:

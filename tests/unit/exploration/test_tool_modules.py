@@ -14,7 +14,7 @@ def test_the_tool_modules_stay_light_and_agree_with_the_models() -> None:
     # The gateway imports every tool module to list them: none may pull in a store library.
     code = (
         "import sys\n"
-        "from rhumbline.tools.registry import load_spec\n"
+        "from rhumbline.runtime.spec import load_spec\n"
         "for name in ('get_node', 'query_graph', 'trace_path', 'blast_radius', 'graph_diff',"
         " 'add_annotation', 'list_annotations'):\n"
         "    load_spec(name)\n"

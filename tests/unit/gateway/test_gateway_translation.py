@@ -23,7 +23,7 @@ from rhumbline.gateway.calls import (
 )
 from rhumbline.gateway.catalog import Catalog
 from rhumbline.gateway.dispatch import InProcessDispatcher
-from rhumbline.tools.registry import ToolSpec
+from rhumbline.runtime.spec import ToolSpec
 
 
 class Input(BaseModel):

@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from rhumbline.local.template import TemplateError, find_template, load_template
-from rhumbline.tools.registry import TOOL_MODULES
+from rhumbline.runtime.spec import all_specs
+
+TOOL_NAMES = [spec.name for spec in all_specs()]
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 
@@ -123,8 +125,8 @@ def test_unreadable_templates_are_explained(tmp_path: Path) -> None:
 def test_the_repository_template_wires_every_tool_and_route() -> None:
     template = load_template(find_template())
     assert template.path == REPOSITORY / "template.yaml"
-    assert set(template.tool_functions) == set(TOOL_MODULES)
-    for tool in TOOL_MODULES:
+    assert set(template.tool_functions) == set(TOOL_NAMES)
+    for tool in TOOL_NAMES:
         assert template.function_for_tool(tool).handler_file.is_file()
     post, _ = template.route_for("POST", "/mcp")
     get, _ = template.route_for("GET", "/mcp")

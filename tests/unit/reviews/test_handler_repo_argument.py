@@ -1,4 +1,4 @@
-"""The tool handler's defense in depth also checks an argument named `repo` (the review tools')."""
+"""The tool handler's defense in depth checks the project argument a spec names (`repo` for the review tools)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,8 @@ from pydantic import BaseModel
 
 from rhumbline.contract import INVOCATION_CONTRACT
 from rhumbline.runtime.handler import handle
-from rhumbline.tools import registry
 from rhumbline.tools.common import StrictInput
-from rhumbline.tools.registry import ToolSpec
+from rhumbline.runtime.spec import ToolSpec, module_name
 
 
 class RepoInput(StrictInput):
@@ -31,10 +30,12 @@ def _run(arguments: RepoInput, context) -> RepoOutput:  # type: ignore[no-untype
 
 @pytest.fixture(autouse=True)
 def careless_tool(monkeypatch: pytest.MonkeyPatch) -> None:
-    module = types.ModuleType("careless_repo_tool")
-    module.SPEC = ToolSpec(name="careless", title="c", description="c", input_model=RepoInput, output_model=RepoOutput, run=_run)  # type: ignore[attr-defined]
+    module = types.ModuleType(module_name("careless"))
+    module.SPEC = ToolSpec(  # type: ignore[attr-defined]
+        name="careless", title="c", description="c", input_model=RepoInput, output_model=RepoOutput, run=_run,
+        project_argument="repo",
+    )
     monkeypatch.setitem(sys.modules, module.__name__, module)
-    monkeypatch.setitem(registry.TOOL_MODULES, "careless", module.__name__)
 
 
 def call(repo: str) -> dict:

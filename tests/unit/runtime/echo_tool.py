@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from rhumbline.tools.common import StrictInput, project_field
-from rhumbline.tools.registry import ToolSpec
+from rhumbline.runtime.spec import ToolSpec
 
 
 class EchoInput(StrictInput):

@@ -1,18 +1,21 @@
 from __future__ import annotations
 
+import importlib
+import sys
 import time
 
 import pytest
 
 from rhumbline.contract import INVOCATION_CONTRACT, OUTCOME_CONTRACT
 from rhumbline.runtime.handler import handle, tool_handler
-from rhumbline.tools import registry
+from rhumbline.runtime import spec as registry
 
 
 @pytest.fixture(autouse=True)
 def echo_tool(monkeypatch):
-    monkeypatch.setitem(registry.TOOL_MODULES, "echo", "echo_tool")
+    # The test tool's module, where the handler looks for a tool named `echo`.
     monkeypatch.syspath_prepend(str(__import__("pathlib").Path(__file__).parent))
+    monkeypatch.setitem(sys.modules, registry.module_name("echo"), importlib.import_module("echo_tool"))
 
 
 def invocation(**overrides) -> dict:

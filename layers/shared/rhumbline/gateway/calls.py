@@ -53,12 +53,6 @@ class CallRequest:
     # Seconds the gateway's own invocation has left; None when nothing bounds it but the tool timeout.
     remaining_seconds: float | None = None
 
-    @property
-    def project(self) -> str | None:
-        # The review tools name their project `repo`.
-        project = self.arguments.get("project") or self.arguments.get("repo")
-        return project if isinstance(project, str) and project else None
-
 
 def verdict_for(error_code: str | None) -> Verdict:
     if error_code is None:
@@ -112,6 +106,11 @@ def outcome_to_result(outcome: ToolOutcome) -> WireResult:
     return error_result(error.code, error.message, error.details)
 
 
+def project_of(catalog: Catalog, request: CallRequest) -> str | None:
+    spec = catalog.get(request.tool)
+    return spec.project_in(request.arguments) if spec is not None else None
+
+
 def check_call(catalog: Catalog, request: CallRequest) -> ToolErrorBody | None:
     """What the gateway refuses before dispatching. Messages never reveal whether a project exists."""
     spec = catalog.get(request.tool)
@@ -120,8 +119,9 @@ def check_call(catalog: Catalog, request: CallRequest) -> ToolErrorBody | None:
         return ToolErrorBody(code="unknown_tool", message=f"no tool named '{request.tool}'; tools: {known}")
     if not request.caller.has_scope(spec.scope):
         return ToolErrorBody(code="forbidden", message=f"this token lacks the '{spec.scope}' scope")
-    if request.project is not None and not request.caller.can_see(request.project):
-        return ToolErrorBody(code="forbidden", message=f"this token has no access to project '{request.project}'")
+    project = spec.project_in(request.arguments)
+    if project is not None and not request.caller.can_see(project):
+        return ToolErrorBody(code="forbidden", message=f"this token has no access to project '{project}'")
     size = len(json.dumps(request.arguments, ensure_ascii=False, default=str).encode())
     if size > MAX_ARGUMENT_BYTES:
         return ToolErrorBody(
@@ -254,7 +254,7 @@ class ToolCalls:
             principal=request.caller.principal,
             token_id=request.caller.token_id,
             tool=request.tool,
-            project=request.project,
+            project=project_of(self.catalog, request),
             arguments=request.arguments,
             outcome=verdict_for(error_code),
             error_code=error_code,

@@ -13,7 +13,7 @@ from typing import Any
 
 import mcp_types as types
 
-from rhumbline.tools.registry import ToolSpec, all_specs
+from rhumbline.runtime.spec import ToolSpec, all_specs
 
 
 def tool_definition(spec: ToolSpec) -> types.Tool:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 from rhumbline.lookup.views import Annotation, Link, Listing, NodeRef
-from rhumbline.tools.common import KNOWLEDGE_KINDS
+from rhumbline.vocabulary import KNOWLEDGE_KINDS
 
 T = TypeVar("T")
 

@@ -1,4 +1,4 @@
-"""What the review tools share: the `repo` argument, its scope check, and their error codes."""
+"""What the review tools share: the `repo` argument and their error codes."""
 
 from __future__ import annotations
 
@@ -6,14 +6,12 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from rhumbline.contract import Scope
 from rhumbline.errors import NotFound, ToolFailure
-from rhumbline.tools.common import PROJECT_PATTERN
+from rhumbline.vocabulary import PROJECT_PATTERN
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
-    from rhumbline.runtime.context import ToolContext
 
 MAX_PR_NUMBER = 2**31 - 1
 
@@ -30,11 +28,6 @@ def repo_field():  # type: ignore[no-untyped-def]
 
 def pr_number_field():  # type: ignore[no-untyped-def]
     return Field(ge=1, le=MAX_PR_NUMBER, description="The pull request number.")
-
-
-def checked_repo(context: "ToolContext", repo: str, scope: Scope = "read") -> str:
-    """The repo slug after the token's scope and project checks (same denial as every tool)."""
-    return context.project(repo, scope)
 
 
 def project_id_of(session: "Session", repo: str) -> int:

@@ -65,16 +65,10 @@ class ToolContext:
         if not self.caller.has_scope(scope):
             raise Forbidden(f"this token lacks the '{scope}' scope")
 
-    def project(self, requested: str | None, scope: Scope = "read") -> str:
-        """The project this call acts on, checked against the token.
-
-        The denial message is the same whether or not the project exists, so a token cannot probe
-        for other teams' projects.
-        """
-        self.require_scope(scope)
+    def project(self, requested: str | None) -> str:
+        """The project this call acts on: the one named (the handler checked it against the token
+        before the tool ran), else the only one the token sees."""
         if requested:
-            if not self.caller.can_see(requested):
-                raise Forbidden(f"this token has no access to project '{requested}'")
             return requested
         visible = self.visible_projects()
         if len(visible) == 1:

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from rhumbline.contract import ToolInvocation, ToolOutcome, success_payload
 from rhumbline.errors import DeadlineExceeded, Forbidden, InvalidArguments, ToolFailure, Unavailable
-from rhumbline.tools.registry import Dumped, ToolSpec, load_spec
+from rhumbline.runtime.spec import Dumped, ToolSpec, load_spec
 
 logger = logging.getLogger("rhumbline.tool")
 
@@ -49,11 +49,9 @@ def execute(spec: ToolSpec, invocation: ToolInvocation) -> dict[str, Any]:
         raise InvalidArguments(f"invalid arguments for '{spec.name}': {describe_validation_error(error)}") from None
     # Defense in depth: the gateway already checked the project, but a tool function must not trust
     # whoever invoked it to have done so.
-    # The review tools name their project `repo`.
-    for name in ("project", "repo"):
-        requested = getattr(arguments, name, None)
-        if requested and not invocation.caller.can_see(requested):
-            raise Forbidden(f"this token has no access to project '{requested}'")
+    requested = getattr(arguments, spec.project_argument, None) if spec.project_argument else None
+    if requested and not invocation.caller.can_see(requested):
+        raise Forbidden(f"this token has no access to project '{requested}'")
     result = spec.run(arguments, context)
     return result.data if isinstance(result, Dumped) else result.model_dump(mode="json")
 

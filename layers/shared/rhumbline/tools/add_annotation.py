@@ -11,7 +11,7 @@ from rhumbline.errors import InvalidArguments
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.tools.graph_common import missing_node
-from rhumbline.tools.registry import ToolSpec
+from rhumbline.runtime.spec import ToolSpec
 
 # = stores.relational.schema.exploration.MAX_CONTENT (not imported: the gateway loads every tool's
 # module to list them, and must not pay for SQLAlchemy; a unit test keeps the two equal).
@@ -39,7 +39,7 @@ class AddAnnotationOutput(BaseModel):
 def run(arguments: AddAnnotationInput, context: ToolContext) -> AddAnnotationOutput:
     from rhumbline import annotations
 
-    project = context.project(arguments.project, scope="write")
+    project = context.project(arguments.project)
     node = context.graph.get_node(project, arguments.node_id)
     if node is None:
         raise missing_node(context, project, f"no node '{arguments.node_id}' in project '{project}'")

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.tools.graph_common import NodeRef, cursor_field, label, node_ref, query_of, resolve_node
-from rhumbline.tools.registry import ToolSpec
+from rhumbline.runtime.spec import ToolSpec
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200

@@ -10,7 +10,7 @@ from rhumbline.lookup.views import FORMAT_FIELD, Annotation, Definition, Format,
 from rhumbline.lookup.walks import Step, StepListing, step_line
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput, project_field
-from rhumbline.tools.registry import Dumped, ToolSpec
+from rhumbline.runtime.spec import Dumped, ToolSpec
 
 HIERARCHY_DEPTH = 10
 DEFAULT_LIMIT = 20
@@ -66,7 +66,7 @@ class ClassOutput(BaseModel):
 def run(arguments: ClassInput, context: ToolContext) -> ClassOutput | Dumped:
     from rhumbline.lookup import annotations
     from rhumbline.lookup.bundle import resolve_bundle
-    from rhumbline.lookup.kinds import CLASS_KINDS, HIERARCHY_RELATIONS
+    from rhumbline.vocabulary import CLASS_KINDS, HIERARCHY_RELATIONS
     from rhumbline.lookup.views import definition_row, link_rows, merged_rows
     from rhumbline.lookup.walks import listing_row, walk_for
     from rhumbline.stores.graph.model import Around, Keep

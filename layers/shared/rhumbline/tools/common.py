@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-PROJECT_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}/[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"
+from rhumbline.vocabulary import PROJECT_PATTERN
 
 
 def project_field(required: bool = False):
@@ -19,37 +19,3 @@ class StrictInput(BaseModel):
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
-
-class NodeSummary(BaseModel):
-    id: str
-    kind: str
-    name: str
-    qualified_name: str
-    file: str | None = None
-    line: int | None = None
-
-
-# The knowledge layer (documents, ADRs, wiki pages) is searched only when asked for: agents editing
-# code mostly want code.
-KNOWLEDGE_KINDS = ("Document", "Concept", "Rule", "Decision", "WikiPage")
-CODE_KINDS = (
-    "Repository",
-    "Directory",
-    "File",
-    "Module",
-    "Class",
-    "Interface",
-    "Trait",
-    "Struct",
-    "Enum",
-    "Function",
-    "Method",
-    "Variable",
-    "Constant",
-    "Import",
-    "Decorator",
-)
-# One node per import binding / decorator application (their names are their text): searched only
-# when asked for by kind, so they never crowd out the definitions they name.
-STATEMENT_KINDS = ("Import", "Decorator")
-NAMED_CODE_KINDS = tuple(kind for kind in CODE_KINDS if kind not in STATEMENT_KINDS)

@@ -10,8 +10,9 @@ from pydantic import BaseModel, Field
 from rhumbline.lookup import markdown as md
 from rhumbline.lookup.views import FORMAT_FIELD, Annotation, Definition, Format, Link, Listing, NodeRef
 from rhumbline.runtime.context import ToolContext
-from rhumbline.tools.common import KNOWLEDGE_KINDS, StrictInput, project_field
-from rhumbline.tools.registry import Dumped, ToolSpec
+from rhumbline.tools.common import StrictInput, project_field
+from rhumbline.vocabulary import KNOWLEDGE_KINDS
+from rhumbline.runtime.spec import Dumped, ToolSpec
 
 EXAMPLES = 5  # neighbors shown per (direction, relation)
 MAX_DOCUMENTS = 50
@@ -58,7 +59,7 @@ class ExplainOutput(BaseModel):
 
 
 def _next_step(kind: str) -> str:
-    from rhumbline.lookup.kinds import CALLABLE_KINDS, CLASS_KINDS
+    from rhumbline.vocabulary import CALLABLE_KINDS, CLASS_KINDS
 
     if kind in CALLABLE_KINDS:
         return "`function` for its callers and callees to a depth"

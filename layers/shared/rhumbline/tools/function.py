@@ -10,7 +10,7 @@ from rhumbline.lookup.walks import Step, StepListing, step_line
 from rhumbline.lookup.views import FORMAT_FIELD, Annotation, Definition, Format, Link, Listing, NodeRef
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput, project_field
-from rhumbline.tools.registry import Dumped, ToolSpec
+from rhumbline.runtime.spec import Dumped, ToolSpec
 
 MAX_DEPTH = 4
 DEFAULT_LIMIT = 20
@@ -48,7 +48,7 @@ class FunctionOutput(BaseModel):
 def run(arguments: FunctionInput, context: ToolContext) -> FunctionOutput | Dumped:
     from rhumbline.lookup import annotations
     from rhumbline.lookup.bundle import resolve_bundle
-    from rhumbline.lookup.kinds import CALLABLE_KINDS
+    from rhumbline.vocabulary import CALLABLE_KINDS
     from rhumbline.lookup.views import definition_row, link_rows, node_ref_row
     from rhumbline.lookup.walks import listing_row, walk_for
     from rhumbline.stores.graph.model import Around

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field, field_validator
 
-from rhumbline.reviews.tool_support import checked_repo, project_id_of, repo_field
+from rhumbline.reviews.tool_support import project_id_of, repo_field
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput
-from rhumbline.tools.registry import ToolSpec
+from rhumbline.runtime.spec import ToolSpec
 
 if TYPE_CHECKING:
     from rhumbline.reviews.contributor_graph import GraphHistory
@@ -89,7 +89,7 @@ def _describe(history: "GraphHistory | None", graph_error: str | None) -> tuple[
 def run(arguments: ContributorStatsInput, context: ToolContext) -> ContributorStatsOutput:
     from rhumbline.reviews.contributors import from_pull_requests, merge_history, ranked
 
-    repo = checked_repo(context, arguments.repo)
+    repo = arguments.repo
     with context.db() as session:
         rows = from_pull_requests(session, project_id_of(session, repo))
     history, graph_error = _history(context, repo)
@@ -126,4 +126,5 @@ SPEC = ToolSpec(
     input_model=ContributorStatsInput,
     output_model=ContributorStatsOutput,
     run=run,
+    project_argument="repo",
 )

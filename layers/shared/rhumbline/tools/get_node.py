@@ -12,7 +12,7 @@ from rhumbline.runtime.context import ToolContext
 from rhumbline.stores.graph.model import EdgeView, Node
 from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.tools.graph_common import cursor_field, overlapped, query_of
-from rhumbline.tools.registry import Dumped, ToolSpec
+from rhumbline.runtime.spec import Dumped, ToolSpec
 
 if TYPE_CHECKING:
     from rhumbline.annotations import AnnotationView

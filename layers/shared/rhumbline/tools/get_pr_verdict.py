@@ -8,10 +8,10 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from rhumbline.errors import NotFound
-from rhumbline.reviews.tool_support import NotReviewed, checked_repo, pr_number_field, project_id_of, repo_field
+from rhumbline.reviews.tool_support import NotReviewed, pr_number_field, project_id_of, repo_field
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput
-from rhumbline.tools.registry import ToolSpec
+from rhumbline.runtime.spec import ToolSpec
 
 
 class PrVerdictInput(StrictInput):
@@ -39,7 +39,7 @@ class PrVerdictOutput(BaseModel):
 def run(arguments: PrVerdictInput, context: ToolContext) -> PrVerdictOutput:
     from rhumbline.stores.relational import pull_requests, reviews
 
-    repo = checked_repo(context, arguments.repo)
+    repo = arguments.repo
     number = arguments.pr_number
     with context.db() as session:
         project_id = project_id_of(session, repo)
@@ -82,4 +82,5 @@ SPEC = ToolSpec(
     input_model=PrVerdictInput,
     output_model=PrVerdictOutput,
     run=run,
+    project_argument="repo",
 )

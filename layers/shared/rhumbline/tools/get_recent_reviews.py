@@ -7,10 +7,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from rhumbline.reviews.tool_support import checked_repo, clip, project_id_of, repo_field
+from rhumbline.reviews.tool_support import clip, project_id_of, repo_field
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput
-from rhumbline.tools.registry import ToolSpec
+from rhumbline.runtime.spec import ToolSpec
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 50
@@ -52,7 +52,7 @@ class RecentReviewsOutput(BaseModel):
 def run(arguments: RecentReviewsInput, context: ToolContext) -> RecentReviewsOutput:
     from rhumbline.stores.relational import reviews
 
-    repo = checked_repo(context, arguments.repo)
+    repo = arguments.repo
     with context.db() as session:
         rows, total = reviews.recent(session, project_id_of(session, repo), limit=arguments.limit)
     listed = []
@@ -89,4 +89,5 @@ SPEC = ToolSpec(
     input_model=RecentReviewsInput,
     output_model=RecentReviewsOutput,
     run=run,
+    project_argument="repo",
 )

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from rhumbline.reviews.health import FORMULA
-from rhumbline.reviews.tool_support import checked_repo, project_id_of, repo_field
+from rhumbline.reviews.tool_support import project_id_of, repo_field
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput
-from rhumbline.tools.registry import ToolSpec
+from rhumbline.runtime.spec import ToolSpec
 
 
 class RepoHealthInput(StrictInput):
@@ -33,7 +33,7 @@ class RepoHealthOutput(BaseModel):
 def run(arguments: RepoHealthInput, context: ToolContext) -> RepoHealthOutput:
     from rhumbline.reviews.health import compute
 
-    repo = checked_repo(context, arguments.repo)
+    repo = arguments.repo
     with context.db() as session:
         health = compute(session, project_id_of(session, repo))
     return RepoHealthOutput(repo=repo, **health.__dict__)
@@ -50,4 +50,5 @@ SPEC = ToolSpec(
     input_model=RepoHealthInput,
     output_model=RepoHealthOutput,
     run=run,
+    project_argument="repo",
 )

@@ -14,7 +14,7 @@ from rhumbline.errors import Forbidden, InvalidArguments, Unavailable, Unsupport
 from rhumbline.ingest.summary import IngestChanges
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput, project_field
-from rhumbline.tools.registry import ToolSpec
+from rhumbline.runtime.spec import ToolSpec
 
 
 # A GitHub repository at an optional ref, or an S3 object: what a hosted deployment can fetch.
@@ -89,7 +89,6 @@ def run(arguments: IngestInput, context: ToolContext) -> IngestOutput:
     from rhumbline.ingest.pipeline import ingest_local
     from rhumbline.runtime import resources
 
-    context.require_scope("write")
     if context.settings.mode == "hosted" and not arguments.source:
         raise Unsupported(
             f"this deployment is hosted: it does not read paths on its own servers ('{arguments.path}')"

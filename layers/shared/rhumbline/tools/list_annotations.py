@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.tools.graph_common import cursor_field, query_of
-from rhumbline.tools.registry import ToolSpec
+from rhumbline.runtime.spec import ToolSpec
 
 MAX_LIMIT = 200
 

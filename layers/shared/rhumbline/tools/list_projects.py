@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput
-from rhumbline.tools.registry import ToolSpec
+from rhumbline.runtime.spec import ToolSpec
 
 MAX_PROJECTS = 200
 
@@ -53,7 +53,6 @@ class ListProjectsOutput(BaseModel):
 def run(arguments: ListProjectsInput, context: ToolContext) -> ListProjectsOutput:
     from rhumbline.stores.relational import versions
 
-    context.require_scope("read")
     slugs = context.visible_projects()
     projects: list[ProjectInfo] = []
     with context.db() as session:
@@ -95,4 +94,5 @@ SPEC = ToolSpec(
     input_model=ListProjectsInput,
     output_model=ListProjectsOutput,
     run=run,
+    project_argument=None,
 )

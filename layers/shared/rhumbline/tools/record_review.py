@@ -11,7 +11,7 @@ from rhumbline.reviews.graph_projection import PullRequestSnapshot
 from rhumbline.reviews.tool_support import pr_number_field
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput, project_field
-from rhumbline.tools.registry import ToolSpec
+from rhumbline.runtime.spec import ToolSpec
 
 logger = logging.getLogger("rhumbline.tools")
 
@@ -75,7 +75,7 @@ def run(arguments: RecordReviewInput, context: ToolContext) -> RecordReviewOutpu
     from rhumbline.reviews.recording import record_api_review
     from rhumbline.stores.relational import projects
 
-    project = context.project(arguments.project, "write")
+    project = context.project(arguments.project)
     with context.db() as session:
         project_id = projects.get_or_create(session, project).id
         recorded = record_api_review(

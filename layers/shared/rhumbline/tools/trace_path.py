@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.tools.graph_common import CODE_RELATIONS, NodeRef, label, node_ref, overlapped, resolve_node
-from rhumbline.tools.registry import ToolSpec
+from rhumbline.runtime.spec import ToolSpec
 
 MAX_HOPS = 8
 

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from rhumbline.tools.common import PROJECT_PATTERN
+from rhumbline.vocabulary import PROJECT_PATTERN
 
 SHA = r"^[0-9a-fA-F]{40}([0-9a-fA-F]{24})?$"  # SHA-1, or SHA-256 repositories
 SLUG = re.compile(PROJECT_PATTERN)

@@ -22,9 +22,9 @@ from rhumbline.ingest.facts import SourceFile
 from rhumbline.ingest.ids import directory_id, file_id
 from rhumbline.ingest.knowledge.facts import DocFacts, Reference, Section
 from rhumbline.stores.graph.model import Node
+from rhumbline.vocabulary import KNOWLEDGE_KINDS
 
 LANGUAGE = "markdown"
-KNOWLEDGE_KINDS = frozenset({"Document", "Concept", "Rule", "Decision", "WikiPage"})
 # Node kinds a code mention never resolves to.
 NOT_CODE = frozenset(
     {"Repository", "Directory", "File", "Import", "Decorator", "Contributor", *KNOWLEDGE_KINDS}
