@@ -62,7 +62,7 @@ def shop_graph() -> tuple[list[Node], list[Edge]]:
 
 def assert_output_contract(tool: str, result: dict) -> None:
     """Every answer is its output model's own JSON form, key order included: what the catalog's
-    output schema promises, whether the tool built a model or its JSON directly (registry.Dumped)."""
+    output schema promises."""
     model = load_spec(tool).output_model
     assert json.dumps(model.model_validate(result).model_dump(mode="json")) == json.dumps(result)
 

@@ -1,24 +1,10 @@
-"""context's rows (lookup/file_views.py), built from bundles.FileRows' tuples: each is its model's
-JSON form, and says what the shared views say about the same node or edge, less the fields the
-bundle says once."""
+"""context's items (lookup/file_views.py), built from bundles.FileRows' tuples: each says what the
+shared views say about the same node or edge, less the fields the bundle says once."""
 
 from __future__ import annotations
 
-import json
-
-from pydantic import TypeAdapter
-
-from rhumbline.lookup.file_views import (
-    DocLink,
-    FileDefinition,
-    FileImport,
-    FileImporter,
-    doc_link_rows,
-    file_definition_row,
-    import_rows,
-    importer_rows,
-)
-from rhumbline.lookup.views import Listing, definition_row, link_rows
+from rhumbline.lookup.file_views import doc_links, file_definition, importers, imports
+from rhumbline.lookup.views import definition, links
 from rhumbline.stores.graph.bundles import astuple_node, link_row_of
 from rhumbline.stores.graph.model import EdgeView, LinkedEdge, Node, RelationEdges, RelationRows
 
@@ -31,20 +17,13 @@ BARE = Node(id="variable:pkg/a.py:X", kind="Variable", name="X", qualified_name=
 MODULE = Node("module:pkg.b", "Module", "b", "pkg.b", "pkg/b.py", 1, 40, "python")
 
 
-def assert_is_the_dump_of(rows: dict, model: type) -> None:
-    """Same values, same key order: the JSON text an agent receives is the model's."""
-    adapter = TypeAdapter(Listing[model])  # type: ignore[valid-type]
-    assert json.dumps(adapter.dump_python(adapter.validate_python(rows), mode="json")) == json.dumps(rows)
-
-
-def test_a_definition_is_the_shared_row_without_the_bundles_file_and_language() -> None:
+def test_a_definition_is_the_shared_one_without_the_bundles_file_and_language() -> None:
     for node in (TOTAL, LONG, BARE):
         for chars in (200, 1_200):
-            row = file_definition_row(astuple_node(node), docstring_chars=chars)
-            shared = definition_row(node, docstring_chars=chars)
-            assert row == {k: v for k, v in shared.items() if k not in ("file", "language")}
-            assert_is_the_dump_of({"items": [row], "total": 1}, FileDefinition)
-    assert file_definition_row(astuple_node(TOTAL), docstring_chars=5)["docstring"] == "Sum…"
+            item = file_definition(astuple_node(node), docstring_chars=chars).model_dump()
+            shared = definition(node, docstring_chars=chars).model_dump()
+            assert item == {k: v for k, v in shared.items() if k not in ("file", "language")}
+    assert file_definition(astuple_node(TOTAL), docstring_chars=5).docstring == "Sum…"
 
 
 def edge(relation: str, direction: str, other: Node | None, *, file: str = FILE, line: int = 4,
@@ -58,8 +37,8 @@ def edge(relation: str, direction: str, other: Node | None, *, file: str = FILE,
 
 def shared_and_compact(about: str, view: EdgeView, other: Node | None, build) -> tuple[dict, dict]:
     linked = LinkedEdge(node_id=about, edge=view, other=other)
-    shared = link_rows(RelationEdges(edges=[linked], total=3))
-    compact = build(RelationRows([link_row_of(linked)], 3))
+    shared = links(RelationEdges(edges=[linked], total=3)).model_dump()
+    compact = build(RelationRows([link_row_of(linked)], 3)).model_dump()
     assert compact["total"] == shared["total"] == 3
     return shared["items"][0], compact["items"][0]
 
@@ -68,21 +47,19 @@ def without(row: dict, *keys: str) -> dict:
     return {k: v for k, v in row.items() if k not in keys}
 
 
-def test_link_rows_keep_what_varies_and_drop_what_the_list_says() -> None:
+def test_links_keep_what_varies_and_drop_what_the_list_says() -> None:
     file_id = f"file:{FILE}"
-    shared, compact = shared_and_compact(file_id, edge("IMPORTS", "out", MODULE), MODULE, import_rows)
+    shared, compact = shared_and_compact(file_id, edge("IMPORTS", "out", MODULE), MODULE, imports)
     assert compact == without(shared, "about", "relation", "direction", "evidence_file")
     assert (compact["evidence_line"], len(compact["explanation"])) == (4, 300)  # clipped as everywhere
     importer = Node("file:pkg/c.py", "File", "c.py", "pkg/c.py", "pkg/c.py", 1, 9, "python")
     shared, compact = shared_and_compact(TOTAL.id, edge("IMPORTS", "in", importer, file="pkg/c.py"), importer,
-                                         importer_rows)  # fmt: skip
+                                         importers)  # fmt: skip
     assert compact == without(shared, "relation", "direction", "evidence_file")
     assert compact["node"]["file"] == shared["evidence_file"] == "pkg/c.py"
     for direction, other in (("in", MODULE), ("out", None)):
         view = edge("DOCUMENTS", direction, other, file="docs/x.md", confidence="INFERRED")
-        shared, compact = shared_and_compact(TOTAL.id, view, other, doc_link_rows)
+        shared, compact = shared_and_compact(TOTAL.id, view, other, doc_links)
         assert compact == without(shared, "relation", "direction")
-    for build, model in ((import_rows, FileImport), (importer_rows, FileImporter), (doc_link_rows, DocLink)):
-        assert build(None) == {"items": [], "total": 0}
-        rows = RelationRows([link_row_of(LinkedEdge(TOTAL.id, edge("IMPORTS", "in", o), o)) for o in (MODULE, None)], 9)
-        assert_is_the_dump_of(build(rows), model)
+    for build in (imports, importers, doc_links):
+        assert build(None).model_dump() == {"items": [], "total": 0}

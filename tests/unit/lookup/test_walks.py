@@ -1,10 +1,8 @@
-"""A walk's listing is built as its JSON form: it must be exactly StepListing's dump."""
+"""A walk's listing: nearest first, without the start node, cut at the limit with the exact total."""
 
 from __future__ import annotations
 
-import json
-
-from rhumbline.lookup.walks import StepListing, listing_row
+from rhumbline.lookup.walks import listing
 from rhumbline.stores.graph.model import EdgeView, Node, WalkResult, WalkStep
 
 START = Node(id="function:a.py:f", kind="Function", name="f", qualified_name="a.f", file="a.py", start_line=1)
@@ -30,15 +28,14 @@ WALK = WalkResult(
 )
 
 
-def test_listing_row_is_the_step_listings_json_form() -> None:
-    row = listing_row(WALK, depth=2, limit=20)
-    assert json.dumps(StepListing.model_validate(row).model_dump(mode="json")) == json.dumps(row)
-    assert [item["id"] for item in row["items"]] == [NEAR.id, FAR.id]  # the start node is not listed
-    assert (row["total"], row["depth"], row["items"][1]["via"]) == (2, 2, NEAR.id)
-    assert len(row["items"][1]["explanation"]) == 300  # clipped
+def test_a_listing_leaves_the_start_node_out() -> None:
+    found = listing(WALK, depth=2, limit=20)
+    assert [item.id for item in found.items] == [NEAR.id, FAR.id]
+    assert (found.total, found.depth, found.items[1].via) == (2, 2, NEAR.id)
+    assert len(found.items[1].explanation) == 300  # clipped
 
 
-def test_listing_row_cuts_at_the_limit_and_keeps_the_total() -> None:
-    row = listing_row(WALK, depth=2, limit=1)
-    assert [item["id"] for item in row["items"]] == [NEAR.id]
-    assert row["total"] == 2
+def test_a_listing_cuts_at_the_limit_and_keeps_the_total() -> None:
+    found = listing(WALK, depth=2, limit=1)
+    assert [item.id for item in found.items] == [NEAR.id]
+    assert found.total == 2

@@ -9,8 +9,7 @@ and direction. Imports are written from the File with their evidence in it (docs
 so `imports` needs neither `about` nor the evidence file, and `imported_by` finds the evidence file
 in its importer (`node.file`). What is left is what varies per item.
 
-Rows are built as the models' JSON form from bundles.FileRows' tuples, as views.py's are
-(tests/unit/lookup checks each row is its model's dump).
+Items are built from bundles.FileRows' tuples.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from rhumbline.lookup.views import EXPLANATION_CHARS, SIGNATURE_CHARS, NodeRef, clip
+from rhumbline.lookup.views import EXPLANATION_CHARS, SIGNATURE_CHARS, Listing, NodeRef, clip
 from rhumbline.stores.graph.model import RelationRows
 
 # Per definition: a file can hold hundreds (the shared views clip to views.DOCSTRING_CHARS).
@@ -74,57 +73,56 @@ class DocLink(BaseModel):
     evidence_line: int | None = None
 
 
-def file_definition_row(values: Sequence[Any], *, docstring_chars: int = DEFINITION_DOCSTRING_CHARS) -> dict[str, Any]:
-    """FileDefinition's JSON form of a node given as its NODE_FIELDS values."""
-    return {
-        "id": values[0],
-        "kind": values[1],
-        "name": values[2],
-        "qualified_name": values[3],
-        "line": values[5],
-        "end_line": values[6],
-        "signature": clip(values[8], SIGNATURE_CHARS),
-        "docstring": clip(values[9], docstring_chars),
-    }
+def file_definition(values: Sequence[Any], *, docstring_chars: int = DEFINITION_DOCSTRING_CHARS) -> FileDefinition:
+    """A definition given as its NODE_FIELDS values."""
+    return FileDefinition(
+        id=values[0], kind=values[1], name=values[2], qualified_name=values[3], line=values[5], end_line=values[6],
+        signature=clip(values[8], SIGNATURE_CHARS), docstring=clip(values[9], docstring_chars),
+    )  # fmt: skip
 
 
 # LINK rows (bundles.LINK_FIELDS): 0 about, 1 relation, 2 confidence, 3 confidence_score,
 # 4 explanation, 5 evidence file, 6 evidence line, 7-12 the far end's reference.
 
 
-def _far(row: Sequence[Any]) -> dict[str, Any]:
-    return {"id": row[7], "kind": row[8], "name": row[9], "qualified_name": row[10], "file": row[11], "line": row[12]}
+def _far(row: Sequence[Any]) -> NodeRef:
+    return NodeRef(id=row[7], kind=row[8], name=row[9], qualified_name=row[10], file=row[11], line=row[12])
 
 
-def import_rows(group: RelationRows | None) -> dict[str, Any]:
-    """`Listing[FileImport]`'s JSON form of the file's outward IMPORTS rows."""
-    return _link_rows(group, about=False, evidence_file=False)
+def imports(group: RelationRows | None) -> Listing[FileImport]:
+    """The file's outward IMPORTS rows."""
+    rows = group.rows if group else ()
+    items = [
+        FileImport(
+            node=_far(row), confidence=row[2], confidence_score=row[3],
+            explanation=clip(row[4], EXPLANATION_CHARS) or "", evidence_line=row[6],
+        )  # fmt: skip
+        for row in rows
+    ]
+    return Listing[FileImport](items=items, total=group.total if group else 0)
 
 
-def importer_rows(group: RelationRows | None) -> dict[str, Any]:
-    """`Listing[FileImporter]`'s JSON form of the inward IMPORTS rows."""
-    return _link_rows(group, about=True, evidence_file=False)
+def importers(group: RelationRows | None) -> Listing[FileImporter]:
+    """The inward IMPORTS rows."""
+    rows = group.rows if group else ()
+    items = [
+        FileImporter(
+            about=row[0], node=_far(row), confidence=row[2], confidence_score=row[3],
+            explanation=clip(row[4], EXPLANATION_CHARS) or "", evidence_line=row[6],
+        )  # fmt: skip
+        for row in rows
+    ]
+    return Listing[FileImporter](items=items, total=group.total if group else 0)
 
 
-def doc_link_rows(group: RelationRows | None) -> dict[str, Any]:
-    """`Listing[DocLink]`'s JSON form of DOCUMENTS rows (either way)."""
-    return _link_rows(group, about=True, evidence_file=True)
-
-
-def _link_rows(group: RelationRows | None, *, about: bool, evidence_file: bool) -> dict[str, Any]:
-    """A link listing's JSON form, in its model's field order, with `about` and `evidence_file`
-    only where the model keeps them."""
-    if group is None:
-        return {"items": [], "total": 0}
-    items = []
-    for row in group.rows:
-        item: dict[str, Any] = {"about": row[0]} if about else {}
-        item["node"] = _far(row)
-        item["confidence"] = row[2]
-        item["confidence_score"] = row[3]
-        item["explanation"] = clip(row[4], EXPLANATION_CHARS) or ""
-        if evidence_file:
-            item["evidence_file"] = row[5]
-        item["evidence_line"] = row[6]
-        items.append(item)
-    return {"items": items, "total": group.total}
+def doc_links(group: RelationRows | None) -> Listing[DocLink]:
+    """DOCUMENTS rows (either way)."""
+    rows = group.rows if group else ()
+    items = [
+        DocLink(
+            about=row[0], node=_far(row), confidence=row[2], confidence_score=row[3],
+            explanation=clip(row[4], EXPLANATION_CHARS) or "", evidence_file=row[5], evidence_line=row[6],
+        )  # fmt: skip
+        for row in rows
+    ]
+    return Listing[DocLink](items=items, total=group.total if group else 0)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any, Generic, Literal, TypeVar
+from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -84,96 +84,49 @@ class Annotation(BaseModel):
     provenance: str = Field(default="CONTRIBUTED", description="CONTRIBUTED: said by someone, not derived by a parser.")
 
 
-# Built without validation: the values come from the graph store, already typed; validating
-# hundreds of them per answer (a large file's definitions) was a third of `context`'s time, and
-# even `model_construct` (per-field alias and default handling) was a fifth of it.
-_set = object.__setattr__
-M = TypeVar("M", bound=BaseModel)
-
-
-def trusted(model: type[M], **values: Any) -> M:
-    """`model.model_construct(**values)` for values naming every field of `model` (node_ref and
-    get_node's edges always do: tests/unit checks them), at a quarter of its cost."""
-    instance = model.__new__(model)
-    _set(instance, "__dict__", values)
-    _set(instance, "__pydantic_fields_set__", set(values))
-    _set(instance, "__pydantic_extra__", None)
-    _set(instance, "__pydantic_private__", None)
-    return instance
-
-
-# Each view is built as its model's JSON form, a plain dict in the model's field order: a JSON
-# answer carries it as it is (no model to build per row, none to walk again to dump it), markdown
-# validates the answer into its output model. tests/unit/lookup checks each row is its model's dump.
-
-
-def node_ref_row(node: Node) -> dict[str, Any]:
-    return {
-        "id": node.id,
-        "kind": node.kind,
-        "name": node.name,
-        "qualified_name": node.qualified_name,
-        "file": node.file,
-        "line": node.start_line,
-    }
-
-
 def node_ref(node: Node) -> NodeRef:
-    return trusted(NodeRef, **node_ref_row(node))
+    return NodeRef(
+        id=node.id, kind=node.kind, name=node.name, qualified_name=node.qualified_name, file=node.file,
+        line=node.start_line,
+    )  # fmt: skip
 
 
-def definition_row(node: Node, *, docstring_chars: int = DOCSTRING_CHARS) -> dict[str, Any]:
-    return {
-        **node_ref_row(node),
-        "end_line": node.end_line,
-        "language": node.language,
-        "signature": clip(node.signature, SIGNATURE_CHARS),
-        "docstring": clip(node.docstring, docstring_chars),
-    }
+def definition(node: Node, *, docstring_chars: int = DOCSTRING_CHARS) -> Definition:
+    return Definition(
+        id=node.id, kind=node.kind, name=node.name, qualified_name=node.qualified_name, file=node.file,
+        line=node.start_line, end_line=node.end_line, language=node.language,
+        signature=clip(node.signature, SIGNATURE_CHARS), docstring=clip(node.docstring, docstring_chars),
+    )  # fmt: skip
 
 
-def stub_ref_row(edge: EdgeView) -> dict[str, Any]:
+def stub_ref(edge: EdgeView) -> NodeRef:
     """The far end of an edge when it is a stub: only its id and name are known."""
-    return {
-        "id": edge.other_id,
-        "kind": edge.other_kind,
-        "name": edge.other_name,
-        "qualified_name": edge.other_name,
-        "file": None,
-        "line": None,
-    }
+    return NodeRef(id=edge.other_id, kind=edge.other_kind, name=edge.other_name, qualified_name=edge.other_name)
 
 
-def link_row(about: str, edge: EdgeView, other: Node | None) -> dict[str, Any]:
-    return {
-        "about": about,
-        "relation": edge.relation,
-        "direction": edge.direction,
-        "node": node_ref_row(other) if other is not None else stub_ref_row(edge),
-        "confidence": edge.confidence,
-        "confidence_score": edge.confidence_score,
-        "explanation": clip(edge.explanation, EXPLANATION_CHARS) or "",
-        "evidence_file": edge.file,
-        "evidence_line": edge.line,
-    }
+def link(about: str, edge: EdgeView, other: Node | None) -> Link:
+    return Link(
+        about=about, relation=edge.relation, direction=edge.direction,  # type: ignore[arg-type]
+        node=node_ref(other) if other is not None else stub_ref(edge),
+        confidence=edge.confidence, confidence_score=edge.confidence_score,
+        explanation=clip(edge.explanation, EXPLANATION_CHARS) or "", evidence_file=edge.file, evidence_line=edge.line,
+    )  # fmt: skip
 
 
-def link_rows(group: RelationEdges | None) -> dict[str, Any]:
-    """One relation's edges from `GraphStore.edges_around` (None: it had none) as `Listing[Link]`'s
-    JSON form."""
+def links(group: RelationEdges | None) -> Listing[Link]:
+    """One relation's edges from `GraphStore.edges_around` (None: it had none)."""
     if group is None:
-        return {"items": [], "total": 0}
-    return {"items": [link_row(e.node_id, e.edge, e.other) for e in group.edges], "total": group.total}
+        return Listing[Link](items=[], total=0)
+    return Listing[Link](items=[link(e.node_id, e.edge, e.other) for e in group.edges], total=group.total)
 
 
-def merged_rows(found: Mapping[str, RelationEdges], relations: Sequence[str], limit: int) -> dict[str, Any]:
-    """Several relations' edges as one list (`Listing[Link]`'s JSON form), by relation then as
-    found, cut at `limit`."""
-    items: list[dict[str, Any]] = []
+def merged(found: Mapping[str, RelationEdges], relations: Sequence[str], limit: int) -> Listing[Link]:
+    """Several relations' edges as one list, by relation then as found, cut at `limit`."""
+    items: list[Link] = []
     total = 0
     for relation in sorted(relations):
         group = found.get(relation)
         if group is not None:
             total += group.total
-            items.extend(link_row(e.node_id, e.edge, e.other) for e in group.edges)
-    return {"items": items[:limit], "total": total}
+            items.extend(link(e.node_id, e.edge, e.other) for e in group.edges)
+    return Listing[Link](items=items[:limit], total=total)

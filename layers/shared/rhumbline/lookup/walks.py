@@ -4,11 +4,11 @@ breadth-first walk of the graph store (read as part of the tool's `node_bundle`)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
-from rhumbline.lookup.views import EXPLANATION_CHARS, NodeRef, clip, node_ref_row
+from rhumbline.lookup.views import EXPLANATION_CHARS, NodeRef, clip
 
 if TYPE_CHECKING:
     from rhumbline.stores.graph.model import Walk, WalkResult
@@ -43,10 +43,9 @@ def walk_for(direction: Literal["in", "out"], relations: Sequence[str], *, depth
     return Walk(direction, tuple(relations), depth, limit + 1)
 
 
-def listing_row(walked: "WalkResult", *, depth: int, limit: int) -> dict[str, Any]:
-    """A StepListing's JSON form (see lookup.views): nearest first, each node once at its shortest
-    distance; within a distance the most certain edge first (extracted, inferred, ambiguous), then
-    by relation and id."""
+def listing(walked: "WalkResult", *, depth: int, limit: int) -> StepListing:
+    """Nearest first, each node once at its shortest distance; within a distance the most certain
+    edge first (extracted, inferred, ambiguous), then by relation and id."""
     items = []
     for step in walked.steps:
         if step.depth == 0 or step.via is None or step.parent is None:
@@ -55,20 +54,15 @@ def listing_row(walked: "WalkResult", *, depth: int, limit: int) -> dict[str, An
             break
         node, via = step.node, step.via
         items.append(
-            {
-                **node_ref_row(node),
-                "depth": step.depth,
-                "via": step.parent,
-                "relation": via.relation,
-                "evidence_file": via.file,
-                "evidence_line": via.line,
-                "confidence": via.confidence,
-                "confidence_score": via.confidence_score,
-                "explanation": clip(via.explanation, EXPLANATION_CHARS) or "",
-            }
+            Step(
+                id=node.id, kind=node.kind, name=node.name, qualified_name=node.qualified_name, file=node.file,
+                line=node.start_line, depth=step.depth, via=step.parent, relation=via.relation,
+                evidence_file=via.file, evidence_line=via.line, confidence=via.confidence,
+                confidence_score=via.confidence_score, explanation=clip(via.explanation, EXPLANATION_CHARS) or "",
+            )  # fmt: skip
         )
     # The walk's total counts the start node (it exists: it was resolved first).
-    return {"items": items, "total": max(0, walked.total - 1), "depth": depth}
+    return StepListing(items=items, total=max(0, walked.total - 1), depth=depth)
 
 
 def step_line(item: Step) -> str:

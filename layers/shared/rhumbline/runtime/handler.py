@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from rhumbline.contract import ToolInvocation, ToolOutcome, success_payload
 from rhumbline.errors import DeadlineExceeded, Forbidden, InvalidArguments, ToolFailure, Unavailable
-from rhumbline.runtime.spec import Dumped, ToolSpec, load_spec
+from rhumbline.runtime.spec import ToolSpec, load_spec
 
 logger = logging.getLogger("rhumbline.tool")
 
@@ -52,8 +52,7 @@ def execute(spec: ToolSpec, invocation: ToolInvocation) -> dict[str, Any]:
     requested = getattr(arguments, spec.project_argument, None) if spec.project_argument else None
     if requested and not invocation.caller.can_see(requested):
         raise Forbidden(f"this token has no access to project '{requested}'")
-    result = spec.run(arguments, context)
-    return result.data if isinstance(result, Dumped) else result.model_dump(mode="json")
+    return spec.run(arguments, context).model_dump(mode="json")
 
 
 def handle(tool_name: str, event: Any) -> dict[str, Any]:

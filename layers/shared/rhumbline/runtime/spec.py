@@ -26,13 +26,6 @@ TOOLS_PACKAGE = "rhumbline.tools"
 TOOL_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 
-@dataclass(frozen=True, slots=True)
-class Dumped:
-    """A tool's answer already in its output model's JSON form."""
-
-    data: dict[str, Any]
-
-
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
@@ -40,7 +33,7 @@ class ToolSpec:
     description: str
     input_model: type[BaseModel]
     output_model: type[BaseModel]
-    run: Callable[[Any, "ToolContext"], BaseModel | Dumped]
+    run: Callable[[Any, "ToolContext"], BaseModel]
     scope: "Scope" = "read"
     # The argument naming the project a call acts on, which the gateway and the tool function
     # check against the token; None when the tool takes none.

@@ -18,7 +18,8 @@ from pydantic import BaseModel, Field
 
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput, project_field
-from rhumbline.tools.graph_common import NodeRef, cursor_field, label, node_ref, query_of, resolve_node
+from rhumbline.lookup.views import NodeRef, node_ref
+from rhumbline.tools.graph_common import cursor_field, label, query_of, resolve_node
 from rhumbline.runtime.spec import ToolSpec
 
 DEFAULT_LIMIT = 50

@@ -10,7 +10,7 @@ from rhumbline.lookup.views import FORMAT_FIELD, Annotation, Definition, Format,
 from rhumbline.lookup.walks import Step, StepListing, step_line
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput, project_field
-from rhumbline.runtime.spec import Dumped, ToolSpec
+from rhumbline.runtime.spec import ToolSpec
 
 HIERARCHY_DEPTH = 10
 DEFAULT_LIMIT = 20
@@ -63,12 +63,12 @@ class ClassOutput(BaseModel):
     annotations: Listing[Annotation] | None = None
 
 
-def run(arguments: ClassInput, context: ToolContext) -> ClassOutput | Dumped:
+def run(arguments: ClassInput, context: ToolContext) -> ClassOutput:
     from rhumbline.lookup import annotations
     from rhumbline.lookup.bundle import resolve_bundle
     from rhumbline.vocabulary import CLASS_KINDS, HIERARCHY_RELATIONS
-    from rhumbline.lookup.views import definition_row, link_rows, merged_rows
-    from rhumbline.lookup.walks import listing_row, walk_for
+    from rhumbline.lookup.views import definition, links, merged
+    from rhumbline.lookup.walks import listing, walk_for
     from rhumbline.stores.graph.model import Around, Keep
 
     project = context.project(arguments.project)
@@ -92,35 +92,32 @@ def run(arguments: ClassInput, context: ToolContext) -> ClassOutput | Dumped:
     callers = bundle.far_degrees[0]
     stubs = [e for r in HIERARCHY_RELATIONS if r in based for e in based[r].edges if e.other is None]
     methods = [m.other for m in defined["DEFINES"].edges if m.other is not None] if "DEFINES" in defined else []
-    used = merged_rows(inward, list(REFERENCE_RELATIONS), limit)
-    bases, subclasses = (listing_row(walked, depth=HIERARCHY_DEPTH, limit=limit) for walked in bundle.walks)
-    # Built as its JSON form (lookup.views rows): markdown validates it into the model it renders.
-    answer = {
-        "project": project,
-        "format": arguments.format,
-        "markdown": None,
-        "node": definition_row(node),
-        "bases": bases,
-        "unresolved_bases": [s.edge.other_name for s in stubs],
-        "subclasses": subclasses,
-        "methods": {
-            "items": [
-                {**definition_row(m, docstring_chars=MEMBER_DOCSTRING_CHARS), "callers": callers.get(m.id, 0)}
+    used = merged(inward, list(REFERENCE_RELATIONS), limit)
+    bases, subclasses = (listing(walked, depth=HIERARCHY_DEPTH, limit=limit) for walked in bundle.walks)
+    answer = ClassOutput(
+        project=project,
+        format=arguments.format,
+        node=definition(node),
+        bases=bases,
+        unresolved_bases=[s.edge.other_name for s in stubs],
+        subclasses=subclasses,
+        methods=Listing[Method](
+            items=[
+                Method(**dict(definition(m, docstring_chars=MEMBER_DOCSTRING_CHARS)), callers=callers.get(m.id, 0))
                 for m in methods
             ],
-            "total": bundle.kept[0].get("DEFINES", 0),
-        },
-        "decorators": link_rows(inward.get("DECORATES")),
-        "references": {
-            "items": [{**u, "how": REFERENCE_RELATIONS[u["relation"]]} for u in used["items"]],
-            "total": used["total"],
-        },
-        "documented_by": link_rows(inward.get("DOCUMENTS")),
-        "annotations": annotated.model_dump(mode="json"),
-    }
+            total=bundle.kept[0].get("DEFINES", 0),
+        ),
+        decorators=links(inward.get("DECORATES")),
+        references=Listing[Reference](
+            items=[Reference(**dict(u), how=REFERENCE_RELATIONS[u.relation]) for u in used.items], total=used.total
+        ),
+        documented_by=links(inward.get("DOCUMENTS")),
+        annotations=annotated,
+    )
     if arguments.format == "markdown":
-        return ClassOutput(project=project, format="markdown", markdown=render(ClassOutput.model_validate(answer)))
-    return Dumped(answer)
+        return ClassOutput(project=project, format="markdown", markdown=render(answer))
+    return answer
 
 
 def _method_line(item: Method) -> str:

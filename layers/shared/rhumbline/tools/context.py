@@ -17,7 +17,7 @@ from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.vocabulary import KNOWLEDGE_KINDS
 from rhumbline.tools.graph_common import cursor_field, query_of
-from rhumbline.runtime.spec import Dumped, ToolSpec
+from rhumbline.runtime.spec import ToolSpec
 
 # Definitions per answer, continued with `next_cursor`: a large module (Django's query.py: 176)
 # listed whole with docstrings was ~65 KB of the answer, sent twice (structured and as text).
@@ -92,10 +92,10 @@ class ContextOutput(BaseModel):
     )
 
 
-def run(arguments: ContextInput, context: ToolContext) -> ContextOutput | Dumped:
+def run(arguments: ContextInput, context: ToolContext) -> ContextOutput:
     from rhumbline.lookup import annotations
+    from rhumbline.lookup.file_views import doc_links, file_definition, importers, imports
     from rhumbline.lookup.names import file_id, resolve_file
-    from rhumbline.lookup.file_views import doc_link_rows, file_definition_row, import_rows, importer_rows
     from rhumbline.stores.graph.model import FileQuery
     from rhumbline.tools import cursors
 
@@ -125,34 +125,24 @@ def run(arguments: ContextInput, context: ToolContext) -> ContextOutput | Dumped
     next_cursor = None
     if end < found.definitions_total:
         next_cursor = cursors.issue(context, "context", query, {"definitions": end}, graph_version=found.version)
-    # The answer is built as its JSON form (lookup.views rows): markdown validates it into the
-    # model it renders from; JSON sends it as it is.
-    answer = {
-        "project": project,
-        "format": arguments.format,
-        "markdown": None,
-        "file": {
-            "id": node.id,
-            "path": path,
-            "language": node.language,
-            "lines": node.end_line,
-            "content_hash": node.content_hash,
-        },
-        "definitions": {
-            "items": [file_definition_row(d) for d in defined],
-            "total": found.definitions_total,
-        },
-        "imports": import_rows(outward.get("IMPORTS")),
-        "imported_by": importer_rows(inward.get("IMPORTS")),
-        "documented_by": doc_link_rows(inward.get("DOCUMENTS")),
-        "documents": doc_link_rows(outward.get("DOCUMENTS")),
-        "annotations": annotated.model_dump(mode="json"),
-        "next_cursor": next_cursor,
-    }
+    answer = ContextOutput(
+        project=project,
+        format=arguments.format,
+        file=FileInfo(id=node.id, path=path, language=node.language, lines=node.end_line, content_hash=node.content_hash),
+        definitions=Listing[FileDefinition](
+            items=[file_definition(d) for d in defined], total=found.definitions_total
+        ),
+        imports=imports(outward.get("IMPORTS")),
+        imported_by=importers(inward.get("IMPORTS")),
+        documented_by=doc_links(inward.get("DOCUMENTS")),
+        documents=doc_links(outward.get("DOCUMENTS")),
+        annotations=annotated,
+        next_cursor=next_cursor,
+    )
     if arguments.format == "markdown":
-        text = render(ContextOutput.model_validate(answer), modules=[m.qualified_name for m in modules], offset=offset)
+        text = render(answer, modules=[m.qualified_name for m in modules], offset=offset)
         return ContextOutput(project=project, format="markdown", markdown=text, next_cursor=next_cursor)
-    return Dumped(answer)
+    return answer
 
 
 def render(bundle: ContextOutput, *, modules: list[str], offset: int = 0) -> str:

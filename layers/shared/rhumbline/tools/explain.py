@@ -3,7 +3,7 @@ the documents linked to it and its annotations. For when an agent does not know 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -12,7 +12,7 @@ from rhumbline.lookup.views import FORMAT_FIELD, Annotation, Definition, Format,
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.vocabulary import KNOWLEDGE_KINDS
-from rhumbline.runtime.spec import Dumped, ToolSpec
+from rhumbline.runtime.spec import ToolSpec
 
 EXAMPLES = 5  # neighbors shown per (direction, relation)
 MAX_DOCUMENTS = 50
@@ -72,10 +72,10 @@ def _next_step(kind: str) -> str:
     return "`get_node` with its id for every edge"
 
 
-def run(arguments: ExplainInput, context: ToolContext) -> ExplainOutput | Dumped:
+def run(arguments: ExplainInput, context: ToolContext) -> ExplainOutput:
     from rhumbline.lookup import annotations
     from rhumbline.lookup.bundle import resolve_bundle
-    from rhumbline.lookup.views import definition_row, link_rows
+    from rhumbline.lookup.views import definition, links
     from rhumbline.stores.graph.model import Around
 
     project = context.project(arguments.project)
@@ -89,41 +89,37 @@ def run(arguments: ExplainInput, context: ToolContext) -> ExplainOutput | Dumped
         + [Around(d, (DOCUMENT_RELATION,), MAX_DOCUMENTS) for d in directions],
     )  # fmt: skip
     around = dict(zip(directions, bundle.around[:2]))
-    # Built as its JSON form (lookup.views rows): markdown validates it into the model it renders.
     neighborhood = [
-        {"relation": relation, "direction": direction, "total": group.total, "examples": link_rows(group)["items"]}
+        RelationSummary(relation=relation, direction=direction, total=group.total, examples=links(group).items)  # type: ignore[arg-type]
         for direction, found in around.items()
         for relation, group in found.items()
         if relation != DOCUMENT_RELATION
     ]
-    documented = {d: link_rows(found.get(DOCUMENT_RELATION)) for d, found in zip(directions, bundle.around[2:])}
-    documented_by, documents = documented["in"], documented["out"]
-    answer = {
-        "project": project,
-        "format": arguments.format,
-        "markdown": None,
-        "node": definition_row(node, docstring_chars=DOCSTRING_CHARS),
-        "layer": "knowledge" if node.kind in KNOWLEDGE_KINDS else "code",
-        "parent": _parent(neighborhood),
-        "neighborhood": neighborhood,
-        "documents": {
-            "items": (documented_by["items"] + documents["items"])[:MAX_DOCUMENTS],
-            "total": documented_by["total"] + documents["total"],
-        },
-        "annotations": annotations.for_nodes(context, project, [node.id]).model_dump(mode="json"),
-        "next": _next_step(node.kind),
-    }
+    documented_by, documents = (links(found.get(DOCUMENT_RELATION)) for found in bundle.around[2:])
+    answer = ExplainOutput(
+        project=project,
+        format=arguments.format,
+        node=definition(node, docstring_chars=DOCSTRING_CHARS),
+        layer="knowledge" if node.kind in KNOWLEDGE_KINDS else "code",
+        parent=_parent(neighborhood),
+        neighborhood=neighborhood,
+        documents=Listing[Link](
+            items=(documented_by.items + documents.items)[:MAX_DOCUMENTS], total=documented_by.total + documents.total
+        ),
+        annotations=annotations.for_nodes(context, project, [node.id]),
+        next=_next_step(node.kind),
+    )
     if arguments.format == "markdown":
-        return ExplainOutput(project=project, format="markdown", markdown=render(ExplainOutput.model_validate(answer)))
-    return Dumped(answer)
+        return ExplainOutput(project=project, format="markdown", markdown=render(answer))
+    return answer
 
 
-def _parent(neighborhood: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The first node that defines or contains it (a NodeRef row)."""
+def _parent(neighborhood: list[RelationSummary]) -> NodeRef | None:
+    """The first node that defines or contains it."""
     for relation in ("DEFINES", "CONTAINS"):
         for summary in neighborhood:
-            if summary["direction"] == "in" and summary["relation"] == relation and summary["examples"]:
-                return summary["examples"][0]["node"]
+            if summary.direction == "in" and summary.relation == relation and summary.examples:
+                return summary.examples[0].node
     return None
 
 

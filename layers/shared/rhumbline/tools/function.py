@@ -10,7 +10,7 @@ from rhumbline.lookup.walks import Step, StepListing, step_line
 from rhumbline.lookup.views import FORMAT_FIELD, Annotation, Definition, Format, Link, Listing, NodeRef
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput, project_field
-from rhumbline.runtime.spec import Dumped, ToolSpec
+from rhumbline.runtime.spec import ToolSpec
 
 MAX_DEPTH = 4
 DEFAULT_LIMIT = 20
@@ -45,12 +45,12 @@ class FunctionOutput(BaseModel):
     annotations: Listing[Annotation] | None = None
 
 
-def run(arguments: FunctionInput, context: ToolContext) -> FunctionOutput | Dumped:
+def run(arguments: FunctionInput, context: ToolContext) -> FunctionOutput:
     from rhumbline.lookup import annotations
     from rhumbline.lookup.bundle import resolve_bundle
     from rhumbline.vocabulary import CALLABLE_KINDS
-    from rhumbline.lookup.views import definition_row, link_rows, node_ref_row
-    from rhumbline.lookup.walks import listing_row, walk_for
+    from rhumbline.lookup.views import definition, links, node_ref
+    from rhumbline.lookup.walks import listing, walk_for
     from rhumbline.stores.graph.model import Around
 
     project = context.project(arguments.project)
@@ -65,25 +65,23 @@ def run(arguments: FunctionInput, context: ToolContext) -> FunctionOutput | Dump
     )  # fmt: skip
     annotated = annotations.for_nodes(context, project, [node.id])
     [inward] = bundle.around
-    callers, callees = (listing_row(walked, depth=depth, limit=limit) for walked in bundle.walks)
+    callers, callees = (listing(walked, depth=depth, limit=limit) for walked in bundle.walks)
     owners = inward.get("DEFINES")
     owner = owners.edges[0].other if owners else None
-    # Built as its JSON form (lookup.views rows): markdown validates it into the model it renders.
-    answer = {
-        "project": project,
-        "format": arguments.format,
-        "markdown": None,
-        "node": definition_row(node),
-        "owner": node_ref_row(owner) if owner is not None else None,
-        "decorators": link_rows(inward.get("DECORATES")),
-        "callers": callers,
-        "callees": callees,
-        "documented_by": link_rows(inward.get("DOCUMENTS")),
-        "annotations": annotated.model_dump(mode="json"),
-    }
+    answer = FunctionOutput(
+        project=project,
+        format=arguments.format,
+        node=definition(node),
+        owner=node_ref(owner) if owner is not None else None,
+        decorators=links(inward.get("DECORATES")),
+        callers=callers,
+        callees=callees,
+        documented_by=links(inward.get("DOCUMENTS")),
+        annotations=annotated,
+    )
     if arguments.format == "markdown":
-        return FunctionOutput(project=project, format="markdown", markdown=render(FunctionOutput.model_validate(answer)))
-    return Dumped(answer)
+        return FunctionOutput(project=project, format="markdown", markdown=render(answer))
+    return answer
 
 
 def render(answer: FunctionOutput) -> str:

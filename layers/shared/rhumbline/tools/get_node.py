@@ -12,7 +12,7 @@ from rhumbline.runtime.context import ToolContext
 from rhumbline.stores.graph.model import EdgeView, Node
 from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.tools.graph_common import cursor_field, overlapped, query_of
-from rhumbline.runtime.spec import Dumped, ToolSpec
+from rhumbline.runtime.spec import ToolSpec
 
 if TYPE_CHECKING:
     from rhumbline.annotations import AnnotationView
@@ -86,76 +86,47 @@ class GetNodeOutput(BaseModel):
     )
 
 
-# The answer is built as its JSON form (registry.Dumped), like the code-context tools': every
-# value comes typed from the stores, and a model per edge, then the whole answer dumped again,
-# cost more than the rows (with SQLite's positional edge rows: tool CPU 0.80-0.91 -> 0.72 ms per
-# call on exploration's six Django nodes, default 20-edge page). tests/unit/tools checks each row
-# is its model's dump.
+def edge_list(views: list[EdgeView], total: int, offset: int) -> EdgeList:
+    edges = [
+        EdgeOut(
+            relation=view.relation, confidence=view.confidence, confidence_score=view.confidence_score,
+            explanation=view.explanation, file=view.file, line=view.line, other_id=view.other_id,
+            other_kind=view.other_kind, other_name=view.other_name,
+        )  # fmt: skip
+        for view in views
+    ]
+    return EdgeList(edges=edges, total=total, offset=offset)
 
 
-def edge_row(view: EdgeView) -> dict[str, Any]:
-    """EdgeOut's JSON form."""
-    return {
-        "relation": view.relation,
-        "confidence": view.confidence,
-        "confidence_score": view.confidence_score,
-        "explanation": view.explanation,
-        "file": view.file,
-        "line": view.line,
-        "other_id": view.other_id,
-        "other_kind": view.other_kind,
-        "other_name": view.other_name,
-    }
+def node_detail(node: Node) -> NodeDetail:
+    return NodeDetail(
+        id=node.id, kind=node.kind, name=node.name, qualified_name=node.qualified_name, file=node.file,
+        start_line=node.start_line, end_line=node.end_line, language=node.language, signature=node.signature,
+        docstring=node.docstring, content_hash=node.content_hash,
+    )  # fmt: skip
 
 
-def edge_list_row(views: list[EdgeView], total: int, offset: int) -> dict[str, Any]:
-    """EdgeList's JSON form."""
-    return {"edges": [edge_row(view) for view in views], "total": total, "offset": offset}
+def annotation_out(view: AnnotationView) -> AnnotationOut:
+    return AnnotationOut(
+        id=view.id, content=view.content, tags=list(view.tags), author=view.author,
+        created_at=view.created_at.isoformat(), provenance=view.provenance,
+    )  # fmt: skip
 
 
-def node_row(node: Node) -> dict[str, Any]:
-    """NodeDetail's JSON form."""
-    return {
-        "id": node.id,
-        "kind": node.kind,
-        "name": node.name,
-        "qualified_name": node.qualified_name,
-        "file": node.file,
-        "start_line": node.start_line,
-        "end_line": node.end_line,
-        "language": node.language,
-        "signature": node.signature,
-        "docstring": node.docstring,
-        "content_hash": node.content_hash,
-    }
-
-
-def annotation_row(view: AnnotationView) -> dict[str, Any]:
-    """AnnotationOut's JSON form."""
-    return {
-        "id": view.id,
-        "content": view.content,
-        "tags": list(view.tags),
-        "author": view.author,
-        "created_at": view.created_at.isoformat(),
-        "provenance": view.provenance,
-    }
-
-
-def _annotations(context: ToolContext, project: str, node_id: str) -> dict[str, Any]:
-    """AnnotationList's JSON form: the node's newest MAX_ANNOTATIONS and their exact total."""
+def _annotations(context: ToolContext, project: str, node_id: str) -> AnnotationList:
+    """The node's newest MAX_ANNOTATIONS and their exact total."""
     from rhumbline import annotations
     from rhumbline.lookup.annotation_probe import any_annotation
     from rhumbline.runtime import resources
 
     if not any_annotation(resources.relational_engine(), project, [node_id]):  # the usual case
-        return {"annotations": [], "total": 0}
+        return AnnotationList(annotations=[], total=0)
     with context.read_db() as connection:
         found = annotations.for_nodes(connection, project, [node_id], per_node=MAX_ANNOTATIONS).get(node_id, [])
         total = len(found)
         if total == MAX_ANNOTATIONS:
             total = annotations.counts(connection, project, [node_id]).get(node_id, 0)
-    return {"annotations": [annotation_row(a) for a in found], "total": total}
+    return AnnotationList(annotations=[annotation_out(a) for a in found], total=total)
 
 
 def _missing(context: ToolContext, project: str, node_id: str) -> NotFound:
@@ -175,7 +146,7 @@ def _missing(context: ToolContext, project: str, node_id: str) -> NotFound:
     return NotFound(f"no node '{node_id}' in project '{project}'; use `search` to find node ids", details=details)
 
 
-def run(arguments: GetNodeInput, context: ToolContext) -> Dumped:
+def run(arguments: GetNodeInput, context: ToolContext) -> GetNodeOutput:
     from rhumbline.tools import cursors
 
     project = context.project(arguments.project)
@@ -203,8 +174,6 @@ def run(arguments: GetNodeInput, context: ToolContext) -> Dumped:
     found = pending.result()
     if found is None:
         raise _missing(context, project, arguments.node_id)
-    outgoing = edge_list_row(found.outgoing, found.outgoing_total, out_offset)
-    incoming = edge_list_row(found.incoming, found.incoming_total, in_offset)
     next_cursor = None
     position = {
         "out": min(found.outgoing_total, out_offset + len(found.outgoing)),
@@ -212,15 +181,13 @@ def run(arguments: GetNodeInput, context: ToolContext) -> Dumped:
     }
     if position["out"] < found.outgoing_total or position["in"] < found.incoming_total:
         next_cursor = cursors.issue(context, "get_node", query, position, graph_version=found.version)
-    return Dumped(
-        {
-            "project": project,
-            "node": node_row(found.node),
-            "outgoing": outgoing,
-            "incoming": incoming,
-            "annotations": annotated,
-            "next_cursor": next_cursor,
-        }
+    return GetNodeOutput(
+        project=project,
+        node=node_detail(found.node),
+        outgoing=edge_list(found.outgoing, found.outgoing_total, out_offset),
+        incoming=edge_list(found.incoming, found.incoming_total, in_offset),
+        annotations=annotated,
+        next_cursor=next_cursor,
     )
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, Field
 
 from rhumbline.errors import Ambiguous, NotFound
+from rhumbline.lookup.views import node_ref
 
 if TYPE_CHECKING:
     from rhumbline.runtime.context import ToolContext
@@ -28,26 +29,6 @@ _pool_lock = threading.Lock()
 CODE_RELATIONS = (
     "CALLS", "DECORATES", "DEFINES", "DOCUMENTS", "IMPLEMENTS", "IMPORTS", "INHERITS", "REFERENCES",
 )  # fmt: skip
-
-
-class NodeRef(BaseModel):
-    id: str
-    kind: str
-    name: str
-    qualified_name: str
-    file: str | None = None
-    line: int | None = None
-
-
-def node_ref(node: Node) -> NodeRef:
-    return NodeRef(
-        id=node.id,
-        kind=node.kind,
-        name=node.name,
-        qualified_name=node.qualified_name,
-        file=node.file,
-        line=node.start_line,
-    )
 
 
 def cursor_field() -> Any:

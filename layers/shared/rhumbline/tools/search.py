@@ -8,7 +8,7 @@ from rhumbline.errors import InvalidArguments
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput
 from rhumbline.vocabulary import CODE_KINDS, KNOWLEDGE_KINDS, NAMED_CODE_KINDS, PROJECT_PATTERN
-from rhumbline.runtime.spec import Dumped, ToolSpec
+from rhumbline.runtime.spec import ToolSpec
 
 SNIPPET_CHARS = 160
 
@@ -70,7 +70,7 @@ def _snippet(signature: str | None, docstring: str | None) -> str | None:
     return text
 
 
-def run(arguments: SearchInput, context: ToolContext) -> SearchOutput | Dumped:
+def run(arguments: SearchInput, context: ToolContext) -> SearchOutput:
     projects = [arguments.project] if arguments.project else context.visible_projects()
     if not projects:
         return SearchOutput(hits=[], total=0)
@@ -80,26 +80,23 @@ def run(arguments: SearchInput, context: ToolContext) -> SearchOutput | Dumped:
         )
     except ValueError as error:
         raise InvalidArguments(str(error)) from None
-    # Built as its JSON form (registry.Dumped): every value comes typed from the graph store.
-    return Dumped(
-        {
-            "hits": [
-                {
-                    "kind": hit.node.kind,
-                    "id": hit.node.id,
-                    "name": hit.node.name,
-                    "qualified_name": hit.node.qualified_name,
-                    "file": hit.node.file,
-                    "line": hit.node.start_line,
-                    "snippet": _snippet(hit.node.signature, hit.node.docstring),
-                    "project": hit.project,
-                    "score": round(float(hit.score), 4),
-                    "match": hit.match,
-                }
-                for hit in hits
-            ],
-            "total": total,
-        }
+    return SearchOutput(
+        hits=[
+            SearchHitOut(
+                kind=hit.node.kind,
+                id=hit.node.id,
+                name=hit.node.name,
+                qualified_name=hit.node.qualified_name,
+                file=hit.node.file,
+                line=hit.node.start_line,
+                snippet=_snippet(hit.node.signature, hit.node.docstring),
+                project=hit.project,
+                score=round(float(hit.score), 4),
+                match=hit.match,
+            )
+            for hit in hits
+        ],
+        total=total,
     )
 
 

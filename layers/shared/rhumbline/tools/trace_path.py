@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rhumbline.runtime.context import ToolContext
 from rhumbline.tools.common import StrictInput, project_field
-from rhumbline.tools.graph_common import CODE_RELATIONS, NodeRef, label, node_ref, overlapped, resolve_node
+from rhumbline.lookup.views import NodeRef, node_ref
+from rhumbline.tools.graph_common import CODE_RELATIONS, label, overlapped, resolve_node
 from rhumbline.runtime.spec import ToolSpec
 
 MAX_HOPS = 8
