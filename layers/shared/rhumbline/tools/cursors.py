@@ -1,12 +1,12 @@
 """Pagination cursors: opaque, tamper-evident, bound to the caller, the query and the graph.
 
 Where a cap cuts a list, a tool returns `next_cursor`; called again with the same arguments plus
-`cursor`, it continues. A cursor is `c1.<payload>.<mac>`: the payload (base64url JSON) holds the
-position, an expiry, the graph version it was issued against, and digests of the caller's token
-id and of the query (tool name + every argument but `cursor`); the MAC is HMAC-SHA256 over the
-payload with a server secret. Changing one byte breaks the MAC; a cursor replayed by another
-token, for other arguments, after it expired, or after the graph changed (offsets would shift)
-is refused with a specific `invalid_arguments` error saying which.
+`cursor`, it continues. A cursor is an itsdangerous URL-safe timed token: its payload holds the
+position, the graph version it was issued against, and digests of the caller's token id and of the
+query (tool name + every argument but `cursor`), signed (HMAC-SHA256) and timestamped with a server
+secret. Changing one byte breaks the signature; a cursor replayed by another token, for other
+arguments, after it expired, or after the graph changed (offsets would shift) is refused with a
+specific `invalid_arguments` error saying which.
 
 The secret: RHUMBLINE_CURSOR_SECRET (hosted: the template fills it from a generated Secrets
 Manager secret); locally, when unset, one generated on first use and kept in
@@ -16,29 +16,31 @@ RHUMBLINE_HOME/cursor-secret with mode 0600, so cursors survive a server restart
 from __future__ import annotations
 
 import base64
-import binascii
 import hashlib
-import hmac
 import json
 import os
+import re
 import secrets
 import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from itsdangerous import BadPayload, BadSignature, SignatureExpired, URLSafeTimedSerializer
+
 from rhumbline.errors import InvalidArguments, Unavailable
 
 if TYPE_CHECKING:
     from rhumbline.runtime.context import ToolContext
 
-PREFIX = "c1"
 TTL_SECONDS = 3600
 MAX_CURSOR = 2000  # characters; tools cap their `cursor` input at this
 SECRET_VARIABLE = "RHUMBLINE_CURSOR_SECRET"
 SECRET_FILE = "cursor-secret"
 MIN_SECRET = 32
-_MAC_BYTES = 16  # 128-bit tag: forging one is out of reach; keeps cursors short
+SALT = "rhumbline.cursor"
+# What itsdangerous writes: [.]payload.timestamp.signature (the dot first when zlib-compressed).
+_SHAPE = re.compile(r"\.?[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
 _lock = threading.Lock()
 _cache: dict[str, bytes] = {}
 
@@ -58,15 +60,8 @@ def issue(
     *,
     graph_version: int | None = None,
 ) -> str:
-    body = {
-        "p": position,
-        "x": int(time.time()) + TTL_SECONDS,
-        "g": graph_version,
-        "c": _digest(context.caller.token_id),
-        "q": _digest(_canonical(tool, query)),
-    }
-    payload = _b64(json.dumps(body, separators=(",", ":"), sort_keys=True).encode())
-    return f"{PREFIX}.{payload}.{_b64(_mac(payload))}"
+    body = {"p": position, "g": graph_version, "c": _digest(context.caller.token_id), "q": _digest(_canonical(tool, query))}
+    return _serializer().dumps(body)
 
 
 def read(
@@ -78,19 +73,16 @@ def read(
     graph_version: int | None = None,
 ) -> dict[str, Any]:
     """The position a cursor holds, after every check; InvalidCursor otherwise."""
-    parts = cursor.split(".")
-    if len(parts) != 3 or parts[0] != PREFIX:
+    if not _SHAPE.fullmatch(cursor):
         raise InvalidCursor("malformed", "`cursor` is not a cursor this server issued: pass `next_cursor` unchanged")
-    _, payload, tag = parts
     try:
-        expected = _unb64(tag)
-    except (binascii.Error, ValueError):
-        expected = b""
-    if not hmac.compare_digest(_mac(payload), expected):
-        raise InvalidCursor("tampered", "`cursor` failed its integrity check (altered or not issued here)")
-    body = json.loads(_unb64(payload))
-    if body["x"] < time.time():
-        raise InvalidCursor("expired", f"`cursor` expired (cursors last {TTL_SECONDS // 60} minutes): start again without it")
+        body = _serializer().loads(cursor, max_age=TTL_SECONDS)
+    except SignatureExpired:
+        raise InvalidCursor("expired", f"`cursor` expired (cursors last {TTL_SECONDS // 60} minutes): start again without it") from None
+    except BadPayload:
+        raise InvalidCursor("malformed", "`cursor` is not a cursor this server issued: pass `next_cursor` unchanged") from None
+    except BadSignature:
+        raise InvalidCursor("tampered", "`cursor` failed its integrity check (altered or not issued here)") from None
     if body["c"] != _digest(context.caller.token_id):
         raise InvalidCursor("foreign_caller", "`cursor` was issued to another token")
     if body["q"] != _digest(_canonical(tool, query)):
@@ -157,8 +149,8 @@ def _local_secret(path: Path) -> bytes:
         return value
 
 
-def _mac(payload: str) -> bytes:
-    return hmac.new(secret(), payload.encode(), hashlib.sha256).digest()[:_MAC_BYTES]
+def _serializer() -> URLSafeTimedSerializer:
+    return URLSafeTimedSerializer(secret(), salt=SALT, signer_kwargs={"digest_method": hashlib.sha256})
 
 
 def _canonical(tool: str, query: dict[str, Any]) -> str:
@@ -166,12 +158,4 @@ def _canonical(tool: str, query: dict[str, Any]) -> str:
 
 
 def _digest(text: str) -> str:
-    return _b64(hashlib.sha256(text.encode()).digest()[:12])
-
-
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    return base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()[:12]).decode()

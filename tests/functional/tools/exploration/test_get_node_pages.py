@@ -49,11 +49,11 @@ def _refused(outcome: dict) -> tuple[str, str]:
 def test_a_cursor_is_refused_when_tampered_foreign_or_for_another_query(depot, call_as):
     arguments = {"project": depot.project, "node_id": CART, "edge_limit": 1}
     cursor = ok(call_as("get_node", arguments))["next_cursor"]
-    prefix, payload, tag = cursor.split(".")
+    payload, stamp, signature = cursor.split(".")
 
-    # One character of the position changed: the MAC no longer matches.
+    # One character of the position changed: the signature no longer matches.
     flipped = payload[:-2] + ("A" if payload[-2] != "A" else "B") + payload[-1]
-    assert _refused(call_as("get_node", {**arguments, "cursor": f"{prefix}.{flipped}.{tag}"}))[0] == "tampered"
+    assert _refused(call_as("get_node", {**arguments, "cursor": f"{flipped}.{stamp}.{signature}"}))[0] == "tampered"
     assert _refused(call_as("get_node", {**arguments, "cursor": "not-a-cursor"}))[0] == "malformed"
     # Another token replays it.
     assert _refused(call_as("get_node", {**arguments, "cursor": cursor}, token_id="tk_other"))[0] == "foreign_caller"
