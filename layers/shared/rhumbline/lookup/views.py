@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
-from rhumbline.stores.graph.model import EdgeView, Node, RelationEdges
+from rhumbline.stores.graph.model import EdgeView, LinkedEdge, Node, RelationEdges
 
 T = TypeVar("T")
 
@@ -84,6 +84,10 @@ class Annotation(BaseModel):
     provenance: str = Field(default="CONTRIBUTED", description="CONTRIBUTED: said by someone, not derived by a parser.")
 
 
+D = TypeVar("D", bound=Definition)
+L = TypeVar("L", bound=Link)
+
+
 def node_ref(node: Node) -> NodeRef:
     return NodeRef(
         id=node.id, kind=node.kind, name=node.name, qualified_name=node.qualified_name, file=node.file,
@@ -91,11 +95,12 @@ def node_ref(node: Node) -> NodeRef:
     )  # fmt: skip
 
 
-def definition(node: Node, *, docstring_chars: int = DOCSTRING_CHARS) -> Definition:
-    return Definition(
+def definition(node: Node, *, docstring_chars: int = DOCSTRING_CHARS, model: type[D] = Definition, **more: Any) -> D:  # type: ignore[assignment]
+    """A definition (or a subclass of it: `model`, with its `more` fields)."""
+    return model(
         id=node.id, kind=node.kind, name=node.name, qualified_name=node.qualified_name, file=node.file,
         line=node.start_line, end_line=node.end_line, language=node.language,
-        signature=clip(node.signature, SIGNATURE_CHARS), docstring=clip(node.docstring, docstring_chars),
+        signature=clip(node.signature, SIGNATURE_CHARS), docstring=clip(node.docstring, docstring_chars), **more,
     )  # fmt: skip
 
 
@@ -104,12 +109,14 @@ def stub_ref(edge: EdgeView) -> NodeRef:
     return NodeRef(id=edge.other_id, kind=edge.other_kind, name=edge.other_name, qualified_name=edge.other_name)
 
 
-def link(about: str, edge: EdgeView, other: Node | None) -> Link:
-    return Link(
-        about=about, relation=edge.relation, direction=edge.direction,  # type: ignore[arg-type]
+def link(about: str, edge: EdgeView, other: Node | None, *, model: type[L] = Link, **more: Any) -> L:  # type: ignore[assignment]
+    """A link (or a subclass of it: `model`, with its `more` fields)."""
+    return model(
+        about=about, relation=edge.relation, direction=edge.direction,
         node=node_ref(other) if other is not None else stub_ref(edge),
         confidence=edge.confidence, confidence_score=edge.confidence_score,
         explanation=clip(edge.explanation, EXPLANATION_CHARS) or "", evidence_file=edge.file, evidence_line=edge.line,
+        **more,
     )  # fmt: skip
 
 
@@ -120,13 +127,14 @@ def links(group: RelationEdges | None) -> Listing[Link]:
     return Listing[Link](items=[link(e.node_id, e.edge, e.other) for e in group.edges], total=group.total)
 
 
-def merged(found: Mapping[str, RelationEdges], relations: Sequence[str], limit: int) -> Listing[Link]:
-    """Several relations' edges as one list, by relation then as found, cut at `limit`."""
-    items: list[Link] = []
+def merged(found: Mapping[str, RelationEdges], relations: Sequence[str], limit: int) -> tuple[list[LinkedEdge], int]:
+    """Several relations' edges as one list, by relation then as found, cut at `limit`, and their
+    exact total."""
+    edges: list[LinkedEdge] = []
     total = 0
     for relation in sorted(relations):
         group = found.get(relation)
         if group is not None:
             total += group.total
-            items.extend(link(e.node_id, e.edge, e.other) for e in group.edges)
-    return Listing[Link](items=items[:limit], total=total)
+            edges.extend(group.edges)
+    return edges[:limit], total

@@ -67,7 +67,7 @@ def run(arguments: ClassInput, context: ToolContext) -> ClassOutput:
     from rhumbline.lookup import annotations
     from rhumbline.lookup.bundle import resolve_bundle
     from rhumbline.vocabulary import CLASS_KINDS, HIERARCHY_RELATIONS
-    from rhumbline.lookup.views import definition, links, merged
+    from rhumbline.lookup.views import definition, link, links, merged
     from rhumbline.lookup.walks import listing, walk_for
     from rhumbline.stores.graph.model import Around, Keep
 
@@ -92,7 +92,7 @@ def run(arguments: ClassInput, context: ToolContext) -> ClassOutput:
     callers = bundle.far_degrees[0]
     stubs = [e for r in HIERARCHY_RELATIONS if r in based for e in based[r].edges if e.other is None]
     methods = [m.other for m in defined["DEFINES"].edges if m.other is not None] if "DEFINES" in defined else []
-    used = merged(inward, list(REFERENCE_RELATIONS), limit)
+    used, used_total = merged(inward, list(REFERENCE_RELATIONS), limit)
     bases, subclasses = (listing(walked, depth=HIERARCHY_DEPTH, limit=limit) for walked in bundle.walks)
     answer = ClassOutput(
         project=project,
@@ -103,14 +103,18 @@ def run(arguments: ClassInput, context: ToolContext) -> ClassOutput:
         subclasses=subclasses,
         methods=Listing[Method](
             items=[
-                Method(**dict(definition(m, docstring_chars=MEMBER_DOCSTRING_CHARS)), callers=callers.get(m.id, 0))
+                definition(m, docstring_chars=MEMBER_DOCSTRING_CHARS, model=Method, callers=callers.get(m.id, 0))
                 for m in methods
             ],
             total=bundle.kept[0].get("DEFINES", 0),
         ),
         decorators=links(inward.get("DECORATES")),
         references=Listing[Reference](
-            items=[Reference(**dict(u), how=REFERENCE_RELATIONS[u.relation]) for u in used.items], total=used.total
+            items=[
+                link(e.node_id, e.edge, e.other, model=Reference, how=REFERENCE_RELATIONS[e.edge.relation])
+                for e in used
+            ],
+            total=used_total,
         ),
         documented_by=links(inward.get("DOCUMENTS")),
         annotations=annotated,
