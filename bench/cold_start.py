@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYER = ROOT / ".aws-sam" / "build" / "SharedLayer"
 ENTRIES = {
     "gateway": ROOT / "functions" / "gateway" / "app.py",
-    "tool (get_node)": ROOT / "functions" / "get_node" / "app.py",
+    "tool (get_node)": ROOT / "functions" / "tool" / "app.py",
     "authorizer": ROOT / "functions" / "authorizer" / "app.py",
 }
 
@@ -69,9 +69,9 @@ LAMBDA_LIKE_ENV = {
     "RHUMBLINE_DATABASE_SECRET_ARN": "arn:aws:secretsmanager:us-east-1:123456789012:secret:bench-db-AbCdEf",
     "RHUMBLINE_NEO4J_SECRET_ARN": "arn:aws:secretsmanager:us-east-1:123456789012:secret:bench-neo4j-AbCdEf",
     "RHUMBLINE_DISPATCH": "lambda",
-    "RHUMBLINE_TOOL_FUNCTIONS": json.dumps(
-        {"list_projects": "bench-list", "search": "bench-search", "get_node": "bench-get", "ingest": "bench-ingest"}
-    ),
+    "RHUMBLINE_TOOL_FUNCTION_PREFIX": "bench-tool-",
+    # Read by the tool entry point only: the tool the "tool" row's function serves.
+    "RHUMBLINE_TOOL": "get_node",
 }
 
 

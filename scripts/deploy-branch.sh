@@ -21,7 +21,9 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PREFIX="rhumbline-br-"
-MAX_STACK_NAME=128
+# Tool functions are named <stack>-tool-<tool>, and a Lambda function name has at most 64
+# characters (tests/functional/infra/test_template.py checks the longest tool still fits).
+MAX_STACK_NAME=37
 
 action=deploy
 stage=branch
@@ -42,8 +44,8 @@ if [[ -z "$branch" ]]; then
     branch="$(git -C "$ROOT" symbolic-ref --short HEAD)"
 fi
 
-# CloudFormation stack names: [A-Za-z][-A-Za-z0-9]*, at most 128 characters. Lower-case (RDS and
-# other generated names are lower-case anyway), anything else becomes "-", runs collapse.
+# Stack names: [A-Za-z][-A-Za-z0-9]*, at most MAX_STACK_NAME characters. Lower-case (RDS and other
+# generated names are lower-case anyway), anything else becomes "-", runs collapse.
 stack_name_for() {
     local raw="$1" slug name hash
     slug="$(printf '%s' "$raw" | tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9-]+/-/g; s/-+/-/g; s/^-+//; s/-+$//')"

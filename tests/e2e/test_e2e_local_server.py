@@ -161,6 +161,6 @@ def test_token_cli_lists_without_secrets(server: LocalServer) -> None:
 def test_the_dispatch_path_is_the_one_asked_for(server: LocalServer) -> None:
     anyio.run(list_and_call, server, "auto")
     access_log = server.log.read_text()
-    through_invoke_api = '"POST /2015-03-31/functions/SearchFunction/invocations HTTP/1.1" 200' in access_log
+    through_invoke_api = '"POST /2015-03-31/functions/rhumbline-local-tool-search/invocations HTTP/1.1" 200' in access_log
     assert through_invoke_api == (server.dispatch == "invoke-api")
     assert '"POST /mcp HTTP/1.1" 200' in access_log

@@ -32,11 +32,15 @@ def server(request: pytest.FixtureRequest, start_server: Any) -> LocalServer:  #
     return start_server(request.param)
 
 
-def forge(server: LocalServer, function: str = "ListProjectsFunction", **headers: str) -> httpx.Response:
+def forge(server: LocalServer, function: str = "rhumbline-local-tool-list_projects", **headers: str) -> httpx.Response:
     return httpx.post(server.base + INVOKE.format(function=function), content=json.dumps(FORGED), headers=headers, timeout=10)
 
 
-@pytest.mark.parametrize("function", ["ListProjectsFunction", "IngestFunction", "AuthorizerFunction", "MigrateFunction", "GitHubWebhookFunction"])
+@pytest.mark.parametrize(
+    "function",
+    ["rhumbline-local-tool-list_projects", "rhumbline-local-tool-ingest", "AuthorizerFunction", "MigrateFunction",
+     "GitHubWebhookFunction"],
+)
 def test_an_unsigned_invocation_reaches_no_function(server: LocalServer, function: str) -> None:
     response = forge(server, function)
     if server.dispatch == "inprocess":

@@ -21,7 +21,8 @@ from rhumbline.gateway.dispatch import LambdaDispatcher
 from rhumbline.runtime.handler import handle
 from tests.functional.gateway.gateway_harness import call_legacy
 
-FUNCTIONS = {"echo": "rhumbline-dev-EchoFunction-A1B2", "list_projects": "rhumbline-dev-ListProjects-C3D4"}
+PREFIX = "rhumbline-dev-tool-"
+FUNCTIONS = {"echo": "rhumbline-dev-tool-echo", "list_projects": "rhumbline-dev-tool-list_projects"}
 
 
 class LambdaService:
@@ -35,7 +36,10 @@ class LambdaService:
         function_name = params["url_path"].split("/")[3]
         invocation_type = params["headers"].get("X-Amz-Invocation-Type", "")
         self.invoked.append((function_name, invocation_type))
-        tool = {name: tool for tool, name in FUNCTIONS.items()}[function_name]
+        tool = {name: tool for tool, name in FUNCTIONS.items()}.get(function_name)
+        if tool is None:
+            error = {"Error": {"Code": "ResourceNotFoundException", "Message": f"Function not found: {function_name}"}}
+            return AWSResponse("https://lambda", 404, {}, None), {**error, "ResponseMetadata": {"HTTPStatusCode": 404}}
         if self.failure == "throttle":
             error = {"Error": {"Code": "TooManyRequestsException", "Message": "Rate Exceeded."}}
             return AWSResponse("https://lambda", 429, {}, None), {**error, "ResponseMetadata": {"HTTPStatusCode": 429}}
@@ -76,7 +80,7 @@ def service() -> LambdaService:
 def handler(make_gateway: Any, echo_tools: None, service: LambdaService) -> Any:
     client = boto3.client("lambda", region_name="eu-west-1", aws_access_key_id="testing", aws_secret_access_key="testing")
     client.meta.events.register("before-call.lambda.Invoke", service)
-    return make_gateway(LambdaDispatcher(FUNCTIONS, read_timeout=5.0, client=client))
+    return make_gateway(LambdaDispatcher(PREFIX, read_timeout=5.0, client=client))
 
 
 def call(handler: Any, name: str, arguments: dict[str, Any], request_id: str = "req-l") -> dict[str, Any]:
@@ -88,8 +92,8 @@ def test_a_call_reaches_the_tool_function_through_lambda_invoke(handler: Any, se
     assert result["structuredContent"] == {"echo": "over the wire", "principal": "alice@example.com"}
     assert call(handler, "list_projects", {})["structuredContent"] == {"projects": [], "total": 0}
     assert service.invoked == [
-        ("rhumbline-dev-EchoFunction-A1B2", "RequestResponse"),
-        ("rhumbline-dev-ListProjects-C3D4", "RequestResponse"),
+        ("rhumbline-dev-tool-echo", "RequestResponse"),
+        ("rhumbline-dev-tool-list_projects", "RequestResponse"),
     ]
     assert [row.outcome for row in audit_rows()] == ["ok", "ok"]
 
@@ -117,29 +121,28 @@ def test_dispatch_failures_become_specific_tool_errors(
     assert (row.outcome, row.error_code) == ("error", expected.split(":", 1)[0])
 
 
-def test_a_tool_without_a_function_is_a_dispatch_failure(make_gateway: Any, echo_tools: None, audit_rows: Any) -> None:
-    client = boto3.client("lambda", region_name="eu-west-1", aws_access_key_id="testing", aws_secret_access_key="testing")
-    handler = make_gateway(LambdaDispatcher({}, read_timeout=5.0, client=client))
-    result = call(handler, "echo", {"text": "x"})
-    assert result["content"][0]["text"] == "dispatch_failed: no function is configured for tool 'echo' (request id req-l)"
+def test_a_tool_without_a_function_is_a_dispatch_failure(handler: Any, service: LambdaService, audit_rows: Any) -> None:
+    result = call(handler, "search", {"query": "x"})  # no function of that name in this account
+    assert service.invoked == [("rhumbline-dev-tool-search", "RequestResponse")]
+    assert result["content"][0]["text"] == "dispatch_failed: the function for tool 'search' does not exist (request id req-l)"
 
 
 def test_function_names_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     from rhumbline.config import load_settings
 
-    monkeypatch.setenv("RHUMBLINE_TOOL_FUNCTIONS", json.dumps(FUNCTIONS))
+    monkeypatch.setenv("RHUMBLINE_TOOL_FUNCTION_PREFIX", PREFIX)
     monkeypatch.setenv("RHUMBLINE_TOOL_TIMEOUT", "20")
     dispatcher = LambdaDispatcher.from_environment(load_settings())
-    assert dispatcher.function_names == FUNCTIONS
+    assert dispatcher.function_prefix == PREFIX
     assert dispatcher.read_timeout == 22.0
-    monkeypatch.setenv("RHUMBLINE_TOOL_FUNCTIONS", "[1, 2]")
-    with pytest.raises(RuntimeError, match="must be a JSON object"):
+    monkeypatch.setenv("RHUMBLINE_TOOL_FUNCTION_PREFIX", " ")
+    with pytest.raises(RuntimeError, match="RHUMBLINE_TOOL_FUNCTION_PREFIX must name"):
         LambdaDispatcher.from_environment(load_settings())
 
 
 def test_the_boto3_client_has_timeouts_and_no_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-west-1")
-    client = LambdaDispatcher(FUNCTIONS, read_timeout=27.0).client
+    client = LambdaDispatcher(PREFIX, read_timeout=27.0).client
     assert client.meta.config.connect_timeout == 2.0
     assert client.meta.config.read_timeout == 27.0
     assert client.meta.config.retries["total_max_attempts"] == 1

@@ -1,10 +1,11 @@
 """The SAM template's wiring, checked against the code: cfn-lint validates shapes, not intent.
 
-For every tool in TOOL_NAMES: the module exists with its SPEC, `functions/<tool>/app.py` serves
-that exact tool, the template has its function, the gateway maps the tool to that function and may
-invoke it. Plus the HTTP API (routes, authorizer), the shared layer and VPC on every function, the
-invoke rights (the gateway's and nobody else's), the database's network exposure, samconfig.toml,
-the sample events and the branch stack names.
+For every tool (a module in rhumbline/tools with a SPEC): exactly one function, served by the one
+tool entry point (`functions/tool`) with RHUMBLINE_TOOL naming the tool, and named
+`<stack>-tool-<tool>`, the name the gateway derives and its one invoke policy allows. Plus the HTTP
+API (routes, authorizer), the shared layer and VPC on every function, the invoke rights (the
+gateway's and nobody else's), the database's network exposure, samconfig.toml, the sample events
+and the branch stack names (short enough for every tool function's name).
 """
 
 from __future__ import annotations
@@ -116,90 +117,90 @@ def invoke_targets(properties: dict[str, Any]) -> list[Any]:
 
 # ------------------------------------------------------------------ per tool
 
-
-@pytest.mark.parametrize("tool", TOOLS)
-def test_tool_module_has_its_spec(tool: str) -> None:
-    spec = load_spec(tool)  # imports the module: fails if it is missing or broken
-    assert spec.name == tool
+TOOL_PREFIX = "${AWS::StackName}-tool-"
+MAX_FUNCTION_NAME = 64  # Lambda's limit
 
 
-@pytest.mark.parametrize("tool", TOOLS)
-def test_tool_entry_point_serves_exactly_that_tool(tool: str) -> None:
-    source = (ROOT / "functions" / tool / "app.py").read_text()
-    tree = ast.parse(source)
-    imports = [
-        node
-        for node in tree.body
-        if isinstance(node, ast.ImportFrom)
-        and node.module == "rhumbline.runtime.handler"
-        and any(alias.name == "tool_handler" for alias in node.names)
-    ]
-    assert imports, f"functions/{tool}/app.py must import tool_handler from rhumbline.runtime.handler"
-    assignments = [
-        node
-        for node in tree.body
-        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["handler"]
-    ]
-    assert len(assignments) == 1, f"functions/{tool}/app.py must assign `handler` once"
-    call = assignments[0].value
-    assert isinstance(call, ast.Call) and getattr(call.func, "id", None) == "tool_handler"
-    assert [arg.value for arg in call.args if isinstance(arg, ast.Constant)] == [tool]
-    assert len(call.args) == 1 and not call.keywords
+def tool_functions(resources: dict[str, Any]) -> dict[str, str]:
+    """Tool -> logical id of its function (the function's own RHUMBLINE_TOOL)."""
+    found: dict[str, str] = {}
+    for logical_id, properties in functions(resources).items():
+        tool = ((properties.get("Environment") or {}).get("Variables") or {}).get("RHUMBLINE_TOOL")
+        if tool is not None:
+            assert tool not in found, f"{tool} is served by {found[tool]} and {logical_id}"
+            found[tool] = logical_id
+    return found
+
+
+def test_every_tool_has_exactly_one_function(resources: dict[str, Any]) -> None:
+    assert sorted(tool_functions(resources)) == TOOLS
 
 
 @pytest.mark.parametrize("tool", TOOLS)
-def test_tool_has_a_function_in_the_template(template: dict[str, Any], resources: dict[str, Any], tool: str) -> None:
-    logical_id = function_for_code(resources, f"functions/{tool}")
-    properties = functions(resources)[logical_id]
+def test_a_tool_function_is_the_tool_entry_point_named_for_the_gateway(
+    template: dict[str, Any], resources: dict[str, Any], tool: str
+) -> None:
+    assert load_spec(tool).name == tool  # imports the module: fails if it is missing or broken
+    properties = functions(resources)[tool_functions(resources)[tool]]
+    assert code_dir(properties["CodeUri"]) == "functions/tool"
     assert effective(template, properties, "Handler") == "app.handler"
     assert effective(template, properties, "Runtime") == "python3.11"
+    assert properties["FunctionName"] == {"Fn::Sub": TOOL_PREFIX + tool}
+
+
+def test_the_tool_entry_point_serves_the_tool_its_environment_names() -> None:
+    tree = ast.parse((ROOT / "functions" / "tool" / "app.py").read_text())
+    [assignment] = [node for node in tree.body if isinstance(node, ast.Assign)]
+    assert [getattr(t, "id", None) for t in assignment.targets] == ["handler"]
+    call = assignment.value
+    assert isinstance(call, ast.Call) and getattr(call.func, "id", None) == "tool_handler"
+    assert not call.args and not call.keywords, "the tool comes from RHUMBLINE_TOOL, not the file"
 
 
 def gateway_id(resources: dict[str, Any]) -> str:
     return function_for_code(resources, "functions/gateway")
 
 
-def tool_function_map(template: dict[str, Any], resources: dict[str, Any]) -> dict[str, str]:
-    """RHUMBLINE_TOOL_FUNCTIONS as tool -> logical id (each value must be exactly "${LogicalId}")."""
-    raw = environment(template, functions(resources)[gateway_id(resources)])["RHUMBLINE_TOOL_FUNCTIONS"]
-    assert isinstance(raw, dict) and isinstance(raw.get("Fn::Sub"), str), "RHUMBLINE_TOOL_FUNCTIONS must be a !Sub string"
-    mapping = json.loads(raw["Fn::Sub"])
-    resolved = {}
-    for tool, value in mapping.items():
-        found = re.fullmatch(r"\$\{([A-Za-z0-9]+)\}", value)
-        assert found, f"{tool} maps to {value!r}; expected ${{FunctionLogicalId}} (the function name)"
-        resolved[tool] = found.group(1)
-    return resolved
-
-
-def test_gateway_maps_every_tool_to_its_function(template: dict[str, Any], resources: dict[str, Any]) -> None:
-    mapping = tool_function_map(template, resources)
-    assert sorted(mapping) == TOOLS
-    for tool, logical_id in mapping.items():
-        assert logical_id == function_for_code(resources, f"functions/{tool}")
+def test_the_gateway_dispatches_by_the_tool_functions_prefix(template: dict[str, Any], resources: dict[str, Any]) -> None:
     gateway_env = environment(template, functions(resources)[gateway_id(resources)])
     assert gateway_env["RHUMBLINE_DISPATCH"] == "lambda"
+    assert gateway_env["RHUMBLINE_TOOL_FUNCTION_PREFIX"] == {"Fn::Sub": TOOL_PREFIX}
+
+
+TOOL_ARN = "arn:${AWS::Partition}:lambda:${AWS::Region}:${AWS::AccountId}:function:" + TOOL_PREFIX
 
 
 def test_gateway_may_invoke_exactly_the_tool_functions(resources: dict[str, Any]) -> None:
-    targets = invoke_targets(functions(resources)[gateway_id(resources)])
-    assert all(ref(target) is not None for target in targets), f"non-reference invoke target in {targets}"
-    expected = {function_for_code(resources, f"functions/{tool}") for tool in TOOLS}
-    assert sorted(ref(target) for target in targets) == sorted(expected)
+    assert invoke_targets(functions(resources)[gateway_id(resources)]) == [{"Fn::Sub": TOOL_ARN + "*"}]
+    # Only tool functions carry that prefix: every other function has a generated name
+    # (<stack>-<LogicalId>-<suffix>), and no logical id could read as `tool-`.
+    tools = set(tool_functions(resources).values())
+    for logical_id, properties in functions(resources).items():
+        if logical_id not in tools:
+            assert "FunctionName" not in properties and not logical_id.lower().startswith("tool"), logical_id
+
+
+def test_every_tool_function_name_fits_the_longest_stack_name() -> None:
+    script = (ROOT / "scripts" / "deploy-branch.sh").read_text()
+    longest_stack = int(re.search(r"^MAX_STACK_NAME=(\d+)$", script, re.MULTILINE).group(1))
+    config = tomllib.loads((ROOT / "samconfig.toml").read_text())
+    stacks = [config[env]["global"]["parameters"]["stack_name"] for env in ("default", "dev", "prod")]
+    longest_stack = max(longest_stack, *map(len, stacks))
+    longest_tool = max(map(len, TOOLS))
+    assert longest_stack + len("-tool-") + longest_tool <= MAX_FUNCTION_NAME
 
 
 def test_only_the_gateway_may_invoke_functions(resources: dict[str, Any]) -> None:
     gateway = gateway_id(resources)
     # The one exception: a push to the default branch makes the webhook start an ingest.
     webhook = function_for_code(resources, "functions/github_webhook")
-    ingest = function_for_code(resources, "functions/ingest")
+    ingest = tool_functions(resources)["ingest"]
     for logical_id, properties in functions(resources).items():
         if logical_id == webhook:
             assert [ref(target) for target in invoke_targets(properties)] == [ingest], "the webhook may invoke ingest only"
         elif logical_id == ingest:
             # `async: true`: the ingest function re-invokes itself, and nothing else.
-            targets = invoke_targets(properties)
-            assert len(targets) == 1 and json.dumps(targets[0]).endswith(':function:${AWS::StackName}-IngestFunction-*"}'), targets
+            assert invoke_targets(properties) == [{"Fn::Sub": TOOL_ARN + "ingest"}]
         elif logical_id != gateway:
             assert invoke_targets(properties) == [], f"{logical_id} must not be able to invoke Lambda functions"
     # And no hand-written IAM resource grants it either.
@@ -259,7 +260,7 @@ def test_authorizer_is_a_cached_request_authorizer(resources: dict[str, Any]) ->
 
 
 def test_timeouts_fit_api_gateway(template: dict[str, Any], resources: dict[str, Any]) -> None:
-    ingest = function_for_code(resources, "functions/ingest")
+    ingest = tool_functions(resources)["ingest"]
     migrate = function_for_code(resources, "functions/migrate")
     for logical_id, properties in functions(resources).items():
         timeout = effective(template, properties, "Timeout")
@@ -310,13 +311,17 @@ def secrets_readable_by(properties: dict[str, Any]) -> set[str]:
 
 
 def test_secret_access_is_least_privilege(resources: dict[str, Any]) -> None:
-    expected = {"functions/gateway": {"DatabaseSecret"}, "functions/authorizer": {"DatabaseSecret"}, "functions/migrate": {"DatabaseSecret"}}
-    expected.update({f"functions/{tool}": {"DatabaseSecret", "Neo4jSecretArn"} for tool in TOOLS})
+    tools = tool_functions(resources)
+    expected = {
+        function_for_code(resources, uri): {"DatabaseSecret"}
+        for uri in ("functions/gateway", "functions/authorizer", "functions/migrate")
+    }
+    expected.update({tools[tool]: {"DatabaseSecret", "Neo4jSecretArn"} for tool in TOOLS})
     # Tools that never touch the graph do not get its credentials.
-    expected.update({f"functions/{tool}": {"DatabaseSecret"} for tool in RELATIONAL_ONLY_TOOLS})
-    expected["functions/github_webhook"] = {"DatabaseSecret", "Neo4jSecretArn", "GitHubWebhookSecret"}
-    for uri, secrets in expected.items():
-        assert secrets_readable_by(functions(resources)[function_for_code(resources, uri)]) == secrets, uri
+    expected.update({tools[tool]: {"DatabaseSecret"} for tool in RELATIONAL_ONLY_TOOLS})
+    expected[function_for_code(resources, "functions/github_webhook")] = {"DatabaseSecret", "Neo4jSecretArn", "GitHubWebhookSecret"}
+    for logical_id, secrets in expected.items():
+        assert secrets_readable_by(functions(resources)[logical_id]) == secrets, logical_id
 
 
 def test_layer_is_built_by_the_makefile_with_the_pyproject_dependencies(resources: dict[str, Any]) -> None:
@@ -461,5 +466,5 @@ def branch_stack(branch: str) -> str:
 def test_long_branch_names_are_cut_and_stay_distinct() -> None:
     first, second = branch_stack("x" * 200 + "-one"), branch_stack("x" * 200 + "-two")
     for name in (first, second):
-        assert len(name) <= 128 and re.fullmatch(r"[A-Za-z][-A-Za-z0-9]*", name), name
+        assert len(name) <= 37 and re.fullmatch(r"[A-Za-z][-A-Za-z0-9]*", name), name
     assert first != second

@@ -95,7 +95,7 @@ def stand_in_template(tmp_path: Path) -> Template:
 
 
 # The functions the Invoke API serves (as the template's tool functions would be); AuthFunction is not one.
-INVOKABLE = {"EchoFunction", "BrokenFunction", "SlowFunction"}
+INVOKABLE = {name: name for name in ("EchoFunction", "BrokenFunction", "SlowFunction")}
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from rhumbline.gateway.dispatch import InProcessDispatcher, LambdaDispatcher, di
 def test_dispatch_follows_the_environment(monkeypatch: pytest.MonkeyPatch, mode: str, dispatch: str, expected: type) -> None:
     monkeypatch.setenv("RHUMBLINE_MODE", mode)
     monkeypatch.setenv("RHUMBLINE_DISPATCH", dispatch)
-    monkeypatch.setenv("RHUMBLINE_TOOL_FUNCTIONS", '{"search": "SearchFunction"}')
+    monkeypatch.setenv("RHUMBLINE_TOOL_FUNCTION_PREFIX", "rhumbline-dev-tool-")
     assert type(dispatcher_from_environment(load_settings())) is expected
 
 

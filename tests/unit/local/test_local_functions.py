@@ -15,8 +15,8 @@ def template_with(tmp_path: Path, source: str, *, timeout: float = 3.0) -> Templ
     code = tmp_path / "functions" / "thing"
     code.mkdir(parents=True)
     (code / "app.py").write_text(textwrap.dedent(source))
-    function = FunctionDef(logical_id="ThingFunction", code_dir=code, handler="app.handler", timeout=timeout, memory_mb=512)
-    return Template(path=tmp_path / "template.yaml", functions={"ThingFunction": function}, routes=[], tool_functions={})
+    function = FunctionDef(logical_id="ThingFunction", name="ThingFunction", code_dir=code, handler="app.handler", timeout=timeout, memory_mb=512)
+    return Template(path=tmp_path / "template.yaml", functions={"ThingFunction": function}, routes=[])
 
 
 def test_a_handler_runs_with_a_lambda_like_context(tmp_path: Path) -> None:
@@ -69,12 +69,32 @@ def test_an_overrunning_handler_times_out_like_lambda(tmp_path: Path) -> None:
 
 
 def test_a_missing_handler_file_is_an_invocation_error(tmp_path: Path) -> None:
-    function = FunctionDef(logical_id="Gone", code_dir=tmp_path / "nowhere", handler="app.handler")
-    template = Template(path=tmp_path / "t.yaml", functions={"Gone": function}, routes=[], tool_functions={})
+    function = FunctionDef(logical_id="Gone", name="Gone", code_dir=tmp_path / "nowhere", handler="app.handler")
+    template = Template(path=tmp_path / "t.yaml", functions={"Gone": function}, routes=[])
     invocation = FunctionRunner(template).invoke("Gone", {})
     assert invocation.error["errorType"] == "FileNotFoundError"
 
 
 def test_remaining_time_counts_down() -> None:
-    context = LocalLambdaContext(FunctionDef(logical_id="F", code_dir=Path("."), handler="app.handler", timeout=0.0), "r")
+    context = LocalLambdaContext(FunctionDef(logical_id="F", name="F", code_dir=Path("."), handler="app.handler", timeout=0.0), "r")
     assert context.get_remaining_time_in_millis() == 0
+
+
+def test_a_tool_function_sees_its_tool_while_it_loads(tmp_path: Path, monkeypatch) -> None:
+    """Each tool function's RHUMBLINE_TOOL (template.yaml) is in the environment during its init,
+    as in its own Lambda container, and only then: this process serves every function."""
+    monkeypatch.delenv("RHUMBLINE_TOOL", raising=False)
+    code = tmp_path / "functions" / "tool"
+    code.mkdir(parents=True)
+    (code / "app.py").write_text("import os\nTOOL = os.environ['RHUMBLINE_TOOL']\ndef handler(event, context):\n    return TOOL\n")
+    functions = {
+        f"{tool}Function": FunctionDef(logical_id=f"{tool}Function", name=tool, code_dir=code, handler="app.handler",
+                                       environment={"RHUMBLINE_TOOL": tool})
+        for tool in ("search", "context")
+    }  # fmt: skip
+    runner = FunctionRunner(Template(path=tmp_path / "template.yaml", functions=functions, routes=[]))
+    try:
+        assert [runner.invoke(f"{tool}Function", {}).result for tool in ("search", "context")] == ["search", "context"]
+    finally:
+        runner.close()
+    assert "RHUMBLINE_TOOL" not in __import__("os").environ

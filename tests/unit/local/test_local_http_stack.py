@@ -51,7 +51,7 @@ def test_serve_hands_the_choice_and_a_freezing_api_to_uvicorn(monkeypatch: pytes
         # the test: left behind, a WARNING level silenced the INFO lines later tests look for.
         monkeypatch.setenv(name, "unset")
         monkeypatch.delenv(name)
-    template = Template(path=tmp_path / "template.yaml", functions={}, routes=[], tool_functions={})
+    template = Template(path=tmp_path / "template.yaml", functions={}, routes=[])
     server.serve(template, port=9999)
     assert (seen["http"], seen["loop"], seen["port"]) == ("httptools", "asyncio", 9999)
     assert (os.environ["POWERTOOLS_METRICS_DISABLED"], os.environ["POWERTOOLS_LOG_LEVEL"]) == ("true", "WARNING")

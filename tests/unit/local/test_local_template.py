@@ -47,10 +47,7 @@ Resources:
       MemorySize: 1024
       Environment:
         Variables:
-          RHUMBLINE_TOOL_FUNCTIONS: !Sub
-            - '{"search": "${SearchFunction}", "ingest": "${Ingest}", "other": "${Literal}"}'
-            - Ingest: !Ref IngestFunction
-              Literal: fixed-name
+          RHUMBLINE_TOOL_FUNCTION_PREFIX: !Sub "${AWS::StackName}-tool-"
       Events:
         Post:
           Type: HttpApi
@@ -60,10 +57,17 @@ Resources:
           Properties: {ApiId: !Ref Api, Method: GET, Path: "/items/{id}", Auth: {Authorizer: NONE}}
   SearchFunction:
     Type: AWS::Serverless::Function
-    Properties: {CodeUri: functions/search, Handler: pkg.module.entry}
+    Properties:
+      FunctionName: !Sub "${AWS::StackName}-tool-search"
+      CodeUri: functions/search
+      Handler: pkg.module.entry
+      Environment: {Variables: {RHUMBLINE_TOOL: search}}
   IngestFunction:
     Type: AWS::Serverless::Function
-    Properties: {CodeUri: functions/ingest}
+    Properties:
+      FunctionName: !Sub ["${Stack}-tool-ingest", {Stack: !Ref "AWS::StackName"}]
+      CodeUri: functions/ingest
+      Environment: {Variables: {RHUMBLINE_TOOL: ingest}}
   Bucket:
     Type: AWS::S3::Bucket
     Properties:
@@ -104,10 +108,15 @@ def test_routes_carry_their_authorizer(fixture_template: Path) -> None:
     assert [authorizer.name for authorizer in template.authorizers()] == ["Tokens"]
 
 
-def test_the_tool_mapping_resolves_sub_references_to_logical_ids(fixture_template: Path) -> None:
+def test_tool_functions_are_named_by_their_tool_and_the_local_stack(fixture_template: Path) -> None:
     template = load_template(fixture_template)
-    assert template.tool_functions == {"search": "SearchFunction", "ingest": "IngestFunction", "other": "fixed-name"}
+    assert template.tool_functions == {"search": "SearchFunction", "ingest": "IngestFunction"}
     assert template.function_for_tool("search").logical_id == "SearchFunction"
+    assert template.tool_function_prefix == "rhumbline-local-tool-"
+    assert [template.function_for_tool(t).name for t in ("search", "ingest")] == [
+        "rhumbline-local-tool-search", "rhumbline-local-tool-ingest"
+    ]
+    assert template.function("Gateway").name == "Gateway"  # no FunctionName: its logical id
     with pytest.raises(TemplateError, match="no function serves tool 'nope'"):
         template.function_for_tool("nope")
 
@@ -127,7 +136,9 @@ def test_the_repository_template_wires_every_tool_and_route() -> None:
     assert template.path == REPOSITORY / "template.yaml"
     assert set(template.tool_functions) == set(TOOL_NAMES)
     for tool in TOOL_NAMES:
-        assert template.function_for_tool(tool).handler_file.is_file()
+        function = template.function_for_tool(tool)
+        assert function.handler_file.is_file()
+        assert function.name == f"{template.tool_function_prefix}{tool}"
     post, _ = template.route_for("POST", "/mcp")
     get, _ = template.route_for("GET", "/mcp")
     assert post.function == get.function == "GatewayFunction"

@@ -22,6 +22,7 @@ logger = logging.getLogger("rhumbline.gateway")
 CONNECT_TIMEOUT_SECONDS = 2.0
 # The read timeout is the ceiling; the gateway enforces each call's own (shorter) deadline.
 READ_TIMEOUT_SLACK_SECONDS = 2.0
+FUNCTION_PREFIX_VARIABLE = "RHUMBLINE_TOOL_FUNCTION_PREFIX"
 
 
 class DispatchError(Exception):
@@ -48,27 +49,24 @@ class InProcessDispatcher:
 
 
 class LambdaDispatcher:
-    """Invokes each tool's own function with boto3 (RequestResponse).
+    """Invokes each tool's own function with boto3 (RequestResponse): the function of tool `t` is
+    named `<prefix>t` (template.yaml names every tool function so).
 
     One client per container, made at first use. No retries: a tool call is not always idempotent
     (ingest), and a retried read timeout would only run past the caller's deadline.
     """
 
-    def __init__(self, function_names: dict[str, str], *, read_timeout: float, client: Any = None) -> None:
-        self.function_names = function_names
+    def __init__(self, function_prefix: str, *, read_timeout: float, client: Any = None) -> None:
+        self.function_prefix = function_prefix
         self.read_timeout = read_timeout
         self._client = client
 
     @classmethod
     def from_environment(cls, settings: "Settings") -> "LambdaDispatcher":
-        raw = os.environ.get("RHUMBLINE_TOOL_FUNCTIONS", "")
-        try:
-            names = json.loads(raw) if raw else {}
-        except json.JSONDecodeError as error:
-            raise RuntimeError(f"RHUMBLINE_TOOL_FUNCTIONS is not valid JSON: {error}") from None
-        if not isinstance(names, dict) or not all(isinstance(v, str) for v in names.values()):
-            raise RuntimeError("RHUMBLINE_TOOL_FUNCTIONS must be a JSON object of tool name -> function name")
-        return cls(names, read_timeout=settings.tool_timeout + READ_TIMEOUT_SLACK_SECONDS)
+        prefix = os.environ.get(FUNCTION_PREFIX_VARIABLE, "").strip()
+        if not prefix:
+            raise RuntimeError(f"{FUNCTION_PREFIX_VARIABLE} must name the tool functions' prefix (`<stack>-tool-`)")
+        return cls(prefix, read_timeout=settings.tool_timeout + READ_TIMEOUT_SLACK_SECONDS)
 
     @property
     def client(self) -> Any:
@@ -88,9 +86,7 @@ class LambdaDispatcher:
     def invoke(self, tool: str, payload: dict[str, Any], timeout: float) -> dict[str, Any]:
         from botocore.exceptions import BotoCoreError, ClientError, ConnectTimeoutError, ReadTimeoutError
 
-        function_name = self.function_names.get(tool)
-        if not function_name:
-            raise DispatchError("dispatch_failed", f"no function is configured for tool '{tool}'")
+        function_name = self.function_prefix + tool
         try:
             response = self.client.invoke(
                 FunctionName=function_name,

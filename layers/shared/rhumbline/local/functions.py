@@ -9,34 +9,37 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import os
 import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from rhumbline.local.request_ids import new_request_id
-from rhumbline.local.template import FunctionDef, Template
+from rhumbline.local.template import TOOL_VARIABLE, FunctionDef, Template
 from rhumbline.runtime.handoff import HandoffPool
 
 ACCOUNT_ID = "000000000000"
 REGION = "us-east-1"
 
 LambdaHandler = Callable[[Any, Any], Any]
+INIT_VARIABLES = (TOOL_VARIABLE,)
 
 
 class LocalLambdaContext:
     """The parts of Lambda's context object that handlers (and Mangum) use."""
 
     def __init__(self, function: FunctionDef, request_id: str) -> None:
-        self.function_name = function.logical_id
+        self.function_name = function.name
         self.function_version = "$LATEST"
-        self.invoked_function_arn = function_arn(function.logical_id)
+        self.invoked_function_arn = function_arn(function.name)
         self.memory_limit_in_mb = function.memory_mb
         self.aws_request_id = request_id
-        self.log_group_name = f"/aws/lambda/{function.logical_id}"
+        self.log_group_name = f"/aws/lambda/{function.name}"
         self.log_stream_name = "local"
         self._deadline = time.monotonic() + function.timeout
 
@@ -66,11 +69,34 @@ def load_handler(function: FunctionDef) -> LambdaHandler:
     module = importlib.util.module_from_spec(spec)
     # Registered like any imported module: dataclasses and pickling look their module up there.
     sys.modules[module_name] = module
-    spec.loader.exec_module(module)
+    with _init_environment(function):
+        spec.loader.exec_module(module)
     handler = getattr(module, function.handler_attribute, None)
     if not callable(handler):
         raise AttributeError(f"{function.logical_id}: {path} has no callable {function.handler_attribute!r}")
     return handler
+
+
+@contextmanager
+def _init_environment(function: FunctionDef) -> Iterator[None]:
+    """The variables that say what a function is (the tool a tool function serves), set while its
+    handler file is loaded (its init). Everything else comes from this process: local settings
+    stand in for the template's hosted ones. Callers hold the runner's load lock."""
+    saved = {name: os.environ.get(name) for name in INIT_VARIABLES}
+    for name in INIT_VARIABLES:
+        value = function.environment.get(name)
+        if isinstance(value, str):
+            os.environ[name] = value
+        else:
+            os.environ.pop(name, None)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def error_document(error: BaseException, request_id: str) -> dict[str, Any]:

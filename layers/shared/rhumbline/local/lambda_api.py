@@ -16,7 +16,7 @@ import hmac
 import json
 import re
 import secrets
-from collections.abc import Collection
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -90,9 +90,9 @@ def signature_is_valid(request: HttpRequest, credentials: InvokeCredentials, *, 
 class LambdaInvokeApi:
     """Invokes the named tool function for a caller that proves it holds `credentials`."""
 
-    def __init__(self, runner: FunctionRunner, *, functions: Collection[str], credentials: InvokeCredentials) -> None:
+    def __init__(self, runner: FunctionRunner, *, functions: Mapping[str, str], credentials: InvokeCredentials) -> None:
         self.runner = runner
-        self.functions = frozenset(functions)
+        self.functions = dict(functions)  # function name -> logical id: the tool functions only
         self.credentials = credentials
         self._background: set[asyncio.Task[Invocation]] = set()
 
@@ -116,9 +116,10 @@ class LambdaInvokeApi:
         if refused is not None:
             return refused
         # FunctionName may be a name, an ARN or a partial ARN, optionally with a qualifier.
-        logical_id = name.rsplit("function:", 1)[-1].split(":", 1)[0]
-        if logical_id not in self.functions:
-            return client_error(404, "ResourceNotFoundException", f"Function not found: {function_arn(logical_id)}")
+        function_name = name.rsplit("function:", 1)[-1].split(":", 1)[0]
+        logical_id = self.functions.get(function_name)
+        if logical_id is None:
+            return client_error(404, "ResourceNotFoundException", f"Function not found: {function_arn(function_name)}")
         try:
             event = json.loads(request.body) if request.body.strip() else {}
         except ValueError:

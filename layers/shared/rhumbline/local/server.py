@@ -9,7 +9,6 @@ so the gateway's unchanged boto3 dispatcher can reach the tool functions through
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import time
@@ -192,13 +191,14 @@ def configure_dispatch(template: Template, dispatch: Dispatch, host: str, port: 
     if dispatch == "inprocess":
         os.environ["RHUMBLINE_DISPATCH"] = "inprocess"
         return None
-    if not template.tool_functions:
-        raise RuntimeError(f"{template.path} maps no tools to functions (RHUMBLINE_TOOL_FUNCTIONS)")
+    prefix = template.tool_function_prefix
+    if not template.tool_functions or not prefix:
+        raise RuntimeError(f"{template.path} has no tool functions (RHUMBLINE_TOOL) or no RHUMBLINE_TOOL_FUNCTION_PREFIX")
     reachable = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
     credentials = InvokeCredentials()
     os.environ.update(
         RHUMBLINE_DISPATCH="lambda",
-        RHUMBLINE_TOOL_FUNCTIONS=json.dumps(template.tool_functions),
+        RHUMBLINE_TOOL_FUNCTION_PREFIX=prefix,
         AWS_ENDPOINT_URL_LAMBDA=f"http://{reachable}:{port}",
         # Real credentials must never be sent to the local endpoint.
         AWS_ACCESS_KEY_ID=credentials.access_key_id,
@@ -230,7 +230,8 @@ def serve(
     runner = FunctionRunner(template)
     invoke_api = None
     if credentials is not None:
-        invoke_api = LambdaInvokeApi(runner, functions=set(template.tool_functions.values()), credentials=credentials)
+        tools = {template.function(logical_id).name: logical_id for logical_id in template.tool_functions.values()}
+        invoke_api = LambdaInvokeApi(runner, functions=tools, credentials=credentials)
     api = LocalApi(template, runner, invoke_api=invoke_api, freeze_heap=True)
     stack = choose_http_stack()
     if stack.fallback_note():

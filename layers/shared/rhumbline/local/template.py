@@ -7,7 +7,6 @@ events, and `AWS::Serverless::HttpApi` with a Lambda REQUEST authorizer. CloudFo
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
@@ -20,7 +19,16 @@ import yaml
 
 DEFAULT_TIMEOUT_SECONDS = 3.0  # SAM's default function timeout
 DEFAULT_MEMORY_MB = 128
-TOOL_FUNCTIONS_VARIABLE = "RHUMBLINE_TOOL_FUNCTIONS"
+TOOL_VARIABLE = "RHUMBLINE_TOOL"
+PREFIX_VARIABLE = "RHUMBLINE_TOOL_FUNCTION_PREFIX"
+# What the template's pseudo parameters are locally: the stack name appears in function names.
+PSEUDO_PARAMETERS = {
+    "AWS::StackName": "rhumbline-local",
+    "AWS::Region": "us-east-1",
+    "AWS::AccountId": "000000000000",
+    "AWS::Partition": "aws",
+    "AWS::URLSuffix": "amazonaws.com",
+}
 
 
 class TemplateError(Exception):
@@ -50,11 +58,18 @@ CloudFormationLoader.add_multi_constructor("!", _construct_tag)
 @dataclass(frozen=True)
 class FunctionDef:
     logical_id: str
+    name: str  # FunctionName as deployed locally, else the logical id
     code_dir: Path
     handler: str  # "module.attribute", e.g. "app.handler"
     timeout: float = DEFAULT_TIMEOUT_SECONDS
     memory_mb: int = DEFAULT_MEMORY_MB
     environment: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def tool(self) -> str | None:
+        """The tool a tool function serves (its RHUMBLINE_TOOL)."""
+        value = self.environment.get(TOOL_VARIABLE)
+        return value if isinstance(value, str) else None
 
     @property
     def handler_file(self) -> Path:
@@ -113,7 +128,19 @@ class Template:
     path: Path
     functions: dict[str, FunctionDef]
     routes: list[Route]
-    tool_functions: dict[str, str]  # tool name -> function logical id
+
+    @property
+    def tool_functions(self) -> dict[str, str]:
+        """Tool name -> logical id of its function."""
+        return {function.tool: logical_id for logical_id, function in self.functions.items() if function.tool}
+
+    @property
+    def tool_function_prefix(self) -> str | None:
+        """What the gateway is told tool functions' names start with (its RHUMBLINE_TOOL_FUNCTION_PREFIX)."""
+        for function in self.functions.values():
+            if PREFIX_VARIABLE in function.environment:
+                return substitute(function.environment[PREFIX_VARIABLE])
+        return None
 
     def route_for(self, method: str, path: str) -> tuple[Route, dict[str, str]] | None:
         for route in self.routes:
@@ -161,7 +188,7 @@ def load_template(path: Path) -> Template:
         if resource.get("Type") == "AWS::Serverless::Function"
         for route in _routes(logical_id, resource.get("Properties") or {}, authorizers)
     ]
-    return Template(path=path, functions=functions, routes=routes, tool_functions=_tool_functions(functions))
+    return Template(path=path, functions=functions, routes=routes)
 
 
 def _function(root: Path, logical_id: str, properties: Mapping[str, Any]) -> FunctionDef:
@@ -170,8 +197,10 @@ def _function(root: Path, logical_id: str, properties: Mapping[str, Any]) -> Fun
     if not isinstance(code_uri, str) or not isinstance(handler, str) or "." not in handler:
         raise TemplateError(f"function {logical_id} needs a local CodeUri and a module.attribute Handler")
     variables = (properties.get("Environment") or {}).get("Variables") or {}
+    name = properties.get("FunctionName")
     return FunctionDef(
         logical_id=logical_id,
+        name=substitute(name) if name is not None else logical_id,
         code_dir=(root / code_uri).resolve(),
         handler=handler,
         timeout=float(properties.get("Timeout", DEFAULT_TIMEOUT_SECONDS)),
@@ -230,39 +259,24 @@ def _routes(
     return routes
 
 
-def _tool_functions(functions: Mapping[str, FunctionDef]) -> dict[str, str]:
-    """The tool -> function mapping the gateway gets in RHUMBLINE_TOOL_FUNCTIONS, with logical ids
-    standing in for function names (locally a function is called by its logical id)."""
-    for function in functions.values():
-        value = function.environment.get(TOOL_FUNCTIONS_VARIABLE)
-        if value is not None:
-            text = _substitute(value)
-            try:
-                mapping = json.loads(text)
-            except json.JSONDecodeError as error:
-                raise TemplateError(f"{TOOL_FUNCTIONS_VARIABLE} of {function.logical_id} is not JSON: {error}") from None
-            return {str(tool): str(name) for tool, name in mapping.items()}
-    return {}
-
-
-def _substitute(value: Any) -> str:
-    """Resolve a `!Sub` (string or [string, variables]) with each `${X}` / `${X.Attr}` -> X."""
+def substitute(value: Any) -> str:
+    """A string, or a `!Sub` (string or [string, variables]) resolved with the local pseudo
+    parameters, its variables, and each other `${X}` / `${X.Attr}` -> X."""
     if isinstance(value, str):
         return value
     if not isinstance(value, dict) or "Fn::Sub" not in value:
-        raise TemplateError(f"{TOOL_FUNCTIONS_VARIABLE} must be a string or a !Sub")
+        raise TemplateError(f"expected a string or a !Sub, not {value!r}")
     sub = value["Fn::Sub"]
     text, variables = (sub, {}) if isinstance(sub, str) else (sub[0], sub[1] if len(sub) > 1 else {})
 
     def replace(found: re.Match[str]) -> str:
         name = found.group(1)
         if name in variables:
-            resolved = variables[name]
-            return _reference(resolved) or str(resolved)
-        return name.split(".", 1)[0]
+            reference = _reference(variables[name])
+            return PSEUDO_PARAMETERS.get(reference, reference) if reference else str(variables[name])
+        return PSEUDO_PARAMETERS.get(name) or name.split(".", 1)[0]
 
     return re.sub(r"\$\{([^}!][^}]*)\}", replace, text)
-
 
 
 def find_template(explicit: Path | None = None) -> Path:

@@ -1,4 +1,4 @@
-"""The Lambda handler every tool function uses: `functions/<tool>/app.py` is one line calling this.
+"""The Lambda handler every tool function uses: `functions/tool/app.py`, the tool named by RHUMBLINE_TOOL.
 
 The same handler serves all three modes: invoked by the gateway in AWS, called in-process by the
 local server, and reached through the local Lambda Invoke endpoint. It never raises: every outcome,
@@ -9,6 +9,7 @@ runtime itself failing (out of memory, timeout).
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -20,6 +21,7 @@ from rhumbline.errors import DeadlineExceeded, Forbidden, InvalidArguments, Tool
 from rhumbline.runtime.spec import ToolSpec, load_spec
 
 logger = logging.getLogger("rhumbline.tool")
+TOOL_VARIABLE = "RHUMBLINE_TOOL"
 
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
@@ -84,10 +86,14 @@ def handle(tool_name: str, event: Any) -> dict[str, Any]:
         return ToolOutcome.failure(str(request_id), body, elapsed()).model_dump(mode="json")
 
 
-def tool_handler(tool_name: str) -> LambdaHandler:
-    """The Lambda entry point for one tool. Loads the tool's module now, at init, not per call."""
+def tool_handler(tool_name: str | None = None) -> LambdaHandler:
+    """The Lambda entry point of a tool function: the tool RHUMBLINE_TOOL names, unless given.
+    Loads the tool's module now, at init, not per call."""
     from rhumbline.observability import lambda_entry
 
+    tool_name = tool_name or os.environ.get(TOOL_VARIABLE, "").strip()
+    if not tool_name:
+        raise RuntimeError(f"{TOOL_VARIABLE} must name the tool this function serves")
     load_spec(tool_name)
 
     def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:

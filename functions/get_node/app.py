@@ -1,3 +1,0 @@
-from rhumbline.runtime.handler import tool_handler
-
-handler = tool_handler("get_node")
