@@ -26,11 +26,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from itsdangerous import BadPayload, BadSignature, SignatureExpired, URLSafeTimedSerializer
-
 from rhumbline.errors import InvalidArguments, Unavailable
 
 if TYPE_CHECKING:
+    from itsdangerous import URLSafeTimedSerializer
+
     from rhumbline.runtime.context import ToolContext
 
 TTL_SECONDS = 3600
@@ -73,6 +73,8 @@ def read(
     graph_version: int | None = None,
 ) -> dict[str, Any]:
     """The position a cursor holds, after every check; InvalidCursor otherwise."""
+    from itsdangerous import BadPayload, BadSignature, SignatureExpired
+
     if not _SHAPE.fullmatch(cursor):
         raise InvalidCursor("malformed", "`cursor` is not a cursor this server issued: pass `next_cursor` unchanged")
     try:
@@ -150,6 +152,9 @@ def _local_secret(path: Path) -> bytes:
 
 
 def _serializer() -> URLSafeTimedSerializer:
+    # Imported when a cursor is made or read: the modules declaring `cursor` inputs load this one.
+    from itsdangerous import URLSafeTimedSerializer
+
     return URLSafeTimedSerializer(secret(), salt=SALT, signer_kwargs={"digest_method": hashlib.sha256})
 
 
