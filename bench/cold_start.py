@@ -70,8 +70,8 @@ LAMBDA_LIKE_ENV = {
     "RHUMBLINE_NEO4J_SECRET_ARN": "arn:aws:secretsmanager:us-east-1:123456789012:secret:bench-neo4j-AbCdEf",
     "RHUMBLINE_DISPATCH": "lambda",
     "RHUMBLINE_TOOL_FUNCTION_PREFIX": "bench-tool-",
-    # Read by the tool entry point only: the tool the "tool" row's function serves.
-    "RHUMBLINE_TOOL": "get_node",
+    # Lambda sets it; the tool entry point serves the tool the name ends with.
+    "AWS_LAMBDA_FUNCTION_NAME": "bench-tool-get_node",
 }
 
 

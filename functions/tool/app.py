@@ -1,4 +1,4 @@
-# Every tool's function: RHUMBLINE_TOOL (set per function in template.yaml) names the tool it serves.
+# Every tool's function: it serves the tool its name ends with (<stack>-tool-<tool>, template.yaml).
 from rhumbline.runtime.handler import tool_handler
 
 handler = tool_handler()

@@ -1,8 +1,8 @@
 """The SAM template's wiring, checked against the code: cfn-lint validates shapes, not intent.
 
-For every tool (a module in rhumbline/tools with a SPEC): exactly one function, served by the one
-tool entry point (`functions/tool`) with RHUMBLINE_TOOL naming the tool, and named
-`<stack>-tool-<tool>`, the name the gateway derives and its one invoke policy allows. Plus the HTTP
+For every tool (a module in rhumbline/tools with a SPEC): exactly one function, named
+`<stack>-tool-<tool>` (the name the gateway derives, its one invoke policy allows, and the one tool
+entry point `functions/tool` reads its tool from). Plus the HTTP
 API (routes, authorizer), the shared layer and VPC on every function, the invoke rights (the
 gateway's and nobody else's), the database's network exposure, samconfig.toml, the sample events
 and the branch stack names (short enough for every tool function's name).
@@ -122,11 +122,12 @@ MAX_FUNCTION_NAME = 64  # Lambda's limit
 
 
 def tool_functions(resources: dict[str, Any]) -> dict[str, str]:
-    """Tool -> logical id of its function (the function's own RHUMBLINE_TOOL)."""
+    """Tool -> logical id of its function (named `<stack>-tool-<tool>`)."""
     found: dict[str, str] = {}
     for logical_id, properties in functions(resources).items():
-        tool = ((properties.get("Environment") or {}).get("Variables") or {}).get("RHUMBLINE_TOOL")
-        if tool is not None:
+        name = (properties.get("FunctionName") or {}).get("Fn::Sub", "")
+        if name.startswith(TOOL_PREFIX):
+            tool = name[len(TOOL_PREFIX) :]
             assert tool not in found, f"{tool} is served by {found[tool]} and {logical_id}"
             found[tool] = logical_id
     return found
@@ -145,7 +146,6 @@ def test_a_tool_function_is_the_tool_entry_point_named_for_the_gateway(
     assert code_dir(properties["CodeUri"]) == "functions/tool"
     assert effective(template, properties, "Handler") == "app.handler"
     assert effective(template, properties, "Runtime") == "python3.11"
-    assert properties["FunctionName"] == {"Fn::Sub": TOOL_PREFIX + tool}
 
 
 def test_the_tool_entry_point_serves_the_tool_its_environment_names() -> None:
@@ -154,7 +154,7 @@ def test_the_tool_entry_point_serves_the_tool_its_environment_names() -> None:
     assert [getattr(t, "id", None) for t in assignment.targets] == ["handler"]
     call = assignment.value
     assert isinstance(call, ast.Call) and getattr(call.func, "id", None) == "tool_handler"
-    assert not call.args and not call.keywords, "the tool comes from RHUMBLINE_TOOL, not the file"
+    assert not call.args and not call.keywords, "the tool comes from the function's name, not the file"
 
 
 def gateway_id(resources: dict[str, Any]) -> str:

@@ -21,7 +21,7 @@ def test_only_the_query_function_may_read_the_read_only_secret() -> None:
         "Fn::Not": [{"Fn::Equals": [{"Ref": "Neo4jReadOnlySecretArn"}, ""]}]
     }
     query = template["Resources"]["QueryFunction"]["Properties"]
-    assert (query["CodeUri"], query["Environment"]["Variables"]["RHUMBLINE_TOOL"]) == ("functions/tool", "query")
+    assert (query["CodeUri"], query["FunctionName"]) == ("functions/tool", {"Fn::Sub": "${AWS::StackName}-tool-query"})
     assert query["Environment"]["Variables"]["RHUMBLINE_NEO4J_READONLY_SECRET_ARN"] == {"Ref": "Neo4jReadOnlySecretArn"}
     conditional = [p for p in query["Policies"] if isinstance(p, dict) and "Fn::If" in p]
     assert conditional == [{"Fn::If": [

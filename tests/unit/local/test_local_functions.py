@@ -81,20 +81,22 @@ def test_remaining_time_counts_down() -> None:
 
 
 def test_a_tool_function_sees_its_tool_while_it_loads(tmp_path: Path, monkeypatch) -> None:
-    """Each tool function's RHUMBLINE_TOOL (template.yaml) is in the environment during its init,
-    as in its own Lambda container, and only then: this process serves every function."""
-    monkeypatch.delenv("RHUMBLINE_TOOL", raising=False)
+    """A function's name is in AWS_LAMBDA_FUNCTION_NAME during its init, as in its own Lambda
+    container (a tool function reads its tool there), and only then: this process serves them all."""
+    monkeypatch.delenv("AWS_LAMBDA_FUNCTION_NAME", raising=False)
     code = tmp_path / "functions" / "tool"
     code.mkdir(parents=True)
-    (code / "app.py").write_text("import os\nTOOL = os.environ['RHUMBLINE_TOOL']\ndef handler(event, context):\n    return TOOL\n")
+    (code / "app.py").write_text("import os\nNAME = os.environ['AWS_LAMBDA_FUNCTION_NAME']\ndef handler(event, context):\n    return NAME\n")
     functions = {
-        f"{tool}Function": FunctionDef(logical_id=f"{tool}Function", name=tool, code_dir=code, handler="app.handler",
-                                       environment={"RHUMBLINE_TOOL": tool})
+        f"{tool}Function": FunctionDef(logical_id=f"{tool}Function", name=f"s-tool-{tool}", code_dir=code,
+                                       handler="app.handler")
         for tool in ("search", "context")
     }  # fmt: skip
     runner = FunctionRunner(Template(path=tmp_path / "template.yaml", functions=functions, routes=[]))
     try:
-        assert [runner.invoke(f"{tool}Function", {}).result for tool in ("search", "context")] == ["search", "context"]
+        assert [runner.invoke(f"{tool}Function", {}).result for tool in ("search", "context")] == [
+            "s-tool-search", "s-tool-context"
+        ]
     finally:
         runner.close()
-    assert "RHUMBLINE_TOOL" not in __import__("os").environ
+    assert "AWS_LAMBDA_FUNCTION_NAME" not in __import__("os").environ

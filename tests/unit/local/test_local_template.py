@@ -61,13 +61,11 @@ Resources:
       FunctionName: !Sub "${AWS::StackName}-tool-search"
       CodeUri: functions/search
       Handler: pkg.module.entry
-      Environment: {Variables: {RHUMBLINE_TOOL: search}}
   IngestFunction:
     Type: AWS::Serverless::Function
     Properties:
       FunctionName: !Sub ["${Stack}-tool-ingest", {Stack: !Ref "AWS::StackName"}]
       CodeUri: functions/ingest
-      Environment: {Variables: {RHUMBLINE_TOOL: ingest}}
   Bucket:
     Type: AWS::S3::Bucket
     Properties:

@@ -45,6 +45,17 @@ def test_lambda_entry_point_serves_its_tool():
     assert handler(invocation(), None)["result"]["text"] == "hi"
 
 
+def test_the_tool_entry_point_serves_the_tool_its_function_is_named_for(monkeypatch):
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "rhumbline-tool-x-tool-echo")  # a stack named like one
+    assert tool_handler()(invocation(), None)["result"]["text"] == "hi"
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "rhumbline-dev-GatewayFunction-A1B2")
+    with pytest.raises(RuntimeError, match="a tool function is named <stack>-tool-<tool>"):
+        tool_handler()
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "rhumbline-dev-tool-nope")
+    with pytest.raises(registry.UnknownTool):
+        tool_handler()
+
+
 def test_unknown_contract_version_is_refused():
     outcome = handle("echo", invocation(contract="rhumbline.tool-invocation/99"))
     assert outcome["ok"] is False

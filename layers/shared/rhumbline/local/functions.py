@@ -20,14 +20,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from rhumbline.local.request_ids import new_request_id
-from rhumbline.local.template import TOOL_VARIABLE, FunctionDef, Template
+from rhumbline.local.template import FunctionDef, Template
 from rhumbline.runtime.handoff import HandoffPool
 
 ACCOUNT_ID = "000000000000"
 REGION = "us-east-1"
 
 LambdaHandler = Callable[[Any, Any], Any]
-INIT_VARIABLES = (TOOL_VARIABLE,)
+NAME_VARIABLE = "AWS_LAMBDA_FUNCTION_NAME"
 
 
 class LocalLambdaContext:
@@ -79,24 +79,17 @@ def load_handler(function: FunctionDef) -> LambdaHandler:
 
 @contextmanager
 def _init_environment(function: FunctionDef) -> Iterator[None]:
-    """The variables that say what a function is (the tool a tool function serves), set while its
-    handler file is loaded (its init). Everything else comes from this process: local settings
-    stand in for the template's hosted ones. Callers hold the runner's load lock."""
-    saved = {name: os.environ.get(name) for name in INIT_VARIABLES}
-    for name in INIT_VARIABLES:
-        value = function.environment.get(name)
-        if isinstance(value, str):
-            os.environ[name] = value
-        else:
-            os.environ.pop(name, None)
+    """AWS_LAMBDA_FUNCTION_NAME, as Lambda sets it, while the function's handler file is loaded
+    (its init: a tool function learns its tool from its name). Callers hold the runner's load lock."""
+    saved = os.environ.get(NAME_VARIABLE)
+    os.environ[NAME_VARIABLE] = function.name
     try:
         yield
     finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        if saved is None:
+            os.environ.pop(NAME_VARIABLE, None)
+        else:
+            os.environ[NAME_VARIABLE] = saved
 
 
 def error_document(error: BaseException, request_id: str) -> dict[str, Any]:

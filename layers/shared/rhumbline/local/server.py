@@ -193,7 +193,7 @@ def configure_dispatch(template: Template, dispatch: Dispatch, host: str, port: 
         return None
     prefix = template.tool_function_prefix
     if not template.tool_functions or not prefix:
-        raise RuntimeError(f"{template.path} has no tool functions (RHUMBLINE_TOOL) or no RHUMBLINE_TOOL_FUNCTION_PREFIX")
+        raise RuntimeError(f"{template.path} has no tool functions (RHUMBLINE_TOOL_FUNCTION_PREFIX and functions so named)")
     reachable = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
     credentials = InvokeCredentials()
     os.environ.update(

@@ -19,7 +19,6 @@ import yaml
 
 DEFAULT_TIMEOUT_SECONDS = 3.0  # SAM's default function timeout
 DEFAULT_MEMORY_MB = 128
-TOOL_VARIABLE = "RHUMBLINE_TOOL"
 PREFIX_VARIABLE = "RHUMBLINE_TOOL_FUNCTION_PREFIX"
 # What the template's pseudo parameters are locally: the stack name appears in function names.
 PSEUDO_PARAMETERS = {
@@ -64,12 +63,6 @@ class FunctionDef:
     timeout: float = DEFAULT_TIMEOUT_SECONDS
     memory_mb: int = DEFAULT_MEMORY_MB
     environment: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def tool(self) -> str | None:
-        """The tool a tool function serves (its RHUMBLINE_TOOL)."""
-        value = self.environment.get(TOOL_VARIABLE)
-        return value if isinstance(value, str) else None
 
     @property
     def handler_file(self) -> Path:
@@ -131,8 +124,15 @@ class Template:
 
     @property
     def tool_functions(self) -> dict[str, str]:
-        """Tool name -> logical id of its function."""
-        return {function.tool: logical_id for logical_id, function in self.functions.items() if function.tool}
+        """Tool name -> logical id of its function: the functions named `<prefix><tool>`."""
+        prefix = self.tool_function_prefix
+        if not prefix:
+            return {}
+        return {
+            function.name[len(prefix) :]: logical_id
+            for logical_id, function in self.functions.items()
+            if function.name.startswith(prefix)
+        }
 
     @property
     def tool_function_prefix(self) -> str | None:

@@ -1,4 +1,4 @@
-"""The Lambda handler every tool function uses: `functions/tool/app.py`, the tool named by RHUMBLINE_TOOL.
+"""The Lambda handler every tool function uses (`functions/tool/app.py`).
 
 The same handler serves all three modes: invoked by the gateway in AWS, called in-process by the
 local server, and reached through the local Lambda Invoke endpoint. It never raises: every outcome,
@@ -21,7 +21,8 @@ from rhumbline.errors import DeadlineExceeded, Forbidden, InvalidArguments, Tool
 from rhumbline.runtime.spec import ToolSpec, load_spec
 
 logger = logging.getLogger("rhumbline.tool")
-TOOL_VARIABLE = "RHUMBLINE_TOOL"
+# Tool functions are named <stack>-tool-<tool>; a tool name has no "-".
+TOOL_FUNCTION_INFIX = "-tool-"
 
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
@@ -87,13 +88,15 @@ def handle(tool_name: str, event: Any) -> dict[str, Any]:
 
 
 def tool_handler(tool_name: str | None = None) -> LambdaHandler:
-    """The Lambda entry point of a tool function: the tool RHUMBLINE_TOOL names, unless given.
-    Loads the tool's module now, at init, not per call."""
+    """The Lambda entry point of a tool function, for the tool its function's name ends with
+    (`<stack>-tool-<tool>`, template.yaml) unless given. Loads the tool's module now, at init."""
     from rhumbline.observability import lambda_entry
 
-    tool_name = tool_name or os.environ.get(TOOL_VARIABLE, "").strip()
-    if not tool_name:
-        raise RuntimeError(f"{TOOL_VARIABLE} must name the tool this function serves")
+    if tool_name is None:
+        function_name = os.environ.get("AWS_LAMBDA_FUNCTION_NAME", "")
+        _, infix, tool_name = function_name.rpartition(TOOL_FUNCTION_INFIX)
+        if not infix:
+            raise RuntimeError(f"a tool function is named <stack>{TOOL_FUNCTION_INFIX}<tool>, not {function_name!r}")
     load_spec(tool_name)
 
     def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
