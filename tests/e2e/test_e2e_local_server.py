@@ -11,9 +11,9 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from tests.e2e.conftest import LocalServer, run_cli
 
 from rhumbline.runtime.spec import all_specs, load_spec
-from tests.e2e.conftest import LocalServer, run_cli
 
 TOOL_NAMES = [spec.name for spec in all_specs()]
 

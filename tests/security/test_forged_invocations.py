@@ -13,7 +13,6 @@ from typing import Any
 
 import httpx
 import pytest
-
 from tests.e2e.conftest import LocalServer, start_server  # noqa: F401 - the fixture is used by name
 
 FORGED = {

@@ -14,8 +14,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from rhumbline.errors import InvalidArguments
-from rhumbline.tools.common import StrictInput
 from rhumbline.runtime.spec import ToolSpec, module_name
+from rhumbline.tools.common import StrictInput
 
 HANDSHAKE_VERSION = "2025-06-18"
 MODERN_VERSION = "2026-07-28"

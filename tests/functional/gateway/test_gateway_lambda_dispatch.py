@@ -16,10 +16,10 @@ import pytest
 from botocore.awsrequest import AWSResponse
 from botocore.exceptions import ReadTimeoutError
 from botocore.response import StreamingBody
+from tests.functional.gateway.gateway_harness import call_legacy
 
 from rhumbline.gateway.dispatch import LambdaDispatcher
 from rhumbline.runtime.handler import handle
-from tests.functional.gateway.gateway_harness import call_legacy
 
 PREFIX = "rhumbline-dev-tool-"
 FUNCTIONS = {"echo": "rhumbline-dev-tool-echo", "list_projects": "rhumbline-dev-tool-list_projects"}

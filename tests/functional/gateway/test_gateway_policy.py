@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.functional.gateway.gateway_harness import FULL_CALLER, Answer, call_legacy, legacy_request, v2_event
 
 from rhumbline.gateway.dispatch import InProcessDispatcher
 from rhumbline.runtime import resources
 from rhumbline.runtime.spec import all_specs
-from tests.functional.gateway.gateway_harness import FULL_CALLER, Answer, call_legacy, legacy_request, v2_event
 
 READ_ONLY_CALLER = {**FULL_CALLER, "scopes": "read", "projects": "acme/shop"}
 ADMIN_CALLER = {**FULL_CALLER, "scopes": "admin", "projects": "*"}

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tests.functional.gateway.gateway_harness import FULL_CALLER, call_legacy, call_modern
 
 from rhumbline.runtime.spec import all_specs, load_spec
-from tests.functional.gateway.gateway_harness import FULL_CALLER, call_legacy, call_modern
 
 TOOL_NAMES = [spec.name for spec in all_specs()]
 

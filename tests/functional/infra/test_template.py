@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 import yaml
 
-from rhumbline.local.template import CloudFormationLoader
 from rhumbline.contract import ToolInvocation
+from rhumbline.local.template import CloudFormationLoader
 from rhumbline.runtime.spec import all_specs, load_spec
 
 TOOL_NAMES = [spec.name for spec in all_specs()]

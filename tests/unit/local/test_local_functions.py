@@ -6,7 +6,6 @@ import asyncio
 import textwrap
 from pathlib import Path
 
-
 from rhumbline.local.functions import FunctionRunner, LocalLambdaContext
 from rhumbline.local.template import FunctionDef, Template
 

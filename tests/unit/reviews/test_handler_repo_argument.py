@@ -11,8 +11,8 @@ from pydantic import BaseModel
 
 from rhumbline.contract import INVOCATION_CONTRACT
 from rhumbline.runtime.handler import handle
-from rhumbline.tools.common import StrictInput
 from rhumbline.runtime.spec import ToolSpec, module_name
+from rhumbline.tools.common import StrictInput
 
 
 class RepoInput(StrictInput):

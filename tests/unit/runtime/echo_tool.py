@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.runtime.spec import ToolSpec
+from rhumbline.tools.common import StrictInput, project_field
 
 
 class EchoInput(StrictInput):

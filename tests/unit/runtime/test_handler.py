@@ -7,8 +7,8 @@ import time
 import pytest
 
 from rhumbline.contract import INVOCATION_CONTRACT, OUTCOME_CONTRACT
-from rhumbline.runtime.handler import handle, tool_handler
 from rhumbline.runtime import spec as registry
+from rhumbline.runtime.handler import handle, tool_handler
 
 
 @pytest.fixture(autouse=True)

@@ -9,9 +9,9 @@ from pydantic import BaseModel, Field
 
 from rhumbline.errors import InvalidArguments
 from rhumbline.runtime.context import ToolContext
+from rhumbline.runtime.spec import ToolSpec
 from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.tools.graph_common import missing_node
-from rhumbline.runtime.spec import ToolSpec
 
 # = stores.relational.schema.exploration.MAX_CONTENT (not imported: the gateway loads every tool's
 # module to list them, and must not pay for SQLAlchemy; a unit test keeps the two equal).

@@ -16,11 +16,11 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from rhumbline.runtime.context import ToolContext
-from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.lookup.views import NodeRef, node_ref
-from rhumbline.tools.graph_common import cursor_field, label, query_of, resolve_node
+from rhumbline.runtime.context import ToolContext
 from rhumbline.runtime.spec import ToolSpec
+from rhumbline.tools.common import StrictInput, project_field
+from rhumbline.tools.graph_common import cursor_field, label, query_of, resolve_node
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200

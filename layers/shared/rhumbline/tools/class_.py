@@ -9,8 +9,8 @@ from rhumbline.lookup import markdown as md
 from rhumbline.lookup.views import FORMAT_FIELD, Annotation, Definition, Format, Link, Listing
 from rhumbline.lookup.walks import Step, StepListing, step_line
 from rhumbline.runtime.context import ToolContext
-from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.runtime.spec import ToolSpec
+from rhumbline.tools.common import StrictInput, project_field
 
 HIERARCHY_DEPTH = 10
 DEFAULT_LIMIT = 20
@@ -66,10 +66,10 @@ class ClassOutput(BaseModel):
 def run(arguments: ClassInput, context: ToolContext) -> ClassOutput:
     from rhumbline.lookup import annotations
     from rhumbline.lookup.bundle import resolve_bundle
-    from rhumbline.vocabulary import CLASS_KINDS, HIERARCHY_RELATIONS
     from rhumbline.lookup.views import definition, link, links, merged
     from rhumbline.lookup.walks import listing, walk_for
     from rhumbline.stores.graph.model import Around, Keep
+    from rhumbline.vocabulary import CLASS_KINDS, HIERARCHY_RELATIONS
 
     project = context.project(arguments.project)
     limit = arguments.limit

@@ -8,16 +8,14 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from rhumbline.errors import NotFound
-from rhumbline.vocabulary import DEFINITION_KINDS
-
 from rhumbline.lookup import markdown as md
 from rhumbline.lookup.file_views import DocLink, FileDefinition, FileImport, FileImporter
 from rhumbline.lookup.views import FORMAT_FIELD, Annotation, Format, Listing
 from rhumbline.runtime.context import ToolContext
-from rhumbline.tools.common import StrictInput, project_field
-from rhumbline.vocabulary import KNOWLEDGE_KINDS
-from rhumbline.tools.graph_common import cursor_field, query_of
 from rhumbline.runtime.spec import ToolSpec
+from rhumbline.tools.common import StrictInput, project_field
+from rhumbline.tools.graph_common import cursor_field, query_of
+from rhumbline.vocabulary import DEFINITION_KINDS, KNOWLEDGE_KINDS
 
 # Definitions per answer, continued with `next_cursor`: a large module (Django's query.py: 176)
 # listed whole with docstrings was ~65 KB of the answer, sent twice (structured and as text).

@@ -10,9 +10,9 @@ from pydantic import BaseModel, Field
 from rhumbline.lookup import markdown as md
 from rhumbline.lookup.views import FORMAT_FIELD, Annotation, Definition, Format, Link, Listing, NodeRef
 from rhumbline.runtime.context import ToolContext
+from rhumbline.runtime.spec import ToolSpec
 from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.vocabulary import KNOWLEDGE_KINDS
-from rhumbline.runtime.spec import ToolSpec
 
 EXAMPLES = 5  # neighbors shown per (direction, relation)
 MAX_DOCUMENTS = 50

@@ -6,11 +6,11 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from rhumbline.lookup import markdown as md
-from rhumbline.lookup.walks import Step, StepListing, step_line
 from rhumbline.lookup.views import FORMAT_FIELD, Annotation, Definition, Format, Link, Listing, NodeRef
+from rhumbline.lookup.walks import Step, StepListing, step_line
 from rhumbline.runtime.context import ToolContext
-from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.runtime.spec import ToolSpec
+from rhumbline.tools.common import StrictInput, project_field
 
 MAX_DEPTH = 4
 DEFAULT_LIMIT = 20
@@ -48,10 +48,10 @@ class FunctionOutput(BaseModel):
 def run(arguments: FunctionInput, context: ToolContext) -> FunctionOutput:
     from rhumbline.lookup import annotations
     from rhumbline.lookup.bundle import resolve_bundle
-    from rhumbline.vocabulary import CALLABLE_KINDS
     from rhumbline.lookup.views import definition, links, node_ref
     from rhumbline.lookup.walks import listing, walk_for
     from rhumbline.stores.graph.model import Around
+    from rhumbline.vocabulary import CALLABLE_KINDS
 
     project = context.project(arguments.project)
     depth, limit = arguments.depth, arguments.limit

@@ -10,8 +10,8 @@ from pydantic import BaseModel, Field, field_validator
 
 from rhumbline.reviews.tool_support import project_id_of, repo_field
 from rhumbline.runtime.context import ToolContext
-from rhumbline.tools.common import StrictInput
 from rhumbline.runtime.spec import ToolSpec
+from rhumbline.tools.common import StrictInput
 
 if TYPE_CHECKING:
     from rhumbline.reviews.contributor_graph import GraphHistory

@@ -9,10 +9,10 @@ from pydantic import BaseModel, Field
 
 from rhumbline.errors import NotFound
 from rhumbline.runtime.context import ToolContext
+from rhumbline.runtime.spec import ToolSpec
 from rhumbline.stores.graph.model import EdgeView
 from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.tools.graph_common import cursor_field, overlapped, query_of
-from rhumbline.runtime.spec import ToolSpec
 
 if TYPE_CHECKING:
     from rhumbline.annotations import AnnotationView

@@ -10,8 +10,8 @@ from pydantic import BaseModel, Field
 from rhumbline.errors import NotFound
 from rhumbline.reviews.tool_support import NotReviewed, pr_number_field, project_id_of, repo_field
 from rhumbline.runtime.context import ToolContext
-from rhumbline.tools.common import StrictInput
 from rhumbline.runtime.spec import ToolSpec
+from rhumbline.tools.common import StrictInput
 
 
 class PrVerdictInput(StrictInput):

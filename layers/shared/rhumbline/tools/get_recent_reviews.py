@@ -9,8 +9,8 @@ from pydantic import BaseModel, Field, field_validator
 
 from rhumbline.reviews.tool_support import clip, project_id_of, repo_field
 from rhumbline.runtime.context import ToolContext
-from rhumbline.tools.common import StrictInput
 from rhumbline.runtime.spec import ToolSpec
+from rhumbline.tools.common import StrictInput
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 50

@@ -7,8 +7,8 @@ from pydantic import BaseModel, Field
 from rhumbline.reviews.health import FORMULA
 from rhumbline.reviews.tool_support import project_id_of, repo_field
 from rhumbline.runtime.context import ToolContext
-from rhumbline.tools.common import StrictInput
 from rhumbline.runtime.spec import ToolSpec
+from rhumbline.tools.common import StrictInput
 
 
 class RepoHealthInput(StrictInput):

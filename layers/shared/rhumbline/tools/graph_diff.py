@@ -17,9 +17,9 @@ from pydantic import BaseModel, Field
 from rhumbline.errors import NotFound
 from rhumbline.ingest.diff_counts import DiffCounts
 from rhumbline.runtime.context import ToolContext
+from rhumbline.runtime.spec import ToolSpec
 from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.tools.graph_common import cursor_field, query_of
-from rhumbline.runtime.spec import ToolSpec
 
 MAX_LISTED = 100
 LISTS = ("nodes_added", "nodes_removed", "nodes_changed", "edges_added", "edges_removed", "edges_changed")

@@ -13,9 +13,8 @@ from pydantic import BaseModel, Field, model_validator
 from rhumbline.errors import Forbidden, InvalidArguments, Unavailable, Unsupported
 from rhumbline.ingest.summary import IngestChanges
 from rhumbline.runtime.context import ToolContext
-from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.runtime.spec import ToolSpec
-
+from rhumbline.tools.common import StrictInput, project_field
 
 # A GitHub repository at an optional ref, or an S3 object: what a hosted deployment can fetch.
 SOURCE_PATTERN = r"^(github:[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(@[^\s]+)?|s3://[a-z0-9.-]{3,63}/\S+)$"

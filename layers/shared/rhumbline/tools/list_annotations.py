@@ -9,9 +9,9 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from rhumbline.runtime.context import ToolContext
+from rhumbline.runtime.spec import ToolSpec
 from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.tools.graph_common import cursor_field, query_of
-from rhumbline.runtime.spec import ToolSpec
 
 MAX_LIMIT = 200
 

@@ -8,8 +8,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from rhumbline.runtime.context import ToolContext
-from rhumbline.tools.common import StrictInput
 from rhumbline.runtime.spec import ToolSpec
+from rhumbline.tools.common import StrictInput
 
 MAX_PROJECTS = 200
 

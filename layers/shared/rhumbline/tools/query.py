@@ -14,9 +14,9 @@ from pydantic import BaseModel, Field
 
 from rhumbline.errors import Forbidden, InvalidArguments, Unsupported
 from rhumbline.runtime.context import ToolContext
+from rhumbline.runtime.spec import ToolSpec
 from rhumbline.tools.common import StrictInput
 from rhumbline.vocabulary import PROJECT_PATTERN
-from rhumbline.runtime.spec import ToolSpec
 
 DEFAULT_LIMIT = 200
 MAX_LIMIT = 1_000

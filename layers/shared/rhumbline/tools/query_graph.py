@@ -14,10 +14,10 @@ import re
 from pydantic import BaseModel, Field
 
 from rhumbline.runtime.context import ToolContext
-from rhumbline.tools.common import StrictInput, project_field
-from rhumbline.vocabulary import KNOWLEDGE_KINDS, NAMED_CODE_KINDS
-from rhumbline.tools.graph_common import CODE_RELATIONS, label, overlapped
 from rhumbline.runtime.spec import ToolSpec
+from rhumbline.tools.common import StrictInput, project_field
+from rhumbline.tools.graph_common import CODE_RELATIONS, label, overlapped
+from rhumbline.vocabulary import KNOWLEDGE_KINDS, NAMED_CODE_KINDS
 
 MAX_SEEDS = 5
 MAX_WORDS = 8

@@ -10,8 +10,8 @@ from pydantic import BaseModel, Field, field_validator
 from rhumbline.reviews.graph_projection import PullRequestSnapshot
 from rhumbline.reviews.tool_support import pr_number_field
 from rhumbline.runtime.context import ToolContext
-from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.runtime.spec import ToolSpec
+from rhumbline.tools.common import StrictInput, project_field
 
 logger = logging.getLogger("rhumbline.tools")
 

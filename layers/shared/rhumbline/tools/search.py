@@ -6,9 +6,9 @@ from pydantic import BaseModel, Field, field_validator
 
 from rhumbline.errors import InvalidArguments
 from rhumbline.runtime.context import ToolContext
+from rhumbline.runtime.spec import ToolSpec
 from rhumbline.tools.common import StrictInput
 from rhumbline.vocabulary import CODE_KINDS, KNOWLEDGE_KINDS, NAMED_CODE_KINDS, PROJECT_PATTERN
-from rhumbline.runtime.spec import ToolSpec
 
 SNIPPET_CHARS = 160
 

@@ -12,11 +12,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rhumbline.runtime.context import ToolContext
-from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.lookup.views import NodeRef, node_ref
-from rhumbline.tools.graph_common import CODE_RELATIONS, label, overlapped, resolve_node
+from rhumbline.runtime.context import ToolContext
 from rhumbline.runtime.spec import ToolSpec
+from rhumbline.tools.common import StrictInput, project_field
+from rhumbline.tools.graph_common import CODE_RELATIONS, label, overlapped, resolve_node
 
 MAX_HOPS = 8
 
