@@ -14,14 +14,15 @@ Items are built from bundles.FileRows' tuples.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
 from rhumbline.lookup.views import EXPLANATION_CHARS, SIGNATURE_CHARS, Listing, NodeRef, clip
 from rhumbline.stores.graph.model import RelationRows
 
+M = TypeVar("M", bound=BaseModel)
 # Per definition: a file can hold hundreds (the shared views clip to views.DOCSTRING_CHARS).
 DEFINITION_DOCSTRING_CHARS = 200
 
@@ -89,40 +90,28 @@ def _far(row: Sequence[Any]) -> NodeRef:
     return NodeRef(id=row[7], kind=row[8], name=row[9], qualified_name=row[10], file=row[11], line=row[12])
 
 
+def _edge(row: Sequence[Any]) -> dict[str, Any]:
+    """What every link item says of its edge."""
+    explanation = clip(row[4], EXPLANATION_CHARS) or ""
+    return {"confidence": row[2], "confidence_score": row[3], "explanation": explanation, "evidence_line": row[6]}
+
+
+def _listing(model: type[M], group: RelationRows | None, item: Callable[[Sequence[Any]], M]) -> Listing[M]:
+    if group is None:
+        return Listing[model](items=[], total=0)  # type: ignore[valid-type]
+    return Listing[model](items=[item(row) for row in group.rows], total=group.total)  # type: ignore[valid-type]
+
+
 def imports(group: RelationRows | None) -> Listing[FileImport]:
     """The file's outward IMPORTS rows."""
-    rows = group.rows if group else ()
-    items = [
-        FileImport(
-            node=_far(row), confidence=row[2], confidence_score=row[3],
-            explanation=clip(row[4], EXPLANATION_CHARS) or "", evidence_line=row[6],
-        )  # fmt: skip
-        for row in rows
-    ]
-    return Listing[FileImport](items=items, total=group.total if group else 0)
+    return _listing(FileImport, group, lambda row: FileImport(node=_far(row), **_edge(row)))
 
 
 def importers(group: RelationRows | None) -> Listing[FileImporter]:
     """The inward IMPORTS rows."""
-    rows = group.rows if group else ()
-    items = [
-        FileImporter(
-            about=row[0], node=_far(row), confidence=row[2], confidence_score=row[3],
-            explanation=clip(row[4], EXPLANATION_CHARS) or "", evidence_line=row[6],
-        )  # fmt: skip
-        for row in rows
-    ]
-    return Listing[FileImporter](items=items, total=group.total if group else 0)
+    return _listing(FileImporter, group, lambda row: FileImporter(about=row[0], node=_far(row), **_edge(row)))
 
 
 def doc_links(group: RelationRows | None) -> Listing[DocLink]:
     """DOCUMENTS rows (either way)."""
-    rows = group.rows if group else ()
-    items = [
-        DocLink(
-            about=row[0], node=_far(row), confidence=row[2], confidence_score=row[3],
-            explanation=clip(row[4], EXPLANATION_CHARS) or "", evidence_file=row[5], evidence_line=row[6],
-        )  # fmt: skip
-        for row in rows
-    ]
-    return Listing[DocLink](items=items, total=group.total if group else 0)
+    return _listing(DocLink, group, lambda row: DocLink(about=row[0], node=_far(row), evidence_file=row[5], **_edge(row)))
