@@ -115,9 +115,9 @@ def instrument() -> None:
     lap(FunctionRunner, "invoke", "4 runner.invoke (gateway handler on worker thread)")
     lap(container.GatewayContainer, "serve_http", "5 gateway ASGI app on container loop")
     lap(calls.ToolCalls, "call", "6 ToolCalls.call (policy+dispatch+audit)")
-    lap(calls.ToolCalls, "_serve", "7 ToolCalls._serve (worker: dispatch+translate+audit)")
+    lap(calls.ToolCalls, "_result", "7 ToolCalls._result (worker: dispatch+translate)")
     lap(handler, "handle", "8 tool handler (validate, run, dump)")
-    lap(calls.ToolCalls, "_audit", "9 audit write + metric")
+    lap(calls.ToolCalls, "_record", "9 audit write + metric (worker)")
     lap(calls, "outcome_to_result", "a outcome -> CallToolResult wire dict (text JSON)")
     del server
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import logging
 import re
+import sqlite3
+import threading
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -159,9 +162,64 @@ def test_a_tool_overrunning_its_deadline_is_abandoned(make_gateway: Any, echo_to
     assert text_of(result) == "timeout: the 'echo' tool did not answer within 0.2 s (request id req-slow)"
     assert [(row.outcome, row.error_code) for row in audit_rows()] == [("error", "timeout")]
     assert audit_rows()[0].latency_ms < 1200
-    # The abandoned worker finishes later: the call still has exactly one row (AuditClaim).
+    # The abandoned thread finishes later: the call still has exactly one row.
     time.sleep(1.6)
     assert [(row.request_id, row.outcome) for row in audit_rows()] == [("req-slow", "error")]
+
+
+class HangingDispatcher(InProcessDispatcher):
+    """The in-process dispatcher, except that an echo of "hang" waits until released."""
+
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        self.threads: list[int] = []
+
+    def invoke(self, tool: str, payload: dict[str, Any], timeout: float) -> dict[str, Any]:
+        self.threads.append(threading.get_ident())
+        if payload["arguments"].get("text") == "hang":
+            self.entered.set()
+            self.release.wait(10)
+        return super().invoke(tool, payload, timeout)
+
+
+def test_a_hung_tool_does_not_stall_other_calls(make_gateway: Any, echo_tools: None, audit_rows: Any) -> None:
+    dispatcher = HangingDispatcher()
+    handler = make_gateway(dispatcher)
+    answers: dict[str, Any] = {}
+    hung = threading.Thread(target=lambda: answers.update(hung=call(handler, "echo", {"text": "hang"}, request_id="req-hung")))
+    hung.start()
+    try:
+        assert dispatcher.entered.wait(10)
+        other = call(handler, "echo", {"text": "meanwhile"}, request_id="req-other")
+        assert other["structuredContent"]["echo"] == "meanwhile"
+        # Answered and audited while the hung call is still waiting for its tool.
+        assert hung.is_alive()
+        assert [row.request_id for row in audit_rows()] == ["req-other"]
+    finally:
+        dispatcher.release.set()
+        hung.join(10)
+    assert answers["hung"]["structuredContent"]["echo"] == "hang"
+    assert [row.request_id for row in audit_rows()] == ["req-other", "req-hung"]
+
+
+def test_warm_calls_reuse_the_same_worker_thread(make_gateway: Any, echo_tools: None) -> None:
+    dispatcher = HangingDispatcher()
+    handler = make_gateway(dispatcher)
+    for number in range(10):
+        assert call(handler, "echo", {"text": str(number)})["isError"] is False
+    assert len(dispatcher.threads) == 10 and len(set(dispatcher.threads)) == 1
+
+
+def test_the_audit_row_is_committed_before_the_response_leaves(handler: Any, local_store: Path) -> None:
+    outcomes = []
+    for number, arguments in enumerate([{"text": "x"}, {"text": 5}, {"text": "x", "project": "other/repo"}]):
+        call(handler, "echo", arguments, READ_ONLY_CALLER, request_id=f"req-{number}")
+        # A connection of its own, outside the engine's pool: only a committed row is visible to it.
+        with closing(sqlite3.connect(local_store / "rhumbline.sqlite3")) as other:
+            outcomes = [tuple(row) for row in other.execute("SELECT request_id, outcome FROM audit_log ORDER BY id")]
+        assert [request_id for request_id, _ in outcomes] == [f"req-{n}" for n in range(number + 1)]
+    assert [outcome for _, outcome in outcomes] == ["ok", "invalid", "denied"]
 
 
 def test_an_audit_failure_never_fails_the_call(handler: Any, local_store: Path, monkeypatch: pytest.MonkeyPatch, caplog: Any) -> None:

@@ -104,11 +104,10 @@ def invoke_credentials() -> InvokeCredentials:
 
 
 @pytest.fixture
-def stand_in(stand_in_template: Template, invoke_credentials: InvokeCredentials) -> Iterator[LocalApi]:
+def stand_in(stand_in_template: Template, invoke_credentials: InvokeCredentials) -> LocalApi:
     runner = FunctionRunner(stand_in_template)
     invoke_api = LambdaInvokeApi(runner, functions=INVOKABLE, credentials=invoke_credentials)
-    yield LocalApi(stand_in_template, runner, invoke_api=invoke_api)
-    runner.close()
+    return LocalApi(stand_in_template, runner, invoke_api=invoke_api)
 
 
 def free_port() -> int:

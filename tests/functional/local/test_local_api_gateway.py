@@ -132,4 +132,3 @@ def test_serve_freezes_the_heap_once_the_functions_are_loaded(stand_in_template:
         assert all(found is not handler for found in gc.get_objects())
     finally:
         heap.unfreeze()
-        runner.close()

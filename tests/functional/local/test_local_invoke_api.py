@@ -100,10 +100,6 @@ def test_the_invoke_api_is_not_served_without_it(stand_in_template: object) -> N
     from rhumbline.local.apigw import HttpRequest
     from rhumbline.local.functions import FunctionRunner
 
-    runner = FunctionRunner(stand_in_template)
-    try:
-        api = LocalApi(stand_in_template, runner)
-        request = HttpRequest("POST", "/2015-03-31/functions/SlowFunction/invocations", body=b"{}")
-        assert anyio.run(api.respond, request).status == 404
-    finally:
-        runner.close()
+    api = LocalApi(stand_in_template, FunctionRunner(stand_in_template))
+    request = HttpRequest("POST", "/2015-03-31/functions/SlowFunction/invocations", body=b"{}")
+    assert anyio.run(api.respond, request).status == 404

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +21,9 @@ TEMPLATE = Path(__file__).resolve().parents[3] / "template.yaml"
 
 
 @pytest.fixture
-def local_api() -> Iterator[LocalApi]:
+def local_api() -> LocalApi:
     template = load_template(TEMPLATE)
-    runner = FunctionRunner(template)
-    yield LocalApi(template, runner)
-    runner.close()
+    return LocalApi(template, FunctionRunner(template))
 
 
 def post(api: LocalApi, path: str, body: bytes, headers: dict[str, str]) -> httpx.Response:

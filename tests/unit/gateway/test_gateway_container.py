@@ -1,12 +1,16 @@
-"""The container's Lambda handler: Mangum translates, the invoking thread drives the container loop."""
+"""The container's Lambda handler: Mangum translates, one long-lived loop serves every request."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
+
+import anyio
+import pytest
 
 from rhumbline.gateway.container import GatewayContainer
 
@@ -27,28 +31,43 @@ EVENT = {
 }
 
 
-class IdleSessionManager:
-    """Stands in for the SDK's session manager: `run()` entered once, for the container's life."""
+def event(request_id: str, body: str = '{"hello": "world"}') -> dict[str, Any]:
+    return {**EVENT, "body": body, "requestContext": {**EVENT["requestContext"], "requestId": request_id}}
 
-    def __init__(self) -> None:
-        self.runs = 0
+
+class CountingSessionManager:
+    """Stands in for the SDK's session manager, whose `run()` may be entered once per instance."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.fail = fail
+        self.entered = 0
+        self.exited = 0
 
     @asynccontextmanager
     async def run(self) -> AsyncIterator[None]:
-        self.runs += 1
-        yield
+        if self.entered:
+            raise RuntimeError("run() can only be called once per instance")
+        self.entered += 1
+        if self.fail:
+            raise RuntimeError("cannot start")
+        try:
+            yield
+        finally:
+            self.exited += 1
 
 
-def start(app: Any) -> tuple[GatewayContainer, IdleSessionManager]:
-    manager = IdleSessionManager()
+def start(app: Any) -> tuple[GatewayContainer, CountingSessionManager]:
+    manager = CountingSessionManager()
     return GatewayContainer(app, manager).start(), manager  # type: ignore[arg-type]
 
 
-def test_the_request_runs_on_the_invoking_thread_and_comes_back_as_a_proxy_result() -> None:
-    threads: list[str] = []
+def test_warm_invocations_reuse_one_loop_and_one_session_manager_run() -> None:
+    loops: set[int] = set()
+    threads: set[str] = set()
 
     async def app(scope: dict, receive: Any, send: Any) -> None:
-        threads.append(threading.current_thread().name)
+        loops.add(id(asyncio.get_running_loop()))
+        threads.add(threading.current_thread().name)
         request = await receive()
         assert scope["aws.event"]["requestContext"]["requestId"] == "req-1"
         await send({"type": "http.response.start", "status": 201, "headers": [(b"content-type", b"application/json")]})
@@ -58,16 +77,17 @@ def test_the_request_runs_on_the_invoking_thread_and_comes_back_as_a_proxy_resul
     container, manager = start(app)
     try:
         handler = container.lambda_handler()
-        for _ in range(2):
+        for _ in range(3):
             result = handler(EVENT, None)
             body = base64.b64decode(result["body"]).decode() if result["isBase64Encoded"] else result["body"]
             assert (result["statusCode"], body) == (201, '{"echo": {"hello": "world"}}')
             assert result["headers"]["content-type"] == "application/json"
+        assert (manager.entered, manager.exited) == (1, 0)
     finally:
         container.stop()
-    # No hand-over: the Lambda's own thread ran the request on the container loop.
-    assert threads == [threading.current_thread().name] * 2
-    assert manager.runs == 1
+    assert len(loops) == 1 and threads == {"rhumbline-gateway"}
+    # Stopping the container leaves the session manager's run().
+    assert (manager.entered, manager.exited) == (1, 1)
 
 
 def test_an_app_that_fails_before_answering_gives_a_500() -> None:
@@ -83,20 +103,25 @@ def test_an_app_that_fails_before_answering_gives_a_500() -> None:
     assert result["body"] == "Internal Server Error"
 
 
-def test_overlapping_invocations_from_several_threads_all_complete_on_the_one_loop() -> None:
-    """The local runner calls one container from several threads: a caller that finds the loop
-    driven hands its request over, and the driver keeps the loop running until it is answered."""
-    loops: set[int] = set()
+def test_a_session_manager_that_cannot_start_fails_the_start() -> None:
+    async def app(scope: dict, receive: Any, send: Any) -> None:
+        raise AssertionError("never served")
+
+    container = GatewayContainer(app, CountingSessionManager(fail=True))  # type: ignore[arg-type]
+    with pytest.raises(RuntimeError, match="cannot start"):
+        container.start()
+    with pytest.raises(RuntimeError, match="the gateway container is not running"):
+        container.lambda_handler()(EVENT, None)
+
+
+def test_overlapping_invocations_from_several_threads_all_complete() -> None:
+    """The local runner calls one container from several threads at once."""
     inside = threading.Barrier(4, timeout=10)
 
     async def app(scope: dict, receive: Any, send: Any) -> None:
-        import asyncio
-
-        loops.add(id(asyncio.get_running_loop()))
         request = await receive()
-        if scope["aws.event"]["requestContext"]["requestId"] != "warm":
-            # Every request is in flight at once before any answers: the calls really overlap.
-            await asyncio.get_running_loop().run_in_executor(None, inside.wait)
+        # Every request is in flight at once before any answers: the calls really overlap.
+        await anyio.to_thread.run_sync(inside.wait)
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": request["body"]})
 
@@ -105,8 +130,7 @@ def test_overlapping_invocations_from_several_threads_all_complete_on_the_one_lo
     answers: dict[int, Any] = {}
 
     def invoke(index: int) -> None:
-        event = {**EVENT, "body": f'{{"n": {index}}}', "requestContext": {**EVENT["requestContext"], "requestId": f"r{index}"}}
-        answers[index] = handler(event, None)
+        answers[index] = handler(event(f"r{index}", f'{{"n": {index}}}'), None)
 
     try:
         workers = [threading.Thread(target=invoke, args=(index,)) for index in range(4)]
@@ -114,63 +138,38 @@ def test_overlapping_invocations_from_several_threads_all_complete_on_the_one_lo
             worker.start()
         for worker in workers:
             worker.join(15)
-        # The loop is free again afterwards: the next call drives it alone.
-        warm = handler({**EVENT, "requestContext": {**EVENT["requestContext"], "requestId": "warm"}}, None)
     finally:
         container.stop()
     bodies = {index: (answer["statusCode"], answer["body"]) for index, answer in answers.items()}
     assert bodies == {index: (200, f'{{"n": {index}}}') for index in range(4)}
-    assert warm["statusCode"] == 200
-    assert len(loops) == 1
-    assert manager.runs == 1
+    assert manager.entered == 1
 
 
-def test_the_drivers_answer_does_not_wait_for_a_slower_handed_over_request() -> None:
-    """A request handed over to the driving thread may outlast the driver's own: the driver answers
-    at once and a drain thread keeps the loop running until the slow one is done."""
-    fast_entered = threading.Event()
+def test_a_slow_request_does_not_hold_up_another_ones_answer() -> None:
     slow_entered = threading.Event()
     release_slow = threading.Event()
 
     async def app(scope: dict, receive: Any, send: Any) -> None:
-        import asyncio
-
         request = await receive()
-        request_id = scope["aws.event"]["requestContext"]["requestId"]
-        loop = asyncio.get_running_loop()
-        if request_id == "fast":
-            fast_entered.set()
-            # Stay in flight until the slow request has been handed over to this loop.
-            await loop.run_in_executor(None, slow_entered.wait, 10)
-        else:
+        if scope["aws.event"]["requestContext"]["requestId"] == "slow":
             slow_entered.set()
-            await loop.run_in_executor(None, release_slow.wait, 10)
+            await anyio.to_thread.run_sync(release_slow.wait, 10)
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": request["body"]})
 
     container, _ = start(app)
     handler = container.lambda_handler()
     answers: dict[str, Any] = {}
-
-    def invoke(request_id: str) -> None:
-        answers[request_id] = handler({**EVENT, "requestContext": {**EVENT["requestContext"], "requestId": request_id}}, None)
-
-    fast = threading.Thread(target=invoke, args=("fast",))
-    slow = threading.Thread(target=invoke, args=("slow",))
+    slow = threading.Thread(target=lambda: answers.update(slow=handler(event("slow"), None)))
     try:
-        fast.start()
-        assert fast_entered.wait(10)  # the fast caller drives the loop; the slow one is handed over
         slow.start()
-        fast.join(10)
-        # The fast caller has its answer while the slow request is still running.
-        assert not fast.is_alive() and answers["fast"]["statusCode"] == 200
+        assert slow_entered.wait(10)
+        # Answered while the slow request is still in flight.
+        assert handler(event("fast"), None)["statusCode"] == 200
         assert slow.is_alive() and "slow" not in answers
         release_slow.set()
         slow.join(10)
         assert answers["slow"]["statusCode"] == 200
-        # And the loop is free for the next caller.
-        invoke("after")
-        assert answers["after"]["statusCode"] == 200
     finally:
         release_slow.set()
         container.stop()

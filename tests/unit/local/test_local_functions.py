@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import textwrap
 from pathlib import Path
+from typing import Any
 
 from rhumbline.local.functions import FunctionRunner, LocalLambdaContext
 from rhumbline.local.template import FunctionDef, Template
@@ -30,7 +31,6 @@ def test_a_handler_runs_with_a_lambda_like_context(tmp_path: Path) -> None:
     runner = FunctionRunner(template)
     first = runner.invoke("ThingFunction", {"x": 1}, request_id="rid-1")
     second = runner.invoke("ThingFunction", {"x": 2})
-    runner.close()
     assert first.error is None
     assert first.result == {
         "event": {"x": 1}, "name": "ThingFunction", "memory": 512,
@@ -63,7 +63,6 @@ def test_an_overrunning_handler_times_out_like_lambda(tmp_path: Path) -> None:
     """, timeout=0.2)
     runner = FunctionRunner(template)
     invocation = asyncio.run(runner.invoke_async("ThingFunction", {}, request_id="rid-3"))
-    runner.close()
     assert invocation.error == {"errorMessage": "rid-3 Task timed out after 0.20 seconds", "errorType": "Sandbox.Timedout"}
 
 
@@ -92,10 +91,61 @@ def test_a_tool_function_sees_its_tool_while_it_loads(tmp_path: Path, monkeypatc
         for tool in ("search", "context")
     }  # fmt: skip
     runner = FunctionRunner(Template(path=tmp_path / "template.yaml", functions=functions, routes=[]))
-    try:
-        assert [runner.invoke(f"{tool}Function", {}).result for tool in ("search", "context")] == [
-            "s-tool-search", "s-tool-context"
-        ]
-    finally:
-        runner.close()
+    assert [runner.invoke(f"{tool}Function", {}).result for tool in ("search", "context")] == [
+        "s-tool-search", "s-tool-context"
+    ]
     assert "AWS_LAMBDA_FUNCTION_NAME" not in __import__("os").environ
+
+
+def template_of(tmp_path: Path, sources: dict[str, str]) -> Template:
+    functions = {}
+    for name, source in sources.items():
+        code = tmp_path / "functions" / name
+        code.mkdir(parents=True)
+        (code / "app.py").write_text(textwrap.dedent(source))
+        functions[name] = FunctionDef(logical_id=name, name=name, code_dir=code, handler="app.handler", timeout=5.0)
+    return Template(path=tmp_path / "template.yaml", functions=functions, routes=[])
+
+
+COUNTING = """
+    import threading, time
+    LOCK = threading.Lock()
+    RUNNING = [0]
+    MOST = [0]
+    def handler(event, context):
+        with LOCK:
+            RUNNING[0] += 1
+            MOST[0] = max(MOST[0], RUNNING[0])
+        time.sleep(event.get("sleep", 0.1))
+        with LOCK:
+            RUNNING[0] -= 1
+        return MOST[0]
+"""
+
+
+def test_a_function_runs_at_most_its_concurrency_at_once(tmp_path: Path) -> None:
+    runner = FunctionRunner(template_of(tmp_path, {"Counting": COUNTING}), concurrency=2)
+
+    async def main() -> list[Any]:
+        invocations = await asyncio.gather(*(runner.invoke_async("Counting", {}) for _ in range(5)))
+        return [invocation.result for invocation in invocations]
+
+    assert max(asyncio.run(main())) == 2
+
+
+def test_a_busy_function_does_not_hold_up_another(tmp_path: Path) -> None:
+    runner = FunctionRunner(template_of(tmp_path, {"Busy": COUNTING, "Quick": COUNTING}), concurrency=1)
+    finished: list[str] = []
+
+    async def run(name: str, event: dict[str, Any]) -> None:
+        await runner.invoke_async(name, event)
+        finished.append(name)
+
+    async def main() -> None:
+        busy = asyncio.create_task(run("Busy", {"sleep": 0.5}))
+        await asyncio.sleep(0.05)
+        await run("Quick", {"sleep": 0})
+        await busy
+
+    asyncio.run(main())
+    assert finished == ["Quick", "Busy"]

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import anyio
 import pydantic_core
@@ -24,7 +22,6 @@ from rhumbline.gateway.audit import AuditEntry, AuditLog, Verdict
 from rhumbline.gateway.catalog import Catalog
 from rhumbline.gateway.dispatch import Dispatcher, DispatchError
 from rhumbline.observability import record_tool_call
-from rhumbline.runtime.handoff import HandoffPool
 
 logger = logging.getLogger("rhumbline.gateway")
 
@@ -34,11 +31,8 @@ DEADLINE_MARGIN_SECONDS = 1.5
 # Past the tool's deadline, a moment for the tool to report its own deadline error first.
 DISPATCH_GRACE_SECONDS = 0.5
 AUDIT_TIMEOUT_SECONDS = 3.0
-# Worker threads for dispatches and audit rows (anyio's default thread limit): calls past it queue,
-# still bounded by their own deadline.
+# Threads for dispatches and audit rows at once (anyio's default): calls past it wait for one.
 WORKER_THREADS = 40
-
-T = TypeVar("T")
 
 DENIED_CODES = frozenset({"forbidden"})
 INVALID_CODES = frozenset({"invalid_arguments", "unknown_tool", "arguments_too_large"})
@@ -66,11 +60,8 @@ def verdict_for(error_code: str | None) -> Verdict:
 
 # A tools/call result in its wire form: exactly what `mcp_types.CallToolResult(...).model_dump(
 # by_alias=True, mode="json", exclude_none=True)` gives (tests/unit/gateway/test_gateway_translation.py
-# checks it). It goes to the SDK as a dict, which its handlers may return
-# (`mcp.server.context.HandlerResult`): the SDK validates and dumps every result against the
-# client's protocol version anyway, so a CallToolResult model built first was one more walk of the
-# whole answer (context's 28.6 KB answer: 0.28 -> 0.17 ms from the outcome to the per-version dump,
-# docs/tool-time.md).
+# checks it). The SDK's handlers may return a dict (`mcp.server.context.HandlerResult`), which it
+# validates and dumps per protocol version as it would a model: so no model is built first.
 WireResult = dict[str, Any]
 
 
@@ -98,8 +89,8 @@ def outcome_to_result(outcome: ToolOutcome) -> WireResult:
             # itself, not a JSON string of it; the structured content still carries everything.
             text = result["markdown"]
         else:
-            # Compact separators (fewer tokens in the model's context) from pydantic-core's
-            # serializer: ~5x faster than json.dumps on a 30 KB answer (docs/latency-history.md).
+            # Compact separators (fewer tokens in the model's context), from pydantic-core's
+            # serializer rather than json.dumps because it is several times faster on big answers.
             text = pydantic_core.to_json(result).decode()
         return text_result(text, structured=result)
     error = outcome.error or ToolErrorBody(code="internal_error", message="the tool failed without saying why")
@@ -137,37 +128,14 @@ def result_size(result: WireResult) -> int:
     return sum(len(block["text"].encode()) for block in result["content"] if block.get("type") == "text")
 
 
-class AuditClaim:
-    """Who writes a call's audit row: the worker that dispatched it, or the timeout path. Exactly one."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._taken = False
-
-    def take(self) -> bool:
-        with self._lock:
-            taken, self._taken = self._taken, True
-            return not taken
-
-
 class ToolCalls:
     def __init__(self, catalog: Catalog, dispatcher: Dispatcher, audit_log: AuditLog, *, tool_timeout: float) -> None:
         self.catalog = catalog
         self.dispatcher = dispatcher
         self.audit_log = audit_log
         self.tool_timeout = tool_timeout
-        # Our own threads rather than anyio's to_thread: anyio ties its workers to the loop's root task
-        # and to the daemon flag of whichever thread drives the loop (the Lambda's own thread now,
-        # see container.py), and its limiter and cancel scopes cost a loop round per hop. Nor a
-        # ThreadPoolExecutor: its hand-over back to the loop costs twice the CPU (runtime/handoff.py).
-        self._workers = HandoffPool(WORKER_THREADS, name="rhumbline-call")
-
-    async def _on_worker(self, function: Callable[..., T], *arguments: Any) -> T:
-        """Run a blocking function on a worker thread, in a copy of the caller's context.
-
-        Cancelling the wait (the caller's `fail_after`) abandons the thread: its result is dropped.
-        """
-        return await self._workers.run(function, *arguments)
+        # Bounds the threads the container's blocking work (dispatch, audit row) runs on at once.
+        self.limiter = anyio.CapacityLimiter(WORKER_THREADS)
 
     def budget(self, remaining_seconds: float | None) -> float:
         if remaining_seconds is None:
@@ -175,39 +143,39 @@ class ToolCalls:
         return min(self.tool_timeout, remaining_seconds - DEADLINE_MARGIN_SECONDS)
 
     async def call(self, request: CallRequest) -> WireResult:
+        """The call's MCP result, returned only once its audit row is committed."""
         started = time.perf_counter()
+        result, error_code = await self._answer(request)
+        entry = audit_entry(request, project_of(self.catalog, request), error_code, started, result)
+        try:
+            with anyio.fail_after(AUDIT_TIMEOUT_SECONDS):
+                await anyio.to_thread.run_sync(self._record, entry, abandon_on_cancel=True, limiter=self.limiter)
+        except TimeoutError:
+            logger.error("audit write timed out for request %s (%s)", request.request_id, request.tool)
+        return result
+
+    async def _answer(self, request: CallRequest) -> tuple[WireResult, str | None]:
+        """The MCP result and, when it is an error, its code (for the audit row)."""
         rejection = check_call(self.catalog, request)
         budget = self.budget(request.remaining_seconds)
         if rejection is None and budget <= 0:
             message = f"no time was left to run the tool (request id {request.request_id})"
             rejection = ToolErrorBody(code="timeout", message=message)
         if rejection is not None:
-            result = error_result(rejection.code, rejection.message)
-            await self._audit_on_worker(request, rejection.code, started, result)
-            return result
-        # One worker hop for the dispatch and the audit row: the row is committed before the
-        # response leaves (nothing for a frozen Lambda container to lose), without a second hop.
-        claim = AuditClaim()
+            return error_result(rejection.code, rejection.message), rejection.code
         try:
+            # Waiting for a thread counts against the deadline too. At the deadline the thread is
+            # abandoned: it runs on, its answer dropped, and the call's row says `timeout`.
             with anyio.fail_after(budget + DISPATCH_GRACE_SECONDS):
-                return await self._on_worker(self._serve, request, budget, started, claim)
+                return await anyio.to_thread.run_sync(
+                    self._result, request, budget, abandon_on_cancel=True, limiter=self.limiter
+                )
         except TimeoutError:
-            code, message = "timeout", f"the '{request.tool}' tool did not answer within {budget:.1f} s"
-            result = error_result(code, f"{message} (request id {request.request_id})")
-            if claim.take():
-                await self._audit_on_worker(request, code, started, result)
-            # Otherwise the worker finished the dispatch just in time and wrote the call's row itself.
-            return result
-
-    def _serve(self, request: CallRequest, budget: float, started: float, claim: AuditClaim) -> WireResult:
-        """Blocking, on a worker thread: dispatch, translate, and audit when this worker owns the row."""
-        result, error_code = self._result(request, budget)
-        if claim.take():
-            self._audit(request, error_code, started, result)
-        return result
+            message = f"the '{request.tool}' tool did not answer within {budget:.1f} s"
+            return error_result("timeout", f"{message} (request id {request.request_id})"), "timeout"
 
     def _result(self, request: CallRequest, budget: float) -> tuple[WireResult, str | None]:
-        """The MCP result and, when it is an error, its code (for the audit row)."""
+        """Blocking: dispatch and translate the outcome."""
         try:
             outcome = self._dispatch(request, budget)
         except DispatchError as failure:
@@ -238,31 +206,27 @@ class ToolCalls:
             logger.error("the %s function returned a malformed outcome (request %s)", request.tool, request.request_id)
             raise DispatchError("dispatch_failed", f"the '{request.tool}' tool answered with a malformed outcome") from None
 
-    async def _audit_on_worker(
-        self, request: CallRequest, error_code: str | None, started: float, result: WireResult
-    ) -> None:
-        try:
-            with anyio.fail_after(AUDIT_TIMEOUT_SECONDS):
-                await self._on_worker(self._audit, request, error_code, started, result)
-        except TimeoutError:
-            logger.error("audit write timed out for request %s (%s)", request.request_id, request.tool)
-
-    def _audit(self, request: CallRequest, error_code: str | None, started: float, result: WireResult) -> None:
+    def _record(self, entry: AuditEntry) -> None:
         """Blocking: the audit row (its writer never raises), then the metric (best effort)."""
-        entry = AuditEntry(
-            request_id=request.request_id,
-            principal=request.caller.principal,
-            token_id=request.caller.token_id,
-            tool=request.tool,
-            project=project_of(self.catalog, request),
-            arguments=request.arguments,
-            outcome=verdict_for(error_code),
-            error_code=error_code,
-            latency_ms=round((time.perf_counter() - started) * 1000, 3),
-            result_bytes=result_size(result),
-        )
         self.audit_log.write(entry)
         try:
             record_tool_call(entry.tool, entry.outcome, entry.latency_ms)
         except Exception:  # noqa: BLE001 - metrics are best effort; the audit row is the record
-            logger.exception("could not emit the metrics of request %s", request.request_id)
+            logger.exception("could not emit the metrics of request %s", entry.request_id)
+
+
+def audit_entry(
+    request: CallRequest, project: str | None, error_code: str | None, started: float, result: WireResult
+) -> AuditEntry:
+    return AuditEntry(
+        request_id=request.request_id,
+        principal=request.caller.principal,
+        token_id=request.caller.token_id,
+        tool=request.tool,
+        project=project,
+        arguments=request.arguments,
+        outcome=verdict_for(error_code),
+        error_code=error_code,
+        latency_ms=round((time.perf_counter() - started) * 1000, 3),
+        result_bytes=result_size(result),
+    )

@@ -1,19 +1,20 @@
 """One event loop per Lambda container, with the SDK's session manager running on it for good.
 
 The session manager's `run()` may be entered once per instance, and rebuilding the server per call
-costs milliseconds. So the gateway's ASGI app lives on one long-lived loop, started at init with the
-session manager's task on it; each invocation runs its request on that loop from the invoking
-thread itself (`DrivenLoop`), with no thread hand-over when calls do not overlap.
+costs milliseconds. So the gateway's ASGI app lives on one long-lived loop in a thread of its own
+(anyio's blocking portal), where the session manager is entered at init; each invocation hands its
+request to that loop through the portal and waits for the response.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
+from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
-from rhumbline.gateway.driven_loop import DrivenLoop
+import anyio
+from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -21,60 +22,43 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("rhumbline.gateway")
 
-START_TIMEOUT_SECONDS = 10.0
-
 
 class GatewayContainer:
     def __init__(self, app: "ASGIApp", session_manager: "StreamableHTTPSessionManager") -> None:
         self.app = app
         self.session_manager = session_manager
-        self.driven = DrivenLoop()
-        self._stop: asyncio.Event | None = None
-        self._serving: asyncio.Task[None] | None = None
+        self._running = ExitStack()
+        self._portal: BlockingPortal | None = None
 
     def start(self) -> "GatewayContainer":
-        self.driven.run(self._start())
+        """Start the loop thread and enter the session manager's `run()` on it, once."""
+        try:
+            portal = self._running.enter_context(start_blocking_portal(name="rhumbline-gateway"))
+            self._running.enter_context(portal.wrap_async_context_manager(self.session_manager.run()))
+        except BaseException:
+            self._running.close()
+            raise
+        self._portal = portal
         return self
-
-    async def _start(self) -> None:
-        started = asyncio.Event()
-        self._stop = asyncio.Event()
-        # A task of the loop: it waits, paused between invocations, until the container stops.
-        self._serving = asyncio.get_running_loop().create_task(self._serve(started))
-        waiting = asyncio.ensure_future(started.wait())
-        await asyncio.wait([waiting, self._serving], timeout=START_TIMEOUT_SECONDS, return_when=asyncio.FIRST_COMPLETED)
-        if self._serving.done():
-            waiting.cancel()
-            self._serving.result()  # raises why the session manager could not start
-            raise RuntimeError("the MCP session manager stopped as soon as it started")
-        if not started.is_set():
-            waiting.cancel()
-            raise RuntimeError("the MCP session manager did not start")
-
-    async def _serve(self, started: asyncio.Event) -> None:
-        assert self._stop is not None
-        async with self.session_manager.run():
-            started.set()
-            await self._stop.wait()
 
     def stop(self) -> None:
         """Tests and the local server stop a container; Lambda just freezes and discards it."""
-        if self._stop is not None and self._serving is not None:
-            self.driven.run(self._finish())
-        self.driven.close()
+        self._portal = None
+        self._running.close()
 
-    async def _finish(self) -> None:
-        assert self._stop is not None and self._serving is not None
-        self._stop.set()
-        await asyncio.wait_for(self._serving, START_TIMEOUT_SECONDS)
+    @property
+    def portal(self) -> BlockingPortal:
+        if self._portal is None:
+            raise RuntimeError("the gateway container is not running")
+        return self._portal
 
     def lambda_handler(self) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
         """The Lambda handler: Mangum translates the event and the response, the loop runs the request.
 
-        Mangum's own HTTPCycle would run the app on the calling thread's loop, and from there the
-        request would need a second hand-over to this loop (and back) to reach the session manager:
-        one loop spin and two thread hops per call for nothing. So only Mangum's translation is used
-        (`infer` for the event -> scope + body, the adapter's `__call__` for the response).
+        Mangum's own HTTP cycle would run the app on a loop of the calling thread, from which the
+        request would still have to reach this loop, where the session manager runs. So only
+        Mangum's translation is used: `infer` for the event -> scope + body, the adapter's
+        `__call__` for the response.
         """
         from mangum import Mangum
 
@@ -84,7 +68,8 @@ class GatewayContainer:
 
         def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
             adapter = mangum.infer(event, context)
-            return adapter(self.driven.run(self.serve_http(adapter.scope, adapter.body)))
+            # No timeout here: each tools/call bounds itself (calls.py), and Lambda bounds the rest.
+            return adapter(self.portal.call(self.serve_http, adapter.scope, adapter.body))
 
         return handler
 
@@ -96,7 +81,7 @@ class GatewayContainer:
         """
         response: dict[str, Any] = {"status": 500, "headers": [], "body": b""}
         chunks: list[bytes] = []
-        responded = asyncio.Event()
+        responded = anyio.Event()
         delivered = False
 
         async def receive() -> "Message":

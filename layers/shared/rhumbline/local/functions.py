@@ -1,13 +1,12 @@
 """Running a template's functions in this process, as Lambda would run them in their containers.
 
 A function's handler file is loaded once (its init phase) under a module name of its own, then
-called in a worker thread with a Lambda-like context object. A handler that raises or overruns
-its timeout gives the error document Lambda would return.
+called in a worker thread (`anyio.to_thread.run_sync`) with a Lambda-like context object. A handler
+that raises or overruns its timeout gives the error document Lambda would return.
 """
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import os
 import sys
@@ -19,9 +18,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
+
 from rhumbline.local.request_ids import new_request_id
 from rhumbline.local.template import FunctionDef, Template
-from rhumbline.runtime.handoff import HandoffPool
 
 ACCOUNT_ID = "000000000000"
 REGION = "us-east-1"
@@ -104,23 +104,24 @@ def error_document(error: BaseException, request_id: str) -> dict[str, Any]:
 class FunctionRunner:
     """Warm "containers" for the template's functions: each handler loaded once, then reused.
 
-    Each function has its own worker threads, as each Lambda function has its own containers: a
-    busy gateway waiting on a tool function must not take the threads that tool needs.
+    Each function runs at most `concurrency` invocations at once, as each Lambda function has its
+    own containers: a busy gateway waiting on a tool function must not take the threads that tool
+    needs.
     """
 
     def __init__(self, template: Template, *, concurrency: int = 8) -> None:
         self.template = template
         self.concurrency = concurrency
         self._handlers: dict[str, LambdaHandler] = {}
-        self._pools: dict[str, HandoffPool] = {}
+        self._limiters: dict[str, anyio.CapacityLimiter] = {}
         self._lock = threading.Lock()
         self._load_lock = threading.Lock()
 
-    def _pool(self, logical_id: str) -> HandoffPool:
+    def _limiter(self, logical_id: str) -> anyio.CapacityLimiter:
         with self._lock:
-            if logical_id not in self._pools:
-                self._pools[logical_id] = HandoffPool(self.concurrency, name=logical_id)
-            return self._pools[logical_id]
+            if logical_id not in self._limiters:
+                self._limiters[logical_id] = anyio.CapacityLimiter(self.concurrency)
+            return self._limiters[logical_id]
 
     def handler(self, logical_id: str) -> LambdaHandler:
         # Under the lock: a second caller waits for the first init instead of loading the file twice.
@@ -143,19 +144,12 @@ class FunctionRunner:
         """Run the handler in a worker thread, bounded by the function's timeout like Lambda."""
         request_id = request_id or new_request_id()
         timeout = self.template.function(logical_id).timeout
-        pool = self._pool(logical_id)
         try:
-            # The timeout is armed first: handing the call over wakes the pool's thread, and this
-            # one should reach its poll right after (runtime/handoff.py).
-            async with asyncio.timeout(timeout):
-                return await pool.run(self.invoke, logical_id, event, request_id)
+            with anyio.fail_after(timeout):
+                return await anyio.to_thread.run_sync(
+                    self.invoke, logical_id, event, request_id, abandon_on_cancel=True, limiter=self._limiter(logical_id)
+                )
         except TimeoutError:
             # The thread cannot be killed; like a timed-out Lambda, its result is discarded.
             message = f"{request_id} Task timed out after {timeout:.2f} seconds"
             return Invocation(request_id, error={"errorMessage": message, "errorType": "Sandbox.Timedout"})
-
-    def close(self) -> None:
-        with self._lock:
-            pools, self._pools = list(self._pools.values()), {}
-        for pool in pools:
-            pool.shutdown()

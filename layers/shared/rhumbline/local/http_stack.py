@@ -1,13 +1,13 @@
 """Which HTTP parser and event loop `rhumbline serve` runs uvicorn with.
 
 httptools (llhttp, in C) parses each request and uvloop (libuv) runs the server's event loop, instead
-of uvicorn's pure-Python h11 and the stdlib asyncio loop: a fixed cost on every call (see
-docs/latency-history.md, "The endpoint's fixed cost", for the figures). Both come with the `local` extra.
+of uvicorn's pure-Python h11 and the stdlib asyncio loop: both are a fixed cost on every call, and
+both come with the `local` extra.
 On a platform without their wheels (uvloop has none for Windows) the server still runs on
 h11/asyncio, answers the same bytes, and says once at start why it is slower.
 
-Only the server's own loop changes: the gateway container drives a loop of its own
-(`gateway/driven_loop.py`), a stdlib asyncio loop like the one it has in Lambda.
+Only the server's own loop changes: the gateway container runs a loop of its own
+(`gateway/container.py`), a stdlib asyncio loop like the one it has in Lambda.
 """
 
 from __future__ import annotations

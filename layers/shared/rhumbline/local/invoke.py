@@ -19,11 +19,7 @@ def read_event(source: str) -> Any:
 def invoke(template: Template, target: str, event: Any) -> tuple[Any, bool]:
     """(what Lambda would return, whether the function failed). `target` is a tool or a logical id."""
     function = template.functions.get(target) or template.function_for_tool(target)
-    runner = FunctionRunner(template)
-    try:
-        invocation = runner.invoke(function.logical_id, event)
-    finally:
-        runner.close()
+    invocation = FunctionRunner(template).invoke(function.logical_id, event)
     if invocation.error is not None:
         return invocation.error, True
     return invocation.result, False

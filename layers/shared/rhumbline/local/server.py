@@ -106,7 +106,6 @@ class LocalApi:
                     freeze_after_init()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                self.runner.close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, TypedDict, Unpack
+from typing import Any
 
 from sqlalchemy import Connection, insert, select
 from sqlalchemy.orm import Session
@@ -19,31 +19,13 @@ LIST_LIMIT = 20
 DEPTH_LIMIT = 4
 REDACTED = "[redacted]"
 _SECRET_KEY = re.compile(r"token|password|secret|authorization", re.IGNORECASE)
-# A Core insert, not an ORM object: the row is written on every tool call's path, and the unit of
-# work (identity map, flush, events) cost more than the INSERT itself.
+# A Core insert, not an ORM object: the row is written on every tool call's path, where the unit
+# of work (identity map, flush, events) would be overhead for a single INSERT.
 INSERT_ROW = insert(AuditEntry.__table__)
 
 
-class AuditFields(TypedDict):
-    """What the caller of a tool call's audit row gives; `at` and the clipping are row_values'."""
-
-    request_id: str
-    principal: str
-    token_id: str
-    tool: str
-    project: str | None
-    arguments_summary: str
-    outcome: str
-    error_code: str | None
-    latency_ms: float
-    result_bytes: int
-
-
-def record(executor: Session | Connection, **fields: Unpack[AuditFields]) -> None:
-    executor.execute(INSERT_ROW, row_values(**fields))
-
-
-def row_values(
+def record(
+    executor: Session | Connection,
     *,
     request_id: str,
     principal: str,
@@ -55,13 +37,14 @@ def row_values(
     error_code: str | None,
     latency_ms: float,
     result_bytes: int,
-) -> dict[str, Any]:
-    """One audit row's column values, stamped now. Raises ValueError for an unknown outcome."""
+) -> None:
+    """Insert one audit row, stamped now, in the executor's transaction. Raises ValueError for an
+    unknown outcome."""
     if outcome not in AUDIT_OUTCOMES:
         raise ValueError(f"outcome must be one of {', '.join(AUDIT_OUTCOMES)}, not {outcome!r}")
     # Clipped to the column sizes: PostgreSQL rejects an over-long value, and a failed audit write
     # must not fail the call it records.
-    return {
+    values = {
         "at": utcnow(),
         "request_id": request_id[:100],
         "principal": principal[:200],
@@ -74,6 +57,7 @@ def row_values(
         "latency_ms": float(latency_ms),
         "result_bytes": int(result_bytes),
     }
+    executor.execute(INSERT_ROW, values)
 
 
 def recent(session: Session, *, limit: int = 100, principal: str | None = None) -> list[AuditEntry]:
