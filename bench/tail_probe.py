@@ -59,7 +59,7 @@ class Collections:
 def thread_role(native_id: int) -> str:
     for thread in threading.enumerate():
         if thread.native_id == native_id:
-            # Pool threads are numbered (GatewayFunction_0, rhumbline-call_3): one role per pool.
+            # Pool threads are numbered (rhumbline-read_0): one role per pool.
             return thread.name.rsplit("_", 1)[0] if thread.name.rsplit("_", 1)[-1].isdigit() else thread.name
     return f"thread {native_id}"
 

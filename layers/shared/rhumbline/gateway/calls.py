@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
+import anyio.to_thread
 import pydantic_core
 from pydantic import ValidationError
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
+import anyio.to_thread
 
 from rhumbline.local.request_ids import new_request_id
 from rhumbline.local.template import FunctionDef, Template
@@ -104,9 +105,9 @@ def error_document(error: BaseException, request_id: str) -> dict[str, Any]:
 class FunctionRunner:
     """Warm "containers" for the template's functions: each handler loaded once, then reused.
 
-    Each function runs at most `concurrency` invocations at once, as each Lambda function has its
-    own containers: a busy gateway waiting on a tool function must not take the threads that tool
-    needs.
+    Each function has its own limit of `concurrency` invocations at once, as each Lambda function
+    has its own containers: a busy gateway waiting on a tool function must not use up what that
+    tool needs to answer it.
     """
 
     def __init__(self, template: Template, *, concurrency: int = 8) -> None:
