@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import subprocess
+import sys
+import textwrap
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -173,3 +177,22 @@ def test_a_slow_request_does_not_hold_up_another_ones_answer() -> None:
     finally:
         release_slow.set()
         container.stop()
+
+
+def test_a_container_nobody_stops_does_not_hold_up_the_process_exit() -> None:
+    """Lambda never stops its container, nor does a `rhumbline serve` that is interrupted."""
+    script = textwrap.dedent("""
+        from rhumbline.gateway.container import GatewayContainer
+        from tests.unit.gateway.test_gateway_container import EVENT, CountingSessionManager
+
+        async def app(scope, receive, send):
+            await receive()
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": b"ok"})
+
+        container = GatewayContainer(app, CountingSessionManager()).start()
+        print(container.lambda_handler()(EVENT, None)["body"])
+    """)
+    repository = Path(__file__).resolve().parents[3]
+    done = subprocess.run([sys.executable, "-c", script], cwd=repository, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr

@@ -1,20 +1,19 @@
 """One event loop per Lambda container, with the SDK's session manager running on it for good.
 
 The session manager's `run()` may be entered once per instance, and rebuilding the server per call
-costs milliseconds. So the gateway's ASGI app lives on one long-lived loop in a thread of its own
-(anyio's blocking portal), where the session manager is entered at init; each invocation hands its
-request to that loop through the portal and waits for the response.
+costs milliseconds. So the gateway's ASGI app lives on one long-lived loop in a daemon thread of
+its own, where the session manager is entered at init; each invocation hands its request to that
+loop with `asyncio.run_coroutine_threadsafe` and waits for the response.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Callable
-from contextlib import ExitStack
-from typing import TYPE_CHECKING, Any
-
-import anyio
-from anyio.from_thread import BlockingPortal, start_blocking_portal
+import threading
+from collections.abc import Callable, Coroutine
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -22,35 +21,56 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("rhumbline.gateway")
 
+STOP_TIMEOUT_SECONDS = 10.0
+
+T = TypeVar("T")
+
 
 class GatewayContainer:
     def __init__(self, app: "ASGIApp", session_manager: "StreamableHTTPSessionManager") -> None:
         self.app = app
         self.session_manager = session_manager
-        self._running = ExitStack()
-        self._portal: BlockingPortal | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._thread: threading.Thread | None = None
 
     def start(self) -> "GatewayContainer":
         """Start the loop thread and enter the session manager's `run()` on it, once."""
-        try:
-            portal = self._running.enter_context(start_blocking_portal(name="rhumbline-gateway"))
-            self._running.enter_context(portal.wrap_async_context_manager(self.session_manager.run()))
-        except BaseException:
-            self._running.close()
-            raise
-        self._portal = portal
+        started: Future[asyncio.AbstractEventLoop] = Future()
+        # A daemon thread, so a container nobody stops never holds up the process's exit. The loop
+        # runs under asyncio.run: its main task (the session manager's) is the root task anyio
+        # ties its worker threads to, so they live as long as the container.
+        self._thread = threading.Thread(target=asyncio.run, args=(self._serve(started),), name="rhumbline-gateway", daemon=True)
+        self._thread.start()
+        self._loop = started.result()  # or raises why the session manager could not start
         return self
+
+    async def _serve(self, started: Future[asyncio.AbstractEventLoop]) -> None:
+        self._stop = asyncio.Event()
+        try:
+            async with self.session_manager.run():
+                started.set_result(asyncio.get_running_loop())
+                await self._stop.wait()
+        except BaseException as error:
+            if not started.done():
+                started.set_exception(error)
+                return
+            raise
 
     def stop(self) -> None:
         """Tests and the local server stop a container; Lambda just freezes and discards it."""
-        self._portal = None
-        self._running.close()
+        loop, stop, self._loop = self._loop, self._stop, None
+        if loop is not None and stop is not None:
+            loop.call_soon_threadsafe(stop.set)
+        if self._thread is not None:
+            self._thread.join(STOP_TIMEOUT_SECONDS)
 
-    @property
-    def portal(self) -> BlockingPortal:
-        if self._portal is None:
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Blocking: run `coroutine` on the container's loop and return its result."""
+        if self._loop is None:
+            coroutine.close()
             raise RuntimeError("the gateway container is not running")
-        return self._portal
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
 
     def lambda_handler(self) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
         """The Lambda handler: Mangum translates the event and the response, the loop runs the request.
@@ -69,7 +89,7 @@ class GatewayContainer:
         def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
             adapter = mangum.infer(event, context)
             # No timeout here: each tools/call bounds itself (calls.py), and Lambda bounds the rest.
-            return adapter(self.portal.call(self.serve_http, adapter.scope, adapter.body))
+            return adapter(self.run(self.serve_http(adapter.scope, adapter.body)))
 
         return handler
 
@@ -81,7 +101,7 @@ class GatewayContainer:
         """
         response: dict[str, Any] = {"status": 500, "headers": [], "body": b""}
         chunks: list[bytes] = []
-        responded = anyio.Event()
+        responded = asyncio.Event()
         delivered = False
 
         async def receive() -> "Message":
