@@ -187,7 +187,9 @@ def test_a_hung_tool_does_not_stall_other_calls(make_gateway: Any, echo_tools: N
     dispatcher = HangingDispatcher()
     handler = make_gateway(dispatcher)
     answers: dict[str, Any] = {}
-    hung = threading.Thread(target=lambda: answers.update(hung=call(handler, "echo", {"text": "hang"}, request_id="req-hung")))
+    hung = threading.Thread(
+        target=lambda: answers.update(hung=call(handler, "echo", {"text": "hang"}, request_id="req-hung"))
+    )
     hung.start()
     try:
         assert dispatcher.entered.wait(10)

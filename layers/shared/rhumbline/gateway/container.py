@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("rhumbline.gateway")
 
+# Entering and leaving the session manager's run() only starts and ends its task group.
+START_TIMEOUT_SECONDS = 10.0
 STOP_TIMEOUT_SECONDS = 10.0
 
 T = TypeVar("T")
@@ -40,9 +42,11 @@ class GatewayContainer:
         # A daemon thread, so a container nobody stops never holds up the process's exit. The loop
         # runs under asyncio.run: its main task (the session manager's) is the root task anyio
         # ties its worker threads to, so they live as long as the container.
-        self._thread = threading.Thread(target=asyncio.run, args=(self._serve(started),), name="rhumbline-gateway", daemon=True)
+        serve = self._serve(started)
+        self._thread = threading.Thread(target=asyncio.run, args=(serve,), name="rhumbline-gateway", daemon=True)
         self._thread.start()
-        self._loop = started.result()  # or raises why the session manager could not start
+        # Raises why the session manager could not start, or TimeoutError.
+        self._loop = started.result(START_TIMEOUT_SECONDS)
         return self
 
     async def _serve(self, started: Future[asyncio.AbstractEventLoop]) -> None:

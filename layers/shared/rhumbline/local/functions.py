@@ -145,10 +145,11 @@ class FunctionRunner:
         """Run the handler in a worker thread, bounded by the function's timeout like Lambda."""
         request_id = request_id or new_request_id()
         timeout = self.template.function(logical_id).timeout
+        limiter = self._limiter(logical_id)
         try:
             with anyio.fail_after(timeout):
                 return await anyio.to_thread.run_sync(
-                    self.invoke, logical_id, event, request_id, abandon_on_cancel=True, limiter=self._limiter(logical_id)
+                    self.invoke, logical_id, event, request_id, abandon_on_cancel=True, limiter=limiter
                 )
         except TimeoutError:
             # The thread cannot be killed; like a timed-out Lambda, its result is discarded.
