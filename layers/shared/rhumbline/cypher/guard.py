@@ -16,6 +16,7 @@ False positives are accepted: a variable named like a write keyword must be back
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 MAX_QUERY_CHARS = 20_000
@@ -44,6 +45,10 @@ ALLOWED_FUNCTION_NAMESPACES = frozenset(
 )
 
 
+# 0x1F, 12, 1.5, 1e3, 2.5E-4 (and whatever letters follow, so that `12abc` is one bad token).
+_NUMBER = re.compile(r"0[xX][0-9a-fA-F]+|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?[A-Za-z0-9_]*")
+
+
 class CypherRejected(ValueError):
     """The text is not an acceptable read-only query; the message says why."""
 
@@ -53,6 +58,7 @@ class Token:
     kind: str  # "word", "quoted" (a backtick identifier), "param", "number", "string", "symbol"
     text: str  # for "quoted": the identifier without its backticks
     offset: int
+    end: int  # offset just past the token in the text
 
 
 def tokenize(text: str) -> list[Token]:
@@ -78,7 +84,7 @@ def tokenize(text: str) -> list[Token]:
                 j += 2 if text[j] == "\\" else 1
             if j >= n:
                 raise CypherRejected(f"unterminated string at offset {i}")
-            tokens.append(Token("string", text[i : j + 1], i))
+            tokens.append(Token("string", text[i : j + 1], i, j + 1))
             i = j + 1
         elif c == "`":
             j, name = i + 1, []
@@ -92,28 +98,27 @@ def tokenize(text: str) -> list[Token]:
                     j = end + 2
                     continue
                 break
-            tokens.append(Token("quoted", "".join(name), i))
+            tokens.append(Token("quoted", "".join(name), i, end + 1))
             i = end + 1
         elif c == "$":
             j = i + 1
             while j < n and (text[j].isalnum() or text[j] == "_"):
                 j += 1
-            tokens.append(Token("param", text[i:j], i))
+            tokens.append(Token("param", text[i:j], i, j))
             i = j
         elif c.isdigit():
-            j = i + 1
-            while j < n and (text[j].isalnum() or text[j] in "_." and j + 1 < n and text[j + 1].isdigit()):
-                j += 1
-            tokens.append(Token("number", text[i:j], i))
+            found = _NUMBER.match(text, i)
+            j = found.end() if found else i + 1
+            tokens.append(Token("number", text[i:j], i, j))
             i = j
         elif c.isalpha() or c == "_":
             j = i + 1
             while j < n and (text[j].isalnum() or text[j] == "_"):
                 j += 1
-            tokens.append(Token("word", text[i:j], i))
+            tokens.append(Token("word", text[i:j], i, j))
             i = j
         else:
-            tokens.append(Token("symbol", c, i))
+            tokens.append(Token("symbol", c, i, i + 1))
             i += 1
     return tokens
 

@@ -20,6 +20,15 @@ STRING_CHARS = 10_000
 REDACTED = {"type": "redacted", "reason": "belongs to a project this token cannot see"}
 
 
+def scalar(value: None | bool | int | float | str) -> Any:
+    """A scalar as the answer shows it: long strings cut, non-finite floats as text."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, str):
+        return value if len(value) <= STRING_CHARS else value[: STRING_CHARS - 1] + "…"
+    return value
+
+
 class Serializer:
     def __init__(self, visible: Collection[str] | None, namespace: Namespace = Namespace()) -> None:
         """`visible`: the caller's project slugs; None when it may see every project of the
@@ -37,14 +46,10 @@ class Serializer:
         return project is None or (self.visible is not None and project not in self.visible)
 
     def value(self, value: Any) -> Any:
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return scalar(value)
         from neo4j.graph import Node, Path, Relationship
 
-        if value is None or isinstance(value, (bool, int)):
-            return value
-        if isinstance(value, float):
-            return value if math.isfinite(value) else str(value)
-        if isinstance(value, str):
-            return value if len(value) <= STRING_CHARS else value[: STRING_CHARS - 1] + "…"
         if isinstance(value, Node):
             return self.node(value)
         if isinstance(value, Relationship):

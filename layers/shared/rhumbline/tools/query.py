@@ -1,9 +1,10 @@
-"""query: read-only Cypher against the deployment's Neo4j graph database (needs the `cypher` scope).
+"""query: read-only Cypher over the graph (needs the `cypher` scope), on both backends.
 
-It sees the whole graph database — every project of the deployment — which is why it has a scope
-of its own. What the server can scope, it does: `$project`/`$projects` are set to the caller's
-projects for the query to filter on, and nodes and relationships of other projects in the answer
-are redacted. See docs/query.md.
+Where the query may read only some projects — always on the embedded SQLite store, and on Neo4j
+for a token limited to some projects — it is parsed into the read-only subset and every pattern
+is bound to those projects by construction: compiled to SQL for SQLite (cypher/sql.py), written
+back as Cypher for Neo4j (cypher/scoping.py). A token that sees every project runs any read-only
+Cypher on Neo4j as written. See docs/query.md.
 """
 
 from __future__ import annotations
@@ -25,17 +26,21 @@ MAX_TIMEOUT = 25.0
 # Parameters the server sets; a caller's value for them would defeat the scoping.
 RESERVED_PARAMS = ("project", "projects")
 SCOPE_NOTE = (
-    "`query` sees the whole graph database of this deployment (every project); filter on "
-    "`n.project IN $projects` or `{project: $project}`: they hold the keys of the graphs being served "
-    "(`owner/name`, or `owner/name@<version>.<token>` after a full ingest; a literal slug may match an "
-    "older graph or none). Nodes and relationships of projects this token cannot see are "
-    "redacted from the answer, but values computed from them (counts, names returned alone) are not."
+    "Every node a scoped query matches belongs to this token's projects (the server binds each pattern "
+    "to them). `$projects` holds the keys of those projects' served graphs and `$project` the one named "
+    "in the call: on Neo4j `owner/name` or `owner/name@<version>.<token>` after a full ingest, on the "
+    "embedded store the slug."
 )
-EMBEDDED_HELP = (
-    "`query` runs Cypher, which needs the Neo4j graph backend; this server uses the embedded SQLite "
-    "graph. Run the server with RHUMBLINE_GRAPH_BACKEND=neo4j, RHUMBLINE_NEO4J_URI=bolt://host:7687 "
-    "and RHUMBLINE_NEO4J_PASSWORD (then re-ingest), or use search, context, function, class and explain, "
-    "which work on both backends."
+UNSCOPED_NOTE = (
+    "This token sees every project: on Neo4j the query ran as written over the whole graph database "
+    "(filter with `n.project IN $projects` or `{project: $project}`, the keys of the served graphs)."
+)
+SUBSET_HELP = (
+    "The embedded store, and tokens limited to some projects on Neo4j, run a read-only Cypher subset "
+    "(MATCH/OPTIONAL MATCH, WHERE, WITH, RETURN, UNWIND, aggregation, ORDER BY/SKIP/LIMIT, bounded "
+    "variable-length relationships, shortestPath, EXISTS/COUNT subqueries, db.labels/relationshipTypes/"
+    "propertyKeys; see docs/query.md). The full language runs on the Neo4j backend for a token that sees "
+    "every project."
 )
 
 
@@ -65,22 +70,18 @@ class QueryOutput(BaseModel):
     limit: int
     cut_by_size: bool = Field(description="`rows` stopped at the answer size bound before `limit`.")
     redacted: int = Field(description="Nodes and relationships hidden: they belong to projects this token cannot see.")
-    query_type: str = Field(description="Neo4j's plan verdict; always 'r' (read) here.")
-    read_only_user: bool = Field(description="True when the query ran as a dedicated read-only database user.")
+    query_type: str = Field(description="The plan verdict; always 'r' (read) here.")
+    read_only_user: bool = Field(description="True when the query ran as a dedicated read-only Neo4j user.")
     elapsed_ms: float
-    scope: str = Field(default=SCOPE_NOTE)
+    backend: str = Field(description="Where the query ran: 'neo4j' or 'sqlite' (the embedded store).")
+    scoped: bool = Field(description="True: every pattern was bound to this token's projects by the server.")
+    scope: str
 
 
 def run(arguments: QueryInput, context: ToolContext) -> QueryOutput:
     from rhumbline.contract import ALL_PROJECTS
     from rhumbline.cypher import guard
-    from rhumbline.cypher.runner import Scope, runner_for
-    from rhumbline.stores.graph.factory import neo4j_readonly_credentials
-    from rhumbline.stores.graph.neo4j.keys import Namespace
 
-    settings = context.settings
-    if settings.graph_backend != "neo4j":
-        raise Unsupported(EMBEDDED_HELP, details={"backend": settings.graph_backend})
     reserved = sorted(set(arguments.params) & set(RESERVED_PARAMS))
     if reserved:
         raise InvalidArguments(f"parameters {reserved} are reserved: the server sets them to your projects")
@@ -92,22 +93,87 @@ def run(arguments: QueryInput, context: ToolContext) -> QueryOutput:
     project = arguments.project
     if project is None and len(projects) == 1:
         project = projects[0]
-    credentials, dedicated = neo4j_readonly_credentials(settings)
-    runner = runner_for(credentials, dedicated=dedicated, connect_timeout=settings.graph_timeout)
     timeout = max(0.5, min(arguments.timeout_s, context.remaining() - 0.5))
-    visible = None if ALL_PROJECTS in context.caller.projects else set(context.caller.projects)
+    every_project = ALL_PROJECTS in context.caller.projects
+    if context.settings.graph_backend != "neo4j":
+        return _embedded(arguments, context, projects, project, timeout)
+    return _neo4j(arguments, context, projects, project, timeout, scoped=not every_project)
+
+
+def _parsed(text: str) -> Any:
+    """The query in the subset, or the error saying what is outside it."""
+    from rhumbline.cypher.parser import CypherSyntaxError, NotInSubset, parse
+
+    try:
+        return parse(text)
+    except NotInSubset as error:
+        raise Unsupported(f"query refused: {error}. {SUBSET_HELP}", details={"construct": error.construct}) from None
+    except CypherSyntaxError as error:
+        raise InvalidArguments(f"invalid Cypher: {error}") from None
+
+
+def _compiled(parsed: Any, arguments: QueryInput, project: str | None, projects: list[str]) -> Any:
+    """The query compiled for SQLite: what the embedded store runs, and on Neo4j the check that a
+    scoped query stays within what both backends answer alike."""
+    from rhumbline.cypher.parser import CypherSyntaxError, NotInSubset
+    from rhumbline.cypher.sql import compile_query
+
+    try:
+        return compile_query(parsed, {**arguments.params, "project": project, "projects": projects})
+    except NotInSubset as error:
+        raise Unsupported(f"query refused: {error}. {SUBSET_HELP}", details={"construct": error.construct}) from None
+    except CypherSyntaxError as error:
+        raise InvalidArguments(f"invalid Cypher: {error}") from None
+
+
+def _embedded(
+    arguments: QueryInput, context: ToolContext, projects: list[str], project: str | None, timeout: float
+) -> QueryOutput:
+    from rhumbline.cypher import sql_runner
+
+    compiled = _compiled(_parsed(arguments.cypher), arguments, project, projects)
+    done = sql_runner.run(context.graph, compiled, scope=projects, limit=arguments.limit, timeout=timeout)
+    return _output(arguments, done, backend="sqlite", scoped=True, read_only_user=False)
+
+
+def _neo4j(
+    arguments: QueryInput,
+    context: ToolContext,
+    projects: list[str],
+    project: str | None,
+    timeout: float,
+    *,
+    scoped: bool,
+) -> QueryOutput:
+    from rhumbline.cypher.runner import Scope, runner_for
+    from rhumbline.cypher.scoping import scoped as bound_to_projects
+    from rhumbline.stores.graph.factory import neo4j_readonly_credentials
+    from rhumbline.stores.graph.neo4j.keys import Namespace
+
+    cypher = arguments.cypher
+    if scoped:
+        parsed = _parsed(arguments.cypher)
+        _compiled(parsed, arguments, project, projects)  # the same subset as the embedded store
+        cypher = bound_to_projects(parsed)
+    credentials, dedicated = neo4j_readonly_credentials(context.settings)
+    runner = runner_for(credentials, dedicated=dedicated, connect_timeout=context.settings.graph_timeout)
     # `$project`/`$projects` name the graphs readers are served from: a project's active physical
     # key (`owner/name` or, after a staged write, `owner/name@<version>.<token>`), resolved in
-    # the query's own transaction.
+    # the query's own transaction. Redaction stays as a second line behind the binding.
+    visible = set(context.caller.projects) if scoped else None
     done = runner.run(
-        arguments.cypher,
+        cypher,
         arguments.params,
         limit=arguments.limit,
         timeout=timeout,
         visible=visible,
         scope=Scope(projects=tuple(projects), project=project),
-        namespace=Namespace(settings.neo4j_namespace),
+        namespace=Namespace(context.settings.neo4j_namespace),
     )
+    return _output(arguments, done, backend="neo4j", scoped=scoped, read_only_user=runner.dedicated)
+
+
+def _output(arguments: QueryInput, done: Any, *, backend: str, scoped: bool, read_only_user: bool) -> QueryOutput:
     return QueryOutput(
         columns=done.columns,
         rows=done.rows,
@@ -117,8 +183,11 @@ def run(arguments: QueryInput, context: ToolContext) -> QueryOutput:
         cut_by_size=done.cut_by_size,
         redacted=done.redacted,
         query_type=done.query_type,
-        read_only_user=runner.dedicated,
+        read_only_user=read_only_user,
         elapsed_ms=done.elapsed_ms,
+        backend=backend,
+        scoped=scoped,
+        scope=SCOPE_NOTE if scoped else UNSCOPED_NOTE,
     )
 
 
@@ -126,18 +195,18 @@ SPEC = ToolSpec(
     name="query",
     title="Read-only Cypher",
     description=(
-        "Run one read-only Cypher statement against the graph database (Neo4j backend only) and get rows "
-        "as JSON, nodes/relationships/paths serialized. Needs the `cypher` scope, because it sees the "
-        "WHOLE graph database of the deployment (every project): filter with `n.project IN $projects` "
-        "(`$project`, `$projects` are set to the keys of your projects' current graphs: `n.project` is "
-        "`owner/name`, or `owner/name@<version>.<token>` after a full ingest, so filter with the parameters, "
-        "not a literal slug); elements of projects you cannot see are "
-        "redacted. Nodes are `:CodeNode {project, id, kind, name, qualified_name, file, start_line, ...}`, "
-        "relationships are typed CALLS, IMPORTS, DEFINES, INHERITS, DOCUMENTS, ... Read-only is enforced "
-        "three ways: a text check (no writes, LOAD CSV, USE, SHOW, admin; CALL only db.labels, "
-        "db.relationshipTypes, db.propertyKeys, db.index.fulltext.query*, db.schema.*TypeProperties), "
-        "an EXPLAIN that must plan a read, and a READ transaction. `limit` (default 200, max 1000) caps "
-        "rows; `more` tells whether rows were left out. Timeout 10 s by default."
+        "Run one read-only Cypher statement against the code graph and get rows as JSON (nodes, "
+        "relationships and paths as {type: node|relationship|path, ...}). Needs the `cypher` scope. Nodes "
+        "are `:CodeNode {project, id, kind, name, qualified_name, file, start_line, ...}`; relationships are "
+        "typed CALLS, IMPORTS, DEFINES, INHERITS, IMPLEMENTS, CONTAINS, ... On the embedded store, and for "
+        "a token limited to some projects, the query runs in a read-only subset (MATCH, OPTIONAL MATCH, WHERE, "
+        "WITH, RETURN, UNWIND, aggregation, ORDER BY/SKIP/LIMIT, *1..k up to 10, shortestPath, EXISTS/COUNT "
+        "{ }, CALL db.labels()/db.relationshipTypes()/db.propertyKeys()) and every pattern matches only this "
+        "token's projects; anything else is refused by name. A token that sees every project runs any "
+        "read-only Cypher on Neo4j (filter with `n.project IN $projects`). Read-only is enforced by a text "
+        "check, by the database (an EXPLAIN that must plan a read and a READ transaction on Neo4j, a "
+        "read-only connection on SQLite). `limit` (default 200, max 1000) caps rows; `more` tells whether "
+        "rows were left out. Timeout 10 s by default."
     ),
     input_model=QueryInput,
     output_model=QueryOutput,

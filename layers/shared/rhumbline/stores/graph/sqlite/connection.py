@@ -73,6 +73,19 @@ class SqliteConnections:
             self._connections.append(conn)
         return conn
 
+    def read_only_connection(self) -> sqlite3.Connection:
+        """A new connection that cannot write (opened read-only, `query_only` on), for reads this
+        store does not make itself: compiled Cypher (rhumbline/cypher/sql_runner.py)."""
+        from urllib.request import pathname2url
+
+        conn = sqlite3.connect(
+            f"file:{pathname2url(self._path)}?mode=ro", uri=True, timeout=self._timeout,
+            isolation_level=None, check_same_thread=False,
+        )  # fmt: skip
+        conn.execute("PRAGMA query_only = ON")
+        conn.execute(f"PRAGMA cache_size = -{_READ_CACHE_KIB}")
+        return conn
+
     def _past_deadline(self) -> int:
         return 1 if time.monotonic() > self._local.deadline else 0
 

@@ -1,0 +1,254 @@
+"""A parsed query (syntax.py) written back as Cypher for Neo4j, every node bound to the caller's
+projects: the Neo4j half of tenancy by construction (sql.py is the SQLite half).
+
+Every node pattern that introduces a variable (anonymous ones get a generated name) becomes
+`(v:...:CodeNode WHERE v.project IN $projects)`: the node must be a code node of one of the
+graphs the caller is served (`$projects`, their physical keys, set by the runner). A pattern with
+a variable-length relationship or a shortest path also gets a path variable and
+`all(x IN nodes(p) WHERE x:CodeNode AND x.project IN $projects)` for the nodes inside it.
+Schema procedures become subqueries over those nodes only (procedures.py). `RETURN *` and
+`WITH *` are spelled out, so generated names never reach an answer.
+
+The text is written from the parsed form alone: every name backticked, every string re-escaped,
+every operator parenthesized — nothing of the caller's text is copied through.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from rhumbline.cypher import syntax as s
+from rhumbline.cypher.parser import GENERATED, NotInSubset
+from rhumbline.cypher.procedures import CYPHER as PROCEDURE_QUERIES
+
+_BINARY = {
+    "or": "OR", "xor": "XOR", "and": "AND", "=": "=", "<>": "<>", "<": "<", "<=": "<=", ">": ">",
+    ">=": ">=", "+": "+", "-": "-", "*": "*", "/": "/", "%": "%", "^": "^", "in": "IN",
+    "starts": "STARTS WITH", "ends": "ENDS WITH", "contains": "CONTAINS", "regex": "=~",
+}  # fmt: skip
+_BOUND = "{v}.project IN $projects"
+_INSIDE = "all(rhumbline_x IN nodes({p}) WHERE rhumbline_x:CodeNode AND rhumbline_x.project IN $projects)"
+
+
+def name(text: str) -> str:
+    return "`" + text.replace("`", "``") + "`"
+
+
+def string(text: str) -> str:
+    return "'" + json.dumps(text, ensure_ascii=False)[1:-1].replace("'", "\\'").replace('\\"', '"') + "'"
+
+
+def scoped(query: s.Query) -> str:
+    return _Writer().query(query)
+
+
+class _Writer:
+    def __init__(self) -> None:
+        self.counter = 0
+
+    def fresh(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{GENERATED}{prefix}{self.counter}"
+
+    def query(self, query: s.Query) -> str:
+        text = self.single(query)
+        for union_all, other in query.unions:
+            text += f" UNION{' ALL' if union_all else ''} " + self.single(other)
+        return text
+
+    def single(self, query: s.Query) -> str:
+        scope: set[str] = set()
+        parts = []
+        for clause in query.clauses:
+            if isinstance(clause, s.Match):
+                parts.append(self.match(clause, scope))
+            elif isinstance(clause, s.Unwind):
+                parts.append(f"UNWIND {self.expr(clause.expr, scope)} AS {name(clause.var)}")
+                scope.add(clause.var)
+            elif isinstance(clause, s.Procedure):
+                parts.append(self.procedure(clause, scope, lone=len(query.clauses) == 1))
+            else:
+                parts.append(self.projection(clause, scope))
+        return " ".join(parts)
+
+    # -- clauses ---------------------------------------------------------------------------------
+
+    def match(self, clause: s.Match, scope: set[str]) -> str:
+        inside: list[str] = []
+        patterns = ", ".join(self.pattern(p, scope, inside) for p in clause.patterns)
+        conditions = [f"({self.expr(clause.where, scope)})"] if clause.where is not None else []
+        conditions += inside
+        where = " WHERE " + " AND ".join(conditions) if conditions else ""
+        return f"{'OPTIONAL ' if clause.optional else ''}MATCH {patterns}{where}"
+
+    def projection(self, clause: s.Projection, scope: set[str]) -> str:
+        items = list(clause.items)
+        if clause.star:
+            items = [s.Item(s.Var(v), v, True) for v in sorted(scope)] + items
+        listed = ", ".join(f"{self.expr(item.expr, scope)} AS {name(item.name)}" for item in items)
+        text = f"{'RETURN' if clause.final else 'WITH'} {'DISTINCT ' if clause.distinct else ''}{listed}"
+        after = scope | {item.name for item in items}
+        if clause.order:
+            terms = ", ".join(f"{self.expr(o.expr, after)}{' DESC' if o.descending else ''}" for o in clause.order)
+            text += f" ORDER BY {terms}"
+        if clause.skip is not None:
+            text += f" SKIP {self.expr(clause.skip, scope)}"
+        if clause.limit is not None:
+            text += f" LIMIT {self.expr(clause.limit, scope)}"
+        scope.clear()
+        scope.update(item.name for item in items)
+        if clause.where is not None:
+            text += f" WHERE {self.expr(clause.where, scope)}"
+        return text
+
+    def procedure(self, clause: s.Procedure, scope: set[str], *, lone: bool) -> str:
+        from rhumbline.cypher.parser import PROCEDURES
+
+        column = PROCEDURES[clause.name.lower()]
+        yields = clause.yields or ((column, column),)
+        alias = yields[0][1]
+        inner = PROCEDURE_QUERIES[clause.name]
+        text = f"CALL () {{ {inner} }}"
+        scope.add(alias)
+        renamed = f"{name(column)} AS {name(alias)}"
+        if lone:
+            return f"{text} RETURN {renamed}"
+        others = ", ".join(name(v) for v in sorted(scope - {alias}))
+        text += f" WITH {others + ', ' if others else ''}{renamed}"
+        if clause.where is not None:
+            text += f" WHERE {self.expr(clause.where, scope)}"
+        return text
+
+    # -- patterns --------------------------------------------------------------------------------
+
+    def pattern(self, pattern: s.PathPattern, scope: set[str], inside: list[str]) -> str:
+        path_var = pattern.var
+        needs_inside = pattern.shortest is not None or any(r.hops is not None for r in pattern.rels)
+        if needs_inside and path_var is None:
+            path_var = self.fresh("p")
+        chain = self.node(pattern.nodes[0], scope)
+        for rel, node in zip(pattern.rels, pattern.nodes[1:]):
+            chain += self.rel(rel, scope) + self.node(node, scope)
+        if pattern.shortest is not None:
+            chain = f"{'shortestPath' if pattern.shortest == 'shortest' else 'allShortestPaths'}({chain})"
+        if needs_inside:
+            inside.append(_INSIDE.format(p=name(path_var)))  # type: ignore[arg-type]
+        if path_var is not None:
+            scope.add(path_var)
+            return f"{name(path_var)} = {chain}"
+        return chain
+
+    def node(self, node: s.NodePattern, scope: set[str]) -> str:
+        var = node.var if node.var is not None else self.fresh("n")
+        labels = "".join(":" + name(label) for label in node.labels)
+        props = f" {self.expr(node.properties, scope)}" if node.properties is not None else ""
+        if var in scope:
+            return f"({name(var)}{labels}{props})"
+        scope.add(var)
+        return f"({name(var)}{labels}:CodeNode{props} WHERE {_BOUND.format(v=name(var))})"
+
+    def rel(self, rel: s.RelPattern, scope: set[str]) -> str:
+        inner = ""
+        if rel.var is not None:
+            inner += name(rel.var)
+            scope.add(rel.var)
+        if rel.types:
+            inner += ":" + "|".join(name(t) for t in rel.types)
+        if rel.hops is not None:
+            low, high = rel.hops
+            inner += f"*{low}..{'' if high is None else high}"
+        if rel.properties is not None:
+            inner += " " + self.expr(rel.properties, scope)
+        left = "<-" if rel.direction == "in" else "-"
+        right = "->" if rel.direction == "out" else "-"
+        return f"{left}[{inner}]{right}"
+
+    # -- expressions -----------------------------------------------------------------------------
+
+    def expr(self, e: s.Expr, scope: set[str]) -> str:  # noqa: C901 (one dispatch)
+        if isinstance(e, s.Lit):
+            value = e.value
+            if value is None:
+                return "null"
+            if isinstance(value, bool):
+                return "true" if value else "false"
+            if isinstance(value, int):
+                return str(value)
+            if isinstance(value, float):
+                return repr(value).replace("e+", "e") if math.isfinite(value) else "(0.0/0.0)"
+            return string(value)
+        if isinstance(e, s.Param):
+            return f"${e.name}"
+        if isinstance(e, s.Var):
+            return name(e.name)
+        if isinstance(e, s.Prop):
+            return f"({self.expr(e.subject, scope)}).{name(e.key)}"
+        if isinstance(e, s.Index):
+            return f"({self.expr(e.subject, scope)})[{self.expr(e.index, scope)}]"
+        if isinstance(e, s.Slice):
+            start = self.expr(e.start, scope) if e.start is not None else ""
+            end = self.expr(e.end, scope) if e.end is not None else ""
+            return f"({self.expr(e.subject, scope)})[{start}..{end}]"
+        if isinstance(e, s.ListExpr):
+            return "[" + ", ".join(self.expr(item, scope) for item in e.items) + "]"
+        if isinstance(e, s.MapExpr):
+            return "{" + ", ".join(f"{name(k)}: {self.expr(v, scope)}" for k, v in e.items) + "}"
+        if isinstance(e, s.Op):
+            args = [self.expr(a, scope) for a in e.args]
+            if e.op == "not":
+                return f"(NOT {args[0]})"
+            if e.op == "neg":
+                return f"(-{args[0]})"
+            if e.op == "is_null":
+                return f"({args[0]} IS NULL)"
+            if e.op == "is_not_null":
+                return f"({args[0]} IS NOT NULL)"
+            return f"({args[0]} {_BINARY[e.op]} {args[1]})"
+        if isinstance(e, s.HasLabels):
+            return f"({self.expr(e.subject, scope)}{''.join(':' + name(label) for label in e.labels)})"
+        if isinstance(e, s.Call):
+            if e.star:
+                return "count(*)"
+            args = ", ".join(self.expr(a, scope) for a in e.args)
+            return f"{e.name}({'DISTINCT ' if e.distinct else ''}{args})"
+        if isinstance(e, s.Case):
+            subject = f" {self.expr(e.subject, scope)}" if e.subject is not None else ""
+            whens = " ".join(f"WHEN {self.expr(c, scope)} THEN {self.expr(v, scope)}" for c, v in e.whens)
+            default = f" ELSE {self.expr(e.default, scope)}" if e.default is not None else ""
+            return f"(CASE{subject} {whens}{default} END)"
+        if isinstance(e, s.ListComp):
+            inner = scope | {e.var}
+            where = f" WHERE {self.expr(e.where, inner)}" if e.where is not None else ""
+            head = f"{name(e.var)} IN {self.expr(e.source, scope)}{where}"
+            if e.quantifier is not None:
+                return f"{e.quantifier}({head})"
+            projection = f" | {self.expr(e.projection, inner)}" if e.projection is not None else ""
+            return f"[{head}{projection}]"
+        if isinstance(e, s.PatternComp):
+            inner = set(scope)
+            inside: list[str] = []
+            pattern = self.pattern(e.pattern, inner, inside)
+            conditions = ([f"({self.expr(e.where, inner)})"] if e.where is not None else []) + inside
+            where = " WHERE " + " AND ".join(conditions) if conditions else ""
+            return f"[{pattern}{where} | {self.expr(e.projection, inner)}]"
+        if isinstance(e, s.MapProj):
+            items = []
+            for item in e.items:
+                if item[0] == "all":
+                    items.append(".*")
+                elif item[0] == "prop":
+                    items.append("." + name(item[1]))
+                elif item[0] == "var":
+                    items.append(name(item[1]))
+                else:
+                    items.append(f"{name(item[1])}: {self.expr(item[2], scope)}")
+            return f"{name(e.subject.name)} {{{', '.join(items)}}}"
+        if isinstance(e, s.Subquery):
+            inner = set(scope)
+            inside = []
+            patterns = ", ".join(self.pattern(p, inner, inside) for p in e.patterns)
+            conditions = ([f"({self.expr(e.where, inner)})"] if e.where is not None else []) + inside
+            where = " WHERE " + " AND ".join(conditions) if conditions else ""
+            return f"{'EXISTS' if e.kind == 'exists' else 'COUNT'} {{ MATCH {patterns}{where} }}"
+        raise NotInSubset(type(e).__name__)

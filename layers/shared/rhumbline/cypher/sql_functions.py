@@ -1,0 +1,324 @@
+"""Cypher functions and operators SQLite lacks or computes differently, registered as `cy_*` SQL
+functions on the query connection (sql_runner.py). Each follows Neo4j's result for the same
+input: null in, null out; integer division and modulo truncate toward zero; round() rounds half
+up; strings change case by Unicode rules; regular expressions match the whole string.
+
+Lists and maps arrive and leave as JSON text in container form (sql_types.py).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sqlite3
+import threading
+from decimal import Decimal
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+_failure = threading.local()  # the last function error on this thread, for the tool's message
+
+
+class CypherRuntimeError(ValueError):
+    """Neo4j would fail the query with this error (division by zero, a bad regular expression)."""
+
+
+def last_failure() -> str | None:
+    message = getattr(_failure, "message", None)
+    _failure.message = None
+    return message
+
+
+def _fails(message: str) -> CypherRuntimeError:
+    _failure.message = message
+    return CypherRuntimeError(message)
+
+
+def _nulls(function: Callable[..., Any]) -> Callable[..., Any]:
+    def wrapped(*args: Any) -> Any:
+        if any(a is None for a in args):
+            return None
+        return function(*args)
+
+    return wrapped
+
+
+def _java_double(value: float) -> str:
+    """A float as Neo4j prints it (Java's Double.toString)."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0 or 1e-3 <= abs(value) < 1e7:
+        text = repr(value)
+        return text if "." in text or "e" in text else text + ".0"
+    sign, digits, exponent = Decimal(repr(value)).normalize().as_tuple()
+    shown = "".join(map(str, digits))
+    return f"{'-' if sign else ''}{shown[0]}.{shown[1:] or '0'}E{len(digits) - 1 + int(exponent)}"
+
+
+def _string_of(value: Any) -> str:
+    if isinstance(value, float):
+        return _java_double(value)
+    return str(value)
+
+
+def to_string(value: Any) -> str | None:
+    return None if value is None else _string_of(value)
+
+
+def to_integer(value: Any, is_bool: int) -> int | None:
+    if value is None:
+        return None
+    if is_bool:
+        return int(bool(value))
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return None if math.isnan(value) or math.isinf(value) else int(value)
+    try:
+        return int(value)
+    except ValueError:
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+        return None if math.isnan(number) or math.isinf(number) else int(number)
+
+
+def to_float(value: Any, is_bool: int) -> float | None:
+    if value is None:
+        return None
+    if is_bool:
+        raise _fails("toFloat() of a boolean is an error in Neo4j")
+    try:
+        return float(value)
+    except ValueError:
+        return None
+
+
+def divide(a: Any, b: Any) -> Any:
+    if a is None or b is None:
+        return None
+    if isinstance(a, int) and isinstance(b, int):
+        if b == 0:
+            raise _fails("/ by zero")
+        quotient = abs(a) // abs(b)
+        return quotient if (a >= 0) == (b > 0) else -quotient
+    if b == 0:
+        return math.nan if a == 0 or math.isnan(a) else math.copysign(math.inf, a) * math.copysign(1, b)
+    return a / b
+
+
+def modulo(a: Any, b: Any) -> Any:
+    if a is None or b is None:
+        return None
+    if isinstance(a, int) and isinstance(b, int):
+        if b == 0:
+            raise _fails("/ by zero")
+        rest = abs(a) % abs(b)
+        return rest if a >= 0 else -rest
+    return math.fmod(a, b) if b != 0 else math.nan
+
+
+def power(a: Any, b: Any) -> float | None:
+    if a is None or b is None:
+        return None
+    try:
+        result = float(a) ** float(b)
+    except OverflowError:
+        return math.inf
+    except ZeroDivisionError:
+        return math.inf
+    return math.nan if isinstance(result, complex) else result
+
+
+def round_half_up(value: Any) -> float | None:
+    return None if value is None else float(math.floor(value + 0.5))
+
+
+@lru_cache(maxsize=128)
+def _regex(pattern: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern)
+    except re.error as error:
+        raise _fails(f"invalid regular expression '{pattern}': {error}") from None
+
+
+def regex(value: Any, pattern: Any) -> int | None:
+    if value is None or pattern is None:
+        return None
+    if not isinstance(value, str) or not isinstance(pattern, str):
+        return None
+    return int(_regex(pattern).fullmatch(value) is not None)
+
+
+def substring(value: Any, start: Any, length: Any = -1) -> str | None:
+    if value is None or start is None or length is None:
+        return None
+    if start < 0 or (length != -1 and length < 0):
+        raise _fails("substring() takes a non-negative start and length")
+    return value[start:] if length == -1 else value[start : start + length]
+
+
+def split(value: Any, delimiter: Any) -> str | None:
+    if value is None or delimiter is None:
+        return None
+    parts = list(value) if delimiter == "" else value.split(delimiter)
+    return json.dumps(parts, ensure_ascii=False)
+
+
+def number_range(start: Any, end: Any, step: Any) -> str | None:
+    if start is None or end is None or step is None:
+        return None
+    if step == 0:
+        raise _fails("range() step must not be zero")
+    return json.dumps(list(range(start, end + (1 if step > 0 else -1), step)))
+
+
+def list_slice(items: Any, start: Any, end: Any, start_missing: int, end_missing: int) -> str | None:
+    if items is None or (start is None and not start_missing) or (end is None and not end_missing):
+        return None
+    values = json.loads(items)
+    return json.dumps(values[None if start_missing else start : None if end_missing else end], ensure_ascii=False)
+
+
+def concat(a: Any, b: Any) -> str | None:
+    if a is None or b is None:
+        return None
+    return json.dumps(json.loads(a) + json.loads(b), ensure_ascii=False)
+
+
+def string_plus(a: Any, b: Any) -> str | None:
+    if a is None or b is None:
+        return None
+    return _string_of(a) + _string_of(b)
+
+
+def equal(a: Any, b: Any) -> bool | None:
+    """Cypher equality of two values in container form (decoded JSON)."""
+    if a is None or b is None:
+        return None
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return False
+        return _all(equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        if set(a) != set(b):
+            return False
+        return _all(equal(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def _all(results: Any) -> bool | None:
+    unknown = False
+    for result in results:
+        if result is False:
+            return False
+        if result is None:
+            unknown = True
+    return None if unknown else True
+
+
+def json_equal(a: Any, b: Any) -> int | None:
+    if a is None or b is None:
+        return None
+    result = equal(json.loads(a), json.loads(b))
+    return None if result is None else int(result)
+
+
+def member(item: Any, items: Any) -> int | None:
+    if items is None:
+        return None
+    values = json.loads(items)
+    value = json.loads(item) if item is not None else None
+    unknown = False
+    for candidate in values:
+        result = equal(value, candidate)
+        if result:
+            return 1
+        unknown = unknown or result is None
+    return None if unknown else 0
+
+
+def keys(value: Any) -> str | None:
+    return None if value is None else json.dumps(sorted(json.loads(value)), ensure_ascii=False)
+
+
+def merge(base: Any, extra: Any) -> str | None:
+    if base is None:
+        return None
+    return json.dumps({**json.loads(base), **json.loads(extra)}, ensure_ascii=False)
+
+
+def prepend(items: Any, item: Any) -> str:
+    return json.dumps([json.loads(item), *json.loads(items)], ensure_ascii=False)
+
+
+def path(start: Any, pieces: Any) -> str | None:
+    """A path from its first node and its relationships (or lists of them): the nodes follow."""
+    if start is None or pieces is None:
+        return None
+    rels: list[Any] = []
+    for piece in json.loads(pieces):
+        if piece is None or (isinstance(piece, dict) and piece.get("~r") is None):
+            return None  # an OPTIONAL MATCH that matched nothing
+        rels.extend(piece if isinstance(piece, list) else [piece])
+    nodes, current = [{"~n": start}], start
+    for rel in rels:
+        source, _, target = rel["~r"]
+        current = target if source == current else source
+        nodes.append({"~n": current})
+    return json.dumps([nodes, rels])
+
+
+def rel_element_id(rel: Any) -> str | None:
+    if rel is None:
+        return None
+    source, relation, target = json.loads(rel)
+    return f"r:{source}:{relation}:{target}"
+
+
+def _text(function: Callable[[str], Any]) -> Callable[[Any], Any]:
+    def wrapped(value: Any) -> Any:
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            raise _fails(f"expected a string, got {value!r}")
+        return function(value)
+
+    return wrapped
+
+
+def _sign(value: Any) -> int:
+    return (value > 0) - (value < 0)
+
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "cy_lower": _text(str.lower), "cy_upper": _text(str.upper), "cy_trim": _text(str.strip),
+    "cy_ltrim": _text(str.lstrip), "cy_rtrim": _text(str.rstrip), "cy_reverse": _text(lambda v: v[::-1]),
+    "cy_to_string": to_string, "cy_tointeger": to_integer, "cy_tofloat": to_float,
+    "cy_substring": substring, "cy_split": split, "cy_range": number_range, "cy_slice": list_slice,
+    "cy_left": _nulls(lambda v, n: v[:n]), "cy_right": _nulls(lambda v, n: v[-n:] if n else ""),
+    "cy_replace": _nulls(lambda v, a, b: v.replace(a, b)),
+    "cy_reverse_list": _nulls(lambda v: json.dumps(json.loads(v)[::-1], ensure_ascii=False)),
+    "cy_abs": _nulls(abs), "cy_ceil": _nulls(lambda v: float(math.ceil(v))),
+    "cy_floor": _nulls(lambda v: float(math.floor(v))), "cy_round": round_half_up, "cy_sign": _nulls(_sign),
+    "cy_sqrt": _nulls(lambda v: math.sqrt(v) if v >= 0 else math.nan),
+    "cy_divide": divide, "cy_modulo": modulo, "cy_pow": power, "cy_regex": regex,
+    "cy_starts": _nulls(lambda a, b: int(a.startswith(b))), "cy_ends": _nulls(lambda a, b: int(a.endswith(b))),
+    "cy_contains": _nulls(lambda a, b: int(b in a)), "cy_concat": concat, "cy_string_plus": string_plus,
+    "cy_equal": json_equal, "cy_in": member, "cy_keys": keys, "cy_merge": merge, "cy_prepend": prepend,
+    "cy_path": path, "cy_rel_element_id": rel_element_id,
+}  # fmt: skip
+
+
+def register(connection: sqlite3.Connection) -> None:
+    for name, function in FUNCTIONS.items():
+        connection.create_function(name, -1, function, deterministic=True)

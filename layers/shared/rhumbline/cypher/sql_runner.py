@@ -1,0 +1,229 @@
+"""Runs a compiled query (sql.py) on the embedded graph store and shapes rows as Neo4j's answer.
+
+Read-only three ways, each enough alone: the compiler emits one SELECT; the connection is opened
+read-only with `query_only` on; an authorizer lets the statement read tables and call functions
+and nothing else (no writes, no PRAGMA, no ATTACH). The time budget is a progress handler that
+interrupts the statement past its deadline; rows are read up to `limit + 1` and the answer is
+bounded in size as on Neo4j (runner.MAX_RESULT_CHARS).
+
+Nodes and relationships come out of the statement as row ids and edge keys; their properties are
+read afterwards in one statement each, again filtered on the caller's projects.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from typing import Any
+
+from rhumbline.cypher import sql_functions
+from rhumbline.cypher.runner import MAX_RESULT_CHARS, QueryRun
+from rhumbline.cypher.sql import Compiled
+from rhumbline.cypher.sql_schema import EDGE_COLUMNS, LABEL, NODE_COLUMNS
+from rhumbline.cypher.sql_types import T
+from rhumbline.cypher.values import REDACTED, scalar
+from rhumbline.errors import DeadlineExceeded, InvalidArguments, Unavailable, Unsupported
+
+_PROGRESS_STEPS = 1_000  # SQLite VM instructions between deadline checks
+# BEGIN and ROLLBACK (SQLITE_TRANSACTION) bracket the statement and the property reads: one snapshot.
+_ALLOWED = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE, sqlite3.SQLITE_TRANSACTION}
+_NODE_COLUMNS = ", ".join(NODE_COLUMNS)
+_EDGE_COLUMNS = ", ".join(f"e.{c}" for c in EDGE_COLUMNS)
+_SCOPE = "(SELECT value FROM json_each(:scope))"
+_FETCH_NODES = f"SELECT rid, {_NODE_COLUMNS} FROM nodes WHERE rid IN (SELECT value FROM json_each(:ids)) AND project IN {_SCOPE}"
+_FETCH_EDGES = (
+    f"SELECT e.source, e.relation, e.target, n.project, {_EDGE_COLUMNS}, e.properties"
+    " FROM json_each(:keys) AS k"
+    " JOIN edges AS e ON e.source = json_extract(k.value, '$[0]') AND e.relation = json_extract(k.value, '$[1]')"
+    " AND e.target = json_extract(k.value, '$[2]')"
+    f" JOIN nodes AS n ON n.rid = e.source WHERE n.project IN {_SCOPE}"
+)
+
+
+def _authorize(action: int, table: str | None, *_: Any) -> int:
+    if action in _ALLOWED:
+        return sqlite3.SQLITE_OK
+    # SQLite reads its schema through an internal statement the authorizer sees as an UPDATE of
+    # sqlite_master (on a read-only connection nothing can be written).
+    if action == sqlite3.SQLITE_UPDATE and table == "sqlite_master":
+        return sqlite3.SQLITE_OK
+    return sqlite3.SQLITE_DENY
+
+
+class _Connections(threading.local):
+    """Each thread's read-only connection, for the store file it last queried."""
+
+    key: tuple[int, str] | None = None
+    connection: sqlite3.Connection | None = None
+    deadline: float = 0.0
+
+
+_connections = _Connections()
+
+
+def _connection(store: Any) -> sqlite3.Connection:
+    key = (id(store), str(getattr(store, "_path", "")))
+    if _connections.key != key or _connections.connection is None:
+        if _connections.connection is not None:
+            _connections.connection.close()
+        connection = store.read_only_connection()
+        sql_functions.register(connection)
+        connection.set_authorizer(_authorize)
+        connection.set_progress_handler(lambda: int(time.monotonic() > _connections.deadline), _PROGRESS_STEPS)
+        _connections.key, _connections.connection = key, connection
+    return _connections.connection
+
+
+def run(store: Any, compiled: Compiled, *, scope: list[str], limit: int, timeout: float) -> QueryRun:
+    started = time.perf_counter()
+    connection = _connection(store)
+    params = {**compiled.params, "scope": json.dumps(scope)}
+    _connections.deadline = time.monotonic() + timeout
+    try:
+        connection.execute("BEGIN")
+        try:
+            cursor = connection.execute(compiled.sql, params)
+            raw = cursor.fetchmany(limit + 1)
+            more = len(raw) > limit
+            decoder = _Decoder()
+            rows = [[decoder.top(value, typ) for value, typ in zip(row, compiled.types)] for row in raw[:limit]]
+            nodes, edges = decoder.fetch(connection, scope)
+        finally:
+            connection.execute("ROLLBACK")
+    except sqlite3.Error as error:
+        raise _translated(error, timeout) from error
+    finally:
+        _connections.deadline = 0.0
+    answer: list[dict[str, Any]] = []
+    size, cut = 0, False
+    for row in rows:
+        shaped = {name: _resolve(value, nodes, edges) for name, value in zip(compiled.columns, row)}
+        size += len(json.dumps(shaped, ensure_ascii=False, default=str))
+        if size > MAX_RESULT_CHARS:
+            more = cut = True
+            break
+        answer.append(shaped)
+    redacted = sum(1 for row in answer for value in row.values() if value is REDACTED)
+    return QueryRun(
+        columns=list(compiled.columns),
+        rows=answer,
+        more=more,
+        cut_by_size=cut,
+        redacted=redacted,
+        query_type="r",
+        elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
+    )
+
+
+def _translated(error: sqlite3.Error, timeout: float) -> Exception:
+    message = str(error)
+    if "interrupted" in message:
+        return DeadlineExceeded(f"the query ran past its {timeout:.1f} s timeout")
+    failure = sql_functions.last_failure()
+    if failure is not None:
+        return InvalidArguments(f"the query failed: {failure}")
+    if "locked" in message or "busy" in message:
+        return Unavailable(f"the embedded graph stayed locked: {message}")
+    if "not authorized" in message:
+        return Unsupported("the compiled query was refused by the read-only connection")
+    return Unsupported(f"the embedded store could not run this query ({message})")
+
+
+class _Node(int):
+    """A node's row id in a decoded row, resolved once the nodes are read."""
+
+
+class _Rel(tuple):  # type: ignore[type-arg]
+    """A relationship's (source, type, target) in a decoded row."""
+
+
+class _Decoder:
+    def __init__(self) -> None:
+        self.nodes: set[int] = set()
+        self.edges: set[tuple[int, str, int]] = set()
+
+    def top(self, value: Any, typ: T) -> Any:
+        if value is None:
+            return None
+        kind = typ.kind
+        if kind == "node":
+            self.nodes.add(value)
+            return _Node(value)
+        if kind == "rel":
+            return self.inner({"~r": json.loads(value)})
+        if kind == "path":
+            return self.inner({"~p": json.loads(value)})
+        if kind == "bool":
+            return bool(value)
+        if kind in ("list", "map"):
+            return self.inner(json.loads(value))
+        if kind == "float" and isinstance(value, int):
+            return float(value)
+        return value
+
+    def inner(self, value: Any) -> Any:
+        if isinstance(value, list):
+            return [self.inner(v) for v in value]
+        if isinstance(value, dict):
+            if len(value) == 1:
+                tag, body = next(iter(value.items()))
+                if tag == "~n":
+                    return None if body is None else self.top(body, T("node"))
+                if tag == "~r":
+                    if body is None:
+                        return None
+                    key = (body[0], body[1], body[2])
+                    self.edges.add(key)
+                    self.nodes.update((body[0], body[2]))
+                    return _Rel(key)
+                if tag == "~p":
+                    nodes, rels = body
+                    return {"~path": ([self.inner(n) for n in nodes], [self.inner(r) for r in rels])}
+            return {k: self.inner(v) for k, v in value.items()}
+        return value
+
+    def fetch(self, connection: sqlite3.Connection, scope: list[str]) -> tuple[dict[int, Any], dict[tuple, Any]]:
+        nodes: dict[int, Any] = {}
+        if self.nodes:
+            rows = connection.execute(_FETCH_NODES, {"ids": json.dumps(sorted(self.nodes)), "scope": json.dumps(scope)})
+            for rid, *values in rows:
+                properties = {k: scalar(v) for k, v in sorted(zip(NODE_COLUMNS, values)) if v is not None}
+                nodes[rid] = {"type": "node", "element_id": f"n:{rid}", "labels": [LABEL], "properties": properties}
+        edges: dict[tuple, Any] = {}
+        if self.edges:
+            keys = json.dumps(sorted(self.edges))
+            for source, relation, target, project, *values in connection.execute(
+                _FETCH_EDGES, {"keys": keys, "scope": json.dumps(scope)}
+            ):
+                *columns, extra = values
+                properties = {"project": project, **dict(zip(EDGE_COLUMNS, columns)), **json.loads(extra or "{}")}
+                edges[(source, relation, target)] = {
+                    "type": "relationship",
+                    "element_id": f"r:{source}:{relation}:{target}",
+                    "rel_type": relation,
+                    "start": f"n:{source}",
+                    "end": f"n:{target}",
+                    "properties": {k: scalar(v) for k, v in sorted(properties.items()) if v is not None},
+                }
+        return nodes, edges
+
+
+def _resolve(value: Any, nodes: dict[int, Any], edges: dict[tuple, Any]) -> Any:
+    if isinstance(value, _Node):
+        return nodes.get(int(value), {**REDACTED, "element": "node"})
+    if isinstance(value, _Rel):
+        return edges.get(tuple(value), {**REDACTED, "element": "relationship"})
+    if isinstance(value, list):
+        return [_resolve(v, nodes, edges) for v in value]
+    if isinstance(value, dict):
+        if "~path" in value and len(value) == 1:
+            path_nodes, path_rels = value["~path"]
+            return {
+                "type": "path",
+                "nodes": [_resolve(n, nodes, edges) for n in path_nodes],
+                "relationships": [_resolve(r, nodes, edges) for r in path_rels],
+            }
+        return {k: _resolve(v, nodes, edges) for k, v in value.items()}
+    return scalar(value)

@@ -1,0 +1,43 @@
+"""The SQLite graph store's tables as Cypher sees them (the same properties Neo4j stores).
+
+Nodes are `:CodeNode` with `project` and every column of rows.NODE_PROPERTIES that is not null;
+relationships have `project` (their source node's), the edge columns that are not null and the
+keys of the `properties` JSON. SQL snippets take the table alias they read from.
+"""
+
+from __future__ import annotations
+
+from rhumbline.cypher.sql_types import FLOAT, INT, STR, T
+from rhumbline.stores.graph.rows import NODE_PROPERTIES
+
+LABEL = "CodeNode"
+NODE_COLUMNS: dict[str, T] = {"project": STR, **{name: STR for name in NODE_PROPERTIES}}
+NODE_COLUMNS.update(start_line=INT, end_line=INT)
+EDGE_COLUMNS: dict[str, T] = {
+    "confidence": STR, "confidence_score": FLOAT, "explanation": STR, "file": STR, "line": INT,
+}  # fmt: skip
+NODE_MAP = T("map", fields=tuple(NODE_COLUMNS.items()))
+EDGE_MAP = T("map")  # extra properties vary
+
+
+def node_properties(alias: str) -> str:
+    """A node's properties as a JSON object without its null ones (a merge patch drops them)."""
+    pairs = ", ".join(f"'{name}', {alias}.{name}" for name in NODE_COLUMNS)
+    return f"json_patch('{{}}', json_object({pairs}))"
+
+
+def edge_properties(alias: str, project_sql: str) -> str:
+    pairs = ", ".join(f"'{name}', {alias}.{name}" for name in EDGE_COLUMNS)
+    return (
+        f"json_patch(json_patch('{{}}', json_object('project', {project_sql}, {pairs})),"
+        f" coalesce({alias}.properties, '{{}}'))"
+    )
+
+
+EDGE_SELECT = "source, relation, target, confidence, confidence_score, explanation, file, line, properties"
+# An undirected relationship pattern reads each edge from both ends: `near` is the end the
+# pattern comes from. A self-loop is read once, as Neo4j expands it once.
+EDGES_BOTH_WAYS = (
+    f"(SELECT source AS near, target AS far, {EDGE_SELECT} FROM edges"
+    f" UNION ALL SELECT target AS near, source AS far, {EDGE_SELECT} FROM edges WHERE source <> target)"
+)
