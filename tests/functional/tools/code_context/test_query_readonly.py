@@ -13,82 +13,15 @@ Other suites share this server, so the checks are scoped to this test's project 
 from __future__ import annotations
 
 import re
-
-import uuid
 from typing import Any
 
 import pytest
 
 from tests.functional.tools.code_context import shop_graph
+from tests.functional.tools.code_context.cypher_attacks import ATTACKS, MARK, PROP
 from tests.functional.tools.code_context.conftest import failed, ok
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.parametrize("world", ["production"], indirect=True)]
-
-MARK = f"Pwned{uuid.uuid4().hex[:8]}"
-PROP = MARK.lower()
-
-ATTACKS = [
-    # writes
-    f"CREATE (n:{MARK} {{id: 'x'}})",
-    f"cReAtE (:{MARK})",
-    f"MATCH (n:CodeNode {{project: $project}}) SET n.{PROP} = 1",
-    f"MATCH (n:CodeNode {{project: $project}}) SET n:{MARK}",
-    f"MATCH (n:CodeNode {{project: $project}}) SET n += {{name: 'x'}}",
-    f"MERGE (n:{MARK} {{id: 1}}) RETURN n",
-    "MATCH (n:CodeNode {project: $project}) DELETE n",
-    "MATCH (n:CodeNode {project: $project}) DETACH DELETE n",
-    "MATCH (:CodeNode {project: $project})-[r]->() DELETE r",
-    "MATCH (n:CodeNode {project: $project}) REMOVE n.name",
-    "MATCH (n:CodeNode {project: $project}) REMOVE n:CodeNode",
-    f"FOREACH (x IN [1, 2] | CREATE (:{MARK}))",
-    f"INSERT (:{MARK})",
-    # CALL subqueries that write
-    f"MATCH (n:CodeNode {{project: $project}}) CALL (n) {{ SET n.{PROP} = 1 }} RETURN count(*)",
-    f"CALL {{ CREATE (:{MARK}) }} RETURN 1",
-    f"MATCH (n:CodeNode {{project: $project}}) CALL {{ WITH n MERGE (:{MARK}) }} RETURN 1",
-    "MATCH (n:CodeNode {project: $project}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10 ROWS",
-    f"CALL db.index.fulltext.queryNodes('code_node_text', 'checkout') YIELD node SET node.{PROP} = 1",
-    # exfiltration and data loading
-    "LOAD CSV FROM 'file:///etc/passwd' AS line RETURN line",
-    "LOAD CSV WITH HEADERS FROM 'http://127.0.0.1:9/x.csv' AS row RETURN row",
-    "lOaD/**/cSv FROM 'https://example.com/x.csv' AS l RETURN l",
-    "CALL apoc.load.json('http://127.0.0.1:9/x.json') YIELD value RETURN value",
-    "CALL `apoc.load.json`('file:///etc/passwd') YIELD value RETURN value",
-    "CALL apoc.cypher.runWrite($q, {}) YIELD value RETURN value",
-    "WITH 'CREATE (:X)' AS q CALL apoc.cypher.doIt(q, {}) YIELD value RETURN value",
-    "RETURN apoc.util.md5(['x']) AS h",
-    "RETURN `apoc`.`util`.`md5`(['x']) AS h",
-    # server procedures
-    "CALL dbms.listConfig() YIELD name, value RETURN name, value",
-    "CALL dbms.components()",
-    f"CALL dbms.security.createUser('{PROP}', 'secret-secret', false)",
-    f"CALL db.createLabel('{MARK}')",
-    f"CALL db.createProperty('{PROP}')",
-    "CALL db.clearQueryCaches()",
-    "CALL db.labels() YIELD label CALL dbms.killQueries(['x']) YIELD queryId RETURN 1",
-    # schema and administration
-    f"CREATE INDEX {PROP} FOR (n:CodeNode) ON (n.{PROP})",
-    "DROP CONSTRAINT code_node_key",
-    "DROP INDEX code_node_text",
-    "USE system SHOW USERS",
-    "SHOW USERS",
-    "SHOW DATABASES",
-    f"CREATE USER {PROP} SET PASSWORD 'secret-secret'",
-    "ALTER USER neo4j SET PASSWORD 'changed-password'",
-    "GRANT ROLE admin TO neo4j",
-    # multi-statement, comment, prefix and string tricks
-    f"MATCH (n) RETURN n; CREATE (m:{MARK})",
-    f"MATCH (n) RETURN n LIMIT 1 // harmless\n; CREATE (:{MARK})",
-    f"RETURN 1 /* ; */ ; CREATE (:{MARK})",
-    f"MATCH (n:CodeNode {{project: $project}}) /* x */ SET /* y */ n.{PROP} = 1",
-    f"MATCH (n) RETURN n // trailing comment\nCREATE (:{MARK})",
-    f"RETURN 'a\\\\' CREATE (:{MARK}) //'",
-    f"PROFILE CREATE (:{MARK})",
-    f"EXPLAIN CREATE (:{MARK})",
-    f"CYPHER runtime=slotted CREATE (:{MARK})",
-    f"MATCH (n) RETURN n /* unterminated CREATE (:{MARK})",
-]
-
 
 @pytest.fixture
 def neo(shop, neo4j_server) -> Any:
@@ -143,18 +76,21 @@ def _state(driver, project: str) -> dict:
     }  # fmt: skip
 
 
-def test_every_write_and_exfiltration_attempt_fails_and_changes_nothing(neo) -> None:
+@pytest.mark.parametrize("token", ["limited", "admin"])
+def test_every_write_and_exfiltration_attempt_fails_and_changes_nothing(neo, token) -> None:
+    """Through the subset (a token limited to one project) and as written (an admin token)."""
     world, driver = neo
+    options = {} if token == "limited" else {"projects": ("*",), "scopes": ("admin",)}
     before = _state(driver, world.project)
     assert before["nodes"] == len(shop_graph.NODES) + 1  # + the unresolved base's stub
     assert not (before["marked"] or before["marker_key"] or before["marker_label"] or before["marker_index"])
     passed = []
     for cypher in ATTACKS:
-        outcome = query(world, {"cypher": cypher, "params": {"q": f"CREATE (:{MARK})"}})
+        outcome = query(world, {"cypher": cypher, "params": {"q": f"CREATE (:{MARK})"}}, **options)
         if outcome["ok"]:
             passed.append(cypher)
         else:
-            assert outcome["error"]["code"] in ("forbidden", "invalid_arguments"), (cypher, outcome["error"])
+            assert outcome["error"]["code"] in ("forbidden", "invalid_arguments", "unsupported"), (cypher, outcome["error"])
     assert passed == []
     assert _state(driver, world.project) == before
 
@@ -232,8 +168,11 @@ def test_read_only_text_that_looks_like_writes_runs(neo) -> None:
     first = ok(query(world, {"cypher": READ_ONLY_TRICKS[0][0]}))
     assert first["rows"] == READ_ONLY_TRICKS[0][1]
     second = query(world, {"cypher": READ_ONLY_TRICKS[1][0]})
-    # `n` is undefined: Neo4j's own error, after the text check let the strings through.
-    assert failed(second, "invalid_arguments")["message"].startswith("Neo4j rejected the query (Neo.ClientError.Statement")
+    # `n` is undefined: the subset's own error, after the text check let the strings through...
+    assert failed(second, "invalid_arguments")["message"] == "invalid Cypher: variable `n` is not defined"
+    # ...and Neo4j's, for a token that sees every project (its query runs as written).
+    admin = query(world, {"cypher": READ_ONLY_TRICKS[1][0]}, projects=("*",), scopes=("admin",))
+    assert failed(admin, "invalid_arguments")["message"].startswith("Neo4j rejected the query (Neo.ClientError.Statement")
     assert ok(query(world, {"cypher": READ_ONLY_TRICKS[2][0]}))["rows"] == READ_ONLY_TRICKS[2][1]
 
 
@@ -251,7 +190,8 @@ def test_rows_are_exact_with_more_indication(neo) -> None:
     assert (capped["row_count"], capped["more"], capped["limit"]) == (3, True, 3)
     exact = ok(query(world, {"cypher": cypher, "limit": 4}))
     assert (exact["row_count"], exact["more"]) == (4, False)
-    assert "whole graph database" in result["scope"]
+    assert (result["backend"], result["scoped"]) == ("neo4j", True)
+    assert "binds each pattern" in result["scope"]
     assert result["read_only_user"] is False
 
 
@@ -275,7 +215,9 @@ def test_nodes_relationships_and_paths_are_serialized(neo) -> None:
     assert [r["rel_type"] for r in row["p"]["relationships"]] == ["CALLS"]
 
 
-def test_other_projects_are_redacted_and_params_are_scoped(neo) -> None:
+def test_other_projects_never_match_and_params_are_scoped(neo) -> None:
+    """A token limited to one project gets its query bound to it: nodes of another project do not
+    match at all, even when the query names that project's key (nothing left to redact)."""
     world, driver = neo
     other = _served(driver, world.other_project)
     cypher = (
@@ -283,16 +225,13 @@ def test_other_projects_are_redacted_and_params_are_scoped(neo) -> None:
         "RETURN n, n.project = $project AS mine, $projects AS projects ORDER BY n.project, n.id"
     )
     result = ok(query(world, {"cypher": cypher, "params": {"other": other}}))
-    mine = [r for r in result["rows"] if r["mine"]]
-    theirs = [r for r in result["rows"] if not r["mine"]]
-    assert len(mine) == len(shop_graph.FILES) and len(theirs) == 2
-    assert all(r["n"] == {"type": "redacted", "reason": "belongs to a project this token cannot see",
-                          "element": "node"} for r in theirs)  # fmt: skip
-    assert result["redacted"] == 2
+    assert [r["mine"] for r in result["rows"]] == [True] * len(shop_graph.FILES)
+    assert result["redacted"] == 0 and result["scoped"] is True
     assert result["rows"][0]["projects"] == [_served(driver, world.project)]
-    # An admin token sees every project: nothing is redacted.
+    # An admin token sees every project: its query runs as written, over both.
     admin = ok(query(world, {"cypher": cypher, "params": {"other": other}}, projects=("*",), scopes=("admin",)))
-    assert admin["redacted"] == 0
+    assert sum(not r["mine"] for r in admin["rows"]) == 2
+    assert (admin["redacted"], admin["scoped"]) == (0, False)
 
 
 def test_scope_reserved_params_and_timeout(neo) -> None:
@@ -315,11 +254,13 @@ def test_scope_reserved_params_and_timeout(neo) -> None:
 def test_allowed_procedures_answer(neo) -> None:
     world, _ = neo
     labels = ok(query(world, {"cypher": "CALL db.labels() YIELD label RETURN label ORDER BY label"}))
-    assert {"label": "CodeNode"} in labels["rows"]
-    found = ok(query(world, {
-        "cypher": "CALL db.index.fulltext.queryNodes('code_node_text', 'checkout') YIELD node "
-                  "WHERE node.project = $project RETURN node.id AS id ORDER BY id",
-    }))  # fmt: skip
+    assert labels["rows"] == [{"label": "CodeNode"}]  # the caller's nodes' labels, not the store's own
+    fulltext = "CALL db.index.fulltext.queryNodes('code_node_text', 'checkout') YIELD node WHERE node.project = $project RETURN node.id AS id ORDER BY id"
+    # Outside the subset: refused for a token limited to some projects...
+    refused = failed(query(world, {"cypher": fulltext}), "unsupported")
+    assert "db.index.fulltext.queryNodes" in refused["message"] and refused["details"]["construct"].startswith("the procedure")
+    # ...and run as written for a token that sees every project.
+    found = ok(query(world, {"cypher": fulltext, "project": world.project}, projects=("*",), scopes=("admin",)))
     assert {"id": shop_graph.CHECKOUT.id} in found["rows"]
 
 
