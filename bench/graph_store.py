@@ -2,6 +2,12 @@
 
     .venv/bin/python bench/graph_store.py [--nodes 100000] [--edges 400000]
         [--neo4j bolt://127.0.0.1:7687 --neo4j-password rhumbline-test]
+    .venv/bin/python bench/graph_store.py --cypher [--runs 15]
+        [--neo4j bolt://127.0.0.1:7687 --neo4j-password rhumbline-test]
+
+--cypher: the `query` tool's Cypher on Django 5.1's `django/` (ingested into both stores): p50 of
+each of CYPHER_QUERIES on the embedded store (compiled to SQL) and on Neo4j (the scoped text),
+alternated in one run, with the answers' row counts checked equal.
 
 SQLite always runs (in a temporary file); Neo4j runs when --neo4j is given, in a project of its
 own that is deleted afterwards. Reported: loading the graph (SQLite: one atomic `apply`; Neo4j:
@@ -151,6 +157,107 @@ def run(
     print(f"  delete_project: {time.perf_counter() - started:.1f} s")
 
 
+CYPHER_QUERIES = [
+    "MATCH (n:CodeNode) RETURN count(n) AS c",
+    "MATCH (n:CodeNode) RETURN n.kind AS kind, count(*) AS c ORDER BY c DESC, kind",
+    "MATCH (c)-[:CALLS]->(f:CodeNode {name: 'get_queryset'}) RETURN c.qualified_name AS caller ORDER BY caller",
+    "MATCH (f:CodeNode {qualified_name: 'django.db.models.query.QuerySet.filter'})-[:CALLS]->(g) RETURN g.qualified_name AS callee ORDER BY callee",
+    "MATCH (c:CodeNode {kind: 'Class'})-[:INHERITS]->(:CodeNode {name: 'Model'}) RETURN c.qualified_name AS cls ORDER BY cls",
+    "MATCH (c:CodeNode {kind: 'Class'})-[:INHERITS*1..3]->(:CodeNode {name: 'Field'}) RETURN count(DISTINCT c) AS fields",
+    "MATCH (f:CodeNode {kind: 'File'})-[:IMPORTS]->(m:CodeNode {qualified_name: 'django.db.models'}) RETURN f.file AS file ORDER BY file",
+    "MATCH (:CodeNode)-[:CALLS]->(f:CodeNode) RETURN f.qualified_name AS f, count(*) AS calls ORDER BY calls DESC, f LIMIT 10",
+    "MATCH (f:CodeNode {kind: 'Function'}) WHERE NOT EXISTS { (f)<-[:CALLS]-() } RETURN count(f) AS unused",
+    "MATCH p = shortestPath((a:CodeNode {qualified_name: 'django.shortcuts.render'})-[:CALLS*..4]->(b:CodeNode {name: 'render_to_string'})) RETURN length(p) AS hops",
+    "CALL db.labels()",
+    "CALL db.relationshipTypes()",
+    "CALL db.propertyKeys()",
+    "MATCH (c:CodeNode {kind: 'Class', name: 'QuerySet'})-[:DEFINES]->(m) RETURN m.name AS method ORDER BY method",
+    "MATCH (n:CodeNode) WHERE n.name STARTS WITH 'get_' RETURN count(n) AS c",
+    "MATCH (f:CodeNode {kind: 'File'}) RETURN f.file AS file, f.end_line AS lines ORDER BY lines DESC, file LIMIT 10",
+    "MATCH (d:CodeNode {kind: 'Decorator'})-[:APPLIES_TO]->(f) RETURN d.name AS decorator, count(*) AS uses ORDER BY uses DESC, decorator LIMIT 10",
+    "MATCH (n:CodeNode {id: 'class:db/models/query.py:QuerySet'}) RETURN n",
+    "MATCH (a)-[:CALLS]->(b)-[:CALLS]->(c:CodeNode {name: 'save'}) RETURN count(*) AS c",
+    "MATCH (c:CodeNode {kind: 'Class', name: 'QuerySet'}) OPTIONAL MATCH (c)-[:DEFINES]->(m) RETURN c.qualified_name AS cls, count(m) AS members",
+]
+
+
+def cypher_bench(args: argparse.Namespace) -> None:
+    """p50 per query, embedded vs Neo4j, alternated in one run (see the module docstring)."""
+    import os
+
+    from ingest import SDIST, ensure_corpus  # noqa: E402 - bench/ is the script's directory
+
+    from rhumbline.cypher import sql_runner
+    from rhumbline.cypher.parser import parse
+    from rhumbline.cypher.scoping import scoped
+    from rhumbline.cypher.sql import compile_query
+    from rhumbline.ingest.build import build_graph
+    from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+
+    ensure_corpus()
+    project = f"bench/django{uuid.uuid4().hex[:6]}"
+    built = build_graph(SDIST / "django", project, history=False)
+    batch = GraphBatch(nodes=list(built.nodes), edges=list(built.edges), clear=True)
+    print(f"django/: {len(batch.nodes):,} nodes, {len(batch.edges):,} edges")
+    with tempfile.TemporaryDirectory() as tmp:
+        store = SqliteGraphStore(Path(tmp) / "graph.sqlite3", timeout=600)
+        store.ensure_schema()
+        store.apply(project, batch)
+        params = {"project": project, "projects": [project]}
+        compiled = [compile_query(parse(q), params) for q in CYPHER_QUERIES]
+        backends: dict[str, Callable[[int], int]] = {
+            "embedded": lambda i: len(
+                sql_runner.run(store, compiled[i], scope=[project], limit=1000, timeout=30).rows
+            )
+        }
+        neo = runner = None
+        if args.neo4j:
+            from rhumbline.cypher.runner import CypherRunner, Scope
+            from rhumbline.stores.graph.factory import Neo4jCredentials
+            from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
+
+            neo = Neo4jGraphStore(args.neo4j, args.neo4j_user, args.neo4j_password, timeout=600)
+            neo.ensure_schema()
+            neo.apply(project, batch)
+            credentials = Neo4jCredentials(args.neo4j, args.neo4j_user, args.neo4j_password, "neo4j")
+            runner = CypherRunner(credentials, dedicated=False, connect_timeout=10)
+            texts = [scoped(parse(q)) for q in CYPHER_QUERIES]
+            scope = Scope(projects=(project,), project=project)
+            backends["neo4j"] = lambda i: len(
+                runner.run(texts[i], {}, limit=1000, timeout=30, visible={project}, scope=scope).rows  # type: ignore[union-attr]
+            )
+        try:
+            names = list(backends)
+            print(f"load average {os.getloadavg()[0]:.1f}; {args.runs} runs per query, backends alternated")
+            print(f"  {'#':>2} " + " ".join(f"{name + ' p50 ms':>16}" for name in names) + "  rows  query")
+            medians: dict[str, list[float]] = {name: [] for name in names}
+            for i, text in enumerate(CYPHER_QUERIES):
+                samples: dict[str, list[float]] = {name: [] for name in names}
+                rows = {name: backends[name](i) for name in names}  # warm-up, and the answers agree
+                for _ in range(args.runs):
+                    for name in names:
+                        started = time.perf_counter()
+                        backends[name](i)
+                        samples[name].append((time.perf_counter() - started) * 1000)
+                for name in names:
+                    medians[name].append(statistics.median(samples[name]))
+                agree = "" if len(set(rows.values())) == 1 else f"  ROWS DIFFER {rows}"
+                print(f"  {i + 1:>2} " + " ".join(f"{medians[n][-1]:16.2f}" for n in names)
+                      + f"  {rows['embedded']:>4}  {text[:70]}{agree}")
+            print("  median of the p50s: " + ", ".join(f"{n} {statistics.median(medians[n]):.2f} ms" for n in names))
+            if "neo4j" in medians:
+                faster = sum(e <= n for e, n in zip(medians["embedded"], medians["neo4j"]))
+                print(f"  embedded no slower than Neo4j on {faster} of {len(CYPHER_QUERIES)} queries")
+            print(f"load average {os.getloadavg()[0]:.1f} at the end")
+        finally:
+            store.close()
+            if runner is not None:
+                runner.close()
+            if neo is not None:
+                neo.delete_project(project)
+                neo.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--nodes", type=int, default=100_000)
@@ -163,7 +270,13 @@ def main() -> int:
         "--neo4j-batch-rows", type=int, default=20_000,
         help="rows per apply on Neo4j (one transaction each must fit db.memory.transaction.max)",
     )
+    parser.add_argument("--cypher", action="store_true", help="the query tool's Cypher on Django, embedded vs Neo4j")
     args = parser.parse_args()
+    if args.cypher:
+        if args.runs == parser.get_default("runs"):
+            args.runs = 15
+        cypher_bench(args)
+        return 0
 
     started = time.perf_counter()
     nodes, edges = synthetic_graph(args.nodes, args.edges)

@@ -12,6 +12,7 @@ relationships and shortest paths are recursive CTEs. Value forms: sql_types.py.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +37,8 @@ class Part:
     """One SELECT being built: its FROM items, WHERE conditions and the variables in scope."""
 
     def __init__(self, env: dict[str, V] | None = None, parent: Part | None = None) -> None:
-        self.items: list[str] = []  # FROM items; each after the first starts with ", " or " LEFT JOIN"
+        # FROM items: (table or subquery, its alias, the ON of a LEFT JOIN or None for an inner one)
+        self.items: list[tuple[str, str, str | None]] = []
         self.wheres: list[str] = []
         self.env: dict[str, V] = dict(env or {})
         self.parent = parent
@@ -51,16 +53,22 @@ class Part:
         """A scope for a subquery expression: sees this part's variables, adds its own."""
         return Part(self.env, parent=self)
 
-    def add(self, item: str) -> None:
-        self.items.append(item if not self.items else ", " + item)
+    def add(self, table: str, alias: str) -> None:
+        self.items.append((f"{table} AS {alias}", alias, None))
 
-    def left_join(self, item: str, on: str) -> None:
-        if not self.items:
-            self.items.append("(SELECT 1)")
-        self.items.append(f" LEFT JOIN {item} ON {on}")
+    def left_join(self, table: str, alias: str, on: str) -> None:
+        self.items.append((f"{table} AS {alias}", alias, on))
 
     def from_sql(self) -> str:
-        return "".join(self.items) if self.items else "(SELECT 1)"
+        if not self.items:
+            return "(SELECT 1)"
+        text = "" if self.items[0][2] is None else "(SELECT 1)"
+        for i, (table, _, on) in enumerate(self.items):
+            if on is not None:
+                text += f" LEFT JOIN {table} ON {on}"
+            else:
+                text += (", " if i else "") + table
+        return text
 
     def where_sql(self) -> str:
         return " WHERE " + " AND ".join(f"({w})" for w in self.wheres) if self.wheres else ""
@@ -187,7 +195,7 @@ class Compiler(ExpressionCompiler):
         sql, items, values = self.projection_sql(part, projection)
         alias = self.fresh("w")
         following = Part()
-        following.add(f"({sql}) AS {alias}")
+        following.add(f"({sql})", alias)
         for i, (item, value) in enumerate(zip(items, values)):
             following.bind(item.name, V(f"{alias}.c{i}", value.type, owner=following))
         if projection.where is not None:
@@ -203,7 +211,7 @@ class Compiler(ExpressionCompiler):
         if source.type.kind != "list":
             raise NotInSubset(f"UNWIND of a {source.type}")
         alias = self.fresh("u")
-        part.add(f"json_each({source.sql}) AS {alias}")
+        part.add(f"json_each({source.sql})", alias)
         from rhumbline.cypher.sql_types import ANY, from_container
 
         elem = source.type.elem or ANY
@@ -215,7 +223,7 @@ class Compiler(ExpressionCompiler):
         from rhumbline.cypher.procedures import SQL
 
         alias = self.fresh("proc")
-        part.add(f"({SQL[clause.name]}) AS {alias}")
+        part.add(f"({SQL[clause.name]})", alias)
         column = PROCEDURES[clause.name.lower()]
         for _, name in clause.yields or ((column, column),):
             part.bind(name, V(f"{alias}.value", STR, owner=part))
@@ -237,10 +245,38 @@ class Compiler(ExpressionCompiler):
             return
         if not target.items:
             raise NotInSubset("OPTIONAL MATCH that matches nothing new (no new node or relationship)")
-        group = "".join(" JOIN " + item[2:] if item.startswith(", ") else item for item in target.items)
-        on = " AND ".join(f"({w})" for w in target.wheres) or "1"
-        part.left_join(f"({group})" if len(target.items) > 1 else group, on)
+        self.optional_joins(part, target)
         part.env.update(target.env)
+
+    def optional_joins(self, part: Part, group: Part) -> None:
+        """OPTIONAL MATCH as a chain of LEFT JOINs, all or nothing: each table joins only when the
+        rest of the group can still match (an EXISTS over the tables after it), so a row has the
+        whole match or none of it, and the joins follow the pattern from what is already bound
+        (a parenthesized join group would be materialized whole: every edge of the type)."""
+        aliases = {alias for _, alias, _ in group.items}
+        mentions = {w: set(re.findall(r"\b([a-z]+\d+)\.", w)) for w in group.wheres}
+        ordered: list[tuple[str, str, str | None]] = []
+        placed: set[str] = set()
+        remaining = list(group.items)
+        while remaining:
+            linked = next(
+                (item for item in remaining
+                 if any(item[1] in m and (m - aliases or m & placed) for m in mentions.values())),
+                remaining[0],
+            )  # fmt: skip
+            ordered.append(linked)
+            placed.add(linked[1])
+            remaining.remove(linked)
+        done: set[str] = set()
+        for j, (table, alias, _) in enumerate(ordered):
+            later = {a for _, a, _ in ordered[j + 1 :]}
+            here = [w for w in group.wheres if w not in done and not mentions[w] & later]
+            done.update(here)
+            if later:
+                rest = [w for w in group.wheres if mentions[w] & later]
+                tables = " JOIN ".join(t for t, a, _ in ordered[j + 1 :])
+                here.append(f"EXISTS (SELECT 1 FROM {tables}{' WHERE ' + ' AND '.join(f'({w})' for w in rest) if rest else ''})")
+            part.items.append((table, alias, " AND ".join(f"({w})" for w in here) or "1"))
 
     def distinct_relationships(self, part: Part, rels: list[tuple[str, V]]) -> None:
         """Cypher never binds one relationship twice in one MATCH: add the conditions."""
@@ -281,7 +317,7 @@ class Compiler(ExpressionCompiler):
             value = bound
         else:
             alias = self.fresh("n")
-            part.add(f"nodes AS {alias}")
+            part.add("nodes", alias)
             part.wheres.append(f"{alias}.project IN {SCOPE}")
             value = V(f"{alias}.rid", NODE, alias=alias, owner=part, origin=pattern)
             if pattern.var is not None:
@@ -295,7 +331,8 @@ class Compiler(ExpressionCompiler):
             conditions.append("0")
         for key, expr in self.property_map(pattern.properties):
             prop = self.property(value, key, part)
-            conditions.append(self.equal(prop, self.expr(expr, part)))
+            given = self.expr(expr, part)
+            conditions.append(self.equal(prop, given) + (self.lowered(prop, given, "=") or ""))
         return conditions
 
     def property_map(self, properties: s.MapExpr | None) -> tuple[tuple[str, s.Expr], ...]:
@@ -312,7 +349,7 @@ class Compiler(ExpressionCompiler):
         if rel.var is not None and part.lookup(rel.var) is not None:
             raise NotInSubset(f"a relationship variable (`{rel.var}`) matched again")
         alias = self.fresh("e")
-        part.add(f"{_oriented(rel.direction)} AS {alias}")
+        part.add(_oriented(rel.direction), alias)
         part.wheres.extend([f"{alias}.near = {left.sql}", f"{alias}.far = {right.sql}"])
         # NULL when an OPTIONAL MATCH found no edge (json_array would give [null, null, null]).
         sql = f"CASE WHEN {alias}.source IS NULL THEN NULL ELSE json_array({alias}.source, {alias}.relation, {alias}.target) END"
@@ -370,7 +407,7 @@ class Compiler(ExpressionCompiler):
             f" WHERE {conditions} AND instr(w.keys, ',' || {key} || ',') = 0)"
         )
         alias = self.fresh("w")
-        part.add(f"(SELECT start, node, keys, rels FROM {name} WHERE depth >= {low}) AS {alias}")
+        part.add(f"(SELECT start, node, keys, rels FROM {name} WHERE depth >= {low})", alias)
         part.wheres.extend([f"{alias}.start = {start.sql}", f"{alias}.node = {finish.sql}"])
         value = V(f"{alias}.rels", list_of(REL), alias=alias, owner=part)
         if rel.var is not None:
@@ -417,7 +454,7 @@ class Compiler(ExpressionCompiler):
                 f" FROM {back} WHERE depth = 0) WHERE rn = 1"
             )
         alias = self.fresh("w")
-        part.add(f"(SELECT start, target, rels FROM ({chosen})) AS {alias}")
+        part.add(f"(SELECT start, target, rels FROM ({chosen}))", alias)
         part.wheres.extend([f"{alias}.start = {left.sql}", f"{alias}.target = {right.sql}"])
         if rel.var is not None:
             part.bind(rel.var, V(f"{alias}.rels", list_of(REL), owner=part))
@@ -432,7 +469,7 @@ class Compiler(ExpressionCompiler):
         node taken from a list or a path."""
         if value.alias is None and value.owner is not None:
             value.alias = self.fresh("n")
-            value.owner.left_join(f"nodes AS {value.alias}", f"{value.alias}.rid = {value.sql}")
+            value.owner.left_join("nodes", value.alias, f"{value.alias}.rid = {value.sql}")
         if value.alias is not None:
             return template.replace("{a}", value.alias)
         row = self.fresh("nq")
@@ -442,7 +479,7 @@ class Compiler(ExpressionCompiler):
         """`template` (SQL reading the relationship's `edges` row as `{a}`), as node_read."""
         if value.alias is None and value.owner is not None:
             value.alias = self.fresh("e")
-            value.owner.left_join(f"edges AS {value.alias}", _edge_row(value.alias, value.sql))
+            value.owner.left_join("edges", value.alias, _edge_row(value.alias, value.sql))
         if value.alias is not None:
             return template.replace("{a}", value.alias)
         row = self.fresh("eq")

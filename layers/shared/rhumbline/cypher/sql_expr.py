@@ -7,6 +7,7 @@ connection (sql_functions.py), all named `cy_*`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +37,7 @@ from rhumbline.cypher.sql_types import (
 if TYPE_CHECKING:
     from rhumbline.cypher.sql import Compiler
 
+_INDEXED_LOWER = re.compile(r"(n\d+)\.(name|qualified_name)")
 AGGREGATES = frozenset({"count", "collect", "min", "max", "avg", "sum"})
 _STRING_FUNCTIONS = {  # name -> (SQL function, arity)
     "tolower": ("cy_lower", 1), "toupper": ("cy_upper", 1), "trim": ("cy_trim", 1),
@@ -222,7 +224,8 @@ class ExpressionCompiler:
                 return V(f"(CASE WHEN ({a.sql}) IS NULL OR ({b.sql}) IS NULL THEN NULL ELSE {int(op == '<>')} END)", BOOL)
             if a.type.kind in ("list", "map") or b.type.kind in ("list", "map"):
                 return V(f"(cy_equal({a.sql}, {b.sql}) {'= 1' if op == '=' else '= 0'})", BOOL)
-            return V(f"(({a.sql}) {op} ({b.sql}))", BOOL)
+            hint = self.lowered(a, b, "=") if op == "=" else None
+            return V(f"(({a.sql}) {op} ({b.sql}){hint or ''})", BOOL)
         if op in ("<", "<=", ">", ">="):
             if not _orderable(a.type, b.type):
                 return V("NULL", BOOL)
@@ -230,7 +233,13 @@ class ExpressionCompiler:
         if op in ("starts", "ends", "contains"):
             if {a.type.kind, b.type.kind} - {"str", "null", "any"}:
                 return V("NULL", BOOL)
-            return V(f"cy_{op}({a.sql}, {b.sql})", BOOL)
+            if a.type.kind == "any" or b.type.kind == "any":
+                return V(f"cy_{op}({a.sql}, {b.sql})", BOOL)
+            if op == "contains":
+                return V(f"(instr({a.sql}, {b.sql}) > 0)", BOOL)
+            if op == "ends":
+                return V(f"(substr({a.sql}, -length({b.sql})) = ({b.sql}) OR length({b.sql}) = 0 AND ({a.sql}) IS NOT NULL)", BOOL)
+            return V(f"(substr({a.sql}, 1, length({b.sql})) = ({b.sql}){self.lowered(a, b, 'starts') or ''})", BOOL)
         if op == "regex":
             return V(f"cy_regex({a.sql}, {b.sql})", BOOL)
         if op == "in":
@@ -251,6 +260,21 @@ class ExpressionCompiler:
             _numeric(b, op)
             return V(f"cy_pow({a.sql}, {b.sql})", FLOAT)
         raise NotInSubset(f"the operator {op}")
+
+    def lowered(self: Compiler, a: V, b: V, how: str) -> str | None:
+        """`n.name = 'x'` / `n.name STARTS WITH 'x'` also as a condition on the indexed lower-case
+        column (name_lower = name.lower(), as the store writes it): implied by the comparison,
+        so adding it changes no answer, and a scan of the project becomes an index seek."""
+        column = _INDEXED_LOWER.fullmatch(a.sql)
+        value = self.sql_params.get(b.sql[1:]) if b.sql.startswith(":") else None
+        if column is None or not isinstance(value, str):
+            return None
+        alias, key = column.groups()
+        lower = self.bind(value.lower())
+        lowered = f"{alias}.{'name_lower' if key == 'name' else 'qn_lower'}"
+        if how == "=":
+            return f" AND {lowered} = {lower}"
+        return f" AND {lowered} >= {lower} AND {lowered} < {lower} || char(1114111)"
 
     def membership(self: Compiler, item: V, container: V, source: s.Expr) -> V:
         if container.type.kind == "null":
