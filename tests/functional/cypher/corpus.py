@@ -219,6 +219,41 @@ PROJECTIONS = [
     Case("MATCH (n {kind: 'Module'}) RETURN n.name AS name ORDER BY name SKIP 3"),
 ]
 
+CORNERS = [
+    Case("MATCH (a {name: 'Model'}) OPTIONAL MATCH (a)<-[:INHERITS]-(b)-[:DEFINES]->(m) WHERE m.name = 'render' RETURN b.name AS b, m.name AS m"),
+    Case("MATCH (a {kind: 'Class'}) OPTIONAL MATCH (a)-[r:DEFINES]->(m) WHERE r.line > 20 RETURN a.name AS a, count(m) AS late ORDER BY a"),
+    Case("MATCH (f {kind: 'Function'}) WITH f, COUNT { (f)-[:CALLS]->() } AS out WHERE out > 0 MATCH (f)-[:CALLS]->(g) RETURN f.name AS f, out, collect(g.name) AS callees"),
+    Case("MATCH (c {kind: 'Class'}) WITH collect(c) AS classes UNWIND classes AS c MATCH (c)-[:DEFINES]->(m) RETURN c.name AS c, count(m) AS n ORDER BY c"),
+    Case("MATCH p = (a {name: 'Checkout'})-[:CALLS*1..2]->(b) UNWIND nodes(p) AS x RETURN DISTINCT x.name AS name ORDER BY name"),
+    Case("MATCH p = (a {name: 'Checkout'})-[:CALLS*1..2]->(b) WHERE any(x IN nodes(p) WHERE x.name = 'Cart') RETURN length(p) AS l, b.name AS b ORDER BY l, b"),
+    Case("MATCH (a {name: 'Product', kind: 'Class'})-[r]->(b) RETURN r {.confidence, .line, kind: type(r)} AS rel ORDER BY rel.kind, rel.line"),
+    Case("MATCH (a)-[r]->(b) WHERE r.confidence_score < 1 RETURN type(r) AS t, r.confidence AS c, count(*) AS n ORDER BY t, c"),
+    Case("MATCH (n {kind: 'Class'}) RETURN n.name AS name ORDER BY n.docstring, name"),
+    Case("MATCH (n {kind: 'Class'}) RETURN n.name AS name ORDER BY n.docstring DESC, name"),
+    Case("MATCH (n {kind: 'Function'}) RETURN n.start_line / 2 AS half, n.start_line % 3 AS rest, n.name AS name ORDER BY name"),
+    Case("RETURN toInteger(null) AS a, size(null) AS b, toLower(null) AS c, null + 1 AS d, [1, null][1] AS e, 1 / 0.0 AS f"),
+    Case("MATCH (n {kind: 'Struct'}) RETURN CASE WHEN n.name = 'Cart' THEN n END AS cart"),
+    Case("MATCH (n {kind: 'Struct'}) WITH n ORDER BY n.name WITH collect(n) AS ns RETURN ns[0].name AS first, ns[-1].name AS last, size(ns) AS n"),
+    Case("MATCH p = (a {name: 'helper'})-[*0..1]-(b) RETURN length(p) AS l, b.name AS b ORDER BY l, b"),
+    Case("MATCH (a {name: 'Checkout'})-[:CALLS]->(b) WITH DISTINCT b RETURN count(b) AS c"),
+    Case("MATCH (a)-[:DEFINES]->(b) WITH a, collect(b) AS defs WHERE size(defs) > 3 RETURN a.name AS a, size(defs) AS n ORDER BY n DESC, a"),
+    Case("MATCH (f {kind: 'Function'}) RETURN f.name AS name, [(f)-[:CALLS]->(g) WHERE g.kind = 'Function' | g.name] AS calls ORDER BY name"),
+    Case("MATCH (f {kind: 'File'}) RETURN f.file AS file, COUNT { MATCH (f)-[:DEFINES]->(d) WHERE d.kind IN ['Function', 'Class'] } AS defs ORDER BY file"),
+    Case("MATCH (a)-[:INHERITS]->(b) MATCH (b)<-[:INHERITS]-(c) WHERE a <> c RETURN a.name AS a, c.name AS c ORDER BY a, c"),
+    Case("MATCH (a {name: 'Checkout'})-[r1:CALLS]->(b)-[r2:CALLS]->(c) RETURN b.name AS b, c.name AS c, r1.line < r2.line AS earlier ORDER BY b, c"),
+    Case("MATCH (n) WHERE n.kind = 'Method' AND NOT n.name IN ['Save', 'save'] RETURN n.name AS name ORDER BY name"),
+    Case("MATCH (n {kind: 'Method'}) RETURN n.name AS name, n.name =~ '(?i)s.*' AS s ORDER BY name, s"),
+    Case("UNWIND [{k: 1, v: 'a'}, {k: 2, v: 'b'}] AS row WITH row WHERE row.k > 1 RETURN row.v AS v, row AS whole"),
+    Case("WITH {a: 1, b: [1, 2]} AS m RETURN keys(m) AS k, m.b[1] AS second, m['a'] AS a"),
+    Case("MATCH (c:CodeNode {kind: 'Contributor'}) RETURN c.name AS who, size([(c)-[:MODIFIED]->(f) | f]) AS files"),
+    Case("MATCH (r {kind: 'Repository'})<-[rel:COMMITTED_TO]-(c) RETURN properties(rel) AS p"),
+    Case("MATCH (a {name: 'Cart', kind: 'Struct'}) RETURN [(a)-[r]->(b) | type(r) + ':' + b.name] AS out"),
+    Case("MATCH (n {kind: 'Module'}) WITH n.name AS name SKIP 2 LIMIT 3 RETURN count(*) AS c"),
+    Case("MATCH (n) WHERE n.kind STARTS WITH 'F' RETURN DISTINCT n.kind AS kind ORDER BY kind"),
+    Case("MATCH (a {name: 'Cart', kind: 'Struct'})-->() RETURN *"),
+    Case("MATCH (a {name: 'Cart', kind: 'Struct'})-[:DEFINES]->() WITH * RETURN count(*) AS c"),
+]
+
 REFUSED = [
     Case("CREATE (n:X) RETURN n", refused="read-only"),
     Case("MATCH (n) SET n.x = 1", refused="read-only"),
@@ -255,4 +290,4 @@ REFUSED = [
     Case("MATCH (n) RETURN n.name AS a UNION RETURN 1 AS b", refused="same column names"),
 ]
 
-CASES = AGENT + PATTERNS + EXPRESSIONS + PROJECTIONS + REFUSED
+CASES = AGENT + PATTERNS + EXPRESSIONS + PROJECTIONS + CORNERS + REFUSED

@@ -85,7 +85,8 @@ class _Writer:
     def projection(self, clause: s.Projection, scope: set[str]) -> str:
         items = list(clause.items)
         if clause.star:
-            items = [s.Item(s.Var(v), v, True) for v in sorted(scope)] + items
+            visible = sorted(v for v in scope if not v.startswith(GENERATED))
+            items = [s.Item(s.Var(v), v, True) for v in visible] + items
         listed = ", ".join(f"{self.expr(item.expr, scope)} AS {name(item.name)}" for item in items)
         text = f"{'RETURN' if clause.final else 'WITH'} {'DISTINCT ' if clause.distinct else ''}{listed}"
         after = scope | {item.name for item in items}
