@@ -23,7 +23,6 @@ from rhumbline.cypher.sql_types import (
     NULL,
     NUM,
     NUMBERS,
-    PATH,
     REL,
     STR,
     T,
@@ -175,7 +174,7 @@ class ExpressionCompiler:
             return V(self.node_read(subject, "{a}." + key), schema.NODE_COLUMNS[key])
         if kind == "rel":
             if key == "project":
-                return V(self.rel_read(subject, f"(SELECT project FROM nodes WHERE rid = {{a}}.source)"), STR)
+                return V(self.rel_read(subject, "(SELECT project FROM nodes WHERE rid = {a}.source)"), STR)
             if key in schema.EDGE_COLUMNS:
                 return V(self.rel_read(subject, "{a}." + key), schema.EDGE_COLUMNS[key])
             return V(self.rel_read(subject, f"json_extract({{a}}.properties, {self.bind(_json_key(key))})"), ANY)
