@@ -286,6 +286,8 @@ REFUSED = [
     Case("MATCH (n) RETURN n IS :: STRING AS s", refused="IS [NOT] <type>"),
     Case("MATCH p = SHORTEST 1 (a)-[:CALLS]-+(b) RETURN p", refused="SHORTEST path selectors"),
     Case("RETURN 1 AS x; RETURN 2 AS y", refused="one statement"),
+    Case("MATCH (n) WHERE n.name RETURN n", refused="WHERE needs a boolean, not a string"),
+    Case("RETURN NOT 'x' AS y", refused="NOT needs a boolean, not a string"),
     Case("MATCH (n $props) RETURN n.qualified_name AS qn", {"props": {"kind": "Class"}}, refused="a parameter map as pattern properties"),
     Case("MATCH (n) RETURN n.name AS a UNION RETURN 1 AS b", refused="same column names"),
 ]

@@ -20,6 +20,7 @@ PROCEDURES = {
 }
 PROCEDURE_NAMES = {"db.labels": "db.labels", "db.relationshiptypes": "db.relationshipTypes",
                    "db.propertykeys": "db.propertyKeys"}  # fmt: skip
+MAX_INTEGER = 2**63 - 1
 MAX_HOPS = 10  # the longest variable-length relationship the subset expands
 GENERATED = "rhumbline_"  # prefix of the variables the server adds to a query
 _CLAUSE_STARTS = {"MATCH", "OPTIONAL", "WITH", "RETURN", "UNWIND", "CALL", "UNION"}
@@ -740,12 +741,16 @@ def _param_name(token: Token) -> str:
 def _number(text: str) -> int | float:
     try:
         if text[:2].lower() == "0x":
-            return int(text[2:], 16)
-        if re.fullmatch(r"\d+", text):
-            return int(text)
-        return float(text)
+            value: int | float = int(text[2:], 16)
+        elif re.fullmatch(r"\d+", text):
+            value = int(text)
+        else:
+            value = float(text)
     except ValueError:
         raise CypherSyntaxError(f"'{text}' is not a number") from None
+    if isinstance(value, int) and value > MAX_INTEGER + 1:  # + 1: the literal may follow a minus
+        raise CypherSyntaxError(f"the integer {text} is too large (64-bit integers)")
+    return value
 
 
 def _unescape(raw: str) -> str:

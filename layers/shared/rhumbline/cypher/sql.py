@@ -19,7 +19,7 @@ from typing import Any
 from rhumbline.cypher import sql_schema as schema
 from rhumbline.cypher import syntax as s
 from rhumbline.cypher.parser import GENERATED, MAX_HOPS, PROCEDURES, CypherSyntaxError, NotInSubset
-from rhumbline.cypher.sql_expr import ExpressionCompiler, V, contains_aggregate
+from rhumbline.cypher.sql_expr import ExpressionCompiler, V, boolean, contains_aggregate
 from rhumbline.cypher.sql_types import BOOL, INT, NODE, PATH, REL, STR, T, list_of
 
 SCOPE = "(SELECT value FROM json_each(:scope))"
@@ -199,7 +199,7 @@ class Compiler(ExpressionCompiler):
         for i, (item, value) in enumerate(zip(items, values)):
             following.bind(item.name, V(f"{alias}.c{i}", value.type, owner=following))
         if projection.where is not None:
-            following.wheres.append(self.expr(projection.where, following).sql)
+            following.wheres.append(boolean(self.expr(projection.where, following), "WHERE").sql)
         return following
 
     def unwind(self, part: Part, clause: s.Unwind) -> None:
@@ -228,7 +228,7 @@ class Compiler(ExpressionCompiler):
         for _, name in clause.yields or ((column, column),):
             part.bind(name, V(f"{alias}.value", STR, owner=part))
         if clause.where is not None:
-            part.wheres.append(self.expr(clause.where, part).sql)
+            part.wheres.append(boolean(self.expr(clause.where, part), "WHERE").sql)
         return part
 
     # -- patterns --------------------------------------------------------------------------------
@@ -240,7 +240,7 @@ class Compiler(ExpressionCompiler):
             self.pattern(target, pattern, rels)
         self.distinct_relationships(target, rels)
         if clause.where is not None:
-            target.wheres.append(self.expr(clause.where, target).sql)
+            target.wheres.append(boolean(self.expr(clause.where, target), "WHERE").sql)
         if not clause.optional:
             return
         if not target.items:
@@ -494,7 +494,7 @@ class Compiler(ExpressionCompiler):
             self.pattern(inner, pattern, rels)
         self.distinct_relationships(inner, rels)
         if e.where is not None:
-            inner.wheres.append(self.expr(e.where, inner).sql)
+            inner.wheres.append(boolean(self.expr(e.where, inner), "WHERE").sql)
         body = f"FROM {inner.from_sql()}{inner.where_sql()}"
         if e.kind == "count":
             return V(f"(SELECT count(*) {body})", INT)

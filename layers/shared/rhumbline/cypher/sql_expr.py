@@ -141,7 +141,9 @@ class ExpressionCompiler:
         if isinstance(value, bool):
             return V("1" if value else "0", BOOL)
         if isinstance(value, int):
-            return V(str(value), INT) if abs(value) < 2**63 else V(self.bind(value), INT)
+            if not -(2**63) <= value < 2**63:
+                raise CypherSyntaxError(f"the integer {value} is too large (64-bit integers)")
+            return V(str(value), INT)
         if isinstance(value, float):
             return V(self.bind(value), FLOAT)
         return V(self.bind(value), STR)
@@ -203,6 +205,9 @@ class ExpressionCompiler:
         op = e.op
         args = [self.expr(a, part) for a in e.args]
         a = args[0]
+        if op in ("and", "or", "xor", "not"):
+            for arg in args:
+                boolean(arg, op.upper())
         if op in ("and", "or"):
             return V(f"(({a.sql}) {op.upper()} ({args[1].sql}))", BOOL)
         if op == "not":
@@ -536,6 +541,13 @@ def _json_type(value: Any) -> T:
             raise NotInSubset("parameter map keys starting with '~'")
         return T("map", fields=tuple((str(k), _json_type(v)) for k, v in value.items()))
     raise CypherSyntaxError(f"unsupported parameter value {type(value).__name__}")
+
+
+def boolean(v: V, where: str) -> V:
+    """Neo4j fails a query whose predicate is not a boolean (`NOT 'x'`, `WHERE n.name`)."""
+    if v.type.kind not in ("bool", "null", "any"):
+        raise CypherSyntaxError(f"{where} needs a boolean, not a {v.type}")
+    return v
 
 
 def _numeric(v: V, op: str) -> None:

@@ -98,20 +98,20 @@ def run(store: Any, compiled: Compiled, *, scope: list[str], limit: int, timeout
         _connections.deadline = 0.0
     answer: list[dict[str, Any]] = []
     size, cut = 0, False
+    missing: list[int] = []  # elements not read back under the caller's projects (never expected)
     for row in rows:
-        shaped = {name: _resolve(value, nodes, edges) for name, value in zip(compiled.columns, row)}
+        shaped = {name: _resolve(value, nodes, edges, missing) for name, value in zip(compiled.columns, row)}
         size += len(json.dumps(shaped, ensure_ascii=False, default=str))
         if size > MAX_RESULT_CHARS:
             more = cut = True
             break
         answer.append(shaped)
-    redacted = sum(1 for row in answer for value in row.values() if value is REDACTED)
     return QueryRun(
         columns=list(compiled.columns),
         rows=answer,
         more=more,
         cut_by_size=cut,
-        redacted=redacted,
+        redacted=len(missing),
         query_type="r",
         elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
     )
@@ -210,20 +210,26 @@ class _Decoder:
         return nodes, edges
 
 
-def _resolve(value: Any, nodes: dict[int, Any], edges: dict[tuple, Any]) -> Any:
+def _resolve(value: Any, nodes: dict[int, Any], edges: dict[tuple, Any], missing: list[int]) -> Any:
     if isinstance(value, _Node):
-        return nodes.get(int(value), {**REDACTED, "element": "node"})
+        if int(value) not in nodes:
+            missing.append(1)
+            return {**REDACTED, "element": "node"}
+        return nodes[int(value)]
     if isinstance(value, _Rel):
-        return edges.get(tuple(value), {**REDACTED, "element": "relationship"})
+        if tuple(value) not in edges:
+            missing.append(1)
+            return {**REDACTED, "element": "relationship"}
+        return edges[tuple(value)]
     if isinstance(value, list):
-        return [_resolve(v, nodes, edges) for v in value]
+        return [_resolve(v, nodes, edges, missing) for v in value]
     if isinstance(value, dict):
         if "~path" in value and len(value) == 1:
             path_nodes, path_rels = value["~path"]
             return {
                 "type": "path",
-                "nodes": [_resolve(n, nodes, edges) for n in path_nodes],
-                "relationships": [_resolve(r, nodes, edges) for r in path_rels],
+                "nodes": [_resolve(n, nodes, edges, missing) for n in path_nodes],
+                "relationships": [_resolve(r, nodes, edges, missing) for r in path_rels],
             }
-        return {k: _resolve(v, nodes, edges) for k, v in value.items()}
+        return {k: _resolve(v, nodes, edges, missing) for k, v in value.items()}
     return scalar(value)
