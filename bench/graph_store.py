@@ -192,7 +192,7 @@ def cypher_bench(args: argparse.Namespace) -> None:
     from rhumbline.cypher.scoping import scoped
     from rhumbline.cypher.sql import compile_query
     from rhumbline.ingest.build import build_graph
-    from rhumbline.stores.graph.sqlite_store import SqliteGraphStore
+    from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 
     ensure_corpus()
     project = f"bench/django{uuid.uuid4().hex[:6]}"
@@ -214,7 +214,7 @@ def cypher_bench(args: argparse.Namespace) -> None:
         if args.neo4j:
             from rhumbline.cypher.runner import CypherRunner, Scope
             from rhumbline.stores.graph.factory import Neo4jCredentials
-            from rhumbline.stores.graph.neo4j_store import Neo4jGraphStore
+            from rhumbline.stores.graph.neo4j.store import Neo4jGraphStore
 
             neo = Neo4jGraphStore(args.neo4j, args.neo4j_user, args.neo4j_password, timeout=600)
             neo.ensure_schema()
