@@ -94,10 +94,12 @@ def run(arguments: QueryInput, context: ToolContext) -> QueryOutput:
     if project is None and len(projects) == 1:
         project = projects[0]
     timeout = max(0.5, min(arguments.timeout_s, context.remaining() - 0.5))
-    every_project = ALL_PROJECTS in context.caller.projects
     if context.settings.graph_backend != "neo4j":
         return _embedded(arguments, context, projects, project, timeout)
-    return _neo4j(arguments, context, projects, project, timeout, scoped=not every_project)
+    # As written only for a token that sees every project of a database of its own: a namespaced
+    # deployment shares its database with other stacks, whose graphs no token may read.
+    as_written = ALL_PROJECTS in context.caller.projects and not context.settings.neo4j_namespace
+    return _neo4j(arguments, context, projects, project, timeout, scoped=not as_written)
 
 
 def _parsed(text: str) -> Any:

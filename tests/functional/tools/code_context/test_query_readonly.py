@@ -13,6 +13,7 @@ Other suites share this server, so the checks are scoped to this test's project 
 from __future__ import annotations
 
 import re
+import uuid
 from typing import Any
 
 import pytest
@@ -280,3 +281,20 @@ def test_project_params_follow_a_full_rewrite(neo) -> None:
     after = ok(query(world, {"cypher": cypher}))["rows"]
     assert after == [{"key": _served(driver, world.project), "keys": [_served(driver, world.project)], "c": 3}]
     assert after[0]["key"] != before[0]["key"]
+
+
+@pytest.fixture
+def namespace(monkeypatch) -> str:
+    """A Neo4j shared with other stacks (RHUMBLINE_NEO4J_NAMESPACE), set before the world is built."""
+    name = f"ns{uuid.uuid4().hex[:6]}"
+    monkeypatch.setenv("RHUMBLINE_NEO4J_NAMESPACE", name)
+    return name
+
+
+def test_in_a_namespace_even_an_admin_token_runs_bound_queries(namespace, shop) -> None:
+    """Another stack's graphs share the database: no token's query is run as written there."""
+    world = shop
+    admin = ok(query(world, {"cypher": "MATCH (n:CodeNode {kind: 'Class'}) RETURN count(n) AS c"}, projects=("*",), scopes=("admin",)))
+    assert admin["scoped"] is True and admin["rows"] == [{"c": 4}]
+    refused = failed(query(world, {"cypher": "CALL { MATCH (n) RETURN n } RETURN count(n) AS c"}, projects=("*",), scopes=("admin",)), "unsupported")
+    assert "CALL { ... } subquery" in refused["message"]
