@@ -4,7 +4,8 @@ Where the query may read only some projects — always on the embedded SQLite st
 for a token limited to some projects — it is parsed into the read-only subset and every pattern
 is bound to those projects by construction: compiled to SQL for SQLite (cypher/sql.py), written
 back as Cypher for Neo4j (cypher/scoping.py). A token that sees every project runs any read-only
-Cypher on Neo4j as written. See docs/query.md.
+Cypher on Neo4j as written, unless the database is shared with other stacks (a namespace). See
+docs/query.md.
 """
 
 from __future__ import annotations
