@@ -28,7 +28,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -37,7 +37,6 @@ from rhumbline.stores.graph.model import Leg
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-    from rhumbline.centrality_ahead import Ahead
     from rhumbline.stores.graph.protocol import GraphStore
 
 log = logging.getLogger(__name__)
@@ -201,7 +200,6 @@ def refresh(
     *,
     seconds: float = REFRESH_SECONDS,
     same_topology_as: int | None = None,
-    ahead: Ahead | None = None,
 ) -> Scores | None:
     """Compute and store the scores of the project's current graph (the ingest hook). Never
     raises: a failure is logged and the first call that needs the scores computes them.
@@ -209,15 +207,14 @@ def refresh(
     `same_topology_as`: a version whose dependency edges (the (source, target) pairs of the
     relations above) are exactly the current graph's: the caller diffed the two. Betweenness
     depends on nothing else, so that version's stored scores are re-keyed to the new version
-    instead of recomputed (a body-only edit or a no-change re-ingest costs one UPDATE).
-    `ahead`: the same scores being computed while the graph was written (centrality_ahead.py)."""
+    instead of recomputed (a body-only edit or a no-change re-ingest costs one UPDATE)."""
     try:
         key = graph_key(graph, project)
         if _load(engine, project, key) is not None:
             return None
         if same_topology_as is not None and _rekey(engine, project, f"v{same_topology_as}", key):
             return None
-        computed = _compute(graph, project, key, seconds, ahead)
+        computed = _compute(graph, project, key, seconds)
         _save(engine, project, computed)
         _remember(project, computed)
         return computed
@@ -261,15 +258,10 @@ def _remember(project: str, found: Scores) -> None:
             _memory.popitem(last=False)
 
 
-def _compute(
-    graph: GraphStore, project: str, key: str, seconds: float, ahead: Ahead | None = None
-) -> Scores:
+def _compute(graph: GraphStore, project: str, key: str, seconds: float) -> Scores:
+    from rhumbline.stores.relational.schema.base import utcnow
+
     started = time.monotonic()
-    if ahead is not None:
-        found = ahead.result()
-        if found is not None:
-            log.info("centrality of %s (%s) was computed while the graph was written", project, key)
-            return replace(found, key=key)
     # Every edge as "depends on": DECORATES pairs are flipped.
     edges: list[tuple[str, str]] = []
     for relations, flip in ((DEPENDS_ON, False), (DEPENDED_ON_BY, True)):
@@ -277,15 +269,6 @@ def _compute(
         if total > len(pairs):
             log.warning("centrality of %s uses %d of its %d %s edges", project, len(pairs), total, relations)
         edges.extend((t, s) if flip else (s, t) for s, t in pairs)
-    return scores_of(edges, project, key, seconds, started)
-
-
-def scores_of(
-    edges: list[tuple[str, str]], project: str, key: str, seconds: float, started: float
-) -> Scores:
-    """Scores of "depends on" pairs; `started` (time.monotonic) is when `seconds` began."""
-    from rhumbline.stores.relational.schema.base import utcnow
-
     nodes = len({end for pair in edges for end in pair})
     # Small graphs get exact values; large ones as many sampled sources as the budget allows.
     budget = None if nodes <= EXACT_UP_TO else max(0.1, seconds - (time.monotonic() - started))

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import Engine, update
 
 from rhumbline.ingest import incremental, pipeline, snapshots
 from rhumbline.ingest.diff import VersionNotDiffable, diff_versions
@@ -25,6 +25,7 @@ from rhumbline.ingest.snapshots import Snapshot
 from rhumbline.stores.graph.model import Edge, GraphBatch
 from rhumbline.stores.graph.protocol import GraphConflict, GraphStore
 from rhumbline.stores.relational import versions
+from rhumbline.stores.relational.ingest_models import GraphSnapshot
 from rhumbline.stores.relational.session import session_scope
 from tests.functional.ingest.graph_dump import dump
 from tests.functional.ingest.sample_app import LIBRARY
@@ -269,6 +270,39 @@ def test_a_stamp_moved_by_someone_else_refuses_the_write(
     assert calls_from_run(dump(store, unique_project)[1]) == {
         "function:pkg/b.py:helper", "function:pkg/b.py:mover", "function:pkg/b.py:future",
     }  # fmt: skip
+
+
+def test_a_snapshot_that_cannot_be_stored_fails_a_first_ingest_before_the_write(
+    app: Path, store: GraphStore, engine: Engine, unique_project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def failing_save(*args, **kwargs):
+        raise RuntimeError("injected snapshot failure")
+
+    monkeypatch.setattr(snapshots, "save", failing_save)
+    with pytest.raises(RuntimeError, match="injected snapshot failure"):
+        ingest(app, store, engine, unique_project)
+    monkeypatch.undo()
+    assert store.graph_version(unique_project) is None
+    assert store.counts(unique_project).nodes == 0
+    with session_scope(engine) as session:
+        assert [(v.version, v.status) for v in versions.list_for(session, unique_project)] == [(1, "failed")]
+    summary = ingest(app, store, engine, unique_project)
+    assert (summary.version, summary.changes.mode) == (2, "full")
+    assert snapshots.load(engine, unique_project, 2) is not None
+
+
+def test_a_snapshot_of_an_older_format_counts_as_none(
+    app: Path, store: GraphStore, engine: Engine, unique_project: str
+) -> None:
+    ingest(app, store, engine, unique_project)
+    with session_scope(engine) as session:
+        session.execute(update(GraphSnapshot).values(format=2))
+    assert snapshots.load_stored(engine, unique_project, 1) is None
+    with pytest.raises(VersionNotDiffable):
+        diff_versions(engine, unique_project, 1, 1)
+    rewritten = ingest(app, store, engine, unique_project)
+    assert (rewritten.changes.mode, rewritten.changes.base_version) == ("full", 1)
+    assert dump(store, unique_project)[0] and snapshots.versions_with_snapshots(engine, unique_project) == [2]
 
 
 def test_retention_prunes_old_versions_and_their_snapshots(

@@ -29,9 +29,9 @@ def test_scores_are_copied_when_only_bodies_changed_and_recomputed_when_edges_di
     computed: list[str] = []
     real = centrality._compute
 
-    def counting(graph, project, key, seconds, ahead=None):  # ahead: centrality_ahead.py
+    def counting(graph, project, key, seconds):
         computed.append(key)
-        return real(graph, project, key, seconds, ahead)
+        return real(graph, project, key, seconds)
 
     monkeypatch.setattr(centrality, "_compute", counting)
     pipeline.ingest_local(app, unique_project, store=store, engine=engine)

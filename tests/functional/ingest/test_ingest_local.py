@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from rhumbline import forked
 from rhumbline.ingest import git as ingest_git
 from rhumbline.ingest import pipeline
 from rhumbline.ingest.python import calls
@@ -95,22 +94,18 @@ def test_a_git_checkout_records_its_head_commit(pyproj: Path, graph_store: Sqlit
         assert versions.latest(session, PROJECT).commit_sha == head
 
 
-def test_the_collector_stays_paused_until_the_heap_is_frozen(
-    pyproj: Path, graph_store: SqliteGraphStore, engine: Engine, monkeypatch: pytest.MonkeyPatch
+def test_the_collector_is_paused_during_an_ingest_and_the_heap_left_as_it_was(
+    pyproj: Path, graph_store: SqliteGraphStore, engine: Engine
 ):
-    """Re-enabled before the freeze, its first collection walked everything phase 1 and 2 built."""
-    enabled_at_freeze: list[bool] = []
-    real_freeze = forked.freeze_heap
-
-    def spy() -> None:
-        enabled_at_freeze.append(gc.isenabled())
-        real_freeze()
-
-    monkeypatch.setattr(forked, "freeze_heap", spy)
-    _ingest(pyproj, graph_store, engine)
-    _ingest(pyproj, graph_store, engine)  # the incremental path
-    assert enabled_at_freeze == [False, False]
-    assert gc.isenabled()
+    """An ingest pauses the cyclic collector (its objects live until it ends) and neither freezes
+    nor thaws the heap: that is the container's init (runtime/heap.py)."""
+    enabled_while_reading: list[bool] = []
+    frozen = gc.get_freeze_count()
+    for _ in range(2):  # a first ingest and the incremental path
+        _ingest(pyproj, graph_store, engine, progress=lambda done, total: enabled_while_reading.append(gc.isenabled()))
+        assert gc.isenabled()
+        assert gc.get_freeze_count() == frozen
+    assert enabled_while_reading and not any(enabled_while_reading)
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

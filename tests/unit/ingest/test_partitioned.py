@@ -1,4 +1,5 @@
-"""Per-file snapshot chunks (partitioned.py): round trip, sharing, refusal of globals, format 1."""
+"""Per-file snapshot chunks (partitioned.py): round trip, sharing, refusal of globals and of other
+formats."""
 
 from __future__ import annotations
 
@@ -31,22 +32,10 @@ def test_records_are_partitioned_by_their_file_and_round_trip():
 
     assert set(decoded.chunks) == {"m.py", "n.py", ""}
     assert decoded.records(["m.py"]) == ({F.id: node_record(F)}, {("function:m.py:f", "CALLS", G.id): snapshot.edges[("function:m.py:f", "CALLS", G.id)]})
-    assert Snapshot(*decoded.records()) == snapshot == Snapshot.decode(stored.encode())
+    assert Snapshot(*decoded.records()) == snapshot
     assert (decoded.node_count, decoded.edge_count) == (3, 3)
     assert (decoded.files, decoded.context) == ({"m.py": ("python", "h")}, "c")
     assert decoded.skipped == {"a.mo": ("binary", 10, 1, 2, 3)}
-
-
-def test_format_2_is_still_read_with_no_skipped_files():
-    chunk = zlib.compress(pickle.dumps(([(F.id, node_record(F))], [])))
-    blob = pickle.dumps((2, {"m.py": (1, 0, chunk)}, {"m.py": ("python", "h")}, {}, ("c", "h"), 5))
-
-    decoded = Partitioned.decode(blob)
-
-    assert decoded.records() == ({F.id: node_record(F)}, {})
-    assert (decoded.files, decoded.read_ns, decoded.skipped) == ({"m.py": ("python", "h")}, 5, {})
-    with pytest.raises(ValueError):  # format 3 needs its seventh part
-        Partitioned.decode(pickle.dumps((3, {}, {}, {}, None, None)))
 
 
 def test_a_replaced_partition_is_re_encoded_and_the_others_shared():
@@ -67,19 +56,16 @@ def test_a_replaced_partition_is_re_encoded_and_the_others_shared():
     }
 
 
-def test_a_blob_may_not_reference_any_global_and_format_1_is_still_read():
+def test_a_blob_may_not_reference_any_global_and_other_formats_are_refused():
     with pytest.raises(pickle.UnpicklingError):
-        Partitioned.decode(pickle.dumps((2, {"m.py": (1, 0, b"")}, print, {}, None, None)))
-    with pytest.raises(ValueError):
-        Partitioned.decode(pickle.dumps((7, {}, {}, {}, None, None)))
+        Partitioned.decode(pickle.dumps((3, {"m.py": (1, 0, b"")}, print, {}, None, None, {})))
     chunk = zlib.compress(pickle.dumps(([(F.id, (print,))], [])))
     with pytest.raises(pickle.UnpicklingError):
-        Partitioned.decode(pickle.dumps((2, {"m.py": (1, 0, chunk)}, {}, {}, None, None))).records()
-    # Format 1: one compressed pickle of (1, ids, node records, edges by id index).
-    old = zlib.compress(pickle.dumps((1, [F.id, G.id], [node_record(F), node_record(G)],
-                                      [(0, "CALLS", 1, "INFERRED", 0.8, "m.py", 2, None, None)])))  # fmt: skip
-    assert Snapshot(*Partitioned.decode(old).records()) == Snapshot.decode(old)
-    assert set(Partitioned.decode(old).chunks) == {"m.py", "n.py"}
+        Partitioned.decode(pickle.dumps((3, {"m.py": (1, 0, chunk)}, {}, {}, None, None, {}))).records()
+    with pytest.raises(ValueError):  # format 2: without the skipped files
+        Partitioned.decode(pickle.dumps((2, {}, {}, {}, None, None)))
+    with pytest.raises(pickle.UnpicklingError):  # format 1: one compressed pickle of the graph
+        Partitioned.decode(zlib.compress(pickle.dumps((1, [F.id], [node_record(F)], []))))
 
 
 def test_a_full_build_shares_the_chunks_of_partitions_whose_records_did_not_change():

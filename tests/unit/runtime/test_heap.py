@@ -8,9 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from rhumbline import forked
 from rhumbline.runtime import heap
-from rhumbline.runtime.heap import freeze_after_init, refreeze_if_thawed
+from rhumbline.runtime.heap import freeze_after_init
 
 
 @pytest.fixture
@@ -49,16 +48,3 @@ def test_live_objects_leave_the_collected_generations(unfrozen_after: None) -> N
     gc.collect()
     assert later() is None
     assert kept.peer is not None and kept.peer.peer is kept
-
-
-def test_an_ingest_thawing_the_heap_is_refrozen_at_the_next_request(unfrozen_after: None) -> None:
-    kept = cycle()
-    freeze_after_init()
-    assert refreeze_if_thawed() is None, "a frozen heap is left as it is"
-    # What an in-process ingest does around phase 2: unfreezes everything when it is done.
-    forked.freeze_heap()
-    forked.thaw_heap()
-    assert gc.get_freeze_count() == 0
-    assert refreeze_if_thawed() is not None
-    assert gc.get_freeze_count() > 0
-    assert all(found is not kept for found in gc.get_objects())

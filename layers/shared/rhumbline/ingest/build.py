@@ -6,11 +6,9 @@ this process (structure, then each language's resolution over all its files).
 
 from __future__ import annotations
 
-import gc
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from pathlib import Path
@@ -77,23 +75,9 @@ def build_graph(
     already has; phase 2 is then skipped and the result has no nodes or edges (`reused`).
     `partial(sources, history log)`: the changed files' partitions when building only those is
     exact (partial.py), else None and the whole phase 2 runs."""
-    with _without_cycle_collection():
-        return _build(
-            root.resolve(), project, exclude, workers, progress, cache, history, unchanged, partial
-        )  # fmt: skip
-
-
-@contextmanager
-def _without_cycle_collection() -> Iterator[None]:
-    # An ingest allocates millions of small objects and frees almost none until it ends: the cyclic
-    # collector would rescan them again and again (a quarter of phase 2) without finding garbage.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
+    return _build(
+        root.resolve(), project, exclude, workers, progress, cache, history, unchanged, partial
+    )  # fmt: skip
 
 
 def _build(

@@ -20,8 +20,7 @@ Blob (format 3): an uncompressed pickle of builtins only (the chunks are compres
 (3, {partition: (node count, edge count, chunk)}, files, unresolved, context, read_ns, skipped);
 each chunk is a zlib-compressed pickle of (node items, edge items); `skipped` holds the stat stamps
 of files phase 1 skipped for their bytes (stat_index.py). Both are read by an unpickler that
-refuses every global. Format 2 (the same without `skipped`) and format 1 blobs (one compressed
-whole-graph pickle) are still read.
+refuses every global, so a blob can build nothing but tuples, lists, dicts, strings and numbers.
 """
 
 from __future__ import annotations
@@ -33,8 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-FORMAT = 3
-_FORMAT_2 = 2  # format 3 without `skipped` (still read)
+FORMAT = 3  # what graph_snapshots.format records
 _CHUNK_COMPRESSION = 3
 _PICKLE_PROTOCOL = 5
 _NODE_FILE = 3  # index of `file` in a node record (snapshots.NODE_ATTRIBUTES)
@@ -164,15 +162,7 @@ class Partitioned:
 
     @classmethod
     def decode(cls, blob: bytes) -> Partitioned:
-        """A stored blob of format 3 or 2, or of format 1 (re-partitioned; no inputs recorded)."""
-        if blob[:1] != b"\x80":  # a zlib stream: format 1
-            from rhumbline.ingest.snapshots import Snapshot
-
-            old = Snapshot.decode_format_1(blob)
-            return cls.of(old.nodes, old.edges)
         payload = _load(blob)
-        if isinstance(payload, tuple) and len(payload) == 6 and payload[0] == _FORMAT_2:
-            return cls(*payload[1:])
         if not isinstance(payload, tuple) or len(payload) != 7 or payload[0] != FORMAT:
             raise ValueError("not a graph snapshot of a known format")
         return cls(*payload[1:])

@@ -9,21 +9,16 @@ which is every stored attribute: long texts (docstrings, explanations) and conte
 as 64-bit digests (blake2b), so a change is detected, and shown as "changed", without storing
 the text again. Two snapshots are equal exactly when the two graphs are.
 
-Stored in `graph_snapshots` (one row per graph version) as per-file chunks (partitioned.py,
-format 2): a version shares the bytes of every file's chunk that did not change with the version
-it was built from, and a diff decodes only the chunks that differ. Blobs are read by an unpickler
-that refuses every global, so a blob can build nothing but tuples, lists, dicts, strings and
-numbers (no code can run). Format 1 (one zlib-compressed pickle of the whole graph, ids interned)
-is still read.
+Stored in `graph_snapshots` (one row per graph version) as per-file chunks (partitioned.py): a
+version shares the bytes of every file's chunk that did not change with the version it was built
+from, and a diff decodes only the chunks that differ. A row of an older format counts as no
+snapshot: the next ingest rewrites the graph, and graph_diff says the version cannot be diffed.
 The rows go with their versions when old versions are pruned (retention, default 20:
 RHUMBLINE_GRAPH_RETENTION).
 """
 
 from __future__ import annotations
 
-import io
-import pickle
-import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from hashlib import blake2b
@@ -37,8 +32,6 @@ from rhumbline.stores.relational.schema.ingest import GraphSnapshot
 from rhumbline.stores.relational.schema.core import GraphVersion, Project
 from rhumbline.stores.relational.session import session_scope
 
-# FORMAT (partitioned.py) is what `graph_snapshots.format` records; 1: the whole graph in one pickle
-_FORMAT_1 = 1
 NODE_ATTRIBUTES = (
     "kind", "name", "qualified_name", "file", "start_line", "end_line", "language", "signature",
     "docstring", "content_hash",
@@ -110,59 +103,16 @@ class Snapshot:
             edges={edge_key(edge): edge_record(edge) for edge in edges},
         )
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Snapshot):
-            return NotImplemented
-        return self.nodes == other.nodes and self.edges == other.edges
-
-    def encode(self) -> bytes:
-        """Format 2 without inputs (see partitioned.py); the pipeline records them."""
-        return Partitioned.of(self.nodes, self.edges).encode()
-
-    @classmethod
-    def decode(cls, blob: bytes) -> Snapshot:
-        if blob[:1] != b"\x80":  # a zlib stream: format 1
-            return cls.decode_format_1(blob)
-        return cls(*Partitioned.decode(blob).records())
-
-    @classmethod
-    def decode_format_1(cls, blob: bytes) -> Snapshot:
-        payload = _BuiltinsOnly(io.BytesIO(zlib.decompress(blob))).load()
-        if not isinstance(payload, tuple) or not payload or payload[0] != _FORMAT_1:
-            raise ValueError("not a graph snapshot of a known format")
-        _, ids, nodes, edges = payload
-        return cls(
-            nodes=dict(zip(ids, nodes)),
-            edges={(ids[e[0]], e[1], ids[e[2]]): e[3:] for e in edges},
-        )
-
-
-class _BuiltinsOnly(pickle.Unpickler):
-    """Refuses every global: only pickle's own types (tuple, list, dict, str, numbers, None)."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        raise pickle.UnpicklingError(f"a graph snapshot may not reference {module}.{name}")
-
 
 # -- storage -------------------------------------------------------------------------------------
 
 
 def save(
-    engine: Engine,
-    version_id: int,
-    snapshot: Snapshot | None,
-    blob: bytes | None = None,
-    *,
-    inputs: str | None = None,
-    counts: tuple[int, int] | None = None,
+    engine: Engine, version_id: int, blob: bytes, *, inputs: str | None, counts: tuple[int, int]
 ) -> int:
-    """Store the snapshot of a graph version (replacing any); `blob` spares encoding it again
-    (then `snapshot` may be None and `counts` gives its node and edge counts). `inputs`: what it
-    was built from (pipeline.inputs_key). Returns its size in bytes."""
-    if blob is None:
-        blob = snapshot.encode()  # type: ignore[union-attr]
-    if counts is None:
-        counts = (len(snapshot.nodes), len(snapshot.edges))  # type: ignore[union-attr]
+    """Store the snapshot of a graph version (replacing any): `blob` (Partitioned.encode) with
+    its node and edge `counts`; `inputs`: what it was built from (InputsKey.value). Returns its
+    size in bytes."""
     with session_scope(engine) as session:
         session.execute(delete(GraphSnapshot).where(GraphSnapshot.version_id == version_id))
         session.add(
@@ -201,6 +151,7 @@ def load_stored(engine: Engine, project: str, version: int) -> StoredSnapshot | 
             .join(GraphVersion, GraphVersion.id == GraphSnapshot.version_id)
             .join(Project, Project.id == GraphVersion.project_id)
             .where(Project.slug == project, GraphVersion.version == version)
+            .where(GraphSnapshot.format == FORMAT)
         ).first()
     return StoredSnapshot(*found) if found is not None else None
 
@@ -212,19 +163,20 @@ def discard(engine: Engine, version_id: int) -> None:
 
 def load_blob(engine: Engine, project: str, version: int) -> bytes | None:
     """The stored snapshot of `project`'s graph version `version`, or None (never stored, failed
-    before it was written, or pruned)."""
+    before it was written, pruned, or of an older format)."""
     with session_scope(engine) as session:
         return session.scalar(
             select(GraphSnapshot.blob)
             .join(GraphVersion, GraphVersion.id == GraphSnapshot.version_id)
             .join(Project, Project.id == GraphVersion.project_id)
             .where(Project.slug == project, GraphVersion.version == version)
+            .where(GraphSnapshot.format == FORMAT)
         )
 
 
 def load(engine: Engine, project: str, version: int) -> Snapshot | None:
     blob = load_blob(engine, project, version)
-    return Snapshot.decode(blob) if blob is not None else None
+    return Snapshot(*Partitioned.decode(blob).records()) if blob is not None else None
 
 
 def load_partitioned(engine: Engine, project: str, version: int) -> Partitioned | None:
@@ -240,7 +192,7 @@ def versions_with_snapshots(
         select(GraphVersion.version)
         .join(GraphSnapshot, GraphSnapshot.version_id == GraphVersion.id)
         .join(Project, Project.id == GraphVersion.project_id)
-        .where(Project.slug == project)
+        .where(Project.slug == project, GraphSnapshot.format == FORMAT)
         .order_by(GraphVersion.version.desc())
     )
     if status is not None:

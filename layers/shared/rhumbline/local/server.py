@@ -30,7 +30,7 @@ from rhumbline.local.functions import REGION, FunctionRunner
 from rhumbline.local.http_stack import choose_http_stack
 from rhumbline.local.lambda_api import INVOKE_PATH, InvokeCredentials, LambdaInvokeApi
 from rhumbline.local.template import AuthorizerDef, Template
-from rhumbline.runtime.heap import freeze_after_init, refreeze_if_thawed
+from rhumbline.runtime.heap import freeze_after_init
 
 logger = logging.getLogger("rhumbline.local")
 
@@ -78,8 +78,6 @@ class LocalApi:
             await self._lifespan(receive, send)
             return
         request = await read_request(scope, receive)
-        if self.freeze_heap:
-            refreeze_if_thawed()
         response = await self.respond(request)
         headers = response.headers
         if not any(name == "content-length" for name, _ in headers):

@@ -25,10 +25,6 @@ from dataclasses import dataclass
 
 logger = logging.getLogger("rhumbline.runtime.heap")
 
-# Whether this process froze its heap and nothing has unfrozen it since. A flag, because
-# `gc.get_freeze_count()` walks the whole permanent generation (~20 ms for 155k objects).
-_frozen = False
-
 
 @dataclass(frozen=True)
 class Frozen:
@@ -41,11 +37,9 @@ def freeze_after_init() -> Frozen:
     """Collect init's garbage, then freeze everything still alive. Safe to call more than once:
     objects already frozen are not scanned again, so a later call only collects and freezes what
     was created since."""
-    global _frozen
     started = time.perf_counter()
     collected = gc.collect()
     gc.freeze()
-    _frozen = True
     done = Frozen(collected=collected, frozen=gc.get_freeze_count(), seconds=time.perf_counter() - started)
     logger.debug(
         "heap frozen after init: %d objects (%d collected first, %.0f ms)", done.frozen, done.collected, done.seconds * 1000
@@ -55,17 +49,4 @@ def freeze_after_init() -> Frozen:
 
 def unfreeze() -> None:
     """Give every frozen object back to the collector (`gc.unfreeze` cannot unfreeze a part)."""
-    global _frozen
     gc.unfreeze()
-    _frozen = False
-
-
-def refreeze_if_thawed() -> Frozen | None:
-    """Freeze again after something unfroze the heap. An ingest run inside a frozen process
-    (`rhumbline serve` with in-process dispatch) freezes its own graph during phase 2 and then
-    unfreezes everything (`forked.thaw_heap`), so the init heap would be walked by every full
-    collection again until a restart. Called between requests, once the ingest has let go of its
-    graph; costs one full collection, once per ingest."""
-    if _frozen:
-        return None
-    return freeze_after_init()

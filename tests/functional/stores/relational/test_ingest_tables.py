@@ -10,6 +10,7 @@ from sqlalchemy import Engine, func, select
 from rhumbline.ingest import snapshots
 from rhumbline.ingest.facts import CodeFacts, SourceFile
 from rhumbline.ingest.incremental import FactCache, decode_facts
+from rhumbline.ingest.partitioned import Partitioned
 from rhumbline.ingest.snapshots import Snapshot
 from rhumbline.stores.graph.model import Edge, Node
 from rhumbline.stores.relational import projects, versions
@@ -56,18 +57,19 @@ def test_snapshots_live_and_die_with_their_versions(engine: Engine) -> None:
     project = slug()
     node = Node("function:a.py:f", "Function", "f", "a.f", "a.py", 1, 2, "python", "def f()", "D", "h")
     snapshot = Snapshot.of([node], [Edge(node.id, "module:os", "IMPORTS", "INFERRED", 0.8, "why")])
+    blob = Partitioned.of(snapshot.nodes, snapshot.edges).encode()
     ids = []
     for _ in range(3):
         with session_scope(engine) as session:
             version = versions.start(session, project)
             ids.append((version.id, version.version))
-        snapshots.save(engine, ids[-1][0], snapshot, inputs="k" * 32)
+        snapshots.save(engine, ids[-1][0], blob, inputs="k" * 32, counts=(1, 1))
         with session_scope(engine) as session:
             versions.finish(session, ids[-1][0], status="completed", node_count=1, edge_count=1, stats={"x": 1})
 
     stored = snapshots.load_stored(engine, project, 2)
     assert (stored.inputs, stored.node_count, stored.edge_count, stored.stats) == ("k" * 32, 1, 1, {"x": 1})
-    assert Snapshot.decode(stored.blob) == snapshot
+    assert Snapshot(*Partitioned.decode(stored.blob).records()) == snapshot
     assert snapshots.versions_with_snapshots(engine, project) == [3, 2, 1]
     with session_scope(engine) as session:
         assert versions.prune(session, project, keep=2) == 1

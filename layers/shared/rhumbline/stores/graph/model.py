@@ -10,10 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
-
-if TYPE_CHECKING:
-    from rhumbline.stores.graph.texts_ahead import TextsAhead
+from typing import Any, Literal
 
 # The largest page any list read answers (ids asked at once, edges per relation, definitions, ...).
 MAX_PAGE = 1_000
@@ -107,9 +104,6 @@ class GraphBatch:
     it). `expect_version`, when set, makes the batch conditional: if the stamp is not that version
     (another ingest got there first, or a crash left another state) nothing is written and
     GraphConflict is raised.
-
-    `texts_ahead`: the search text of some of a clearing write's nodes, computed by another
-    process (texts_ahead.py); the SQLite store takes it, anything else may ignore it.
     """
 
     nodes: Sequence[Node] = ()
@@ -120,7 +114,6 @@ class GraphBatch:
     remove_edges: Sequence[tuple[str, str, str]] = ()  # (source, relation, target)
     version: int | None = None
     expect_version: int | None = None
-    texts_ahead: TextsAhead | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

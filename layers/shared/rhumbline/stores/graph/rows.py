@@ -36,20 +36,18 @@ NODE_PROPERTIES = (
 )  # fmt: skip
 
 
-def node_values(node: Node, text: Sequence[str] | None = None) -> tuple[Any, ...]:
+def node_values(node: Node) -> tuple[Any, ...]:
     """Every stored property of a node, in NODE_PROPERTIES order: its fields plus the derived
-    lookup text (`text`: node_text_values' result, computed ahead). A tuple: a bulk write binds it
-    as it is (no dict per row)."""
+    lookup text. A tuple: a bulk write binds it as it is (no dict per row)."""
     if not isinstance(node.id, str) or not node.id:
         raise ValueError(f"node id must be a non-empty string, not {node.id!r}")
     if not isinstance(node.kind, str) or not node.kind:
         raise ValueError(f"node {node.id!r}: kind must be a non-empty string")
     if not isinstance(node.name, str) or not isinstance(node.qualified_name, str):
         raise ValueError(f"node {node.id!r}: name and qualified_name must be strings")
-    name_lower, qn_lower, qn_rev, name_words, qn_words, words, doc_words = (
-        text if text is not None
-        else node_text_values(node.name, node.qualified_name, node.file, node.docstring)
-    )  # fmt: skip
+    name_lower, qn_lower, qn_rev, name_words, qn_words, words, doc_words = node_text_values(
+        node.name, node.qualified_name, node.file, node.docstring
+    )
     return (
         node.id, node.kind, node.name, name_lower, node.qualified_name, qn_lower, qn_rev,
         name_words, qn_words, words, doc_words, node.file, node.start_line, node.end_line,

@@ -30,7 +30,6 @@ from operator import itemgetter
 from rhumbline.stores.graph import rows
 from rhumbline.stores.graph.sqlite import sql
 from rhumbline.stores.graph.model import Edge, Node
-from rhumbline.stores.graph.texts_ahead import TextsAhead, first_of_child
 
 # Below this many nodes, counting the other rows costs more than deferring saves.
 BULK_NODES = 5_000
@@ -59,14 +58,10 @@ def insert_cleared(
     highest: int,
     latest: dict[str, Node],
     edges: Sequence[Edge],
-    texts: TextsAhead | None = None,
 ) -> None:
     """The rows of a clearing write (the project's rows are deleted already); `highest`: the
-    file's highest rid, `latest`: the batch's nodes by id, the last of each id (in
-    texts_ahead.write_order); `texts`: the later nodes' search text, computed by another process.
-
-    The edges go first (their rids need no node row), so that text has time to arrive; then the
-    nodes in rid order (each insert an append)."""
+    file's highest rid, `latest`: the batch's nodes by id, the last of each id. The nodes go in
+    rid order (each insert an append)."""
     rid_of = {node_id: rid for rid, node_id in enumerate(latest, highest + 1)}
     ends = {end for e in edges for end in (e.source, e.target) if isinstance(end, str) and end}
     stubs = {end: rid for rid, end in enumerate(ends - latest.keys(), highest + len(latest) + 1)}
@@ -77,22 +72,9 @@ def insert_cleared(
             edge_rows = sorted((edge_values(e, rid_of) for e in edges), key=_EDGE_KEY)
             conn.executemany(sql.UPSERT_EDGE, edge_rows)
             del edge_rows
-        nodes = list(latest.values())
-        # The nodes whose text the other process computes are the later ones: ours go first.
-        start = first_of_child(len(nodes)) if texts is not None else len(nodes)
         conn.executemany(
             sql.INSERT_NODE_AT,
-            ((rid_of[n.id], project, *rows.node_values(n)) for n in nodes[:start]),
-        )
-        rest = nodes[start:]
-        text = texts.take(nodes) if texts is not None and rest else None
-        conn.executemany(
-            sql.INSERT_NODE_AT,
-            (
-                ((rid_of[n.id], project, *rows.node_values(n, t)) for n, t in zip(rest, text))
-                if text is not None
-                else ((rid_of[n.id], project, *rows.node_values(n)) for n in rest)
-            ),
+            ((rid_of[n.id], project, *rows.node_values(n)) for n in latest.values()),
         )
         # Stubs after the nodes: their rids are the highest.
         conn.executemany(sql.INSERT_STUB_AT, ((rid, project, end) for end, rid in stubs.items()))

@@ -14,7 +14,7 @@ taken and skips (SQLite serializes checkpoints). The commit itself is unchanged 
 stays atomic: readers see the old version until COMMIT and the new one after). A checkpoint that
 fails or never runs (the process exits first) leaves the WAL to the next write's automatic
 checkpoint, or to the last connection's close: nothing is lost, the file is only larger.
-A process forked while it runs (the next ingest's parse pool or snapshot child) gets no copy of
+A process forked while it runs (the next ingest's parse pool) gets no copy of
 the thread, only of its memory: those children never use SQLite, so no lock it held matters.
 """
 

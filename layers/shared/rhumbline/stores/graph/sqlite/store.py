@@ -22,7 +22,6 @@ from rhumbline.stores.graph.sqlite import sql
 from rhumbline.stores.graph.sqlite.bulk import edge_values, insert_cleared
 from rhumbline.stores.graph.sqlite.file_rows import SqliteFileRows
 from rhumbline.stores.graph.sqlite.lookups import SqliteLookups, edge_view_at
-from rhumbline.stores.graph.texts_ahead import write_order
 from rhumbline.stores.graph.words import SearchQuery, match_of
 
 # Sorts after any character a name can contain: `x >= q AND x < q || _HIGH` is "starts with q".
@@ -82,9 +81,9 @@ class SqliteGraphStore(SqliteLookups, SqliteFileRows, GraphStore):
             (highest,) = conn.execute("SELECT coalesce(max(rid), 0) FROM nodes").fetchone()
             # Last one wins within a batch, as across batches; deduplicating first also means an
             # upsert conflict only ever meets a row indexed by an earlier batch.
-            latest = write_order(batch.nodes)
+            latest = {node.id: node for node in batch.nodes}
             if batch.clear:
-                insert_cleared(conn, project, highest, latest, batch.edges, batch.texts_ahead)
+                insert_cleared(conn, project, highest, latest, batch.edges)
             else:
                 if latest:
                     conn.executemany(
