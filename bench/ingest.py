@@ -144,7 +144,7 @@ def run_incremental(backend: str, neo4j_uri: str | None, workers: int | None) ->
     import shutil
     import uuid
 
-    from rhumbline.ingest.diff import diff_versions
+    from rhumbline.ingest.snapshots.diff import diff_versions
     from rhumbline.ingest.pipeline import ingest_local
     from rhumbline.stores.relational.engine import create_engine_from_url
     from rhumbline.stores.relational.migrate import upgrade

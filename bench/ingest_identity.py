@@ -84,9 +84,10 @@ def _logical(properties: dict) -> list:
 
 def identity(tree: Path, neo4j_uri: str | None) -> dict[str, object]:
     from rhumbline import centrality
-    from rhumbline.ingest import snapshots
+    from rhumbline.ingest.snapshots import storage
     from rhumbline.ingest.build import build_graph
-    from rhumbline.ingest.incremental import FactCache, decode_facts
+    from rhumbline.ingest.facts_codec import decode_facts
+    from rhumbline.ingest.snapshots.facts_cache import FactCache
     from rhumbline.ingest.pipeline import ingest_local
     from rhumbline.stores.relational.engine import create_engine_from_url
     from rhumbline.stores.relational.migrate import upgrade
@@ -120,7 +121,7 @@ def identity(tree: Path, neo4j_uri: str | None) -> dict[str, object]:
             else:
                 nodes, edges = _sqlite_rows(Path(scratch) / "graph.sqlite3", project)
             figures["stored_nodes"], figures["stored_edges"] = _digest(nodes), _digest(edges)
-            snapshot = snapshots.load(engine, project, summary.version)
+            snapshot = storage.load(engine, project, summary.version)
             figures["snapshot"] = _digest((sorted(snapshot.nodes.items()), sorted(snapshot.edges.items(), key=repr)))
             cache = FactCache.load(engine, project)
             figures["facts_cache"] = _digest(

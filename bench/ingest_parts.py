@@ -40,19 +40,19 @@ def _best(repeat: int, run: Callable[[], object]) -> tuple[float, float]:
 
 def _phase_one(root: Path) -> Callable[[], object]:
     from rhumbline.ingest import parallel
-    from rhumbline.ingest.walk import discover
+    from rhumbline.ingest.discover.walk import discover
 
     paths = discover(root, ()).paths
     encoded = getattr(parallel, "read_all_encoded", None)
 
     def run() -> object:
         if encoded is not None:  # this checkout's pool hop: bytes of encoded facts
-            from rhumbline.ingest.read import read_sources_encoded
+            from rhumbline.ingest.discover.read import read_sources_encoded
 
             sent = pickle.dumps(read_sources_encoded(str(root), paths), protocol=5)
             return [parallel._decoded(pickle.loads(sent))]  # noqa: SLF001
-        from rhumbline.ingest.incremental import encode_facts
-        from rhumbline.ingest.read import read_sources
+        from rhumbline.ingest.facts_codec import encode_facts
+        from rhumbline.ingest.discover.read import read_sources
 
         outcomes = pickle.loads(pickle.dumps(read_sources(str(root), paths), protocol=5))
         return [encode_facts(o.code) for o in outcomes if getattr(o, "code", None) is not None]

@@ -36,14 +36,14 @@ def main() -> None:
     ensure_corpus()
 
     import rhumbline
-    from rhumbline.ingest.edges import EdgeSet
+    from rhumbline.ingest.graph.edges import EdgeSet
     from rhumbline.ingest.facts import SourceFile
-    from rhumbline.ingest.knowledge.graph import build_knowledge_graph
-    from rhumbline.ingest.parallel import read_all
-    from rhumbline.ingest.polyglot.build import build_polyglot_graph
-    from rhumbline.ingest.python.graph import build_python_graph
-    from rhumbline.ingest.structure import build_structure
-    from rhumbline.ingest.walk import discover
+    from rhumbline.ingest.languages.knowledge.graph import build_knowledge_graph
+    from rhumbline.ingest.discover.parallel import read_all
+    from rhumbline.ingest.languages.polyglot.build import build_polyglot_graph
+    from rhumbline.ingest.languages.python.graph import build_python_graph
+    from rhumbline.ingest.graph.structure import build_structure
+    from rhumbline.ingest.discover.walk import discover
 
     print(f"# rhumbline from {Path(rhumbline.__file__).parent}")
     root = TARGETS[args.target].resolve()

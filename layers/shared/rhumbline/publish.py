@@ -24,8 +24,8 @@ class PublishError(Exception):
 
 def pack(root: Path, *, exclude: tuple[str, ...] = ()) -> tuple[bytes, str | None, int]:
     """A .tar.gz of the files the ingester would read under `root`: (bytes, commit, file count)."""
-    from rhumbline.ingest.git import head_commit
-    from rhumbline.ingest.walk import discover
+    from rhumbline.ingest.discover.git import head_commit
+    from rhumbline.ingest.discover.walk import discover
 
     root = root.resolve()
     if not root.is_dir():

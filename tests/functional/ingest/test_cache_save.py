@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import Engine
 
 from rhumbline.ingest.build import build_graph
-from rhumbline.ingest.incremental import FactCache
+from rhumbline.ingest.snapshots.facts_cache import FactCache
 from rhumbline.ingest.pipeline import ingest_local
 from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 

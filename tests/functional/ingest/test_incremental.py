@@ -19,13 +19,15 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, update
 
-from rhumbline.ingest import incremental, pipeline, snapshots
-from rhumbline.ingest.diff import VersionNotDiffable, diff_versions
-from rhumbline.ingest.snapshots import Snapshot
+from rhumbline.ingest import pipeline
+from rhumbline.ingest.snapshots import changes as graph_changes
+from rhumbline.ingest.snapshots import storage
+from rhumbline.ingest.snapshots.diff import VersionNotDiffable, diff_versions
+from rhumbline.ingest.snapshots.records import Snapshot
 from rhumbline.stores.graph.model import Edge, GraphBatch
 from rhumbline.stores.graph.protocol import GraphConflict, GraphStore
 from rhumbline.stores.relational import versions
-from rhumbline.stores.relational.ingest_models import GraphSnapshot
+from rhumbline.stores.relational.schema.ingest import GraphSnapshot
 from rhumbline.stores.relational.session import session_scope
 from tests.functional.ingest.graph_dump import dump
 from tests.functional.ingest.sample_app import LIBRARY
@@ -171,7 +173,7 @@ def test_a_no_change_reingest_writes_nothing_and_keeps_the_same_snapshot(
     assert dump(store, unique_project) == before
     assert store.graph_version(unique_project) == 2
     # The same chunks, byte for byte (only the files' stat stamps are refreshed).
-    first, second = (snapshots.load_partitioned(engine, unique_project, v) for v in (1, 2))
+    first, second = (storage.load_partitioned(engine, unique_project, v) for v in (1, 2))
     assert second.chunks == first.chunks and second.read_ns > first.read_ns
     empty = diff_versions(engine, unique_project)
     assert (empty.from_version, empty.to_version, empty.counts.nodes_added, empty.counts.edges_removed) == (1, 2, 0, 0)
@@ -215,9 +217,9 @@ def test_a_failure_inside_the_write_leaves_the_previous_version_intact(
 ) -> None:
     ingest(app, store, engine, unique_project)
     before = dump(store, unique_project)
-    blob = snapshots.load_blob(engine, unique_project, 1)
+    blob = storage.load_blob(engine, unique_project, 1)
     (app / "pkg" / "b.py").write_text(B_V2)
-    real_batch = incremental.GraphChanges.batch
+    real_batch = graph_changes.GraphChanges.batch
 
     def poisoned(self, **stamp):
         # Removals and node upserts run first; this edge fails its check mid-transaction.
@@ -225,14 +227,14 @@ def test_a_failure_inside_the_write_leaves_the_previous_version_intact(
         bad = Edge("x", "y", "not a relation", "EXTRACTED", 1.0, "injected failure")
         return dataclasses.replace(batch, edges=[*batch.edges, bad])
 
-    monkeypatch.setattr(incremental.GraphChanges, "batch", poisoned)
+    monkeypatch.setattr(graph_changes.GraphChanges, "batch", poisoned)
     with pytest.raises(ValueError, match="relation"):
         ingest(app, store, engine, unique_project)
 
     assert dump(store, unique_project) == before
     assert store.graph_version(unique_project) == 1
-    assert snapshots.load_blob(engine, unique_project, 1) == blob
-    assert snapshots.load_blob(engine, unique_project, 2) is None
+    assert storage.load_blob(engine, unique_project, 1) == blob
+    assert storage.load_blob(engine, unique_project, 2) is None
     with session_scope(engine) as session:
         listed = versions.list_for(session, unique_project)
         assert [(v.version, v.status) for v in listed] == [(2, "failed"), (1, "completed")]
@@ -249,14 +251,14 @@ def test_a_stamp_moved_by_someone_else_refuses_the_write(
     ingest(app, store, engine, unique_project)
     before = dump(store, unique_project)
     (app / "pkg" / "b.py").write_text(B_V2)
-    real_save = snapshots.save
+    real_save = storage.save
 
     def racing_save(*args, **kwargs):
         # Another writer lands between this ingest's diff and its write.
         store.apply(unique_project, GraphBatch(version=41))
         return real_save(*args, **kwargs)
 
-    monkeypatch.setattr(snapshots, "save", racing_save)
+    monkeypatch.setattr(storage, "save", racing_save)
     with pytest.raises(GraphConflict, match="version 41"):
         ingest(app, store, engine, unique_project)
     monkeypatch.undo()
@@ -278,7 +280,7 @@ def test_a_snapshot_that_cannot_be_stored_fails_a_first_ingest_before_the_write(
     def failing_save(*args, **kwargs):
         raise RuntimeError("injected snapshot failure")
 
-    monkeypatch.setattr(snapshots, "save", failing_save)
+    monkeypatch.setattr(storage, "save", failing_save)
     with pytest.raises(RuntimeError, match="injected snapshot failure"):
         ingest(app, store, engine, unique_project)
     monkeypatch.undo()
@@ -288,7 +290,7 @@ def test_a_snapshot_that_cannot_be_stored_fails_a_first_ingest_before_the_write(
         assert [(v.version, v.status) for v in versions.list_for(session, unique_project)] == [(1, "failed")]
     summary = ingest(app, store, engine, unique_project)
     assert (summary.version, summary.changes.mode) == (2, "full")
-    assert snapshots.load(engine, unique_project, 2) is not None
+    assert storage.load(engine, unique_project, 2) is not None
 
 
 def test_a_snapshot_of_an_older_format_counts_as_none(
@@ -297,12 +299,12 @@ def test_a_snapshot_of_an_older_format_counts_as_none(
     ingest(app, store, engine, unique_project)
     with session_scope(engine) as session:
         session.execute(update(GraphSnapshot).values(format=2))
-    assert snapshots.load_stored(engine, unique_project, 1) is None
+    assert storage.load_stored(engine, unique_project, 1) is None
     with pytest.raises(VersionNotDiffable):
         diff_versions(engine, unique_project, 1, 1)
     rewritten = ingest(app, store, engine, unique_project)
     assert (rewritten.changes.mode, rewritten.changes.base_version) == ("full", 1)
-    assert dump(store, unique_project)[0] and snapshots.versions_with_snapshots(engine, unique_project) == [2]
+    assert dump(store, unique_project)[0] and storage.versions_with_snapshots(engine, unique_project) == [2]
 
 
 def test_retention_prunes_old_versions_and_their_snapshots(
@@ -311,7 +313,7 @@ def test_retention_prunes_old_versions_and_their_snapshots(
     for _ in range(4):
         last = ingest(app, store, engine, unique_project, retention=2)
     assert last.changes.pruned_versions == 1
-    assert snapshots.versions_with_snapshots(engine, unique_project) == [4, 3]
+    assert storage.versions_with_snapshots(engine, unique_project) == [4, 3]
     with pytest.raises(VersionNotDiffable):
         diff_versions(engine, unique_project, 1, 4)
 
@@ -367,7 +369,7 @@ def test_a_killed_ingest_leaves_the_previous_version_queryable(
         assert [(v.version, v.status) for v in versions.list_for(session, unique_project)] == [
             (2, "running"), (1, "completed"),
         ]  # fmt: skip
-    assert snapshots.versions_with_snapshots(engine, unique_project) == [1]
+    assert storage.versions_with_snapshots(engine, unique_project) == [1]
     resumed = ingest(app, store, engine, unique_project)
     assert (resumed.version, resumed.changes.base_version) == (3, 1)
     after = dump(store, unique_project)
@@ -381,7 +383,7 @@ def test_snapshots_equal_the_stored_graph(app: Path, store: GraphStore, engine: 
     (app / "pkg" / "b.py").write_text(B_V2)
     ingest(app, store, engine, unique_project)
     nodes, edges = dump(store, unique_project)
-    stored = snapshots.load(engine, unique_project, 2)
+    stored = storage.load(engine, unique_project, 2)
     assert set(stored.nodes) == set(nodes) and set(stored.edges) == set(edges)
     assert isinstance(stored, Snapshot)
 

@@ -18,7 +18,7 @@ from tests.functional.ingest.graph_dump import dump
 from tests.functional.ingest.sample_app import LIBRARY
 
 from rhumbline.ingest import pipeline
-from rhumbline.ingest.diff import diff_versions
+from rhumbline.ingest.snapshots.diff import diff_versions
 from rhumbline.stores.graph.protocol import GraphStore
 
 INIT = "from pkg.b import Base, helper\n"

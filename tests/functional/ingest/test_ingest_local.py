@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from rhumbline.ingest import git as ingest_git
+from rhumbline.ingest.discover import git as ingest_git
 from rhumbline.ingest import pipeline
-from rhumbline.ingest.python import calls
+from rhumbline.ingest.languages.python import calls
 from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 from rhumbline.stores.relational import versions
 from rhumbline.stores.relational.session import session_scope

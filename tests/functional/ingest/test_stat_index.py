@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from rhumbline.ingest import incremental, inputs_key, pipeline, stat_index
+from rhumbline.ingest import pipeline
+from rhumbline.ingest.snapshots import facts_cache
+from rhumbline.ingest.snapshots import inputs_key
+from rhumbline.ingest.snapshots import stat_index
 from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 
 FILES = {"pkg/__init__.py": "", "pkg/a.py": "def a():\n    return 1\n", "pkg/b.py": "def b():\n    return 2\n",
@@ -30,13 +33,13 @@ def tree(tmp_path: Path) -> Path:
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The paths phase 1 reads in this process (a spy on the reader, which still runs)."""
     seen: list[str] = []
-    real = incremental.read_bytes
+    real = facts_cache.read_bytes
 
     def spy(root: str, path: str):
         seen.append(path)
         return real(root, path)
 
-    monkeypatch.setattr(incremental, "read_bytes", spy)
+    monkeypatch.setattr(facts_cache, "read_bytes", spy)
     return seen
 
 

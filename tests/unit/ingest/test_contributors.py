@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rhumbline.ingest.build import build_graph
-from rhumbline.ingest.contributors import contributor_id
+from rhumbline.ingest.graph.contributors import contributor_id
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

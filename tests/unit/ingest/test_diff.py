@@ -3,9 +3,9 @@ of them."""
 
 from __future__ import annotations
 
-from rhumbline.ingest.diff import DiffCounts, EdgeChange, EdgeEntry, NodeChange, NodeEntry, diff_snapshots
-from rhumbline.ingest.partitioned import Partitioned
-from rhumbline.ingest.snapshots import Snapshot, digest
+from rhumbline.ingest.snapshots.diff import DiffCounts, EdgeChange, EdgeEntry, NodeChange, NodeEntry, diff_snapshots
+from rhumbline.ingest.snapshots.format import Partitioned
+from rhumbline.ingest.snapshots.records import Snapshot, digest
 from rhumbline.stores.graph.model import Edge, Node
 
 F = Node("function:m.py:f", "Function", "f", "m.f", "m.py", 1, 3, "python", "def f()", "Doc.", "h1")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from rhumbline.ingest.edges import EdgeSet
+from rhumbline.ingest.graph.edges import EdgeSet
 from rhumbline.stores.graph.model import Edge
 
 

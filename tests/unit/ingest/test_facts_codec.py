@@ -8,7 +8,7 @@ import zlib
 import pytest
 
 from rhumbline.ingest.facts_codec import decode_calls, decode_facts, encode_facts, is_split
-from rhumbline.ingest.python.extract import extract_python
+from rhumbline.ingest.languages.python.extract import extract_python
 
 CODE = extract_python(b"import os\n\n\ndef f(x):\n    return os.path.join(x, g())\n\n\ndef g():\n    pass\n")
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rhumbline.ingest.gitignore import GitignoreTree, compile_rules, verdict
+from rhumbline.ingest.discover.gitignore import GitignoreTree, compile_rules, verdict
 
 
 @pytest.mark.parametrize(

@@ -10,10 +10,12 @@ import pytest
 from sqlalchemy import Engine
 from tests.unit.ingest.conftest import TreeWriter
 
-from rhumbline.ingest import incremental
+from rhumbline.ingest.snapshots import facts_cache
 from rhumbline.ingest.build import build_graph
-from rhumbline.ingest.incremental import FactCache, decode_facts, encode_facts, graph_changes
-from rhumbline.ingest.snapshots import Snapshot
+from rhumbline.ingest.facts_codec import decode_facts, encode_facts
+from rhumbline.ingest.snapshots.changes import graph_changes
+from rhumbline.ingest.snapshots.facts_cache import FactCache
+from rhumbline.ingest.snapshots.records import Snapshot
 from rhumbline.stores.graph.model import Edge, Node
 from rhumbline.stores.relational.engine import create_engine_from_url
 from rhumbline.stores.relational.migrate import upgrade
@@ -59,7 +61,7 @@ def test_new_extractor_code_never_reuses_old_facts(
 ):
     root = write_tree({"a.py": "def a():\n    return 1\n"})
     build(root, engine)
-    monkeypatch.setattr(incremental, "extractor_fingerprint", lambda: "0123456789abcdef")
+    monkeypatch.setattr(facts_cache, "extractor_fingerprint", lambda: "0123456789abcdef")
     _, stats = build(root, engine)
     assert (stats.parsed, stats.reused) == (1, 0)
 
@@ -104,7 +106,7 @@ def test_graph_changes_write_only_the_difference():
 
 
 def test_the_inputs_key_changes_with_any_input(write_tree: TreeWriter):
-    from rhumbline.ingest.inputs_key import InputsKey
+    from rhumbline.ingest.snapshots.inputs_key import InputsKey
 
     root = write_tree({"a.py": "A = 1\n", "b.md": "# B\n"})
     sources = build_graph(root, PROJECT, history=False).sources

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from rhumbline.ingest import parallel
+from rhumbline.ingest.discover import parallel
 from rhumbline.ingest.facts_codec import decode_facts
-from rhumbline.ingest.parallel import IN_PROCESS_BELOW, read_all, read_all_encoded
+from rhumbline.ingest.discover.parallel import IN_PROCESS_BELOW, read_all, read_all_encoded
 
 
 def _tree(root: Path, count: int) -> list[str]:
@@ -85,7 +85,7 @@ def test_chunks_hold_every_path_once_the_costliest_parses_first(tmp_path: Path):
 
 
 def test_an_empty_fact_cache_reads_like_the_pool(tmp_path: Path):
-    from rhumbline.ingest.incremental import FactCache
+    from rhumbline.ingest.snapshots.facts_cache import FactCache
 
     paths = _tree(tmp_path, IN_PROCESS_BELOW + 50)
     (tmp_path / "README.txt").write_text("not parsed\n")

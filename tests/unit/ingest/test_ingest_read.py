@@ -6,7 +6,7 @@ from hashlib import sha256
 from pathlib import Path
 
 from rhumbline.ingest.facts import SkippedFile
-from rhumbline.ingest.read import MAX_FILE_BYTES, read_source
+from rhumbline.ingest.discover.read import MAX_FILE_BYTES, read_source
 
 
 def test_a_python_file_is_hashed_counted_and_parsed(tmp_path: Path):

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from rhumbline.ingest.facts import SkippedFile
-from rhumbline.ingest.walk import discover
+from rhumbline.ingest.discover.walk import discover
 
 FIXTURE_FILES = [
     ".gitignore",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from tests.unit.ingest.conftest import TreeWriter
 
 from rhumbline.ingest.build import build_graph
-from rhumbline.ingest.knowledge.facts import Reference
-from rhumbline.ingest.knowledge.markdown import MAX_TEXT, extract_markdown, plain, slug
+from rhumbline.ingest.languages.knowledge.facts import Reference
+from rhumbline.ingest.languages.knowledge.markdown import MAX_TEXT, extract_markdown, plain, slug
 
 DOC = b"""---
 title: From front matter

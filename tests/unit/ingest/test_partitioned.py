@@ -8,8 +8,8 @@ import zlib
 
 import pytest
 
-from rhumbline.ingest.partitioned import Partitioned, differing_parts, split
-from rhumbline.ingest.snapshots import Snapshot, node_record
+from rhumbline.ingest.snapshots.format import Partitioned, differing_parts, split
+from rhumbline.ingest.snapshots.records import Snapshot, node_record
 from rhumbline.stores.graph.model import Edge, Node
 
 F = Node("function:m.py:f", "Function", "f", "m.f", "m.py", 1, 3, "python", "def f()", "Doc.", "h1")

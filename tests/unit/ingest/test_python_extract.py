@@ -6,7 +6,7 @@ import pickle
 from hashlib import sha256
 
 from rhumbline.ingest.facts import CallSite, DecoratorFact, ImportFact
-from rhumbline.ingest.python.extract import extract_python
+from rhumbline.ingest.languages.python.extract import extract_python
 
 SOURCE = b'''"""Module doc."""
 import os, pkg.sub as sub

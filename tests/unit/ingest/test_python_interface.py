@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rhumbline.ingest.python.extract import extract_python as extract
-from rhumbline.ingest.python.interface import interface
+from rhumbline.ingest.languages.python.extract import extract_python as extract
+from rhumbline.ingest.languages.python.interface import interface
 
 BASE = b"""\
 from .b import thing as other

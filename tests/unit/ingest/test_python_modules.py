@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rhumbline.ingest.python.modules import ModuleIndex
+from rhumbline.ingest.languages.python.modules import ModuleIndex
 
 PATHS = [
     "setup.py",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from rhumbline.ingest.records import new_node
+from rhumbline.ingest.graph.records import new_node
 from rhumbline.stores.graph.model import Node
 
 

@@ -1,4 +1,4 @@
-"""rhumbline.ingest.sources: safe extraction, GitHub tarballs from a local HTTP server, S3 with moto."""
+"""rhumbline.ingest.discover.sources: safe extraction, GitHub tarballs from a local HTTP server, S3 with moto."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from rhumbline.ingest import sources
-from rhumbline.ingest.sources import (
+from rhumbline.ingest.discover import sources
+from rhumbline.ingest.discover.sources import (
     SourceAuthFailed,
     SourceNotFound,
     SourceTooLarge,

@@ -10,20 +10,21 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rhumbline.ingest.contributors import build_contributors, read_history
-from rhumbline.ingest.edges import EdgeSet
+from rhumbline.ingest.discover.git import commits, read_history
+from rhumbline.ingest.discover.parallel import Progress, read_all
+from rhumbline.ingest.discover.walk import discover
 from rhumbline.ingest.facts import SkippedFile, SourceFile
-from rhumbline.ingest.incremental import FactCache
-from rhumbline.ingest.knowledge.graph import build_knowledge_graph
-from rhumbline.ingest.parallel import Progress, read_all
-from rhumbline.ingest.polyglot.build import build_polyglot_graph
-from rhumbline.ingest.python.graph import build_python_graph
-from rhumbline.ingest.structure import build_structure
+from rhumbline.ingest.graph.contributors import build_contributors
+from rhumbline.ingest.graph.edges import EdgeSet
+from rhumbline.ingest.graph.structure import build_structure
+from rhumbline.ingest.languages.knowledge.graph import build_knowledge_graph
+from rhumbline.ingest.languages.polyglot.build import build_polyglot_graph
+from rhumbline.ingest.languages.python.graph import build_python_graph
+from rhumbline.ingest.snapshots.facts_cache import FactCache
 from rhumbline.ingest.summary import IngestSummary, SkippedExample
-from rhumbline.ingest.walk import discover
 from rhumbline.stores.graph.model import Edge, Node
 
 if TYPE_CHECKING:
@@ -125,7 +126,7 @@ def _build(
     unresolved = python.unresolved_calls + others.unresolved_calls
     # Last, after every language: mentions in documents resolve against all code nodes.
     nodes.extend(build_knowledge_graph(sources, nodes, edges).nodes)
-    nodes.extend(build_contributors(log, sources, edges))
+    nodes.extend(build_contributors(commits(log), sources, edges))
     built = BuiltGraph(nodes, edges.edges(), sources, skipped, unresolved, seconds)
     built.unresolved_by_file = python.unresolved_by_file
     lap("resolve")

@@ -1,6 +1,6 @@
 """Incremental phase 2: rebuild only the changed files' partitions, when that is provably exact.
 
-A version's snapshot is kept per file (partitioned.py): every node and edge belongs to the file it
+A version's snapshot is kept per file (snapshots/format.py): every node and edge belongs to the file it
 is the code or the evidence of. After phase 1, the planner compares this ingest's files with the
 stored version's and takes the *partial* path when all of these hold:
 
@@ -17,7 +17,7 @@ Then every other file resolves exactly as before, so its partition is the stored
 changed files' partitions are built: their structure (File node, its CONTAINS edge), their Python
 nodes and edges (resolved against symbol tables of every file, python/graph.py `only`), and their
 MODIFIED edges. When the history changed too, the contributor records are recomputed from the
-whole log and swapped in wherever they live (history_records.py). The result is checked before it
+whole log and swapped in wherever they live (snapshots/history_records.py). The result is checked before it
 is used: it may only touch the partitions it rebuilt and may not remove a node other than a
 contributor (an edge elsewhere could point at it); otherwise, and in every other case, the full
 phase 2 runs. `changes.phase2` in the ingest summary says which ran, `changes.partial_refused` why
@@ -30,18 +30,19 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rhumbline.ingest.contributors import build_contributors
-from rhumbline.ingest.edges import EdgeSet
+from rhumbline.ingest.discover.git import commits
 from rhumbline.ingest.facts import SourceFile
-from rhumbline.ingest.history_records import rebase_history
-from rhumbline.ingest.incremental import FactCache
-from rhumbline.ingest.knowledge.facts import DocFacts
-from rhumbline.ingest.knowledge.graph import line_linked_files
-from rhumbline.ingest.partitioned import Partitioned, edge_partition, node_partition
-from rhumbline.ingest.python.graph import build_python_graph
-from rhumbline.ingest.python.interface import interface
-from rhumbline.ingest.snapshots import Snapshot
-from rhumbline.ingest.structure import build_structure
+from rhumbline.ingest.graph.contributors import build_contributors
+from rhumbline.ingest.graph.edges import EdgeSet
+from rhumbline.ingest.graph.structure import build_structure
+from rhumbline.ingest.languages.knowledge.facts import DocFacts
+from rhumbline.ingest.languages.knowledge.graph import line_linked_files
+from rhumbline.ingest.languages.python.graph import build_python_graph
+from rhumbline.ingest.languages.python.interface import interface
+from rhumbline.ingest.snapshots.facts_cache import FactCache
+from rhumbline.ingest.snapshots.format import Partitioned, edge_partition, node_partition
+from rhumbline.ingest.snapshots.history_records import rebase_history
+from rhumbline.ingest.snapshots.records import Snapshot
 from rhumbline.stores.graph.model import Edge, Node
 
 
@@ -142,7 +143,7 @@ class Planner:
             unresolved = python.unresolved_by_file
         # Contributors depend on the log and the paths only: all of them, from the whole log.
         history = EdgeSet()
-        people = build_contributors(log, sources, history) if log else []
+        people = build_contributors(commits(log), sources, history)
         if self.history_changed:
             code = Snapshot.of(nodes, built)
             if any(_outside(code, parts)):

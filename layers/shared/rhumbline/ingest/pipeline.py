@@ -30,15 +30,16 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from rhumbline.ingest import plan, snapshots
+from rhumbline.ingest import plan
 from rhumbline.ingest.build import build_graph, summarize
+from rhumbline.ingest.discover.git import answers_kept, head_commit
 from rhumbline.ingest.facts import SourceFile
-from rhumbline.ingest.git import answers_kept, head_commit
-from rhumbline.ingest.incremental import FactCache, clear_cache
-from rhumbline.ingest.inputs_key import InputsKey
 from rhumbline.ingest.partial import Planner
-from rhumbline.ingest.partitioned import Partitioned
-from rhumbline.ingest.stat_index import StatIndex
+from rhumbline.ingest.snapshots import storage
+from rhumbline.ingest.snapshots.facts_cache import FactCache, clear_cache
+from rhumbline.ingest.snapshots.format import Partitioned
+from rhumbline.ingest.snapshots.inputs_key import InputsKey
+from rhumbline.ingest.snapshots.stat_index import StatIndex
 from rhumbline.ingest.summary import IngestChanges, IngestSummary
 from rhumbline.stores.graph.protocol import GraphStore
 from rhumbline.stores.relational import versions
@@ -98,7 +99,7 @@ def ingest_local(
                 clear_cache(engine, project)
             chosen, summary, inputs = _build(root, project, number, store, engine, clear, options)
             summary.commit = commit
-            snapshot_bytes = snapshots.save(
+            snapshot_bytes = storage.save(
                 engine, version_id, chosen.blob, inputs=inputs, counts=chosen.counts
             )
             clock = time.perf_counter()
@@ -140,7 +141,7 @@ def _build(
     started = time.perf_counter()
     cache = FactCache.empty(project) if clear else FactCache.load(engine, project)
     base_version = None if clear else store.graph_version(project)
-    base = None if base_version is None else snapshots.load_stored(engine, project, base_version)
+    base = None if base_version is None else storage.load_stored(engine, project, base_version)
     key = InputsKey(project, root.name, options.history, base.inputs if base is not None else None)
     # A version that never completed has no figures to build on: no partial path from it.
     stored = Partitioned.decode(base.blob) if base is not None and base.stats else None
@@ -237,7 +238,7 @@ def _mark_failed(engine: Engine, version_id: int, error: BaseException, *, drop_
     try:
         if drop_snapshot:
             # The store never held this version: nothing may diff against it.
-            snapshots.discard(engine, version_id)
+            storage.discard(engine, version_id)
         with session_scope(engine) as session:
             versions.finish(
                 session,

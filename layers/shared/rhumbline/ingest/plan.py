@@ -21,12 +21,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rhumbline.ingest.build import BuiltGraph
-from rhumbline.ingest.incremental import FactCache, GraphChanges, graph_changes
-from rhumbline.ingest.inputs_key import InputsKey
 from rhumbline.ingest.partial import PartialBuild
-from rhumbline.ingest.partitioned import Partitioned, split
-from rhumbline.ingest.snapshots import Snapshot, StoredSnapshot
-from rhumbline.ingest.stat_index import files_table, skipped_table
+from rhumbline.ingest.snapshots.changes import GraphChanges, graph_changes
+from rhumbline.ingest.snapshots.facts_cache import FactCache
+from rhumbline.ingest.snapshots.format import Partitioned, split
+from rhumbline.ingest.snapshots.inputs_key import InputsKey
+from rhumbline.ingest.snapshots.records import Snapshot
+from rhumbline.ingest.snapshots.stat_index import files_table, skipped_table
+from rhumbline.ingest.snapshots.storage import StoredSnapshot
 from rhumbline.stores.graph.model import GraphBatch
 
 
@@ -34,7 +36,7 @@ from rhumbline.stores.graph.model import GraphBatch
 class Plan:
     phase2: str  # "skipped", "partial" or "full": how much of the graph was resolved
     batch: GraphBatch
-    blob: bytes  # the new version's snapshot (partitioned.py)
+    blob: bytes  # the new version's snapshot (snapshots/format.py)
     counts: tuple[int, int]  # its nodes and edges
     changes: GraphChanges | None  # None: a clearing write, everything in it is new
     # The graph's figures (IngestSummary fields) when phase 2 did not build the whole graph.
@@ -49,7 +51,7 @@ class Version:
     base: int | None  # the store's version stamp
     key: InputsKey
     cache: FactCache
-    read_ns: int  # when phase 1 started reading (stat_index.py)
+    read_ns: int  # when phase 1 started reading (snapshots/stat_index.py)
 
     def tables(self, built: BuiltGraph) -> dict[str, Any]:
         """What the snapshot records of this ingest's reading, for the next one (Partitioned)."""

@@ -47,7 +47,7 @@ def pull_request_id(number: int) -> str:
 
 
 def file_id(path: str) -> str:
-    # The ingester's File id (rhumbline.ingest.ids.file_id), spelled out to keep this module's
+    # The ingester's File id (rhumbline.ingest.graph.ids.file_id), spelled out to keep this module's
     # imports light for the webhook function.
     return f"file:{path}"
 

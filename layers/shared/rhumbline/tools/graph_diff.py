@@ -1,6 +1,6 @@
 """graph_diff: what changed between two retained graph versions of a project.
 
-The difference itself is computed by rhumbline.ingest.diff (snapshot against snapshot, exact);
+The difference itself is computed by rhumbline.ingest.snapshots.diff (snapshot against snapshot, exact);
 this tool caps each list at MAX_LISTED with exact counts, and continues every cut list with
 `next_cursor`. Versions never change once written, so a diff is kept in this process's memory
 for the next page or the next caller.
@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from rhumbline.errors import NotFound
-from rhumbline.ingest.diff_counts import DiffCounts
+from rhumbline.ingest.snapshots.diff_counts import DiffCounts
 from rhumbline.runtime.context import ToolContext
 from rhumbline.runtime.spec import ToolSpec
 from rhumbline.tools.common import StrictInput, project_field
@@ -91,7 +91,7 @@ class GraphDiffOutput(BaseModel):
 
 
 def _diff(context: ToolContext, project: str, from_version: int | None, to_version: int | None) -> Any:
-    from rhumbline.ingest.diff import VersionNotDiffable, diff_versions
+    from rhumbline.ingest.snapshots.diff import VersionNotDiffable, diff_versions
     from rhumbline.runtime import resources
 
     engine = resources.relational_engine()

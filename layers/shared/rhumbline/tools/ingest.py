@@ -126,7 +126,7 @@ def _run_source(arguments: IngestInput, context: ToolContext) -> IngestOutput:
     """A hosted source (GitHub tarball, S3 archive): fetched to a temporary directory and ingested
     like a local tree, with the commit the archive names; or, with `async`, scheduled."""
     from rhumbline.ingest.pipeline import ingest_local
-    from rhumbline.ingest.sources import fetched
+    from rhumbline.ingest.discover.sources import fetched
     from rhumbline.runtime import resources
 
     source = arguments.source or ""

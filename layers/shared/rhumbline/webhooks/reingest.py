@@ -3,7 +3,7 @@
 Hosted: the ingest function is invoked asynchronously (InvocationType=Event) with a ToolInvocation
 whose caller is a service principal limited to that one project with the `write` scope, and the
 arguments `{"project": "owner/repo", "source": "github:owner/repo@<after sha>"}`: the ingest
-function fetches that commit's tarball (rhumbline.ingest.sources). Should the ingest tool's input
+function fetches that commit's tarball (rhumbline.ingest.discover.sources). Should the ingest tool's input
 model ever refuse that source, the request is recorded and the response says no ingest was started.
 Locally there is no source to ingest from: the request is recorded.
 """
@@ -46,7 +46,7 @@ def ingest_arguments(project: str, sha: str) -> dict[str, Any] | None:
     if "source" not in IngestInput.model_fields:
         return None
     # The pushed commit (`after`), fetched by the ingest function as a GitHub tarball
-    # (rhumbline.ingest.sources); the invocation is already asynchronous, so no `async` here.
+    # (rhumbline.ingest.discover.sources); the invocation is already asynchronous, so no `async` here.
     candidate = {"project": project, "source": f"github:{project}@{sha}"}
     try:
         IngestInput.model_validate(candidate)

@@ -7,11 +7,12 @@ import uuid
 
 from sqlalchemy import Engine, func, select
 
-from rhumbline.ingest import snapshots
+from rhumbline.ingest.snapshots import storage
 from rhumbline.ingest.facts import CodeFacts, SourceFile
-from rhumbline.ingest.incremental import FactCache, decode_facts
-from rhumbline.ingest.partitioned import Partitioned
-from rhumbline.ingest.snapshots import Snapshot
+from rhumbline.ingest.facts_codec import decode_facts
+from rhumbline.ingest.snapshots.facts_cache import FactCache
+from rhumbline.ingest.snapshots.format import Partitioned
+from rhumbline.ingest.snapshots.records import Snapshot
 from rhumbline.stores.graph.model import Edge, Node
 from rhumbline.stores.relational import projects, versions
 from rhumbline.stores.relational.schema.ingest import GraphSnapshot, IngestedFile
@@ -63,20 +64,20 @@ def test_snapshots_live_and_die_with_their_versions(engine: Engine) -> None:
         with session_scope(engine) as session:
             version = versions.start(session, project)
             ids.append((version.id, version.version))
-        snapshots.save(engine, ids[-1][0], blob, inputs="k" * 32, counts=(1, 1))
+        storage.save(engine, ids[-1][0], blob, inputs="k" * 32, counts=(1, 1))
         with session_scope(engine) as session:
             versions.finish(session, ids[-1][0], status="completed", node_count=1, edge_count=1, stats={"x": 1})
 
-    stored = snapshots.load_stored(engine, project, 2)
+    stored = storage.load_stored(engine, project, 2)
     assert (stored.inputs, stored.node_count, stored.edge_count, stored.stats) == ("k" * 32, 1, 1, {"x": 1})
     assert Snapshot(*Partitioned.decode(stored.blob).records()) == snapshot
-    assert snapshots.versions_with_snapshots(engine, project) == [3, 2, 1]
+    assert storage.versions_with_snapshots(engine, project) == [3, 2, 1]
     with session_scope(engine) as session:
         assert versions.prune(session, project, keep=2) == 1
-    assert snapshots.versions_with_snapshots(engine, project) == [3, 2]
-    assert snapshots.load_blob(engine, project, 1) is None
-    snapshots.discard(engine, ids[2][0])
-    assert snapshots.versions_with_snapshots(engine, project) == [2]
+    assert storage.versions_with_snapshots(engine, project) == [3, 2]
+    assert storage.load_blob(engine, project, 1) is None
+    storage.discard(engine, ids[2][0])
+    assert storage.versions_with_snapshots(engine, project) == [2]
     with session_scope(engine) as session:
         projects.delete(session, project)
     with session_scope(engine) as session:

@@ -2,10 +2,10 @@
 
 - `ingested_files`: the phase-1 facts cache. One row per file of the project's last ingests: its
   content hash and, for files a language extractor parsed, the extracted facts (compressed,
-  restricted pickle; see rhumbline/ingest/incremental.py). A re-ingest parses only files whose
+  restricted pickle; see rhumbline/ingest/snapshots/facts_cache.py). A re-ingest parses only files whose
   (content hash, language, extractor fingerprint) is not in the cache.
 - `graph_snapshots`: per graph version, every node key with its attributes and every edge key with
-  its evidence, compressed (rhumbline/ingest/snapshots.py): what graph_diff compares and what an
+  its evidence, compressed (rhumbline/ingest/snapshots/): what graph_diff compares and what an
   incremental ingest diffs its new graph against. Deleted with its version (retention pruning).
 """
 

@@ -1,0 +1,90 @@
+"""Which directories and files an ingest never looks into, whatever .gitignore says.
+
+Both walkers (git listing and our own) ask the same two questions, so the skip counts of a tree do
+not depend on whether it is a git checkout. A pruned directory counts once, not once per file in
+it: the point of pruning `.venv` or `node_modules` is never to walk them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from rhumbline.ingest.discover.gitignore import Rule, compile_rules, verdict
+
+# Skip reasons (keys of IngestSummary.skipped).
+TOOL_DIRECTORY = "tool_directory"  # .git, virtualenvs, node_modules, caches, build output
+VENDORED = "vendored"  # someone else's code checked in: vendor/, third_party/, ...
+GENERATED = "generated"  # minified or bundled output (app.min.js, vendor.bundle.js, *.map)
+EXCLUDED = "excluded"  # matched a caller's `exclude` pattern
+TOO_LARGE = "too_large"
+BINARY = "binary"
+UNDECODABLE = "undecodable"
+UNDECODABLE_PATH = "undecodable_path"  # a file name that is not UTF-8
+UNREADABLE = "unreadable"
+EXTRACTION_FAILED = "extraction_failed"  # the extractor raised on this file (a bug to report)
+MISSING = "missing"  # listed by git but gone from the work tree
+NOT_A_FILE = "not_a_file"  # a submodule, a fifo, ...
+SYMLINK_ESCAPE = "symlink_escape"
+SYMLINK_LOOP = "symlink_loop"
+SYMLINK_BROKEN = "symlink_broken"
+SYMLINK_DIRECTORY = "symlink_directory"  # not followed (like git): its target is walked in place
+
+_ALWAYS_SKIPPED = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        "site-packages",
+        "node_modules",
+        "__pycache__",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".eggs",
+        ".rhumbline",  # our own stores (RHUMBLINE_HOME) when a tree is served from inside itself
+    }
+)
+# Checked-in copies of other projects (Go/PHP/Ruby vendor dirs, jQuery under static/js/vendor):
+# their calls would resolve by name into our code and bury real edges under AMBIGUOUS ones.
+_VENDORED = frozenset({"vendor", "vendors", "third_party", "third-party", "thirdparty", "bower_components"})
+# Machine-written files: nobody reads or edits them, and they are huge single-line blobs.
+_GENERATED_SUFFIXES = (".min.js", ".min.mjs", ".min.css", ".bundle.js", ".js.map", ".css.map")
+# Build output, unless it is a Python package that happens to be called `build`.
+_BUILD_OUTPUT = frozenset({"build", "dist"})
+
+
+class SkipRules:
+    def __init__(self, root: Path, exclude: Sequence[str]) -> None:
+        self._root = root
+        self._exclude: list[Rule] = compile_rules(exclude)
+
+    def directory_reason(self, path: str) -> str | None:
+        """Why directory `path` (posix, relative) is pruned, or None to enter it."""
+        name = path.rsplit("/", 1)[-1]
+        if name in _ALWAYS_SKIPPED or name.endswith(".egg-info"):
+            return TOOL_DIRECTORY
+        if name in _BUILD_OUTPUT and not self._has(path, "__init__.py"):
+            return TOOL_DIRECTORY
+        if name.lower() in _VENDORED and not self._has(path, "__init__.py"):
+            return VENDORED
+        if self._has(path, "pyvenv.cfg"):  # a virtualenv under any name (`env`, `.py311`)
+            return TOOL_DIRECTORY
+        if self._exclude and verdict(self._exclude, path, True):
+            return EXCLUDED
+        return None
+
+    def file_reason(self, path: str) -> str | None:
+        if path.lower().endswith(_GENERATED_SUFFIXES):
+            return GENERATED
+        if self._exclude and verdict(self._exclude, path, False):
+            return EXCLUDED
+        return None
+
+    def _has(self, directory: str, name: str) -> bool:
+        return os.path.isfile(os.path.join(self._root, directory, name))  # no pathlib: per directory

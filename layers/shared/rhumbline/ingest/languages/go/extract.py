@@ -1,0 +1,257 @@
+"""Phase 1 for Go.
+
+Qualnames use `.`: `Cart`, `NewCart`, methods by receiver type `Cart.Add` (pointer or not, type
+parameters dropped), interface methods `Shape.Area`. Kinds: struct types → Struct, interfaces →
+Interface, other named types (`type ID string`, which may have methods) → Class; embedded fields
+and embedded interfaces are the type's bases. A method's receiver is its first parameter,
+`c:Cart`, so `c.total()` is resolved on Cart. Doc comments: the `//` block right above.
+
+Calls: `f()`, `pkg.F()`, `x.m()`; composite literals `Cart{…}` / `&pkg.Cart{…}` are constructor
+calls (`new Cart`). Locals: `x := &Cart{}`, `var y Cart` and typed parameters give receiver types.
+Imports: module = the import path, alias = the explicit name (`.` imports are `*`, `_` binds
+nothing). CodeFacts.namespace = the package clause's name; module-level `const` / `var` are
+Variables.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from tree_sitter import Language, Node
+
+from rhumbline.ingest.facts import Variable
+from rhumbline.ingest.languages.polyglot.comments import doc_comment
+from rhumbline.ingest.languages.polyglot.extract import (
+    Context,
+    DefSpec,
+    LanguageExtractor,
+    variable,
+)
+from rhumbline.ingest.languages.polyglot.type_names import type_name
+
+_TYPE_PARAMETERS = re.compile(r"\[[^\[\]]*\]")
+
+QUERY = """
+(type_spec) @definition
+(function_declaration) @definition
+(method_declaration) @definition
+(method_elem) @definition
+(call_expression) @call
+(composite_literal type: [(type_identifier) (qualified_type) (generic_type)]) @call
+(import_spec) @import
+(short_var_declaration) @local
+(var_spec) @local
+"""
+
+
+class GoExtractor(LanguageExtractor):
+    separator = "."
+    query_text = QUERY
+
+    def language(self) -> Language:
+        import tree_sitter_go
+
+        return Language(tree_sitter_go.language())
+
+    def definition(self, x: Context, node: Node) -> DefSpec | None:
+        kind = node.type
+        name = node.child_by_field_name("name")
+        if name is None:
+            return None
+        if kind == "type_spec":
+            return self._type(x, node, name)
+        if kind == "method_elem":
+            if not x.in_type:
+                return None
+            return DefSpec(
+                "Function", x.text(name), node, node, node.end_byte, method=True,
+                parameters=self._parameters(x, node.child_by_field_name("parameters")),
+            )
+        body = node.child_by_field_name("body")
+        header_end = body.start_byte if body is not None else node.end_byte
+        parameters = self._parameters(x, node.child_by_field_name("parameters"))
+        if kind == "function_declaration":
+            return DefSpec("Function", x.text(name), node, node, header_end, parameters=parameters)
+        receiver = node.child_by_field_name("receiver")
+        owner, receiver_params = self._receiver(x, receiver)
+        if owner is None:
+            return None
+        return DefSpec(
+            "Function", x.text(name), node, node, header_end, owner=owner,
+            parameters=receiver_params + parameters, method=True,
+        )
+
+    def _type(self, x: Context, node: Node, name: Node) -> DefSpec | None:
+        declaration = node.parent
+        # `type ( A …; B … )`: each spec carries its own doc comment; a lone spec's is above `type`.
+        grouped = declaration is None or declaration.named_child_count > 1 or any(
+            child.type == "(" for child in declaration.children
+        )
+        outer = node if grouped else declaration
+        body = node.child_by_field_name("type")
+        if body is None:
+            return None
+        bases: list[str] = []
+        if body.type == "struct_type":
+            kind = "Struct"
+            for fields in body.named_children:
+                for field in fields.named_children:
+                    embedded = field.child_by_field_name("name") is None
+                    if field.type == "field_declaration" and embedded:
+                        written = field.child_by_field_name("type")
+                        base = _type(x, written)
+                        if base:
+                            bases.append(base)
+        elif body.type == "interface_type":
+            kind = "Interface"
+            for element in body.named_children:
+                if element.type == "type_elem" and element.named_child_count == 1:
+                    base = _type(x, element.named_child(0))
+                    if base:
+                        bases.append(base)
+        else:
+            kind = "Class"
+        # `type Cart struct`, `type Shape interface`, `type ID string`
+        keyword = body.children[0] if kind != "Class" and body.children else None
+        header_end = keyword.end_byte if keyword is not None else node.end_byte
+        return DefSpec(
+            kind, x.text(name), node, outer, header_end,
+            header_start=outer.start_byte, bases=tuple(bases),
+        )
+
+    def _receiver(self, x: Context, receiver: Node | None) -> tuple[str | None, tuple[str, ...]]:
+        if receiver is None:
+            return None, ()
+        for parameter in receiver.named_children:
+            if parameter.type == "parameter_declaration":
+                owner = _type(x, parameter.child_by_field_name("type"))
+                if owner is None or "." in owner:
+                    return None, ()
+                name = parameter.child_by_field_name("name")
+                return owner, ((f"{x.text(name)}:{owner}",) if name is not None else ())
+        return None, ()
+
+    def _parameters(self, x: Context, parameters: Node | None) -> tuple[str, ...]:
+        if parameters is None:
+            return ()
+        found = []
+        for parameter in parameters.named_children:
+            if parameter.type not in ("parameter_declaration", "variadic_parameter_declaration"):
+                continue
+            written = _type(x, parameter.child_by_field_name("type"))
+            for name in parameter.children_by_field_name("name"):
+                found.append(f"{x.text(name)}:{written}" if written else x.text(name))
+        return tuple(found)
+
+    def call(self, x: Context, node: Node) -> str | None:
+        if node.type == "composite_literal":
+            written = _type(x, node.child_by_field_name("type"))
+            return f"new {written}" if written else ""
+        function = node.child_by_field_name("function")
+        return _dotted(x, function)
+
+    def imports(self, x: Context, node: Node) -> Iterable[tuple[str, str | None, str | None, int]]:
+        path = node.child_by_field_name("path")
+        if path is None:
+            return ()
+        module = x.text(path).strip('"`')
+        name = node.child_by_field_name("name")
+        if name is None:
+            return ((module, None, None, 0),)
+        alias = x.text(name)
+        if alias == ".":
+            return ((module, "*", None, 0),)
+        return ((module, None, alias, 0),)
+
+    def statement(self, x: Context, node: Node) -> str:
+        return f"import {x.text(node)}"
+
+    def local(self, x: Context, node: Node) -> Iterable[tuple[str, str | None]]:
+        if node.type == "var_spec":
+            written = _type(x, node.child_by_field_name("type"))
+            values = node.child_by_field_name("value")
+            names = node.children_by_field_name("name")
+            value_nodes = values.named_children if values is not None else []
+        else:
+            left = node.child_by_field_name("left")
+            right = node.child_by_field_name("right")
+            names = left.named_children if left is not None else []
+            value_nodes = right.named_children if right is not None else []
+            written = None
+        found = []
+        for index, name in enumerate(names):
+            if name.type != "identifier":
+                continue
+            type_text = written
+            if type_text is None and len(value_nodes) == len(names):
+                type_text = _literal_type(x, value_nodes[index])
+            found.append((x.text(name), type_text))
+        return found
+
+    def module_facts(self, x: Context, root: Node) -> tuple[list[Variable], None, str | None]:
+        variables: dict[str, Variable] = {}
+        namespace = None
+        for child in root.named_children:
+            if child.type == "package_clause":
+                for part in child.named_children:
+                    if part.type == "package_identifier":
+                        namespace = x.text(part)
+            elif child.type in ("const_declaration", "var_declaration"):
+                specs = [
+                    spec
+                    for part in child.named_children
+                    for spec in (part.named_children if part.type == "var_spec_list" else [part])
+                    if spec.type in ("const_spec", "var_spec")
+                ]
+                for spec in specs:
+                    for name in spec.children_by_field_name("name"):
+                        text = x.text(name)
+                        if text != "_":
+                            statement = spec if len(specs) > 1 else child
+                            variables.setdefault(text, variable(x, statement, text))
+        return list(variables.values()), None, namespace
+
+    def file_docstring(self, x: Context, root: Node) -> str | None:
+        for child in root.named_children:
+            if child.type == "package_clause":
+                return doc_comment(x.source, child, self.comment_types)
+        return None
+
+
+def _type(x: Context, node: Node | None) -> str | None:
+    if node is None:
+        return None
+    text = _TYPE_PARAMETERS.sub("", x.text(node))
+    return type_name(text)
+
+
+def _literal_type(x: Context, value: Node) -> str | None:
+    """The type of `Cart{}` / `&Cart{}` / `pkg.Cart{}`; None for anything else."""
+    if value.type == "unary_expression":
+        operand = value.child_by_field_name("operand")
+        if operand is None:
+            return None
+        value = operand
+    if value.type == "composite_literal":
+        return _type(x, value.child_by_field_name("type"))
+    return None
+
+
+def _dotted(x: Context, node: Node | None) -> str | None:
+    if node is None:
+        return None
+    if node.type == "identifier":
+        return x.text(node)
+    if node.type == "selector_expression":
+        operand = _dotted(x, node.child_by_field_name("operand"))
+        field = node.child_by_field_name("field")
+        if operand is None or field is None:
+            return None
+        return f"{operand}.{x.text(field)}"
+    if node.type == "parenthesized_expression" and node.named_child_count == 1:
+        return _dotted(x, node.named_child(0))
+    return None
+
+
+extract_go = GoExtractor()

@@ -1,0 +1,234 @@
+"""Phase 2 for Go: packages are directories, imported by path.
+
+A package's import path is its go.mod's `module` path plus the directory below go.mod (the nearest
+go.mod above the directory, read from disk). An import path then names a repository package when
+it is one of those paths; without a matching go.mod, when the path ends with a package directory
+(`example.com/shop/money` → `money/`, the longest such suffix). Everything else (the standard
+library, other modules) is outside the repository.
+
+Names: a file sees its package's top-level definitions in every file of the directory, its
+imports (`pkg.F`, by the package clause's name or the import's alias; `.` imports), and through a
+receiver or a typed local, the methods of a type — declared in any file of the package, promoted
+from embedded types.
+
+A type that has every method of an interface of the repository IMPLEMENTS it (INFERRED, by
+method names: Go never says so).
+
+Nodes: each package is a Module (`module:<import path>`), which CONTAINS its files; IMPORTS edges
+go File → Module. Qualified names: `<import path>.<qualname>` (`example.com/shop/cart.Cart.Add`).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from rhumbline.ingest.facts import ImportFact
+from rhumbline.ingest.graph.edges import INFERRED_SCORE
+from rhumbline.ingest.graph.ids import file_id, module_id
+from rhumbline.ingest.languages.polyglot.extract import CLASS_KINDS
+from rhumbline.ingest.languages.polyglot.resolve import Family
+from rhumbline.ingest.languages.polyglot.symbols import DEF, UNIT, FileIndex, Sym
+from rhumbline.stores.graph.model import Node
+
+_MODULE_LINE = re.compile(r"^\s*module\s+\"?([^\s\"]+)\"?", re.MULTILINE)
+_VERSION_SUFFIX = re.compile(r"^v\d+$")
+
+
+class GoFamily(Family):
+    languages = frozenset({"go"})
+
+    def prepare(self) -> None:
+        self.package_of: dict[str, str] = {}  # file path → package directory ("" at the root)
+        self.package_members: dict[str, dict[str, list[Sym]]] = {}  # directory → name → definitions
+        self.package_files: dict[str, list[FileIndex]] = {}
+        self.package_name: dict[str, str] = {}
+        for path, f in self.files.items():
+            directory = posixpath.dirname(path)
+            self.package_of[path] = directory
+            self.package_files.setdefault(directory, []).append(f)
+            if f.namespace and not f.namespace.endswith("_test"):
+                self.package_name.setdefault(directory, f.namespace)
+            table = self.package_members.setdefault(directory, {})
+            for d, node_id in zip(f.code.definitions, f.ids, strict=True):
+                if not d.parent:
+                    table.setdefault(d.name, []).append(Sym(DEF, node_id, f.path))
+            for name, node_id in f.variables.items():
+                table.setdefault(name, []).append(Sym(DEF, node_id, f.path))
+        self._go_mods: dict[str, str | None] = {}
+        self.import_path = {d: self._import_path(d) for d in self.package_members}
+        self.by_import_path = {path: directory for directory, path in self.import_path.items()}
+        self._by_basename: dict[str, list[str]] = {}
+        for directory in self.package_members:
+            if directory:
+                self._by_basename.setdefault(directory.rsplit("/", 1)[-1], []).append(directory)
+        self._imports: dict[str, str | None] = {}
+
+    def _import_path(self, directory: str) -> str:
+        current = directory
+        while True:
+            module = self._go_mod(current)
+            if module is not None:
+                below = directory[len(current) :].lstrip("/") if current else directory
+                return f"{module}/{below}" if below else module
+            if not current:
+                return directory or self.root.name
+            current = posixpath.dirname(current)
+
+    def _go_mod(self, directory: str) -> str | None:
+        if directory not in self._go_mods:
+            module = None
+            try:
+                text = (self.root / directory / "go.mod").read_text("utf-8", "replace")
+            except OSError:
+                text = ""
+            match = _MODULE_LINE.search(text)
+            if match:
+                module = match.group(1)
+            self._go_mods[directory] = module
+        return self._go_mods[directory]
+
+    def package(self, import_path: str) -> str | None:
+        """The repository directory of an import path, or None."""
+        if import_path in self._imports:
+            return self._imports[import_path]
+        found = self.by_import_path.get(import_path)
+        if found is None:
+            # No go.mod says so: the longest package directory the import path ends with.
+            best = -1
+            for directory in self._by_basename.get(import_path.rsplit("/", 1)[-1], ()):
+                if import_path == directory or import_path.endswith("/" + directory):
+                    if len(directory) > best:
+                        found, best = directory, len(directory)
+        self._imports[import_path] = found
+        return found
+
+    # -- hooks ------------------------------------------------------------------------------------
+    def binding_name(self, f: FileIndex, fact: ImportFact) -> str | None:
+        if fact.name == "*":
+            return "*"
+        if fact.alias:
+            return None if fact.alias == "_" else fact.alias
+        directory = self.package(fact.module)
+        if directory is not None and directory in self.package_name:
+            return self.package_name[directory]
+        last = fact.module.rstrip("/").rsplit("/", 1)[-1]
+        if _VERSION_SUFFIX.match(last) and "/" in fact.module:  # example.com/x/v2 is package x
+            last = fact.module.rsplit("/", 2)[-2]
+        return last.split(".")[0].removeprefix("go-")
+
+    def import_symbols(self, f: FileIndex, fact: ImportFact) -> list[Sym]:
+        directory = self.package(fact.module)
+        if directory is None:
+            return []
+        return [Sym(UNIT, directory, f"through `import {_quoted(fact)}`")]
+
+    def unit_lookup(self, f: FileIndex, scope: str, name: str) -> list[Sym]:
+        directory = self.package_of[f.path]
+        found = self.package_members[directory].get(name)
+        if found:
+            package = self.package_name.get(directory, directory)
+            return [
+                Sym(DEF, s.target, None if s.via == f.path else f"in the same package `{package}`")
+                for s in found
+            ]
+        for star in f.stars:
+            target = self.package(star.module)
+            if target is not None:
+                symbols = self.unit_member(target, name, f"through `import {_quoted(star)}`")
+                if symbols:
+                    return symbols
+        return []
+
+    def unit_member(self, unit: str, name: str, via: str | None) -> list[Sym]:
+        return [Sym(DEF, s.target, via) for s in self.package_members.get(unit, {}).get(name, ())]
+
+    def add_relations(self) -> None:
+        """A type implements an interface when it has all of the interface's methods (Go never
+        says so): IMPLEMENTS, INFERRED, by method names and promoted methods (signatures are not
+        compared). Interfaces without methods (`any`-like) are left out."""
+        method_sets: dict[str, set[str]] = {}
+
+        def methods_of(class_id: str) -> set[str]:
+            found = method_sets.get(class_id)
+            if found is None:
+                found = set()
+                for owner in self.ancestors(class_id):
+                    found.update(
+                        name
+                        for name, ids in self.classes[owner].members.items()
+                        if any(self.kinds.get(i) == "Method" for i in ids)
+                    )
+                method_sets[class_id] = found
+            return found
+
+        types_by_method: dict[str, list[str]] = {}
+        interfaces = []
+        for class_id in self.classes:
+            if self.kinds[class_id] == "Interface":
+                interfaces.append(class_id)
+            else:
+                for name in methods_of(class_id):
+                    types_by_method.setdefault(name, []).append(class_id)
+        for interface in interfaces:
+            required = methods_of(interface)
+            if not required:
+                continue
+            rarest = min(required, key=lambda name: len(types_by_method.get(name, ())))
+            for candidate in types_by_method.get(rarest, ()):
+                if required <= methods_of(candidate):
+                    info = self.classes[candidate].definition
+                    names = ", ".join(sorted(required))
+                    explanation = (
+                        f"{info.kind.lower()} `{self.qualified[candidate]}` has every method of "
+                        f"interface `{self.qualified[interface]}` ({names}), by name"
+                    )
+                    self.edges.add(candidate, "IMPLEMENTS", interface, "INFERRED", INFERRED_SCORE,
+                                   explanation, self.file_of[candidate], info.start_line)
+
+    def owner_class(self, f: FileIndex, d) -> str | None:
+        for s in self.package_members[self.package_of[f.path]].get(d.parent, ()):
+            if self.kinds.get(s.target) in CLASS_KINDS:
+                return s.target
+        return None
+
+    def qualified_name(self, f: FileIndex, qualname: str) -> str:
+        return f"{self.import_path[self.package_of[f.path]]}.{qualname}"
+
+    def add_imports(self, f: FileIndex) -> None:
+        path = f.path
+        for fact in f.code.imports:
+            directory = self.package(fact.module)
+            if directory is None:
+                continue
+            explanation = f"`import {_quoted(fact)}` at {path}:{fact.line}"
+            target = module_id(self.import_path[directory])
+            self.edges.extracted(file_id(path), "IMPORTS", target, explanation, path, fact.line)
+
+    def extra_nodes(self) -> list[Node]:
+        nodes = []
+        for directory, files in sorted(self.package_files.items()):
+            import_path = self.import_path[directory]
+            name = self.package_name.get(directory) or import_path.rsplit("/", 1)[-1]
+            docstring = next((f.code.docstring for f in files if f.code.docstring), None)
+            node_id = module_id(import_path)
+            nodes.append(
+                Node(
+                    id=node_id,
+                    kind="Module",
+                    name=name,
+                    qualified_name=import_path,
+                    language="go",
+                    docstring=docstring,
+                )
+            )
+            for f in files:
+                explanation = f"{f.path} belongs to Go package `{name}` ({import_path})"
+                self.edges.extracted(node_id, "CONTAINS", file_id(f.path), explanation, f.path, 1)
+        return nodes
+
+
+def _quoted(fact: ImportFact) -> str:
+    if fact.name == "*":
+        return f'. "{fact.module}"'
+    return f'{fact.alias} "{fact.module}"' if fact.alias else f'"{fact.module}"'

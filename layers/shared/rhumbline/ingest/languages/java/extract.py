@@ -1,0 +1,187 @@
+"""Phase 1 for Java.
+
+Qualnames use `.`: `Cart`, `Cart.add`, nested types `Cart.Line`, constructors `Cart.Cart`. Overloads
+share one qualname: the first declaration is the node, later ones add their calls to it. Kinds:
+class and record → Class (the signature says which), interface and `@interface` → Interface, enum
+→ Enum; `extends` and `implements` are the bases. Doc comments: the Javadoc (or `//` block) above,
+annotations and modifiers being part of the declaration.
+
+Calls: `m()`, `obj.m()`, `a.b.m()`, `this.m()`, `super.m()`, `new Cart()` (`new Cart`), `super(…)`
+in a constructor (`super`). Parameters, locals (`var x = new Cart()` included) and fields
+(recorded as locals of their class) carry their declared types for receiver resolution.
+Imports: `import a.b.C` → module `a.b`, name `C`; `a.b.*` → name `*`; `import static a.b.C.m` →
+module `a.b.C`, name `m`, level 1. CodeFacts.namespace = the package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tree_sitter import Language, Node
+
+from rhumbline.ingest.facts import DecoratorFact
+from rhumbline.ingest.languages.polyglot.decorators import java_annotations
+from rhumbline.ingest.languages.polyglot.extract import Context, DefSpec, LanguageExtractor
+from rhumbline.ingest.languages.polyglot.type_names import type_name
+
+QUERY = """
+(class_declaration) @definition
+(interface_declaration) @definition
+(enum_declaration) @definition
+(record_declaration) @definition
+(annotation_type_declaration) @definition
+(method_declaration) @definition
+(constructor_declaration) @definition
+(compact_constructor_declaration) @definition
+(method_invocation) @call
+(object_creation_expression) @call
+(explicit_constructor_invocation) @call
+(import_declaration) @import
+(local_variable_declaration) @local
+(field_declaration) @local
+"""
+
+_TYPES = {
+    "class_declaration": "Class",
+    "record_declaration": "Class",
+    "interface_declaration": "Interface",
+    "annotation_type_declaration": "Interface",
+    "enum_declaration": "Enum",
+}
+
+
+class JavaExtractor(LanguageExtractor):
+    separator = "."
+    query_text = QUERY
+    comment_types = frozenset({"line_comment", "block_comment"})
+
+    def decorators(self, x: Context, spec: DefSpec) -> tuple[DecoratorFact, ...]:
+        return java_annotations(x, spec.node)
+
+    def language(self) -> Language:
+        import tree_sitter_java
+
+        return Language(tree_sitter_java.language())
+
+    def definition(self, x: Context, node: Node) -> DefSpec | None:
+        name = node.child_by_field_name("name")
+        body = node.child_by_field_name("body")
+        if name is None:
+            return None
+        header_end = body.start_byte if body is not None else node.end_byte
+        kind = _TYPES.get(node.type)
+        if kind is not None:
+            return DefSpec(kind, x.text(name), node, node, header_end, bases=self._bases(x, node))
+        return DefSpec(
+            "Function", x.text(name), node, node, header_end, method=True,
+            parameters=self._parameters(x, node.child_by_field_name("parameters")),
+        )
+
+    def _bases(self, x: Context, node: Node) -> tuple[str, ...]:
+        found: list[str] = []
+        for child in node.named_children:
+            if child.type in ("superclass", "super_interfaces", "extends_interfaces"):
+                for part in child.named_children:
+                    types = part.named_children if part.type == "type_list" else [part]
+                    for written in types:
+                        name = type_name(x.text(written))
+                        if name:
+                            found.append(name)
+        return tuple(found)
+
+    def _parameters(self, x: Context, parameters: Node | None) -> tuple[str, ...]:
+        if parameters is None:
+            return ()
+        found = []
+        for parameter in parameters.named_children:
+            if parameter.type in ("formal_parameter", "spread_parameter"):
+                name = parameter.child_by_field_name("name")
+                written = type_name(x.text(parameter.child_by_field_name("type")))
+                if name is None:  # spread_parameter: the declarator holds the name
+                    for child in parameter.named_children:
+                        if child.type == "variable_declarator":
+                            name = child.child_by_field_name("name")
+                if name is not None:
+                    found.append(f"{x.text(name)}:{written}" if written else x.text(name))
+        return tuple(found)
+
+    def call(self, x: Context, node: Node) -> str | None:
+        if node.type == "object_creation_expression":
+            written = type_name(x.text(node.child_by_field_name("type")))
+            return f"new {written}" if written else None
+        if node.type == "explicit_constructor_invocation":
+            constructor = node.child_by_field_name("constructor")
+            return "super" if constructor is not None and constructor.type == "super" else ""
+        name = node.child_by_field_name("name")
+        if name is None:
+            return None
+        target = node.child_by_field_name("object")
+        if target is None:
+            return x.text(name)
+        receiver = _dotted(x, target)
+        return f"{receiver}.{x.text(name)}" if receiver else None
+
+    def imports(self, x: Context, node: Node) -> Iterable[tuple[str, str | None, str | None, int]]:
+        path = None
+        star = static = False
+        for child in node.children:
+            if child.type in ("scoped_identifier", "identifier"):
+                path = x.text(child)
+            elif child.type == "asterisk":
+                star = True
+            elif child.type == "static":
+                static = True
+        if path is None:
+            return ()
+        level = 1 if static else 0
+        if star:
+            return ((path, "*", None, level),)
+        module, _, name = path.rpartition(".")
+        return ((module, name, None, level),)
+
+    def local(self, x: Context, node: Node) -> Iterable[tuple[str, str | None]]:
+        written = type_name(x.text(node.child_by_field_name("type")))
+        found = []
+        for declarator in node.children_by_field_name("declarator"):
+            name = declarator.child_by_field_name("name")
+            if name is None:
+                continue
+            type_text = written
+            if type_text == "var":
+                value = declarator.child_by_field_name("value")
+                type_text = None
+                if value is not None and value.type == "object_creation_expression":
+                    type_text = type_name(x.text(value.child_by_field_name("type")))
+            found.append((x.text(name), type_text))
+        return found
+
+    def module_facts(self, x: Context, root: Node):
+        for child in root.named_children:
+            if child.type == "package_declaration":
+                for part in child.named_children:
+                    if part.type in ("scoped_identifier", "identifier"):
+                        return [], None, x.text(part)
+        return [], None, None
+
+
+def _dotted(x: Context, node: Node) -> str | None:
+    kind = node.type
+    if kind == "identifier":
+        return x.text(node)
+    if kind == "this":
+        return "this"
+    if kind == "super":
+        return "super"
+    if kind == "field_access":
+        target = node.child_by_field_name("object")
+        field = node.child_by_field_name("field")
+        base = _dotted(x, target) if target is not None else None
+        if base is None or field is None:
+            return None
+        return f"{base}.{x.text(field)}"
+    if kind == "parenthesized_expression" and node.named_child_count == 1:
+        return _dotted(x, node.named_child(0))
+    return None
+
+
+extract_java = JavaExtractor()

@@ -1,0 +1,171 @@
+"""Phase 2 for JavaScript, TypeScript and TSX, resolved together (a TS file may import a JS one).
+
+Modules are files. A relative specifier (`./cart`, `../util/index.js`) is looked up as written,
+then with each extension (`.ts .tsx .d.ts .js .jsx .mjs .cjs .mts .cts`), then as a directory's
+`index` file; `./x.js` also finds `x.ts` (TypeScript's ESM convention). Bare specifiers (`react`,
+`lodash/fp`) and path aliases from tsconfig are outside the repository here.
+
+`import {a} from "./m"` follows m's exports: its own `export` declarations and clauses, CommonJS
+`module.exports` / `exports.x`, re-exports (`export {a} from`, `export * from`, `export * as ns`)
+through any number of index files, with cycles cut. `import * as ns` and a whole-module `require`
+bind the module itself, so `ns.f()` is resolved as m's export `f`; `require` of a file that sets
+`module.exports = X` binds X.
+
+Qualified names: `<path without extension, an index file by its directory>:<qualname>`, e.g.
+`src/models/cart:Cart.addItem`, `src/models:Cart` for `src/models/index.ts`.
+IMPORTS edges: File → File, for every import, re-export and require of a repository file.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from rhumbline.ingest.facts import ImportFact
+from rhumbline.ingest.graph.ids import file_id
+from rhumbline.ingest.languages.polyglot.resolve import Family
+from rhumbline.ingest.languages.polyglot.symbols import DEF, EXTERNAL, UNIT, FileIndex, Sym
+
+_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
+_JS_EXTENSIONS = (".js", ".jsx", ".mjs", ".cjs")
+_RE_EXPORT = 1
+
+# Methods of the standard library and the DOM: an unknown receiver calling one of these is almost
+# surely not calling the repository's method of the same name.
+_BUILTIN_METHODS = frozenset(
+    """
+    push pop shift unshift slice splice map filter reduce reduceRight forEach find findIndex
+    findLast some every includes indexOf lastIndexOf join concat sort reverse keys values entries
+    get set has delete add clear then catch finally toString valueOf hasOwnProperty call apply bind
+    split replace replaceAll trim trimStart trimEnd toLowerCase toUpperCase startsWith endsWith
+    match matchAll test exec log error warn info debug trace addEventListener removeEventListener
+    querySelector querySelectorAll getElementById getElementsByClassName getElementsByTagName
+    appendChild removeChild replaceChild insertBefore cloneNode setAttribute getAttribute
+    removeAttribute hasAttribute preventDefault stopPropagation json text on off once emit next
+    resolve reject assign freeze stringify parse charAt charCodeAt substring substr padStart padEnd
+    flat flatMap fill localeCompare toFixed focus blur click closest contains remove append prepend
+    dispatchEvent toggle item send open close write read now floor ceil round max min abs random
+    isArray from of create defineProperty getPrototypeOf setTimeout clearTimeout setInterval
+    clearInterval requestAnimationFrame fetch alert confirm prompt
+    """.split()
+)
+
+
+class JavaScriptFamily(Family):
+    languages = frozenset({"javascript", "typescript", "tsx"})
+    builtin_methods = _BUILTIN_METHODS
+
+    def prepare(self) -> None:
+        self._specifiers: dict[tuple[str, str], str | None] = {}
+        self._exports: dict[tuple[str, str], list[Sym]] = {}
+        self._resolving: set[tuple[str, str]] = set()
+        self.exported: dict[str, dict[str, str]] = {}
+        self.re_exports: dict[str, list[ImportFact]] = {}
+        for path, f in self.files.items():
+            pairs = (entry.partition("=") for entry in f.code.exports or ())
+            self.exported[path] = {exported: local for exported, _, local in pairs}
+            self.re_exports[path] = [fact for fact in f.code.imports if fact.level == _RE_EXPORT]
+
+    # -- modules ----------------------------------------------------------------------------------
+    def specifier(self, path: str, spec: str) -> str | None:
+        """The repository file a module specifier in `path` names, or None."""
+        key = (posixpath.dirname(path), spec)
+        if key in self._specifiers:
+            return self._specifiers[key]
+        found = None
+        if spec.startswith("."):
+            base = posixpath.normpath(posixpath.join(key[0], spec))
+            candidates = [base, *(base + ext for ext in _EXTENSIONS)]
+            candidates.extend(f"{base}/index{ext}" for ext in _EXTENSIONS)
+            stem, extension = posixpath.splitext(base)
+            if extension in _JS_EXTENSIONS:
+                candidates.extend(stem + ext for ext in (".ts", ".tsx", ".mts", ".cts", ".d.ts"))
+            found = next((c for c in candidates if c in self.files), None)
+        self._specifiers[key] = found
+        return found
+
+    def export(self, path: str, name: str) -> list[Sym]:
+        """What module `path` exports as `name` (via None: callers say how they got here)."""
+        key = (path, name)
+        cached = self._exports.get(key)
+        if cached is not None:
+            return cached
+        if key in self._resolving:
+            return []  # an export cycle: the other way around decides
+        self._resolving.add(key)
+        try:
+            found = self._export(path, name)
+        finally:
+            self._resolving.discard(key)
+        self._exports[key] = found
+        return found
+
+    def _export(self, path: str, name: str) -> list[Sym]:
+        f = self.files[path]
+        local = self.exported[path].get(name)
+        if local is not None:
+            symbols = [s for s in self.lookup(f, "", local) if s.kind != EXTERNAL]
+            if symbols:
+                return [s._replace(via=None) if s.kind == DEF else s for s in symbols]
+        symbols: list[Sym] = []
+        stars = []
+        for fact in self.re_exports[path]:
+            target = self.specifier(path, fact.module)
+            if target is None:
+                continue
+            if fact.name == "*" and fact.alias is None:
+                stars.append(target)
+            elif fact.alias == name:
+                if fact.name == "*":
+                    symbols.append(Sym(UNIT, target, None))
+                else:
+                    symbols.extend(self.export(target, fact.name))
+        if not symbols and name != "default":
+            for target in stars:
+                symbols.extend(self.export(target, name))
+        return symbols
+
+    # -- hooks ------------------------------------------------------------------------------------
+    def binding_name(self, f: FileIndex, fact: ImportFact) -> str | None:
+        if fact.level == _RE_EXPORT:
+            return None  # a re-export binds nothing in the file itself
+        return fact.alias or (fact.name if fact.name not in (None, "*") else None)
+
+    def import_symbols(self, f: FileIndex, fact: ImportFact) -> list[Sym]:
+        target = self.specifier(f.path, fact.module)
+        if target is None:
+            return []
+        via = f"through `{fact.statement}`"
+        if fact.name == "*":
+            return [Sym(UNIT, target, via)]
+        if fact.name is None:  # require(): the module, or what `module.exports =` set
+            if "default" in self.exported[target]:
+                found = self.export(target, "default")
+                if found:
+                    return [s._replace(via=via) for s in found]
+            return [Sym(UNIT, target, via)]
+        return [s._replace(via=via) for s in self.export(target, fact.name)]
+
+    def unit_member(self, unit: str, name: str, via: str | None) -> list[Sym]:
+        return [s._replace(via=via) for s in self.export(unit, name)]
+
+    def qualified_name(self, f: FileIndex, qualname: str) -> str:
+        module = module_name(f.path)
+        return f"{module}:{qualname}"
+
+    def add_imports(self, f: FileIndex) -> None:
+        path = f.path
+        for fact in f.code.imports:
+            target = self.specifier(path, fact.module)
+            if target is not None and target != path:
+                explanation = f"`{fact.statement}` at {path}:{fact.line}"
+                self.edges.extracted(
+                    file_id(path), "IMPORTS", file_id(target), explanation, path, fact.line
+                )
+
+
+def module_name(path: str) -> str:
+    """`src/cart.ts` → `src/cart`; `src/models/index.ts` → `src/models`; `a.d.ts` → `a`."""
+    stem = path[: -len(".d.ts")] if path.endswith(".d.ts") else posixpath.splitext(path)[0]
+    if stem.endswith("/index"):
+        return stem[: -len("/index")]
+    return stem

@@ -1,0 +1,234 @@
+"""CALLS for the tree-sitter languages: one call site → the definitions it may reach.
+
+`super.m` and `this.m` go to the enclosing class and its ancestors, `new C` to the class, bare
+names to members first in languages with an implicit `this`, then scopes, imports and packages; a
+receiver whose type is declared (`c: Cart`, `c := &Cart{}`, a Go receiver) is looked up on that
+type; an unknown receiver falls back to the methods of that name in the family (one: INFERRED at a
+low score, two to five: AMBIGUOUS, more: unresolved).
+"""
+
+from __future__ import annotations
+
+from rhumbline.ingest.facts import CallSite
+from rhumbline.ingest.graph.edges import (
+    EXTRACTED_SCORE,
+    INFERRED_SCORE,
+    MAX_CANDIDATES,
+    NAME_MATCH_SCORE,
+)
+from rhumbline.ingest.graph.ids import file_id
+from rhumbline.ingest.languages.polyglot.extract import CLASS_KINDS
+from rhumbline.ingest.languages.polyglot.symbols import (
+    DEF,
+    EXTERNAL,
+    ClassInfo,
+    Evidence,
+    FileIndex,
+    Sym,
+    unique_symbols,
+)
+
+_THIS, _SUPER, _NEW = "this.", "super.", "new "
+
+
+class CallResolution:
+    """Mixed into `Family`, whose tables (`classes`, `qualified`, `kinds`, `file_of`,
+    `methods_by_name`) and lookups (`lookup`, `resolve`, `members`, `ancestors`, `find_member`,
+    `enclosing_class`, `local_type`) it reads; kept apart because call resolution is the largest
+    single concern of phase 2."""
+
+    def _add_calls(self, f: FileIndex) -> None:
+        path = f.path
+        callers: dict[str, str] = {"": file_id(path)}
+        memo: dict[tuple[str, str], list[Evidence]] = {}
+        unresolved = f.code.dynamic_calls
+        for call in f.code.calls:
+            key = (call.scope, call.callee)
+            found = memo.get(key)
+            if found is None:
+                found = memo[key] = self.resolve_call(f, call)
+            if not found:
+                unresolved += 1
+                continue
+            source = callers.get(call.scope)
+            if source is None:
+                owner = f.by_qualname.get(call.scope)
+                source = owner[0] if owner else file_id(path)
+                callers[call.scope] = source
+            for evidence in found:
+                # The first site's line is in the explanation memoized for this (scope, callee).
+                explanation = evidence.explanation
+                self.edges.add(source, "CALLS", evidence.node_id, evidence.confidence,
+                               evidence.score, explanation, path, call.line)
+        self.unresolved += unresolved
+
+    def resolve_call(self, f: FileIndex, call: CallSite) -> list[Evidence]:
+        callee = call.callee
+        what = f"call `{callee}(...)` at {f.path}:{call.line}"
+        if callee.startswith(_NEW):
+            what = f"`{callee}(...)` at {f.path}:{call.line}"
+            name = callee[len(_NEW) :]
+            if name == "this":  # Ruby's bare `new` in a class method
+                class_id = self.enclosing_class(f, call.scope)
+                if class_id is None:
+                    return []
+                via = None if self.file_of.get(class_id) == f.path else "as the enclosing class"
+                return self.classify([Sym(DEF, class_id, via)], what)
+            targets = [
+                s
+                for s in self.resolve(f, call.scope, name)
+                if self.kinds.get(s.target) in CLASS_KINDS or self.kinds.get(s.target) == "Function"
+            ]
+            return self.classify(targets, what)
+        if callee == "super":  # a constructor's call of its base class's constructor
+            class_id = self.enclosing_class(f, call.scope)
+            bases = self.bases(class_id)[:1] if class_id else []
+            via = "as the base class of the enclosing class"
+            return self.classify([Sym(DEF, b, via) for b in bases], what)
+        if callee.startswith(_SUPER):
+            class_id = self.enclosing_class(f, call.scope)
+            member = callee[len(_SUPER) :]
+            if class_id is None or "." in member:
+                return []
+            found = self.find_member(class_id, member, after_self=True)
+            if found is None:
+                return []
+            owner, ids = found
+            return self.classify([Sym(DEF, i, None, owner) for i in ids], what)
+        if callee.startswith(_THIS):
+            member = callee[len(_THIS) :]
+            class_id = self.enclosing_class(f, call.scope)
+            if "." not in member:
+                if class_id is not None:
+                    return self.classify(self._on_class(f, class_id, member), what)
+                return []
+            field, _, rest = member.partition(".")
+            typed = self._field_type(class_id, field) if class_id and "." not in rest else None
+            if typed is not None:  # `this.total.render()` with `private Money total;`
+                info, type_text = typed
+                classes = self.resolve_type(info.file, info.definition.parent, type_text)
+                if classes:
+                    via = f"through field `{field}` declared as `{type_text}`"
+                    targets = [
+                        s._replace(via=via) if s.owner is None else s
+                        for cls in classes
+                        for s in self._on_class(f, cls.target, rest)
+                    ]
+                    return self.classify(targets, what)
+            return self._by_name(callee, what)  # the field's type is unknown
+        if self.implicit_this and "." not in callee:
+            class_id = self.enclosing_class(f, call.scope)
+            if class_id is not None and self.find_member(class_id, callee) is not None:
+                return self.classify(self._on_class(f, class_id, callee), what)
+        head, _, rest = callee.partition(".")
+        symbols = heads = self.lookup(f, call.scope, head)
+        if rest:
+            typed = not symbols and self.local_type(f, call.scope, head)
+            if typed and typed[0]:
+                type_text = typed[1]
+                if type_text is None or "." in rest:
+                    return self._by_name(callee, what)
+                classes = self.resolve_type(f, call.scope, type_text)
+                targets: list[Sym] = []
+                for cls in classes:
+                    targets.extend(
+                        s._replace(via=_typed_via(head, type_text, s.via, cls.via))
+                        for s in self._on_class(f, cls.target, rest)
+                    )
+                if classes:
+                    return self.classify(unique_symbols(targets), what)
+                type_head = type_text.split(".")[0]
+                if any(s.kind == EXTERNAL for s in self.lookup(f, call.scope, type_head)):
+                    return []  # a declared type imported from outside the repository
+                # A type the repository does not define nor import: a type parameter, a builtin
+                # or prelude type. As good as unknown (builtin method names stay unmatched).
+                return self._by_name(callee, what)
+            for attribute in rest.split("."):
+                symbols = self.members(symbols, attribute)
+        targets = [s for s in symbols if s.kind == DEF]
+        if targets:
+            return self.classify(targets, what)
+        if rest and all(self.kinds.get(s.target) == "Variable" for s in heads):
+            # An unknown name (a local, a global of the runtime) or a module-level variable: the
+            # receiver's type is unknown. An import or a class of that name would have said.
+            return self._by_name(callee, what)
+        return []
+
+    def _field_type(self, class_id: str, field: str) -> tuple[ClassInfo, str] | None:
+        """The declared type of a field of the class or an ancestor (fields are recorded as
+        typed locals of their class)."""
+        for owner in self.ancestors(class_id):
+            info = self.classes[owner]
+            qualname = info.definition.qualname
+            fields = info.file.locals.get(qualname)
+            if fields and field in fields:
+                type_text = fields[field]
+                return (info, type_text) if type_text else None
+            assigned = info.file.fields.get(qualname)
+            if assigned and field in assigned:
+                return info, assigned[field]
+        return None
+
+    def _on_class(self, f: FileIndex, class_id: str, member: str) -> list[Sym]:
+        found = self.find_member(class_id, member)
+        if found is None:
+            return []
+        owner, ids = found
+        inherited = owner if owner != class_id else None
+        return [
+            Sym(DEF, i, None if self.file_of.get(i) == f.path else f"on `{self.qualified[owner]}`",
+                inherited)
+            for i in ids
+        ]
+
+    def _by_name(self, callee: str, what: str) -> list[Evidence]:
+        name = callee.rsplit(".", 1)[1]
+        if name in self.builtin_methods:
+            return []
+        candidates = self.methods_by_name.get(name, ())
+        if not candidates or len(candidates) > MAX_CANDIDATES:
+            return []
+        if len(candidates) > 1:
+            return self.classify(
+                [Sym(DEF, c, "by name") for c in candidates], f"{what} (receiver type unknown)"
+            )
+        only = candidates[0]
+        explanation = (
+            f"{what}: the receiver's type is unknown; `{self.qualified[only]}` is the only "
+            f"method named `{name}` in the repository"
+        )
+        return [Evidence(only, "INFERRED", NAME_MATCH_SCORE, explanation)]
+
+    def classify(self, targets: list[Sym], what: str) -> list[Evidence]:
+        targets = unique_symbols([t for t in targets if t.kind == DEF and t.target in self.qualified])
+        if not targets or len(targets) > MAX_CANDIDATES:
+            return []
+        if len(targets) > 1:
+            names = ", ".join(sorted(self.qualified[t.target] for t in targets))
+            explanation = f"{what} has {len(targets)} candidates: {names}"
+            return [Evidence(t.target, "AMBIGUOUS", 1 / len(targets), explanation) for t in targets]
+        target = targets[0]
+        name = self.qualified[target.target]
+        if target.owner is not None:
+            owner = self.qualified[target.owner]
+            explanation = f"{what} resolved to `{name}`, inherited from `{owner}`"
+        elif target.via is not None:
+            explanation = f"{what} resolved {target.via} to `{name}`"
+        else:
+            explanation = f"{what} resolves to `{name}` in the same file"
+            return [Evidence(target.target, "EXTRACTED", EXTRACTED_SCORE, explanation)]
+        return [Evidence(target.target, "INFERRED", INFERRED_SCORE, explanation)]
+
+
+
+def _typed_via(
+    head: str, type_text: str, member_via: str | None, type_via: str | None
+) -> str | None:
+    """None (explicit: EXTRACTED) when the declared type and its member are in the same file."""
+    if member_via is None and type_via is None:
+        return None
+    via = f"through receiver `{head}` declared as `{type_text}`"
+    if type_via and type_via.startswith("through "):
+        via += f" ({type_via.removeprefix('through ')})"
+    return via
+

@@ -1,0 +1,147 @@
+"""Names and classes for the tree-sitter languages: what a name means in a scope, and a class's
+bases, ancestors and members."""
+
+from __future__ import annotations
+
+from rhumbline.ingest.facts import ImportFact
+from rhumbline.ingest.languages.polyglot.extract import CLASS_KINDS
+from rhumbline.ingest.languages.polyglot.symbols import DEF, EXTERNAL, UNIT, FileIndex, Sym, unique_symbols
+
+
+class Lookups:
+    """Mixed into `Family`, whose tables (`classes`, `files`, `qualified`, `_ancestors`) and
+    language hooks (`resolve_type`, `unit_lookup`, `unit_member`, `import_symbols`) it reads."""
+
+    # -- classes ------------------------------------------------------------------------------
+    def bases(self, class_id: str) -> list[str]:
+        info = self.classes[class_id]
+        if info.bases is None:
+            info.bases = []  # a base expression leading back here resolves to nothing
+            found: list[str] = []
+            d = info.definition
+            for base in d.bases:
+                candidates = [
+                    s.target
+                    for s in self.resolve_type(info.file, d.parent, base)
+                    if s.target != class_id and s.target in self.classes
+                ]
+                if candidates:
+                    found.append(candidates[0])  # an ambiguous base: lookups need one
+            info.bases = list(dict.fromkeys(found))
+        return info.bases
+
+    def ancestors(self, class_id: str) -> list[str]:
+        """The class, then its ancestors depth-first, left to right, without repeats."""
+        cached = self._ancestors.get(class_id)
+        if cached is not None:
+            return cached
+        if class_id in self._linearizing:
+            return [class_id]
+        self._linearizing.add(class_id)
+        try:
+            order = [class_id]
+            for base in self.bases(class_id):
+                order.extend(self.ancestors(base))
+            order = list(dict.fromkeys(order))
+        finally:
+            self._linearizing.discard(class_id)
+        self._ancestors[class_id] = order
+        return order
+
+    def find_member(
+        self, class_id: str, name: str, *, after_self: bool = False
+    ) -> tuple[str, list[str]] | None:
+        order = self.ancestors(class_id)
+        for owner in order[1:] if after_self else order:
+            members = self.classes[owner].members.get(name)
+            if members:
+                return owner, members
+        return None
+
+    def enclosing_class(self, f: FileIndex, scope: str) -> str | None:
+        """The class-like whose method (or nested function of one) `scope` is."""
+        current = scope
+        while current:
+            found = f.by_qualname.get(current)
+            if found is None:
+                return None
+            node_id, d = found
+            if d.kind in CLASS_KINDS:
+                return node_id
+            if d.kind == "Method":
+                return self._owner(f, d)
+            current = d.parent
+        return None
+
+    # -- names --------------------------------------------------------------------------------
+    def lookup(self, f: FileIndex, scope: str, name: str) -> list[Sym]:
+        """What `name` means in `scope` of file `f`: nested definitions, imports, locals (which
+        hide everything outside), the file's top level, then the language's wider scopes."""
+        current, innermost = scope, True
+        while current:
+            found = f.by_qualname.get(current)
+            kind = found[1].kind if found else None
+            if innermost or kind not in CLASS_KINDS:
+                ids = f.children.get((current, name))
+                if ids:
+                    return [Sym(DEF, i, None) for i in ids]
+            facts = f.bindings.get((current, name))
+            if facts:
+                return self._imported(f, facts, name)
+            local = f.locals.get(current)
+            if local is not None and name in local:
+                return []  # a parameter or local variable: its value is not a definition
+            innermost = False
+            current = found[1].parent if found else ""
+        ids = f.children.get(("", name))
+        if ids:
+            return [Sym(DEF, i, None) for i in ids]
+        facts = f.bindings.get(("", name))
+        if facts:
+            return self._imported(f, facts, name)
+        variable = f.variables.get(name)
+        if variable is not None:
+            return [Sym(DEF, variable, None)]
+        return self.unit_lookup(f, scope, name)
+
+    def _imported(self, f: FileIndex, facts: list[ImportFact], name: str) -> list[Sym]:
+        symbols = [s for fact in facts for s in self.import_symbols(f, fact)]
+        return unique_symbols(symbols) or [Sym(EXTERNAL, name, f"through `{facts[0].statement}`")]
+
+    def local_type(self, f: FileIndex, scope: str, name: str) -> tuple[bool, str | None]:
+        """(whether `name` is a local of an enclosing function, its declared type)."""
+        current = scope
+        while current:
+            local = f.locals.get(current)
+            if local is not None and name in local:
+                return True, local[name]
+            current = f.parent_of(current)
+        return False, None
+
+    def resolve(self, f: FileIndex, scope: str, dotted: str) -> list[Sym]:
+        """Definitions (DEF symbols) a dotted name refers to; [] when unknown or external."""
+        head, *rest = dotted.split(".")
+        symbols = self.lookup(f, scope, head)
+        for attribute in rest:
+            symbols = self.members(symbols, attribute)
+            if not symbols:
+                return []
+        return [s for s in symbols if s.kind == DEF]
+
+    def members(self, symbols: list[Sym], attribute: str) -> list[Sym]:
+        found: list[Sym] = []
+        for s in symbols:
+            if s.kind == UNIT:
+                found.extend(self.unit_member(s.target, attribute, s.via))
+            elif s.kind == DEF and s.target in self.classes:
+                member = self.find_member(s.target, attribute)
+                if member is not None:
+                    owner, ids = member
+                    inherited = owner if owner != s.target else None
+                    here = self.file_of.get(s.target)  # the site's file when s.via is None
+                    for i in ids:
+                        via = s.via
+                        if via is None and self.file_of.get(i) != here:
+                            via = f"as a member of `{self.qualified[owner]}`"
+                        found.append(Sym(DEF, i, via, inherited))
+        return unique_symbols(found)

@@ -1,0 +1,137 @@
+"""Phase 2 for Python: what a dotted name at some place in the repository refers to.
+
+Resolution is static and conservative: a name is followed through its scopes' bindings, imports,
+re-exports, submodules and class members (up the MRO). Anything that leaves the repository
+(builtins, the standard library, third-party code) or depends on run-time values resolves to
+nothing; callers count those instead of guessing.
+"""
+
+from __future__ import annotations
+
+import builtins
+import io
+from typing import NamedTuple
+
+from rhumbline.ingest.graph.ids import definition_id
+from rhumbline.ingest.languages.python.classes import ClassInfo, ClassTable
+from rhumbline.ingest.languages.python.namespace import DEF, IMPORT, MODULE, Binding, Namespaces
+
+# Methods of builtin types: a call `x.append()` on an unknown receiver is almost always one of
+# these, so matching it by name to some class in the repository would be noise.
+_BUILTIN_METHOD_NAMES = frozenset(
+    name
+    for builtin_type in (object, str, bytes, bytearray, int, float, list, tuple, dict, set)
+    for name in dir(builtin_type)
+) | frozenset(dir(io.TextIOWrapper))
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+class Target(NamedTuple):
+    node_id: str
+    imported: bool  # reached through an import or an alias: a cross-module inference
+    binding: Binding | None  # how the first name was bound (None for self/super)
+    owner: str | None  # the class a member was found on, when inherited rather than its own
+
+
+class Resolver:
+    def __init__(self, namespaces: Namespaces) -> None:
+        self.namespaces = namespaces
+        self.classes = ClassTable(self._base_classes)
+        self._methods_by_name: dict[str, list[str]] = {}
+
+    def add_method(self, name: str, node_id: str) -> None:
+        self._methods_by_name.setdefault(name, []).append(node_id)
+
+    def resolve(self, path: str, scope: str, dotted: str) -> list[Target]:
+        """Definitions (class, function or method ids) `dotted` names in `scope` of `path`."""
+        head, *rest = dotted.split(".")
+        return self.resolve_bound(path, self.namespaces.lookup(path, scope, head), rest)
+
+    def resolve_bound(self, path: str, bindings: list[Binding], rest: list[str]) -> list[Target]:
+        """resolve, from the bindings lookup found for the first name (`rest`: the others)."""
+        targets: list[Target] = []
+        for binding in bindings:
+            for symbol in self.namespaces.symbols(path, binding):
+                frontier = [(symbol.kind, symbol.target, symbol.imported, None)]
+                for attribute in rest:
+                    frontier = self._members(frontier, attribute)
+                targets.extend(
+                    Target(target, imported, binding, owner)
+                    for kind, target, imported, owner in frontier
+                    if kind == DEF
+                )
+        return _unique(targets)
+
+    def resolve_on_class(
+        self, class_id: str, name: str, *, after_self: bool = False
+    ) -> list[Target]:
+        """`self.name` / `cls.name` (or `super().name` with after_self) from inside `class_id`."""
+        found = self.classes.find_member(class_id, name, after_self=after_self)
+        if found is None:
+            return []
+        owner, members = found
+        imported = self.classes.classes[owner].path != self.classes.classes[class_id].path
+        inherited = None if owner == class_id else owner
+        return [Target(member, imported, None, inherited) for member in members]
+
+    def by_method_name(self, name: str) -> list[str]:
+        """Methods called `name` anywhere, for calls on receivers of unknown type."""
+        if name in _BUILTIN_METHOD_NAMES or (name.startswith("__") and name.endswith("__")):
+            return []
+        return self._methods_by_name.get(name, [])
+
+    def is_external(self, path: str, bindings: list[Binding], head: str) -> bool:
+        """Whether `head`, bound by `bindings` (lookup's), names something outside the
+        repository (an import of it, a builtin)."""
+        if not bindings:
+            return head in _BUILTIN_NAMES
+        return all(
+            binding.kind in (IMPORT, MODULE) and not self.namespaces.symbols(path, binding)
+            for binding in bindings
+        )
+
+    def enclosing_class(self, path: str, scope: str) -> str | None:
+        """The class of the method `scope` is in (a function nested in a method counts)."""
+        namespace = self.namespaces.files[path]
+        current = scope
+        while current:
+            parent = namespace.scope_parent.get(current, "")
+            if namespace.scope_kind.get(current) == "Method":
+                class_id = definition_id("Class", path, parent)
+                # Broken code can leave a method whose class statement could not be named.
+                return class_id if class_id in self.classes.classes else None
+            current = parent
+        return None
+
+    def _members(
+        self, frontier: list[tuple[str, str, bool, str | None]], attribute: str
+    ) -> list[tuple[str, str, bool, str | None]]:
+        found = []
+        for kind, target, imported, _owner in frontier:
+            if kind == MODULE:
+                for symbol in self.namespaces.export(target, attribute):
+                    found.append((symbol.kind, symbol.target, True, None))
+            elif target in self.classes.classes:
+                member = self.classes.find_member(target, attribute)
+                if member is not None:
+                    owner, ids = member
+                    inherited = None if owner == target else owner
+                    found.extend((DEF, node_id, imported, inherited) for node_id in ids)
+        return found
+
+    def _base_classes(self, info: ClassInfo) -> list[str]:
+        bases = []
+        for expression in info.bases:
+            candidates = [t.node_id for t in self.resolve(info.path, info.parent, expression)]
+            classes = [c for c in candidates if c in self.classes.classes]
+            if classes:
+                bases.append(classes[0])  # an ambiguous base: the MRO needs one, take the first
+        return bases
+
+
+def _unique(targets: list[Target]) -> list[Target]:
+    seen: dict[str, Target] = {}
+    for target in targets:
+        seen.setdefault(target.node_id, target)
+    return list(seen.values())
+

@@ -1,0 +1,81 @@
+"""Small text helpers over tree-sitter nodes: text, names, docstrings, string literals."""
+
+from __future__ import annotations
+
+import re
+from inspect import cleandoc
+
+from tree_sitter import Node
+
+# A name Python can resolve statically: `f`, `mod.f`, `self.m`. Anything else (`f()()`, `x[0]`,
+# `a . b` across lines) is dynamic.
+DOTTED_NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
+DOCSTRING_LIMIT = 500
+_WHITESPACE = re.compile(r"\s+")
+_BRACKET_PADDING = re.compile(r"([(\[]) | (?=[)\]])")
+# A trailing comma before a closing bracket on its own line (black style); `(1,)` stays.
+_MAGIC_TRAILING_COMMA = re.compile(r",\s*\n\s*(?=[)\]])")
+
+
+def shortened(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def node_text(source: bytes, node: Node | None) -> str:
+    if node is None:
+        return ""
+    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def collapse(text: str) -> str:
+    """One line: runs of whitespace become one space, minus the padding line breaks leave inside
+    brackets (`def f(\n    a,\n)` → `def f(a)`)."""
+    if "\n" not in text and "  " not in text and "\t" not in text:
+        return text.strip()  # the common case: already one line
+    text = _MAGIC_TRAILING_COMMA.sub("", text)
+    return _BRACKET_PADDING.sub(r"\1", _WHITESPACE.sub(" ", text)).strip()
+
+
+def docstring_of(source: bytes, body: Node) -> str | None:
+    """The docstring of a function or class body: its first statement, when that is a string."""
+    return _leading_string(source, body)
+
+
+def module_docstring(source: bytes, root: Node) -> str | None:
+    return _leading_string(source, root)
+
+
+def _leading_string(source: bytes, block: Node) -> str | None:
+    statement = None
+    for index in range(block.named_child_count):
+        statement = block.named_child(index)
+        if statement.type != "comment":
+            break
+    if statement is None or statement.type != "expression_statement":
+        return None
+    value = string_literal_value(source, first_named_child(statement))
+    if value is None:
+        return None
+    return cleandoc(value)[:DOCSTRING_LIMIT] or None
+
+
+def first_named_child(node: Node) -> Node | None:
+    # Node.named_child raises IndexError (not None) past the end.
+    return node.named_child(0) if node.named_child_count else None
+
+
+def string_literal_value(source: bytes, node: Node | None) -> str | None:
+    """The text between the quotes of a plain string literal; None for f-strings and bytes.
+
+    Escape sequences stay as written: the value is for reading, not for evaluating.
+    """
+    if node is None or node.type != "string" or node.named_child_count < 2:
+        return None
+    start = node.named_child(0)
+    end = node.named_child(node.named_child_count - 1)
+    if start is None or end is None or start.type != "string_start" or end.type != "string_end":
+        return None
+    prefix = source[start.start_byte : start.end_byte].lower()
+    if b"f" in prefix or b"b" in prefix:
+        return None
+    return source[start.end_byte : end.start_byte].decode("utf-8", "replace")

@@ -1,0 +1,147 @@
+"""Phase 1 for TypeScript and TSX: the JavaScript extractor plus TypeScript's declarations.
+
+Everything in javascript/extract.py applies (qualnames with `.`, imports, exports, CommonJS); plus
+interfaces (kind Interface, `extends` as bases), enums (Enum), abstract classes, method signatures
+of interfaces and abstract methods (Method), `implements` clauses as bases, `namespace X { }`
+blocks prefixing qualnames (`X.inner`), `import x = require("m")`, and types of parameters and
+locals (`c: Cart`) for receiver resolution. `.ts` files use the TypeScript grammar, `.tsx` files the
+TSX one (they differ on `<T>x` casts versus JSX).
+"""
+
+from __future__ import annotations
+
+from tree_sitter import Language, Node
+
+from rhumbline.ingest.languages.javascript.extract import JavaScriptExtractor
+from rhumbline.ingest.languages.javascript.syntax import NAME_TYPES, exported_statement
+from rhumbline.ingest.languages.polyglot.extract import Context, DefSpec, ScopeSpec
+from rhumbline.ingest.languages.polyglot.type_names import type_name
+
+TS_QUERY = """
+(internal_module) @scope
+(class_declaration) @definition
+(abstract_class_declaration) @definition
+(interface_declaration) @definition
+(enum_declaration) @definition
+(function_declaration) @definition
+(generator_function_declaration) @definition
+(method_definition) @definition
+(method_signature) @definition
+(abstract_method_signature) @definition
+(variable_declarator
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition
+(public_field_definition value: [(arrow_function) (function_expression)]) @definition
+(export_statement value: [(function_expression) (arrow_function) (class)]) @definition
+(assignment_expression
+  left: (member_expression) right: [(function_expression) (arrow_function)]) @definition
+(call_expression) @call
+(new_expression) @call
+(import_statement) @import
+(export_statement source: (_)) @import
+(call_expression function: (identifier) @_fn (#eq? @_fn "require")) @import
+(variable_declarator name: (identifier)) @local
+(assignment_expression left: (member_expression object: (this)) right: (new_expression)) @local
+(public_field_definition) @local
+"""
+
+
+class TypeScriptMixin:
+    """What TypeScript adds: interfaces, enums, abstract members, namespaces, typed locals."""
+
+    def scope(self, x: Context, node: Node) -> ScopeSpec | None:
+        name = node.child_by_field_name("name")
+        if name is None or name.type not in ("identifier", "nested_identifier"):
+            return None  # `declare module "x"`: an ambient module, not a namespace
+        return ScopeSpec(node, x.text(name), methods=False)
+
+    def definition(self, x: Context, node: Node) -> DefSpec | None:
+        kind = node.type
+        if kind == "interface_declaration":
+            name = node.child_by_field_name("name")
+            body = node.child_by_field_name("body")
+            if name is None or body is None:
+                return None
+            bases = []
+            for child in node.named_children:
+                if child.type == "extends_type_clause":
+                    bases.extend(self._heritage(x, t) for t in child.named_children)
+            return DefSpec(
+                "Interface", x.text(name), node, exported_statement(node), body.start_byte,
+                bases=tuple(b for found in bases for b in found),
+            )
+        if kind == "enum_declaration":
+            name = node.child_by_field_name("name")
+            body = node.child_by_field_name("body")
+            if name is None or body is None:
+                return None
+            return DefSpec("Enum", x.text(name), node, exported_statement(node), body.start_byte)
+        if kind in ("method_signature", "abstract_method_signature"):
+            name = node.child_by_field_name("name")
+            if name is None or name.type not in NAME_TYPES or not x.in_type:
+                return None
+            return DefSpec(
+                "Function", x.text(name), node, node, node.end_byte, method=True,
+                parameters=self.parameters(x, node),
+            )
+        return super().definition(x, node)  # type: ignore[misc]
+
+    def bases(self, x: Context, node: Node) -> tuple[str, ...]:
+        found: list[str] = []
+        for child in node.named_children:
+            if child.type == "class_heritage":
+                for clause in child.named_children:
+                    if clause.type == "extends_clause":
+                        value = clause.child_by_field_name("value")
+                        found.extend(self._heritage(x, value) if value is not None else [])
+                    elif clause.type == "implements_clause":
+                        for part in clause.named_children:
+                            found.extend(self._heritage(x, part))
+        return tuple(found)
+
+    def _heritage(self, x: Context, node: Node) -> list[str]:
+        if node.type in ("type_identifier", "nested_type_identifier", "generic_type"):
+            name = type_name(x.text(node))
+            return [name] if name else []
+        return super()._heritage(x, node)  # type: ignore[misc]
+
+    def _parameter(self, x: Context, node: Node) -> list[str]:
+        if node.type in ("required_parameter", "optional_parameter"):
+            pattern = node.child_by_field_name("pattern")
+            if pattern is None or pattern.type != "identifier":
+                return []
+            annotation = node.child_by_field_name("type")
+            written = type_name(x.text(annotation).lstrip(":")) if annotation is not None else None
+            name = x.text(pattern)
+            found = [f"{name}:{written}" if written else name]
+            modifiers = {c.type for c in node.children}
+            if written and modifiers & {"accessibility_modifier", "readonly"}:
+                found.append(f"this.{name}:{written}")  # `constructor(private cart: Cart)`
+            return found
+        return super()._parameter(x, node)  # type: ignore[misc]
+
+    def local_type(self, x: Context, node: Node, value: Node | None) -> str | None:
+        annotation = node.child_by_field_name("type")
+        if annotation is not None:
+            return type_name(x.text(annotation).lstrip(":"))
+        return super().local_type(x, node, value)  # type: ignore[misc]
+
+
+
+class TypeScriptExtractor(TypeScriptMixin, JavaScriptExtractor):
+    query_text = TS_QUERY
+
+    def language(self) -> Language:
+        import tree_sitter_typescript
+
+        return Language(tree_sitter_typescript.language_typescript())
+
+
+class TsxExtractor(TypeScriptExtractor):
+    def language(self) -> Language:
+        import tree_sitter_typescript
+
+        return Language(tree_sitter_typescript.language_tsx())
+
+
+extract_typescript = TypeScriptExtractor()
+extract_tsx = TsxExtractor()
