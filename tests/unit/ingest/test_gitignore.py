@@ -1,7 +1,10 @@
-"""Our gitignore matcher, for trees git does not describe: the rules of gitignore(5)."""
+"""gitignore matching (pathspec), for trees git does not describe: the rules of gitignore(5), and
+the walker against git itself."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -62,3 +65,52 @@ def test_nested_gitignore_files_apply_below_their_directory_and_override_parents
     assert not tree.is_ignored("sub/rooted.txt", False)
     assert tree.is_ignored("sub/local.txt", False)  # anchored to sub/, not to the root
     assert not tree.is_ignored("sub/deeper/local.txt", False)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "expected"),
+    [
+        ("out/**", "out", None),  # everything inside `out`, not `out` itself (git)
+        ("out/**", "out/sub", True),
+        ("out/**/", "out", None),
+        ("out/**/", "out/sub", True),
+        ("a/**/b/**", "a/b", None),
+        ("a/**/b/**", "a/x/b/c", True),
+    ],
+)
+def test_a_pattern_of_what_is_inside_a_directory_does_not_ignore_the_directory(pattern: str, path: str, expected: bool | None):
+    assert verdict(compile_rules([pattern]), path, True) is expected
+
+
+GITIGNORES = {
+    ".gitignore": "*.tmp\n/rooted.txt\nbuild/\n!build/keep.txt\nconfig/**\n!config/defaults.yml\n"
+    "out/**\n!out/sub/\n!out/sub/y.txt\ndocs/*.md\n!docs/index.md\n# comment\n\\#hash\n",
+    "sub/.gitignore": "!keep.tmp\n/local.txt\n*.log\n",
+}
+TREE = [
+    "a.tmp", "rooted.txt", "build/keep.txt", "build/x.py", "config/defaults.yml", "config/secret.yml",
+    "out/keep.txt", "out/sub/y.txt", "out/sub/z.txt", "docs/index.md", "docs/guide.md", "docs/deep/a.md",
+    "#hash", "sub/keep.tmp", "sub/other.tmp", "sub/local.txt", "sub/rooted.txt", "sub/deeper/local.txt",
+    "sub/app.log", "src/main.py",
+]  # fmt: skip
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_the_walker_lists_what_git_lists(tmp_path: Path):
+    from rhumbline.ingest.discover.walk import discover
+
+    for relative, text in GITIGNORES.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text)
+    for relative in TREE:
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text("x\n")
+    ours = discover(tmp_path)  # not a git work tree: our walker
+    assert not ours.used_git
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    listed = subprocess.run(
+        ["git", "-C", str(tmp_path), "ls-files", "-co", "--exclude-standard"],
+        check=True, capture_output=True, text=True,
+    ).stdout.split("\n")  # fmt: skip
+    assert ours.paths == sorted(path for path in listed if path)
+    assert "config/defaults.yml" in ours.paths and "out/sub/y.txt" in ours.paths

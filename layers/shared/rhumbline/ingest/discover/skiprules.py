@@ -11,7 +11,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from rhumbline.ingest.discover.gitignore import Rule, compile_rules, verdict
+from rhumbline.ingest.discover.gitignore import compile_rules, verdict
 
 # Skip reasons (keys of IngestSummary.skipped).
 TOOL_DIRECTORY = "tool_directory"  # .git, virtualenvs, node_modules, caches, build output
@@ -62,7 +62,7 @@ _BUILD_OUTPUT = frozenset({"build", "dist"})
 class SkipRules:
     def __init__(self, root: Path, exclude: Sequence[str]) -> None:
         self._root = root
-        self._exclude: list[Rule] = compile_rules(exclude)
+        self._exclude = compile_rules(exclude)
 
     def directory_reason(self, path: str) -> str | None:
         """Why directory `path` (posix, relative) is pruned, or None to enter it."""
@@ -75,14 +75,14 @@ class SkipRules:
             return VENDORED
         if self._has(path, "pyvenv.cfg"):  # a virtualenv under any name (`env`, `.py311`)
             return TOOL_DIRECTORY
-        if self._exclude and verdict(self._exclude, path, True):
+        if self._exclude.patterns and verdict(self._exclude, path, True):
             return EXCLUDED
         return None
 
     def file_reason(self, path: str) -> str | None:
         if path.lower().endswith(_GENERATED_SUFFIXES):
             return GENERATED
-        if self._exclude and verdict(self._exclude, path, False):
+        if self._exclude.patterns and verdict(self._exclude, path, False):
             return EXCLUDED
         return None
 
