@@ -2,11 +2,19 @@
 
 Parsing is CPU-bound Python + C, so threads would serialize on the GIL. A pool costs ~100 ms to
 start and results cost a pickle round trip, which only pays off past a hundred or so files.
+
+A worker never outlives the ingest's process, however it ends (an exception, SIGTERM, SIGKILL):
+on Linux the kernel kills it when its parent dies (PR_SET_PDEATHSIG). Elsewhere a worker of a
+killed parent exits only when it next reads its work queue.
 """
 
 from __future__ import annotations
 
+import ctypes
+import multiprocessing
 import os
+import signal
+import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -98,10 +106,26 @@ def _run(
 
 def _pool(workers: int) -> ProcessPoolExecutor | None:
     try:
-        return ProcessPoolExecutor(max_workers=workers)
+        # fork: the workers start with the extractors loaded, and this process is their parent.
+        return ProcessPoolExecutor(
+            max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+            initializer=_die_with_parent, initargs=(os.getpid(),),
+        )  # fmt: skip
     except (OSError, NotImplementedError):
         # AWS Lambda has no /dev/shm, so multiprocessing cannot create its semaphores.
         return None
+
+
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _die_with_parent(parent: int) -> None:
+    """Run in each worker as it starts: ask the kernel for SIGKILL when the parent dies, then
+    leave at once if it died before that was asked."""
+    if sys.platform == "linux":
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def plan_chunks(
