@@ -2,12 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -101,57 +95,3 @@ def test_an_empty_fact_cache_reads_like_the_pool(tmp_path: Path):
     assert outcomes == read_all(tmp_path, paths, workers=1)
     assert cache.stats.parsed == IN_PROCESS_BELOW + 50 and cache.stats.reused == 0
     assert cache.stamps["missing.py"] is None and cache.stamps["README.txt"] is not None
-
-
-_KILLED_PARENT = """
-import json, multiprocessing, sys, time
-import json
-import os
-import signal
-import subprocess
-import sys
-import time
-from pathlib import Path
-from rhumbline.ingest.discover.parallel import read_all
-
-def hold(done, total):
-    # The first chunk is back: report the workers, then keep the pool alive until killed.
-    print(json.dumps([child.pid for child in multiprocessing.active_children()]), flush=True)
-    time.sleep(120)
-
-read_all(Path(sys.argv[1]), sys.argv[2:], workers=2, progress=hold)
-"""
-
-
-@pytest.mark.skipif(sys.platform != "linux", reason="the kernel's parent-death signal is Linux's")
-def test_the_workers_die_with_a_killed_parent(tmp_path: Path):
-    """Security issue 15 item 9: no parse worker outlives its ingest process, even one killed
-    with SIGKILL (no cleanup runs in it)."""
-    paths = _tree(tmp_path, IN_PROCESS_BELOW + 50)
-    script = tmp_path / "parent.py"
-    script.write_text(_KILLED_PARENT)
-    parent = subprocess.Popen(
-        [sys.executable, str(script), str(tmp_path), *paths], stdout=subprocess.PIPE, text=True
-    )
-    try:
-        workers = json.loads(parent.stdout.readline())  # type: ignore[union-attr]
-        assert len(workers) == 2 and all(_alive(pid) for pid in workers)
-    finally:
-        parent.kill()
-        parent.wait(timeout=10)
-    deadline = time.monotonic() + 10
-    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    survivors = [pid for pid in workers if _alive(pid)]
-    for pid in survivors:  # not left behind by a failing run
-        os.kill(pid, signal.SIGKILL)
-    assert not survivors, "a parse worker outlived its killed parent"
-
-
-def _alive(pid: int) -> bool:
-    """Running (a zombie left to an init that does not reap is dead)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
