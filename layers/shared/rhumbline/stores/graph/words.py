@@ -124,7 +124,7 @@ def node_text_values(
     part, no docstring) the searchable words are those plus the path's that neither has, the
     path's remainder after the prefix being cached too. Identical to unique() over the whole
     (tests/unit/stores/graph/test_graph_words.py compares it with that straightforward version;
-    bench/ingest_identity.py on the Django corpus)."""
+    tests/functional/ingest/test_ingest_identity.py)."""
     qn_lower = qualified_name.lower()
     prefix, last = _split_last(qualified_name)
     prefix_words, prefix_joined, prefix_set = _prefix_info(prefix)
