@@ -99,7 +99,7 @@ def ingest_local(
                 clear_cache(engine, project)
             chosen, summary, inputs = _build(root, project, number, store, engine, clear, options)
             summary.commit = commit
-            snapshot_bytes = storage.save(
+            summary.changes.snapshot_bytes = storage.save(
                 engine, version_id, chosen.blob, inputs=inputs, counts=chosen.counts
             )
             clock = time.perf_counter()
@@ -108,7 +108,6 @@ def ingest_local(
             if chosen.batch.clear:
                 _restore_review_graph(store, engine, project)
             summary.phase_seconds["store"] = round(time.perf_counter() - clock, 3)
-            summary.changes = _changes(chosen, summary.changes, snapshot_bytes)
             summary.duration_s = round(time.perf_counter() - started, 3)
             with session_scope(engine) as session:
                 versions.finish(
@@ -171,13 +170,9 @@ def _build(
                         duration_s=time.perf_counter() - started)  # fmt: skip
     if chosen.figures is not None:
         summary = summary.model_copy(update=chosen.figures)
-    summary.changes = IngestChanges(
-        mode="full", base_version=base_version, files_parsed=cache.stats.parsed,
-        files_reused=cache.stats.reused, nodes_added=0, nodes_changed=0, nodes_removed=0,
-        edges_added=0, edges_changed=0, edges_removed=0, snapshot_bytes=0, pruned_versions=0,
-        phase2=chosen.phase2,
-        partial_refused=(planner.reason or None) if planner and not built.partial else None,
-    )  # fmt: skip
+    summary.changes = _changes(chosen, base_version, cache)
+    if planner is not None and built.partial is None:
+        summary.changes.partial_refused = planner.reason or None
     return chosen, summary, key.value
 
 
@@ -203,20 +198,27 @@ def _save_cache(engine: Engine, cache: FactCache, sources: Sequence[SourceFile])
         log.warning("could not update the facts cache of %s", cache.project, exc_info=True)
 
 
-def _changes(chosen: plan.Plan, common: IngestChanges, snapshot_bytes: int) -> IngestChanges:
-    """How the written version differs from the one the store held."""
+def _changes(chosen: plan.Plan, base_version: int | None, cache: FactCache) -> IngestChanges:
+    """How the new version differs from the one the store holds (its snapshot's size is set
+    once it is stored)."""
+    common = {
+        "base_version": base_version, "files_parsed": cache.stats.parsed,
+        "files_reused": cache.stats.reused, "snapshot_bytes": 0, "pruned_versions": 0,
+        "phase2": chosen.phase2,
+    }  # fmt: skip
     changes = chosen.changes
     if changes is None:
         nodes, edges = chosen.counts
-        update = {"mode": "full", "nodes_added": nodes, "edges_added": edges}
-    else:
-        update = {
-            "mode": "unchanged" if chosen.phase2 == "skipped" else "incremental",
-            "nodes_added": changes.nodes_added, "nodes_changed": changes.nodes_changed,
-            "nodes_removed": changes.nodes_removed, "edges_added": changes.edges_added,
-            "edges_changed": changes.edges_changed, "edges_removed": changes.edges_removed,
-        }  # fmt: skip
-    return common.model_copy(update={**update, "snapshot_bytes": snapshot_bytes})
+        return IngestChanges(
+            mode="full", nodes_added=nodes, nodes_changed=0, nodes_removed=0,
+            edges_added=edges, edges_changed=0, edges_removed=0, **common,
+        )  # fmt: skip
+    return IngestChanges(
+        mode="unchanged" if chosen.phase2 == "skipped" else "incremental",
+        nodes_added=changes.nodes_added, nodes_changed=changes.nodes_changed,
+        nodes_removed=changes.nodes_removed, edges_added=changes.edges_added,
+        edges_changed=changes.edges_changed, edges_removed=changes.edges_removed, **common,
+    )  # fmt: skip
 
 
 def prune(engine: Engine, project: str, retention: int | None = None) -> int:
