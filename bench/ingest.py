@@ -17,7 +17,7 @@ other tool runs.
     .venv/bin/python bench/ingest.py --only django --neo4j bolt://127.0.0.1:7687
 
 The same full ingest into Neo4j (a fresh project, deleted afterwards; target: django/ ≤ 20 s).
-Columns: `cpu s` counts this process and its children (parser workers, the centrality child),
+Columns: `cpu s` counts this process and its children (the parser workers),
 `own` this process alone: on a loaded machine compare CPU, not seconds.
 
     .venv/bin/python bench/ingest.py --incremental [--neo4j bolt://127.0.0.1:7687]
@@ -108,7 +108,7 @@ def run_one(target: str, workers: int | None, neo4j_uri: str | None = None) -> d
         "seconds": round(seconds, 2),
         "phases": summary.phase_seconds,
         "files_per_s": round(summary.files / seconds),
-        # CPU seconds of this process and its children (parser workers, the centrality child):
+        # CPU seconds of this process and its children (the parser workers):
         # comparable on a loaded machine; `own_cpu_s` is this process's alone.
         "cpu_s": round(own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime, 2),
         "own_cpu_s": round(own.ru_utime + own.ru_stime, 2),

@@ -88,48 +88,57 @@ def ingest_local(
     if not root.is_dir():
         raise NotADirectoryError(f"ingest root {root} is not a directory")
     options = Options(exclude, workers, progress, history)
+    # The plan, and the graph it holds, are freed inside _write: the collector resumes on little.
     with answers_kept(), _without_cycle_collection():  # answers_kept: git is asked once per root
-        commit = commit or head_commit(root)
-        with session_scope(engine) as session:
-            row = versions.start(session, project, commit_sha=commit)
-            version_id, number = row.id, row.version
-        applied = False
-        try:
-            if clear:
-                clear_cache(engine, project)
-            chosen, summary, inputs = _build(root, project, number, store, engine, clear, options)
-            summary.commit = commit
-            summary.changes.snapshot_bytes = storage.save(
-                engine, version_id, chosen.blob, inputs=inputs, counts=chosen.counts
-            )
-            clock = time.perf_counter()
-            store.apply(project, chosen.batch)
-            applied = True
-            if chosen.batch.clear:
-                _restore_review_graph(store, engine, project)
-            summary.phase_seconds["store"] = round(time.perf_counter() - clock, 3)
-            summary.duration_s = round(time.perf_counter() - started, 3)
-            with session_scope(engine) as session:
-                versions.finish(
-                    session, version_id, status="completed", node_count=summary.node_count,
-                    edge_count=summary.edge_count,
-                    stats=summary.model_dump(mode="json", exclude=_NOT_STATS),
-                )  # fmt: skip
-        except BaseException as error:
-            _mark_failed(engine, version_id, error, drop_snapshot=not applied)
-            raise
+        summary, same_topology = _write(root, project, store, engine, clear, commit, options, started)
         summary.changes.pruned_versions = prune(engine, project, retention)
     # Betweenness for blast_radius, once per graph version (never raises; rhumbline/centrality.py).
     from rhumbline import centrality
 
     clock = time.perf_counter()
     # No dependency edge added or removed: the stored version's scores are this one's.
-    same = chosen.changes is not None and not chosen.changes.dependency_topology_changed
-    base = summary.changes.base_version if same else None
+    base = summary.changes.base_version if same_topology else None
     centrality.refresh(store, engine, project, same_topology_as=base)
     summary.phase_seconds["centrality"] = round(time.perf_counter() - clock, 3)
     summary.duration_s = round(time.perf_counter() - started, 3)
     return summary
+
+
+def _write(
+    root: Path, project: str, store: GraphStore, engine: Engine, clear: bool, commit: str | None,
+    options: Options, started: float,
+) -> tuple[IngestSummary, bool]:
+    """A new version: built, planned, its snapshot stored, written, finished (or failed). Also
+    whether the dependency topology is the stored version's."""
+    commit = commit or head_commit(root)
+    with session_scope(engine) as session:
+        row = versions.start(session, project, commit_sha=commit)
+        version_id, number = row.id, row.version
+    applied = False
+    try:
+        if clear:
+            clear_cache(engine, project)
+        chosen, summary, inputs = _build(root, project, number, store, engine, clear, options)
+        summary.commit = commit
+        summary.changes.snapshot_bytes = storage.save(
+            engine, version_id, chosen.blob, inputs=inputs, counts=chosen.counts
+        )
+        clock = time.perf_counter()
+        store.apply(project, chosen.batch)
+        applied = True
+        if chosen.batch.clear:
+            _restore_review_graph(store, engine, project)
+        summary.phase_seconds["store"] = round(time.perf_counter() - clock, 3)
+        summary.duration_s = round(time.perf_counter() - started, 3)
+        with session_scope(engine) as session:
+            versions.finish(
+                session, version_id, status="completed", node_count=summary.node_count,
+                edge_count=summary.edge_count, stats=summary.model_dump(mode="json", exclude=_NOT_STATS),
+            )  # fmt: skip
+    except BaseException as error:
+        _mark_failed(engine, version_id, error, drop_snapshot=not applied)
+        raise
+    return summary, chosen.changes is not None and not chosen.changes.dependency_topology_changed
 
 
 def _build(

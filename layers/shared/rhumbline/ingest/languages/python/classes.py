@@ -28,7 +28,8 @@ BaseResolver = Callable[[ClassInfo], list[str]]
 
 
 class ClassTable:
-    def __init__(self, resolve_bases: BaseResolver) -> None:
+    def __init__(self, resolve_bases: Callable[[], BaseResolver | None]) -> None:
+        """`resolve_bases()`: the resolver's callback (a weakref.WeakMethod)."""
         self._resolve_bases = resolve_bases
         self.classes: dict[str, ClassInfo] = {}
         self._bases: dict[str, list[str]] = {}
@@ -55,7 +56,10 @@ class ClassTable:
         found = self._bases.get(class_id)
         if found is None:
             self._bases[class_id] = []  # a base expression that leads back here resolves to nothing
-            found = [b for b in self._resolve_bases(self.classes[class_id]) if b != class_id]
+            resolve = self._resolve_bases()
+            if resolve is None:
+                raise RuntimeError("a class table outlived its resolver")
+            found = [b for b in resolve(self.classes[class_id]) if b != class_id]
             self._bases[class_id] = list(dict.fromkeys(found))
         return self._bases[class_id]
 

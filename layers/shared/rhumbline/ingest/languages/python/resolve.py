@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import io
 from typing import NamedTuple
+from weakref import WeakMethod
 
 from rhumbline.ingest.graph.ids import definition_id
 from rhumbline.ingest.languages.python.classes import ClassInfo, ClassTable
@@ -36,7 +37,9 @@ class Target(NamedTuple):
 class Resolver:
     def __init__(self, namespaces: Namespaces) -> None:
         self.namespaces = namespaces
-        self.classes = ClassTable(self._base_classes)
+        # Weakly: a table holding the resolver would make all of phase 2 one reference cycle,
+        # left for the cyclic collector instead of freed when the build returns.
+        self.classes = ClassTable(WeakMethod(self._base_classes))
         self._methods_by_name: dict[str, list[str]] = {}
 
     def add_method(self, name: str, node_id: str) -> None:
