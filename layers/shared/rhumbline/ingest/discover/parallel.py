@@ -3,9 +3,10 @@
 Parsing is CPU-bound Python + C, so threads would serialize on the GIL. A pool costs ~100 ms to
 start and results cost a pickle round trip, which only pays off past a hundred or so files.
 
-A worker never outlives the ingest's process, however it ends (an exception, SIGTERM, SIGKILL):
-on Linux the kernel kills it when its parent dies (PR_SET_PDEATHSIG). Elsewhere a worker of a
-killed parent exits only when it next reads its work queue.
+A worker never outlives the ingest: the pool is shut down when phase 1 ends or fails, and on Linux
+(Lambda, the local server) the kernel kills a worker when its parent dies however it dies, SIGKILL
+included (PR_SET_PDEATHSIG). Elsewhere there is no such signal: a killed parent may leave its idle
+workers waiting on their queue.
 """
 
 from __future__ import annotations
