@@ -53,6 +53,21 @@ class Settings:
     # bundle of CAs verify-full trusts.
     db_ssl: str = "disable"
     db_ca_bundle: str = ""
+    # OAuth (authorizer/oidc.py): access tokens from this OIDC issuer are accepted beside the
+    # static `rhl_` tokens. Empty: static tokens only. The JWKS URI defaults to the issuer's
+    # discovery document; audiences are matched against `aud` or Cognito's `client_id`.
+    oidc_issuer: str = ""
+    oidc_jwks_uri: str = ""
+    oidc_audiences: tuple[str, ...] = ()
+    # Prepended to our scope names in the token's `scope` claim (a Cognito resource server's
+    # identifier and a slash, say `rhumbline/`).
+    oidc_scope_prefix: str = ""
+    oidc_principal_claim: str = "sub"
+    oidc_projects_claim: str = "rhumbline_projects"
+    # Projects of a token whose projects claim is absent (`*` for a single-team deployment).
+    oidc_default_projects: tuple[str, ...] = ()
+    # The public URL of the MCP endpoint (a custom domain); empty: taken from each request's Host.
+    resource_url: str = ""
 
     def resolved_database_url(self) -> str:
         if self.database_url:
@@ -73,6 +88,10 @@ def _positive_int(name: str, default: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise ValueError(f"{name} must be a positive integer, not {text!r}")
     return int(text)
+
+
+def _list(name: str) -> tuple[str, ...]:
+    return tuple(item.strip() for item in _env(name).replace(" ", ",").split(",") if item.strip())
 
 
 def load_settings() -> Settings:
@@ -106,6 +125,14 @@ def load_settings() -> Settings:
         graph_timeout=float(_env("RHUMBLINE_GRAPH_TIMEOUT", "10")),
         tool_timeout=float(_env("RHUMBLINE_TOOL_TIMEOUT", "25")),
         graph_retention=max(1, int(_env("RHUMBLINE_GRAPH_RETENTION", "20"))),
+        oidc_issuer=_env("RHUMBLINE_OIDC_ISSUER").rstrip("/"),
+        oidc_jwks_uri=_env("RHUMBLINE_OIDC_JWKS_URI"),
+        oidc_audiences=_list("RHUMBLINE_OIDC_AUDIENCES"),
+        oidc_scope_prefix=_env("RHUMBLINE_OIDC_SCOPE_PREFIX"),
+        oidc_principal_claim=_env("RHUMBLINE_OIDC_PRINCIPAL_CLAIM", "sub"),
+        oidc_projects_claim=_env("RHUMBLINE_OIDC_PROJECTS_CLAIM", "rhumbline_projects"),
+        oidc_default_projects=_list("RHUMBLINE_OIDC_DEFAULT_PROJECTS"),
+        resource_url=_env("RHUMBLINE_RESOURCE_URL").rstrip("/"),
     )
 
 

@@ -163,6 +163,7 @@ ECHO_SPEC = ToolSpec(
     input_model=EchoInput,
     output_model=EchoOutput,
     run=run_echo,
+    families=("exploration",),
 )
 
 ADMIN_SPEC = ToolSpec(
@@ -172,6 +173,7 @@ ADMIN_SPEC = ToolSpec(
     input_model=EchoInput,
     output_model=EchoOutput,
     run=run_echo,
+    families=("admin",),
     scope="admin",
     read_only=False,
     destructive=True,

@@ -238,7 +238,6 @@ def test_an_audit_failure_never_fails_the_call(handler: Any, local_store: Path, 
 def test_tool_annotations_follow_the_spec(handler: Any) -> None:
     tools = {tool["name"]: tool for tool in call_legacy(handler, "tools/list", authorizer=ADMIN_CALLER).result["tools"]}
     assert tools["admin_echo"]["annotations"] == {
-        "title": "Admin echo",
         "readOnlyHint": False,
         "destructiveHint": True,
         "idempotentHint": False,

@@ -75,7 +75,6 @@ def test_initialize_handshake_then_list_and_call(handler: Any, audit_rows: Any) 
     assert search["outputSchema"] == spec.output_schema()
     assert search["title"] == spec.title
     assert search["annotations"] == {
-        "title": spec.title,
         "readOnlyHint": True,
         "destructiveHint": False,
         "idempotentHint": True,
@@ -124,14 +123,16 @@ def test_unauthenticated_request_gets_401_with_challenge(handler: Any, audit_row
     refused = {"authenticated": "false", "reason": "revoked"}
     answer = Answer(handler(v2_event(legacy_request("tools/list"), authorizer=refused), None))
     assert answer.status == 401
+    metadata = "https://abc123.execute-api.eu-west-1.amazonaws.com/.well-known/oauth-protected-resource/mcp"
     assert answer.headers["www-authenticate"] == (
-        'Bearer realm="rhumbline", error="invalid_token", error_description="the token has been revoked"'
+        f'Bearer realm="rhumbline", resource_metadata="{metadata}", error="invalid_token", '
+        'error_description="the token has been revoked"'
     )
     assert answer.json == {"error": "invalid_token", "error_description": "the token has been revoked"}
 
     missing = Answer(handler(v2_event(legacy_request("tools/list")), None))
     assert missing.status == 401
-    assert missing.headers["www-authenticate"] == 'Bearer realm="rhumbline"'
+    assert missing.headers["www-authenticate"] == f'Bearer realm="rhumbline", resource_metadata="{metadata}"'
     assert audit_rows() == []
 
 

@@ -2,8 +2,12 @@
 
 It always answers `isAuthorized: true` and puts its verdict in the context: an HTTP API authorizer
 cannot add headers to a denial (a `false` becomes a bare 403 with no WWW-Authenticate), so the
-gateway reads `authenticated` and answers a proper 401 itself. API Gateway caches this answer per
-Authorization header value for the route's TTL; nothing is cached here. The token is never logged.
+gateway reads `authenticated` and answers a proper 401 itself. For the same reason the authorizer
+has no identity source (API Gateway would answer a request without one with its own bare 401) and
+so no API Gateway cache: it runs on every request. The token is never logged.
+
+Two kinds of bearer token are accepted: the static `rhl_` tokens of the relational store, and,
+when an OIDC issuer is configured, OAuth access tokens (JWTs) verified against its JWKS (oidc.py).
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+from rhumbline.authorizer.oidc import OidcConfig, OidcRefusal, OidcVerifier, looks_like_jwt
+from rhumbline.contract import Caller
 from rhumbline.observability import lambda_entry
 
 logger = logging.getLogger("rhumbline.authorizer")
@@ -44,6 +50,36 @@ def refused(reason: str) -> dict[str, Any]:
     return {"isAuthorized": True, "context": {"authenticated": "false", "reason": reason if reason in REASONS else "unknown"}}
 
 
+_verifier: OidcVerifier | None = None
+
+
+def oidc_verifier() -> OidcVerifier | None:
+    """One verifier per container (its JWKS cache lives as long), None without a configured issuer."""
+    global _verifier
+    from rhumbline.config import settings
+
+    config = OidcConfig.from_settings(settings())
+    if config is None:
+        return None
+    if _verifier is None or _verifier.config != config:
+        _verifier = OidcVerifier(config)
+    return _verifier
+
+
+def authorized(caller: Caller, toolsets: tuple[str, ...] = ()) -> dict[str, Any]:
+    logger.info("authorized %s with token %s", caller.principal, caller.token_id)
+    context = {
+        "authenticated": "true",
+        "principal": caller.principal,
+        "token_id": caller.token_id,
+        "projects": ",".join(caller.projects),
+        "scopes": ",".join(caller.scopes),
+    }
+    if toolsets:
+        context["toolsets"] = ",".join(toolsets)
+    return {"isAuthorized": True, "context": context}
+
+
 def authorize(event: dict[str, Any], context: Any) -> dict[str, Any]:
     from rhumbline.runtime import resources
     from rhumbline.stores.relational import tokens
@@ -53,6 +89,15 @@ def authorize(event: dict[str, Any], context: Any) -> dict[str, Any]:
     if token is None:
         logger.info("refused: %s authorization header", reason)
         return refused(reason)
+    verifier = oidc_verifier()
+    if verifier is not None and looks_like_jwt(token):
+        # An unreachable issuer raises: API Gateway then answers 500 (an outage, not a bad token).
+        try:
+            verified = verifier.verify(token)
+        except OidcRefusal as refusal:
+            logger.info("refused: %s access token (%s)", refusal.reason, refusal)
+            return refused(refusal.reason)
+        return authorized(verified.caller, verified.toolsets)
     # A store failure raises: API Gateway then answers 500 and caches nothing, which is right for an
     # outage (a 401 would tell the client its token is bad).
     with session_scope(resources.relational_engine()) as session:
@@ -61,17 +106,7 @@ def authorize(event: dict[str, Any], context: Any) -> dict[str, Any]:
             logger.info("refused: %s token", check.reason)
             return refused(check.reason)
         caller = tokens.to_caller(check.token)
-    logger.info("authorized %s with token %s", caller.principal, caller.token_id)
-    return {
-        "isAuthorized": True,
-        "context": {
-            "authenticated": "true",
-            "principal": caller.principal,
-            "token_id": caller.token_id,
-            "projects": ",".join(caller.projects),
-            "scopes": ",".join(caller.scopes),
-        },
-    }
+    return authorized(caller)
 
 
 handler = lambda_entry(authorize, function="authorizer")

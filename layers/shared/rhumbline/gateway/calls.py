@@ -22,6 +22,7 @@ from rhumbline.contract import Caller, ToolErrorBody, ToolInvocation, ToolOutcom
 from rhumbline.gateway.audit import AuditEntry, AuditLog, Verdict
 from rhumbline.gateway.catalog import Catalog
 from rhumbline.gateway.dispatch import Dispatcher, DispatchError
+from rhumbline.gateway.toolsets import EVERYTHING, Selection
 from rhumbline.observability import record_tool_call
 
 logger = logging.getLogger("rhumbline.gateway")
@@ -35,7 +36,7 @@ AUDIT_TIMEOUT_SECONDS = 3.0
 # Threads for dispatches and audit rows at once (anyio's default): calls past it wait for one.
 WORKER_THREADS = 40
 
-DENIED_CODES = frozenset({"forbidden"})
+DENIED_CODES = frozenset({"forbidden", "not_selected"})
 INVALID_CODES = frozenset({"invalid_arguments", "unknown_tool", "arguments_too_large"})
 
 
@@ -47,6 +48,8 @@ class CallRequest:
     request_id: str
     # Seconds the gateway's own invocation has left; None when nothing bounds it but the tool timeout.
     remaining_seconds: float | None = None
+    # The toolsets and read-only switch the client chose: a call outside them is refused.
+    selection: Selection = EVERYTHING
 
 
 def verdict_for(error_code: str | None) -> Verdict:
@@ -111,6 +114,9 @@ def check_call(catalog: Catalog, request: CallRequest) -> ToolErrorBody | None:
         return ToolErrorBody(code="unknown_tool", message=f"no tool named '{request.tool}'; tools: {known}")
     if not request.caller.has_scope(spec.scope):
         return ToolErrorBody(code="forbidden", message=f"this token lacks the '{spec.scope}' scope")
+    outside = request.selection.refusal(spec)
+    if outside is not None:
+        return ToolErrorBody(code="not_selected", message=outside)
     project = spec.project_in(request.arguments)
     if project is not None and not request.caller.can_see(project):
         return ToolErrorBody(code="forbidden", message=f"this token has no access to project '{project}'")

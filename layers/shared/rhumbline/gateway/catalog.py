@@ -23,8 +23,8 @@ def tool_definition(spec: ToolSpec) -> types.Tool:
         description=spec.description,
         input_schema=spec.input_schema(),
         output_schema=spec.output_schema(),
+        # No annotations.title: the tool's own title says it once.
         annotations=types.ToolAnnotations(
-            title=spec.title,
             read_only_hint=spec.read_only,
             destructive_hint=spec.destructive,
             idempotent_hint=spec.idempotent,

@@ -1,38 +1,48 @@
 """The thin HTTP layer in front of the SDK's Streamable HTTP app.
 
-It answers what the SDK would answer badly for a stateless Lambda: an unauthenticated request (401
-with a proper WWW-Authenticate challenge), a GET (the SDK would open an SSE stream that never ends),
-and any path other than the MCP endpoint.
+It answers what the SDK would answer badly for a stateless Lambda: the protected-resource metadata
+(RFC 9728, unauthenticated), an unauthenticated request (401 with a challenge naming that
+metadata), a toolset selection that means nothing (400), a GET (the SDK would open an SSE stream
+that never ends), and any path other than the MCP endpoint.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from rhumbline.gateway.identity import SCOPE_KEY, identity_from_event
+from rhumbline.gateway.resource_metadata import bearer_challenge, metadata_document, metadata_paths, metadata_url
+from rhumbline.gateway.toolsets import SELECTION_KEY, SelectionError, selection_from_request
+
+if TYPE_CHECKING:
+    from rhumbline.config import Settings
 
 MCP_PATH = "/mcp"
-REALM = "rhumbline"
 
 
-def bearer_challenge(reason: str, description: str) -> str:
-    # RFC 6750 §3.1: a request that sent no credentials gets no error code, only the challenge.
-    if reason in ("missing", "no_context"):
-        return f'Bearer realm="{REALM}"'
-    return f'Bearer realm="{REALM}", error="invalid_token", error_description="{description}"'
+def request_headers(scope: Scope) -> dict[str, str]:
+    return {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope.get("headers") or ()}
 
 
 class GatewayEdge:
-    def __init__(self, app: ASGIApp, path: str = MCP_PATH) -> None:
+    def __init__(self, app: ASGIApp, settings: "Settings", path: str = MCP_PATH) -> None:
         self.app = app
+        self.settings = settings
         self.path = path
+        self.metadata_paths = metadata_paths(path)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if scope["path"].rstrip("/") != self.path:
+        path = scope["path"].rstrip("/")
+        if path in self.metadata_paths:
+            await self.metadata(scope, receive, send)
+            return
+        if path != self.path:
             response = JSONResponse({"error": "not_found", "message": f"no such endpoint; MCP is served at {self.path}"}, 404)
             await response(scope, receive, send)
             return
@@ -42,15 +52,22 @@ class GatewayEdge:
         identity = identity_from_event(scope.get("aws.event"))
         if not identity.authenticated:
             description = identity.description()
+            challenge = bearer_challenge(identity.reason, description, metadata_url(self.settings, scope, self.path))
             response = JSONResponse(
-                {"error": "invalid_token", "error_description": description},
-                401,
-                headers={"WWW-Authenticate": bearer_challenge(identity.reason, description)},
+                {"error": "invalid_token", "error_description": description}, 401, headers={"WWW-Authenticate": challenge}
             )
             await response(scope, receive, send)
             return
-        # Read once per request: tools/list and tools/call take it from the scope (identity_of_scope).
+        try:
+            selection = selection_from_request(
+                request_headers(scope), scope.get("query_string", b"").decode("latin-1"), identity.toolsets
+            )
+        except SelectionError as error:
+            await JSONResponse({"error": "invalid_toolsets", "message": str(error)}, 400)(scope, receive, send)
+            return
+        # Read once per request: tools/list and tools/call take them from the scope.
         scope[SCOPE_KEY] = identity
+        scope[SELECTION_KEY] = selection
         if scope["method"] != "POST":
             response = JSONResponse(
                 {"error": "method_not_allowed", "message": "this stateless MCP endpoint only accepts POST"},
@@ -60,3 +77,12 @@ class GatewayEdge:
             await response(scope, receive, send)
             return
         await self.app(scope, receive, send)
+
+    async def metadata(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] not in ("GET", "HEAD"):
+            response = JSONResponse({"error": "method_not_allowed", "message": "GET the metadata"}, 405, headers={"Allow": "GET"})
+        else:
+            document = metadata_document(self.settings, scope, self.path)
+            # Public and the same for every caller: clients and CDNs may keep it for an hour.
+            response = JSONResponse(document, headers={"Cache-Control": "public, max-age=3600"})
+        await response(scope, receive, send)

@@ -31,6 +31,7 @@ REASON_DESCRIPTIONS: dict[str, str] = {
 class Identity:
     caller: Caller | None
     reason: str = ""  # why `caller` is None: a key of REASON_DESCRIPTIONS
+    toolsets: tuple[str, ...] = ()  # the token's default toolsets (gateway/toolsets.py)
 
     @property
     def authenticated(self) -> bool:
@@ -77,7 +78,7 @@ def identity_from_context(context: Mapping[str, Any] | None) -> Identity:
         return Identity(caller=None, reason="bad_context")
     if not caller.principal or not caller.token_id:
         return Identity(caller=None, reason="bad_context")
-    return Identity(caller=caller)
+    return Identity(caller=caller, toolsets=split_list(context.get("toolsets")))
 
 
 def identity_from_event(event: Mapping[str, Any] | None) -> Identity:

@@ -8,20 +8,24 @@ handshake-free 2026-07-28 with `server/discover`.
 
 from __future__ import annotations
 
+import logging
+import time
 import uuid
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+import anyio.from_thread
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.transport_security import TransportSecuritySettings
 
 from rhumbline import __version__
+from rhumbline.gateway.access import AccessOf, access_of_request, request_scope
 from rhumbline.gateway.calls import CallRequest, ToolCalls, WireResult, error_result
 from rhumbline.gateway.catalog import Catalog
 from rhumbline.gateway.edge import MCP_PATH, GatewayEdge
-from rhumbline.gateway.identity import identity_of_scope, request_id_of
-from rhumbline.gateway.tool_list import ToolListCache, caller_of, list_result, visible_tools
+from rhumbline.gateway.identity import request_id_of
+from rhumbline.gateway.tool_list import ToolListCache, list_result, visible_tools
+from rhumbline.runtime import progress
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -36,6 +40,11 @@ INSTRUCTIONS = (
 )
 
 SDK_TRACING_MIDDLEWARE = "OpenTelemetryMiddleware"
+
+logger = logging.getLogger("rhumbline.gateway")
+
+# A client gets a progress notification at most this often (and always the last one).
+PROGRESS_INTERVAL_SECONDS = 0.25
 
 LOOPBACK_HOSTS = ["127.0.0.1", "127.0.0.1:*", "localhost", "localhost:*", "[::1]", "[::1]:*"]
 LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
@@ -56,16 +65,40 @@ def remaining_seconds(lambda_context: Any) -> float | None:
     return remaining() / 1000.0 if callable(remaining) else None
 
 
-def build_mcp_server(catalog: Catalog, tool_calls: ToolCalls) -> Server[Any]:
+def progress_reporter(ctx: "ServerRequestContext[Any]") -> progress.Reporter | None:
+    """A reporter a tool's worker thread calls, sending `notifications/progress` on the session's
+    loop; None when the client sent no progressToken."""
+    if not ctx.meta or ctx.meta.get("progress_token") is None:
+        return None
+    last_sent = 0.0
+
+    def report(done: int, total: int | None) -> None:
+        nonlocal last_sent
+        now = time.monotonic()
+        if now - last_sent < PROGRESS_INTERVAL_SECONDS and done != total:
+            return
+        last_sent = now
+        try:
+            anyio.from_thread.run(ctx.session.report_progress, float(done), None if total is None else float(total))
+        except Exception:  # noqa: BLE001 - progress is best effort: the call itself must go on
+            logger.debug("a progress notification could not be sent", exc_info=True)
+
+    return report
+
+
+def build_mcp_server(catalog: Catalog, tool_calls: ToolCalls, access_of: AccessOf = access_of_request) -> Server[Any]:
+    """The MCP server; `access_of` says who is calling and what they chose (per HTTP request, or fixed
+    for a stdio session)."""
+
     async def list_tools(ctx: "ServerRequestContext[Any]", params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        return list_result(catalog, visible_tools(catalog, caller_of(ctx)))
+        return list_result(catalog, visible_tools(catalog, access_of(ctx)))
 
     # The result is the CallToolResult's wire form (calls.WireResult): a dict is what the SDK's
     # handlers may return (`HandlerResult`), validated and dumped per protocol version as a model is.
     async def call_tool(ctx: "ServerRequestContext[Any]", params: types.CallToolRequestParams) -> WireResult:
-        scope: Mapping[str, Any] = ctx.request.scope if ctx.request is not None else {}
-        event = scope.get("aws.event")
-        identity = identity_of_scope(scope)
+        scope = request_scope(ctx)
+        access = access_of(ctx)
+        identity = access.identity
         if identity.caller is None:
             # The edge answers 401 before the SDK sees the request; this only guards a miswiring.
             return error_result("unauthenticated", identity.description())
@@ -73,10 +106,13 @@ def build_mcp_server(catalog: Catalog, tool_calls: ToolCalls) -> Server[Any]:
             tool=params.name,
             arguments=dict(params.arguments or {}),
             caller=identity.caller,
-            request_id=request_id_of(event) or uuid.uuid4().hex,
+            request_id=request_id_of(scope.get("aws.event")) or uuid.uuid4().hex,
             remaining_seconds=remaining_seconds(scope.get("aws.context")),
+            selection=access.selection,
         )
-        return await tool_calls.call(request)
+        # The worker thread that runs an in-process tool inherits this context, reporter included.
+        with progress.reporting(progress_reporter(ctx)):
+            return await tool_calls.call(request)
 
     server: Server[Any] = Server(
         "rhumbline",
@@ -95,7 +131,7 @@ def build_mcp_server(catalog: Catalog, tool_calls: ToolCalls) -> Server[Any]:
         # Matched by name: the SDK documents dropping it from the list but does not export the class.
         server.middleware[:] = [m for m in server.middleware if type(m).__name__ != SDK_TRACING_MIDDLEWARE]
     # Inside the SDK's OpenTelemetry middleware (when kept), so a cached tools/list still gets its span.
-    server.middleware.append(ToolListCache(catalog))
+    server.middleware.append(ToolListCache(catalog, access_of))
     return server
 
 
@@ -118,4 +154,4 @@ def build_gateway_app(
         json_response=True,
         transport_security=transport_security(settings),
     )
-    return GatewayEdge(app), server.session_manager
+    return GatewayEdge(app, settings), server.session_manager

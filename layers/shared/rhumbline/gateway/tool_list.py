@@ -1,4 +1,5 @@
-"""tools/list, filtered by the caller's scopes and serialized once per (protocol version, tool set).
+"""tools/list, filtered by the caller's scopes and chosen toolsets, serialized once per (protocol
+version, tool set).
 
 A token only sees the tools it may call, as scope-aware MCP servers do: without `write` no ingest,
 add_annotation or record_review; without `cypher` no `query`. A call to a hidden tool still gets
@@ -13,15 +14,13 @@ it afterwards — after validating the request's params exactly as the SDK would
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 from mcp_types import methods
 
-from rhumbline.contract import Caller
+from rhumbline.gateway.access import Access, AccessOf
 from rhumbline.gateway.catalog import Catalog
-from rhumbline.gateway.identity import identity_of_scope
 
 if TYPE_CHECKING:
     from mcp.server.context import CallNext, ServerRequestContext
@@ -32,17 +31,16 @@ LIST_METHOD = "tools/list"
 MAX_CACHED_ANSWERS = 64
 
 
-def caller_of(ctx: "ServerRequestContext[Any]") -> Caller | None:
-    scope: Mapping[str, Any] = ctx.request.scope if ctx.request is not None else {}
-    return identity_of_scope(scope).caller
-
-
-def visible_tools(catalog: Catalog, caller: Caller | None) -> tuple[str, ...]:
-    """Names of the tools this caller holds the scope for, in catalog order (none if unauthenticated:
-    the edge answers 401 before the SDK sees such a request; this only guards a miswiring)."""
+def visible_tools(catalog: Catalog, access: Access) -> tuple[str, ...]:
+    """Names of the tools this caller holds the scope for and chose, in catalog order (none if
+    unauthenticated: the edge answers 401 before the SDK sees such a request; this only guards a
+    miswiring)."""
+    caller = access.identity.caller
     if caller is None:
         return ()
-    return tuple(name for name, spec in catalog.specs.items() if caller.has_scope(spec.scope))
+    return tuple(
+        name for name, spec in catalog.specs.items() if caller.has_scope(spec.scope) and access.selection.admits(spec)
+    )
 
 
 def list_result(catalog: Catalog, names: tuple[str, ...]) -> types.ListToolsResult:
@@ -53,14 +51,15 @@ def list_result(catalog: Catalog, names: tuple[str, ...]) -> types.ListToolsResu
 class ToolListCache:
     """Server middleware: the SDK's own wire form of tools/list, kept per (version, tool set)."""
 
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, catalog: Catalog, access_of: AccessOf) -> None:
         self.catalog = catalog
+        self.access_of = access_of
         self._answers: dict[tuple[str, tuple[str, ...]], dict[str, Any]] = {}
 
     async def __call__(self, ctx: "ServerRequestContext[Any]", call_next: "CallNext") -> Any:
         if ctx.method != LIST_METHOD:
             return await call_next(ctx)
-        key = (ctx.protocol_version, visible_tools(self.catalog, caller_of(ctx)))
+        key = (ctx.protocol_version, visible_tools(self.catalog, self.access_of(ctx)))
         cached = self._answers.get(key)
         if cached is None:
             answer = await call_next(ctx)

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
     from rhumbline.config import Settings
+    from rhumbline.runtime.progress import Reporter
     from rhumbline.stores.graph.protocol import GraphStore
 
 
@@ -30,6 +31,13 @@ class ToolContext:
         from rhumbline.config import settings
 
         return settings()
+
+    @property
+    def progress(self) -> "Reporter | None":
+        """Where to report progress (done, total), when the client asked for it and can receive it."""
+        from rhumbline.runtime.progress import current
+
+        return current()
 
     @property
     def graph(self) -> "GraphStore":

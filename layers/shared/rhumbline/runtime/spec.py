@@ -14,9 +14,10 @@ import pkgutil
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 
 if TYPE_CHECKING:
     from rhumbline.contract import Scope
@@ -24,6 +25,38 @@ if TYPE_CHECKING:
 
 TOOLS_PACKAGE = "rhumbline.tools"
 TOOL_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
+
+# The toolsets a client may choose (gateway/toolsets.py); every tool belongs to at least one.
+Family = Literal["code", "exploration", "review", "admin"]
+FAMILIES: tuple[Family, ...] = ("code", "exploration", "review", "admin")
+
+
+class WireJsonSchema(GenerateJsonSchema):
+    """The JSON Schema agents are sent, without what carries no meaning and costs them tokens:
+    titles derived from field and model names, `anyOf [X, null]` where `type: [X, "null"]` says the
+    same, a `default: null` on optional inputs, and defaults in output schemas (an output is always
+    complete). Descriptions, types, formats, enums, constraints and `required` are kept."""
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+    def model_schema(self, schema: Any) -> JsonSchemaValue:
+        generated = super().model_schema(schema)
+        generated.pop("title", None)
+        return generated
+
+    def nullable_schema(self, schema: Any) -> JsonSchemaValue:
+        inner = self.generate_inner(schema["schema"])
+        kind = inner.get("type")
+        if isinstance(kind, str) and kind != "null" and "enum" not in inner and "const" not in inner:
+            return {**inner, "type": [kind, "null"]}
+        return super().nullable_schema(schema)
+
+    def default_schema(self, schema: Any) -> JsonSchemaValue:
+        generated = super().default_schema(schema)
+        if self.mode == "serialization" or generated.get("default", ...) is None:
+            generated.pop("default", None)
+        return generated
 
 
 @dataclass(frozen=True)
@@ -35,6 +68,8 @@ class ToolSpec:
     output_model: type[BaseModel]
     run: Callable[[Any, "ToolContext"], BaseModel]
     scope: "Scope" = "read"
+    # The toolsets the tool is listed in (code, exploration, review, admin).
+    families: tuple[Family, ...] = ()
     # The argument naming the project a call acts on, which the gateway and the tool function
     # check against the token; None when the tool takes none.
     project_argument: str | None = "project"
@@ -44,11 +79,16 @@ class ToolSpec:
     # True when the tool reaches beyond the project's own data (a GitHub download, say).
     open_world: bool = False
 
+    def __post_init__(self) -> None:
+        if not set(self.families) <= set(FAMILIES):
+            raise ValueError(f"tool {self.name!r}: families must be some of {FAMILIES}, not {self.families!r}")
+
     def input_schema(self) -> dict[str, Any]:
-        return self.input_model.model_json_schema()
+        return self.input_model.model_json_schema(schema_generator=WireJsonSchema)
 
     def output_schema(self) -> dict[str, Any]:
-        return self.output_model.model_json_schema()
+        # Serialization mode: the shape the tool's result is dumped in, not what it would accept.
+        return self.output_model.model_json_schema(schema_generator=WireJsonSchema, mode="serialization")
 
     def project_in(self, arguments: Mapping[str, Any]) -> str | None:
         """The project that raw (not yet validated) arguments name, if any."""
@@ -89,5 +129,7 @@ def all_specs() -> list[ToolSpec]:
             continue  # a module the tools share
         if not isinstance(spec, ToolSpec) or module_name(spec.name) != f"{TOOLS_PACKAGE}.{module.name}":
             raise RuntimeError(f"{TOOLS_PACKAGE}.{module.name} declares tool {getattr(spec, 'name', spec)!r}")
+        if not spec.families:
+            raise RuntimeError(f"tool {spec.name!r} belongs to no toolset: give its SPEC families")
         specs.append(spec)
     return sorted(specs, key=lambda spec: spec.name)

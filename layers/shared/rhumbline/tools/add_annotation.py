@@ -57,6 +57,7 @@ def run(arguments: AddAnnotationInput, context: ToolContext) -> AddAnnotationOut
 
 SPEC = ToolSpec(
     name="add_annotation",
+    families=("exploration",),
     title="Annotate a node",
     description=(
         "Attach durable knowledge (a gotcha, a decision, a warning) to a node. Stored outside the graph: "

@@ -111,6 +111,7 @@ def run(arguments: BlastRadiusInput, context: ToolContext) -> BlastRadiusOutput:
 
 SPEC = ToolSpec(
     name="blast_radius",
+    families=("exploration",),
     title="What depends on a node",
     description=(
         "Everything that depends on a node (callers, importers, subclasses, references, decorated "

@@ -169,6 +169,7 @@ def render(answer: ClassOutput) -> str:
 
 SPEC = ToolSpec(
     name="class",
+    families=("code",),
     title="A class and its hierarchy",
     description=(
         "A class (or interface, trait, struct, enum) by bare or qualified name or node id: its bases up "

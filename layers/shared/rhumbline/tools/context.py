@@ -208,6 +208,7 @@ def _doc_line(item: DocLink) -> str:
 
 SPEC = ToolSpec(
     name="context",
+    families=("code",),
     title="A file's context",
     description=(
         "Everything an agent needs before editing one file: the file node, every definition in it "

@@ -154,6 +154,7 @@ def render(answer: ExplainOutput) -> str:
 
 SPEC = ToolSpec(
     name="explain",
+    families=("code",),
     title="Explain any name",
     description=(
         "Universal lookup of any node by name — code (function, class, module, file) or knowledge layer "

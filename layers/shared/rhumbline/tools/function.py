@@ -107,6 +107,7 @@ def render(answer: FunctionOutput) -> str:
 
 SPEC = ToolSpec(
     name="function",
+    families=("code",),
     title="A function or method",
     description=(
         "A function or method by bare or qualified name (`filter`, `QuerySet.filter`, "

@@ -115,6 +115,7 @@ def run(arguments: ContributorStatsInput, context: ToolContext) -> ContributorSt
 
 SPEC = ToolSpec(
     name="get_contributor_stats",
+    families=("review",),
     title="Contributors of a repository",
     description=(
         "Who works on one repository (`repo` = owner/repo): per contributor, PRs authored (from recorded PRs), "

@@ -181,6 +181,7 @@ def run(arguments: GetNodeInput, context: ToolContext) -> GetNodeOutput:
 
 SPEC = ToolSpec(
     name="get_node",
+    families=("exploration",),
     title="Get a node and its edges",
     description=(
         "One node of the code graph by id: its detail (kind, qualified name, location, signature, "

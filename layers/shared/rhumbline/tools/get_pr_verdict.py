@@ -71,6 +71,7 @@ def run(arguments: PrVerdictInput, context: ToolContext) -> PrVerdictOutput:
 
 SPEC = ToolSpec(
     name="get_pr_verdict",
+    families=("review",),
     title="The review verdict of a PR",
     description=(
         "The verdict on one pull request of a repository (`repo` = owner/repo), for any PR ever recorded: "

@@ -78,6 +78,7 @@ def run(arguments: RecentReviewsInput, context: ToolContext) -> RecentReviewsOut
 
 SPEC = ToolSpec(
     name="get_recent_reviews",
+    families=("review",),
     title="Recent reviews of a repository",
     description=(
         "The newest reviews of one repository (`repo` = owner/repo), newest first: id, PR number, verdict "

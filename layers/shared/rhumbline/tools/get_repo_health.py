@@ -41,6 +41,7 @@ def run(arguments: RepoHealthInput, context: ToolContext) -> RepoHealthOutput:
 
 SPEC = ToolSpec(
     name="get_repo_health",
+    families=("review",),
     title="Review health of a repository",
     description=(
         "Review health of one repository (`repo` = owner/repo) from its recorded PRs and reviews: review "

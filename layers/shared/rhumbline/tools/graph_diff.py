@@ -162,6 +162,7 @@ def run(arguments: GraphDiffInput, context: ToolContext) -> GraphDiffOutput:
 
 SPEC = ToolSpec(
     name="graph_diff",
+    families=("exploration",),
     title="Diff two graph versions",
     description=(
         "What changed in a project's graph between two retained versions (default: the last two): "

@@ -113,6 +113,7 @@ def run(arguments: IngestInput, context: ToolContext) -> IngestOutput:
         store=context.graph,
         engine=resources.relational_engine(),
         clear=arguments.clear,
+        progress=context.progress,
     )
     return IngestOutput.model_validate(summary.model_dump())
 
@@ -149,6 +150,7 @@ def _run_source(arguments: IngestInput, context: ToolContext) -> IngestOutput:
             clear=arguments.clear,
             commit=tree.commit,
             history=False,
+            progress=context.progress,
         )
     output = IngestOutput.model_validate(summary.model_dump())
     output.source = source
@@ -196,6 +198,7 @@ def _schedule_self(arguments: IngestInput, project: str, context: ToolContext) -
 
 SPEC = ToolSpec(
     name="ingest",
+    families=("code",),
     title="Ingest a repository",
     description=(
         "Parse a source tree into the project's code graph as a new graph version: files, modules, "

@@ -77,6 +77,7 @@ def run(arguments: ListAnnotationsInput, context: ToolContext) -> ListAnnotation
 
 SPEC = ToolSpec(
     name="list_annotations",
+    families=("exploration",),
     title="List annotations",
     description=(
         "The annotations of a project (or of one node), oldest first, each marked `orphaned` when no node "

@@ -86,6 +86,7 @@ def run(arguments: ListProjectsInput, context: ToolContext) -> ListProjectsOutpu
 
 SPEC = ToolSpec(
     name="list_projects",
+    families=("code", "exploration", "review"),
     title="List projects",
     description=(
         "List the projects this token can see, each with its latest build (version, commit, time, "

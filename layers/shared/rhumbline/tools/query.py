@@ -196,6 +196,7 @@ def _output(arguments: QueryInput, done: Any, *, backend: str, scoped: bool, rea
 
 SPEC = ToolSpec(
     name="query",
+    families=("code",),
     title="Read-only Cypher",
     description=(
         "Run one read-only Cypher statement against the code graph and get rows as JSON (nodes, "

@@ -192,6 +192,7 @@ def _summary(question, how, seeds, walked, depth, edges, edges_total, counted) -
 
 SPEC = ToolSpec(
     name="query_graph",
+    families=("exploration",),
     title="Explore the graph around a question",
     description=(
         "Seed nodes from a full-text search on the question, expanded breadth-first (both "

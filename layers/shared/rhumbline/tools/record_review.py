@@ -103,6 +103,7 @@ def run(arguments: RecordReviewInput, context: ToolContext) -> RecordReviewOutpu
 
 SPEC = ToolSpec(
     name="record_review",
+    families=("review",),
     title="Record a PR review",
     description=(
         "Record an AI reviewer's review of a pull request: verdict (APPROVED, CHANGES_REQUESTED, COMMENT, "

@@ -102,6 +102,7 @@ def run(arguments: SearchInput, context: ToolContext) -> SearchOutput:
 
 SPEC = ToolSpec(
     name="search",
+    families=("code", "exploration"),
     title="Search the code graph",
     description=(
         "Find functions, classes, methods, files and modules by name or words. Ranking: exact name, "

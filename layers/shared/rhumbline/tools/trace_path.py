@@ -118,6 +118,7 @@ def run(arguments: TracePathInput, context: ToolContext) -> TracePathOutput:
 
 SPEC = ToolSpec(
     name="trace_path",
+    families=("exploration",),
     title="Trace paths between two nodes",
     description=(
         "Shortest paths from one node to another (ids, or names that name one node), up to max_paths "
