@@ -141,6 +141,38 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def selection_from_args(args: argparse.Namespace) -> Any:
+    from rhumbline.gateway.toolsets import Selection, SelectionError, parse_families
+
+    try:
+        families = parse_families(args.toolsets or "", source="--toolsets")
+    except SelectionError as error:
+        raise CliError(str(error)) from None
+    return Selection(families=families, read_only=args.read_only)
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+    from typing import get_args
+
+    from rhumbline.config import settings
+    from rhumbline.contract import Scope
+    from rhumbline.local.stdio import local_access, run_stdio
+
+    scopes = tuple(split_csv(args.scopes))
+    unknown = sorted(set(scopes) - set(get_args(Scope)))
+    if not scopes or unknown:
+        raise CliError(f"--scopes: choose from read, write, admin, cypher (not {', '.join(unknown) or 'nothing'})")
+    access = local_access(scopes, selection_from_args(args))  # type: ignore[arg-type]
+    # The client shows stderr to its user: no EMF blob per call there (an explicit setting wins).
+    os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+    # Before the transport claims stdout: a migration's output must not reach the protocol stream.
+    prepared_engine()
+    run_stdio(replace(settings(), tool_timeout=args.tool_timeout), access)
+    return 0
+
+
 def cmd_invoke(args: argparse.Namespace) -> int:
     from rhumbline.local.invoke import invoke, read_event
     from rhumbline.local.template import TemplateError
@@ -311,6 +343,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="how the gateway reaches tools: in-process, or boto3 through this server's Lambda Invoke API",
     )
     serve.set_defaults(run=cmd_serve)
+
+    mcp = commands.add_parser(
+        "mcp", help="serve MCP over stdio on this machine's store (for clients that start a server process)"
+    )
+    mcp.add_argument("--toolsets", help="comma-separated toolsets to offer: code, exploration, review, admin (default: all)")
+    mcp.add_argument("--read-only", action="store_true", help="offer and accept only tools that do not write")
+    mcp.add_argument(
+        "--scopes", default="read,write,admin,cypher", help="the local caller's scopes (default: read,write,admin,cypher)"
+    )
+    mcp.add_argument(
+        "--tool-timeout", type=float, default=600.0, help="seconds a tool call may take (default 600: a large ingest)"
+    )
+    mcp.set_defaults(run=cmd_mcp)
 
     invoke = commands.add_parser("invoke", help="run one function's handler on an event, as `sam local invoke` would")
     invoke.add_argument("target", metavar="TOOL", help="tool name (or function logical id)")

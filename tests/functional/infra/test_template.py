@@ -239,24 +239,28 @@ def test_mcp_routes_go_to_the_gateway_behind_the_authorizer(resources: dict[str,
     gateway = gateway_id(resources)
     # Exactly these routes: anything else would be a door the authorizer may not guard. The GitHub
     # webhook has no authorizer (GitHub cannot send a bearer token): its function verifies the
-    # HMAC signature of every delivery (tests/functional/webhooks).
+    # HMAC signature of every delivery (tests/functional/webhooks). The protected-resource metadata
+    # is public (RFC 9728): the gateway serves it before any identity check.
     assert routes == {
         ("POST", "/mcp"): (gateway, api_id, default_authorizer),
         ("GET", "/mcp"): (gateway, api_id, default_authorizer),
+        ("GET", "/.well-known/oauth-protected-resource/mcp"): (gateway, api_id, "NONE"),
+        ("GET", "/.well-known/oauth-protected-resource"): (gateway, api_id, "NONE"),
         ("POST", "/webhooks/github"): (function_for_code(resources, "functions/github_webhook"), api_id, "NONE"),
     }
     api = resources[api_id]["Properties"]
     assert api["StageName"] == "$default", "a named stage puts its name in rawPath (Mangum then answers 404)"
 
 
-def test_authorizer_is_a_cached_request_authorizer(resources: dict[str, Any]) -> None:
+def test_authorizer_is_a_request_authorizer_without_identity_source(resources: dict[str, Any]) -> None:
     _, settings = authorizer_settings(resources)
     assert ref(settings["FunctionArn"]) == function_for_code(resources, "functions/authorizer")
     assert settings["AuthorizerPayloadFormatVersion"] == "2.0"
     assert settings["EnableSimpleResponses"] is True
     assert settings["EnableFunctionDefaultPermissions"] is True, "API Gateway needs permission to call it"
-    assert settings["Identity"]["Headers"] == ["Authorization"]
-    assert settings["Identity"]["ReauthorizeEvery"] == 300
+    # An identity source would let API Gateway answer a request without it with a bare 401 (no
+    # WWW-Authenticate for OAuth clients): none, and so no cache (API Gateway requires one to cache).
+    assert settings["Identity"] == {"ReauthorizeEvery": 0}
 
 
 def test_timeouts_fit_api_gateway(template: dict[str, Any], resources: dict[str, Any]) -> None:
