@@ -125,12 +125,15 @@ def test_a_2025_06_18_client_speaking_json_rpc(server: LocalServer) -> None:
 
 
 def test_http_refusals(server: LocalServer) -> None:
+    # The gateway answers every 401, with or without a token, naming the protected-resource metadata.
+    metadata = f'resource_metadata="{server.base}/.well-known/oauth-protected-resource/mcp"'
     missing = httpx.post(server.url, json={})
-    assert (missing.status_code, missing.json()) == (401, {"message": "Unauthorized"})
+    assert (missing.status_code, missing.json()["error_description"]) == (401, "no bearer token was sent")
+    assert missing.headers["www-authenticate"] == f'Bearer realm="rhumbline", {metadata}'
     invalid = httpx.post(server.url, json={}, headers={"Authorization": "Bearer rhl_abcdefghij_" + "x" * 43})
     assert invalid.status_code == 401
     assert invalid.headers["www-authenticate"] == (
-        'Bearer realm="rhumbline", error="invalid_token", error_description="the token is not recognized"'
+        f'Bearer realm="rhumbline", {metadata}, error="invalid_token", error_description="the token is not recognized"'
     )
     get = httpx.get(server.url, headers={"Authorization": f"Bearer {server.token}"})
     assert (get.status_code, get.headers["allow"]) == (405, "POST")

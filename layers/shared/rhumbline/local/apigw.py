@@ -117,6 +117,9 @@ def build_event(
 ) -> dict[str, Any]:
     """The v2 event for a Lambda proxy integration (without the authorizer context)."""
     headers = join_headers(request.headers)
+    # API Gateway says how the client reached it; this endpoint is plain HTTP.
+    headers.setdefault("x-forwarded-proto", "http")
+    headers.setdefault("x-forwarded-for", request.source_ip)
     cookie_header = headers.pop("cookie", "")
     event: dict[str, Any] = {
         "version": "2.0",
