@@ -48,6 +48,9 @@ def test_the_event_has_the_v2_shape() -> None:
         "content-type": "application/json",
         "accept": "application/json,text/event-stream",
         "user-agent": "pytest",
+        # What API Gateway adds: how the client reached it.
+        "x-forwarded-proto": "http",
+        "x-forwarded-for": "10.1.2.3",
     }
     assert event["cookies"] == ["one=1", "two=2"]
     assert event["queryStringParameters"] == {"a": "1,2", "b": ""}

@@ -141,7 +141,10 @@ def test_the_repository_template_wires_every_tool_and_route() -> None:
     get, _ = template.route_for("GET", "/mcp")
     assert post.function == get.function == "GatewayFunction"
     assert post.authorizer.function == "AuthorizerFunction"
-    assert post.authorizer.identity_headers == ("authorization",)
-    assert post.authorizer.ttl_seconds == 300
+    # No identity source (the gateway answers every 401), so no cache.
+    assert post.authorizer.identity_headers == ()
+    assert post.authorizer.ttl_seconds == 0
+    metadata, _ = template.route_for("GET", "/.well-known/oauth-protected-resource/mcp")
+    assert (metadata.function, metadata.authorizer) == ("GatewayFunction", None)
     assert template.function("GatewayFunction").handler_file.is_file()
     assert template.function("AuthorizerFunction").handler_file.is_file()
