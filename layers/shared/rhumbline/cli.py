@@ -294,6 +294,25 @@ def cmd_token_revoke(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_project_delete(args: argparse.Namespace) -> int:
+    from rhumbline import project_deletion
+    from rhumbline.runtime import resources
+
+    project = checked_project(args.project)
+    engine = prepared_engine()
+    act = project_deletion.delete if args.yes else project_deletion.plan
+    try:
+        outcome = act(project, graph=resources.graph_store(), engine=engine, reviews=args.reviews)
+    except project_deletion.UnknownProject:
+        raise CliError(f"no project {project!r} in this store") from None
+    counts = ", ".join(f"{value:,} {name.replace('_', ' ')}" for name, value in outcome.counts.items())
+    if not outcome.deleted:
+        print(f"Would delete {project}: {counts} (reviews: {args.reviews}).", file=sys.stderr)
+        raise CliError("nothing deleted: pass --yes to delete")
+    print(f"Deleted {project}: {counts} (reviews: {args.reviews}).")
+    return 0
+
+
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
     upgraded = run_admin(args, "db.upgrade", {})
     print(f"Database schema is at revision {upgraded['revision']}.")
@@ -396,6 +415,19 @@ def build_parser() -> argparse.ArgumentParser:
     revoke = token_commands.add_parser("revoke", help="revoke a token")
     revoke.add_argument("token_id", metavar="ID")
     revoke.set_defaults(run=cmd_token_revoke)
+
+    project = commands.add_parser("project", help="manage the projects of this machine's store")
+    project_commands = project.add_subparsers(title="project commands", metavar="ACTION", required=True)
+    delete = project_commands.add_parser(
+        "delete", help="delete a project's graph, versions, snapshots and annotations (and reviews with --reviews drop)"
+    )
+    delete.add_argument("project", metavar="OWNER/REPO")
+    delete.add_argument(
+        "--reviews", required=True, choices=["keep", "drop"],
+        help="keep: the project stays with its pull requests and reviews; drop: those go too",
+    )
+    delete.add_argument("--yes", action="store_true", help="really delete (without it: say what would be deleted)")
+    delete.set_defaults(run=cmd_project_delete)
 
     db = commands.add_parser("db", help="database maintenance")
     db_commands = db.add_subparsers(title="db commands", metavar="ACTION", required=True)

@@ -28,7 +28,6 @@ class Deletion:
     project: str
     deleted: bool
     reviews: ReviewChoice
-    had_graph: bool
     counts: dict[str, int]
 
 
@@ -43,7 +42,8 @@ def plan(project: str, *, graph: "GraphStore", engine: "Engine", reviews: Review
         if found is None:
             raise UnknownProject(project)
         counts = count(session, found.id).as_dict()
-    return Deletion(project, False, reviews, graph.graph_version(project) is not None, counts)
+    in_graph = graph.counts(project)
+    return Deletion(project, False, reviews, {"nodes": in_graph.nodes, "edges": in_graph.edges, **counts})
 
 
 def delete(project: str, *, graph: "GraphStore", engine: "Engine", reviews: ReviewChoice) -> Deletion:
@@ -57,4 +57,4 @@ def delete(project: str, *, graph: "GraphStore", engine: "Engine", reviews: Revi
         found = projects.get(session, project)
         if found is not None:
             delete_project_data(session, found, keep_reviews=reviews == "keep")
-    return Deletion(project, True, reviews, planned.had_graph, planned.counts)
+    return Deletion(project, True, reviews, planned.counts)

@@ -27,6 +27,8 @@ class DeleteProjectInput(StrictInput):
 
 
 class DeletedCounts(BaseModel):
+    nodes: int = Field(description="In the code graph.")
+    edges: int = Field(description="In the code graph.")
     graph_versions: int
     snapshots: int = Field(description="Graph versions that had a diffable snapshot.")
     annotations: int
@@ -38,7 +40,6 @@ class DeleteProjectOutput(BaseModel):
     project: str
     deleted: bool = Field(description="False: a dry run (no `confirm`); `counts` is what would be deleted.")
     reviews: Literal["keep", "drop"]
-    had_graph: bool
     counts: DeletedCounts
 
 
@@ -54,8 +55,7 @@ def run(arguments: DeleteProjectInput, context: ToolContext) -> DeleteProjectOut
     except project_deletion.UnknownProject:
         raise NotFound(f"no project '{arguments.project}'") from None
     return DeleteProjectOutput(
-        project=outcome.project, deleted=outcome.deleted, reviews=outcome.reviews, had_graph=outcome.had_graph,
-        counts=DeletedCounts(**outcome.counts),
+        project=outcome.project, deleted=outcome.deleted, reviews=outcome.reviews, counts=DeletedCounts(**outcome.counts),
     )  # fmt: skip
 
 
