@@ -51,7 +51,13 @@ def checked_project(slug: str) -> str:
     return slug
 
 
+# How long a command-line ingest waits for another ingest of the same project (a watcher's, a server's).
+INGEST_WAIT_SECONDS = 600.0
+
+
 def run_ingest(root: Path, project: str, *, clear: bool) -> Any:
+    from rhumbline.config import settings
+    from rhumbline.ingest.lock import IngestBusy, exclusive_ingest
     from rhumbline.ingest.pipeline import ingest_local
     from rhumbline.local.progress import ProgressLine
     from rhumbline.runtime import resources
@@ -61,9 +67,12 @@ def run_ingest(root: Path, project: str, *, clear: bool) -> Any:
     engine = prepared_engine()
     progress = ProgressLine(sys.stdout) if sys.stdout.isatty() else None
     try:
-        return ingest_local(
-            root, project, store=resources.graph_store(), engine=engine, clear=clear, progress=progress
-        )
+        with exclusive_ingest(settings().home, project, timeout=INGEST_WAIT_SECONDS):
+            return ingest_local(
+                root, project, store=resources.graph_store(), engine=engine, clear=clear, progress=progress
+            )
+    except IngestBusy as busy:
+        raise CliError(str(busy)) from None
     finally:
         if progress is not None:
             progress.finish()
@@ -122,8 +131,42 @@ def cmd_up(args: argparse.Namespace) -> int:
     print(f"\nMCP endpoint:  {url}\nToken:         {token}\n")
     print("Add it to Claude Code:")
     print(f'  claude mcp add rhumbline --transport http {url} --header "Authorization: Bearer {token}"\n', flush=True)
-    serve(
-        template, host=args.host, port=args.port, dispatch="inprocess", log_level=args.log_level, access_log=args.access_log
+    stop = None
+    if args.watch:
+        from rhumbline.local.watch import watch_in_background
+
+        print(f"Watching {root}: changes are re-ingested into {project}.", flush=True)
+        _, stop = watch_in_background(root, lambda: run_ingest(root, project, clear=False), home=settings().home)
+    try:
+        serve(
+            template, host=args.host, port=args.port, dispatch="inprocess", log_level=args.log_level,
+            access_log=args.access_log,
+        )
+    finally:
+        if stop is not None:
+            stop.set()
+    return 0
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    from rhumbline.config import settings
+    from rhumbline.local.watch import watch_and_ingest
+
+    root = Path(args.path).resolve()
+    if not root.is_dir():
+        raise CliError(f"{root} is not a directory")
+    project = checked_project(args.project or default_project_slug(root))
+    if not args.no_ingest:
+        print(f"Ingesting {root} as {project} ...", flush=True)
+        summary = run_ingest(root, project, clear=False)
+        print(f"Ingested {summary.files:,} files in {summary.duration_s:.1f} s.", flush=True)
+    print(f"Watching {root} (Ctrl-C to stop).", flush=True)
+    watch_and_ingest(
+        root,
+        lambda: run_ingest(root, project, clear=False),
+        home=settings().home,
+        debounce_ms=args.debounce_ms,
+        report=lambda line: print(line, flush=True),
     )
     return 0
 
@@ -350,6 +393,7 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("path", nargs="?", default=".", help="directory to ingest (default: .)")
     up.add_argument("--project", help="project slug owner/repo (default: local/<directory name>)")
     up.add_argument("--no-ingest", action="store_true", help="serve what is already ingested")
+    up.add_argument("--watch", action="store_true", help="re-ingest the directory when its files change")
     add_server_options(up)
     up.set_defaults(run=cmd_up)
 
@@ -388,6 +432,15 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--clear", action="store_true", help="drop the project's graph first")
     ingest.add_argument("--json", action="store_true", help="print the summary as JSON")
     ingest.set_defaults(run=cmd_ingest)
+
+    watch = commands.add_parser("watch", help="ingest a directory, then re-ingest it whenever its files change")
+    watch.add_argument("path", nargs="?", default=".", help="directory to watch (default: .)")
+    watch.add_argument("--project", help="project slug owner/repo (default: local/<directory name>)")
+    watch.add_argument("--no-ingest", action="store_true", help="do not ingest before the first change")
+    watch.add_argument(
+        "--debounce-ms", type=int, default=1000, help="changes within this many ms make one re-ingest (default 1000)"
+    )
+    watch.set_defaults(run=cmd_watch)
 
     publish = commands.add_parser(
         "publish", help="CI: upload a checkout to S3 and ask a hosted deployment to ingest it"

@@ -17,6 +17,8 @@ from rhumbline.runtime.spec import ToolSpec
 from rhumbline.tools.common import StrictInput, project_field
 
 # A GitHub repository at an optional ref, or an S3 object: what a hosted deployment can fetch.
+# How long a local ingest waits for another ingest of the same project before saying so.
+BUSY_WAIT_SECONDS = 5.0
 SOURCE_PATTERN = r"^(github:[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(@[^\s]+)?|s3://[a-z0-9.-]{3,63}/\S+)$"
 
 
@@ -85,6 +87,7 @@ def default_project_for(root: Path) -> str:
 
 
 def run(arguments: IngestInput, context: ToolContext) -> IngestOutput:
+    from rhumbline.ingest.lock import IngestBusy, exclusive_ingest
     from rhumbline.ingest.pipeline import ingest_local
     from rhumbline.runtime import resources
 
@@ -107,14 +110,18 @@ def run(arguments: IngestInput, context: ToolContext) -> IngestOutput:
     project = arguments.project or default_project_for(root)
     if not context.caller.can_see(project):
         raise Forbidden(f"this token has no access to project '{project}'")
-    summary = ingest_local(
-        root,
-        project,
-        store=context.graph,
-        engine=resources.relational_engine(),
-        clear=arguments.clear,
-        progress=context.progress,
-    )
+    try:
+        with exclusive_ingest(context.settings.home, project, timeout=min(BUSY_WAIT_SECONDS, context.remaining())):
+            summary = ingest_local(
+                root,
+                project,
+                store=context.graph,
+                engine=resources.relational_engine(),
+                clear=arguments.clear,
+                progress=context.progress,
+            )
+    except IngestBusy as busy:
+        raise Unavailable(str(busy)) from None
     return IngestOutput.model_validate(summary.model_dump())
 
 
