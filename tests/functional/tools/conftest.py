@@ -61,10 +61,13 @@ def shop_graph() -> tuple[list[Node], list[Edge]]:
 
 
 def assert_output_contract(tool: str, result: dict) -> None:
-    """Every answer is its output model's own JSON form, key order included: what the catalog's
-    output schema promises."""
-    model = load_spec(tool).output_model
-    assert json.dumps(model.model_validate(result).model_dump(mode="json")) == json.dumps(result)
+    """Every answer is its output model's own JSON form, key order included, and valid against the
+    compact output schema agents are sent (the SDK's clients check structuredContent with it)."""
+    import jsonschema
+
+    spec = load_spec(tool)
+    assert json.dumps(spec.output_model.model_validate(result).model_dump(mode="json")) == json.dumps(result)
+    jsonschema.validate(result, spec.output_schema(), cls=jsonschema.Draft202012Validator)
 
 
 @dataclass

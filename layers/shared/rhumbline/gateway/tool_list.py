@@ -2,11 +2,12 @@
 version, tool set).
 
 A token only sees the tools it may call, as scope-aware MCP servers do: without `write` no ingest,
-add_annotation or record_review; without `cypher` no `query`. A call to a hidden tool still gets
+add_annotation or record_review; without `cypher` no `query`; and only those of the toolsets the
+client chose (gateway/toolsets.py). A call to a hidden tool still gets
 the gateway's clear scope error (calls.check_call), so hiding is a convenience, never the guard.
 
-The 20 tool definitions with their JSON schemas are ~95 KB on the wire, and the SDK dumps,
-re-validates and dumps a handler's result on every call (~8 ms). The answer only depends on the
+The tool definitions with their JSON schemas are tens of KB on the wire, and the SDK dumps,
+re-validates and dumps a handler's result on every call (milliseconds). The answer only depends on the
 protocol version (which fields the wire form has) and the set of tools shown, so `ToolListCache`, a
 server middleware, keeps the first wire form the SDK produced for each key and returns a copy of
 it afterwards — after validating the request's params exactly as the SDK would.

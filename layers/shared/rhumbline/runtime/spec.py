@@ -45,6 +45,16 @@ class WireJsonSchema(GenerateJsonSchema):
         generated.pop("title", None)
         return generated
 
+    def dataclass_schema(self, schema: Any) -> JsonSchemaValue:
+        generated = super().dataclass_schema(schema)
+        generated.pop("title", None)
+        return generated
+
+    def typed_dict_schema(self, schema: Any) -> JsonSchemaValue:
+        generated = super().typed_dict_schema(schema)
+        generated.pop("title", None)
+        return generated
+
     def nullable_schema(self, schema: Any) -> JsonSchemaValue:
         inner = self.generate_inner(schema["schema"])
         kind = inner.get("type")
