@@ -72,6 +72,7 @@ def test_an_unsigned_delivery_is_refused_by_the_function_not_the_authorizer(revi
     response = post(local_api, "/webhooks/github", body, headers)
     assert (response.status_code, response.json()) == (
         401, {"error": "missing or malformed X-Hub-Signature-256 header: expected sha256=<64 hex digits>"})  # fmt: skip
-    # /mcp without a bearer token is still API Gateway's 401, before any function runs.
+    # /mcp without a bearer token is the gateway's 401, with the OAuth challenge.
     mcp = post(local_api, "/mcp", b"{}", {"content-type": "application/json"})
-    assert (mcp.status_code, mcp.json()) == (401, {"message": "Unauthorized"})
+    assert (mcp.status_code, mcp.json()["error_description"]) == (401, "no bearer token was sent")
+    assert "resource_metadata=" in mcp.headers["www-authenticate"]
