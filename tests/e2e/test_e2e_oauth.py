@@ -35,6 +35,7 @@ class OAuthServer:
     base: str
     issuer: LocalIssuer
     static_token: str
+    home: Path
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +60,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OAuthServer]:
         base = f"http://127.0.0.1:{port}"
         try:
             wait_until_serving(process, base)
-            yield OAuthServer(url=f"{base}/mcp", base=base, issuer=issuer, static_token=created.stdout.strip())
+            yield OAuthServer(
+                url=f"{base}/mcp", base=base, issuer=issuer, static_token=created.stdout.strip(), home=root / "home"
+            )
         finally:
             process.send_signal(signal.SIGINT)
             try:
@@ -165,7 +168,14 @@ def test_toolset_filtered_clients_see_only_their_families(served: OAuthServer) -
     assert sdk_tools(served.url, token, {"X-Rhumbline-Toolsets": "code,exploration"}) == family("code") | family("exploration")
     read_only = sdk_tools(served.url, token, {"X-Rhumbline-Read-Only": "true"})
     assert read_only == {spec.name for spec in all_specs() if spec.read_only and spec.scope in ("read", "write")}
-    # A JWT's default toolsets apply unless the request chooses.
+    # A token's default toolsets apply unless the request chooses: an rhl_ token's, a JWT's claim.
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("RHUMBLINE_", "AWS_"))}
+    env["RHUMBLINE_HOME"] = str(served.home)
+    created = run_cli(env, "token", "create", "--principal", "rev", "--projects", "*", "--scopes", "read", "--toolsets", "review")
+    assert created.returncode == 0, created.stderr
+    assert sdk_tools(served.url, created.stdout.strip()) == {name for name in family("review") if name != "record_review"}
+    refused = run_cli(env, "token", "create", "--principal", "x", "--projects", "*", "--scopes", "read", "--toolsets", "nope")
+    assert refused.returncode == 1 and "unknown toolsets nope: choose from code, exploration, review, admin" in refused.stderr
     jwt_token = served.issuer.token(scope="read", rhumbline_projects="*", rhumbline_toolsets="review")
     assert sdk_tools(served.url, jwt_token) == {name for name in family("review") if name != "record_review"}
     assert sdk_tools(f"{served.url}?toolsets=all", jwt_token) == {spec.name for spec in all_specs() if spec.scope == "read"}

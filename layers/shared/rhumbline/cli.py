@@ -294,6 +294,7 @@ def cmd_token_create(args: argparse.Namespace) -> int:
             "scopes": split_csv(args.scopes),
             "expires_in_days": args.expires_in_days,
             "description": args.description,
+            "toolsets": split_csv(args.toolsets) if args.toolsets else None,
         },
     )
     expires = when_text(created["expires_at"]) if created["expires_at"] else "never"
@@ -461,6 +462,9 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--scopes", required=True, help="comma-separated: read, write, admin, cypher")
     create.add_argument("--expires-in-days", type=int, help="expiry in days (default: never)")
     create.add_argument("--description", help="what the token is for")
+    create.add_argument(
+        "--toolsets", help="default toolsets of its clients (code, exploration, review, admin); a client may choose others"
+    )
     create.set_defaults(run=cmd_token_create)
     listing = token_commands.add_parser("list", help="list tokens (never their secrets)")
     listing.add_argument("--json", action="store_true", help="print the tokens as JSON")

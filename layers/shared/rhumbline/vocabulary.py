@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
+# The toolsets a client may choose (gateway/toolsets.py); every tool belongs to at least one.
+Family = Literal["code", "exploration", "review", "admin"]
+FAMILIES: tuple[Family, ...] = ("code", "exploration", "review", "admin")
+
 # A project slug, `owner/repo`.
 PROJECT_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}/[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$"
 

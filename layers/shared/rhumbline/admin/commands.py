@@ -37,6 +37,7 @@ class TokenCreate(Input):
     scopes: list[str] = Field(description="read, write, admin, cypher")
     expires_in_days: int | None = Field(default=None, gt=0, le=3650)
     description: str | None = None
+    toolsets: list[str] | None = Field(default=None, description="default toolsets: code, exploration, review, admin")
 
 
 class TokenList(Input):
@@ -67,6 +68,7 @@ def token_create(arguments: TokenCreate, engine: Engine) -> dict[str, Any]:
                 scopes=arguments.scopes,
                 expires_at=expires_at,
                 description=arguments.description,
+                toolsets=arguments.toolsets,
             )
             described = token_fields(token)
     except ValueError as error:
@@ -115,6 +117,7 @@ def token_fields(token: Any) -> dict[str, Any]:
         "principal": token.principal,
         "projects": list(token.projects),
         "scopes": list(token.scopes),
+        "toolsets": list(token.toolsets or []),
         "description": token.description,
         "created_at": when(token.created_at),
         "expires_at": when(token.expires_at),

@@ -106,7 +106,8 @@ def authorize(event: dict[str, Any], context: Any) -> dict[str, Any]:
             logger.info("refused: %s token", check.reason)
             return refused(check.reason)
         caller = tokens.to_caller(check.token)
-    return authorized(caller)
+        toolsets = tuple(check.token.toolsets or ())
+    return authorized(caller, toolsets)
 
 
 handler = lambda_entry(authorize, function="authorizer")

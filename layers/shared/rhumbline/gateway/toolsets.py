@@ -12,7 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import parse_qs
 
-from rhumbline.runtime.spec import FAMILIES, ToolSpec
+from rhumbline.runtime.spec import ToolSpec
+from rhumbline.vocabulary import FAMILIES
 
 # Where the edge leaves the request's selection in the ASGI scope for the MCP handlers.
 SELECTION_KEY = "rhumbline.selection"

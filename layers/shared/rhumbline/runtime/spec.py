@@ -14,10 +14,12 @@ import pkgutil
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+
+from rhumbline.vocabulary import FAMILIES, Family
 
 if TYPE_CHECKING:
     from rhumbline.contract import Scope
@@ -26,9 +28,6 @@ if TYPE_CHECKING:
 TOOLS_PACKAGE = "rhumbline.tools"
 TOOL_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
-# The toolsets a client may choose (gateway/toolsets.py); every tool belongs to at least one.
-Family = Literal["code", "exploration", "review", "admin"]
-FAMILIES: tuple[Family, ...] = ("code", "exploration", "review", "admin")
 
 
 class WireJsonSchema(GenerateJsonSchema):

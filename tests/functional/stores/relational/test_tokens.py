@@ -94,7 +94,7 @@ def test_the_plaintext_is_stored_nowhere(engine) -> None:
         row = connection.execute(text("SELECT * FROM api_tokens WHERE id = :id"), {"id": token_id}).mappings().one()
     assert set(row) == {
         "id", "token_hash", "principal", "projects", "scopes", "created_at",
-        "expires_at", "revoked_at", "last_used_at", "description",
+        "expires_at", "revoked_at", "last_used_at", "description", "toolsets",
     }
     for column, value in row.items():
         assert plaintext not in str(value), column

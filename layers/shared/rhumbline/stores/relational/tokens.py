@@ -21,6 +21,7 @@ from rhumbline.contract import ALL_PROJECTS, Caller
 from rhumbline.stores.relational.schema.base import utcnow
 from rhumbline.stores.relational.schema.core import ApiToken
 from rhumbline.stores.relational.projects import SLUG_PATTERN
+from rhumbline.vocabulary import FAMILIES
 
 TOKEN_PREFIX = "rhl_"
 ID_PREFIX = "tk_"
@@ -71,6 +72,13 @@ def _validate_projects(projects: list[str]) -> list[str]:
     return list(dict.fromkeys(projects))
 
 
+def _validate_toolsets(toolsets: list[str]) -> list[str]:
+    unknown = sorted({name for name in toolsets if name not in FAMILIES}, key=str)
+    if unknown:
+        raise ValueError(f"unknown toolsets {', '.join(map(str, unknown))}: choose from {', '.join(FAMILIES)}")
+    return sorted(set(toolsets), key=FAMILIES.index)
+
+
 def create(
     session: Session,
     *,
@@ -79,6 +87,7 @@ def create(
     scopes: list[str],
     expires_at: datetime | None = None,
     description: str | None = None,
+    toolsets: list[str] | None = None,
 ) -> tuple[str, ApiToken]:
     """Create a token. Returns the plaintext (shown once, never stored) and the stored row."""
     principal = principal.strip() if isinstance(principal, str) else ""
@@ -93,6 +102,7 @@ def create(
             raise ValueError(f"expires_at {expires_at.isoformat()} is in the past")
     if description is not None and len(description) > 500:
         raise ValueError("description must be at most 500 characters")
+    checked_toolsets = _validate_toolsets(toolsets) if toolsets else None
 
     short_id = "".join(secrets.choice(_ID_ALPHABET) for _ in range(ID_LENGTH))
     plaintext = f"{TOKEN_PREFIX}{short_id}_{secrets.token_urlsafe(32)}"
@@ -105,6 +115,7 @@ def create(
         created_at=utcnow(),
         expires_at=expires_at,
         description=description,
+        toolsets=checked_toolsets,
     )
     session.add(token)
     session.flush()

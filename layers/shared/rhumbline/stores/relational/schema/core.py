@@ -35,6 +35,8 @@ class ApiToken(Base):
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     description: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    # The toolsets a client gets when it chooses none (gateway/toolsets.py); None: all.
+    toolsets: Mapped[list[str] | None] = mapped_column(PortableJSON, nullable=True)
 
 
 class AuditEntry(Base):
