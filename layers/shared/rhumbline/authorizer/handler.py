@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rhumbline.authorizer.oidc import OidcConfig, OidcRefusal, OidcVerifier, looks_like_jwt
 from rhumbline.contract import Caller
 from rhumbline.observability import lambda_entry
+
+if TYPE_CHECKING:
+    from rhumbline.authorizer.oidc import OidcVerifier
 
 logger = logging.getLogger("rhumbline.authorizer")
 
@@ -33,6 +35,10 @@ def authorization_header(event: Mapping[str, Any]) -> str | None:
     # The identity source is the Authorization header; API Gateway passes its value here too.
     identity = event.get("identitySource") or []
     return str(identity[0]) if identity and identity[0] else None
+
+
+def looks_like_jwt(token: str) -> bool:
+    return token.count(".") == 2 and not token.startswith("rhl_")
 
 
 def bearer_token(header: str | None) -> tuple[str | None, str]:
@@ -50,13 +56,18 @@ def refused(reason: str) -> dict[str, Any]:
     return {"isAuthorized": True, "context": {"authenticated": "false", "reason": reason if reason in REASONS else "unknown"}}
 
 
-_verifier: OidcVerifier | None = None
+_verifier: "OidcVerifier | None" = None
 
 
-def oidc_verifier() -> OidcVerifier | None:
-    """One verifier per container (its JWKS cache lives as long), None without a configured issuer."""
+def oidc_verifier() -> "OidcVerifier | None":
+    """One verifier per container (its JWKS cache lives as long), None without a configured issuer.
+    PyJWT and cryptography are imported only then: a deployment without an issuer never pays them."""
     global _verifier
     from rhumbline.config import settings
+
+    if not settings().oidc_issuer:
+        return None
+    from rhumbline.authorizer.oidc import OidcConfig, OidcVerifier
 
     config = OidcConfig.from_settings(settings())
     if config is None:
@@ -91,6 +102,8 @@ def authorize(event: dict[str, Any], context: Any) -> dict[str, Any]:
         return refused(reason)
     verifier = oidc_verifier()
     if verifier is not None and looks_like_jwt(token):
+        from rhumbline.authorizer.oidc import OidcRefusal
+
         # An unreachable issuer raises: API Gateway then answers 500 (an outage, not a bad token).
         try:
             verified = verifier.verify(token)

@@ -79,10 +79,6 @@ class OidcCaller:
     toolsets: tuple[str, ...] = field(default=())
 
 
-def looks_like_jwt(token: str) -> bool:
-    return token.count(".") == 2 and not token.startswith("rhl_")
-
-
 def discovered_jwks_uri(issuer: str) -> str:
     """The `jwks_uri` of the issuer's OpenID discovery document."""
     url = f"{issuer}/.well-known/openid-configuration"
