@@ -68,6 +68,12 @@ class Settings:
     oidc_default_projects: tuple[str, ...] = ()
     # The public URL of the MCP endpoint (a custom domain); empty: taken from each request's Host.
     resource_url: str = ""
+    # The most calls the whole deployment runs in a calendar month (UTC); None: no ceiling.
+    monthly_call_ceiling: int | None = None
+    # Limits a new token gets when its creator names none (None: unlimited).
+    default_rate_per_minute: int | None = None
+    default_rate_burst: int | None = None
+    default_monthly_quota: int | None = None
 
     def resolved_database_url(self) -> str:
         if self.database_url:
@@ -92,6 +98,16 @@ def _positive_int(name: str, default: str) -> int:
 
 def _list(name: str) -> tuple[str, ...]:
     return tuple(item.strip() for item in _env(name).replace(" ", ",").split(",") if item.strip())
+
+
+def _optional_limit(name: str) -> int | None:
+    """A positive integer, or None when unset, empty or 0 (template parameters say 0 for none)."""
+    text = _env(name)
+    if text in ("", "0"):
+        return None
+    if not text.isdigit():
+        raise ValueError(f"{name} must be a positive integer (or 0 for none), not {text!r}")
+    return int(text)
 
 
 def load_settings() -> Settings:
@@ -133,6 +149,10 @@ def load_settings() -> Settings:
         oidc_projects_claim=_env("RHUMBLINE_OIDC_PROJECTS_CLAIM", "rhumbline_projects"),
         oidc_default_projects=_list("RHUMBLINE_OIDC_DEFAULT_PROJECTS"),
         resource_url=_env("RHUMBLINE_RESOURCE_URL").rstrip("/"),
+        monthly_call_ceiling=_optional_limit("RHUMBLINE_MONTHLY_CALL_CEILING"),
+        default_rate_per_minute=_optional_limit("RHUMBLINE_DEFAULT_RATE_PER_MINUTE"),
+        default_rate_burst=_optional_limit("RHUMBLINE_DEFAULT_RATE_BURST"),
+        default_monthly_quota=_optional_limit("RHUMBLINE_DEFAULT_MONTHLY_QUOTA"),
     )
 
 

@@ -224,15 +224,30 @@ def test_the_audit_row_is_committed_before_the_response_leaves(handler: Any, loc
     assert [outcome for _, outcome in outcomes] == ["ok", "invalid", "denied"]
 
 
-def test_an_audit_failure_never_fails_the_call(handler: Any, local_store: Path, monkeypatch: pytest.MonkeyPatch, caplog: Any) -> None:
-    # A database that cannot exist (its parent is a device, not a directory): the audit write fails
-    # for real. (An unmigrated database would not do: local mode migrates on first use.)
-    monkeypatch.setenv("RHUMBLINE_DATABASE_URL", "sqlite:////dev/null/unwritable/rhumbline.sqlite3")
-    resources.reset()
+def test_an_audit_failure_never_fails_the_call(handler: Any, local_store: Path, caplog: Any) -> None:
+    # The audit table is gone: the call is admitted (its token's row is there), its audit write
+    # fails for real.
+    with resources.relational_engine().begin() as connection:
+        connection.exec_driver_sql("DROP TABLE audit_log")
     with caplog.at_level(logging.ERROR, logger="rhumbline.gateway.audit"):
         result = call(handler, "echo", {"text": "still works"}, request_id="req-unaudited")
     assert result["structuredContent"] == {"echo": "still works", "principal": "alice@example.com"}
     assert "audit write failed for request req-unaudited (echo)" in caplog.text
+
+
+def test_a_store_that_cannot_admit_the_call_refuses_it_before_dispatch(
+    handler: Any, dispatcher: CountingDispatcher, monkeypatch: pytest.MonkeyPatch, caplog: Any
+) -> None:
+    # A database that cannot exist (its parent is a device, not a directory): neither the token's
+    # limits nor its revocation can be checked, so the call is refused, naming the store.
+    monkeypatch.setenv("RHUMBLINE_DATABASE_URL", "sqlite:////dev/null/unwritable/rhumbline.sqlite3")
+    resources.reset()
+    with caplog.at_level(logging.ERROR, logger="rhumbline.gateway"):
+        result = call(handler, "echo", {"text": "x"}, request_id="req-unadmitted")
+    assert result["isError"] is True
+    assert text_of(result).startswith("unavailable: the relational store could not check this token's limits")
+    assert dispatcher.tools == []
+    assert "admission failed for request req-unadmitted (echo)" in caplog.text
 
 
 def test_tool_annotations_follow_the_spec(handler: Any) -> None:

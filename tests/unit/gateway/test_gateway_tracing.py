@@ -26,7 +26,7 @@ class NoAudit:
 
 def middleware_names() -> list[str]:
     catalog = Catalog.from_registry()
-    calls = ToolCalls(catalog, InProcessDispatcher(), NoAudit(), tool_timeout=5.0)
+    calls = ToolCalls(catalog, InProcessDispatcher(), NoAudit(), meter=None, tool_timeout=5.0)  # type: ignore[arg-type]
     return [type(m).__name__ for m in server.build_mcp_server(catalog, calls).middleware]
 
 

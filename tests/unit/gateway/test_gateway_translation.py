@@ -132,7 +132,7 @@ def test_audit_verdicts(code: str | None, verdict: str) -> None:
 
 
 def test_the_budget_is_the_tool_timeout_or_what_lambda_leaves() -> None:
-    calls = ToolCalls(CATALOG, InProcessDispatcher(), audit_log=None, tool_timeout=25.0)  # type: ignore[arg-type]
+    calls = ToolCalls(CATALOG, InProcessDispatcher(), audit_log=None, meter=None, tool_timeout=25.0)  # type: ignore[arg-type]
     assert calls.budget(None) == 25.0
     assert calls.budget(60.0) == 25.0
     assert calls.budget(10.0) == 10.0 - DEADLINE_MARGIN_SECONDS

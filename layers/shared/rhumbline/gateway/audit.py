@@ -1,4 +1,5 @@
-"""The audit trail of tool calls: one row per `tools/call`, whatever its outcome.
+"""The audit trail of tool calls: one row per `tools/call`, whatever its outcome, written with the
+call's usage rollup (stores/relational/usage.py) in one transaction.
 
 Writing the row is best effort: a failed audit write is logged and never fails the call it
 describes (the access log and the tool's own logs still carry the request id).
@@ -8,12 +9,13 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal, Protocol
 
 from sqlalchemy import Connection
 
 from rhumbline.runtime import resources
-from rhumbline.stores.relational import audit
+from rhumbline.stores.relational import audit, usage
 
 logger = logging.getLogger("rhumbline.gateway.audit")
 
@@ -32,6 +34,10 @@ class AuditEntry:
     error_code: str | None
     latency_ms: float
     result_bytes: int
+    at: datetime
+    # The month whose quota counted this call when it was admitted (limits.Verdict.month); None
+    # when it was refused before admission.
+    admitted_month: int | None = None
 
 
 class AuditLog(Protocol):
@@ -55,9 +61,10 @@ class RelationalAuditLog:
 
 
 def record_call(connection: Connection, entry: AuditEntry) -> None:
-    """What one call writes, inside the caller's transaction: committed together or not at all."""
-    audit.record(
-        connection,
+    """What one call writes, inside the caller's transaction: committed together or not at all.
+    An admitted call that is not billable gives its quota back."""
+    row = audit.row(
+        at=entry.at,
         request_id=entry.request_id,
         principal=entry.principal,
         token_id=entry.token_id,
@@ -69,3 +76,6 @@ def record_call(connection: Connection, entry: AuditEntry) -> None:
         latency_ms=entry.latency_ms,
         result_bytes=entry.result_bytes,
     )
+    billable = entry.outcome in usage.BILLABLE_OUTCOMES
+    release_month = None if billable else entry.admitted_month
+    usage.record_call(connection, usage.call_values(row, release_month=release_month))

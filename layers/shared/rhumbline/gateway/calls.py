@@ -1,8 +1,9 @@
-"""One `tools/call` through the gateway: check the caller, dispatch, translate, audit.
+"""One `tools/call` through the gateway: check the caller, admit, dispatch, translate, audit.
 
 The gateway never validates arguments against the tool's model nor runs tool logic: the tool
 function does that with the same pydantic model the catalog advertises. The gateway only refuses
-what it can refuse without the tool (unknown tool, missing scope or project, oversize arguments).
+what it can refuse without the tool (unknown tool, missing scope or project, oversize arguments),
+then what the meter refuses (a revoked or expired token, a rate limit, a quota: gateway/meter.py).
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any
 
 import anyio
@@ -22,8 +25,11 @@ from rhumbline.contract import Caller, ToolErrorBody, ToolInvocation, ToolOutcom
 from rhumbline.gateway.audit import AuditEntry, AuditLog, Verdict
 from rhumbline.gateway.catalog import Catalog
 from rhumbline.gateway.dispatch import Dispatcher, DispatchError
+from rhumbline.gateway.identity import REASON_DESCRIPTIONS
+from rhumbline.gateway.meter import Meter
 from rhumbline.gateway.toolsets import EVERYTHING, Selection
 from rhumbline.observability import record_tool_call
+from rhumbline.stores.relational.limits import Verdict as Admission
 
 logger = logging.getLogger("rhumbline.gateway")
 
@@ -33,10 +39,11 @@ DEADLINE_MARGIN_SECONDS = 1.5
 # Past the tool's deadline, a moment for the tool to report its own deadline error first.
 DISPATCH_GRACE_SECONDS = 0.5
 AUDIT_TIMEOUT_SECONDS = 3.0
+ADMISSION_TIMEOUT_SECONDS = 3.0
 # Threads for dispatches and audit rows at once (anyio's default): calls past it wait for one.
 WORKER_THREADS = 40
 
-DENIED_CODES = frozenset({"forbidden", "not_selected"})
+DENIED_CODES = frozenset({"forbidden", "not_selected", "unauthenticated", "rate_limited", "quota_exceeded"})
 INVALID_CODES = frozenset({"invalid_arguments", "unknown_tool", "arguments_too_large"})
 
 
@@ -129,6 +136,36 @@ def check_call(catalog: Catalog, request: CallRequest) -> ToolErrorBody | None:
     return None
 
 
+def admission_refusal(admission: Admission) -> ToolErrorBody:
+    """What a caller is told when the meter refuses its call: the limit, and when to retry."""
+    reason = admission.reason or "unknown"
+    if reason in ("unknown", "revoked", "expired"):
+        return ToolErrorBody(code="unauthenticated", message=REASON_DESCRIPTIONS[reason], details={"reason": reason})
+    details = {"retry_after_s": admission.retry_after_s, "limit": admission.limit or {}}
+    limit = admission.limit or {}
+    if reason == "rate_limited":
+        message = (
+            f"this token is over its rate limit of {limit.get('rate_per_minute')} calls per minute "
+            f"(burst {limit.get('burst')}): retry in {admission.retry_after_s} s"
+        )
+        return ToolErrorBody(code="rate_limited", message=message, details=details)
+    if reason == "ceiling_reached":
+        message = (
+            f"this deployment has run its monthly ceiling of {limit.get('monthly_call_ceiling')} calls; "
+            f"it resets at the start of next month (UTC), in {admission.retry_after_s} s"
+        )
+        return ToolErrorBody(code="quota_exceeded", message=message, details=details)
+    message = (
+        f"this token has used its monthly quota of {limit.get('monthly_quota')} calls; it resets at the "
+        f"start of next month (UTC), in {admission.retry_after_s} s"
+    )
+    return ToolErrorBody(code="quota_exceeded", message=message, details=details)
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
 def result_size(result: WireResult) -> int:
     if result["isError"]:
         return 0
@@ -136,11 +173,23 @@ def result_size(result: WireResult) -> int:
 
 
 class ToolCalls:
-    def __init__(self, catalog: Catalog, dispatcher: Dispatcher, audit_log: AuditLog, *, tool_timeout: float) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        dispatcher: Dispatcher,
+        audit_log: AuditLog,
+        meter: Meter,
+        *,
+        tool_timeout: float,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
         self.catalog = catalog
         self.dispatcher = dispatcher
         self.audit_log = audit_log
+        self.meter = meter
         self.tool_timeout = tool_timeout
+        # What the meter and the audit row read the time from (tests set the month).
+        self.clock = clock
         # Bounds the threads the container's blocking work (dispatch, audit row) runs on at once.
         self.limiter = anyio.CapacityLimiter(WORKER_THREADS)
 
@@ -152,8 +201,16 @@ class ToolCalls:
     async def call(self, request: CallRequest) -> WireResult:
         """The call's MCP result, returned only once its audit row is committed."""
         started = time.perf_counter()
-        result, error_code = await self._answer(request)
-        entry = audit_entry(request, project_of(self.catalog, request), error_code, started, result)
+        rejection = check_call(self.catalog, request)
+        admitted_month = None
+        if rejection is None:
+            rejection, admitted_month = await self._admit(request)
+        if rejection is not None:
+            result, error_code = error_result(rejection.code, rejection.message, rejection.details), rejection.code
+        else:
+            result, error_code = await self._answer(request, time.perf_counter() - started)
+        project = project_of(self.catalog, request)
+        entry = audit_entry(request, project, error_code, started, result, self.clock(), admitted_month)
         try:
             with anyio.fail_after(AUDIT_TIMEOUT_SECONDS):
                 await anyio.to_thread.run_sync(self._record, entry, abandon_on_cancel=True, limiter=self.limiter)
@@ -161,15 +218,28 @@ class ToolCalls:
             logger.error("audit write timed out for request %s (%s)", request.request_id, request.tool)
         return result
 
-    async def _answer(self, request: CallRequest) -> tuple[WireResult, str | None]:
-        """The MCP result and, when it is an error, its code (for the audit row)."""
-        rejection = check_call(self.catalog, request)
-        budget = self.budget(request.remaining_seconds)
-        if rejection is None and budget <= 0:
+    async def _admit(self, request: CallRequest) -> tuple[ToolErrorBody | None, int | None]:
+        """The meter's refusal, or the month the admitted call was counted in."""
+        try:
+            with anyio.fail_after(ADMISSION_TIMEOUT_SECONDS):
+                admission = await anyio.to_thread.run_sync(
+                    self.meter.admit, request.caller.token_id, self.clock(), abandon_on_cancel=True, limiter=self.limiter
+                )
+        except Exception:  # noqa: BLE001 - a store failure refuses the call; it must not crash it
+            logger.exception("admission failed for request %s (%s)", request.request_id, request.tool)
+            message = f"the relational store could not check this token's limits; retry shortly (request id {request.request_id})"
+            return ToolErrorBody(code="unavailable", message=message, details={"store": "relational"}), None
+        if admission.admitted:
+            return None, admission.month
+        return admission_refusal(admission), None
+
+    async def _answer(self, request: CallRequest, spent: float) -> tuple[WireResult, str | None]:
+        """The MCP result of an admitted call and, when it is an error, its code (for the audit row)."""
+        remaining = None if request.remaining_seconds is None else request.remaining_seconds - spent
+        budget = self.budget(remaining)
+        if budget <= 0:
             message = f"no time was left to run the tool (request id {request.request_id})"
-            rejection = ToolErrorBody(code="timeout", message=message)
-        if rejection is not None:
-            return error_result(rejection.code, rejection.message), rejection.code
+            return error_result("timeout", message), "timeout"
         try:
             # Waiting for a thread counts against the deadline too. At the deadline the thread is
             # abandoned: it runs on, its answer dropped, and the call's row says `timeout`.
@@ -223,7 +293,13 @@ class ToolCalls:
 
 
 def audit_entry(
-    request: CallRequest, project: str | None, error_code: str | None, started: float, result: WireResult
+    request: CallRequest,
+    project: str | None,
+    error_code: str | None,
+    started: float,
+    result: WireResult,
+    at: datetime,
+    admitted_month: int | None = None,
 ) -> AuditEntry:
     return AuditEntry(
         request_id=request.request_id,
@@ -236,4 +312,6 @@ def audit_entry(
         error_code=error_code,
         latency_ms=round((time.perf_counter() - started) * 1000, 3),
         result_bytes=result_size(result),
+        at=at,
+        admitted_month=admitted_month,
     )

@@ -13,6 +13,7 @@ from rhumbline.gateway.calls import ToolCalls
 from rhumbline.gateway.catalog import Catalog
 from rhumbline.gateway.container import GatewayContainer
 from rhumbline.gateway.dispatch import dispatcher_from_environment
+from rhumbline.gateway.meter import RelationalMeter
 from rhumbline.gateway.server import build_gateway_app
 from rhumbline.observability import lambda_entry
 
@@ -21,7 +22,11 @@ def build_container() -> GatewayContainer:
     current = settings()
     catalog = Catalog.from_registry()
     tool_calls = ToolCalls(
-        catalog, dispatcher_from_environment(current), RelationalAuditLog(), tool_timeout=current.tool_timeout
+        catalog,
+        dispatcher_from_environment(current),
+        RelationalAuditLog(),
+        RelationalMeter(monthly_ceiling=current.monthly_call_ceiling),
+        tool_timeout=current.tool_timeout,
     )
     app, session_manager = build_gateway_app(current, catalog, tool_calls)
     return GatewayContainer(app, session_manager).start()

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 _lock = threading.Lock()
 _engine: "Engine | None" = None
+_autocommit_engine: "Engine | None" = None
 _graph: "GraphStore | None" = None
 
 
@@ -35,6 +36,21 @@ def relational_engine() -> "Engine":
         return _engine
 
 
+def autocommit_engine() -> "Engine":
+    """For single statements in one round trip (stores/relational/oneshot.py): on PostgreSQL an
+    engine of its own (autocommit, no ping); on SQLite the relational engine."""
+    global _autocommit_engine
+    engine = relational_engine()
+    if engine.dialect.name != "postgresql":
+        return engine
+    with _lock:
+        if _autocommit_engine is None:
+            from rhumbline.stores.relational.engine import create_engine_for
+
+            _autocommit_engine = create_engine_for(settings(), autocommit=True)
+        return _autocommit_engine
+
+
 def graph_store() -> "GraphStore":
     global _graph
     with _lock:
@@ -47,11 +63,12 @@ def graph_store() -> "GraphStore":
 
 def reset() -> None:
     """Close and forget the connections (tests switch backends; the CLI exits cleanly)."""
-    global _engine, _graph
+    global _engine, _autocommit_engine, _graph
     with _lock:
         if _graph is not None:
             _graph.close()
-        if _engine is not None:
-            _engine.dispose()
-        _engine = _graph = None
+        for engine in (_engine, _autocommit_engine):
+            if engine is not None:
+                engine.dispose()
+        _engine = _autocommit_engine = _graph = None
     settings.cache_clear()

@@ -16,6 +16,8 @@ TABLES |= {"pull_requests", "pull_request_files", "reviews", "webhook_deliveries
 TABLES |= {"ingested_files", "graph_snapshots"}
 # Graph exploration: annotations and cached centrality (0004_annotations).
 TABLES |= {"annotations", "graph_centrality"}
+# Usage rollups (0007_metering).
+TABLES |= {"usage_daily"}
 
 
 def head_revision() -> str:

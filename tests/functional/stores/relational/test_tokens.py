@@ -95,6 +95,7 @@ def test_the_plaintext_is_stored_nowhere(engine) -> None:
     assert set(row) == {
         "id", "token_hash", "principal", "projects", "scopes", "created_at",
         "expires_at", "revoked_at", "last_used_at", "description", "toolsets",
+        "rate_per_minute", "rate_burst", "monthly_quota", "bucket_level", "bucket_at", "quota_month", "quota_used",
     }
     for column, value in row.items():
         assert plaintext not in str(value), column

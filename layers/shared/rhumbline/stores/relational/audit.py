@@ -6,7 +6,9 @@ import json
 import re
 from typing import Any
 
-from sqlalchemy import Connection, insert, select
+from datetime import datetime
+
+from sqlalchemy import Connection, bindparam, insert, select
 from sqlalchemy.orm import Session
 
 from rhumbline.stores.relational.schema.base import utcnow
@@ -19,14 +21,25 @@ LIST_LIMIT = 20
 DEPTH_LIMIT = 4
 REDACTED = "[redacted]"
 _SECRET_KEY = re.compile(r"token|password|secret|authorization", re.IGNORECASE)
+COLUMNS = (
+    "at", "request_id", "principal", "token_id", "tool", "project", "arguments_summary", "outcome", "error_code",
+    "latency_ms", "result_bytes",
+)  # fmt: skip
 # A Core insert, not an ORM object: the row is written on every tool call's path, where the unit
-# of work (identity map, flush, events) would be overhead for a single INSERT.
-INSERT_ROW = insert(AuditEntry.__table__)
+# of work (identity map, flush, events) would be overhead for a single INSERT. Its parameters are
+# named after the columns, so other statements of the same call can share them (usage.record_call).
+INSERT_ROW = insert(AuditEntry.__table__).values({name: bindparam(name) for name in COLUMNS})
 
 
-def record(
-    executor: Session | Connection,
+def record(executor: Session | Connection, *, at: datetime | None = None, **fields: Any) -> None:
+    """Insert one audit row (`row`'s fields), stamped `at` (default now), in the executor's
+    transaction. Raises ValueError for an unknown outcome."""
+    executor.execute(INSERT_ROW, row(at=at or utcnow(), **fields))
+
+
+def row(
     *,
+    at: datetime,
     request_id: str,
     principal: str,
     token_id: str,
@@ -37,15 +50,14 @@ def record(
     error_code: str | None,
     latency_ms: float,
     result_bytes: int,
-) -> None:
-    """Insert one audit row, stamped now, in the executor's transaction. Raises ValueError for an
-    unknown outcome."""
+) -> dict[str, object]:
+    """An audit row's values, checked and clipped. Raises ValueError for an unknown outcome."""
     if outcome not in AUDIT_OUTCOMES:
         raise ValueError(f"outcome must be one of {', '.join(AUDIT_OUTCOMES)}, not {outcome!r}")
     # Clipped to the column sizes: PostgreSQL rejects an over-long value, and a failed audit write
     # must not fail the call it records.
-    values = {
-        "at": utcnow(),
+    return {
+        "at": at,
         "request_id": request_id[:100],
         "principal": principal[:200],
         "token_id": token_id[:16],
@@ -57,7 +69,6 @@ def record(
         "latency_ms": float(latency_ms),
         "result_bytes": int(result_bytes),
     }
-    executor.execute(INSERT_ROW, values)
 
 
 def recent(session: Session, *, limit: int = 100, principal: str | None = None) -> list[AuditEntry]:

@@ -37,14 +37,20 @@ READ_ONLY = "rhumbline_read_only"
 IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000
 
 
-def create_engine_for(settings: "Settings") -> Engine:
+def create_engine_for(settings: "Settings", *, autocommit: bool = False) -> Engine:
     tls = DbTls(settings.db_ssl, settings.db_ca_bundle)
-    return create_engine_from_url(settings.resolved_database_url(), timeout=settings.db_timeout, tls=tls)
+    return create_engine_from_url(
+        settings.resolved_database_url(), timeout=settings.db_timeout, tls=tls, autocommit=autocommit
+    )
 
 
-def create_engine_from_url(url: str, *, timeout: float = 10.0, tls: DbTls | None = None) -> Engine:
+def create_engine_from_url(
+    url: str, *, timeout: float = 10.0, tls: DbTls | None = None, autocommit: bool = False
+) -> Engine:
     """An engine for `sqlite:///path` or `postgresql+pg8000://...`; `timeout` is in seconds;
-    `tls`: how PostgreSQL connections are encrypted (tls.py; default none)."""
+    `tls`: how PostgreSQL connections are encrypted (tls.py; default none). `autocommit` (PostgreSQL):
+    every statement commits by itself and connections are not pinged at checkout, for statements
+    that run alone in one round trip (oneshot.py)."""
     if timeout <= 0:
         raise ValueError(f"timeout must be positive, not {timeout}")
     parsed = make_url(url)
@@ -52,7 +58,7 @@ def create_engine_from_url(url: str, *, timeout: float = 10.0, tls: DbTls | None
     if backend == "sqlite":
         return _sqlite_engine(parsed, timeout)
     if backend == "postgresql" and parsed.get_driver_name() == "pg8000":
-        return _postgres_engine(parsed, timeout, tls or DbTls())
+        return _postgres_engine(parsed, timeout, tls or DbTls(), autocommit=autocommit)
     raise ValueError(
         f"unsupported database URL scheme {parsed.drivername!r}: use sqlite:///PATH or postgresql+pg8000://..."
     )
@@ -133,8 +139,9 @@ def _emit_begin(connection: Any, statement: str) -> None:
         raise DBAPIError.instance(statement, None, error, sqlite3.Error) from error
 
 
-def _postgres_engine(url: URL, timeout: float, tls: DbTls) -> Engine:
+def _postgres_engine(url: URL, timeout: float, tls: DbTls, *, autocommit: bool = False) -> Engine:
     timeout_ms = int(timeout * 1000)
+    options: dict[str, Any] = {"isolation_level": "AUTOCOMMIT"} if autocommit else {}
     engine = create_engine(
         url,
         connect_args={
@@ -146,11 +153,14 @@ def _postgres_engine(url: URL, timeout: float, tls: DbTls) -> Engine:
                 "idle_in_transaction_session_timeout": str(IDLE_IN_TRANSACTION_TIMEOUT_MS),
             },
         },
-        # A Lambda container thawed after minutes may hold sockets the server already closed.
-        pool_pre_ping=True,
+        # A Lambda container thawed after minutes may hold sockets the server already closed. An
+        # autocommit engine's user retries a statement that met a dead connection instead: the ping
+        # would double its round trips.
+        pool_pre_ping=not autocommit,
         pool_size=2,
         max_overflow=2,
         pool_timeout=timeout,
+        **options,
     )
     event.listen(engine, "handle_error", _integrity_error_from_sqlstate, retval=True)
     return engine

@@ -1,4 +1,5 @@
-"""The core tables: projects, API tokens, the audit log and graph versions (migration 0001_initial)."""
+"""The core tables: projects, API tokens, the audit log and graph versions (migration 0001_initial;
+the tokens' toolsets: 0006_token_toolsets; their limits and meter state: 0007_metering)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,11 @@ class Project(Base):
 
 class ApiToken(Base):
     __tablename__ = "api_tokens"
+    __table_args__ = (
+        CheckConstraint("rate_per_minute > 0", name="rate_per_minute_positive"),
+        CheckConstraint("rate_burst > 0", name="rate_burst_positive"),
+        CheckConstraint("monthly_quota > 0", name="monthly_quota_positive"),
+    )
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True, index=True, nullable=False)
@@ -37,6 +43,18 @@ class ApiToken(Base):
     description: Mapped[str | None] = mapped_column(String(500), nullable=True)
     # The toolsets a client gets when it chooses none (gateway/toolsets.py); None: all.
     toolsets: Mapped[list[str] | None] = mapped_column(PortableJSON, nullable=True)
+    # Limits (NULL: none). The rate limit is a token bucket of `rate_burst` calls (NULL: the rate),
+    # refilled at `rate_per_minute`; the quota counts the calls admitted in a calendar month (UTC).
+    rate_per_minute: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    rate_burst: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    monthly_quota: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # Meter state, written by the gateway's admission of each call (stores/relational/limits.py).
+    # The bucket's level at `bucket_at` (unix seconds: plain arithmetic on both databases); NULL: full.
+    bucket_level: Mapped[float | None] = mapped_column(Float, nullable=True)
+    bucket_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    # Calls admitted in `quota_month` (year * 100 + month), less those that turned out not billable.
+    quota_month: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    quota_used: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
 
 
 class AuditEntry(Base):

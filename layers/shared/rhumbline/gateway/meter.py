@@ -1,0 +1,58 @@
+"""Admission of each tools/call before dispatch: the token must still be live (revocation and
+expiry take effect on the next call, whatever the authorizer cached), under its rate limit and
+monthly quota (stores/relational/limits.py), and the deployment under its monthly call ceiling.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from rhumbline.runtime import resources
+from rhumbline.stores.relational import limits, usage
+from rhumbline.stores.relational.oneshot import OneShot
+
+# How stale the deployment's count of the month's calls may be: the ceiling is a guard on the
+# bill, so it is read once a minute per container rather than on every call.
+CEILING_REFRESH = timedelta(seconds=60)
+
+
+class Meter(Protocol):
+    def admit(self, token_id: str, now: datetime) -> limits.Verdict:
+        """Blocking; raises when the store cannot answer."""
+
+
+class RelationalMeter:
+    def __init__(self, *, monthly_ceiling: int | None = None) -> None:
+        self.monthly_ceiling = monthly_ceiling
+        self._lock = threading.Lock()
+        self._oneshot: OneShot | None = None
+        self._ceiling_checked: tuple[datetime, int] | None = None  # (when, calls that ran this month)
+
+    def admit(self, token_id: str, now: datetime) -> limits.Verdict:
+        if self.monthly_ceiling is not None and self._month_calls(now) >= self.monthly_ceiling:
+            return limits.Verdict(
+                admitted=False,
+                month=limits.month_of(now),
+                reason="ceiling_reached",
+                retry_after_s=limits.round_up((limits.next_month(now) - now).total_seconds()),
+                limit={"monthly_call_ceiling": self.monthly_ceiling},
+            )
+        return limits.admit(self._rows().rows, token_id, now)
+
+    def _rows(self) -> OneShot:
+        if self._oneshot is None:
+            self._oneshot = OneShot(resources.autocommit_engine())
+        return self._oneshot
+
+    def _month_calls(self, now: datetime) -> int:
+        with self._lock:
+            checked = self._ceiling_checked
+            fresh = checked is not None and limits.month_of(checked[0]) == limits.month_of(now)
+            if fresh and checked is not None and now - checked[0] < CEILING_REFRESH:
+                return checked[1]
+            with resources.relational_engine().connect() as connection:
+                count = usage.calls_run_this_month(connection, now)
+            self._ceiling_checked = (now, count)
+            return count

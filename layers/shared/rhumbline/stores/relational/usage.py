@@ -1,0 +1,140 @@
+"""Usage: each call counted in its day's rollup as its audit row is written, and reports on them.
+
+A call is **billable** when its outcome is `ok`: the tool ran and answered. Refusals (scope,
+project, rate limit, quota, revoked token), invalid requests and errors (the tool's or ours:
+timeouts, unavailable stores, crashed functions) are counted but not billable.
+
+`record_call` writes a call's audit row, adds it to `usage_daily` (an atomic INSERT ... ON CONFLICT
+DO UPDATE, exact under any concurrency) and gives back the quota of an admitted call that is not
+billable (limits.RELEASE): on PostgreSQL as one statement (data-modifying CTEs, one round trip), on
+SQLite as three in the caller's transaction. Either way the three commit together or not at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any, Literal
+
+from sqlalchemy import Connection, Select, bindparam, func, select
+from sqlalchemy.dialects import postgresql, sqlite
+
+from rhumbline.stores.relational import audit
+from rhumbline.stores.relational.limits import RELEASE
+from rhumbline.stores.relational.schema.metering import UsageDaily
+
+USAGE = UsageDaily.__table__
+KEY = ("day", "token_id", "principal", "project", "tool")
+COUNTS = ("calls", "billable", "denied", "invalid", "errors", "duration_us", "result_bytes")
+BILLABLE_OUTCOMES = frozenset({"ok"})
+# The audit outcome each call adds one to (besides `calls`).
+OUTCOME_COUNTS = {"ok": "billable", "denied": "denied", "invalid": "invalid", "error": "errors"}
+# The rollup's parameters share the audit row's names, but for the one column whose values differ
+# (no project: NULL in the audit log, '' in a key).
+_PARAMETER = {"project": "usage_project"}
+
+Dimension = Literal["day", "token_id", "principal", "project", "tool"]
+DIMENSIONS: tuple[Dimension, ...] = ("day", "token_id", "principal", "project", "tool")
+MAX_ROWS = 1000
+
+
+def _upsert(insert: Any) -> Any:
+    statement = insert(USAGE).values({name: bindparam(_PARAMETER.get(name, name)) for name in (*KEY, *COUNTS)})
+    return statement.on_conflict_do_update(
+        index_elements=list(KEY), set_={name: USAGE.c[name] + statement.excluded[name] for name in COUNTS}
+    )
+
+
+UPSERT_SQLITE = _upsert(sqlite.insert)
+# The audit row and the quota given back ride along as CTEs: PostgreSQL runs every data-modifying
+# CTE of a statement, read or not.
+WRITE_CALL_POSTGRES = (
+    _upsert(postgresql.insert).add_cte(audit.INSERT_ROW.cte("audit_row")).add_cte(RELEASE.cte("released"))
+)
+
+
+def call_values(row: dict[str, Any], *, release_month: int | None) -> dict[str, Any]:
+    """The parameters of `record_call`: an audit row (audit.row) plus its rollup increments, and the
+    month whose quota to give a call back in (None: nothing to give back)."""
+    outcome = str(row["outcome"])
+    values = {name: 0 for name in COUNTS}
+    values.update(
+        {
+            **row,
+            "day": row["at"].date(),
+            "usage_project": row["project"] or "",
+            "calls": 1,
+            OUTCOME_COUNTS[outcome]: 1,
+            "duration_us": round(float(row["latency_ms"]) * 1000),
+            "release_token": row["token_id"] if release_month is not None else None,
+            "release_month": release_month,
+        }
+    )
+    return values
+
+
+def record_call(connection: Connection, values: dict[str, Any]) -> None:
+    """Write one call (call_values) in the connection's transaction."""
+    if connection.dialect.name == "postgresql":
+        connection.execute(WRITE_CALL_POSTGRES, values)
+        return
+    connection.execute(audit.INSERT_ROW, values)
+    connection.execute(UPSERT_SQLITE, values)
+    if values["release_token"] is not None:
+        connection.execute(RELEASE, values)
+
+
+# ---------------------------------------------------------------- reports
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Days are UTC and inclusive. `projects`: the only projects to report (None: all)."""
+
+    since: date
+    until: date
+    principal: str | None = None
+    project: str | None = None
+    tool: str | None = None
+    token_id: str | None = None
+    projects: Sequence[str] | None = None
+
+
+def _grouped(filters: Filters, by: Sequence[Dimension]) -> Select[Any]:
+    columns = [USAGE.c[dimension] for dimension in by]
+    sums = [func.sum(USAGE.c[name]).label(name) for name in COUNTS]
+    query = select(*columns, *sums).where(USAGE.c.day >= filters.since, USAGE.c.day <= filters.until)
+    for dimension in ("principal", "project", "tool", "token_id"):
+        wanted = getattr(filters, dimension)
+        if wanted is not None:
+            query = query.where(USAGE.c[dimension] == wanted)
+    if filters.projects is not None:
+        query = query.where(USAGE.c.project.in_(list(filters.projects)))
+    return query.group_by(*columns)
+
+
+def report(
+    connection: Connection, filters: Filters, by: Sequence[Dimension], *, limit: int = MAX_ROWS, offset: int = 0
+) -> tuple[list[dict[str, Any]], int, dict[str, int]]:
+    """(rows, total, totals): one row per value of the `by` dimensions, ordered by them, at most
+    `limit` (capped at MAX_ROWS) from `offset`; how many rows there are in all; and the sums over
+    every row."""
+    if not by or len(set(by)) != len(by) or any(dimension not in DIMENSIONS for dimension in by):
+        raise ValueError(f"by must name distinct dimensions among {', '.join(DIMENSIONS)}")
+    grouped = _grouped(filters, by).subquery()
+    total = connection.execute(select(func.count()).select_from(grouped)).scalar_one()
+    totals_row = connection.execute(select(*(func.coalesce(func.sum(grouped.c[n]), 0) for n in COUNTS))).one()
+    page = connection.execute(
+        select(grouped).order_by(*(grouped.c[dimension] for dimension in by))
+        .limit(max(1, min(limit, MAX_ROWS))).offset(max(0, offset))
+    )  # fmt: skip
+    rows = [{**row._mapping, **{name: int(row._mapping[name]) for name in COUNTS}} for row in page]
+    return rows, int(total), {name: int(value) for name, value in zip(COUNTS, totals_row)}
+
+
+def calls_run_this_month(connection: Connection, now: datetime) -> int:
+    """Calls that ran (every outcome but a refusal) in `now`'s UTC month, over the whole deployment."""
+    first = now.date().replace(day=1)
+    ran = func.coalesce(func.sum(USAGE.c.calls - USAGE.c.denied), 0)
+    return int(connection.execute(select(ran).where(USAGE.c.day >= first)).scalar_one())
