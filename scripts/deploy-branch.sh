@@ -15,8 +15,8 @@
 #   RHUMBLINE_SHARED_STACK (branch stacks: the long-lived stack whose Aurora cluster they share,
 #     default rhumbline-dev; "none" gives a branch its own cluster),
 #   RHUMBLINE_SOURCE_BUCKET (optional: the bucket `rhumbline publish` uploads to).
-# Branch stacks use Stage=branch: no deletion protection, no final snapshot, their graphs under
-# the Neo4j namespace <stack name>.
+# Branch stacks use Stage=branch: no deletion protection, no final snapshot, no reserved
+# concurrency, their graphs under the Neo4j namespace <stack name>.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -104,6 +104,11 @@ parameters=(
     "Neo4jSecretArn=$RHUMBLINE_NEO4J_SECRET_ARN"
     "SourceBucket=${RHUMBLINE_SOURCE_BUCKET:-}"
 )
+if [[ "$stage" == branch ]]; then
+    # Reserved concurrency comes out of the account's pool, whatever the stack's traffic: the
+    # previews of every open branch reserve none.
+    parameters+=("GatewayReservedConcurrency=0" "ToolReservedConcurrency=0")
+fi
 shared="${RHUMBLINE_SHARED_STACK:-rhumbline-dev}"
 if [[ "$stage" == branch && "$shared" != none ]]; then
     # A cheap stack: the long-lived stack's cluster (a database of its own there) and a

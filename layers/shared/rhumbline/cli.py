@@ -13,7 +13,6 @@ import re
 import socket
 import sys
 from collections.abc import Sequence
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -98,10 +97,6 @@ def ensure_port_free(host: str, port: int) -> None:
 def endpoint_url(host: str, port: int) -> str:
     shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
     return f"http://{shown}:{port}/mcp"
-
-
-def when(moment: datetime | None) -> str:
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%MZ") if moment else "-"
 
 
 # ---------------------------------------------------------------- commands
@@ -198,6 +193,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     from dataclasses import replace
     from typing import get_args
 
+    from rhumbline.admin.cli import split_csv
     from rhumbline.config import settings
     from rhumbline.contract import Scope
     from rhumbline.local.stdio import local_access, run_stdio
@@ -266,78 +262,6 @@ def print_summary(summary: Any, *, as_json: bool) -> None:
         print(f"  {name}: {json.dumps(value) if isinstance(value, (dict, list)) else value}")
 
 
-def admin(args: argparse.Namespace) -> Any:
-    """Where token and db commands run: this machine's store, or the admin function of --stack."""
-    from rhumbline.admin.client import LocalAdmin, StackAdmin
-
-    if args.stack:
-        return StackAdmin(args.stack, region=args.region)
-    return LocalAdmin(prepared_engine)
-
-
-def run_admin(args: argparse.Namespace, command: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    from rhumbline.admin.commands import AdminError
-
-    try:
-        return admin(args).run(command, arguments)
-    except AdminError as error:
-        raise CliError(error.message) from None
-
-
-def cmd_token_create(args: argparse.Namespace) -> int:
-    created = run_admin(
-        args,
-        "token.create",
-        {
-            "principal": args.principal,
-            "projects": split_csv(args.projects),
-            "scopes": split_csv(args.scopes),
-            "expires_in_days": args.expires_in_days,
-            "description": args.description,
-            "toolsets": split_csv(args.toolsets) if args.toolsets else None,
-        },
-    )
-    expires = when_text(created["expires_at"]) if created["expires_at"] else "never"
-    print(f"Created token {created['id']} for {created['principal']} (expires {expires}).", file=sys.stderr)
-    print("The token is shown once; store it now:", file=sys.stderr)
-    print(created["token"])
-    return 0
-
-
-def cmd_token_list(args: argparse.Namespace) -> int:
-    listed = run_admin(args, "token.list", {})
-    if args.json:
-        print(json.dumps(listed, indent=2))
-        return 0
-    rows = [
-        [
-            token["id"],
-            token["principal"],
-            ",".join(token["projects"]),
-            ",".join(token["scopes"]),
-            *(when_text(token[key]) for key in ("created_at", "expires_at", "revoked_at", "last_used_at")),
-        ]
-        for token in listed["tokens"]
-    ]
-    header = ["ID", "PRINCIPAL", "PROJECTS", "SCOPES", "CREATED", "EXPIRES", "REVOKED", "LAST USED"]
-    widths = [max(len(row[column]) for row in [header, *rows]) for column in range(len(header))]
-    for row in [header, *rows]:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
-    if listed["total"] > len(rows):
-        print(f"({len(rows)} newest of {listed['total']} tokens shown)", file=sys.stderr)
-    return 0
-
-
-def when_text(moment: str | None) -> str:
-    return when(datetime.fromisoformat(moment)) if moment else "-"
-
-
-def cmd_token_revoke(args: argparse.Namespace) -> int:
-    run_admin(args, "token.revoke", {"token_id": args.token_id})
-    print(f"Revoked {args.token_id} (servers that cached it stop accepting it within 5 minutes).")
-    return 0
-
-
 def cmd_project_delete(args: argparse.Namespace) -> int:
     from rhumbline import project_deletion
     from rhumbline.runtime import resources
@@ -357,16 +281,6 @@ def cmd_project_delete(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_db_upgrade(args: argparse.Namespace) -> int:
-    upgraded = run_admin(args, "db.upgrade", {})
-    print(f"Database schema is at revision {upgraded['revision']}.")
-    return 0
-
-
-def split_csv(value: str) -> list[str]:
-    return [item.strip() for item in value.split(",") if item.strip()]
-
-
 # ---------------------------------------------------------------- parser
 
 
@@ -381,11 +295,13 @@ def add_server_options(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from rhumbline.admin.cli import add_admin_commands
+
     parser = argparse.ArgumentParser(prog="rhumbline", description=__doc__.splitlines()[0])
     parser.add_argument(
         "--stack",
         default=os.environ.get("RHUMBLINE_STACK") or None,
-        help="run token and db commands in this hosted stack (its admin function, with your AWS credentials)",
+        help="run token, usage, audit and db commands in this hosted stack (its admin function, with your AWS credentials)",
     )
     parser.add_argument("--region", help="the stack's AWS region (default: your AWS configuration)")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
@@ -454,25 +370,6 @@ def build_parser() -> argparse.ArgumentParser:
     publish.add_argument("--async", dest="run_async", action="store_true", help="schedule the ingest, do not wait")
     publish.set_defaults(run=cmd_publish)
 
-    token = commands.add_parser("token", help="create, list and revoke API tokens")
-    token_commands = token.add_subparsers(title="token commands", metavar="ACTION", required=True)
-    create = token_commands.add_parser("create", help="create a token (printed once)")
-    create.add_argument("--principal", required=True, help="who the token is for, e.g. an email")
-    create.add_argument("--projects", required=True, help="comma-separated owner/repo slugs, or *")
-    create.add_argument("--scopes", required=True, help="comma-separated: read, write, admin, cypher")
-    create.add_argument("--expires-in-days", type=int, help="expiry in days (default: never)")
-    create.add_argument("--description", help="what the token is for")
-    create.add_argument(
-        "--toolsets", help="default toolsets of its clients (code, exploration, review, admin); a client may choose others"
-    )
-    create.set_defaults(run=cmd_token_create)
-    listing = token_commands.add_parser("list", help="list tokens (never their secrets)")
-    listing.add_argument("--json", action="store_true", help="print the tokens as JSON")
-    listing.set_defaults(run=cmd_token_list)
-    revoke = token_commands.add_parser("revoke", help="revoke a token")
-    revoke.add_argument("token_id", metavar="ID")
-    revoke.set_defaults(run=cmd_token_revoke)
-
     project = commands.add_parser("project", help="manage the projects of this machine's store")
     project_commands = project.add_subparsers(title="project commands", metavar="ACTION", required=True)
     delete = project_commands.add_parser(
@@ -486,25 +383,23 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("--yes", action="store_true", help="really delete (without it: say what would be deleted)")
     delete.set_defaults(run=cmd_project_delete)
 
-    db = commands.add_parser("db", help="database maintenance")
-    db_commands = db.add_subparsers(title="db commands", metavar="ACTION", required=True)
-    db_commands.add_parser("upgrade", help="apply schema migrations").set_defaults(run=cmd_db_upgrade)
-    for admin_parser in (token, db):
-        admin_parser.set_defaults(stack_aware=True)
+    add_admin_commands(commands, prepared_engine)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from rhumbline.admin.cli import AdminCliError
+
     parser = build_parser()
     args = parser.parse_args(argv)
     if not hasattr(args, "run"):
         parser.print_help(sys.stderr)
         return 2
     if args.stack and not getattr(args, "stack_aware", False):
-        parser.error("--stack applies to the token and db commands only")
+        parser.error("--stack applies to the token, usage, audit and db commands only")
     try:
         return args.run(args)
-    except CliError as error:
+    except (CliError, AdminCliError) as error:
         print(f"rhumbline: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -4,7 +4,8 @@ Every entry point (gateway, authorizer, each tool) is wrapped once, at import:
 - Logs: the package's stdlib loggers (`rhumbline.*`) all propagate to the `rhumbline` logger, which
   gets Powertools' structured JSON handler, with the Lambda request id and function name appended.
 - Metrics: CloudWatch EMF, one blob per tool call with `tool` and `outcome` dimensions (what a team
-  pays for), flushed as the call ends. `rhumbline serve` disables them (POWERTOOLS_METRICS_DISABLED)
+  pays for), flushed as the call ends; one more for a tool invocation that produced no outcome
+  (`DispatchFailures`, no tool dimension: the series template.yaml's alarm watches). `rhumbline serve` disables them (POWERTOOLS_METRICS_DISABLED)
   so a terminal is not flooded with EMF JSON.
 - Tracing: only the gateway loads Powertools' Tracer (the X-Ray SDK costs ~0.6 s of cold start);
   tool functions rely on the Lambda service's own active-tracing segments.
@@ -61,6 +62,19 @@ def record_tool_call(tool: str, outcome: str, latency_ms: float) -> None:
     metrics.add_dimension(name="outcome", value=outcome)
     metrics.add_metric(name="ToolCalls", unit=MetricUnit.Count, value=1)
     metrics.add_metric(name="ToolLatency", unit=MetricUnit.Milliseconds, value=latency_ms)
+    metrics.flush_metrics()
+
+
+def record_dispatch_failure() -> None:
+    """One EMF blob per tool invocation that produced no outcome (throttled, crashed, timed out,
+    unreachable), in one series for every tool."""
+    from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
+    from aws_lambda_powertools.metrics.functions import is_metrics_disabled
+
+    if is_metrics_disabled():
+        return
+    metrics = EphemeralMetrics(namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE", NAMESPACE_DEFAULT))
+    metrics.add_metric(name="DispatchFailures", unit=MetricUnit.Count, value=1)
     metrics.flush_metrics()
 
 

@@ -214,7 +214,7 @@ def test_the_handler_refuses_what_it_cannot_run(aws: StackAws) -> None:
     }
     unknown = aws.run_deployed({"command": "token.delete_all"})
     assert unknown["error"]["code"] == "unknown_command"
-    assert "one of token.create, token.list, token.revoke, db.upgrade" in unknown["error"]["message"]
+    assert "one of token.create, token.list, token.revoke, token.update, usage, audit.prune, db.upgrade" in unknown["error"]["message"]
     extra = aws.run_deployed({"command": "token.revoke", "arguments": {"token_id": "tk_x", "force": True}})
     assert extra["error"] == {"code": "invalid_arguments", "message": "token.revoke: force: Extra inputs are not permitted"}
     missing = aws.run_deployed({"command": "token.create", "arguments": {"principal": "x"}})

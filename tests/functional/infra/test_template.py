@@ -30,7 +30,7 @@ TOOL_NAMES = [spec.name for spec in all_specs()]
 ROOT = Path(__file__).resolve().parents[3]
 TEMPLATE = ROOT / "template.yaml"
 TOOLS = sorted(TOOL_NAMES)
-RELATIONAL_ONLY_TOOLS = ("get_recent_reviews", "get_pr_verdict", "get_repo_health")
+RELATIONAL_ONLY_TOOLS = ("get_recent_reviews", "get_pr_verdict", "get_repo_health", "get_usage")
 
 
 # ------------------------------------------------------------------ template loading

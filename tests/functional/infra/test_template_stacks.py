@@ -224,7 +224,13 @@ def test_the_admin_function_is_reached_with_iam_only(template: dict[str, Any]) -
     resources = template["Resources"]
     admin = resources["AdminFunction"]["Properties"]
     assert admin["CodeUri"] == "functions/admin"
-    assert "Events" not in admin, "no API route may reach the admin function"
+    # No API route reaches it; EventBridge does, daily, with one fixed command: audit retention.
+    [(name, event)] = admin["Events"].items()
+    assert (name, event["Type"], event["Properties"]["Schedule"]) == ("AuditRetention", "Schedule", "rate(1 day)")
+    assert event["Properties"]["Input"] == {
+        "Fn::Sub": '{"command": "audit.prune", "arguments": {"older_than_days": ${AuditRetentionDays}}}'
+    }
+    assert template["Parameters"]["AuditRetentionDays"]["Default"] == 90
     assert admin["Policies"] == [{"AWSSecretsManagerGetSecretValuePolicy": {"SecretArn": {"Ref": "DatabaseSecret"}}}]
     # No function may invoke it (only the gateway invokes, and only tools).
     for logical_id, resource in resources.items():

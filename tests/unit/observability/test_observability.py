@@ -20,9 +20,23 @@ def test_tool_call_metric_is_one_emf_blob_with_tool_and_outcome(monkeypatch, cap
     assert [metric["Name"] for metric in directive["Metrics"]] == ["ToolCalls", "ToolLatency"]
 
 
+def test_a_dispatch_failure_is_one_series_for_every_tool(monkeypatch, capsys):
+    # The alarm in template.yaml watches exactly this: DispatchFailures without dimensions.
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "false")
+    monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "Rhumbline/rhumbline-dev")
+    observability.record_dispatch_failure()
+    blob = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    directive = blob["_aws"]["CloudWatchMetrics"][0]
+    assert directive["Namespace"] == "Rhumbline/rhumbline-dev"
+    assert directive["Dimensions"] == [[]]
+    assert [metric["Name"] for metric in directive["Metrics"]] == ["DispatchFailures"]
+    assert blob["DispatchFailures"] == [1.0]
+
+
 def test_metrics_disabled_prints_nothing(monkeypatch, capsys):
     monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "true")
     observability.record_tool_call("search", "ok", 1.0)
+    observability.record_dispatch_failure()
     assert capsys.readouterr().out == ""
 
 

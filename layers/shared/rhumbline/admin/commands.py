@@ -1,18 +1,23 @@
 """The administration commands, each a pydantic input model and one function, in one registry.
 
 A command runs against a relational engine and returns JSON data; where it runs (this process, or
-a stack's admin function) is `client.py`'s business. To add one (say `token.update` or `usage`):
-an input model, a function, one `COMMANDS` entry, and its `rhumbline` subcommand in cli.py.
+a stack's admin function) is `client.py`'s business. To add one: an input model, a function, one
+`COMMANDS` entry, and its `rhumbline` subcommand in cli.py. `audit.prune` also runs on a schedule
+(template.yaml: the admin function's retention event).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from rhumbline.tools.get_usage import MAX_LIMIT as MAX_USAGE_ROWS
+from rhumbline.tools.get_usage import UsageFilters
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -31,6 +36,12 @@ class Input(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+# A limit as a command takes it: a number, "none" for no limit, or left out (None): for token.create
+# the deployment's default, for token.update unchanged.
+Limit = Annotated[int, Field(ge=1, le=2**31 - 1)] | Literal["none"] | None
+LIMITS = ("rate_per_minute", "rate_burst", "monthly_quota")
+
+
 class TokenCreate(Input):
     principal: str = Field(description="who the token is for, e.g. an email")
     projects: list[str] = Field(description="owner/repo slugs, or ['*']")
@@ -38,6 +49,9 @@ class TokenCreate(Input):
     expires_in_days: int | None = Field(default=None, gt=0, le=3650)
     description: str | None = None
     toolsets: list[str] | None = Field(default=None, description="default toolsets: code, exploration, review, admin")
+    rate_per_minute: Limit = None
+    rate_burst: Limit = None
+    monthly_quota: Limit = None
 
 
 class TokenList(Input):
@@ -48,6 +62,26 @@ class TokenRevoke(Input):
     token_id: str = Field(min_length=1, max_length=64)
 
 
+class TokenUpdate(Input):
+    token_id: str = Field(min_length=1, max_length=64)
+    rate_per_minute: Limit = None
+    rate_burst: Limit = None
+    monthly_quota: Limit = None
+    description: str | None = None
+
+
+class Usage(UsageFilters):
+    limit: int = Field(default=MAX_USAGE_ROWS, ge=1, le=MAX_USAGE_ROWS)
+    offset: int = Field(default=0, ge=0)
+
+
+class AuditPrune(Input):
+    older_than_days: int = Field(ge=1, le=36500)
+    # Each batch is a transaction of its own; the command stops after this long and says whether
+    # it is done (the scheduled run continues the next day, the CLI asks again).
+    max_seconds: float = Field(default=20.0, gt=0, le=3600)
+
+
 class DbUpgrade(Input):
     pass
 
@@ -56,9 +90,20 @@ def token_create(arguments: TokenCreate, engine: Engine) -> dict[str, Any]:
     from rhumbline.stores.relational import tokens
     from rhumbline.stores.relational.session import session_scope
 
+    from rhumbline.config import settings
+
     expires_at = None
     if arguments.expires_in_days is not None:
         expires_at = datetime.now(timezone.utc) + timedelta(days=arguments.expires_in_days)
+    current = settings()
+    rate = chosen(arguments.rate_per_minute, current.default_rate_per_minute)
+    # The deployment's default burst sizes the default rate: a rate given here has its own, or none.
+    burst_default = current.default_rate_burst if arguments.rate_per_minute is None else None
+    limits = {
+        "rate_per_minute": rate,
+        "rate_burst": chosen(arguments.rate_burst, burst_default),
+        "monthly_quota": chosen(arguments.monthly_quota, current.default_monthly_quota),
+    }
     try:
         with session_scope(engine) as session:
             plaintext, token = tokens.create(
@@ -69,11 +114,19 @@ def token_create(arguments: TokenCreate, engine: Engine) -> dict[str, Any]:
                 expires_at=expires_at,
                 description=arguments.description,
                 toolsets=arguments.toolsets,
+                **limits,
             )
             described = token_fields(token)
     except ValueError as error:
         raise AdminError("invalid_arguments", str(error)) from None
     return {"token": plaintext, **described}
+
+
+def chosen(given: int | str | None, default: int | None) -> int | None:
+    """A limit as given to a command ("none": no limit) or, left out, the default."""
+    if given is None:
+        return default
+    return None if given == "none" else int(given)
 
 
 def token_list(arguments: TokenList, engine: Engine) -> dict[str, Any]:
@@ -97,6 +150,46 @@ def token_revoke(arguments: TokenRevoke, engine: Engine) -> dict[str, Any]:
         if not tokens.revoke(session, arguments.token_id):
             raise AdminError("not_found", f"no token {arguments.token_id!r}")
     return {"id": arguments.token_id, "revoked": True}
+
+
+def token_update(arguments: TokenUpdate, engine: Engine) -> dict[str, Any]:
+    from rhumbline.stores.relational import tokens
+    from rhumbline.stores.relational.session import session_scope
+
+    changes = {
+        name: None if value == "none" else value
+        for name, value in arguments.model_dump(exclude={"token_id"}).items()
+        if value is not None
+    }
+    if not changes:
+        raise AdminError("invalid_arguments", "token.update: nothing to change (rate_per_minute, rate_burst, monthly_quota, description)")
+    if changes.get("rate_per_minute", ...) is None and "rate_burst" not in changes:
+        changes["rate_burst"] = None  # the rate limit goes, and its bucket size with it
+    try:
+        with session_scope(engine) as session:
+            token = tokens.update(session, arguments.token_id, **changes)
+            if token is None:
+                raise AdminError("not_found", f"no token {arguments.token_id!r}")
+            return token_fields(token)
+    except ValueError as error:
+        raise AdminError("invalid_arguments", str(error)) from None
+
+
+def usage_report(arguments: Usage, engine: Engine) -> dict[str, Any]:
+    from rhumbline.tools.get_usage import report
+
+    today = datetime.now(timezone.utc).date()
+    with engine.connect() as connection:
+        output = report(connection, arguments, today=today, projects=None, limit=arguments.limit, offset=arguments.offset)
+    return output.model_dump(mode="json", exclude={"next_cursor"})
+
+
+def audit_prune(arguments: AuditPrune, engine: Engine) -> dict[str, Any]:
+    from rhumbline.stores.relational import audit
+
+    cutoff = datetime.now(timezone.utc) - timedelta(days=arguments.older_than_days)
+    deleted, done = audit.prune(engine, before=cutoff, deadline=time.monotonic() + arguments.max_seconds)
+    return {"before": cutoff.isoformat(), "deleted": deleted, "done": done}
 
 
 def db_upgrade(arguments: DbUpgrade, engine: Engine) -> dict[str, Any]:
@@ -123,6 +216,7 @@ def token_fields(token: Any) -> dict[str, Any]:
         "expires_at": when(token.expires_at),
         "revoked_at": when(token.revoked_at),
         "last_used_at": when(token.last_used_at),
+        **{name: getattr(token, name) for name in LIMITS},
     }
 
 
@@ -136,6 +230,9 @@ COMMANDS: dict[str, Command] = {
     "token.create": Command(TokenCreate, token_create),
     "token.list": Command(TokenList, token_list),
     "token.revoke": Command(TokenRevoke, token_revoke),
+    "token.update": Command(TokenUpdate, token_update),
+    "usage": Command(Usage, usage_report),
+    "audit.prune": Command(AuditPrune, audit_prune),
     "db.upgrade": Command(DbUpgrade, db_upgrade),
 }
 

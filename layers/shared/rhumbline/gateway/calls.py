@@ -28,7 +28,7 @@ from rhumbline.gateway.dispatch import Dispatcher, DispatchError
 from rhumbline.gateway.identity import REASON_DESCRIPTIONS
 from rhumbline.gateway.meter import Meter
 from rhumbline.gateway.toolsets import EVERYTHING, Selection
-from rhumbline.observability import record_tool_call
+from rhumbline.observability import record_dispatch_failure, record_tool_call
 from rhumbline.stores.relational.limits import Verdict as Admission
 
 logger = logging.getLogger("rhumbline.gateway")
@@ -256,6 +256,10 @@ class ToolCalls:
         try:
             outcome = self._dispatch(request, budget)
         except DispatchError as failure:
+            try:
+                record_dispatch_failure()
+            except Exception:  # noqa: BLE001 - metrics are best effort
+                logger.exception("could not count the dispatch failure of request %s", request.request_id)
             return error_result(failure.code, f"{failure.message} (request id {request.request_id})"), failure.code
         if outcome.ok:
             return outcome_to_result(outcome), None

@@ -6,9 +6,10 @@ import json
 import re
 from typing import Any
 
+import time
 from datetime import datetime
 
-from sqlalchemy import Connection, bindparam, insert, select
+from sqlalchemy import Connection, Engine, bindparam, delete, insert, select
 from sqlalchemy.orm import Session
 
 from rhumbline.stores.relational.schema.base import utcnow
@@ -77,6 +78,26 @@ def recent(session: Session, *, limit: int = 100, principal: str | None = None) 
     if principal is not None:
         query = query.where(AuditEntry.principal == principal)
     return list(session.scalars(query.limit(max(1, min(limit, MAX_RECENT)))))
+
+
+PRUNE_BATCH = 5000
+
+
+def prune(engine: Engine, *, before: datetime, deadline: float, batch: int = PRUNE_BATCH) -> tuple[int, bool]:
+    """Delete audit rows older than `before`, oldest first, `batch` rows per transaction (short
+    locks, bounded undo), until none is left or time.monotonic() passes `deadline`. Returns (rows
+    deleted, whether none is left). The usage rollups are kept."""
+    table = AuditEntry.__table__
+    oldest = select(table.c.id).where(table.c.at < before).order_by(table.c.id).limit(batch)
+    deleted = 0
+    while True:
+        with engine.begin() as connection:
+            count = connection.execute(delete(table).where(table.c.id.in_(oldest.scalar_subquery()))).rowcount
+        deleted += count
+        if count < batch:
+            return deleted, True
+        if time.monotonic() >= deadline:
+            return deleted, False
 
 
 def summarize_arguments(arguments: dict[str, Any]) -> str:

@@ -13,6 +13,7 @@ import secrets
 import string
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -31,6 +32,8 @@ MAX_PROJECTS_PER_TOKEN = 1000
 MAX_LISTED = 1000
 # Recording every use would turn each read-only call into a write.
 LAST_USED_RESOLUTION = timedelta(minutes=1)
+LIMITS = ("rate_per_minute", "rate_burst", "monthly_quota")
+MAX_LIMIT = 2**31 - 1  # the columns are 32-bit integers
 
 _ID_ALPHABET = string.ascii_lowercase + string.digits
 _PLAINTEXT = re.compile(r"^rhl_([a-z0-9]{10})_([A-Za-z0-9_-]{43})$")
@@ -79,6 +82,14 @@ def _validate_toolsets(toolsets: list[str]) -> list[str]:
     return sorted(set(toolsets), key=FAMILIES.index)
 
 
+def _validate_limits(rate_per_minute: int | None, rate_burst: int | None, monthly_quota: int | None) -> None:
+    for name, value in zip(LIMITS, (rate_per_minute, rate_burst, monthly_quota)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_LIMIT):
+            raise ValueError(f"{name} must be a whole number from 1 to {MAX_LIMIT}, not {value!r}")
+    if rate_burst is not None and rate_per_minute is None:
+        raise ValueError("rate_burst needs rate_per_minute: a burst is the size of the rate limit's bucket")
+
+
 def create(
     session: Session,
     *,
@@ -88,8 +99,12 @@ def create(
     expires_at: datetime | None = None,
     description: str | None = None,
     toolsets: list[str] | None = None,
+    rate_per_minute: int | None = None,
+    rate_burst: int | None = None,
+    monthly_quota: int | None = None,
 ) -> tuple[str, ApiToken]:
-    """Create a token. Returns the plaintext (shown once, never stored) and the stored row."""
+    """Create a token. Returns the plaintext (shown once, never stored) and the stored row.
+    Toolsets: None for all. Limits: None for none; a burst defaults to the rate per minute."""
     principal = principal.strip() if isinstance(principal, str) else ""
     if not principal or len(principal) > 200:
         raise ValueError("principal must be 1-200 characters (who the token is for, e.g. an email)")
@@ -100,8 +115,8 @@ def create(
             raise ValueError("expires_at must be timezone-aware")
         if expires_at <= utcnow():
             raise ValueError(f"expires_at {expires_at.isoformat()} is in the past")
-    if description is not None and len(description) > 500:
-        raise ValueError("description must be at most 500 characters")
+    _validate_description(description)
+    _validate_limits(rate_per_minute, rate_burst, monthly_quota)
     checked_toolsets = _validate_toolsets(toolsets) if toolsets else None
 
     short_id = "".join(secrets.choice(_ID_ALPHABET) for _ in range(ID_LENGTH))
@@ -116,6 +131,9 @@ def create(
         expires_at=expires_at,
         description=description,
         toolsets=checked_toolsets,
+        rate_per_minute=rate_per_minute,
+        rate_burst=rate_burst,
+        monthly_quota=monthly_quota,
     )
     session.add(token)
     session.flush()
@@ -157,6 +175,32 @@ def list_all(session: Session) -> list[ApiToken]:
 
 def get(session: Session, token_id: str) -> ApiToken | None:
     return session.get(ApiToken, token_id)
+
+
+def _validate_description(description: str | None) -> None:
+    if description is not None and len(description) > 500:
+        raise ValueError("description must be at most 500 characters")
+
+
+def update(session: Session, token_id: str, **changes: Any) -> ApiToken | None:
+    """Change a token's limits (LIMITS; None removes one) or description; None if there is no such
+    token. A new rate limit starts with a full bucket; the month's count of calls stays."""
+    unknown = sorted(set(changes) - {*LIMITS, "description"})
+    if unknown:
+        raise ValueError(f"cannot change {', '.join(unknown)}: only {', '.join(LIMITS)} and description")
+    token = get(session, token_id)
+    if token is None:
+        return None
+    limits = {name: changes.get(name, getattr(token, name)) for name in LIMITS}
+    _validate_limits(**limits)
+    if "description" in changes:
+        _validate_description(changes["description"])
+    for name, value in changes.items():
+        setattr(token, name, value)
+    if {"rate_per_minute", "rate_burst"} & set(changes):
+        token.bucket_level = token.bucket_at = None
+    session.flush()
+    return token
 
 
 def revoke(session: Session, token_id: str) -> bool:

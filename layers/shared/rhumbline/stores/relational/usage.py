@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, Literal
+from typing import Any
 
 from sqlalchemy import Connection, Select, bindparam, func, select
 from sqlalchemy.dialects import postgresql, sqlite
@@ -34,8 +34,6 @@ OUTCOME_COUNTS = {"ok": "billable", "denied": "denied", "invalid": "invalid", "e
 # (no project: NULL in the audit log, '' in a key).
 _PARAMETER = {"project": "usage_project"}
 
-Dimension = Literal["day", "token_id", "principal", "project", "tool"]
-DIMENSIONS: tuple[Dimension, ...] = ("day", "token_id", "principal", "project", "tool")
 MAX_ROWS = 1000
 
 
@@ -101,7 +99,7 @@ class Filters:
     projects: Sequence[str] | None = None
 
 
-def _grouped(filters: Filters, by: Sequence[Dimension]) -> Select[Any]:
+def _grouped(filters: Filters, by: Sequence[str]) -> Select[Any]:
     columns = [USAGE.c[dimension] for dimension in by]
     sums = [func.sum(USAGE.c[name]).label(name) for name in COUNTS]
     query = select(*columns, *sums).where(USAGE.c.day >= filters.since, USAGE.c.day <= filters.until)
@@ -115,13 +113,13 @@ def _grouped(filters: Filters, by: Sequence[Dimension]) -> Select[Any]:
 
 
 def report(
-    connection: Connection, filters: Filters, by: Sequence[Dimension], *, limit: int = MAX_ROWS, offset: int = 0
+    connection: Connection, filters: Filters, by: Sequence[str], *, limit: int = MAX_ROWS, offset: int = 0
 ) -> tuple[list[dict[str, Any]], int, dict[str, int]]:
-    """(rows, total, totals): one row per value of the `by` dimensions, ordered by them, at most
+    """(rows, total, totals): one row per value of the `by` key columns, ordered by them, at most
     `limit` (capped at MAX_ROWS) from `offset`; how many rows there are in all; and the sums over
     every row."""
-    if not by or len(set(by)) != len(by) or any(dimension not in DIMENSIONS for dimension in by):
-        raise ValueError(f"by must name distinct dimensions among {', '.join(DIMENSIONS)}")
+    if not by or len(set(by)) != len(by) or any(dimension not in KEY for dimension in by):
+        raise ValueError(f"by must name distinct columns among {', '.join(KEY)}")
     grouped = _grouped(filters, by).subquery()
     total = connection.execute(select(func.count()).select_from(grouped)).scalar_one()
     totals_row = connection.execute(select(*(func.coalesce(func.sum(grouped.c[n]), 0) for n in COUNTS))).one()
