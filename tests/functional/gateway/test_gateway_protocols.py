@@ -23,7 +23,7 @@ from tests.functional.gateway.gateway_harness import (
 from rhumbline.runtime import resources
 from rhumbline.runtime.spec import all_specs, load_spec
 
-# What FULL_CALLER (read, write, cypher) sees: every tool but the admin ones.
+# What FULL_CALLER (read, write, cypher) sees: every tool but the admin ones (delete_project, get_usage).
 TOOL_NAMES = [spec.name for spec in all_specs() if spec.scope != "admin"]
 
 GATEWAY_APP = Path(__file__).resolve().parents[3] / "functions" / "gateway" / "app.py"

@@ -53,12 +53,13 @@ class EngineMaker:
         self._engines.append(engine)
         return engine
 
-    def __call__(self, *, timeout: float = 10.0) -> Engine:
+    def __call__(self, *, timeout: float = 10.0, autocommit: bool = False) -> Engine:
         if self.kind == "sqlite":
             engine = create_engine_from_url(f"sqlite:///{self._tmp_dir / 'db' / 'rhumbline.sqlite3'}", timeout=timeout)
         else:
             assert self._postgres_url is not None
-            engine = _in_schema(create_engine_from_url(self._postgres_url, timeout=timeout), self._schema)
+            url = self._postgres_url
+            engine = _in_schema(create_engine_from_url(url, timeout=timeout, autocommit=autocommit), self._schema)
         self._engines.append(engine)
         return engine
 
@@ -80,6 +81,17 @@ def fresh_database(request: pytest.FixtureRequest, tmp_path_factory: pytest.Temp
     """An empty database per test (for migration tests)."""
     maker = _maker(request, tmp_path_factory)
     yield maker
+    maker.close()
+
+
+@pytest.fixture(scope="module", params=DATABASES)
+def engines(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Engine, Engine]]:
+    """A migrated database shared by one test module, and the engine single statements run on
+    (runtime.resources.autocommit_engine: on PostgreSQL an autocommit one, on SQLite the same)."""
+    maker = _maker(request, tmp_path_factory)
+    migrated = maker()
+    upgrade(migrated)
+    yield migrated, maker(autocommit=True) if maker.kind == "postgresql" else migrated
     maker.close()
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import time
 from datetime import datetime
 
-from sqlalchemy import Connection, Engine, bindparam, delete, insert, select
+from sqlalchemy import Connection, Engine, delete, insert, select
 from sqlalchemy.orm import Session
 
 from rhumbline.stores.relational.schema.base import utcnow
@@ -27,9 +27,8 @@ COLUMNS = (
     "latency_ms", "result_bytes",
 )  # fmt: skip
 # A Core insert, not an ORM object: the row is written on every tool call's path, where the unit
-# of work (identity map, flush, events) would be overhead for a single INSERT. Its parameters are
-# named after the columns, so other statements of the same call can share them (usage.record_call).
-INSERT_ROW = insert(AuditEntry.__table__).values({name: bindparam(name) for name in COLUMNS})
+# of work (identity map, flush, events) would be overhead for a single INSERT.
+INSERT_ROW = insert(AuditEntry.__table__)
 
 
 def record(executor: Session | Connection, *, at: datetime | None = None, **fields: Any) -> None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import Float, Integer, String, and_, bindparam, case, func, or_, select, update
+from sqlalchemy import Float, Integer, String, and_, bindparam, case, func, literal_column, or_, select, update
 
 from rhumbline.stores.relational.schema.base import UTCDateTime
 from rhumbline.stores.relational.schema.core import ApiToken
@@ -59,11 +59,14 @@ EXPLAIN = select(
     _c.monthly_quota,
     USED.label("used"),
 ).where(_c.id == TOKEN_ID)
+# Its constants are inline (literal_column): anonymous parameters lose their values when this runs
+# as a CTE of another statement (usage.WRITE_CALL_POSTGRES).
+_ONE, _ZERO = literal_column("1", Integer), literal_column("0", Integer)
 RELEASE = (
     update(TOKENS)
     .where(_c.id == bindparam("release_token", type_=String), _c.quota_month == bindparam("release_month", type_=Integer))
-    .where(_c.quota_used > 0)
-    .values(quota_used=_c.quota_used - 1)
+    .where(_c.quota_used > _ZERO)
+    .values(quota_used=_c.quota_used - _ONE)
 )
 # A refusal explained by nothing it reads (the row changed in between): admission is tried again.
 ATTEMPTS = 3

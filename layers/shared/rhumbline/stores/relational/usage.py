@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Select, bindparam, func, select
+from sqlalchemy import Connection, Select, bindparam, func, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from rhumbline.stores.relational import audit
 from rhumbline.stores.relational.limits import RELEASE
+from rhumbline.stores.relational.schema.core import AuditEntry
 from rhumbline.stores.relational.schema.metering import UsageDaily
 
 USAGE = UsageDaily.__table__
@@ -30,15 +31,17 @@ COUNTS = ("calls", "billable", "denied", "invalid", "errors", "duration_us", "re
 BILLABLE_OUTCOMES = frozenset({"ok"})
 # The audit outcome each call adds one to (besides `calls`).
 OUTCOME_COUNTS = {"ok": "billable", "denied": "denied", "invalid": "invalid", "error": "errors"}
-# The rollup's parameters share the audit row's names, but for the one column whose values differ
-# (no project: NULL in the audit log, '' in a key).
-_PARAMETER = {"project": "usage_project"}
-
 MAX_ROWS = 1000
 
+# The statements of one call share one set of parameters, all named `call_*`: SQLAlchemy would add
+# a parameter named after a column of an UPDATE's table to what it sets (limits.RELEASE's
+# parameters are `release_*`). The rollup's project is '' where the audit row's is NULL.
+_AUDIT_ROW = insert(AuditEntry.__table__).values({name: bindparam(f"call_{name}") for name in audit.COLUMNS})
+_ROLLUP_PARAMETER = {name: f"call_{name}" for name in (*KEY, *COUNTS)} | {"project": "call_usage_project"}
 
-def _upsert(insert: Any) -> Any:
-    statement = insert(USAGE).values({name: bindparam(_PARAMETER.get(name, name)) for name in (*KEY, *COUNTS)})
+
+def _upsert(dialect_insert: Any) -> Any:
+    statement = dialect_insert(USAGE).values({name: bindparam(_ROLLUP_PARAMETER[name]) for name in (*KEY, *COUNTS)})
     return statement.on_conflict_do_update(
         index_elements=list(KEY), set_={name: USAGE.c[name] + statement.excluded[name] for name in COUNTS}
     )
@@ -47,14 +50,12 @@ def _upsert(insert: Any) -> Any:
 UPSERT_SQLITE = _upsert(sqlite.insert)
 # The audit row and the quota given back ride along as CTEs: PostgreSQL runs every data-modifying
 # CTE of a statement, read or not.
-WRITE_CALL_POSTGRES = (
-    _upsert(postgresql.insert).add_cte(audit.INSERT_ROW.cte("audit_row")).add_cte(RELEASE.cte("released"))
-)
+WRITE_CALL_POSTGRES = _upsert(postgresql.insert).add_cte(_AUDIT_ROW.cte("audit_row")).add_cte(RELEASE.cte("released"))
 
 
 def call_values(row: dict[str, Any], *, release_month: int | None) -> dict[str, Any]:
-    """The parameters of `record_call`: an audit row (audit.row) plus its rollup increments, and the
-    month whose quota to give a call back in (None: nothing to give back)."""
+    """The parameters of `record_call`: an audit row (audit.row) with its rollup increments, and
+    the month whose quota to give the call back in (None: nothing to give back)."""
     outcome = str(row["outcome"])
     values = {name: 0 for name in COUNTS}
     values.update(
@@ -65,11 +66,13 @@ def call_values(row: dict[str, Any], *, release_month: int | None) -> dict[str, 
             "calls": 1,
             OUTCOME_COUNTS[outcome]: 1,
             "duration_us": round(float(row["latency_ms"]) * 1000),
-            "release_token": row["token_id"] if release_month is not None else None,
-            "release_month": release_month,
         }
     )
-    return values
+    return {
+        **{f"call_{name}": value for name, value in values.items()},
+        "release_token": row["token_id"] if release_month is not None else None,
+        "release_month": release_month,
+    }
 
 
 def record_call(connection: Connection, values: dict[str, Any]) -> None:
@@ -77,7 +80,7 @@ def record_call(connection: Connection, values: dict[str, Any]) -> None:
     if connection.dialect.name == "postgresql":
         connection.execute(WRITE_CALL_POSTGRES, values)
         return
-    connection.execute(audit.INSERT_ROW, values)
+    connection.execute(_AUDIT_ROW, values)
     connection.execute(UPSERT_SQLITE, values)
     if values["release_token"] is not None:
         connection.execute(RELEASE, values)

@@ -1,0 +1,344 @@
+"""Metering through the real gateway handler, on SQLite and on PostgreSQL: per-token rate limits
+and quotas enforced before dispatch (exactly N of 8 concurrent callers pass), refusals audited and
+not billed, revoked and expired tokens refused before metering, the quota back at the month's turn,
+the deployment's ceiling, get_usage, and usage equal to the audit log after 1,000 mixed calls."""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+from tests.functional.gateway.gateway_harness import call_legacy
+from tests.pg_database import fresh_database_url
+
+from rhumbline.config import settings
+from rhumbline.gateway.audit import RelationalAuditLog
+from rhumbline.gateway.calls import ToolCalls
+from rhumbline.gateway.catalog import Catalog
+from rhumbline.gateway.container import GatewayContainer
+from rhumbline.gateway.dispatch import DispatchError, InProcessDispatcher
+from rhumbline.gateway.meter import RelationalMeter
+from rhumbline.gateway.server import build_gateway_app
+from rhumbline.runtime import resources
+from rhumbline.stores.relational import tokens, usage
+from rhumbline.stores.relational.schema.core import AuditEntry
+from rhumbline.stores.relational.schema.metering import UsageDaily
+from rhumbline.stores.relational.session import session_scope
+
+CALLERS = 8
+
+
+class Clock:
+    """The time the gateway's meter and audit rows read, set by the test."""
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+class CrashingDispatcher(InProcessDispatcher):
+    """The in-process dispatcher, but a call whose text is "crash" finds its function dead."""
+
+    def __init__(self) -> None:
+        self.dispatched = 0
+        self._lock = threading.Lock()
+
+    def invoke(self, tool: str, payload: dict[str, Any], timeout: float) -> dict[str, Any]:
+        with self._lock:
+            self.dispatched += 1
+        if payload["arguments"].get("text") == "crash":
+            raise DispatchError("function_error", f"the '{tool}' function failed (Runtime.ExitError)")
+        return super().invoke(tool, payload, timeout)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def store(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The gateway's relational store: an embedded SQLite file, or a fresh PostgreSQL database."""
+    from rhumbline.stores.relational import migrate
+
+    drop = None
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'home' / 'rhumbline.sqlite3'}"
+    else:
+        url, drop = fresh_database_url(request.getfixturevalue("postgres_url"), f"meter_{uuid.uuid4().hex[:12]}")
+    monkeypatch.setenv("RHUMBLINE_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("RHUMBLINE_DATABASE_URL", url)
+    monkeypatch.delenv("RHUMBLINE_MODE", raising=False)
+    monkeypatch.setenv("RHUMBLINE_GRAPH_BACKEND", "sqlite")
+    resources.reset()
+    migrate.upgrade(resources.relational_engine())
+    yield request.param
+    resources.reset()
+    if drop is not None:
+        drop()
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock(datetime.now(timezone.utc))
+
+
+@pytest.fixture
+def dispatcher() -> CrashingDispatcher:
+    return CrashingDispatcher()
+
+
+@pytest.fixture
+def gateway(store: str, echo_tools: None, clock: Clock, dispatcher: CrashingDispatcher) -> Iterator[Callable[..., Any]]:
+    """Build a gateway handler (hosted, its own container) metering with `clock`."""
+    containers: list[GatewayContainer] = []
+
+    def build(*, monthly_ceiling: int | None = None) -> Any:
+        catalog = Catalog.from_registry()
+        meter = RelationalMeter(monthly_ceiling=monthly_ceiling)
+        calls = ToolCalls(catalog, dispatcher, RelationalAuditLog(), meter, tool_timeout=10.0, clock=clock)
+        container = GatewayContainer(*build_gateway_app(replace(settings(), mode="hosted"), catalog, calls)).start()
+        containers.append(container)
+        return container.lambda_handler()
+
+    yield build
+    for container in containers:
+        container.stop()
+
+
+def new_token(scopes: str = "read", projects: str = "*", **limits: Any) -> dict[str, str]:
+    """A real token; the authorizer context a request of it carries."""
+    with session_scope(resources.relational_engine()) as session:
+        _, token = tokens.create(
+            session, principal=f"{uuid.uuid4().hex[:8]}@example.com", projects=projects.split(","), scopes=scopes.split(","),
+            **limits,
+        )  # fmt: skip
+        return {"authenticated": "true", "principal": token.principal, "token_id": token.id, "projects": projects, "scopes": scopes}
+
+
+def call(handler: Any, caller: dict[str, str], arguments: dict[str, Any], tool: str = "echo") -> dict[str, Any]:
+    answer = call_legacy(handler, "tools/call", {"name": tool, "arguments": arguments}, authorizer=caller)
+    return answer.result
+
+
+def refusal(result: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
+    """(code, message, details) of an error result."""
+    assert result["isError"] is True, result
+    first, _, details = result["content"][0]["text"].partition("\n")
+    code, _, message = first.partition(": ")
+    return code, message, json.loads(details) if details else {}
+
+
+def audit_rows() -> list[Any]:
+    with resources.relational_engine().connect() as connection:
+        return list(connection.execute(select(AuditEntry.__table__).order_by(AuditEntry.id)))
+
+
+def rollups() -> list[Any]:
+    with resources.relational_engine().connect() as connection:
+        return list(connection.execute(select(UsageDaily.__table__)))
+
+
+def token_row(token_id: str) -> Any:
+    with session_scope(resources.relational_engine()) as session:
+        return tokens.get(session, token_id)
+
+
+def at_once(work: Callable[[], dict[str, Any]], count: int = CALLERS) -> list[dict[str, Any]]:
+    start = threading.Barrier(count)
+    results: list[dict[str, Any]] = []
+
+    def caller() -> None:
+        start.wait()
+        results.append(work())
+
+    threads = [threading.Thread(target=caller) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert len(results) == count
+    return results
+
+
+def test_of_8_concurrent_callers_exactly_the_burst_pass(gateway: Any, dispatcher: CrashingDispatcher) -> None:
+    handler = gateway()
+    caller = new_token(rate_per_minute=60, rate_burst=3)
+    results = at_once(lambda: call(handler, caller, {"text": "hi"}))
+    assert sum(not result["isError"] for result in results) == 3
+    refused = [refusal(result) for result in results if result["isError"]]
+    assert len(refused) == 5 and dispatcher.dispatched == 3, "a refused call reached its tool"
+    for code, message, details in refused:
+        assert code == "rate_limited"
+        assert message.startswith("this token is over its rate limit of 60 calls per minute (burst 3): retry in ")
+        assert 0 < details["retry_after_s"] <= 1.0
+        assert details["limit"] == {"rate_per_minute": 60, "burst": 3}
+    rows = audit_rows()
+    assert Counter((row.outcome, row.error_code) for row in rows) == {("ok", None): 3, ("denied", "rate_limited"): 5}
+    [rollup] = rollups()
+    assert (rollup.calls, rollup.billable, rollup.denied) == (8, 3, 5)
+
+
+def test_of_8_concurrent_callers_exactly_the_quota_pass(gateway: Any) -> None:
+    handler = gateway()
+    caller = new_token(monthly_quota=2)
+    results = at_once(lambda: call(handler, caller, {"text": "hi"}))
+    assert sum(not result["isError"] for result in results) == 2
+    refused = [refusal(result) for result in results if result["isError"]]
+    assert {(code, details["limit"]["monthly_quota"]) for code, _, details in refused} == {("quota_exceeded", 2)}
+    assert all(details["retry_after_s"] > 0 for _, _, details in refused)
+
+
+def test_the_quota_comes_back_at_the_turn_of_the_month(gateway: Any, clock: Clock) -> None:
+    handler = gateway()
+    caller = new_token(monthly_quota=2)
+    clock.now = datetime(2027, 1, 31, 23, 59, 59, tzinfo=timezone.utc)
+    assert [call(handler, caller, {"text": "x"})["isError"] for _ in range(2)] == [False, False]
+    code, message, details = refusal(call(handler, caller, {"text": "x"}))
+    assert (code, details["retry_after_s"]) == ("quota_exceeded", 1.0)
+    assert message == "this token has used its monthly quota of 2 calls; it resets at the start of next month (UTC), in 1.0 s"
+    clock.now = datetime(2027, 2, 1, tzinfo=timezone.utc)
+    assert call(handler, caller, {"text": "x"})["isError"] is False
+    days = {row.day.isoformat(): (row.calls, row.billable, row.denied) for row in rollups()}
+    assert days == {"2027-01-31": (3, 2, 1), "2027-02-01": (1, 1, 0)}
+
+
+@pytest.mark.parametrize("death", ["revoked", "expired"])
+def test_a_dead_token_is_refused_before_metering_and_dispatch(
+    gateway: Any, clock: Clock, dispatcher: CrashingDispatcher, death: str
+) -> None:
+    handler = gateway()
+    caller = new_token(monthly_quota=10, expires_at=clock.now + timedelta(hours=1))
+    assert call(handler, caller, {"text": "x"})["isError"] is False
+    if death == "revoked":
+        with session_scope(resources.relational_engine()) as session:
+            tokens.revoke(session, caller["token_id"])
+    else:
+        clock.now += timedelta(hours=2)
+    # The authorizer's cached verdict still says the token is good: the gateway's own check refuses.
+    code, message, details = refusal(call(handler, caller, {"text": "x"}))
+    assert (code, details) == ("unauthenticated", {"reason": death})
+    assert message == f"the token has {'been revoked' if death == 'revoked' else 'expired'}"
+    assert dispatcher.dispatched == 1
+    assert token_row(caller["token_id"]).quota_used == 1
+    assert [(row.outcome, row.error_code) for row in audit_rows()] == [("ok", None), ("denied", "unauthenticated")]
+
+
+def test_a_call_that_is_not_billable_gives_its_quota_back(gateway: Any) -> None:
+    handler = gateway()
+    caller = new_token(monthly_quota=2)
+    # Invalid arguments (the tool's refusal) and a crashed function: admitted, not billed, given back.
+    assert refusal(call(handler, caller, {"text": "x", "fail": True}))[0] == "invalid_arguments"
+    assert refusal(call(handler, caller, {"text": "crash"}))[0] == "function_error"
+    assert [call(handler, caller, {"text": "x"})["isError"] for _ in range(3)] == [False, False, True]
+    assert token_row(caller["token_id"]).quota_used == 2
+    [rollup] = rollups()
+    assert (rollup.calls, rollup.billable, rollup.invalid, rollup.errors, rollup.denied) == (5, 2, 1, 1, 1)
+
+
+def test_the_deployment_ceiling_refuses_calls_once_the_month_has_run_it(gateway: Any, clock: Clock) -> None:
+    handler = gateway(monthly_ceiling=3)
+    caller = new_token()
+    # The month's count is read once a minute per container: calls within that minute pass.
+    assert [call(handler, caller, {"text": "x"})["isError"] for _ in range(4)] == [False] * 4
+    clock.now += timedelta(seconds=61)
+    code, message, details = refusal(call(handler, caller, {"text": "x"}))
+    assert (code, details["limit"]) == ("quota_exceeded", {"monthly_call_ceiling": 3})
+    assert message.startswith("this deployment has run its monthly ceiling of 3 calls")
+
+
+def test_get_usage_reports_the_rollups_to_admins(gateway: Any, clock: Clock) -> None:
+    handler = gateway()
+    user = new_token(scopes="read")
+    for project in ("acme/shop", "acme/shop", "acme/other"):
+        call(handler, user, {"text": "x", "project": project})
+    refused = call(handler, user, {"text": "x"}, tool="get_usage")
+    assert refusal(refused)[:2] == ("forbidden", "this token lacks the 'admin' scope")
+
+    admin = new_token(scopes="admin")
+    today = clock.now.date().isoformat()
+    report = call(handler, admin, {"by": ["project", "tool"], "principal": user["principal"]}, tool="get_usage")
+    structured = report["structuredContent"]
+    rows = {(row["project"], row["tool"]): (row["calls"], row["billable"]) for row in structured["rows"]}
+    assert rows == {("acme/other", "echo"): (1, 1), ("acme/shop", "echo"): (2, 2), ("", "get_usage"): (1, 0)}
+    assert (structured["total"], structured["totals"]["calls"], structured["since"][:8]) == (3, 4, today[:8])
+
+    page = call(handler, admin, {"by": ["project", "tool"], "principal": user["principal"], "limit": 2}, tool="get_usage")
+    first = page["structuredContent"]
+    assert (len(first["rows"]), first["total"], first["totals"]["calls"]) == (2, 3, 4)
+    rest = call(handler, admin, {"by": ["project", "tool"], "principal": user["principal"], "limit": 2,
+                                 "cursor": first["next_cursor"]}, tool="get_usage")["structuredContent"]  # fmt: skip
+    assert [row["project"] for row in first["rows"] + rest["rows"]] == ["", "acme/other", "acme/shop"]
+    assert rest["next_cursor"] is None and rest["offset"] == 2
+
+    # An admin of some projects sees only their usage, and may not ask for another's.
+    shop_admin = new_token(scopes="admin", projects="acme/shop")
+    mine = call(handler, shop_admin, {"by": ["project"]}, tool="get_usage")["structuredContent"]
+    assert [(row["project"], row["calls"]) for row in mine["rows"]] == [("acme/shop", 2)]
+    assert refusal(call(handler, shop_admin, {"project": "acme/other"}, tool="get_usage"))[0] == "forbidden"
+
+
+def test_usage_equals_the_audit_log_after_1000_mixed_calls(gateway: Any, clock: Clock, store: str) -> None:
+    handler = gateway()
+    free = new_token(scopes="read,write")
+    limited = new_token(scopes="read", rate_per_minute=600, rate_burst=40)
+    quota = new_token(scopes="read", monthly_quota=60)
+    revoked = new_token(scopes="read")
+    with session_scope(resources.relational_engine()) as session:
+        tokens.revoke(session, revoked["token_id"])
+    kinds = [
+        (free, "echo", {"text": "ok", "project": "acme/shop"}),
+        (free, "echo", {"text": "ok"}),
+        (free, "echo", {"text": "x", "fail": True}),  # invalid (the tool's)
+        (free, "echo", {"text": "crash", "project": "acme/shop"}),  # error (ours)
+        (free, "nope", {}),  # invalid (the gateway's)
+        (free, "admin_echo", {"text": "x"}),  # denied: scope
+        (limited, "echo", {"text": "ok"}),  # ok, then rate_limited
+        (quota, "echo", {"text": "ok", "project": "acme/other"}),  # ok, then quota_exceeded
+        (revoked, "echo", {"text": "ok"}),  # denied: revoked
+    ]
+    workers, each = 4, 250
+
+    def worker(number: int) -> None:
+        for index in range(each):
+            caller, tool, arguments = kinds[(number * each + index) % len(kinds)]
+            call(handler, caller, arguments, tool=tool)
+
+    threads = [threading.Thread(target=worker, args=(number,)) for number in range(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(300)
+    rows = audit_rows()
+    assert len(rows) == workers * each == 1000
+    outcomes = Counter(row.error_code or row.outcome for row in rows)
+    assert {"ok", "invalid_arguments", "function_error", "unknown_tool", "forbidden", "rate_limited", "quota_exceeded",
+            "unauthenticated"} <= set(outcomes), outcomes  # fmt: skip
+
+    expected: dict[tuple[Any, ...], Counter[str]] = defaultdict(Counter)
+    for row in rows:
+        key = (row.at.date(), row.token_id, row.principal, row.project or "", row.tool)
+        counts = expected[key]
+        counts["calls"] += 1
+        counts[usage.OUTCOME_COUNTS[row.outcome]] += 1
+        counts["duration_us"] += round(row.latency_ms * 1000)
+        counts["result_bytes"] += row.result_bytes
+    actual = {
+        (row.day, row.token_id, row.principal, row.project, row.tool): Counter(
+            {name: getattr(row, name) for name in usage.COUNTS if getattr(row, name)}
+        )
+        for row in rollups()
+    }
+    assert actual == dict(expected)
+    # What billing reads agrees to the call: billable = the audit rows that are ok.
+    with resources.relational_engine().connect() as connection:
+        window = usage.Filters(since=clock.now.date(), until=clock.now.date())
+        _, _, totals = usage.report(connection, window, ["principal"])
+    assert (totals["calls"], totals["billable"]) == (1000, outcomes["ok"])
+    assert token_row(quota["token_id"]).quota_used == 60
