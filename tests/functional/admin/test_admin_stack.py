@@ -183,6 +183,47 @@ def test_create_list_revoke_run_in_the_stack(aws: StackAws, capsys: pytest.Captu
     assert out.startswith("Database schema is at revision ")
 
 
+def test_limits_usage_and_retention_run_in_the_stack(aws: StackAws, capsys: pytest.CaptureFixture[str]) -> None:
+    from datetime import timedelta
+
+    from rhumbline.gateway.audit import AuditEntry, record_call
+    from rhumbline.stores.relational.engine import create_engine_from_url
+
+    code, out, err = rhumbline(
+        capsys, "token", "create", "--principal", "team@example.com", "--projects", "*", "--scopes", "read",
+        "--rate-limit", "60", "--monthly-quota", "1000",
+    )  # fmt: skip
+    assert code == 0, err
+    token_id = "tk_" + out.strip().split("_")[1]
+    code, out, err = rhumbline(capsys, "token", "update", token_id, "--burst", "5", "--monthly-quota", "5000")
+    assert (code, out.strip()) == (0, f"Updated {token_id}: rate limit 60/min burst 5; quota 5000/month."), err
+
+    # Two calls in the stack's database, as its gateway writes them: one today, one long ago.
+    now = datetime.now(timezone.utc)
+    engine = create_engine_from_url(aws.database_url, timeout=10)
+    try:
+        with engine.begin() as connection:
+            for at in (now, now - timedelta(days=400)):
+                entry = AuditEntry(
+                    request_id=uuid.uuid4().hex, principal="team@example.com", token_id=token_id, tool="search",
+                    project="acme/shop", arguments={}, outcome="ok", error_code=None, latency_ms=3.0, result_bytes=10, at=at,
+                )  # fmt: skip
+                record_call(connection, entry)
+    finally:
+        engine.dispose()
+
+    code, out, err = rhumbline(capsys, "usage", "--by", "principal", "--format", "csv")
+    assert code == 0, err
+    today, first = now.date().isoformat(), now.date().replace(day=1).isoformat()
+    assert out.splitlines()[1] == f"{first},{today},team@example.com,1,1,0,0,0,3.0,10"
+
+    code, out, err = rhumbline(capsys, "audit", "prune", "--older-than", "365d")
+    assert code == 0 and out.startswith("Deleted 1 audit rows from before "), err
+    assert [event["command"] for event in aws.invoked] == ["token.create", "token.update", "usage", "audit.prune"]
+    # The scheduled retention run is the same event, sent by EventBridge.
+    assert aws.run_deployed({"command": "audit.prune", "arguments": {"older_than_days": 90}})["result"]["done"] is True
+
+
 def test_refusals_come_back_as_one_clear_line(aws: StackAws, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = rhumbline(capsys, "token", "create", "--principal", "x", "--projects", "*", "--scopes", "root")
     assert code == 1

@@ -1,0 +1,124 @@
+"""What metering adds to a tool call on PostgreSQL, in network round trips (pg8000 flushes, each
+followed by a wait for the server): one for admission, none for the usage rollup.
+
+- Admission (gateway/meter.py): one prepared statement on an autocommit connection, whatever the
+  token's limits, once the connection has prepared it.
+- The audit write with its rollup and the quota given back (usage.record_call): exactly as many
+  round trips as the audit row alone, because it is one statement.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine
+
+from rhumbline.gateway.audit import AuditEntry, record_call
+from rhumbline.stores.relational import audit, limits, migrate, tokens
+from rhumbline.stores.relational.engine import create_engine_from_url
+from rhumbline.stores.relational.oneshot import OneShot
+from rhumbline.stores.relational.session import session_scope
+from tests.pg_database import fresh_database_url
+
+pytestmark = pytest.mark.postgres
+NOW = datetime(2026, 11, 30, 12, tzinfo=timezone.utc)
+
+
+class RoundTrips:
+    """Counts pg8000's flushes: the driver writes, then blocks on the server's answer."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import pg8000.core
+
+        self.count = 0
+        original = pg8000.core._flush
+
+        def counted(sock: Any) -> None:
+            self.count += 1
+            original(sock)
+
+        monkeypatch.setattr(pg8000.core, "_flush", counted)
+
+    def of(self, work: Any) -> int:
+        before = self.count
+        work()
+        return self.count - before
+
+
+@pytest.fixture(scope="module")
+def engines(postgres_url: str) -> Iterator[tuple[Engine, Engine]]:
+    url, drop = fresh_database_url(postgres_url, f"trips_{uuid.uuid4().hex[:12]}")
+    engine, autocommit = create_engine_from_url(url), create_engine_from_url(url, autocommit=True)
+    migrate.upgrade(engine)
+    yield engine, autocommit
+    engine.dispose()
+    autocommit.dispose()
+    drop()
+
+
+@pytest.fixture
+def round_trips(monkeypatch: pytest.MonkeyPatch) -> RoundTrips:
+    return RoundTrips(monkeypatch)
+
+
+def new_token(engine: Engine, **limits_: Any) -> str:
+    with session_scope(engine) as session:
+        return tokens.create(session, principal="trips@example.com", projects=["*"], scopes=["read"], **limits_)[1].id
+
+
+@pytest.mark.parametrize(
+    "limits_", [{}, {"rate_per_minute": 6000, "rate_burst": 1000}, {"monthly_quota": 10_000}], ids=["unlimited", "rate", "quota"]
+)
+def test_admission_is_one_round_trip(engines: tuple[Engine, Engine], round_trips: RoundTrips, limits_: dict[str, Any]) -> None:
+    engine, autocommit = engines
+    token_id = new_token(engine, **limits_)
+    one = OneShot(autocommit)
+    limits.admit(one.rows, token_id, NOW)  # the connection prepares the statement once
+    trips = [round_trips.of(lambda: limits.admit(one.rows, token_id, NOW + timedelta(seconds=n))) for n in range(20)]
+    assert trips == [1] * 20
+
+
+def test_a_refused_admission_costs_its_explanation_too(engines: tuple[Engine, Engine], round_trips: RoundTrips) -> None:
+    engine, autocommit = engines
+    token_id = new_token(engine, monthly_quota=1)
+    one = OneShot(autocommit)
+    limits.admit(one.rows, token_id, NOW)
+    limits.admit(one.rows, token_id, NOW)  # refused: both statements now prepared
+    assert round_trips.of(lambda: limits.admit(one.rows, token_id, NOW)) == 2
+
+
+def test_the_usage_rollup_adds_no_round_trip_to_the_audit_write(engines: tuple[Engine, Engine], round_trips: RoundTrips) -> None:
+    engine, _ = engines
+    token_id = new_token(engine, monthly_quota=100)
+
+    def entry(outcome: str) -> AuditEntry:
+        return AuditEntry(
+            request_id=uuid.uuid4().hex, principal="trips@example.com", token_id=token_id, tool="search",
+            project="acme/shop", arguments={"query": "x"}, outcome=outcome, error_code=None if outcome == "ok" else "x",  # type: ignore[arg-type]
+            latency_ms=1.0, result_bytes=10, at=NOW, admitted_month=202611,
+        )  # fmt: skip
+
+    def audit_row_alone() -> None:
+        with engine.begin() as connection:
+            audit.record(
+                connection, request_id="r", principal="trips@example.com", token_id=token_id, tool="search",
+                project="acme/shop", arguments_summary="{}", outcome="ok", error_code=None, latency_ms=1.0, result_bytes=10,
+            )  # fmt: skip
+
+    def metered_write(outcome: str) -> Any:
+        def write() -> None:
+            with engine.begin() as connection:
+                record_call(connection, entry(outcome))
+
+        return write
+
+    for work in (audit_row_alone, metered_write("ok"), metered_write("error")):
+        work()  # warm: the pool's connection exists
+    alone = round_trips.of(audit_row_alone)
+    # Billable, and not billable (the quota given back rides along too).
+    assert round_trips.of(metered_write("ok")) == alone
+    assert round_trips.of(metered_write("error")) == alone
