@@ -1,6 +1,7 @@
 """Where the milliseconds of one warm tools/call go, through the local endpoint, in one process.
 
     .venv/bin/python bench/profile_call.py [--calls 500] [--tool get_node] [--yappi]
+    .venv/bin/python bench/profile_call.py --database-url postgresql+pg8000://... [--limits 600,100,1000000]
 
 Builds what `rhumbline serve --dispatch inprocess` serves (the template's LocalApi: API Gateway
 stand-in -> authorizer cache -> gateway Lambda handler -> tool) in this process, against embedded
@@ -10,7 +11,11 @@ socket (`LocalApi.respond`), so the numbers are the server's own work minus uvic
 Without --yappi: wall and CPU time per call (p50/mean) and the span of each layer, measured by
 wrapping the layer's entry function with perf_counter laps (inclusive times, any thread).
 With --yappi (pip install yappi into a scratch venv and put its site-packages on PYTHONPATH): a
-wall-clock profile over all threads, the top functions by own time. Not part of the test suite.
+wall-clock profile over all threads, the top functions by own time.
+With --database-url (PostgreSQL): the relational store there, and the network round trips per call
+(pg8000 flushes) of the gateway's admission (the meter), of its audit write (with the usage rollup),
+and of everything else (the tool's own queries). --limits gives the token a rate limit, burst and
+monthly quota, so admission meters them. Not part of the test suite.
 """
 
 from __future__ import annotations
@@ -72,9 +77,11 @@ def lap(owner: Any, attribute: str, label: str) -> None:
     setattr(owner, attribute, timed)
 
 
-def prepare_home(root: Path, home: str | None = None, project: str | None = None) -> tuple[str, str]:
-    """Ingest the small project (or use an existing home's project) and create a token; returns
-    (project, token)."""
+def prepare_home(
+    root: Path, home: str | None = None, project: str | None = None, limits: dict[str, int] | None = None
+) -> tuple[str, str]:
+    """Ingest the small project (or use an existing home's project) and create a token (with
+    `limits`: rate_per_minute, rate_burst, monthly_quota); returns (project, token)."""
     from rhumbline import cli
 
     os.environ.update(POWERTOOLS_METRICS_DISABLED="true")
@@ -99,7 +106,9 @@ def prepare_home(root: Path, home: str | None = None, project: str | None = None
     from rhumbline.stores.relational.session import session_scope
 
     with session_scope(resources.relational_engine()) as session:
-        plaintext, _ = tokens.create(session, principal="bench", projects=[project], scopes=["read", "write", "cypher"])
+        plaintext, _ = tokens.create(
+            session, principal="bench", projects=[project], scopes=["read", "write", "cypher"], **(limits or {})
+        )
     return project, plaintext
 
 
@@ -114,12 +123,51 @@ def instrument() -> None:
     lap(FunctionRunner, "invoke_async", "3 runner.invoke_async (gateway function, incl. thread hop)")
     lap(FunctionRunner, "invoke", "4 runner.invoke (gateway handler on worker thread)")
     lap(container.GatewayContainer, "serve_http", "5 gateway ASGI app on container loop")
-    lap(calls.ToolCalls, "call", "6 ToolCalls.call (policy+dispatch+audit)")
+    lap(calls.ToolCalls, "call", "6 ToolCalls.call (policy+admission+dispatch+audit)")
+    lap(calls.ToolCalls, "_admit", "6a admission: token, rate limit, quota (meter)")
     lap(calls.ToolCalls, "_result", "7 ToolCalls._result (worker: dispatch+translate)")
     lap(handler, "handle", "8 tool handler (validate, run, dump)")
-    lap(calls.ToolCalls, "_record", "9 audit write + metric (worker)")
+    lap(calls.ToolCalls, "_record", "9 audit write + usage rollup + metric (worker)")
     lap(calls, "outcome_to_result", "a outcome -> CallToolResult wire dict (text JSON)")
     del server
+
+
+class RoundTrips:
+    """pg8000's flushes (each one a wait on the server) per span of the call: the thread that
+    flushes is inside the meter's admission, inside the audit write, or elsewhere."""
+
+    def __init__(self) -> None:
+        import threading
+
+        import pg8000.core
+
+        from rhumbline.gateway.audit import RelationalAuditLog
+        from rhumbline.gateway.meter import RelationalMeter
+
+        self.counts: dict[str, int] = defaultdict(int)
+        self.span = threading.local()
+        original_flush = pg8000.core._flush
+
+        def flush(sock: Any) -> None:
+            self.counts[getattr(self.span, "label", "other: authorizer, tool")] += 1
+            original_flush(sock)
+
+        pg8000.core._flush = flush
+        self.within(RelationalMeter, "admit", "admission (meter)")
+        self.within(RelationalAuditLog, "write", "audit write + usage rollup")
+
+    def within(self, owner: Any, attribute: str, label: str) -> None:
+        original = getattr(owner, attribute)
+
+        @functools.wraps(original)
+        def labelled(*args: Any, **kwargs: Any) -> Any:
+            self.span.label = label
+            try:
+                return original(*args, **kwargs)
+            finally:
+                del self.span.label
+
+        setattr(owner, attribute, labelled)
 
 
 def build_api() -> Any:
@@ -193,19 +241,29 @@ def main() -> None:
     parser.add_argument("--home", help="an existing RHUMBLINE_HOME (e.g. with Django ingested) instead of the small project")
     parser.add_argument("--project", help="the project in --home (default bench/django)")
     parser.add_argument("--arguments", type=json.loads, help="the tool's arguments as JSON (project added)")
+    parser.add_argument("--database-url", help="the relational store on this PostgreSQL database (postgresql+pg8000://...)")
+    parser.add_argument("--limits", help="the token's RATE_PER_MINUTE,BURST,MONTHLY_QUOTA (default: none)")
     args = parser.parse_args()
+    limits = None
+    if args.limits:
+        limits = dict(zip(("rate_per_minute", "rate_burst", "monthly_quota"), map(int, args.limits.split(","))))
+    if args.database_url:
+        os.environ["RHUMBLINE_DATABASE_URL"] = args.database_url
     with tempfile.TemporaryDirectory(prefix="rhumbline-profile-") as directory:
-        project, token = prepare_home(Path(directory), args.home, args.project)
+        project, token = prepare_home(Path(directory), args.home, args.project, limits)
         arguments = {} if args.tool == "tools/list" else {**(args.arguments or CASES[args.tool]), "project": project}
         if args.tool == "list_projects":
             arguments = {}
         if not args.yappi:
             instrument()
+        round_trips = RoundTrips() if (args.database_url or "").startswith("postgresql") else None
         api = build_api()
-        asyncio.run(run(api, token, args, arguments))
+        asyncio.run(run(api, token, args, arguments, round_trips))
 
 
-async def run(api: Any, token: str, args: argparse.Namespace, arguments: dict[str, Any]) -> None:
+async def run(
+    api: Any, token: str, args: argparse.Namespace, arguments: dict[str, Any], round_trips: RoundTrips | None
+) -> None:
     await startup(api)
     profiler: Callable[[], None] | None = None
     if args.yappi:
@@ -225,13 +283,20 @@ async def run(api: Any, token: str, args: argparse.Namespace, arguments: dict[st
                 f"{entry.ncall / args.calls:>11.1f}  {entry.name} ({Path(entry.module).name}:{entry.lineno})"
             )
     else:
-        timings, cpu = await drive(api, token, args.tool, arguments, args.calls, args.warmup)
+        await drive(api, token, args.tool, arguments, 0, args.warmup)
+        if round_trips is not None:
+            round_trips.counts.clear()
+        timings, cpu = await drive(api, token, args.tool, arguments, args.calls, 0)
     del profiler
     print(
         f"\n{args.tool}: {args.calls} calls, wall p50 {percentile(timings, 0.5):.3f} ms, "
         f"p99 {percentile(timings, 0.99):.3f} ms, mean {statistics.fmean(timings):.3f} ms, "
         f"process CPU {cpu:.3f} ms/call; load {os.getloadavg()[0]:.2f}"
     )
+    if round_trips is not None:
+        print(f"{'PostgreSQL round trips (pg8000 flushes)':<64}{'per call':>8}")
+        for label, count in sorted(round_trips.counts.items()):
+            print(f"{label:<64}{count / args.calls:>8.2f}")
     if spans:
         print(f"{'span (inclusive)':<64}{'p50 ms':>8}{'mean ms':>9}{'per call':>9}")
         for label in sorted(spans):

@@ -39,7 +39,6 @@ DEADLINE_MARGIN_SECONDS = 1.5
 # Past the tool's deadline, a moment for the tool to report its own deadline error first.
 DISPATCH_GRACE_SECONDS = 0.5
 AUDIT_TIMEOUT_SECONDS = 3.0
-ADMISSION_TIMEOUT_SECONDS = 3.0
 # Threads for dispatches and audit rows at once (anyio's default): calls past it wait for one.
 WORKER_THREADS = 40
 
@@ -57,6 +56,15 @@ class CallRequest:
     remaining_seconds: float | None = None
     # The toolsets and read-only switch the client chose: a call outside them is refused.
     selection: Selection = EVERYTHING
+
+
+@dataclass
+class Admitted:
+    """Set on the worker thread when the meter admits the call: the month whose quota counted it,
+    which the audit write gives back if the call turns out not billable (even one abandoned at its
+    deadline)."""
+
+    month: int | None = None
 
 
 def verdict_for(error_code: str | None) -> Verdict:
@@ -201,16 +209,14 @@ class ToolCalls:
     async def call(self, request: CallRequest) -> WireResult:
         """The call's MCP result, returned only once its audit row is committed."""
         started = time.perf_counter()
+        admitted = Admitted()
         rejection = check_call(self.catalog, request)
-        admitted_month = None
-        if rejection is None:
-            rejection, admitted_month = await self._admit(request)
         if rejection is not None:
-            result, error_code = error_result(rejection.code, rejection.message, rejection.details), rejection.code
+            result, error_code = error_result(rejection.code, rejection.message), rejection.code
         else:
-            result, error_code = await self._answer(request, time.perf_counter() - started)
+            result, error_code = await self._answer(request, admitted)
         project = project_of(self.catalog, request)
-        entry = audit_entry(request, project, error_code, started, result, self.clock(), admitted_month)
+        entry = audit_entry(request, project, error_code, started, result, self.clock(), admitted.month)
         try:
             with anyio.fail_after(AUDIT_TIMEOUT_SECONDS):
                 await anyio.to_thread.run_sync(self._record, entry, abandon_on_cancel=True, limiter=self.limiter)
@@ -218,25 +224,9 @@ class ToolCalls:
             logger.error("audit write timed out for request %s (%s)", request.request_id, request.tool)
         return result
 
-    async def _admit(self, request: CallRequest) -> tuple[ToolErrorBody | None, int | None]:
-        """The meter's refusal, or the month the admitted call was counted in."""
-        try:
-            with anyio.fail_after(ADMISSION_TIMEOUT_SECONDS):
-                admission = await anyio.to_thread.run_sync(
-                    self.meter.admit, request.caller.token_id, self.clock(), abandon_on_cancel=True, limiter=self.limiter
-                )
-        except Exception:  # noqa: BLE001 - a store failure refuses the call; it must not crash it
-            logger.exception("admission failed for request %s (%s)", request.request_id, request.tool)
-            message = f"the relational store could not check this token's limits; retry shortly (request id {request.request_id})"
-            return ToolErrorBody(code="unavailable", message=message, details={"store": "relational"}), None
-        if admission.admitted:
-            return None, admission.month
-        return admission_refusal(admission), None
-
-    async def _answer(self, request: CallRequest, spent: float) -> tuple[WireResult, str | None]:
-        """The MCP result of an admitted call and, when it is an error, its code (for the audit row)."""
-        remaining = None if request.remaining_seconds is None else request.remaining_seconds - spent
-        budget = self.budget(remaining)
+    async def _answer(self, request: CallRequest, admitted: "Admitted") -> tuple[WireResult, str | None]:
+        """The MCP result and, when it is an error, its code (for the audit row)."""
+        budget = self.budget(request.remaining_seconds)
         if budget <= 0:
             message = f"no time was left to run the tool (request id {request.request_id})"
             return error_result("timeout", message), "timeout"
@@ -245,14 +235,17 @@ class ToolCalls:
             # abandoned: it runs on, its answer dropped, and the call's row says `timeout`.
             with anyio.fail_after(budget + DISPATCH_GRACE_SECONDS):
                 return await anyio.to_thread.run_sync(
-                    self._result, request, budget, abandon_on_cancel=True, limiter=self.limiter
+                    self._result, request, budget, admitted, abandon_on_cancel=True, limiter=self.limiter
                 )
         except TimeoutError:
             message = f"the '{request.tool}' tool did not answer within {budget:.1f} s"
             return error_result("timeout", f"{message} (request id {request.request_id})"), "timeout"
 
-    def _result(self, request: CallRequest, budget: float) -> tuple[WireResult, str | None]:
-        """Blocking: dispatch and translate the outcome."""
+    def _result(self, request: CallRequest, budget: float, admitted: "Admitted") -> tuple[WireResult, str | None]:
+        """Blocking: admit (on the same worker thread: no hop of its own), dispatch, translate."""
+        refusal = self._admit(request, admitted)
+        if refusal is not None:
+            return error_result(refusal.code, refusal.message, refusal.details), refusal.code
         try:
             outcome = self._dispatch(request, budget)
         except DispatchError as failure:
@@ -264,6 +257,19 @@ class ToolCalls:
         if outcome.ok:
             return outcome_to_result(outcome), None
         return outcome_to_result(outcome), outcome.error.code if outcome.error else "internal_error"
+
+    def _admit(self, request: CallRequest, admitted: "Admitted") -> ToolErrorBody | None:
+        """Blocking: the meter's refusal, or None once `admitted` holds the month that counted the call."""
+        try:
+            admission = self.meter.admit(request.caller.token_id, self.clock())
+        except Exception:  # noqa: BLE001 - a store failure refuses the call; it must not crash it
+            logger.exception("admission failed for request %s (%s)", request.request_id, request.tool)
+            message = f"the relational store could not check this token's limits; retry shortly (request id {request.request_id})"
+            return ToolErrorBody(code="unavailable", message=message, details={"store": "relational"})
+        if not admission.admitted:
+            return admission_refusal(admission)
+        admitted.month = admission.month
+        return None
 
     def _dispatch(self, request: CallRequest, budget: float) -> ToolOutcome:
         invocation = ToolInvocation(
