@@ -13,7 +13,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 import anyio
@@ -25,11 +25,10 @@ from rhumbline.contract import Caller, ToolErrorBody, ToolInvocation, ToolOutcom
 from rhumbline.gateway.audit import AuditEntry, AuditLog, Verdict
 from rhumbline.gateway.catalog import Catalog
 from rhumbline.gateway.dispatch import Dispatcher, DispatchError
-from rhumbline.gateway.identity import REASON_DESCRIPTIONS
-from rhumbline.gateway.meter import Meter
+from rhumbline.gateway.meter import Meter, refusal_of
 from rhumbline.gateway.toolsets import EVERYTHING, Selection
 from rhumbline.observability import record_dispatch_failure, record_tool_call
-from rhumbline.stores.relational.limits import Verdict as Admission
+from rhumbline.stores.relational.schema.base import utcnow
 
 logger = logging.getLogger("rhumbline.gateway")
 
@@ -144,36 +143,6 @@ def check_call(catalog: Catalog, request: CallRequest) -> ToolErrorBody | None:
     return None
 
 
-def admission_refusal(admission: Admission) -> ToolErrorBody:
-    """What a caller is told when the meter refuses its call: the limit, and when to retry."""
-    reason = admission.reason or "unknown"
-    if reason in ("unknown", "revoked", "expired"):
-        return ToolErrorBody(code="unauthenticated", message=REASON_DESCRIPTIONS[reason], details={"reason": reason})
-    details = {"retry_after_s": admission.retry_after_s, "limit": admission.limit or {}}
-    limit = admission.limit or {}
-    if reason == "rate_limited":
-        message = (
-            f"this token is over its rate limit of {limit.get('rate_per_minute')} calls per minute "
-            f"(burst {limit.get('burst')}): retry in {admission.retry_after_s} s"
-        )
-        return ToolErrorBody(code="rate_limited", message=message, details=details)
-    if reason == "ceiling_reached":
-        message = (
-            f"this deployment has run its monthly ceiling of {limit.get('monthly_call_ceiling')} calls; "
-            f"it resets at the start of next month (UTC), in {admission.retry_after_s} s"
-        )
-        return ToolErrorBody(code="quota_exceeded", message=message, details=details)
-    message = (
-        f"this token has used its monthly quota of {limit.get('monthly_quota')} calls; it resets at the "
-        f"start of next month (UTC), in {admission.retry_after_s} s"
-    )
-    return ToolErrorBody(code="quota_exceeded", message=message, details=details)
-
-
-def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
-
-
 def result_size(result: WireResult) -> int:
     if result["isError"]:
         return 0
@@ -267,7 +236,7 @@ class ToolCalls:
             message = f"the relational store could not check this token's limits; retry shortly (request id {request.request_id})"
             return ToolErrorBody(code="unavailable", message=message, details={"store": "relational"})
         if not admission.admitted:
-            return admission_refusal(admission)
+            return refusal_of(admission)
         admitted.month = admission.month
         return None
 

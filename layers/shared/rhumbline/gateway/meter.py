@@ -9,6 +9,8 @@ import threading
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from rhumbline.contract import ToolErrorBody
+from rhumbline.gateway.identity import REASON_DESCRIPTIONS
 from rhumbline.runtime import resources
 from rhumbline.stores.relational import limits, usage
 from rhumbline.stores.relational.oneshot import OneShot
@@ -56,3 +58,25 @@ class RelationalMeter:
                 count = usage.calls_run_this_month(connection, now)
             self._ceiling_checked = (now, count)
             return count
+
+
+def refusal_of(verdict: limits.Verdict) -> ToolErrorBody:
+    """What a caller is told when the meter refuses its call: why, the limit, and when to retry."""
+    reason = verdict.reason or "unknown"
+    if reason in ("unknown", "revoked", "expired"):
+        return ToolErrorBody(code="unauthenticated", message=REASON_DESCRIPTIONS[reason], details={"reason": reason})
+    limit = verdict.limit or {}
+    details = {"retry_after_s": verdict.retry_after_s, "limit": limit}
+    retry = f"in {verdict.retry_after_s} s"
+    if reason == "rate_limited":
+        message = (
+            f"this token is over its rate limit of {limit.get('rate_per_minute')} calls per minute "
+            f"(burst {limit.get('burst')}): retry {retry}"
+        )
+        return ToolErrorBody(code="rate_limited", message=message, details=details)
+    if reason == "ceiling_reached":
+        whose = f"this deployment has run its monthly ceiling of {limit.get('monthly_call_ceiling')} calls"
+    else:
+        whose = f"this token has used its monthly quota of {limit.get('monthly_quota')} calls"
+    message = f"{whose}; it resets at the start of next month (UTC), {retry}"
+    return ToolErrorBody(code="quota_exceeded", message=message, details=details)

@@ -104,6 +104,7 @@ def admit(rows: Any, token_id: str, now: datetime) -> Verdict:
     """Admit one call of `token_id` at `now`, or say why not. `rows(statement, parameters)` runs
     one statement by itself and returns its rows (oneshot.OneShot.rows)."""
     values = parameters(token_id, now)
+    found: list[Any] = []
     for _ in range(ATTEMPTS):
         if rows(ADMIT, values):
             return Verdict(admitted=True, month=values["month"])
@@ -111,8 +112,10 @@ def admit(rows: Any, token_id: str, now: datetime) -> Verdict:
         verdict = refusal(found[0] if found else None, now)
         if verdict is not None:
             return verdict
-    # Admission and its explanation kept disagreeing: the row is changing under heavy contention.
-    return Verdict(admitted=False, month=values["month"], reason="rate_limited", retry_after_s=1.0)
+    # Admission and its explanation kept disagreeing: the token's limits are being changed.
+    rate, burst = found[0][2:4] if found else (None, None)
+    limit = {"rate_per_minute": rate, "burst": burst}
+    return Verdict(admitted=False, month=values["month"], reason="rate_limited", retry_after_s=1.0, limit=limit)
 
 
 def refusal(row: Any, now: datetime) -> Verdict | None:
