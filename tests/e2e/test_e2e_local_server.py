@@ -157,7 +157,9 @@ def test_token_cli_lists_without_secrets(server: LocalServer) -> None:
     listed = server.cli("token", "list")
     assert listed.returncode == 0
     lines = listed.stdout.splitlines()
-    assert lines[0].split() == ["ID", "PRINCIPAL", "PROJECTS", "SCOPES", "CREATED", "EXPIRES", "REVOKED", "LAST", "USED"]
+    assert lines[0].split() == [
+        "ID", "PRINCIPAL", "PROJECTS", "SCOPES", "RATE", "LIMIT", "QUOTA", "CREATED", "EXPIRES", "REVOKED", "LAST", "USED",
+    ]  # fmt: skip
     assert "e2e@example.com" in lines[1] and "acme/shop" in lines[1]
     assert server.token not in listed.stdout
 
