@@ -193,7 +193,7 @@ class ToolCalls:
             logger.error("audit write timed out for request %s (%s)", request.request_id, request.tool)
         return result
 
-    async def _answer(self, request: CallRequest, admitted: "Admitted") -> tuple[WireResult, str | None]:
+    async def _answer(self, request: CallRequest, admitted: Admitted) -> tuple[WireResult, str | None]:
         """The MCP result and, when it is an error, its code (for the audit row)."""
         budget = self.budget(request.remaining_seconds)
         if budget <= 0:
@@ -210,7 +210,7 @@ class ToolCalls:
             message = f"the '{request.tool}' tool did not answer within {budget:.1f} s"
             return error_result("timeout", f"{message} (request id {request.request_id})"), "timeout"
 
-    def _result(self, request: CallRequest, budget: float, admitted: "Admitted") -> tuple[WireResult, str | None]:
+    def _result(self, request: CallRequest, budget: float, admitted: Admitted) -> tuple[WireResult, str | None]:
         """Blocking: admit (on the same worker thread: no hop of its own), dispatch, translate."""
         refusal = self._admit(request, admitted)
         if refusal is not None:
@@ -227,7 +227,7 @@ class ToolCalls:
             return outcome_to_result(outcome), None
         return outcome_to_result(outcome), outcome.error.code if outcome.error else "internal_error"
 
-    def _admit(self, request: CallRequest, admitted: "Admitted") -> ToolErrorBody | None:
+    def _admit(self, request: CallRequest, admitted: Admitted) -> ToolErrorBody | None:
         """Blocking: the meter's refusal, or None once `admitted` holds the month that counted the call."""
         try:
             admission = self.meter.admit(request.caller.token_id, self.clock())

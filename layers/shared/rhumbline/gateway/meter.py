@@ -44,9 +44,12 @@ class RelationalMeter:
         return limits.admit(self._rows().rows, token_id, now)
 
     def _rows(self) -> OneShot:
-        if self._oneshot is None:
-            self._oneshot = OneShot(resources.autocommit_engine())
-        return self._oneshot
+        # Per engine: the container's engines are made again after resources.reset().
+        engine = resources.autocommit_engine()
+        oneshot = self._oneshot
+        if oneshot is None or oneshot.engine is not engine:
+            oneshot = self._oneshot = OneShot(engine)
+        return oneshot
 
     def _month_calls(self, now: datetime) -> int:
         with self._lock:
