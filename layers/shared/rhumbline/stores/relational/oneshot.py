@@ -4,7 +4,8 @@ pg8000 runs a parameterized statement in three round trips (parse, describe, bin
 and a transaction adds BEGIN, COMMIT and the pool's ping around it. A single statement needs none of
 them: PostgreSQL runs it atomically by itself. So here a statement is prepared once per connection
 (a named prepared statement, pg8000's `Connection.prepare`) and run in autocommit mode on an engine
-without ping (`engine.autocommit_engine_for`): bind and execute in one round trip.
+without ping (`create_engine_from_url(..., autocommit=True)`, the container's
+`resources.autocommit_engine()`): bind and execute in one round trip.
 
 On SQLite the statement runs through SQLAlchemy in a transaction of its own (no network).
 
