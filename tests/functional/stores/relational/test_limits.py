@@ -178,3 +178,21 @@ def test_limits_are_checked_and_updated(store: tuple[Engine, OneShot]) -> None:
         removed = tokens.update(session, token_id, rate_per_minute=None, rate_burst=None)
         assert (removed.rate_per_minute, removed.rate_burst) == (None, None)
     assert all(limits.admit(one.rows, token_id, NOW).admitted for _ in range(5))
+
+
+def test_admission_survives_connections_the_server_closed(store: tuple[Engine, OneShot]) -> None:
+    # No ping on the admission's connections: one the server closed while it sat in the pool (a
+    # thawed Lambda container, a failover) fails once, and the statement runs again on a new one.
+    engine, one = store
+    if engine.dialect.name != "postgresql":
+        pytest.skip("SQLite has no server to close connections")
+    token_id = new_token(engine)
+    assert limits.admit(one.rows, token_id, NOW).admitted
+    with engine.begin() as connection:
+        killed = connection.exec_driver_sql(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'idle'"
+        ).scalar_one()
+    assert killed >= 1
+    assert limits.admit(one.rows, token_id, NOW).admitted
+    assert state(engine, token_id)[3] == 2

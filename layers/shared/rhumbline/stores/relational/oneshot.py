@@ -40,10 +40,10 @@ class OneShot:
 
         try:
             return self._prepared_rows(statement, parameters)
-        except InterfaceError:
-            # The network failed, most likely on a connection that died while it sat in the pool
-            # (there is no ping): the statement never ran. Its pool mates are as old: drop them all,
-            # and run the statement once more on a new connection.
+        except (InterfaceError, OSError):
+            # The network failed (pg8000 raises either), most likely on a connection the server
+            # closed while it sat in the pool (there is no ping), so the statement never ran. Its
+            # pool mates are as old: drop them all, and run the statement once more on a new one.
             self.engine.dispose()
             return self._prepared_rows(statement, parameters)
 
