@@ -221,7 +221,7 @@ def test_a_dead_token_is_refused_before_metering_and_dispatch(
             tokens.revoke(session, caller["token_id"])
     else:
         clock.now += timedelta(hours=2)
-    # The authorizer's cached verdict still says the token is good: the gateway's own check refuses.
+    # The authorizer's verdict (the request's context) says the token is good: the gateway's own check refuses.
     code, message, details = refusal(call(handler, caller, {"text": "x"}))
     assert (code, details) == ("unauthenticated", {"reason": death})
     assert message == f"the token has {'been revoked' if death == 'revoked' else 'expired'}"
@@ -251,6 +251,23 @@ def test_the_deployment_ceiling_refuses_calls_once_the_month_has_run_it(gateway:
     code, message, details = refusal(call(handler, caller, {"text": "x"}))
     assert (code, details["limit"]) == ("quota_exceeded", {"monthly_call_ceiling": 3})
     assert message.startswith("this deployment has run its monthly ceiling of 3 calls")
+
+
+def test_callers_without_a_token_row_are_counted_not_limited(gateway: Any, clock: Clock) -> None:
+    from rhumbline.local.stdio import LOCAL_TOKEN_ID
+
+    handler = gateway(monthly_ceiling=4)
+    # An OIDC access token's caller (authorizer/oidc.py) and the local stdio principal: the
+    # authorizer (or the process's owner) vouched for them; no api_tokens row holds their limits.
+    oidc = {"authenticated": "true", "principal": "alice@acme.com", "token_id": "oidc_0123456789a", "projects": "*", "scopes": "read"}
+    local = {**oidc, "principal": "local:dev", "token_id": LOCAL_TOKEN_ID}
+    assert [call(handler, caller, {"text": "x"})["isError"] for caller in (oidc, local, oidc)] == [False] * 3
+    assert refusal(call(handler, oidc, {"text": "crash"}))[0] == "function_error"
+    counted = {row.token_id: (row.principal, row.calls, row.billable, row.errors) for row in rollups()}
+    assert counted == {"oidc_0123456789a": ("alice@acme.com", 3, 2, 1), LOCAL_TOKEN_ID: ("local:dev", 1, 1, 0)}
+    # The deployment's ceiling holds them too.
+    clock.now += timedelta(seconds=61)
+    assert refusal(call(handler, oidc, {"text": "x"}))[0] == "quota_exceeded"
 
 
 def test_get_usage_reports_the_rollups_to_admins(gateway: Any, clock: Clock) -> None:

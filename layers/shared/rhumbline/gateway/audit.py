@@ -36,7 +36,7 @@ class AuditEntry:
     result_bytes: int
     at: datetime
     # The month whose quota counted this call when it was admitted (limits.Verdict.month); None
-    # when it was refused before admission.
+    # when it was refused before admission or no token row counted it.
     admitted_month: int | None = None
 
 

@@ -2,8 +2,9 @@
 
 The gateway never validates arguments against the tool's model nor runs tool logic: the tool
 function does that with the same pydantic model the catalog advertises. The gateway only refuses
-what it can refuse without the tool (unknown tool, missing scope or project, oversize arguments),
-then what the meter refuses (a revoked or expired token, a rate limit, a quota: gateway/meter.py).
+what it can refuse without the tool (unknown tool, missing scope or project, a tool outside the
+client's toolsets, oversize arguments), then what the meter refuses (a revoked or expired token, a
+rate limit, a quota: gateway/meter.py).
 """
 
 from __future__ import annotations

@@ -1,6 +1,11 @@
-"""Admission of each tools/call before dispatch: the token must still be live (revocation and
-expiry take effect on the next call, whatever the authorizer cached), under its rate limit and
-monthly quota (stores/relational/limits.py), and the deployment under its monthly call ceiling.
+"""Admission of each tools/call before dispatch: the token must still be live (checked again in
+the statement that meters it, so a revocation between the authorizer and the call counts), under
+its rate limit and monthly quota (stores/relational/limits.py), and the deployment under its
+monthly call ceiling.
+
+Only `rhl_` tokens have a row to hold limits. An OIDC access token's caller and the local stdio
+principal have none: the authorizer verified the former on this very request (it caches nothing),
+the latter is whoever started the process; both are counted in usage and under the ceiling.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from typing import Protocol
 from rhumbline.contract import ToolErrorBody
 from rhumbline.gateway.identity import REASON_DESCRIPTIONS
 from rhumbline.runtime import resources
-from rhumbline.stores.relational import limits, usage
+from rhumbline.stores.relational import limits, tokens, usage
 from rhumbline.stores.relational.oneshot import OneShot
 
 # How stale the deployment's count of the month's calls may be: the ceiling is a guard on the
@@ -41,6 +46,8 @@ class RelationalMeter:
                 retry_after_s=limits.round_up((limits.next_month(now) - now).total_seconds()),
                 limit={"monthly_call_ceiling": self.monthly_ceiling},
             )
+        if not tokens.is_stored(token_id):
+            return limits.Verdict(admitted=True, month=None)
         return limits.admit(self._rows().rows, token_id, now)
 
     def _rows(self) -> OneShot:

@@ -47,10 +47,12 @@ async def serve_stdio(settings: "Settings", access: Access) -> None:
     from rhumbline.gateway.calls import ToolCalls
     from rhumbline.gateway.catalog import Catalog
     from rhumbline.gateway.dispatch import InProcessDispatcher
+    from rhumbline.gateway.meter import RelationalMeter
     from rhumbline.gateway.server import build_mcp_server
 
     catalog = Catalog.from_registry()
-    tool_calls = ToolCalls(catalog, InProcessDispatcher(), RelationalAuditLog(), tool_timeout=settings.tool_timeout)
+    meter = RelationalMeter(monthly_ceiling=settings.monthly_call_ceiling)
+    tool_calls = ToolCalls(catalog, InProcessDispatcher(), RelationalAuditLog(), meter, tool_timeout=settings.tool_timeout)
     server = build_mcp_server(catalog, tool_calls, fixed_access(access))
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())

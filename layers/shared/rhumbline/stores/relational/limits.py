@@ -77,7 +77,8 @@ class Verdict:
     """`reason` when refused: 'unknown', 'revoked', 'expired', 'rate_limited' or 'quota_exceeded'."""
 
     admitted: bool
-    month: int
+    # The month whose quota counted the call; None when no token row counted it.
+    month: int | None
     reason: str | None = None
     retry_after_s: float | None = None
     limit: dict[str, int] | None = None

@@ -173,6 +173,12 @@ def list_all(session: Session) -> list[ApiToken]:
     return list(session.scalars(query))
 
 
+def is_stored(token_id: str) -> bool:
+    """Whether a caller's token id names a row here: an `rhl_` token's does; an OIDC access
+    token's (authorizer/oidc.py) and the local stdio principal's (local/stdio.py) do not."""
+    return token_id.startswith(ID_PREFIX)
+
+
 def get(session: Session, token_id: str) -> ApiToken | None:
     return session.get(ApiToken, token_id)
 
