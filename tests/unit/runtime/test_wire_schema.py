@@ -52,4 +52,4 @@ def test_the_compact_input_schema_accepts_and_refuses_what_the_model_does() -> N
 def test_every_tool_is_in_a_toolset_and_every_toolset_has_tools() -> None:
     assert all(spec.families for spec in SPECS)
     assert {family for spec in SPECS for family in spec.families} == set(FAMILIES)
-    assert json.dumps(sorted(spec.name for spec in SPECS if "admin" in spec.families)) == '["delete_project"]'
+    assert json.dumps(sorted(spec.name for spec in SPECS if "admin" in spec.families)) == '["delete_project", "get_usage"]'
