@@ -75,15 +75,6 @@ class Settings:
     default_rate_burst: int | None = None
     default_monthly_quota: int | None = None
 
-    def resolved_database_url(self) -> str:
-        if self.database_url:
-            return self.database_url
-        if self.database_secret_arn:
-            from rhumbline.stores.relational.secrets import database_url_from_secret
-
-            return database_url_from_secret(self.database_secret_arn)
-        return f"sqlite:///{(self.home / 'rhumbline.sqlite3').resolve()}"
-
 
 def _env(name: str, default: str = "") -> str:
     return os.environ.get(name, default).strip()

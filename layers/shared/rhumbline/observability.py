@@ -107,7 +107,7 @@ def lambda_entry(handler: Handler, *, function: str, trace: bool = False) -> Han
         # Every function's init ends by wrapping its handler (functions/*/app.py): what is alive
         # now lives as long as the container, so the collector need not walk it on every full
         # collection. Locally `rhumbline serve` does this once it has loaded its functions.
-        from rhumbline.runtime.heap import freeze_after_init
+        from rhumbline.heap import freeze_after_init
 
         freeze_after_init()
     return observed

@@ -98,7 +98,7 @@ def test_the_collector_is_paused_during_an_ingest_and_the_heap_left_as_it_was(
     pyproj: Path, graph_store: SqliteGraphStore, engine: Engine
 ):
     """An ingest pauses the cyclic collector (its objects live until it ends) and neither freezes
-    nor thaws the heap: that is the container's init (runtime/heap.py)."""
+    nor thaws the heap: that is the container's init (heap.py)."""
     enabled_while_reading: list[bool] = []
     frozen = gc.get_freeze_count()
     for _ in range(2):  # a first ingest and the incremental path

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 
 from rhumbline.local.server import LocalApi
-from rhumbline.runtime import heap
+from rhumbline import heap
 
 
 def request(api: LocalApi, method: str, path: str, **options: Any) -> httpx.Response:

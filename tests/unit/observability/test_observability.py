@@ -4,7 +4,7 @@ import json
 import logging
 
 from rhumbline import observability
-from rhumbline.runtime import heap
+from rhumbline import heap
 
 
 def test_tool_call_metric_is_one_emf_blob_with_tool_and_outcome(monkeypatch, capsys):

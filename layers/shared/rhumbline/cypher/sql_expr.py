@@ -1,15 +1,11 @@
-"""Cypher expressions as SQLite expressions (value forms: sql_types.py). Used by sql.py's Compiler.
-
-Functions SQLite lacks or computes differently from Cypher (Unicode case mapping, regular
-expressions, float rounding, list helpers) are Python functions the runner registers on its
-connection (sql_functions.py), all named `cy_*`.
-"""
+"""Cypher expressions as SQLite expressions (value forms: sql_types.py), the base of sql.py's
+Compiler: each subclass adds a part of the language (sql_calls.py function calls, sql_patterns.py
+patterns and the subqueries made of them, sql.py the query and its clauses)."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rhumbline.cypher import sql_schema as schema
 from rhumbline.cypher import syntax as s
@@ -19,11 +15,9 @@ from rhumbline.cypher.sql_types import (
     BOOL,
     FLOAT,
     INT,
-    NODE,
     NULL,
     NUM,
     NUMBERS,
-    REL,
     STR,
     T,
     extract,
@@ -32,59 +26,48 @@ from rhumbline.cypher.sql_types import (
     to_container,
     unify,
 )
-
-if TYPE_CHECKING:
-    from rhumbline.cypher.sql import Compiler
+from rhumbline.cypher.sql_values import (
+    V,
+    boolean,
+    comparable,
+    json_key,
+    json_type,
+    numeric,
+    orderable,
+)
 
 _INDEXED_LOWER = re.compile(r"(n\d+)\.(name|qualified_name)")
-AGGREGATES = frozenset({"count", "collect", "min", "max", "avg", "sum"})
-_STRING_FUNCTIONS = {  # name -> (SQL function, arity)
-    "tolower": ("cy_lower", 1), "toupper": ("cy_upper", 1), "trim": ("cy_trim", 1),
-    "ltrim": ("cy_ltrim", 1), "rtrim": ("cy_rtrim", 1),
-}  # fmt: skip
-_MATH_FUNCTIONS = {"abs": NUM, "ceil": FLOAT, "floor": FLOAT, "round": FLOAT, "sign": INT, "sqrt": FLOAT}
-
-
-@dataclass(eq=False)
-class V:
-    """A compiled value: SQL text and static type. Nodes and relationships matched in a part keep
-    the alias of their `nodes`/`edges` row (property reads use it); `owner` is the part whose FROM
-    can join that row when there is no alias yet (a value carried over by WITH)."""
-
-    sql: str
-    type: T
-    alias: str | None = None
-    owner: Any = None
-    origin: s.NodePattern | None = field(default=None)  # the pattern that introduced a node
-
-
-def contains_aggregate(expr: Any) -> bool:
-    if isinstance(expr, s.Call) and expr.name in AGGREGATES:
-        return True
-    if isinstance(expr, (s.ListComp, s.PatternComp, s.Subquery)):
-        return False  # their aggregates (if any) are their own
-    return any(contains_aggregate(child) for child in _children(expr))
-
-
-def _children(expr: Any) -> list[Any]:
-    if isinstance(expr, tuple):
-        return [c for item in expr for c in (_children(item) if isinstance(item, tuple) else [item])]
-    if not hasattr(expr, "__dataclass_fields__"):
-        return []
-    found = []
-    for name in expr.__dataclass_fields__:
-        value = getattr(expr, name)
-        if isinstance(value, tuple):
-            found.extend(_children(value))
-        elif hasattr(value, "__dataclass_fields__"):
-            found.append(value)
-    return found
 
 
 class ExpressionCompiler:
-    """Mixed into sql.Compiler: `expr(e, part)` compiles an expression in a part's scope."""
+    """`expr(e, part)` compiles an expression in a part's scope (a SELECT being built, sql_patterns.py)."""
 
-    def expr(self: Compiler, e: s.Expr, part: Any) -> V:  # noqa: C901 (one dispatch)
+    def __init__(self, params: dict[str, Any]) -> None:
+        self.params = params
+        self.sql_params: dict[str, Any] = {}
+        self.ctes: list[str] = []
+        self.counter = 0
+
+    def fresh(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def bind(self, value: Any) -> str:
+        name = self.fresh("p")
+        self.sql_params[name] = value
+        return f":{name}"
+
+    # Parts of expressions compiled by the subclasses.
+    def call(self, e: s.Call, part: Any) -> V:
+        raise NotImplementedError
+
+    def subquery(self, e: s.Subquery, part: Any) -> V:
+        raise NotImplementedError
+
+    def pattern_comprehension(self, e: s.PatternComp, part: Any) -> V:
+        raise NotImplementedError
+
+    def expr(self, e: s.Expr, part: Any) -> V:  # noqa: C901 (one dispatch)
         if isinstance(e, s.Lit):
             return self.literal(e.value)
         if isinstance(e, s.Param):
@@ -132,10 +115,9 @@ class ExpressionCompiler:
         if isinstance(e, s.Subquery):
             return self.subquery(e, part)
         raise NotInSubset(type(e).__name__)
-
     # -- atoms -----------------------------------------------------------------------------------
 
-    def literal(self: Compiler, value: Any) -> V:
+    def literal(self, value: Any) -> V:
         if value is None:
             return V("NULL", NULL)
         if isinstance(value, bool):
@@ -148,17 +130,17 @@ class ExpressionCompiler:
             return V(self.bind(value), FLOAT)
         return V(self.bind(value), STR)
 
-    def parameter(self: Compiler, name: str) -> V:
+    def parameter(self, name: str) -> V:
         if name not in self.params:
             raise CypherSyntaxError(f"parameter ${name} is not given (pass it in `params`)")
         value = self.params[name]
         if isinstance(value, (list, dict)):
             import json
 
-            return V(self.bind(json.dumps(value)), _json_type(value))
+            return V(self.bind(json.dumps(value)), json_type(value))
         return self.literal(value)
 
-    def map_literal(self: Compiler, items: tuple[tuple[str, s.Expr], ...], part: Any) -> V:
+    def map_literal(self, items: tuple[tuple[str, s.Expr], ...], part: Any) -> V:
         values = [(key, self.expr(value, part)) for key, value in items]
         for key, _ in values:
             if key.startswith("~"):
@@ -168,7 +150,7 @@ class ExpressionCompiler:
 
     # -- properties and subscripts ---------------------------------------------------------------
 
-    def property(self: Compiler, subject: V, key: str, part: Any) -> V:
+    def property(self, subject: V, key: str, part: Any) -> V:
         kind = subject.type.kind
         if kind == "node":
             if key not in schema.NODE_COLUMNS:
@@ -179,14 +161,14 @@ class ExpressionCompiler:
                 return V(self.rel_read(subject, "(SELECT project FROM nodes WHERE rid = {a}.source)"), STR)
             if key in schema.EDGE_COLUMNS:
                 return V(self.rel_read(subject, "{a}." + key), schema.EDGE_COLUMNS[key])
-            return V(self.rel_read(subject, f"json_extract({{a}}.properties, {self.bind(_json_key(key))})"), ANY)
+            return V(self.rel_read(subject, f"json_extract({{a}}.properties, {self.bind(json_key(key))})"), ANY)
         if kind == "map":
-            return V(extract(subject.sql, self.bind(_json_key(key)), subject.type.field(key)), subject.type.field(key))
+            return V(extract(subject.sql, self.bind(json_key(key)), subject.type.field(key)), subject.type.field(key))
         if kind == "null":
             return V("NULL", NULL)
         raise NotInSubset(f"a property of a {subject.type}")
 
-    def index(self: Compiler, e: s.Index, part: Any) -> V:
+    def index(self, e: s.Index, part: Any) -> V:
         subject = self.expr(e.subject, part)
         if isinstance(e.index, s.Lit) and isinstance(e.index.value, str) and subject.type.kind in ("node", "rel", "map"):
             return self.property(subject, e.index.value, part)
@@ -201,7 +183,7 @@ class ExpressionCompiler:
 
     # -- operators -------------------------------------------------------------------------------
 
-    def operator(self: Compiler, e: s.Op, part: Any) -> V:  # noqa: C901
+    def operator(self, e: s.Op, part: Any) -> V:  # noqa: C901
         op = e.op
         args = [self.expr(a, part) for a in e.args]
         a = args[0]
@@ -220,18 +202,18 @@ class ExpressionCompiler:
         if op == "is_not_null":
             return V(f"(({a.sql}) IS NOT NULL)", BOOL)
         if op == "neg":
-            _numeric(a, "-")
+            numeric(a, "-")
             return V(f"(-({a.sql}))", a.type)
         b = args[1]
         if op in ("=", "<>"):
-            if not _comparable(a.type, b.type):
+            if not comparable(a.type, b.type):
                 return V(f"(CASE WHEN ({a.sql}) IS NULL OR ({b.sql}) IS NULL THEN NULL ELSE {int(op == '<>')} END)", BOOL)
             if a.type.kind in ("list", "map") or b.type.kind in ("list", "map"):
                 return V(f"(cy_equal({a.sql}, {b.sql}) {'= 1' if op == '=' else '= 0'})", BOOL)
             hint = self.lowered(a, b, "=") if op == "=" else None
             return V(f"(({a.sql}) {op} ({b.sql}){hint or ''})", BOOL)
         if op in ("<", "<=", ">", ">="):
-            if not _orderable(a.type, b.type):
+            if not orderable(a.type, b.type):
                 return V("NULL", BOOL)
             return V(f"(({a.sql}) {op} ({b.sql}))", BOOL)
         if op in ("starts", "ends", "contains"):
@@ -251,8 +233,8 @@ class ExpressionCompiler:
         if op == "+":
             return self.plus(a, b)
         if op in ("-", "*", "/", "%"):
-            _numeric(a, op)
-            _numeric(b, op)
+            numeric(a, op)
+            numeric(b, op)
             typ = INT if a.type.kind == b.type.kind == "int" else FLOAT if "float" in (a.type.kind, b.type.kind) else NUM
             if op == "/":
                 return V(f"cy_divide({a.sql}, {b.sql})", typ)
@@ -260,12 +242,12 @@ class ExpressionCompiler:
                 return V(f"cy_modulo({a.sql}, {b.sql})", typ)
             return V(f"(({a.sql}) {op} ({b.sql}))", typ)
         if op == "^":
-            _numeric(a, op)
-            _numeric(b, op)
+            numeric(a, op)
+            numeric(b, op)
             return V(f"cy_pow({a.sql}, {b.sql})", FLOAT)
         raise NotInSubset(f"the operator {op}")
 
-    def lowered(self: Compiler, a: V, b: V, how: str) -> str | None:
+    def lowered(self, a: V, b: V, how: str) -> str | None:
         """`n.name = 'x'` / `n.name STARTS WITH 'x'` also as a condition on the indexed lower-case
         column (name_lower = name.lower(), as the store writes it): implied by the comparison,
         so adding it changes no answer, and a scan of the project becomes an index seek."""
@@ -280,19 +262,19 @@ class ExpressionCompiler:
             return f" AND {lowered} = {lower}"
         return f" AND {lowered} >= {lower} AND {lowered} < {lower} || char(1114111)"
 
-    def membership(self: Compiler, item: V, container: V, source: s.Expr) -> V:
+    def membership(self, item: V, container: V, source: s.Expr) -> V:
         if container.type.kind == "null":
             return V("NULL", BOOL)
         if container.type.kind != "list":
             raise NotInSubset(f"IN over a {container.type}")
         elem = container.type.elem or ANY
-        if elem.kind in ("list", "map", "mixed", "any", "bool") or not _comparable(item.type, elem):
+        if elem.kind in ("list", "map", "mixed", "any", "bool") or not comparable(item.type, elem):
             # Cypher's own equality, element by element, on the container forms.
             return V(f"cy_in(json_quote({to_container(item.sql, item.type)}), {container.sql})", BOOL)
         values = from_container("value", elem)
         return V(f"(({item.sql}) IN (SELECT {values} FROM json_each({container.sql})))", BOOL)
 
-    def plus(self: Compiler, a: V, b: V) -> V:
+    def plus(self, a: V, b: V) -> V:
         kinds = {a.type.kind, b.type.kind}
         if kinds <= NUMBERS:
             typ = INT if kinds == {"int"} else FLOAT if "float" in kinds else NUM
@@ -308,142 +290,9 @@ class ExpressionCompiler:
             return V("NULL", NULL)
         raise NotInSubset(f"+ between a {a.type} and a {b.type}")
 
-    # -- functions -------------------------------------------------------------------------------
-
-    def call(self: Compiler, e: s.Call, part: Any) -> V:  # noqa: C901
-        name = e.name
-        if name in AGGREGATES:
-            return self.aggregate(e, part)
-        if e.distinct:
-            raise NotInSubset(f"DISTINCT in {name}()")
-        args = [self.expr(a, part) for a in e.args]
-        arity = {"substring": (2, 3), "range": (2, 3), "round": (1, 1), "coalesce": (1, 99), "replace": (3, 3),
-                 "split": (2, 2), "left": (2, 2), "right": (2, 2)}.get(name, (1, 1))  # fmt: skip
-        if not arity[0] <= len(args) <= arity[1]:
-            raise CypherSyntaxError(f"{name}() takes {arity[0]}{'' if arity[0] == arity[1] else '..' + str(arity[1])} arguments, not {len(args)}")
-        a = args[0]
-        kind = a.type.kind
-        if name in ("id", "elementid"):
-            if kind == "node":
-                return V(a.sql if name == "id" else f"('n:' || ({a.sql}))", INT if name == "id" else STR)
-            if kind == "rel" and name == "elementid":
-                return V(f"cy_rel_element_id({a.sql})", STR)
-            raise NotInSubset(f"{name}() of a {a.type}")
-        if name == "labels":
-            _expect(a, "node", name)
-            return V(f"CASE WHEN ({a.sql}) IS NULL THEN NULL ELSE json_array('{schema.LABEL}') END", list_of(STR))
-        if name == "type":
-            _expect(a, "rel", name)
-            return V(f"json_extract({a.sql}, '$[1]')", STR)
-        if name in ("startnode", "endnode"):
-            _expect(a, "rel", name)
-            return V(f"json_extract({a.sql}, '$[{0 if name == 'startnode' else 2}]')", NODE)
-        if name == "properties":
-            if kind == "node":
-                props = self.node_read(a, schema.node_properties("{a}"))
-                return V(f"CASE WHEN ({a.sql}) IS NULL THEN NULL ELSE {props} END", schema.NODE_MAP)
-            if kind == "rel":
-                props = self.rel_read(a, schema.edge_properties("{a}", "(SELECT project FROM nodes WHERE rid = {a}.source)"))
-                return V(f"CASE WHEN ({a.sql}) IS NULL THEN NULL ELSE {props} END", schema.EDGE_MAP)
-            if kind == "map":
-                return a
-            raise NotInSubset(f"properties() of a {a.type}")
-        if name == "keys":
-            if kind in ("node", "rel"):
-                a = self.call(s.Call("properties", (e.args[0],)), part)
-            elif kind != "map":
-                raise NotInSubset(f"keys() of a {a.type}")
-            return V(f"cy_keys({a.sql})", list_of(STR))
-        if name in ("size", "length"):
-            if kind == "str" and name == "size":
-                return V(f"length({a.sql})", INT)
-            if kind == "list" and name == "size":
-                return V(f"json_array_length({a.sql})", INT)
-            if kind == "path" and name == "length":
-                return V(f"json_array_length({a.sql}, '$[1]')", INT)
-            if kind == "null":
-                return V("NULL", NULL)
-            raise NotInSubset(f"{name}() of a {a.type}")
-        if name in ("nodes", "relationships"):
-            _expect(a, "path", name)
-            return V(f"json_extract({a.sql}, '$[{0 if name == 'nodes' else 1}]')", list_of(NODE if name == "nodes" else REL))
-        if name == "coalesce":
-            typ = unify([v.type for v in args])
-            if typ.kind == "mixed":
-                raise NotInSubset("coalesce() of values of different types")
-            joined = ", ".join(v.sql for v in args)
-            return V(f"coalesce({joined}, NULL)", typ)
-        if name in _STRING_FUNCTIONS:
-            return V(f"{_STRING_FUNCTIONS[name][0]}({a.sql})", STR)
-        if name == "tostring":
-            if kind == "bool":
-                return V(f"CASE WHEN ({a.sql}) IS NULL THEN NULL WHEN ({a.sql}) THEN 'true' ELSE 'false' END", STR)
-            if kind not in ("str", "int", "float", "num", "null", "any"):
-                raise NotInSubset(f"toString() of a {a.type}")
-            return V(f"cy_to_string({a.sql})", STR)
-        if name in ("tointeger", "tofloat"):
-            if kind not in ("str", "int", "float", "num", "null", "bool", "any"):
-                raise NotInSubset(f"{name}() of a {a.type}")
-            return V(f"cy_{name}({a.sql}, {int(kind == 'bool')})", INT if name == "tointeger" else FLOAT)
-        if name == "substring":
-            length = f", {args[2].sql}" if len(args) == 3 else ""
-            return V(f"cy_substring({a.sql}, {args[1].sql}{length})", STR)
-        if name in ("left", "right", "replace", "split"):
-            joined = ", ".join(v.sql for v in args)
-            return V(f"cy_{name}({joined})", list_of(STR) if name == "split" else STR)
-        if name == "reverse":
-            if kind == "list":
-                return V(f"cy_reverse_list({a.sql})", a.type)
-            return V(f"cy_reverse({a.sql})", STR)
-        if name in _MATH_FUNCTIONS:
-            _numeric(a, name)
-            typ = a.type if name == "abs" else _MATH_FUNCTIONS[name]
-            return V(f"cy_{name}({a.sql})", typ)
-        if name in ("head", "last"):
-            _expect(a, "list", name)
-            elem = a.type.elem or ANY
-            return V(extract(a.sql, "'$[0]'" if name == "head" else "'$[#-1]'", elem), elem)
-        if name == "tail":
-            _expect(a, "list", name)
-            return V(f"json_remove({a.sql}, '$[0]')", a.type)
-        if name == "range":
-            step = args[2].sql if len(args) == 3 else "1"
-            return V(f"cy_range({a.sql}, {args[1].sql}, {step})", list_of(INT))
-        if name == "isempty":
-            if kind == "list":
-                return V(f"(json_array_length({a.sql}) = 0)", BOOL)
-            if kind == "str":
-                return V(f"(length({a.sql}) = 0)", BOOL)
-            raise NotInSubset(f"isEmpty() of a {a.type}")
-        raise NotInSubset(f"the function {name}()")
-
-    def aggregate(self: Compiler, e: s.Call, part: Any) -> V:
-        name = e.name
-        if e.star:
-            return V("count(*)", INT)
-        if len(e.args) != 1:
-            raise CypherSyntaxError(f"{name}() takes one argument")
-        if contains_aggregate(e.args[0]):
-            raise CypherSyntaxError("an aggregate inside an aggregate")
-        a = self.expr(e.args[0], part)
-        distinct = "DISTINCT " if e.distinct else ""
-        if name == "count":
-            return V(f"count({distinct}{a.sql})", INT)
-        if name == "collect":
-            element = to_container(a.sql, a.type)
-            return V(f"json_group_array({distinct}{element}) FILTER (WHERE ({a.sql}) IS NOT NULL)", list_of(a.type))
-        if name in ("min", "max"):
-            if a.type.kind not in ("int", "float", "num", "str", "null", "any"):
-                raise NotInSubset(f"{name}() of a {a.type}")
-            return V(f"{name}({distinct}{a.sql})", a.type)
-        _numeric(a, name)
-        if name == "avg":
-            return V(f"avg({distinct}{a.sql})", FLOAT)
-        return V(f"coalesce(sum({distinct}{a.sql}), 0)", a.type if a.type.kind != "null" else INT)
-
     # -- conditional and list expressions ---------------------------------------------------------
 
-    def case(self: Compiler, e: s.Case, part: Any) -> V:
+    def case(self, e: s.Case, part: Any) -> V:
         subject = self.expr(e.subject, part) if e.subject is not None else None
         parts, types = [], []
         for condition, value in e.whens:
@@ -461,7 +310,7 @@ class ExpressionCompiler:
             raise NotInSubset("CASE branches of different types")
         return V(f"(CASE {' '.join(parts)} ELSE {default.sql} END)", typ)
 
-    def comprehension(self: Compiler, e: s.ListComp, part: Any) -> V:
+    def comprehension(self, e: s.ListComp, part: Any) -> V:
         source = self.expr(e.source, part)
         if source.type.kind == "null":
             return V("NULL", NULL if e.quantifier is None else BOOL)
@@ -490,7 +339,7 @@ class ExpressionCompiler:
         body = f"(SELECT json_group_array({values}) FROM {table} WHERE ({where}))"
         return V(f"(CASE WHEN ({source.sql}) IS NULL THEN NULL ELSE {body} END)", list_of(projected.type))
 
-    def map_projection(self: Compiler, e: s.MapProj, part: Any) -> V:
+    def map_projection(self, e: s.MapProj, part: Any) -> V:
         subject = self.expr(e.subject, part)
         if subject.type.kind not in ("node", "rel", "map"):
             raise NotInSubset(f"a map projection of a {subject.type}")
@@ -518,60 +367,32 @@ class ExpressionCompiler:
         known = None if base is not None and base.type.fields is None else tuple(dict(fields).items())
         return V(f"CASE WHEN ({subject.sql}) IS NULL THEN NULL ELSE {built} END", T("map", fields=known))
 
+    # -- rows of nodes and relationships carried over by WITH -----------------------------------
 
-def _json_key(key: str) -> str:
-    return '$."' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    def node_read(self, value: V, template: str) -> str:
+        """`template` (SQL reading the node's row as `{a}`) for this node: through its row in the
+        FROM clause, joined now if the node was carried over by WITH, or a lookup by row id for a
+        node taken from a list or a path."""
+        if value.alias is None and value.owner is not None:
+            value.alias = self.fresh("n")
+            value.owner.left_join("nodes", value.alias, f"{value.alias}.rid = {value.sql}")
+        if value.alias is not None:
+            return template.replace("{a}", value.alias)
+        row = self.fresh("nq")
+        return f"(SELECT {template.replace('{a}', row)} FROM nodes AS {row} WHERE {row}.rid = {value.sql} AND {row}.project IN {schema.SCOPE})"
 
-
-def _json_type(value: Any) -> T:
-    if isinstance(value, bool):
-        return BOOL
-    if isinstance(value, int):
-        return INT
-    if isinstance(value, float):
-        return FLOAT
-    if isinstance(value, str):
-        return STR
-    if value is None:
-        return NULL
-    if isinstance(value, list):
-        return list_of(unify([_json_type(v) for v in value]) if value else ANY)
-    if isinstance(value, dict):
-        if any(str(k).startswith("~") for k in value):
-            raise NotInSubset("parameter map keys starting with '~'")
-        return T("map", fields=tuple((str(k), _json_type(v)) for k, v in value.items()))
-    raise CypherSyntaxError(f"unsupported parameter value {type(value).__name__}")
-
-
-def boolean(v: V, where: str) -> V:
-    """Neo4j fails a query whose predicate is not a boolean (`NOT 'x'`, `WHERE n.name`)."""
-    if v.type.kind not in ("bool", "null", "any"):
-        raise CypherSyntaxError(f"{where} needs a boolean, not a {v.type}")
-    return v
+    def rel_read(self, value: V, template: str) -> str:
+        """`template` (SQL reading the relationship's `edges` row as `{a}`), as node_read."""
+        if value.alias is None and value.owner is not None:
+            value.alias = self.fresh("e")
+            value.owner.left_join("edges", value.alias, edge_row(value.alias, value.sql))
+        if value.alias is not None:
+            return template.replace("{a}", value.alias)
+        row = self.fresh("eq")
+        return f"(SELECT {template.replace('{a}', row)} FROM edges AS {row} WHERE {edge_row(row, value.sql)})"
 
 
-def _numeric(v: V, op: str) -> None:
-    if v.type.kind not in NUMBERS | {"null", "any"}:
-        raise NotInSubset(f"{op} on a {v.type}")
-
-
-def _expect(v: V, kind: str, name: str) -> None:
-    if v.type.kind not in (kind, "null"):
-        raise NotInSubset(f"{name}() of a {v.type}")
-
-
-def _comparable(a: T, b: T) -> bool:
-    """Values of these types can be equal (else `=` is false and `<>` true, unless one is null)."""
-    if "null" in (a.kind, b.kind) or "any" in (a.kind, b.kind) or "mixed" in (a.kind, b.kind):
-        return True
-    if a.kind in NUMBERS and b.kind in NUMBERS:
-        return True
-    return a.kind == b.kind
-
-
-def _orderable(a: T, b: T) -> bool:
-    if "null" in (a.kind, b.kind) or "any" in (a.kind, b.kind):
-        return True
-    if a.kind in NUMBERS and b.kind in NUMBERS:
-        return True
-    return a.kind == b.kind and a.kind in ("str", "bool")
+def edge_row(alias: str, rel_sql: str) -> str:
+    return " AND ".join(
+        f"{alias}.{column} = json_extract({rel_sql}, '$[{i}]')" for i, column in enumerate(("source", "relation", "target"))
+    )

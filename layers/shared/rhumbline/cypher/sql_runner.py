@@ -21,7 +21,7 @@ from typing import Any
 from rhumbline.cypher import sql_functions
 from rhumbline.cypher.runner import MAX_RESULT_CHARS, QueryRun
 from rhumbline.cypher.sql import Compiled
-from rhumbline.cypher.sql_schema import EDGE_COLUMNS, LABEL, NODE_COLUMNS
+from rhumbline.cypher.sql_schema import EDGE_COLUMNS, LABEL, NODE_COLUMNS, SCOPE
 from rhumbline.cypher.sql_types import T
 from rhumbline.cypher.values import REDACTED, scalar
 from rhumbline.errors import DeadlineExceeded, InvalidArguments, Unavailable, Unsupported
@@ -31,14 +31,13 @@ _PROGRESS_STEPS = 1_000  # SQLite VM instructions between deadline checks
 _ALLOWED = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE, sqlite3.SQLITE_TRANSACTION}
 _NODE_COLUMNS = ", ".join(NODE_COLUMNS)
 _EDGE_COLUMNS = ", ".join(f"e.{c}" for c in EDGE_COLUMNS)
-_SCOPE = "(SELECT value FROM json_each(:scope))"
-_FETCH_NODES = f"SELECT rid, {_NODE_COLUMNS} FROM nodes WHERE rid IN (SELECT value FROM json_each(:ids)) AND project IN {_SCOPE}"
+_FETCH_NODES = f"SELECT rid, {_NODE_COLUMNS} FROM nodes WHERE rid IN (SELECT value FROM json_each(:ids)) AND project IN {SCOPE}"
 _FETCH_EDGES = (
     f"SELECT e.source, e.relation, e.target, n.project, {_EDGE_COLUMNS}, e.properties"
     " FROM json_each(:keys) AS k"
     " JOIN edges AS e ON e.source = json_extract(k.value, '$[0]') AND e.relation = json_extract(k.value, '$[1]')"
     " AND e.target = json_extract(k.value, '$[2]')"
-    f" JOIN nodes AS n ON n.rid = e.source WHERE n.project IN {_SCOPE}"
+    f" JOIN nodes AS n ON n.rid = e.source WHERE n.project IN {SCOPE}"
 )
 
 

@@ -11,6 +11,9 @@ from rhumbline.cypher.sql_types import FLOAT, INT, STR, T
 from rhumbline.stores.graph.rows import NODE_PROPERTIES
 
 LABEL = "CodeNode"
+# The projects the caller's token sees, bound as `:scope` (a JSON list): every `nodes` row a
+# statement reads is filtered on `project IN SCOPE`.
+SCOPE = "(SELECT value FROM json_each(:scope))"
 NODE_COLUMNS: dict[str, T] = {"project": STR, **{name: STR for name in NODE_PROPERTIES}}
 NODE_COLUMNS.update(start_line=INT, end_line=INT)
 EDGE_COLUMNS: dict[str, T] = {

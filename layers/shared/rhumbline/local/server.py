@@ -30,7 +30,7 @@ from rhumbline.local.functions import REGION, FunctionRunner
 from rhumbline.local.http_stack import choose_http_stack
 from rhumbline.local.lambda_api import INVOKE_PATH, InvokeCredentials, LambdaInvokeApi
 from rhumbline.local.template import AuthorizerDef, Template
-from rhumbline.runtime.heap import freeze_after_init
+from rhumbline.heap import freeze_after_init
 
 logger = logging.getLogger("rhumbline.local")
 
@@ -68,7 +68,7 @@ class LocalApi:
         self.runner = runner
         # Served only when the gateway dispatches through it (`--dispatch invoke-api`).
         self.invoke_api = invoke_api
-        # `rhumbline serve` freezes the heap once the functions are loaded (runtime/heap.py); tests
+        # `rhumbline serve` freezes the heap once the functions are loaded (heap.py); tests
         # that start and stop many servers in one process leave it alone.
         self.freeze_heap = freeze_heap
         self.authorizer_cache = AuthorizerCache()

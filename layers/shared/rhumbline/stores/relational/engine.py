@@ -39,9 +39,19 @@ IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000
 
 def create_engine_for(settings: "Settings", *, autocommit: bool = False) -> Engine:
     tls = DbTls(settings.db_ssl, settings.db_ca_bundle)
-    return create_engine_from_url(
-        settings.resolved_database_url(), timeout=settings.db_timeout, tls=tls, autocommit=autocommit
-    )
+    return create_engine_from_url(database_url(settings), timeout=settings.db_timeout, tls=tls, autocommit=autocommit)
+
+
+def database_url(settings: "Settings") -> str:
+    """The configured URL, else the one in the configured Secrets Manager secret, else the
+    embedded SQLite file under the home directory."""
+    if settings.database_url:
+        return settings.database_url
+    if settings.database_secret_arn:
+        from rhumbline.stores.relational.secrets import database_url_from_secret
+
+        return database_url_from_secret(settings.database_secret_arn)
+    return f"sqlite:///{(settings.home / 'rhumbline.sqlite3').resolve()}"
 
 
 def create_engine_from_url(

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from rhumbline.runtime import heap
-from rhumbline.runtime.heap import freeze_after_init
+from rhumbline import heap
+from rhumbline.heap import freeze_after_init
 
 
 @pytest.fixture

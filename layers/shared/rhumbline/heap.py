@@ -23,7 +23,7 @@ import logging
 import time
 from dataclasses import dataclass
 
-logger = logging.getLogger("rhumbline.runtime.heap")
+logger = logging.getLogger("rhumbline.heap")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,176 @@
+"""Cypher function calls and aggregates as SQLite expressions.
+
+Functions SQLite lacks or computes differently from Cypher (Unicode case mapping, regular
+expressions, float rounding, list helpers) are Python functions the runner registers on its
+connection (sql_functions.py), all named `cy_*`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rhumbline.cypher import sql_schema as schema
+from rhumbline.cypher import syntax as s
+from rhumbline.cypher.parser import CypherSyntaxError, NotInSubset
+from rhumbline.cypher.sql_expr import ExpressionCompiler
+from rhumbline.cypher.sql_types import (
+    ANY,
+    BOOL,
+    FLOAT,
+    INT,
+    NODE,
+    NULL,
+    NUM,
+    REL,
+    STR,
+    extract,
+    list_of,
+    to_container,
+    unify,
+)
+from rhumbline.cypher.sql_values import (
+    AGGREGATES,
+    V,
+    contains_aggregate,
+    expect,
+    numeric,
+)
+
+STRING_FUNCTIONS = {  # name -> (SQL function, arity)
+    "tolower": ("cy_lower", 1), "toupper": ("cy_upper", 1), "trim": ("cy_trim", 1),
+    "ltrim": ("cy_ltrim", 1), "rtrim": ("cy_rtrim", 1),
+}  # fmt: skip
+MATH_FUNCTIONS = {"abs": NUM, "ceil": FLOAT, "floor": FLOAT, "round": FLOAT, "sign": INT, "sqrt": FLOAT}
+
+
+class CallCompiler(ExpressionCompiler):
+    def call(self, e: s.Call, part: Any) -> V:  # noqa: C901
+        name = e.name
+        if name in AGGREGATES:
+            return self.aggregate(e, part)
+        if e.distinct:
+            raise NotInSubset(f"DISTINCT in {name}()")
+        args = [self.expr(a, part) for a in e.args]
+        arity = {"substring": (2, 3), "range": (2, 3), "round": (1, 1), "coalesce": (1, 99), "replace": (3, 3),
+                 "split": (2, 2), "left": (2, 2), "right": (2, 2)}.get(name, (1, 1))  # fmt: skip
+        if not arity[0] <= len(args) <= arity[1]:
+            raise CypherSyntaxError(f"{name}() takes {arity[0]}{'' if arity[0] == arity[1] else '..' + str(arity[1])} arguments, not {len(args)}")
+        a = args[0]
+        kind = a.type.kind
+        if name in ("id", "elementid"):
+            if kind == "node":
+                return V(a.sql if name == "id" else f"('n:' || ({a.sql}))", INT if name == "id" else STR)
+            if kind == "rel" and name == "elementid":
+                return V(f"cy_rel_element_id({a.sql})", STR)
+            raise NotInSubset(f"{name}() of a {a.type}")
+        if name == "labels":
+            expect(a, "node", name)
+            return V(f"CASE WHEN ({a.sql}) IS NULL THEN NULL ELSE json_array('{schema.LABEL}') END", list_of(STR))
+        if name == "type":
+            expect(a, "rel", name)
+            return V(f"json_extract({a.sql}, '$[1]')", STR)
+        if name in ("startnode", "endnode"):
+            expect(a, "rel", name)
+            return V(f"json_extract({a.sql}, '$[{0 if name == 'startnode' else 2}]')", NODE)
+        if name == "properties":
+            if kind == "node":
+                props = self.node_read(a, schema.node_properties("{a}"))
+                return V(f"CASE WHEN ({a.sql}) IS NULL THEN NULL ELSE {props} END", schema.NODE_MAP)
+            if kind == "rel":
+                props = self.rel_read(a, schema.edge_properties("{a}", "(SELECT project FROM nodes WHERE rid = {a}.source)"))
+                return V(f"CASE WHEN ({a.sql}) IS NULL THEN NULL ELSE {props} END", schema.EDGE_MAP)
+            if kind == "map":
+                return a
+            raise NotInSubset(f"properties() of a {a.type}")
+        if name == "keys":
+            if kind in ("node", "rel"):
+                a = self.call(s.Call("properties", (e.args[0],)), part)
+            elif kind != "map":
+                raise NotInSubset(f"keys() of a {a.type}")
+            return V(f"cy_keys({a.sql})", list_of(STR))
+        if name in ("size", "length"):
+            if kind == "str" and name == "size":
+                return V(f"length({a.sql})", INT)
+            if kind == "list" and name == "size":
+                return V(f"json_array_length({a.sql})", INT)
+            if kind == "path" and name == "length":
+                return V(f"json_array_length({a.sql}, '$[1]')", INT)
+            if kind == "null":
+                return V("NULL", NULL)
+            raise NotInSubset(f"{name}() of a {a.type}")
+        if name in ("nodes", "relationships"):
+            expect(a, "path", name)
+            return V(f"json_extract({a.sql}, '$[{0 if name == 'nodes' else 1}]')", list_of(NODE if name == "nodes" else REL))
+        if name == "coalesce":
+            typ = unify([v.type for v in args])
+            if typ.kind == "mixed":
+                raise NotInSubset("coalesce() of values of different types")
+            joined = ", ".join(v.sql for v in args)
+            return V(f"coalesce({joined}, NULL)", typ)
+        if name in STRING_FUNCTIONS:
+            return V(f"{STRING_FUNCTIONS[name][0]}({a.sql})", STR)
+        if name == "tostring":
+            if kind == "bool":
+                return V(f"CASE WHEN ({a.sql}) IS NULL THEN NULL WHEN ({a.sql}) THEN 'true' ELSE 'false' END", STR)
+            if kind not in ("str", "int", "float", "num", "null", "any"):
+                raise NotInSubset(f"toString() of a {a.type}")
+            return V(f"cy_to_string({a.sql})", STR)
+        if name in ("tointeger", "tofloat"):
+            if kind not in ("str", "int", "float", "num", "null", "bool", "any"):
+                raise NotInSubset(f"{name}() of a {a.type}")
+            return V(f"cy_{name}({a.sql}, {int(kind == 'bool')})", INT if name == "tointeger" else FLOAT)
+        if name == "substring":
+            length = f", {args[2].sql}" if len(args) == 3 else ""
+            return V(f"cy_substring({a.sql}, {args[1].sql}{length})", STR)
+        if name in ("left", "right", "replace", "split"):
+            joined = ", ".join(v.sql for v in args)
+            return V(f"cy_{name}({joined})", list_of(STR) if name == "split" else STR)
+        if name == "reverse":
+            if kind == "list":
+                return V(f"cy_reverse_list({a.sql})", a.type)
+            return V(f"cy_reverse({a.sql})", STR)
+        if name in MATH_FUNCTIONS:
+            numeric(a, name)
+            typ = a.type if name == "abs" else MATH_FUNCTIONS[name]
+            return V(f"cy_{name}({a.sql})", typ)
+        if name in ("head", "last"):
+            expect(a, "list", name)
+            elem = a.type.elem or ANY
+            return V(extract(a.sql, "'$[0]'" if name == "head" else "'$[#-1]'", elem), elem)
+        if name == "tail":
+            expect(a, "list", name)
+            return V(f"json_remove({a.sql}, '$[0]')", a.type)
+        if name == "range":
+            step = args[2].sql if len(args) == 3 else "1"
+            return V(f"cy_range({a.sql}, {args[1].sql}, {step})", list_of(INT))
+        if name == "isempty":
+            if kind == "list":
+                return V(f"(json_array_length({a.sql}) = 0)", BOOL)
+            if kind == "str":
+                return V(f"(length({a.sql}) = 0)", BOOL)
+            raise NotInSubset(f"isEmpty() of a {a.type}")
+        raise NotInSubset(f"the function {name}()")
+
+    def aggregate(self, e: s.Call, part: Any) -> V:
+        name = e.name
+        if e.star:
+            return V("count(*)", INT)
+        if len(e.args) != 1:
+            raise CypherSyntaxError(f"{name}() takes one argument")
+        if contains_aggregate(e.args[0]):
+            raise CypherSyntaxError("an aggregate inside an aggregate")
+        a = self.expr(e.args[0], part)
+        distinct = "DISTINCT " if e.distinct else ""
+        if name == "count":
+            return V(f"count({distinct}{a.sql})", INT)
+        if name == "collect":
+            element = to_container(a.sql, a.type)
+            return V(f"json_group_array({distinct}{element}) FILTER (WHERE ({a.sql}) IS NOT NULL)", list_of(a.type))
+        if name in ("min", "max"):
+            if a.type.kind not in ("int", "float", "num", "str", "null", "any"):
+                raise NotInSubset(f"{name}() of a {a.type}")
+            return V(f"{name}({distinct}{a.sql})", a.type)
+        numeric(a, name)
+        if name == "avg":
+            return V(f"avg({distinct}{a.sql})", FLOAT)
+        return V(f"coalesce(sum({distinct}{a.sql}), 0)", a.type if a.type.kind != "null" else INT)
