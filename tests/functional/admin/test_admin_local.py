@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from rhumbline import cli
+from rhumbline.cli.common import prepared_engine
 from rhumbline.gateway.audit import AuditEntry, record_call
 from rhumbline.runtime import resources
 
@@ -44,7 +44,7 @@ def tokens(capsys: pytest.CaptureFixture[str]) -> dict[str, dict[str, Any]]:
 
 def calls(*entries: tuple[str, str, str | None, str, datetime]) -> None:
     """Audit rows (and their rollups) as the gateway writes them: (principal, tool, project, outcome, at)."""
-    engine = cli.prepared_engine()
+    engine = prepared_engine()
     with engine.begin() as connection:
         for principal, tool, project, outcome, at in entries:
             record_call(
@@ -168,6 +168,6 @@ def test_prune_keeps_recent_audit_rows_and_every_rollup(home: Path, capsys: pyte
     assert out.startswith("Deleted 3 audit rows from before ") and cutoff.isoformat() in out
     code, out, _ = rhumbline(capsys, "usage", "--since", (now - timedelta(days=365)).date().isoformat(), "--by", "principal", "--format", "json")
     assert json.loads(out)["totals"]["calls"] == 5, "the rollups went with the audit rows"
-    with cli.prepared_engine().connect() as connection:
+    with prepared_engine().connect() as connection:
         remaining = connection.exec_driver_sql("SELECT count(*) FROM audit_log").scalar_one()
     assert remaining == 2

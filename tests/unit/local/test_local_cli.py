@@ -3,8 +3,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from rhumbline.cli import CliError, build_parser, checked_project, default_project_slug, endpoint_url, main
+from rhumbline.cli import build_parser, main
+from rhumbline.cli.common import CliError, checked_project, default_project_slug
+from rhumbline.cli.server import endpoint_url
 
 
 @pytest.mark.parametrize(

@@ -1,80 +1,15 @@
-"""The `rhumbline` command: the whole stack on this machine, ingestion, tokens and migrations.
-
-Each subcommand imports what it needs when it runs, so `rhumbline --help` stays instant.
-Exit codes: 0 success, 1 a failure explained on stderr, 2 a usage error, 130 interrupted.
-"""
+"""`rhumbline up`, `serve`, `watch`, `mcp` and `invoke`: the stack on this machine."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
-import re
 import socket
-import sys
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from sqlalchemy import Engine
-
-
-class CliError(Exception):
-    """A failure the user can act on: printed as one line, no traceback."""
-
-
-# ---------------------------------------------------------------- shared steps
-
-
-def prepared_engine() -> "Engine":
-    """The relational store with its schema current (creating the embedded SQLite file if needed)."""
-    from rhumbline.runtime import resources
-    from rhumbline.stores.relational import migrate
-
-    engine = resources.relational_engine()
-    migrate.upgrade(engine)
-    return engine
-
-
-def default_project_slug(root: Path) -> str:
-    name = re.sub(r"[^A-Za-z0-9_.-]", "-", root.name).lstrip("._-")[:100]
-    return f"local/{name or 'project'}"
-
-
-def checked_project(slug: str) -> str:
-    from rhumbline.vocabulary import PROJECT_PATTERN
-
-    if not re.match(PROJECT_PATTERN, slug):
-        raise CliError(f"invalid project slug {slug!r}: expected 'owner/repo' (letters, digits, '_', '.', '-')")
-    return slug
-
-
-# How long a command-line ingest waits for another ingest of the same project (a watcher's, a server's).
-INGEST_WAIT_SECONDS = 600.0
-
-
-def run_ingest(root: Path, project: str, *, clear: bool) -> Any:
-    from rhumbline.config import settings
-    from rhumbline.ingest.lock import IngestBusy, exclusive_ingest
-    from rhumbline.ingest.pipeline import ingest_local
-    from rhumbline.local.progress import ProgressLine
-    from rhumbline.runtime import resources
-
-    if not root.is_dir():
-        raise CliError(f"{root} is not a directory")
-    engine = prepared_engine()
-    progress = ProgressLine(sys.stdout) if sys.stdout.isatty() else None
-    try:
-        with exclusive_ingest(settings().home, project, timeout=INGEST_WAIT_SECONDS):
-            return ingest_local(
-                root, project, store=resources.graph_store(), engine=engine, clear=clear, progress=progress
-            )
-    except IngestBusy as busy:
-        raise CliError(str(busy)) from None
-    finally:
-        if progress is not None:
-            progress.finish()
+from rhumbline.cli.common import CliError, checked_project, default_project_slug, prepared_engine, run_ingest
 
 
 def load_local_template(path: str | None) -> Any:
@@ -97,9 +32,6 @@ def ensure_port_free(host: str, port: int) -> None:
 def endpoint_url(host: str, port: int) -> str:
     shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
     return f"http://{shown}:{port}/mcp"
-
-
-# ---------------------------------------------------------------- commands
 
 
 def cmd_up(args: argparse.Namespace) -> int:
@@ -229,61 +161,6 @@ def cmd_invoke(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def cmd_ingest(args: argparse.Namespace) -> int:
-    root = Path(args.path).resolve()
-    project = checked_project(args.project or default_project_slug(root))
-    print_summary(run_ingest(root, project, clear=args.clear), as_json=args.json)
-    return 0
-
-
-def cmd_publish(args: argparse.Namespace) -> int:
-    from rhumbline.publish import PublishError, publish
-
-    project = checked_project(args.project)
-    token = args.token or os.environ.get("RHUMBLINE_TOKEN", "")
-    if not token:
-        raise CliError("--token (or RHUMBLINE_TOKEN) is required: a token with the `write` scope on the project")
-    try:
-        outcome = publish(
-            Path(args.path), endpoint=args.endpoint, token=token, project=project, bucket=args.bucket,
-            run_async=args.run_async,
-        )
-    except PublishError as error:
-        raise CliError(str(error)) from None
-    print(json.dumps(outcome, indent=2, default=str))
-    return 0
-
-
-def print_summary(summary: Any, *, as_json: bool) -> None:
-    if as_json:
-        print(summary.model_dump_json(indent=2))
-        return
-    for name, value in summary.model_dump(mode="json").items():
-        print(f"  {name}: {json.dumps(value) if isinstance(value, (dict, list)) else value}")
-
-
-def cmd_project_delete(args: argparse.Namespace) -> int:
-    from rhumbline import project_deletion
-    from rhumbline.runtime import resources
-
-    project = checked_project(args.project)
-    engine = prepared_engine()
-    act = project_deletion.delete if args.yes else project_deletion.plan
-    try:
-        outcome = act(project, graph=resources.graph_store(), engine=engine, reviews=args.reviews)
-    except project_deletion.UnknownProject:
-        raise CliError(f"no project {project!r} in this store") from None
-    counts = ", ".join(f"{value:,} {name.replace('_', ' ')}" for name, value in outcome.counts.items())
-    if not outcome.deleted:
-        print(f"Would delete {project}: {counts} (reviews: {args.reviews}).", file=sys.stderr)
-        raise CliError("nothing deleted: pass --yes to delete")
-    print(f"Deleted {project}: {counts} (reviews: {args.reviews}).")
-    return 0
-
-
-# ---------------------------------------------------------------- parser
-
-
 def add_server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8080, help="port to listen on (default 8080)")
@@ -294,18 +171,7 @@ def add_server_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from rhumbline.admin.cli import add_admin_commands
-
-    parser = argparse.ArgumentParser(prog="rhumbline", description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--stack",
-        default=os.environ.get("RHUMBLINE_STACK") or None,
-        help="run token, usage, audit and db commands in this hosted stack (its admin function, with your AWS credentials)",
-    )
-    parser.add_argument("--region", help="the stack's AWS region (default: your AWS configuration)")
-    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
-
+def add_server_commands(commands: Any) -> None:
     up = commands.add_parser("up", help="ingest a directory and serve it over MCP on this machine")
     up.add_argument("path", nargs="?", default=".", help="directory to ingest (default: .)")
     up.add_argument("--project", help="project slug owner/repo (default: local/<directory name>)")
@@ -343,13 +209,6 @@ def build_parser() -> argparse.ArgumentParser:
     invoke.add_argument("--template", help="SAM template (default: this checkout's template.yaml)")
     invoke.set_defaults(run=cmd_invoke)
 
-    ingest = commands.add_parser("ingest", help="parse a directory into the local code graph")
-    ingest.add_argument("path", help="directory to ingest")
-    ingest.add_argument("--project", help="project slug owner/repo (default: local/<directory name>)")
-    ingest.add_argument("--clear", action="store_true", help="drop the project's graph first")
-    ingest.add_argument("--json", action="store_true", help="print the summary as JSON")
-    ingest.set_defaults(run=cmd_ingest)
-
     watch = commands.add_parser("watch", help="ingest a directory, then re-ingest it whenever its files change")
     watch.add_argument("path", nargs="?", default=".", help="directory to watch (default: .)")
     watch.add_argument("--project", help="project slug owner/repo (default: local/<directory name>)")
@@ -358,71 +217,3 @@ def build_parser() -> argparse.ArgumentParser:
         "--debounce-ms", type=int, default=1000, help="changes within this many ms make one re-ingest (default 1000)"
     )
     watch.set_defaults(run=cmd_watch)
-
-    publish = commands.add_parser(
-        "publish", help="CI: upload a checkout to S3 and ask a hosted deployment to ingest it"
-    )
-    publish.add_argument("path", nargs="?", default=".", help="the checkout (default: .)")
-    publish.add_argument("--endpoint", required=True, help="the deployment's MCP URL, https://.../mcp")
-    publish.add_argument("--token", help="API token with `write` on the project (default: $RHUMBLINE_TOKEN)")
-    publish.add_argument("--project", required=True, help="project slug owner/repo")
-    publish.add_argument("--bucket", required=True, help="S3 bucket the deployment reads sources from (SourceBucket)")
-    publish.add_argument("--async", dest="run_async", action="store_true", help="schedule the ingest, do not wait")
-    publish.set_defaults(run=cmd_publish)
-
-    project = commands.add_parser("project", help="manage the projects of this machine's store")
-    project_commands = project.add_subparsers(title="project commands", metavar="ACTION", required=True)
-    delete = project_commands.add_parser(
-        "delete", help="delete a project's graph, versions, snapshots and annotations (and reviews with --reviews drop)"
-    )
-    delete.add_argument("project", metavar="OWNER/REPO")
-    delete.add_argument(
-        "--reviews", required=True, choices=["keep", "drop"],
-        help="keep: the project stays with its pull requests and reviews; drop: those go too",
-    )
-    delete.add_argument("--yes", action="store_true", help="really delete (without it: say what would be deleted)")
-    delete.set_defaults(run=cmd_project_delete)
-
-    add_admin_commands(commands, prepared_engine)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    from rhumbline.admin.cli import AdminCliError
-
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not hasattr(args, "run"):
-        parser.print_help(sys.stderr)
-        return 2
-    if args.stack and not getattr(args, "stack_aware", False):
-        parser.error("--stack applies to the token, usage, audit and db commands only")
-    try:
-        return args.run(args)
-    except (CliError, AdminCliError) as error:
-        print(f"rhumbline: error: {error}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    except Exception as error:
-        # A store that is down, slow past its budget or moved on under us is the user's to act on,
-        # not a traceback; the ingest was atomic, so the previous graph version is still served.
-        from rhumbline.stores.graph.protocol import GraphConflict, GraphUnavailable
-
-        if not isinstance(error, (GraphUnavailable, GraphConflict)):
-            raise
-        print(f"rhumbline: error: {error} (the previous graph version is still served)", file=sys.stderr)
-        return 1
-    except BrokenPipeError:
-        # The reader went away (`| head`): stop quietly, and keep Python from failing at exit
-        # while flushing the dead pipe.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
-    finally:
-        from rhumbline.runtime import resources
-
-        resources.reset()
-
-
-if __name__ == "__main__":
-    sys.exit(main())
