@@ -42,7 +42,8 @@ def test_a_revoked_token_is_refused_on_its_next_tool_call(server: LocalServer) -
         refused = rpc(server, token, method, params)
         assert refused.status_code == 401
         assert refused.headers["www-authenticate"].startswith("Bearer ")
-    assert load_template(find_template()).authorizers()[0].ttl_seconds == 0
+        assert refused.json() == {"error": "invalid_token", "error_description": "the token has been revoked"}
+    assert load_template(find_template()).authorizers()[0].identity_headers == ()
 
 
 def test_a_token_revoked_before_its_first_request_gets_401(server: LocalServer) -> None:

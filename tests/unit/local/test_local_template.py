@@ -98,7 +98,6 @@ def test_routes_carry_their_authorizer(fixture_template: Path) -> None:
     assert (route.route_key, route.function, parameters) == ("POST /mcp", "Gateway", {})
     assert route.authorizer.function == "Authorizer"
     assert route.authorizer.identity_headers == ("authorization",)
-    assert route.authorizer.ttl_seconds == 300
     route, parameters = template.route_for("GET", "/items/42")
     assert (route.authorizer, parameters) == (None, {"id": "42"})
     assert template.route_for("GET", "/mcp") is None
@@ -143,7 +142,6 @@ def test_the_repository_template_wires_every_tool_and_route() -> None:
     assert post.authorizer.function == "AuthorizerFunction"
     # No identity source (the gateway answers every 401), so no cache.
     assert post.authorizer.identity_headers == ()
-    assert post.authorizer.ttl_seconds == 0
     metadata, _ = template.route_for("GET", "/.well-known/oauth-protected-resource/mcp")
     assert (metadata.function, metadata.authorizer) == ("GatewayFunction", None)
     assert template.function("GatewayFunction").handler_file.is_file()

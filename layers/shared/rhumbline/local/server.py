@@ -1,7 +1,8 @@
 """`rhumbline serve`: the template's HTTP API and the Lambda Invoke API on one local endpoint.
 
 Like API Gateway, it matches the request to a template route, runs the route's Lambda REQUEST
-authorizer (caching its answer per identity value for the TTL), and calls the route's function with
+authorizer on every request (the template's authorizer has no identity source, so API Gateway
+caches nothing either), and calls the route's function with
 a payload 2.0 event. Like the Lambda service, it answers `POST /2015-03-31/functions/{name}/invocations`,
 so the gateway's unchanged boto3 dispatcher can reach the tool functions through it.
 """
@@ -11,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import time
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -37,24 +37,6 @@ logger = logging.getLogger("rhumbline.local")
 Dispatch = Literal["inprocess", "invoke-api"]
 
 
-class AuthorizerCache:
-    """API Gateway's authorizer cache: one answer per (authorizer, identity values) for the TTL."""
-
-    def __init__(self) -> None:
-        self._answers: dict[tuple[str, tuple[str, ...]], tuple[float, dict[str, Any]]] = {}
-
-    def get(self, key: tuple[str, tuple[str, ...]]) -> dict[str, Any] | None:
-        cached = self._answers.get(key)
-        if cached is None or cached[0] <= time.monotonic():
-            self._answers.pop(key, None)
-            return None
-        return cached[1]
-
-    def put(self, key: tuple[str, tuple[str, ...]], answer: dict[str, Any], ttl_seconds: int) -> None:
-        if ttl_seconds > 0:
-            self._answers[key] = (time.monotonic() + ttl_seconds, answer)
-
-
 class LocalApi:
     def __init__(
         self,
@@ -71,7 +53,6 @@ class LocalApi:
         # `rhumbline serve` freezes the heap once the functions are loaded (heap.py); tests
         # that start and stop many servers in one process leave it alone.
         self.freeze_heap = freeze_heap
-        self.authorizer_cache = AuthorizerCache()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -138,16 +119,11 @@ class LocalApi:
         if not all(identity):
             # API Gateway does not call the authorizer when an identity source is missing.
             return json_response(401, {"message": "Unauthorized"})
-        key = (authorizer.name, tuple(identity))
-        answer = self.authorizer_cache.get(key) if identity else None
-        if answer is None:
-            invocation = await self.runner.invoke_async(authorizer.function, authorizer_event(event, identity))
-            answer = invocation.result
-            if invocation.error is not None or not isinstance(answer, dict) or not isinstance(answer.get("isAuthorized"), bool):
-                logger.error("authorizer %s failed: %s", authorizer.function, invocation.error or answer)
-                return json_response(500, {"message": "Internal Server Error"})
-            if identity:
-                self.authorizer_cache.put(key, answer, authorizer.ttl_seconds)
+        invocation = await self.runner.invoke_async(authorizer.function, authorizer_event(event, identity))
+        answer = invocation.result
+        if invocation.error is not None or not isinstance(answer, dict) or not isinstance(answer.get("isAuthorized"), bool):
+            logger.error("authorizer %s failed: %s", authorizer.function, invocation.error or answer)
+            return json_response(500, {"message": "Internal Server Error"})
         if not answer["isAuthorized"]:
             return json_response(403, {"message": "Forbidden"})
         return dict(answer.get("context") or {})

@@ -79,7 +79,6 @@ class AuthorizerDef:
     name: str
     function: str  # logical id
     identity_headers: tuple[str, ...]  # lower-case header names
-    ttl_seconds: int
 
 
 @dataclass(frozen=True)
@@ -235,7 +234,6 @@ def _authorizers(resources: Mapping[str, Any]) -> dict[str, dict[str, Authorizer
                 name=name,
                 function=function,
                 identity_headers=tuple(str(header).lower() for header in identity.get("Headers") or ()),
-                ttl_seconds=int(identity.get("ReauthorizeEvery", 0)),
             )
         named[""] = named.get(auth.get("DefaultAuthorizer", ""))
         by_api[api_id] = named
