@@ -1,7 +1,7 @@
 """SQLAlchemy engines for the two supported databases, each with every call bounded in time.
 
-- SQLite (embedded default): a local file, WAL (checkpointed on a thread of its own, not inside a
-  commit), foreign keys on, and transactions that take the write lock up front.
+- SQLite (embedded default): a local file, WAL (SQLite's own automatic checkpoint), foreign keys
+  on, and transactions that take the write lock up front.
 - PostgreSQL through pg8000 (Aurora in production): a small pool, a socket timeout and a server-side
   `statement_timeout`, so a slow query is cancelled by the server and the connection stays usable.
 """
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import sqlite3
 import time
-import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +18,6 @@ from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from rhumbline.stores.relational.tls import DbTls, ssl_context
-from rhumbline.stores.relational.wal_checkpoint import WalCheckpointer
 
 if TYPE_CHECKING:
     from rhumbline.config import Settings
@@ -75,11 +73,8 @@ def create_engine_from_url(
 
 
 def _sqlite_engine(url: URL, timeout: float) -> Engine:
-    checkpointer: WalCheckpointer | None = None
     if url.database and url.database != ":memory:" and not url.database.startswith("file:"):
         Path(url.database).parent.mkdir(parents=True, exist_ok=True)
-        # Checkpoints run on a thread of their own, not inside a commit (see wal_checkpoint.py).
-        checkpointer = WalCheckpointer(url.database)
     engine = create_engine(
         url,
         # sqlite3's busy timeout: how long a connection waits for another one's write lock.
@@ -99,12 +94,8 @@ def _sqlite_engine(url: URL, timeout: float) -> Engine:
             # drop the last commits. Local stores only: hosted deployments use PostgreSQL.
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA foreign_keys=ON")
-            if checkpointer is not None:
-                cursor.execute("PRAGMA wal_autocheckpoint=0")
         finally:
             cursor.close()
-        if checkpointer is not None:
-            checkpointer.start()
 
     @event.listens_for(engine, "begin")
     def _begin(connection: Any) -> None:
@@ -117,9 +108,6 @@ def _sqlite_engine(url: URL, timeout: float) -> Engine:
         read_only = connection.get_execution_options().get(READ_ONLY, False)
         _emit_begin(connection, "BEGIN" if read_only else "BEGIN IMMEDIATE")
 
-    if checkpointer is not None:
-        # The thread ends with the engine (tests and `resources.reset` drop theirs).
-        weakref.finalize(engine, checkpointer.stop)
     return engine
 
 
