@@ -78,7 +78,7 @@ def test_admission_is_one_round_trip(engines: tuple[Engine, Engine], round_trips
     token_id = new_token(engine, **limits_)
     one = OneShot(autocommit)
     limits.admit(one.rows, token_id, NOW)  # the connection prepares the statement once
-    trips = [round_trips.of(lambda: limits.admit(one.rows, token_id, NOW + timedelta(seconds=n))) for n in range(20)]
+    trips = [round_trips.of(lambda n=n: limits.admit(one.rows, token_id, NOW + timedelta(seconds=n))) for n in range(20)]
     assert trips == [1] * 20
 
 

@@ -40,7 +40,7 @@ def reserved(template: dict[str, Any], given: dict[str, str]) -> dict[str, Any]:
     resources, _, holds = deployed(template, given)
     globals_ = resolved(template["Globals"]["Function"], holds)
     out = {}
-    for name, properties in functions(resources).items():
+    for name in functions(resources):
         own = template["Resources"][name]["Properties"]
         if "ReservedConcurrentExecutions" in own:
             value = resolved({"v": own["ReservedConcurrentExecutions"]}, holds).get("v")

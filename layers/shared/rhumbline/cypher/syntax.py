@@ -8,7 +8,6 @@ so every consumer handles every node type below and nothing else.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 # -- expressions --------------------------------------------------------------------------------
 
@@ -131,10 +130,10 @@ class Subquery:
     where: Expr | None
 
 
-Expr = Union[
-    Lit, Param, Var, Prop, Index, Slice, ListExpr, MapExpr, Op, HasLabels, Call, Case, ListComp,
-    PatternComp, MapProj, Subquery,
-]  # fmt: skip
+Expr = (
+    Lit | Param | Var | Prop | Index | Slice | ListExpr | MapExpr | Op | HasLabels | Call | Case | ListComp
+    | PatternComp | MapProj | Subquery
+)
 
 # -- patterns -----------------------------------------------------------------------------------
 
@@ -218,7 +217,7 @@ class Procedure:
     where: Expr | None
 
 
-Clause = Union[Match, Unwind, Projection, Procedure]
+Clause = Match | Unwind | Projection | Procedure
 
 
 @dataclass(frozen=True)

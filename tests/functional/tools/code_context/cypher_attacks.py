@@ -15,7 +15,7 @@ ATTACKS = [
     f"cReAtE (:{MARK})",
     f"MATCH (n:CodeNode {{project: $project}}) SET n.{PROP} = 1",
     f"MATCH (n:CodeNode {{project: $project}}) SET n:{MARK}",
-    f"MATCH (n:CodeNode {{project: $project}}) SET n += {{name: 'x'}}",
+    "MATCH (n:CodeNode {project: $project}) SET n += {name: 'x'}",
     f"MERGE (n:{MARK} {{id: 1}}) RETURN n",
     "MATCH (n:CodeNode {project: $project}) DELETE n",
     "MATCH (n:CodeNode {project: $project}) DETACH DELETE n",

@@ -109,7 +109,7 @@ def test_each_layer_refuses_writes_on_its_own(neo, neo4j_server) -> None:
         params = {"project": world.project}
         assert runner.plan_type("MATCH (n:CodeNode {project: $project}) RETURN n", params, timeout=5) == "r"
         assert runner.plan_type(f"CREATE (:{MARK})", params, timeout=5) == "w"
-        assert runner.plan_type(f"MATCH (n:CodeNode {{project: $project}}) SET n.x = 1 RETURN n", params, timeout=5) == "rw"
+        assert runner.plan_type("MATCH (n:CodeNode {project: $project}) SET n.x = 1 RETURN n", params, timeout=5) == "rw"
         assert runner.plan_type(f"CALL db.createLabel('{MARK}')", params, timeout=5) == "w"
         assert runner.plan_type(f"CREATE INDEX {PROP} FOR (n:CodeNode) ON (n.x)", params, timeout=5) == "s"
         for cypher in (

@@ -53,7 +53,7 @@ class CFamily(Family):
         self._by_basename: dict[str, list[str]] = {}
         for path in self.files:
             self._by_basename.setdefault(posixpath.basename(path), []).append(path)
-        for path, f in self.files.items():
+        for f in self.files.values():
             for d, node_id in zip(f.code.definitions, f.ids, strict=True):
                 if d.signature.endswith(";"):
                     self.declarations.add(node_id)

@@ -104,7 +104,7 @@ def _walk(j: int, direction: str, relations: tuple[str, ...] | None, levels: int
     types = ":" + "|".join(f"`{r}`" for r in relations) if relations else ""
     step = _WALK_PATTERNS[direction].format(types=types).replace("[r", "[")
     reach = (
-        f"MATCH ANY SHORTEST (n) (()" + step + f"(x:CodeNode WHERE x.kind IS NOT NULL)){{1,{levels}}} (o)\n"
+        "MATCH ANY SHORTEST (n) (()" + step + f"(x:CodeNode WHERE x.kind IS NOT NULL)){{1,{levels}}} (o)\n"
         "        WHERE o <> n\n"
         "        WITH o, size(x) AS k ORDER BY k, o.id\n"
         "        RETURN collect([o, k]) AS found"
