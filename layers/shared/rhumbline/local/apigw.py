@@ -9,13 +9,13 @@ from __future__ import annotations
 import base64
 import json
 import time
+import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
 
 from rhumbline.local.functions import ACCOUNT_ID, REGION
-from rhumbline.local.request_ids import new_request_id
 
 API_ID = "local"
 STAGE = "$default"
@@ -91,20 +91,9 @@ def request_context(
     }
 
 
-_last_time: tuple[int, str] = (-1, "")
-
-
 def request_time(second: int) -> str:
-    """API Gateway's `time` field (CLF format, UTC) for a unix second. Requests within one second
-    share the text, so it is formatted once per second, not per request (datetime's strftime was
-    ~15 µs of every call)."""
-    global _last_time
-    cached = _last_time
-    if cached[0] == second:
-        return cached[1]
-    text = time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(second))
-    _last_time = (second, text)
-    return text
+    """API Gateway's `time` field (CLF format, UTC) for a unix second."""
+    return time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(second))
 
 
 def build_event(
@@ -128,7 +117,7 @@ def build_event(
         "rawQueryString": request.query_string,
         "headers": headers,
         "requestContext": request_context(
-            request, route_key, request_id or new_request_id(), headers, time.time() if now is None else now
+            request, route_key, request_id or str(uuid.uuid4()), headers, time.time() if now is None else now
         ),
         "isBase64Encoded": False,
     }

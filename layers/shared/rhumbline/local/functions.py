@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 import traceback
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -21,7 +22,6 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from rhumbline.local.request_ids import new_request_id
 from rhumbline.local.template import FunctionDef, Template
 
 ACCOUNT_ID = "000000000000"
@@ -133,7 +133,7 @@ class FunctionRunner:
 
     def invoke(self, logical_id: str, event: Any, request_id: str | None = None) -> Invocation:
         """Blocking: run the handler on this thread."""
-        request_id = request_id or new_request_id()
+        request_id = request_id or str(uuid.uuid4())
         function = self.template.function(logical_id)
         try:
             result = self.handler(logical_id)(event, LocalLambdaContext(function, request_id))
@@ -143,7 +143,7 @@ class FunctionRunner:
 
     async def invoke_async(self, logical_id: str, event: Any, request_id: str | None = None) -> Invocation:
         """Run the handler in a worker thread, bounded by the function's timeout like Lambda."""
-        request_id = request_id or new_request_id()
+        request_id = request_id or str(uuid.uuid4())
         timeout = self.template.function(logical_id).timeout
         limiter = self._limiter(logical_id)
         try:
