@@ -155,7 +155,7 @@ init_cluster() {
 }
 
 write_runtime_conf() {
-  # fsync/full_page_writes off: a throwaway test cluster, and it makes DDL-heavy tests ~10x faster.
+  # fsync/full_page_writes off: a throwaway test cluster, and it makes DDL-heavy tests much faster.
   as_server_user tee "$PGDATA/rhumbline.conf" >/dev/null <<EOF
 listen_addresses = '$HOST'
 port = $PORT

@@ -1,10 +1,10 @@
 """Keep a warm container's long-lived heap out of the cyclic garbage collector's way.
 
-After init a container holds ~155k objects the collector tracks (the mcp SDK and its pydantic
+After init a container holds a large number of objects the collector tracks (the mcp SDK and its pydantic
 schemas, SQLAlchemy, the catalog, Powertools) that live as long as the container. CPython's full
 (generation 2) collection walks all of them; it runs whenever enough objects have been promoted
-since the last one, and its ~110 ms of CPU (measured on Django's home, docs/latency-history.md) lands on
-whichever call triggered it: the p99 tail of a warm endpoint. `gc.freeze()` moves every object
+since the last one, and its CPU lands on whichever call triggered it: the tail of a warm
+endpoint. `gc.freeze()` moves every object
 alive at that moment into the permanent generation, which no collection scans again; what the
 calls allocate afterwards is collected as before. It is what long-running Python servers do after
 start-up (the CPython docs suggest it before forking workers for the same reason).
@@ -12,8 +12,8 @@ start-up (the CPython docs suggest it before forking workers for the same reason
 Collecting first keeps init's own garbage out: a frozen object is never freed, even when it
 becomes unreachable later. So freeze only at the end of a container's init, when what is alive is
 what the container keeps: a Lambda function's module import, or `rhumbline serve` once it has
-loaded its functions. The first calls of a warm container add ~2.7k more long-lived objects
-(caches filled on first use, measured), too few to be worth a second freeze.
+loaded its functions. The first calls of a warm container add few long-lived objects (caches
+filled on first use), too few to be worth a second freeze.
 """
 
 from __future__ import annotations

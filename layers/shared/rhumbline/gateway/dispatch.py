@@ -114,8 +114,8 @@ class LambdaDispatcher:
 def parse_payload(body: bytes) -> Any:
     """A function's JSON answer, as json.loads reads it; None when it is not JSON.
 
-    pydantic-core's parser first: ~0.06 ms less than json.loads for context's 30 KB outcome, parsed
-    on every call. What it refuses goes to json.loads, which accepts some of it (a lone surrogate
+    pydantic-core's parser first: it is faster than json.loads on the large outcomes parsed on
+    every call. What it refuses goes to json.loads, which accepts some of it (a lone surrogate
     escape such as `\\ud800`, as Python's json.dumps writes such a string)."""
     try:
         return pydantic_core.from_json(body)

@@ -125,7 +125,7 @@ def build_mcp_server(catalog: Catalog, tool_calls: ToolCalls, access_of: AccessO
     )
     if not tracing_configured():
         # The SDK's OpenTelemetry middleware opens a span per message even when no tracer provider
-        # is installed (~60 µs a call measured, for a span nobody records). The layer ships only
+        # is installed, for a span nobody records. The layer ships only
         # opentelemetry-api; a deployment that installs a provider (the ADOT Lambda layer does,
         # before the handler module is imported) keeps the middleware.
         # Matched by name: the SDK documents dropping it from the list but does not export the class.

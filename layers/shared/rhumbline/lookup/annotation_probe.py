@@ -2,9 +2,9 @@
 connection, asked by every code-context tool and get_node on every call.
 
 Most projects have no annotation, so the usual answer is "none" and the full read (SQLAlchemy Core,
-rhumbline.annotations) is skipped. Through a SQLAlchemy Connection that one-row probe cost
-~0.09 ms (connection object, execution context, events, result), ten times the statement itself
-(0.01 ms on SQLite, measured on Django's home). The statements are still SQLAlchemy Core, compiled
+rhumbline.annotations) is skipped. Through a SQLAlchemy Connection that one-row probe would cost
+many times the statement itself (connection object, execution context, events, result). The
+statements are still SQLAlchemy Core, compiled
 once per dialect, so the SQL is the same on SQLite and PostgreSQL (pg8000); the pool still checks
 the connection out (pre-ping on PostgreSQL) and rolls it back on return. Bounded as every
 relational call is: PostgreSQL's session `statement_timeout`, SQLite's busy timeout (a WAL reader

@@ -89,8 +89,8 @@ class ToolContext:
 
     def visible_projects(self) -> list[str]:
         """Slugs of existing projects this token may see, sorted. One Core read of a prebuilt
-        statement (an ORM session and a statement built per call cost 0.30 ms of CPU, this 0.13:
-        docs/query.md), and a token naming its projects looks up only those."""
+        statement (no ORM session, no statement built per call), and a token naming its projects
+        looks up only those."""
         from rhumbline.contract import ALL_PROJECTS
         from rhumbline.stores.relational import projects
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 MAX_CANDIDATES = 10
-# Independent reads of one call overlap their round trips (Neo4j: ~2-5 ms each) on this pool.
+# Independent reads of one call overlap their Neo4j round trips on this pool.
 _POOL_WORKERS = 4
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
@@ -94,8 +94,8 @@ class _Done(Future):  # type: ignore[type-arg]
 
 def overlapped(backend: str, function: Callable[..., T], *args: Any, **kwargs: Any) -> Future[T]:
     """An independent read: started on the pool when the backend is a network round trip
-    (Neo4j), made now otherwise — SQLite reads take ~0.5 ms and a thread hop costs more than
-    it saves (measured: get_node 2.2 ms inline, 3.5 ms overlapped, under load)."""
+    (Neo4j), made now otherwise: a SQLite read is quicker than the thread hop that would
+    overlap it."""
     if backend == "neo4j":
         return in_background(function, *args, **kwargs)
     return _Done(function(*args, **kwargs))

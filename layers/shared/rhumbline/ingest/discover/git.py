@@ -36,7 +36,7 @@ def run_git(root: Path, *args: str) -> bytes | None:
 @contextmanager
 def answers_kept() -> Iterator[None]:
     """Within it, speaks_for asks git once per root: an ingest asks three times (its commit, the
-    walk, the history), and each answer costs one or two git processes (~5 ms each)."""
+    walk, the history), and each answer costs one or two git processes."""
     token = _ANSWERS.set({})
     try:
         yield

@@ -1,6 +1,6 @@
 """Run phase 1 over many files: in this process for small inputs, else in a process pool.
 
-Parsing is CPU-bound Python + C, so threads would serialize on the GIL. A pool costs ~100 ms to
+Parsing is CPU-bound Python + C, so threads would serialize on the GIL. A pool takes time to
 start and results cost a pickle round trip, which only pays off past a hundred or so files.
 
 A worker never outlives the ingest: the pool is shut down when phase 1 ends or fails, and on Linux
@@ -74,7 +74,7 @@ def read_all_encoded(
 ) -> list[Encoded]:
     """read_all, with each parsed file's facts also encoded (facts_codec) where it was parsed."""
     # Decoded chunk by chunk as they arrive, while the workers parse the rest: decoding after the
-    # pool is done would add it to the phase's wall time (django/: 0.2-0.4 s).
+    # pool is done would add it to the phase's wall time.
     return _run(read_sources_encoded, _decoded, root, paths, workers, progress, sizes)
 
 

@@ -18,9 +18,9 @@ MAX_CANDIDATES = 5
 
 _RANK: dict[str, int] = {"EXTRACTED": 3, "INFERRED": 2, "AMBIGUOUS": 1}
 
-# Edge is a frozen dataclass: its __init__ sets every field through object.__setattr__, which was
-# most of the cost of building a graph's edges (sdist: 199k, 1.0 s). Setting the slots through
-# their descriptors gives equal objects at about 60% of the cost (edges() below).
+# Edge is a frozen dataclass: its __init__ sets every field through object.__setattr__, most of
+# the cost of building a large graph's edges. Setting the slots through their descriptors gives
+# equal objects for much less (edges() below).
 # A field added to Edge must be set there too (tests/unit/ingest/test_edges.py compares).
 _SET_EDGE_SLOT = {field.name: getattr(Edge, field.name).__set__ for field in fields(Edge)}
 

@@ -136,7 +136,7 @@ def node_at(row: Sequence[Any], start: int = 0) -> Node:
 
 def node_list_cypher(variable: str) -> str:
     """Cypher for a node's NODE_FIELDS as a list: a map would ship (and the driver decode) every
-    key with every node — most of a wide answer's decoding time (measured on class QuerySet)."""
+    key with every node, most of a wide answer's decoding time."""
     return "[" + ", ".join(f"{variable}.{name}" for name in NODE_FIELDS) + "]"
 
 
@@ -163,8 +163,8 @@ def total_of_page(found: int, limit: int, offset: int) -> int | None:
     """The list's exact total when a page read in the same snapshot tells it, else None (count it).
 
     A page cut short by the end of the list ends it: total = offset + rows. The usual context call
-    reads such pages (a file's one module; every definition of a small file), and its count
-    statement cost as much again as the page (0.05-0.07 ms on Django); so does get_node's side
+    reads such pages (a file's one module; every definition of a small file), and a count
+    statement would cost as much again as the page; so does get_node's side
     with fewer edges than its page. An empty page past the start says nothing about how far the
     list goes."""
     if 0 < found < limit or (found == 0 and offset == 0):

@@ -89,9 +89,9 @@ def _sqlite_engine(url: URL, timeout: float) -> Engine:
         cursor = dbapi_connection.cursor()
         try:
             _enter_wal_mode(cursor, timeout)
-            # WAL + NORMAL: a commit no longer waits for an fsync (measured 4 ms per audit row, on
-            # every tool call's path); the database stays consistent, and only a power loss can
-            # drop the last commits. Local stores only: hosted deployments use PostgreSQL.
+            # WAL + NORMAL: a commit does not wait for an fsync (the audit row is on every tool
+            # call's path); the database stays consistent, and only a power loss can drop the
+            # last commits. Local stores only: hosted deployments use PostgreSQL.
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA foreign_keys=ON")
         finally:
@@ -127,9 +127,9 @@ def _enter_wal_mode(cursor: sqlite3.Cursor, timeout: float) -> None:
 
 
 def _emit_begin(connection: Any, statement: str) -> None:
-    """BEGIN straight on the sqlite3 connection: through `exec_driver_sql` it cost ~35-70 µs of
-    SQLAlchemy's statement machinery (execution context, events, result) for a statement with no
-    parameters and no rows, twice on every tool call (the tool's read, the audit row). A failure
+    """BEGIN straight on the sqlite3 connection: `exec_driver_sql` would run SQLAlchemy's statement
+    machinery (execution context, events, result) for a statement with no parameters and no rows,
+    twice on every tool call (the tool's read, the audit row). A failure
     still reaches callers as SQLAlchemy's error (e.g. OperationalError for a locked database)."""
     try:
         connection.connection.driver_connection.execute(statement)

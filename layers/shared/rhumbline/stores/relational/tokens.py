@@ -49,7 +49,7 @@ class TokenCheck:
 def _hash(plaintext: str) -> str:
     # A plain SHA-256 is enough: the secret has 256 bits of entropy, so there is no dictionary to
     # try and brute force is hopeless with or without a slow KDF. A KDF (bcrypt, scrypt) would only
-    # add 50-100 ms to every call and make the indexed lookup by hash impossible.
+    # slow every call down and make the indexed lookup by hash impossible.
     return hashlib.sha256(plaintext.encode("utf-8")).hexdigest()
 
 

@@ -1,7 +1,7 @@
 """The Neo4j driver decodes rows with its Rust packstream codec (the `neo4j-rust-ext` dependency).
 
 Without it the driver silently falls back to pure Python, which was most of the client time of a
-large answer (class QuerySet: 10.1 → 3.3 ms of client CPU per call, docs/latency-history.md).
+large answer.
 """
 
 from neo4j._codec.packstream import v1

@@ -6,16 +6,15 @@ pure cost. Rows are deduplicated first, the last one winning as successive MERGE
 result is the very graph the MERGE path writes.
 
 Rows travel as lists, not maps: the driver packs a map key by key in Python, and a node has 18
-properties (measured on Django's `django/`, 18.7k nodes and 37.8k edges: the write took half the
-time of the MERGE path, client CPU a quarter less).
+properties.
 
 A full write runs in phases, each in transactions of its own: nodes (all properties but `kind`)
 and stubs, then edges, then the nodes' kinds (node_steps, edge_steps, kind_steps). The staging
 key is served to no one until the flip, so the graph in between is never seen.
 
 - Edges and kinds find their nodes by the element id each CREATE returned (`created_ids`), not by
-  the (project, id) unique index: a seek of that index (two long strings) took 7-60 µs on the
-  test server, an element-id seek 0.5-0.8 µs. Neo4j reuses a deleted node's id, so each match
+  the (project, id) unique index: a seek of that index compares two long strings, an element-id
+  seek is a direct lookup. Neo4j reuses a deleted node's id, so each match
   also checks `project`, and each statement returns how many rows it wrote: a stage losing a
   node meanwhile (a concurrent delete_project) fails the write instead of flipping to a graph
   missing edges or kinds, and never writes into another graph.
@@ -23,10 +22,9 @@ key is served to no one until the flip, so the graph in between is never seen.
   that a read walks from its head, the properties a transaction creates together land in an
   order of the server's choosing (by property key id), and a property added by a later
   transaction goes to the head. `kind` is the one property a scan reads on every node (a count by
-  kind; a filter on kind; walks testing `kind IS NOT NULL` on each node they reach). With it at
-  the head, `MATCH (n:CodeNode {project: $project}) RETURN n.kind, count(*)` on Django's `django/`
-  ran in 28 ms instead of 36 (server time p50, 40 interleaved runs, load 5.4); the other
-  properties may then sit one record further (a few ms over 26k nodes). See docs/query.md.
+  kind; a filter on kind; walks testing `kind IS NOT NULL` on each node they reach), so it is
+  the one worth the head; the other properties may then sit one record further. See
+  docs/query.md.
 """
 
 from __future__ import annotations

@@ -171,7 +171,7 @@ class Neo4jGraphStore(Neo4jLookups, Neo4jNodeBundle, GraphStore):
     ) -> NodeEdges | None:
         rows.check_page(limit, out_offset)
         rows.check_page(limit, in_offset)
-        # One statement, one round trip (~2 ms each), one snapshot: node, both pages, totals, stamp.
+        # One statement, one round trip, one snapshot: node, both pages, totals, stamp.
         found = self._read(
             cypher.NODE_WITH_EDGES, project=project, id=node_id, limit=limit, out_offset=out_offset, in_offset=in_offset
         )

@@ -44,9 +44,9 @@ _EDGES_OF_ME = "FROM me JOIN edges AS e ON e.{this} = me.rid JOIN nodes AS o ON 
 # its NODE_FIELDS (see _linked).
 _AROUND_ROW = """me.id, e.relation, e.confidence, e.confidence_score, e.explanation, e.file, e.line,
     e.properties, o.id, coalesce(o.kind, 'Unknown'), coalesce(o.name, o.id), {other_columns}"""
-# Every edge, sorted, with no window function: SQLite's row_number/count windows cost ~2 µs a row
-# each and buffer the wide rows (class QuerySet's 109 members: 1.2 ms windowed, 0.5 plain). At
-# most :guard rows (-1: all), see edges_around.
+# Every edge, sorted, with no window function: SQLite's row_number/count windows cost per row and
+# buffer the wide rows, so the page and the counts are cut in Python. At most :guard rows (-1:
+# all), see edges_around.
 _AROUND_ALL = "SELECT " + _AROUND_ROW + " " + _EDGES_OF_ME + " ORDER BY e.relation, me.id, o.id LIMIT :guard"
 _AROUND_TOTALS = "SELECT e.relation, count(*) " + _EDGES_OF_ME + " GROUP BY e.relation"
 # A hub (some relation past the limit): number the edges by (node id, other id) per relation, then

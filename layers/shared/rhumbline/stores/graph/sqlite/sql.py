@@ -32,9 +32,9 @@ _NODE_INDEX_STATEMENTS = ";\n".join(NODE_INDEXES.values())
 _EDGE_INDEX_STATEMENTS = ";\n".join(EDGE_INDEXES.values())
 
 # Re-indexes a node's words only when they changed: an incremental write upserts every node of a
-# rebuilt file, most of which only moved (line numbers), and re-indexing each was most of that
-# write's CPU (django/ one-file re-ingest: 0.06 of 0.075 s). Files whose trigger predates the WHEN
-# clause get it replaced in place (ensure_schema).
+# rebuilt file, most of which only moved (line numbers), and re-indexing those would be most of
+# that write's work. Files whose trigger predates the WHEN clause get it replaced in place
+# (ensure_schema).
 FTS_UPDATE_TRIGGER = """CREATE TRIGGER IF NOT EXISTS nodes_fts_update
 AFTER UPDATE OF name_words, words, doc_words ON nodes
 WHEN old.name_words IS NOT new.name_words OR old.words IS NOT new.words
@@ -182,9 +182,8 @@ REMOVE_NODES = (
     *REMOVE_FILES[2:],
 )
 # remove_edges: :keys is a JSON array of [source id, relation, target id]. CROSS JOIN fixes the
-# join order (as in traversal.py): left to itself the planner put the JSON list last and
-# paired every node of the project with every other (an incremental ingest of a 10k-node project
-# ran past its 10 s budget on one statement); this way each key is two (project, id) seeks.
+# join order (as in traversal.py): left to itself the planner may put the JSON list last and pair
+# every node of the project with every other; this way each key is two (project, id) seeks.
 REMOVE_EDGES = (
     "DELETE FROM temp.stub_candidates",
     "INSERT OR IGNORE INTO temp.stub_candidates SELECT rid FROM nodes WHERE project = :project"
@@ -248,7 +247,7 @@ def search(candidates: str, term_count: int) -> str:
     fetch full rows only for the best `:limit`. Query words are parameters :t0, :t1, ...
 
     `ranked` is materialized once and counted apart: a `count(*) OVER ()` window on the page
-    buffered every scored row a second time (~0.1 ms of 0.85 for `QuerySet`'s 204 candidates)."""
+    would buffer every scored row a second time."""
     weights = " + ".join(_TERM_WEIGHT.format(i=i) for i in range(term_count)) or "0.0"
     return f"""
 WITH candidates (rid) AS ({candidates}),
