@@ -98,8 +98,7 @@ WHERE s.kind IS NULL AND NOT EXISTS { (s)--() }
 DELETE s
 """
 # Relationships first, then nodes, each in small inner transactions: a DETACH DELETE of a batch of
-# highly connected nodes can need more than the transaction memory limit (measured: 1,000 file
-# nodes with ~60 relationships each exceed 128 MiB).
+# highly connected nodes can need more than the transaction memory limit.
 DELETE_PROJECT = (
     """
     MATCH (n:CodeNode)-[r]->() WHERE n.project = $project AND n.id IS NOT NULL

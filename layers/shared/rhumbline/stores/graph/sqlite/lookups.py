@@ -33,7 +33,7 @@ IN_FILE_PAGE = {
     " ORDER BY coalesce(n.start_line, 0), n.id LIMIT :limit OFFSET :offset"
     for filtered in (False, True)
 }
-# A separate count: a window count would buffer every wide row (docstrings) first, measured 2x slower.
+# A separate count: a window count would buffer every wide row (docstrings) first.
 IN_FILE_TOTAL = {
     filtered: f"SELECT count(*) {_IN_FILE.format(kinds=_KINDS if filtered else '')}" for filtered in (False, True)
 }
