@@ -1,10 +1,9 @@
 """The WAL checkpoint of a bulk write, run on a thread of its own after the write commits.
 
-A clearing write leaves a WAL about as large as the data it wrote (the full Django sdist: ~280k
-rows). With SQLite's automatic checkpoint, the COMMIT that ends the write copies all of it into
-the database file and syncs it before returning: 0.3 CPU s and 0.5-1.2 s wall on this shared
-disk, on the ingest's critical path although nothing needs it by then (WAL readers read the new
-pages from the WAL). So the bulk write's connection turns the automatic checkpoint off for that
+A clearing write leaves a WAL about as large as the data it wrote. With SQLite's automatic
+checkpoint, the COMMIT that ends the write copies all of it into the database file and syncs it
+before returning, on a large ingest's critical path although nothing needs it by then (WAL readers
+read the new pages from the WAL). So the bulk write's connection turns the automatic checkpoint off for that
 COMMIT, and a thread with its own connection runs a PASSIVE checkpoint right after: SQLite runs
 it without the GIL, beside what the ingest does next (snapshot, bookkeeping, centrality).
 
