@@ -49,6 +49,10 @@ class Settings:
     tool_timeout: float = 25.0
     # Graph versions (with their diffable snapshots) kept per project; older ones are pruned.
     graph_retention: int = 20
+    # Directories the `ingest` tool may read a local `path` under (resolved, symlinks followed):
+    # RHUMBLINE_INGEST_ROOTS, separated by os.pathsep; default the directory the server started in
+    # (`rhumbline up PATH` sets PATH).
+    ingest_roots: tuple[Path, ...] = ()
     # TLS to PostgreSQL (stores/relational/tls.py): disable | require | verify-full, and the PEM
     # bundle of CAs verify-full trusts.
     db_ssl: str = "disable"
@@ -89,6 +93,12 @@ def _positive_int(name: str, default: str) -> int:
 
 def _list(name: str) -> tuple[str, ...]:
     return tuple(item.strip() for item in _env(name).replace(" ", ",").split(",") if item.strip())
+
+
+def _directories(name: str) -> tuple[Path, ...]:
+    """The directories listed in `name` (os.pathsep-separated), resolved; else the working directory."""
+    listed = [part.strip() for part in _env(name).split(os.pathsep) if part.strip()]
+    return tuple(Path(os.path.realpath(Path(part).expanduser())) for part in listed or [os.getcwd()])
 
 
 def _optional_limit(name: str) -> int | None:
@@ -144,6 +154,7 @@ def load_settings() -> Settings:
         default_rate_per_minute=_optional_limit("RHUMBLINE_DEFAULT_RATE_PER_MINUTE"),
         default_rate_burst=_optional_limit("RHUMBLINE_DEFAULT_RATE_BURST"),
         default_monthly_quota=_optional_limit("RHUMBLINE_DEFAULT_MONTHLY_QUOTA"),
+        ingest_roots=_directories("RHUMBLINE_INGEST_ROOTS"),
     )
 
 

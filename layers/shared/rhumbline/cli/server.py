@@ -42,6 +42,10 @@ def cmd_up(args: argparse.Namespace) -> int:
     root = Path(args.path).resolve()
     if not root.is_dir():
         raise CliError(f"{root} is not a directory")
+    # The `ingest` tool may read paths under the directory this server was started for.
+    if not os.environ.get("RHUMBLINE_INGEST_ROOTS", "").strip():
+        os.environ["RHUMBLINE_INGEST_ROOTS"] = str(root)
+        settings.cache_clear()
     project = checked_project(args.project or default_project_slug(root))
     template = load_local_template(args.template)
     ensure_port_free(args.host, args.port)

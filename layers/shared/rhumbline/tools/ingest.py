@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, model_validator
 
 from rhumbline.errors import Forbidden, InvalidArguments, Unavailable, Unsupported
+from rhumbline.ingest.host_paths import ingestible_directory
 from rhumbline.ingest.summary import IngestChanges
 from rhumbline.runtime.context import ToolContext
 from rhumbline.runtime.spec import ToolSpec
@@ -26,7 +27,10 @@ class IngestInput(StrictInput):
     path: str | None = Field(
         default=None,
         max_length=4096,
-        description="The directory to ingest, on the machine running the server (local mode only).",
+        description=(
+            "The directory to ingest, on the machine running the server (local mode only; needs the `admin` "
+            "scope, and a directory under the ones the server was started for)."
+        ),
     )
     source: str | None = Field(
         default=None,
@@ -104,9 +108,10 @@ def run(arguments: IngestInput, context: ToolContext) -> IngestOutput:
         raise InvalidArguments("`async` needs a hosted deployment and a `source`; a local `path` is ingested in place")
     if not arguments.path:
         raise InvalidArguments("`path` is required: the directory to ingest, on the machine running the server")
-    root = Path(arguments.path).expanduser()
-    if not root.is_dir():
-        raise InvalidArguments(f"'{arguments.path}' is not a directory on the server")
+    # Reading the server's own disk is the machine owner's to grant, not a project writer's.
+    if not context.caller.has_scope("admin"):
+        raise Forbidden("ingesting a `path` on the server needs the 'admin' scope (`write` may ingest a `source`)")
+    root = ingestible_directory(arguments.path, context.settings.ingest_roots)
     project = arguments.project or default_project_for(root)
     if not context.caller.can_see(project):
         raise Forbidden(f"this token has no access to project '{project}'")
@@ -210,8 +215,8 @@ SPEC = ToolSpec(
     description=(
         "Parse a source tree into the project's code graph as a new graph version: files, modules, "
         "classes, functions and methods, with imports, calls and inheritance resolved across files. "
-        "Needs the `write` scope. Local mode reads a directory on the server (`path`); a hosted "
-        "deployment refuses paths and takes a `source`. `clear` wipes the project's graph first "
+        "Needs the `write` scope. Local mode reads a directory on the server (`path`, `admin` scope, under "
+        "the directory the server was started for); a hosted deployment refuses paths and takes a `source`. `clear` wipes the project's graph first "
         "(annotations are kept)."
     ),
     input_model=IngestInput,

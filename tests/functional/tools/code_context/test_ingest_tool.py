@@ -1,5 +1,6 @@
 """ingest's contract on both shapes: a local path becomes a graph version the code-context tools
-read; `clear` rebuilds; hosted mode refuses paths; `source` is validated; `write` is required."""
+read; `clear` rebuilds; hosted mode refuses paths; `source` is validated; `write` is required,
+and `admin` for a path (host paths are tests/security/test_host_paths.py)."""
 
 from __future__ import annotations
 
@@ -16,15 +17,18 @@ PYPROJ = Path(__file__).parents[3] / "fixtures" / "ingest" / "pyproj"
 
 
 @pytest.fixture
-def tree(tmp_path: Path) -> Path:
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "pyproj"
     shutil.copytree(PYPROJ, root)
+    # The server ingests paths under the directories it was started for: here, the test's own.
+    monkeypatch.setenv("RHUMBLINE_INGEST_ROOTS", str(tmp_path))
+    settings.cache_clear()
     return root
 
 
 def test_a_local_path_is_ingested_and_readable_by_the_code_context_tools(world, tree: Path) -> None:
     slug = f"acme/py{uuid.uuid4().hex[:8]}"
-    writer = {"projects": (slug,), "scopes": ("read", "write")}
+    writer = {"projects": (slug,), "scopes": ("admin",)}
     first = ok(world.call("ingest", {"path": str(tree), "project": slug}, **writer))
     assert (first["project"], first["version"]) == (slug, 1)
     assert first["nodes_by_kind"]["Class"] == 3  # Model, Product, Order
@@ -47,7 +51,7 @@ def test_a_local_path_is_ingested_and_readable_by_the_code_context_tools(world, 
 
 def test_arguments_are_checked(world, tree: Path) -> None:
     slug = f"acme/py{uuid.uuid4().hex[:8]}"
-    writer = {"projects": (slug,), "scopes": ("read", "write")}
+    writer = {"projects": (slug,), "scopes": ("admin",)}
     missing = failed(world.call("ingest", {"path": str(tree / "nope"), "project": slug}, **writer), "invalid_arguments")
     assert missing["message"] == f"'{tree / 'nope'}' is not a directory on the server"
     assert "`path` is required" in failed(world.call("ingest", {"project": slug}, **writer), "invalid_arguments")["message"]
@@ -60,6 +64,8 @@ def test_arguments_are_checked(world, tree: Path) -> None:
     assert "source" in both["message"]
     reader = failed(world.call("ingest", {"path": str(tree), "project": slug}, projects=(slug,)), "forbidden")
     assert reader["message"] == "this token lacks the 'write' scope"
+    plain_writer = failed(world.call("ingest", {"path": str(tree), "project": slug}, projects=(slug,), scopes=("write",)), "forbidden")
+    assert "needs the 'admin' scope" in plain_writer["message"]
 
 
 def test_hosted_mode_refuses_local_paths(world, tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
