@@ -57,3 +57,15 @@ class Unsupported(ToolFailure):
     """The operation is not available in this deployment or on this backend."""
 
     code = "unsupported"
+
+
+class Conflict(ToolFailure):
+    """Another operation got there first (a concurrent ingest of the project); `details` says which."""
+
+    code = "conflict"
+
+
+class StorageFull(ToolFailure):
+    """A store could not write: its disk (or quota, or file size limit) is full."""
+
+    code = "storage_full"

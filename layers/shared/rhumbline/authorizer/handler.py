@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("rhumbline.authorizer")
 
-REASONS = frozenset({"malformed", "unknown", "expired", "revoked", "missing"})
+REASONS = frozenset({"malformed", "unknown", "expired", "revoked", "missing", "unavailable"})
 
 
 def authorization_header(event: Mapping[str, Any]) -> str | None:
@@ -111,15 +111,24 @@ def authorize(event: dict[str, Any], context: Any) -> dict[str, Any]:
             logger.info("refused: %s access token (%s)", refusal.reason, refusal)
             return refused(refusal.reason)
         return authorized(verified.caller, verified.toolsets)
-    # A store failure raises: API Gateway then answers 500 and caches nothing, which is right for an
-    # outage (a 401 would tell the client its token is bad).
-    with session_scope(resources.relational_engine()) as session:
-        check = tokens.verify(session, token)
-        if not check.ok or check.token is None:
-            logger.info("refused: %s token", check.reason)
-            return refused(check.reason)
-        caller = tokens.to_caller(check.token)
-        toolsets = tuple(check.token.toolsets or ())
+    # A store outage is neither a bad token (401) nor a crash (API Gateway's bare 500): the gateway
+    # answers 503, and the next request asks again.
+    from rhumbline.runtime.failures import expected_failure
+
+    try:
+        with session_scope(resources.relational_engine()) as session:
+            check = tokens.verify(session, token)
+            if not check.ok or check.token is None:
+                logger.info("refused: %s token", check.reason)
+                return refused(check.reason)
+            caller = tokens.to_caller(check.token)
+            toolsets = tuple(check.token.toolsets or ())
+    except Exception as error:
+        failure = expected_failure(error)
+        if failure is None:
+            raise
+        logger.warning("token store unavailable: %s", failure.message)
+        return refused("unavailable")
     return authorized(caller, toolsets)
 
 

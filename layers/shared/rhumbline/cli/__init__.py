@@ -58,11 +58,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:
         # A store that is down, slow past its budget or moved on under us is the user's to act on,
         # not a traceback; the ingest was atomic, so the previous graph version is still served.
+        from rhumbline.runtime.failures import expected_failure
         from rhumbline.stores.graph.protocol import GraphConflict, GraphUnavailable
 
-        if not isinstance(error, (GraphUnavailable, GraphConflict)):
+        if isinstance(error, (GraphUnavailable, GraphConflict)):
+            print(f"rhumbline: error: {error} (the previous graph version is still served)", file=sys.stderr)
+            return 1
+        failure = expected_failure(error)
+        if failure is None:
             raise
-        print(f"rhumbline: error: {error} (the previous graph version is still served)", file=sys.stderr)
+        print(f"rhumbline: error: {failure.message}", file=sys.stderr)
         return 1
     finally:
         from rhumbline.runtime import resources

@@ -174,10 +174,10 @@ def _admin_engine(admin: Mapping[str, Any], database: str | None = None) -> "Eng
 
 
 def _secret(arn: str) -> dict[str, Any]:
-    from rhumbline.stores.relational.secrets import _secrets_provider
+    from rhumbline.runtime.secrets import secrets_provider
 
     # Never cached: Create reads the branch secret, then writes it.
-    value = _secrets_provider().get(arn, transform="json", max_age=0)
+    value = secrets_provider().get(arn, transform="json", max_age=0)
     if not isinstance(value, dict):
         raise StorageError(f"secret {arn} is not a JSON object")
     return value

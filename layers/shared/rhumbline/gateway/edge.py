@@ -2,7 +2,7 @@
 
 It answers what the SDK would answer badly for a stateless Lambda: the protected-resource metadata
 (RFC 9728, unauthenticated), an unauthenticated request (401 with a challenge naming that
-metadata), a toolset selection that means nothing (400), a GET (the SDK would open an SSE stream
+metadata), a token its store could not check (503), a toolset selection that means nothing (400), a GET (the SDK would open an SSE stream
 that never ends), and any path other than the MCP endpoint.
 """
 
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from rhumbline.gateway.identity import SCOPE_KEY, identity_from_event
+from rhumbline.gateway.identity import SCOPE_KEY, UNAVAILABLE, identity_from_event
 from rhumbline.gateway.resource_metadata import bearer_challenge, metadata_document, metadata_paths, metadata_url
 from rhumbline.gateway.toolsets import SELECTION_KEY, SelectionError, selection_from_request
 
@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from rhumbline.config import Settings
 
 MCP_PATH = "/mcp"
+# What a client is asked to wait when the token store is down.
+RETRY_AFTER_SECONDS = 5
 
 
 def request_headers(scope: Scope) -> dict[str, str]:
@@ -50,6 +52,14 @@ class GatewayEdge:
         # `false` becomes a bare 403), so the authorizer always lets the request through with its
         # verdict as context, and this layer answers the 401 with the challenge clients expect.
         identity = identity_from_event(scope.get("aws.event"))
+        if identity.reason == UNAVAILABLE:
+            response = JSONResponse(
+                {"error": "temporarily_unavailable", "error_description": identity.description()},
+                503,
+                headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+            )
+            await response(scope, receive, send)
+            return
         if not identity.authenticated:
             description = identity.description()
             challenge = bearer_challenge(identity.reason, description, metadata_url(self.settings, scope, self.path))

@@ -24,7 +24,10 @@ REASON_DESCRIPTIONS: dict[str, str] = {
     "revoked": "the token has been revoked",
     "no_context": "the request carries no authorizer verdict",
     "bad_context": "the authorizer verdict is malformed",
+    "unavailable": "the token store is unavailable; retry in a few seconds",
 }
+# The authorizer could not check the token (its store is down): neither a bad token nor a caller.
+UNAVAILABLE = "unavailable"
 
 
 @dataclass(frozen=True)

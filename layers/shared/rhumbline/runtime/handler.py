@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from rhumbline.contract import ToolInvocation, ToolOutcome, success_payload
-from rhumbline.errors import DeadlineExceeded, Forbidden, InvalidArguments, ToolFailure, Unavailable
+from rhumbline.errors import DeadlineExceeded, Forbidden, InvalidArguments, ToolFailure
 from rhumbline.runtime.spec import ToolSpec, load_spec
 
 logger = logging.getLogger("rhumbline.tool")
@@ -77,11 +77,12 @@ def handle(tool_name: str, event: Any) -> dict[str, Any]:
     except ToolFailure as failure:
         return ToolOutcome.failure(str(request_id), failure.to_dict(), elapsed()).model_dump(mode="json")
     except Exception as error:  # noqa: BLE001 - the contract promises an outcome, never a raise
-        from rhumbline.stores.graph.protocol import GraphUnavailable
+        from rhumbline.runtime.failures import expected_failure
 
-        if isinstance(error, GraphUnavailable):
-            failure = Unavailable(f"the graph store is unavailable: {error}")
-            return ToolOutcome.failure(str(request_id), failure.to_dict(), elapsed()).model_dump(mode="json")
+        expected = expected_failure(error)
+        if expected is not None:
+            logger.warning("tool %s: %s (request %s)", tool_name, expected.code, request_id, exc_info=True)
+            return ToolOutcome.failure(str(request_id), expected.to_dict(), elapsed()).model_dump(mode="json")
         logger.exception("tool %s crashed (request %s)", tool_name, request_id)
         body = {"code": "internal_error", "message": f"internal error in '{tool_name}' (request id {request_id})"}
         return ToolOutcome.failure(str(request_id), body, elapsed()).model_dump(mode="json")

@@ -12,7 +12,8 @@ from aws_lambda_powertools.utilities.parameters import clear_caches
 from moto import mock_aws
 
 from rhumbline.config import Settings
-from rhumbline.stores.graph.factory import neo4j_credentials, open_graph_store
+from rhumbline.runtime import secrets as secret_reads
+from rhumbline.stores.graph.factory import neo4j_credentials, neo4j_readonly_credentials, open_graph_store
 from rhumbline.stores.graph.model import GraphBatch, GraphCounts
 from rhumbline.stores.graph.protocol import GraphStore
 from tests.functional.stores.graph.graph_samples import node
@@ -24,9 +25,29 @@ def secretsmanager(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
     clear_caches()  # a cached provider would outlive moto's fake account
+    monkeypatch.setattr(secret_reads, "_provider", None)
     with mock_aws():
         yield boto3.client("secretsmanager", region_name="eu-west-1")
     clear_caches()
+
+
+def test_the_neo4j_secrets_are_read_with_bounded_timeouts(secretsmanager, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not Powertools' default provider (botocore's 60 s connect and read timeouts, retried)."""
+    arn = secretsmanager.create_secret(  # type: ignore[attr-defined]
+        Name="rhumbline/neo4j-timeouts",
+        SecretString=json.dumps({"uri": "bolt://db:7687", "username": "reader", "password": "p"}),
+    )["ARN"]
+    read: list[str] = []
+    provider = secret_reads.secrets_provider()
+    original = provider.get
+    monkeypatch.setattr(provider, "get", lambda name, **options: read.append(name) or original(name, **options))
+    settings = Settings(graph_backend="neo4j", neo4j_secret_arn=arn, neo4j_readonly_secret_arn=arn)
+    assert neo4j_credentials(settings).password == "p"
+    assert neo4j_readonly_credentials(settings)[0].user == "reader"
+    assert len(read) >= 2 and set(read) == {arn}  # both credentials, through this provider
+    config = provider.client.meta.config
+    assert (config.connect_timeout, config.read_timeout) == (secret_reads.CONNECT_TIMEOUT_SECONDS, secret_reads.READ_TIMEOUT_SECONDS)
+    assert config.connect_timeout <= 5 and config.read_timeout <= 5
 
 
 def test_sqlite_store_with_its_directory_and_schema(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import pytest
 from moto import mock_aws
 from sqlalchemy import make_url
 
+from rhumbline.runtime import secrets as secret_reads
 from rhumbline.stores.relational import secrets
 
 PASSWORD = "p@ss:w/rd%?#&=+ é'\""
@@ -18,7 +19,7 @@ def aws(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
     # A fresh provider per test: its cache would otherwise outlive moto's fake account.
-    monkeypatch.setattr(secrets, "_provider", None)
+    monkeypatch.setattr(secret_reads, "_provider", None)
     with mock_aws():
         yield boto3.client("secretsmanager", region_name="eu-west-1")
 

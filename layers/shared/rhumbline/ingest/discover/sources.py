@@ -138,13 +138,9 @@ def github_token() -> str | None:
     if not arn:
         return None
     try:
-        from aws_lambda_powertools.utilities.parameters import SecretsProvider
-        from botocore.config import Config
+        from rhumbline.runtime.secrets import read_secret
 
-        provider = SecretsProvider(
-            boto_config=Config(connect_timeout=3, read_timeout=5, retries={"max_attempts": 2, "mode": "standard"})
-        )
-        value = provider.get(arn, max_age=300)
+        value = read_secret(arn)
     except Exception as error:  # noqa: BLE001 - reported as a clear failure
         raise SourceAuthFailed(f"the GitHub token secret could not be read: {type(error).__name__}") from None
     if isinstance(value, bytes):

@@ -8,11 +8,6 @@ from pathlib import Path
 from rhumbline.config import Settings
 from rhumbline.stores.graph.protocol import GraphStore
 
-# Secrets Manager answers are cached this long per container: a rotated password is picked up
-# within five minutes without a call per invocation.
-SECRET_MAX_AGE_SECONDS = 300
-
-
 @dataclass(frozen=True)
 class Neo4jCredentials:
     uri: str
@@ -62,11 +57,9 @@ def neo4j_credentials(settings: Settings) -> Neo4jCredentials:
         settings.neo4j_database,
     )
     if settings.neo4j_secret_arn and not password:
-        from aws_lambda_powertools.utilities.parameters import get_secret
+        from rhumbline.runtime.secrets import read_secret
 
-        secret = get_secret(
-            settings.neo4j_secret_arn, transform="json", max_age=SECRET_MAX_AGE_SECONDS
-        )
+        secret = read_secret(settings.neo4j_secret_arn, transform="json")
         if not isinstance(secret, dict) or "password" not in secret:
             raise ValueError(
                 f"Neo4j secret {settings.neo4j_secret_arn} is not JSON with a 'password' key"
@@ -88,9 +81,9 @@ def neo4j_readonly_credentials(settings: Settings) -> tuple[Neo4jCredentials, bo
     user, password = settings.neo4j_readonly_user, settings.neo4j_readonly_password
     uri, database = main.uri, main.database
     if settings.neo4j_readonly_secret_arn and not password:
-        from aws_lambda_powertools.utilities.parameters import get_secret
+        from rhumbline.runtime.secrets import read_secret
 
-        secret = get_secret(settings.neo4j_readonly_secret_arn, transform="json", max_age=SECRET_MAX_AGE_SECONDS)
+        secret = read_secret(settings.neo4j_readonly_secret_arn, transform="json")
         if not isinstance(secret, dict) or not secret.get("username") or "password" not in secret:
             raise ValueError(
                 f"Neo4j read-only secret {settings.neo4j_readonly_secret_arn} is not JSON with"

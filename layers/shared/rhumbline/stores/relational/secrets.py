@@ -2,42 +2,21 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import URL
 
-if TYPE_CHECKING:
-    from aws_lambda_powertools.utilities.parameters import SecretsProvider
+from rhumbline.runtime.secrets import read_secret
 
-# Warm invocations reuse the value; a rotated password is picked up within this many seconds
-# (and pool_pre_ping drops connections the rotation closed).
-SECRET_MAX_AGE_SECONDS = 300
 REQUIRED_KEYS = ("username", "password", "host", "dbname")
-
-_lock = threading.Lock()
-_provider: "SecretsProvider | None" = None
-
-
-def _secrets_provider() -> "SecretsProvider":
-    # One provider per container: its cache is what makes warm invocations free. Built here rather
-    # than using parameters.get_secret's default provider so the Secrets Manager call has timeouts.
-    global _provider
-    with _lock:
-        if _provider is None:
-            from aws_lambda_powertools.utilities.parameters import SecretsProvider
-            from botocore.config import Config
-
-            _provider = SecretsProvider(
-                boto_config=Config(connect_timeout=3, read_timeout=5, retries={"max_attempts": 2, "mode": "standard"})
-            )
-        return _provider
 
 
 def database_url_from_secret(arn: str) -> str:
-    """`postgresql+pg8000://...` built from the secret's JSON; cached for SECRET_MAX_AGE_SECONDS."""
-    secret = _secrets_provider().get(arn, transform="json", max_age=SECRET_MAX_AGE_SECONDS)
+    """`postgresql+pg8000://...` built from the secret's JSON; cached per container (a rotated
+    password is picked up within runtime.secrets.SECRET_MAX_AGE_SECONDS, and pool_pre_ping drops
+    connections the rotation closed)."""
+    secret = read_secret(arn, transform="json")
     if not isinstance(secret, Mapping):
         raise ValueError(f"secret {arn} is not a JSON object")
     return url_from_secret_values(secret)
