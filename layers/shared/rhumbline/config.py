@@ -53,6 +53,9 @@ class Settings:
     # RHUMBLINE_INGEST_ROOTS, separated by os.pathsep; default the directory the server started in
     # (`rhumbline up PATH` sets PATH).
     ingest_roots: tuple[Path, ...] = ()
+    # Seconds an ingest holds its project's lease without renewing it (it renews it while it runs):
+    # a killed ingest blocks the project's next one at most this long, then its build is failed.
+    ingest_lease_seconds: float = 60.0
     # TLS to PostgreSQL (stores/relational/tls.py): disable | require | verify-full, and the PEM
     # bundle of CAs verify-full trusts.
     db_ssl: str = "disable"
@@ -155,6 +158,7 @@ def load_settings() -> Settings:
         default_rate_burst=_optional_limit("RHUMBLINE_DEFAULT_RATE_BURST"),
         default_monthly_quota=_optional_limit("RHUMBLINE_DEFAULT_MONTHLY_QUOTA"),
         ingest_roots=_directories("RHUMBLINE_INGEST_ROOTS"),
+        ingest_lease_seconds=float(_env("RHUMBLINE_INGEST_LEASE_SECONDS", "60")),
     )
 
 

@@ -339,9 +339,14 @@ ingest_local(Path(root), project, store=SqliteGraphStore(graph), engine=create_e
 
 
 def test_a_killed_ingest_leaves_the_previous_version_queryable(
-    app: Path, engine: Engine, tmp_path: Path, unique_project: str
+    app: Path, engine: Engine, tmp_path: Path, unique_project: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from rhumbline.config import settings
     from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
+
+    # The killed ingest holds the project's lease this long; then the next ingest fails its version.
+    monkeypatch.setenv("RHUMBLINE_INGEST_LEASE_SECONDS", "1")
+    settings.cache_clear()
 
     graph = tmp_path / "killed.sqlite3"
     store = SqliteGraphStore(graph)
@@ -370,8 +375,12 @@ def test_a_killed_ingest_leaves_the_previous_version_queryable(
             (2, "running"), (1, "completed"),
         ]  # fmt: skip
     assert storage.versions_with_snapshots(engine, unique_project) == [1]
+    time.sleep(1.2)  # the killed ingest's lease expires
     resumed = ingest(app, store, engine, unique_project)
     assert (resumed.version, resumed.changes.base_version) == (3, 1)
+    with session_scope(engine) as session:
+        killed = versions.list_for(session, unique_project)[1]
+        assert (killed.version, killed.status) == (2, "failed") and killed.error.startswith("abandoned: its ingest")
     after = dump(store, unique_project)
     ingest(app, store, engine, unique_project, clear=True)
     assert dump(store, unique_project) == after

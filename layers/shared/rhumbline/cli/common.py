@@ -4,7 +4,9 @@ and the local ingest."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import socket
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -56,9 +58,11 @@ def run_ingest(root: Path, project: str, *, clear: bool) -> Any:
     engine = prepared_engine()
     progress = ProgressLine(sys.stdout) if sys.stdout.isatty() else None
     try:
+        holder = f"rhumbline ingest (pid {os.getpid()} on {socket.gethostname()})"
         with exclusive_ingest(settings().home, project, timeout=INGEST_WAIT_SECONDS):
             return ingest_local(
-                root, project, store=resources.graph_store(), engine=engine, clear=clear, progress=progress
+                root, project, store=resources.graph_store(), engine=engine, clear=clear, progress=progress,
+                holder=holder,
             )
     except IngestBusy as busy:
         raise CliError(str(busy)) from None

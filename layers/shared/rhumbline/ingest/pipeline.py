@@ -15,7 +15,11 @@ finishes the version as failed and drops its snapshot: the previous version stay
 diffable. The apply is conditional on the stamp (GraphBatch.expect_version), so a concurrent
 ingest of the same project, or a crash between a write and its bookkeeping, can never make a
 difference land on a graph it was not computed against: the apply raises GraphConflict instead.
-A killed process leaves its version 'running' (nobody is left to mark it), with the same graph.
+One ingest per project at a time: the running version is the project's lease (ingest/lease.py),
+renewed while the ingest runs; a second ingest is refused (IngestInProgress) naming the first. An
+ingest past its `deadline` stops at its next check, before writing, and fails its version. A
+killed process leaves its version 'running' with the same graph until its lease expires; the next
+ingest of the project then fails it.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sqlalchemy import Engine
@@ -34,6 +38,7 @@ from rhumbline.ingest import plan
 from rhumbline.ingest.build import build_graph, summarize
 from rhumbline.ingest.discover.git import answers_kept, head_commit
 from rhumbline.ingest.facts import SourceFile
+from rhumbline.ingest.lease import Lease
 from rhumbline.ingest.partial import Planner
 from rhumbline.ingest.snapshots import storage
 from rhumbline.ingest.snapshots.facts_cache import FactCache, clear_cache
@@ -72,6 +77,8 @@ def ingest_local(
     retention: int | None = None,
     history: bool = True,
     commit: str | None = None,
+    holder: str | None = None,
+    deadline: float | None = None,
 ) -> IngestSummary:
     """Parse `root` and make `project`'s graph the result, as a new graph version.
 
@@ -82,6 +89,8 @@ def ingest_local(
     `progress(done, total)`: per file. `retention`: versions kept (default: settings,
     RHUMBLINE_GRAPH_RETENTION, 20). `history`: Contributor nodes from git history. `commit`:
     the commit a fetched tree without .git was taken from (default: git HEAD of the root).
+    `holder`: who runs the ingest, named to a concurrent one that is refused. `deadline` (unix
+    seconds): past it the ingest is cancelled before writing (DeadlineExceeded).
     """
     started = time.perf_counter()
     root = Path(root).resolve()
@@ -90,7 +99,7 @@ def ingest_local(
     options = Options(exclude, workers, progress, history)
     # The plan, and the graph it holds, are freed inside _write: the collector resumes on little.
     with answers_kept(), _without_cycle_collection():  # answers_kept: git is asked once per root
-        summary, same_topology = _write(root, project, store, engine, clear, commit, options, started)
+        summary, same_topology = _write(root, project, store, engine, clear, commit, options, started, holder, deadline)
         summary.changes.pruned_versions = prune(engine, project, retention)
     # Betweenness for blast_radius, once per graph version (never raises; rhumbline/centrality.py).
     from rhumbline import centrality
@@ -106,39 +115,59 @@ def ingest_local(
 
 def _write(
     root: Path, project: str, store: GraphStore, engine: Engine, clear: bool, commit: str | None,
-    options: Options, started: float,
+    options: Options, started: float, holder: str | None, deadline: float | None,
 ) -> tuple[IngestSummary, bool]:
     """A new version: built, planned, its snapshot stored, written, finished (or failed). Also
     whether the dependency topology is the stored version's."""
+    from rhumbline.config import settings
+
     commit = commit or head_commit(root)
+    seconds = settings().ingest_lease_seconds
     with session_scope(engine) as session:
-        row = versions.start(session, project, commit_sha=commit)
+        row = versions.start(session, project, commit_sha=commit, holder=holder, lease_seconds=seconds)
         version_id, number = row.id, row.version
     applied = False
+    lease = Lease(engine, version_id, seconds=seconds, deadline=deadline)
     try:
-        if clear:
-            clear_cache(engine, project)
-        chosen, summary, inputs = _build(root, project, number, store, engine, clear, options)
-        summary.commit = commit
-        summary.changes.snapshot_bytes = storage.save(
-            engine, version_id, chosen.blob, inputs=inputs, counts=chosen.counts
-        )
-        clock = time.perf_counter()
-        store.apply(project, chosen.batch)
-        applied = True
-        if chosen.batch.clear:
-            _restore_review_graph(store, engine, project)
-        summary.phase_seconds["store"] = round(time.perf_counter() - clock, 3)
-        summary.duration_s = round(time.perf_counter() - started, 3)
-        with session_scope(engine) as session:
-            versions.finish(
-                session, version_id, status="completed", node_count=summary.node_count,
-                edge_count=summary.edge_count, stats=summary.model_dump(mode="json", exclude=_NOT_STATS),
-            )  # fmt: skip
+        with lease:
+            checked = _checked(options, lease)
+            if clear:
+                clear_cache(engine, project)
+            chosen, summary, inputs = _build(root, project, number, store, engine, clear, checked)
+            summary.commit = commit
+            lease.check()
+            summary.changes.snapshot_bytes = storage.save(
+                engine, version_id, chosen.blob, inputs=inputs, counts=chosen.counts
+            )
+            lease.check()
+            clock = time.perf_counter()
+            store.apply(project, chosen.batch)
+            applied = True
+            if chosen.batch.clear:
+                _restore_review_graph(store, engine, project)
+            summary.phase_seconds["store"] = round(time.perf_counter() - clock, 3)
+            summary.duration_s = round(time.perf_counter() - started, 3)
+            with session_scope(engine) as session:
+                versions.finish(
+                    session, version_id, status="completed", node_count=summary.node_count,
+                    edge_count=summary.edge_count, stats=summary.model_dump(mode="json", exclude=_NOT_STATS),
+                )  # fmt: skip
     except BaseException as error:
         _mark_failed(engine, version_id, error, drop_snapshot=not applied)
         raise
     return summary, chosen.changes is not None and not chosen.changes.dependency_topology_changed
+
+
+def _checked(options: Options, lease: Lease) -> Options:
+    """The options with the lease checked at every parsed chunk (its progress callback)."""
+    report = options.progress
+
+    def progress(done: int, total: int) -> None:
+        lease.check()
+        if report is not None:
+            report(done, total)
+
+    return replace(options, progress=progress)
 
 
 def _build(

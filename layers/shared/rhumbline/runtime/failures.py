@@ -32,6 +32,13 @@ def expected_failure(error: BaseException) -> ToolFailure | None:
         return full
     if isinstance(error, GraphUnavailable):
         return Unavailable(f"the graph store is unavailable: {error}", details={"store": "graph"})
+    from rhumbline.stores.relational.versions import IngestInProgress
+
+    if isinstance(error, IngestInProgress):
+        details: dict[str, Any] = {"running_version": error.version, "holder": error.holder}
+        if error.lease_expires_at is not None:
+            details["lease_expires_at"] = error.lease_expires_at.isoformat()
+        return Conflict(str(error), details=details)
     if isinstance(error, GraphConflict):
         return Conflict(
             f"the project's graph changed while this call was writing it: {error}; retry", details={"store": "graph"}

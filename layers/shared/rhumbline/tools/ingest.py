@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from rhumbline.errors import Forbidden, InvalidArguments, Unavailable, Unsupported
+from rhumbline.errors import Conflict, Forbidden, InvalidArguments, Unavailable, Unsupported
 from rhumbline.ingest.host_paths import ingestible_directory
 from rhumbline.ingest.summary import IngestChanges
 from rhumbline.runtime.context import ToolContext
@@ -124,10 +124,31 @@ def run(arguments: IngestInput, context: ToolContext) -> IngestOutput:
                 engine=resources.relational_engine(),
                 clear=arguments.clear,
                 progress=context.progress,
+                holder=_holder(context),
+                deadline=context.deadline,
             )
     except IngestBusy as busy:
-        raise Unavailable(str(busy)) from None
+        raise _busy(project, str(busy)) from None
     return IngestOutput.model_validate(summary.model_dump())
+
+
+def _busy(project: str, reason: str) -> Conflict:
+    """Another local ingest of the project holds the machine's lock: the conflict names its version."""
+    from rhumbline.runtime import resources
+    from rhumbline.stores.relational import versions
+    from rhumbline.stores.relational.session import session_scope
+
+    with session_scope(resources.relational_engine()) as session:
+        running = versions.latest(session, project, status="running")
+        if running is None:
+            return Conflict(reason)
+        busy = versions.IngestInProgress(project, running.version, running.holder, running.lease_expires_at)
+    return Conflict(str(busy), details={"running_version": busy.version, "holder": busy.holder})
+
+
+def _holder(context: ToolContext) -> str:
+    """Who runs this ingest, as a concurrent one is told."""
+    return f"{context.caller.principal} (token {context.caller.token_id}, request {context.request_id})"
 
 
 def _source_project(source: str) -> str | None:
@@ -163,6 +184,8 @@ def _run_source(arguments: IngestInput, context: ToolContext) -> IngestOutput:
             commit=tree.commit,
             history=False,
             progress=context.progress,
+            holder=_holder(context),
+            deadline=context.deadline,
         )
     output = IngestOutput.model_validate(summary.model_dump())
     output.source = source

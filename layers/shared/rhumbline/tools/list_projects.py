@@ -66,13 +66,15 @@ def run(arguments: ListProjectsInput, context: ToolContext) -> ListProjectsOutpu
         counts = context.graph.counts(slug)
         build = None
         if version is not None:
+            # A build whose ingest died (killed, timed out) is failed, not running forever.
+            dead = versions.abandoned(version)
             build = Build(
                 version=version.version,
                 commit=version.commit_sha,
                 built_at=version.started_at,
                 finished_at=version.finished_at,
-                status=version.status,  # type: ignore[arg-type]
-                error=version.error,
+                status="failed" if dead else version.status,  # type: ignore[arg-type]
+                error=dead or version.error,
             )
         done = served[slug]
         serving = Serving(version=done.version, commit=done.commit_sha, built_at=done.started_at) if done else None

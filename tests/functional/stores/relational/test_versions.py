@@ -6,6 +6,7 @@ import time
 import pytest
 
 from rhumbline.stores.relational import versions
+from rhumbline.stores.relational.schema.core import GraphVersion
 from rhumbline.stores.relational.session import session_scope
 
 
@@ -20,40 +21,44 @@ def _run(engine, slug: str, status: str = "completed", nodes: int = 0) -> int:
 
 def test_versions_are_numbered_per_project(engine, unique_project: str) -> None:
     other = unique_project + "-other"
-    with session_scope(engine) as session:
-        numbers = [versions.start(session, unique_project).version for _ in range(3)]
-        other_numbers = [versions.start(session, other).version for _ in range(2)]
+    numbers = [_number(engine, unique_project) for _ in range(3)]
+    other_numbers = [_number(engine, other) for _ in range(2)]
     assert numbers == [1, 2, 3]
     assert other_numbers == [1, 2]
 
 
-def test_concurrent_starts_get_distinct_numbers(engine, unique_project: str) -> None:
-    """A second ingest starting while the first's version is uncommitted gets the next number.
-
-    On PostgreSQL the second insert waits on the unique (project_id, version) index, fails once
-    the first commits, and the retry in its savepoint picks version 2.
-    """
+def _number(engine, slug: str) -> int:
+    version_id = _run(engine, slug)
     with session_scope(engine) as session:
-        versions.start(session, unique_project)  # the project exists: only the numbers race
-    numbers: dict[str, int] = {}
-    errors: list[BaseException] = []
+        return session.get(GraphVersion, version_id).version
+
+
+def test_a_second_ingest_is_refused_while_the_first_holds_the_lease(engine, unique_project: str) -> None:
+    """Two ingests start at once: one runs, the other is told which version runs and who runs it.
+
+    On PostgreSQL the second insert waits on the one-running-version index until the first
+    commits, then fails; on SQLite the second transaction waits for the first's write lock."""
+    _run(engine, unique_project)  # the project exists: only the starts race
+    outcome: dict[str, object] = {}
 
     def second_ingest() -> None:
         try:
             with session_scope(engine) as session:
-                numbers["second"] = versions.start(session, unique_project).version
-        except BaseException as error:  # noqa: BLE001 - reported by the assert below
-            errors.append(error)
+                outcome["second"] = versions.start(session, unique_project, holder="bob").version
+        except BaseException as error:  # noqa: BLE001 - checked below
+            outcome["second"] = error
 
     with session_scope(engine) as session:
-        numbers["first"] = versions.start(session, unique_project).version
+        outcome["first"] = versions.start(session, unique_project, holder="alice (request r1)").version
         thread = threading.Thread(target=second_ingest)
         thread.start()
         time.sleep(0.3)  # let the second transaction reach its INSERT
     thread.join(timeout=15)
 
-    assert errors == []
-    assert numbers == {"first": 2, "second": 3}
+    refused = outcome["second"]
+    assert outcome["first"] == 2 and isinstance(refused, versions.IngestInProgress), outcome
+    assert (refused.version, refused.holder) == (2, "alice (request r1)")
+    assert str(refused).startswith(f"{unique_project} is being ingested as version 2 by alice (request r1), its lease runs until ")
 
 
 def test_start_creates_a_running_version(engine, unique_project: str) -> None:
@@ -127,25 +132,50 @@ def test_prune_keeps_the_newest_and_the_served_version(engine, unique_project: s
             versions.prune(session, unique_project, keep=0)
 
 
-def test_a_version_abandoned_long_ago_is_failed_when_the_next_ingest_starts(engine, unique_project: str) -> None:
+def test_a_version_whose_lease_expired_is_failed_when_the_next_ingest_starts(engine, unique_project: str) -> None:
     from datetime import timedelta
 
     from rhumbline.stores.relational.schema.base import utcnow
-    from rhumbline.stores.relational.schema.core import GraphVersion
 
     with session_scope(engine) as session:
-        abandoned = versions.start(session, unique_project)
-        abandoned.started_at = utcnow() - timedelta(minutes=31)
-        abandoned_id = abandoned.id
+        killed = versions.start(session, unique_project, holder="a killed ingest", lease_seconds=60)
+        killed.lease_expires_at = utcnow() - timedelta(seconds=1)
+        killed_id = killed.id
     with session_scope(engine) as session:
-        recent = versions.start(session, unique_project)
+        recent = versions.start(session, unique_project, holder="a live ingest", lease_seconds=60)
         recent_id = recent.id
     with session_scope(engine) as session:
-        # The recent one may still be working: only the abandoned one is failed.
+        old = session.get(GraphVersion, killed_id)
+        assert (old.status, old.finished_at is not None) == ("failed", True)
+        assert old.error.startswith("abandoned: its ingest (a killed ingest) stopped renewing the project's lease at ")
+    # The live one renews its lease: it keeps the project.
+    with session_scope(engine) as session:
+        assert versions.renew(session, recent_id, lease_seconds=60)
+    with pytest.raises(versions.IngestInProgress, match="by a live ingest"):
+        with session_scope(engine) as session:
+            versions.start(session, unique_project)
+    with session_scope(engine) as session:
+        assert session.get(GraphVersion, recent_id).status == "running"
+
+
+def test_a_version_from_before_leases_is_failed_once_long_abandoned(engine, unique_project: str) -> None:
+    from datetime import timedelta
+
+    from rhumbline.stores.relational.schema.base import utcnow
+
+    with session_scope(engine) as session:
+        legacy = versions.start(session, unique_project)
+        legacy.started_at = utcnow() - timedelta(minutes=31)
+        legacy.lease_expires_at = None
+        legacy_id = legacy.id
+    with session_scope(engine) as session:
         versions.start(session, unique_project)
     with session_scope(engine) as session:
-        old = session.get(GraphVersion, abandoned_id)
-        assert old.status == "failed"
-        assert old.error == "interrupted: still running 30 minutes after it started"
-        assert old.finished_at is not None
-        assert session.get(GraphVersion, recent_id).status == "running"
+        old = session.get(GraphVersion, legacy_id)
+        assert (old.status, old.error) == ("failed", "interrupted: still running 30 minutes after it started")
+
+
+def test_a_failed_version_cannot_renew(engine, unique_project: str) -> None:
+    version_id = _run(engine, unique_project, "failed")
+    with session_scope(engine) as session:
+        assert not versions.renew(session, version_id)

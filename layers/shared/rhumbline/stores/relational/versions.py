@@ -2,14 +2,20 @@
 
 An ingest calls `start`, builds the graph, then `finish`es the version as completed or failed.
 Readers use the latest completed version.
+
+A running version is the project's ingest lease: at most one per project (a unique index), held
+until `lease_expires_at`, which the ingest renews while it runs (`renew`). A second ingest of the
+project is refused with `IngestInProgress`, naming the running version and its holder; a version
+whose lease expired belongs to an ingest that was killed or timed out, and the next `start`
+fails it.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Select, delete, func, select
+from sqlalchemy import Select, delete, func, select, update
 from sqlalchemy.orm import Session
 
 from rhumbline.stores.relational import projects
@@ -23,14 +29,36 @@ FINAL_STATUSES = ("completed", "failed")
 START_ATTEMPTS = 5
 # Twice the ingest function's 15-minute Lambda limit: a version running longer was abandoned.
 ABANDONED_AFTER = timedelta(minutes=30)
+DEFAULT_LEASE_SECONDS = 60.0
 
 
-def start(session: Session, project_slug: str, *, commit_sha: str | None = None) -> GraphVersion:
-    """A new 'running' version numbered max + 1 for the project (created if missing)."""
+class IngestInProgress(Exception):
+    """Another ingest holds the project's lease: its running version, who runs it, until when."""
+
+    def __init__(self, project: str, version: int, holder: str | None, lease_expires_at: datetime | None) -> None:
+        until = f", its lease runs until {lease_expires_at:%Y-%m-%d %H:%M:%SZ}" if lease_expires_at else ""
+        super().__init__(
+            f"{project} is being ingested as version {version} by {holder or 'another ingest'}{until}: "
+            "one ingest per project at a time; retry once it has finished"
+        )
+        self.project, self.version, self.holder, self.lease_expires_at = project, version, holder, lease_expires_at
+
+
+def start(
+    session: Session,
+    project_slug: str,
+    *,
+    commit_sha: str | None = None,
+    holder: str | None = None,
+    lease_seconds: float = DEFAULT_LEASE_SECONDS,
+) -> GraphVersion:
+    """A new 'running' version numbered max + 1 for the project (created if missing), holding the
+    project's ingest lease for `lease_seconds`. Raises IngestInProgress while another holds it."""
     if commit_sha is not None and len(commit_sha) > 64:
         raise ValueError("commit_sha must be at most 64 characters")
     project = projects.get_or_create(session, project_slug)
-    _fail_abandoned(session, project.id)
+    now = utcnow()
+    _fail_abandoned(session, project.id, now)
     for _ in range(START_ATTEMPTS):
         highest = session.scalar(
             select(func.max(GraphVersion.version)).where(GraphVersion.project_id == project.id)
@@ -40,31 +68,63 @@ def start(session: Session, project_slug: str, *, commit_sha: str | None = None)
             version=(highest or 0) + 1,
             commit_sha=commit_sha,
             status="running",
-            started_at=utcnow(),
+            started_at=now,
             node_count=0,
             edge_count=0,
+            holder=(holder or "")[:300] or None,
+            lease_expires_at=now + timedelta(seconds=lease_seconds),
         )
         if added(session, version):
             return version
+        running = session.scalar(
+            select(GraphVersion).where(GraphVersion.project_id == project.id, GraphVersion.status == "running")
+        )
+        if running is not None:
+            raise IngestInProgress(project_slug, running.version, running.holder, running.lease_expires_at)
     raise RuntimeError(f"could not number a new version of {project_slug} after {START_ATTEMPTS} attempts")
 
 
-def _fail_abandoned(session: Session, project_id: int) -> None:
-    """An ingest killed mid-way (process killed, Lambda timeout) never finishes its version. No
-    ingest outlives the ingest function's 15-minute limit, so one still 'running' long after that
-    is dead: say so, rather than show it as running forever."""
-    cutoff = utcnow() - ABANDONED_AFTER
-    stale = session.scalars(
-        select(GraphVersion).where(
-            GraphVersion.project_id == project_id,
-            GraphVersion.status == "running",
-            GraphVersion.started_at < cutoff,
+def renew(session: Session, version_id: int, *, lease_seconds: float = DEFAULT_LEASE_SECONDS) -> bool:
+    """Extend a running version's lease; False when it is no longer running (it was failed as
+    abandoned: its ingest must stop)."""
+    renewed = session.execute(
+        update(GraphVersion)
+        .where(GraphVersion.id == version_id, GraphVersion.status == "running")
+        .values(lease_expires_at=utcnow() + timedelta(seconds=lease_seconds))
+    )
+    return renewed.rowcount == 1
+
+
+def abandoned(version: GraphVersion, now: datetime | None = None) -> str | None:
+    """Why a version still marked running is dead (its ingest stopped renewing its lease), or None."""
+    if version.status != "running":
+        return None
+    now = now or utcnow()
+    if version.lease_expires_at is not None:
+        if version.lease_expires_at >= now:
+            return None
+        return (
+            f"abandoned: its ingest ({version.holder or 'unknown'}) stopped renewing the project's lease at "
+            f"{version.lease_expires_at:%Y-%m-%d %H:%M:%SZ} (it was killed or timed out); nothing of it was served"
         )
+    if version.started_at >= now - ABANDONED_AFTER:
+        return None
+    return f"interrupted: still running {int(ABANDONED_AFTER.total_seconds() // 60)} minutes after it started"
+
+
+def _fail_abandoned(session: Session, project_id: int, now: datetime) -> None:
+    """An ingest killed mid-way (process killed, Lambda timeout) never finishes its version: once
+    its lease has expired, say so rather than show it as running forever, and free the project."""
+    running = session.scalars(
+        select(GraphVersion).where(GraphVersion.project_id == project_id, GraphVersion.status == "running")
     ).all()
-    for version in stale:
-        version.status = "failed"
-        version.finished_at = utcnow()
-        version.error = f"interrupted: still running {int(ABANDONED_AFTER.total_seconds() // 60)} minutes after it started"
+    for version in running:
+        reason = abandoned(version, now)
+        if reason is not None:
+            version.status = "failed"
+            version.finished_at = now
+            version.error = reason
+    session.flush()
 
 
 def finish(

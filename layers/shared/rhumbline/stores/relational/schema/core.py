@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import CheckConstraint, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import CheckConstraint, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from rhumbline.stores.relational.schema.base import AutoBigInt, Base, PortableJSON, UTCDateTime, one_of, utcnow
@@ -87,6 +87,11 @@ class GraphVersion(Base):
         UniqueConstraint("project_id", "version"),
         CheckConstraint(one_of("status", VERSION_STATUSES), name="status"),
         Index("ix_graph_versions_project_id_status_version", "project_id", "status", "version"),
+        # The ingest lease: at most one running version (one ingest) per project (0008_ingest_lease).
+        Index(
+            "ux_graph_versions_one_running", "project_id", unique=True,
+            sqlite_where=text("status = 'running'"), postgresql_where=text("status = 'running'"),
+        ),  # fmt: skip
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -102,3 +107,7 @@ class GraphVersion(Base):
     edge_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
     stats: Mapped[dict[str, Any] | None] = mapped_column(PortableJSON, nullable=True)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # Who runs the ingest of a running version, and until when it holds the project's lease (it
+    # renews it while it runs; past it, the ingest is taken for dead and its version fails).
+    holder: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
