@@ -24,6 +24,7 @@ from rhumbline.gateway.calls import CallRequest, ToolCalls, WireResult, error_re
 from rhumbline.gateway.catalog import Catalog
 from rhumbline.gateway.edge import MCP_PATH, GatewayEdge
 from rhumbline.gateway.identity import request_id_of
+from rhumbline.gateway.request_ids import RequestIdCheck
 from rhumbline.gateway.tool_list import ToolListCache, list_result, visible_tools
 from rhumbline.runtime import progress
 
@@ -154,4 +155,4 @@ def build_gateway_app(
         json_response=True,
         transport_security=transport_security(settings),
     )
-    return GatewayEdge(app, settings), server.session_manager
+    return GatewayEdge(RequestIdCheck(app), settings), server.session_manager

@@ -75,12 +75,17 @@ def storage_full(error: BaseException) -> StorageFull | None:
                 f"the server's disk is full ({cause.strerror}): nothing was changed; free space and retry",
                 details={"errno": errno.errorcode.get(cause.errno or 0, str(cause.errno))},
             )
-        if isinstance(cause, sqlite3.Error) and (
-            getattr(cause, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(cause)
-        ):
+        code = getattr(cause, "sqlite_errorcode", None) if isinstance(cause, sqlite3.Error) else None
+        if code == sqlite3.SQLITE_FULL:
             return StorageFull(
                 "the embedded store's disk is full (SQLite: database or disk is full): nothing was changed; "
                 "free space and retry",
+                details={"store": "sqlite"},
+            )
+        if code == sqlite3.SQLITE_IOERR_WRITE:  # what SQLite reports for a write past a file size limit
+            return StorageFull(
+                "the embedded store could not write to its disk (SQLite: SQLITE_IOERR_WRITE: the disk, a quota "
+                "or a file size limit is full, or the disk failed): nothing was changed",
                 details={"store": "sqlite"},
             )
         if _sqlstate(cause) == _PG_DISK_FULL:
