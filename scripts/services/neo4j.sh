@@ -111,6 +111,7 @@ do_start() {
     -Dio.netty.tryReflectionSetAccessible=true
     -Djdk.nio.maxCachedBufferSize=1024
     -Dlog4j2.disable.jmx=true
+    "-Drhumbline.neo4j.conf=$PROJECT_DIR/hardening.conf"
   )
   : > "$OUT_FILE"
   # 9>&-: the server must not inherit (and so hold) the flock taken below.

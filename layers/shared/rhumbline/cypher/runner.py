@@ -1,7 +1,9 @@
 """Runs one read-only Cypher query for the `query` tool (see guard.py for the three layers).
 
 Layer 2: `EXPLAIN <query>` must report query type 'r' ("rw", "w" and "s" — schema or
-administration — are refused before the query runs). The verdict is Neo4j's answer about the
+administration — are refused before the query runs), and its plan may hold no operator that is
+not a graph read: LOAD CSV, SHOW ..., TERMINATE TRANSACTIONS and administration plan as reads
+too. The verdict is Neo4j's answer about the
 text alone, so it is remembered per exact statement text (`PlanVerdicts`): an agent repeating a
 query pays the EXPLAIN once per container. Layer 3: the query itself runs in a READ access-mode
 transaction with a server-side timeout, is never committed, and is read only up to `limit + 1`
@@ -10,6 +12,11 @@ that same transaction, just before it runs, and the caller's projects are resolv
 of their served graphs there too (`Scope`): one session, one transaction per call, no extra
 round trips to open and roll back a second one. BEGIN goes out with the key read (pipelined):
 a repeated query is three round trips — BEGIN + key read, the query, ROLLBACK.
+
+The answer is read off the connection within bounds (`BoundedReads`): at most MAX_ANSWER_BYTES
+and until the call's deadline, whatever the query returns (a value of 2^28 characters included):
+past either, the connection is dropped (the server then ends the transaction) and the rows read
+so far are the answer, cut by size, or the call fails when there are none.
 
 One driver per container per credentials, opened lazily, like the graph store's.
 """
@@ -35,6 +42,14 @@ from rhumbline.stores.graph.neo4j.keys import Namespace
 MAX_RESULT_CHARS = 1_000_000  # serialized rows; Lambda answers are at most 6 MB
 MAX_FETCH = 1_000  # records the driver pulls per round trip
 MAX_VERDICTS = 512  # statement texts whose 'r' verdict a runner remembers (least recently used dropped)
+# Bytes of an answer read off the Bolt connection at most: a few times MAX_RESULT_CHARS (Bolt's
+# encoding of nodes is larger than their JSON), far below a small Lambda's memory.
+MAX_ANSWER_BYTES = 4 * 1024 * 1024
+# Past the server-side timeout, a moment for the server's own timeout error to arrive first.
+READ_DEADLINE_GRACE_SECONDS = 2.0
+# Plan operators that read something other than the graph, or act on the server: they plan as
+# reads (query type 'r'), so the query type alone lets them through. Matched by name prefix.
+NOT_GRAPH_READS = ("LoadCSV", "Show", "Terminate", "AdministrationCommand", "SystemProcedureCall")
 
 
 @dataclass(frozen=True)
@@ -117,7 +132,10 @@ class CypherRunner:
             try:
                 yield tx
             finally:
-                tx.close()
+                if getattr(tx, "dropped", False):
+                    _drop(session)  # BoundedReads broke its connection off: nothing to roll back over it
+                else:
+                    tx.close()
 
     def plan_type(self, cypher: str, params: dict[str, Any], *, timeout: float) -> str:
         """Neo4j's own verdict on what the query does: 'r', 'rw', 'w' or 's'."""
@@ -147,25 +165,37 @@ class CypherRunner:
         with self._read_transaction(timeout, fetch_size=min(limit + 1, MAX_FETCH)) as tx:
             params = _scoped(tx, params, scope, namespace)
             if check_plan and not self.verdicts.known_read(cypher):
-                query_type = _explained(tx, cypher, params)
-                if query_type != "r":
-                    raise ReadOnlyViolation(
-                        f"the query is not read-only: Neo4j plans it as query type '{query_type}' "
-                        "(rw/w: writes, s: schema or administration); `query` runs reads only"
-                    )
+                _check_plan(tx, cypher, params)
                 self.verdicts.remember_read(cypher)
-            result = tx.run(cypher, params)
-            columns = list(result.keys())
-            for record in result:
-                if len(rows) == limit:
-                    more = True
-                    break
-                row = {key: serializer.value(record[key]) for key in columns}
-                size += len(json.dumps(row, ensure_ascii=False, default=str))
-                if size > MAX_RESULT_CHARS:
-                    more = cut = True
-                    break
-                rows.append(row)
+            bounded = BoundedReads(tx, MAX_ANSWER_BYTES, timeout + READ_DEADLINE_GRACE_SECONDS)
+            try:
+                with bounded:
+                    result = tx.run(cypher, params)
+                    columns = list(result.keys())
+                    for record in result:
+                        if len(rows) == limit:
+                            more = True
+                            break
+                        row = {key: serializer.value(record[key]) for key in columns}
+                        size += len(json.dumps(row, ensure_ascii=False, default=str))
+                        if size > MAX_RESULT_CHARS:
+                            more = cut = True
+                            break
+                        rows.append(row)
+            except Exception:
+                if not bounded.tripped:
+                    raise
+                tx.dropped = True
+                if bounded.timed_out:
+                    raise DeadlineExceeded(
+                        f"the query ran past its {timeout:.1f} s timeout (its answer was still arriving)"
+                    ) from None
+                if not rows:
+                    raise InvalidArguments(
+                        f"the first row of the answer is larger than {MAX_ANSWER_BYTES} bytes: return less "
+                        "(e.g. `left(s, 1000)`, `size(list)`, a few properties rather than whole nodes)"
+                    ) from None
+                more = cut = True
         return QueryRun(
             columns=columns,
             rows=rows,
@@ -198,6 +228,90 @@ def _scoped(tx: Any, params: dict[str, Any], scope: Scope | None, namespace: Nam
 def _explained(tx: Any, cypher: str, params: dict[str, Any]) -> str:
     """The query type of Neo4j's plan for `cypher` (EXPLAIN runs nothing)."""
     return tx.run("EXPLAIN " + cypher, params).consume().query_type or "?"
+
+
+def _check_plan(tx: Any, cypher: str, params: dict[str, Any]) -> None:
+    """Refuse unless Neo4j plans `cypher` as a read ('r') made of graph-reading operators only."""
+    summary = tx.run("EXPLAIN " + cypher, params).consume()
+    query_type = summary.query_type or "?"
+    if query_type != "r":
+        raise ReadOnlyViolation(
+            f"the query is not read-only: Neo4j plans it as query type '{query_type}' "
+            "(rw/w: writes, s: schema or administration); `query` runs reads only"
+        )
+    refused = sorted({name for name in _operators(summary.plan) if name.startswith(NOT_GRAPH_READS)})
+    if refused:
+        raise ReadOnlyViolation(
+            f"the query's plan uses {', '.join(refused)}: `query` reads the graph only (no LOAD CSV, SHOW, "
+            "TERMINATE or administration)"
+        )
+
+
+def _operators(plan: Any) -> Iterator[str]:
+    """The operator names of an EXPLAIN plan (`ShowTransactions@neo4j` → `ShowTransactions`)."""
+    pending = [plan] if isinstance(plan, dict) else []
+    while pending:
+        node = pending.pop()
+        yield str(node.get("operatorType", "")).split("@", 1)[0]
+        pending.extend(child for child in node.get("children", ()) if isinstance(child, dict))
+
+
+class BoundedReads:
+    """While entered, the transaction's connection yields at most `budget` bytes and blocks for
+    nothing past `seconds` from now: the driver buffers a whole record before handing it over, so
+    its reads are bounded where they happen, on its socket. Tripping a bound raises an OSError in
+    the driver, which drops the connection (`tripped`, `timed_out` say why).
+
+    The driver has no public hook for this: the socket is its private `tx._connection.socket`.
+    Without it the query is refused rather than read unbounded (a driver upgrade fails the tests
+    in tests/security/test_neo4j_hardening.py, not production memory)."""
+
+    def __init__(self, tx: Any, budget: int, seconds: float) -> None:
+        socket = getattr(getattr(tx, "_connection", None), "socket", None)
+        if socket is None or not hasattr(socket, "recv_into") or not hasattr(socket, "set_read_deadline"):
+            raise Unavailable("the Neo4j driver's connection cannot be bounded (an unsupported driver version)")
+        self.socket = socket
+        self.budget = budget
+        self.seconds = seconds
+        self.read = 0
+        self.tripped = self.timed_out = False
+
+    def __enter__(self) -> "BoundedReads":
+        from neo4j._exceptions import SocketDeadlineExceededError
+
+        deadline = time.monotonic() + self.seconds
+        receive = self.socket.recv_into
+
+        def bounded_receive(buffer: Any, nbytes: int) -> int:
+            if time.monotonic() > deadline:
+                self.tripped = self.timed_out = True
+                raise OSError(f"the answer was still arriving after {self.seconds:.1f} s")
+            try:
+                received = receive(buffer, nbytes)
+            except SocketDeadlineExceededError:  # blocked until the socket's read deadline
+                self.tripped = self.timed_out = True
+                raise
+            self.read += received
+            if self.read > self.budget:
+                self.tripped = True
+                raise OSError(f"the answer passed {self.budget} bytes")
+            return received
+
+        self.socket.recv_into = bounded_receive  # an instance attribute: the class's method is untouched
+        self.socket.set_read_deadline(self.seconds)
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.socket.__dict__.pop("recv_into", None)
+        self.socket.set_read_deadline(None)
+
+
+def _drop(session: Any) -> None:
+    """End a session whose connection was broken off on purpose, quietly."""
+    try:
+        session.close()
+    except Exception:  # noqa: BLE001 - the connection is already defunct; the server ends the transaction
+        pass
 
 
 @contextmanager

@@ -159,6 +159,14 @@ def _neo4j(
         _compiled(parsed, arguments, project, projects)  # the same subset as the embedded store
         cypher = bound_to_projects(parsed)
     credentials, dedicated = neo4j_readonly_credentials(context.settings)
+    if context.settings.mode == "hosted" and not dedicated:
+        # Hosted, the database's own roles are a layer of their own (no LOAD, no other sessions'
+        # transactions): never run an agent's Cypher as the user that writes the graph.
+        raise Unsupported(
+            "`query` is not available: this deployment has no read-only Neo4j user for it "
+            "(Neo4jReadOnlySecretArn, docs/query.md)",
+            details={"setting": "RHUMBLINE_NEO4J_READONLY_SECRET_ARN"},
+        )
     runner = runner_for(credentials, dedicated=dedicated, connect_timeout=context.settings.graph_timeout)
     # `$project`/`$projects` name the graphs readers are served from: a project's active physical
     # key (`owner/name` or, after a staged write, `owner/name@<version>.<token>`), resolved in

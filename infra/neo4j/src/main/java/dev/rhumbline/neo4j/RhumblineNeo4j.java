@@ -41,7 +41,14 @@ public final class RhumblineNeo4j {
         String password = System.getenv().getOrDefault("NEO4J_PASSWORD", "rhumbline-test");
         Files.createDirectories(home);
 
+        // The hardening every Neo4j behind Rhumbline gets (infra/neo4j/hardening.conf).
+        String hardening = System.getProperty("rhumbline.neo4j.conf", "");
+        if (hardening.isEmpty() || !Files.isRegularFile(Path.of(hardening))) {
+            System.err.println("NEO4J_FAILED -Drhumbline.neo4j.conf must name infra/neo4j/hardening.conf");
+            System.exit(2);
+        }
         DatabaseManagementService dbms = new DatabaseManagementServiceBuilder(home)
+                .loadPropertiesFromFile(Path.of(hardening))
                 .setConfig(Map.of(
                         // Auth on, so code paths that send credentials are really exercised.
                         GraphDatabaseSettings.auth_enabled, true,
