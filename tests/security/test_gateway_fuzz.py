@@ -17,6 +17,7 @@ import http.server
 import json
 import shutil
 import threading
+import uuid
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -32,14 +33,17 @@ from rhumbline.gateway.calls import ToolCalls
 from rhumbline.gateway.catalog import Catalog
 from rhumbline.gateway.container import GatewayContainer
 from rhumbline.gateway.dispatch import InProcessDispatcher
+from rhumbline.gateway.meter import RelationalMeter
 from rhumbline.gateway.server import build_gateway_app
 from rhumbline.runtime.spec import all_specs
+from tests.functional.gateway.conftest import register_token
 from tests.functional.gateway.gateway_harness import Answer, legacy_request, v2_event
 
 PYPROJ = Path(__file__).resolve().parents[1] / "fixtures" / "ingest" / "pyproj"
 EXAMPLES = {"embedded": 40, "production": 15}
-# What no answer may be: a crash reported as such, or a failure to reach or hear the tool.
-FORBIDDEN_CODES = ("internal_error", "dispatch_failed", "function_error")
+# What no answer may be: a crash reported as such, a failure to reach or hear the tool, or the
+# meter's refusal of the test's own live token (the draw would never have reached the tool).
+FORBIDDEN_CODES = ("internal_error", "dispatch_failed", "function_error", "unauthenticated")
 JSON_RPC_INTERNAL_ERROR = -32603
 NODE_IDS = ["class:shop/cart.py:ShoppingCart", "method:shop/cart.py:ShoppingCart.total",
             "function:shop/pricing.py:price_of", "file:shop/cart.py", "repository:", "nope", ""]  # fmt: skip
@@ -84,11 +88,14 @@ def gateway(world, external: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     shutil.copytree(PYPROJ, tree)
     monkeypatch.setenv("RHUMBLINE_INGEST_ROOTS", str(tmp_path))
     rhumbline_settings.cache_clear()
+    # The gateway admits each call against the caller's token row (gateway/meter.py).
+    token_id = f"tk_fuzz{uuid.uuid4().hex[:8]}"
+    register_token(token_id, "fuzz@example.com")
     catalog = Catalog.from_registry()
-    calls = ToolCalls(catalog, InProcessDispatcher(), RelationalAuditLog(), tool_timeout=20.0)
+    calls = ToolCalls(catalog, InProcessDispatcher(), RelationalAuditLog(), RelationalMeter(), tool_timeout=20.0)
     container = GatewayContainer(*build_gateway_app(replace(rhumbline_settings(), mode="hosted"), catalog, calls)).start()
     try:
-        yield container.lambda_handler(), catalog, world, tree
+        yield container.lambda_handler(), catalog, world, tree, token_id
     finally:
         container.stop()
 
@@ -145,10 +152,10 @@ TOOLS = sorted(spec.name for spec in all_specs())
 
 @pytest.mark.parametrize("tool", TOOLS)
 def test_no_draw_crashes_a_tool_or_the_gateway(gateway: Any, tool: str) -> None:
-    handler, catalog, world, tree = gateway
+    handler, catalog, world, tree, token_id = gateway
     schema = catalog.input_schema(tool)
     assert schema is not None
-    caller = {"authenticated": "true", "principal": "fuzz@example.com", "token_id": "tk_fuzz00001",
+    caller = {"authenticated": "true", "principal": "fuzz@example.com", "token_id": token_id,
               "projects": "*", "scopes": "admin,cypher"}  # fmt: skip
 
     @seed(15)

@@ -3,18 +3,23 @@
 A real PostgreSQL sits behind a TCP proxy the test cuts (connections reset, then refused: what
 a crashed or unreachable database gives). Through the real local API stack (API Gateway stand-in,
 authorizer, gateway, tool functions in-process):
-- a token whose verdict is cached: every tool answers `unavailable` naming PostgreSQL;
+- a call whose token the authorizer checked just before the cut: the gateway's admission cannot
+  check it again, and every tool answers `unavailable` naming PostgreSQL;
+- each tool function invoked directly, as the gateway invokes it, with PostgreSQL down: the same
+  answer, except the tools that read only the graph store, which answer;
 - a token not seen before: the authorizer cannot check it, and the gateway answers a clear 503
   with Retry-After (not API Gateway's bare 500, not a 401 that would call the token bad);
-- once PostgreSQL is back, that very request succeeds although API Gateway cached the verdict.
+- once PostgreSQL is back, that very token is served.
 """
 
 from __future__ import annotations
 
 import asyncio
 import shutil
+import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +27,20 @@ import httpx
 import pytest
 from sqlalchemy import make_url
 
+from rhumbline.config import settings
+from rhumbline.gateway.audit import RelationalAuditLog
+from rhumbline.gateway.calls import ToolCalls
+from rhumbline.gateway.catalog import Catalog
+from rhumbline.gateway.container import GatewayContainer
+from rhumbline.gateway.dispatch import InProcessDispatcher
+from rhumbline.gateway.meter import RelationalMeter
+from rhumbline.gateway.server import build_gateway_app
 from rhumbline.local.functions import FunctionRunner
 from rhumbline.local.server import LocalApi, configure_dispatch
 from rhumbline.local.template import load_template
 from rhumbline.runtime import resources
 from rhumbline.runtime.spec import all_specs
+from tests.functional.gateway.gateway_harness import Answer, legacy_request, v2_event
 from tests.security.tcp_proxy import TcpProxy
 from tests.security.tool_arguments import valid_arguments
 
@@ -99,28 +113,57 @@ def stack(postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
 
 def test_every_tool_answers_unavailable_naming_postgresql(stack: Stack) -> None:
     token = _token(["admin"])
-    status, listed = stack.call(token, "list_projects", {})  # the token's verdict is now cached
+    status, listed = stack.call(token, "list_projects", {})
     assert status == 200 and not listed["isError"], listed
     arguments = valid_arguments(stack.project, str(stack.tree))
     tools = sorted(spec.name for spec in all_specs())
     assert not set(tools) - set(arguments), "add the new tools to tests/security/tool_arguments.py"
 
+    # The verdict the authorizer gave just before the cut reaches the gateway, as API Gateway passes it.
+    caller = {"authenticated": "true", "principal": "outage@example.com", "token_id": "tk_" + token.split("_")[1],
+              "projects": "*", "scopes": "admin"}  # fmt: skip
+    catalog = Catalog.from_registry()
+    calls = ToolCalls(catalog, InProcessDispatcher(), RelationalAuditLog(), RelationalMeter(), tool_timeout=30.0)
+    container = GatewayContainer(*build_gateway_app(replace(settings(), mode="hosted"), catalog, calls)).start()
     stack.proxy.cut()
-    answers = {tool: stack.call(token, tool, arguments[tool]) for tool in tools}
-    for tool, (status, result) in answers.items():
-        assert status == 200, (tool, status)
-        text = result["content"][0]["text"]
-        if not result["isError"]:
+    try:
+        for tool in tools:
+            message = legacy_request("tools/call", {"name": tool, "arguments": arguments[tool]})
+            answer = Answer(container.lambda_handler()(v2_event(message, authorizer=caller), None))
+            assert answer.status == 200, (tool, answer.status, answer.text)
+            result = answer.json["result"]
+            text = result["content"][0]["text"]
+            assert result["isError"] and text.startswith(
+                "unavailable: this token could not be checked: the relational store (PostgreSQL) is unavailable"
+            ), (tool, text)
+            assert str(stack.proxy.port) not in text, (tool, text)  # the driver's message names host and port
+    finally:
+        container.stop()
+
+    answers = {tool: _invoke(tool, arguments[tool]) for tool in tools}
+    for tool, outcome in answers.items():
+        if outcome["ok"]:
             # Named a project, these read the graph store only (and blast_radius its cached scores).
-            assert tool in GRAPH_ONLY, (tool, text)
+            assert tool in GRAPH_ONLY, (tool, outcome)
             continue
-        assert text.startswith("unavailable: the relational store (PostgreSQL) is unavailable"), (tool, text)
-        assert str(stack.proxy.port) not in text, (tool, text)  # the driver's message names host and port
-    assert len([tool for tool, (_, result) in answers.items() if result["isError"]]) >= len(tools) - len(GRAPH_ONLY)
+        message = f"{outcome['error']['code']}: {outcome['error']['message']}"
+        assert message.startswith("unavailable: the relational store (PostgreSQL) is unavailable"), (tool, message)
+        assert str(stack.proxy.port) not in message, (tool, message)
+    assert len([tool for tool, outcome in answers.items() if not outcome["ok"]]) >= len(tools) - len(GRAPH_ONLY)
 
     stack.proxy.restore()
     status, listed = stack.call(token, "list_projects", {})
     assert status == 200 and not listed["isError"], listed
+
+
+def _invoke(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The tool function's outcome for an invocation from the gateway (an admin caller)."""
+    from rhumbline.contract import INVOCATION_CONTRACT
+    from rhumbline.runtime.handler import handle
+
+    caller = {"principal": "outage@example.com", "token_id": "tk_outage", "projects": ["*"], "scopes": ["admin"]}
+    return handle(tool, {"contract": INVOCATION_CONTRACT, "tool": tool, "arguments": arguments, "caller": caller,
+                         "request_id": f"req-{uuid.uuid4().hex[:8]}", "deadline_ms": int((time.time() + 60) * 1000)})  # fmt: skip
 
 
 def test_an_uncached_token_gets_a_clear_503_then_works_once_postgresql_is_back(stack: Stack) -> None:
@@ -133,8 +176,7 @@ def test_an_uncached_token_gets_a_clear_503_then_works_once_postgresql_is_back(s
         "error": "temporarily_unavailable",
         "error_description": "the token store is unavailable; retry in a few seconds",
     }
-    # API Gateway caches the authorizer's `unavailable` verdict for its TTL: the gateway checks
-    # the token again itself, so the caller is served as soon as the store is back.
+    # The authorizer checks the token on every request: the caller is served as soon as the store is back.
     stack.proxy.restore()
     status, listed = stack.call(token, "list_projects", {})
     assert status == 200 and not listed["isError"], listed

@@ -13,6 +13,7 @@ def valid_arguments(project: str, tree: str) -> dict[str, dict[str, Any]]:
         "blast_radius": {"project": project, "node_id": node},
         "class": {"project": project, "name": "Model"},
         "context": {"project": project, "file": "shop/models.py"},
+        "delete_project": {"project": project, "reviews": "keep"},  # without `confirm`: a dry run
         "explain": {"project": project, "name": "Model"},
         "function": {"project": project, "name": "Product.save"},
         "get_contributor_stats": {"repo": project},
@@ -20,6 +21,7 @@ def valid_arguments(project: str, tree: str) -> dict[str, dict[str, Any]]:
         "get_pr_verdict": {"repo": project, "pr_number": 1},
         "get_recent_reviews": {"repo": project},
         "get_repo_health": {"repo": project},
+        "get_usage": {},
         "graph_diff": {"project": project},
         "ingest": {"path": tree, "project": project},
         "list_annotations": {"project": project},

@@ -232,8 +232,14 @@ class ToolCalls:
         """Blocking: the meter's refusal, or None once `admitted` holds the month that counted the call."""
         try:
             admission = self.meter.admit(request.caller.token_id, self.clock())
-        except Exception:  # noqa: BLE001 - a store failure refuses the call; it must not crash it
+        except Exception as error:  # noqa: BLE001 - a store failure refuses the call; it must not crash it
+            from rhumbline.runtime.failures import expected_failure
+
             logger.exception("admission failed for request %s (%s)", request.request_id, request.tool)
+            failure = expected_failure(error)
+            if failure is not None:
+                message = f"this token could not be checked: {failure.message} (request id {request.request_id})"
+                return ToolErrorBody(code=failure.code, message=message, details=failure.details or None)
             message = f"the relational store could not check this token's limits; retry shortly (request id {request.request_id})"
             return ToolErrorBody(code="unavailable", message=message, details={"store": "relational"})
         if not admission.admitted:
