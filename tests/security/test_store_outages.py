@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -107,6 +108,10 @@ def stack(postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         yield Stack(LocalApi(template, FunctionRunner(template)), proxy, project, tree)
     finally:
         proxy.cut()
+        # The gateway function's module keeps its container (built for this test's settings).
+        entry = sys.modules.pop("rhumbline.gateway.lambda_entry", None)
+        if entry is not None:
+            entry.container.stop()
         resources.reset()
         drop()
 
