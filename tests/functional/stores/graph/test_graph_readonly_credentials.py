@@ -8,10 +8,10 @@ from collections.abc import Iterator
 
 import boto3
 import pytest
-from aws_lambda_powertools.utilities.parameters import clear_caches
 from moto import mock_aws
 
 from rhumbline.config import Settings
+from rhumbline.runtime import secrets as secret_reads
 from rhumbline.stores.graph.factory import Neo4jCredentials, neo4j_readonly_credentials
 
 MAIN = Settings(graph_backend="neo4j", neo4j_uri="bolt://graph:7687", neo4j_password="main-secret", neo4j_database="g")
@@ -22,10 +22,10 @@ def secretsmanager(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-west-1")
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    clear_caches()  # a cached provider would outlive moto's fake account
+    # A fresh provider per test: its cache (and its client's region) would outlive moto's fake account.
+    monkeypatch.setattr(secret_reads, "_provider", None)
     with mock_aws():
         yield boto3.client("secretsmanager", region_name="eu-west-1")
-    clear_caches()
 
 
 def test_without_a_read_only_user_the_graph_user_is_used() -> None:

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import boto3
 import pytest
-from aws_lambda_powertools.utilities.parameters import clear_caches
 from moto import mock_aws
 
 from rhumbline.config import Settings
@@ -24,11 +23,10 @@ def secretsmanager(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-west-1")
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    clear_caches()  # a cached provider would outlive moto's fake account
+    # A fresh provider per test: its cache (and its client's region) would outlive moto's fake account.
     monkeypatch.setattr(secret_reads, "_provider", None)
     with mock_aws():
         yield boto3.client("secretsmanager", region_name="eu-west-1")
-    clear_caches()
 
 
 def test_the_neo4j_secrets_are_read_with_bounded_timeouts(secretsmanager, monkeypatch: pytest.MonkeyPatch) -> None:
