@@ -14,7 +14,6 @@ no draw reaches the network.
 from __future__ import annotations
 
 import http.server
-import json
 import shutil
 import threading
 import uuid

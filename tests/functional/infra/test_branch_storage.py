@@ -30,7 +30,7 @@ def secrets(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     from moto import mock_aws
 
     from rhumbline.runtime import resources
-    from rhumbline.runtime import secrets as secret_cache
+    from rhumbline import secrets as secret_cache
 
     for name, value in (
         ("AWS_DEFAULT_REGION", "us-east-1"),

@@ -174,7 +174,7 @@ def _admin_engine(admin: Mapping[str, Any], database: str | None = None) -> "Eng
 
 
 def _secret(arn: str) -> dict[str, Any]:
-    from rhumbline.runtime.secrets import secrets_provider
+    from rhumbline.secrets import secrets_provider
 
     # Never cached: Create reads the branch secret, then writes it.
     value = secrets_provider().get(arn, transform="json", max_age=0)

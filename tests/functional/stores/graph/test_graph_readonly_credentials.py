@@ -11,7 +11,7 @@ import pytest
 from moto import mock_aws
 
 from rhumbline.config import Settings
-from rhumbline.runtime import secrets as secret_reads
+from rhumbline import secrets as secret_reads
 from rhumbline.stores.graph.factory import Neo4jCredentials, neo4j_readonly_credentials
 
 MAIN = Settings(graph_backend="neo4j", neo4j_uri="bolt://graph:7687", neo4j_password="main-secret", neo4j_database="g")

@@ -11,7 +11,7 @@ import pytest
 from moto import mock_aws
 
 from rhumbline.config import Settings
-from rhumbline.runtime import secrets as secret_reads
+from rhumbline import secrets as secret_reads
 from rhumbline.stores.graph.factory import neo4j_credentials, neo4j_readonly_credentials, open_graph_store
 from rhumbline.stores.graph.model import GraphBatch, GraphCounts
 from rhumbline.stores.graph.protocol import GraphStore

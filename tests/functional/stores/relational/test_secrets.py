@@ -7,7 +7,7 @@ import pytest
 from moto import mock_aws
 from sqlalchemy import make_url
 
-from rhumbline.runtime import secrets as secret_reads
+from rhumbline import secrets as secret_reads
 from rhumbline.stores.relational import secrets
 
 PASSWORD = "p@ss:w/rd%?#&=+ é'\""

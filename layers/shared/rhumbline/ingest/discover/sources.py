@@ -138,7 +138,7 @@ def github_token() -> str | None:
     if not arn:
         return None
     try:
-        from rhumbline.runtime.secrets import read_secret
+        from rhumbline.secrets import read_secret
 
         value = read_secret(arn)
     except Exception as error:  # noqa: BLE001 - reported as a clear failure

@@ -57,7 +57,7 @@ def neo4j_credentials(settings: Settings) -> Neo4jCredentials:
         settings.neo4j_database,
     )
     if settings.neo4j_secret_arn and not password:
-        from rhumbline.runtime.secrets import read_secret
+        from rhumbline.secrets import read_secret
 
         secret = read_secret(settings.neo4j_secret_arn, transform="json")
         if not isinstance(secret, dict) or "password" not in secret:
@@ -81,7 +81,7 @@ def neo4j_readonly_credentials(settings: Settings) -> tuple[Neo4jCredentials, bo
     user, password = settings.neo4j_readonly_user, settings.neo4j_readonly_password
     uri, database = main.uri, main.database
     if settings.neo4j_readonly_secret_arn and not password:
-        from rhumbline.runtime.secrets import read_secret
+        from rhumbline.secrets import read_secret
 
         secret = read_secret(settings.neo4j_readonly_secret_arn, transform="json")
         if not isinstance(secret, dict) or not secret.get("username") or "password" not in secret:

@@ -7,14 +7,14 @@ from typing import Any
 
 from sqlalchemy import URL
 
-from rhumbline.runtime.secrets import read_secret
+from rhumbline.secrets import read_secret
 
 REQUIRED_KEYS = ("username", "password", "host", "dbname")
 
 
 def database_url_from_secret(arn: str) -> str:
     """`postgresql+pg8000://...` built from the secret's JSON; cached per container (a rotated
-    password is picked up within runtime.secrets.SECRET_MAX_AGE_SECONDS, and pool_pre_ping drops
+    password is picked up within secrets.SECRET_MAX_AGE_SECONDS, and pool_pre_ping drops
     connections the rotation closed)."""
     secret = read_secret(arn, transform="json")
     if not isinstance(secret, Mapping):
