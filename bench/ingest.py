@@ -1,35 +1,36 @@
-"""Ingest benchmark on the Django 5.1 sdist: (a) the `django/` package, (b) the whole sdist.
+"""Ingest timing and memory: full ingests of Django 5.1 (`django/`, the whole sdist), the incremental
+scenario, and two checkouts interleaved.
 
-    .venv/bin/python bench/ingest.py [--workers N] [--only django|sdist]
+    .venv/bin/python bench/ingest.py [--workers N] [--only django|sdist] [--neo4j bolt://127.0.0.1:7687]
 
-Downloads the sdist into bench/.corpus on first use (`pip download`), then ingests each target in
-a fresh subprocess with fresh SQLite stores, so every figure (and peak RSS) belongs to one ingest.
-Targets: django/ ≤ 4 s, full sdist ≤ 10 s, peak RSS ≤ 1 GB.
+Each target is ingested in a fresh subprocess with fresh stores (SQLite, or Neo4j with --neo4j: a
+fresh project, deleted afterwards), so every figure and peak RSS belongs to one ingest. Targets:
+django/ ≤ 4 s (Neo4j ≤ 20 s), the whole sdist ≤ 10 s, peak RSS ≤ 1 GB. `cpu s` counts this
+process and its children (the parser workers), `own` this process alone: on a loaded machine
+compare CPU, not seconds.
 
     .venv/bin/python bench/ingest.py --only django --compare cgc [--compare "tool {path}"]
 
-Side by side: another code-graph tool on the same target (bench/compare.py: a known name such as
-`cgc` (CodeGraphContext) or `cgr` (code-graph-rag), `auto` for every known tool on PATH, or a
-command template with `{path}`), its seconds, CPU and peak RSS in the same table. A tool that is not
-installed is reported and skipped; nothing is installed or downloaded, and without --compare no
-other tool runs.
+Side by side: another code-graph tool on the same target (bench/harness/rivals.py: `cgc`
+(CodeGraphContext), `cgr` (code-graph-rag), `auto` for every known tool on PATH, or a command
+template with `{path}`). A tool that is not installed is reported and skipped.
 
-    .venv/bin/python bench/ingest.py --only django --neo4j bolt://127.0.0.1:7687
+    .venv/bin/python bench/ingest.py --incremental [--neo4j URI]
 
-The same full ingest into Neo4j (a fresh project, deleted afterwards; target: django/ ≤ 20 s).
-Columns: `cpu s` counts this process and its children (the parser workers),
-`own` this process alone: on a loaded machine compare CPU, not seconds.
+Incremental and versioned ingest of a copy of `django/`, per graph backend: a full ingest, a
+no-change re-ingest (target: about 1 s), an interface change (a function added to utils/text.py:
+the whole phase 2 runs), a one-file change (a function body edited in db/models/query.py: the
+partial path; target ≤ 0.5 s), a `clear` rebuild that must equal the incremental result exactly,
+and diff_versions between the first and the last changed version (target ≤ 1 s).
 
-    .venv/bin/python bench/ingest.py --incremental [--neo4j bolt://127.0.0.1:7687]
+    .venv/bin/python bench/ingest.py --against REF [--rounds 5] [--target django]
 
-Incremental and versioned ingest of a copy of `django/`, per graph backend (SQLite; Neo4j when
---neo4j or RHUMBLINE_TEST_NEO4J_URI names a server, password from RHUMBLINE_TEST_NEO4J_PASSWORD):
-a full ingest, a no-change re-ingest (target: about 1 s), an interface change (a function added
-to utils/text.py: the whole phase 2 runs), a one-file change (a function body edited in
-db/models/query.py, shifting every later definition: the partial path; target ≤ 0.5 s), a `clear`
-rebuild of the same tree that must equal the incremental result exactly (diff of the two versions
-empty: no edge lost), and diff_versions between the first and the last changed version (target
-≤ 1 s).
+Before/after at the same moment: this checkout and REF (a git ref, checked out into a temporary
+worktree, or a checkout's directory), each through its own `rhumbline ingest` CLI on its own copy
+of the target and a fresh home, alternated round by round (the order swapped every round): the
+full ingest (the ingest's own duration_s, CPU of the process tree, peak RSS), a no-change
+re-ingest and the one-file change above. Medians over the rounds, with `uptime` per round.
+Not part of the test suite.
 """
 
 from __future__ import annotations
@@ -37,37 +38,22 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import resource
+import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
-import compare  # bench/compare.py: this script's directory is on sys.path
+from harness import corpus, rivals
+from harness.checkouts import checkout, legend, this_checkout
+from harness.serve import RHUMBLINE, Checkout
+from harness.stats import median, uptime
 
-CORPUS = Path(__file__).resolve().parent / ".corpus"
-VERSION = "5.1"
-ARCHIVE = CORPUS / f"Django-{VERSION}.tar.gz"
-SDIST = CORPUS / f"Django-{VERSION}"
-TARGETS = {"django": SDIST / "django", "sdist": SDIST}
-
-
-def ensure_corpus() -> None:
-    if not ARCHIVE.exists():
-        CORPUS.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            [
-                *(sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:"),
-                *(f"django=={VERSION}", "-d", str(CORPUS)),
-            ],
-            check=True,
-            timeout=600,
-        )
-    if not SDIST.exists():
-        with tarfile.open(ARCHIVE) as archive:
-            archive.extractall(CORPUS, filter="data")
+TARGETS = {"django": "django", "sdist": "django-sdist"}
 
 
 def run_one(target: str, workers: int | None, neo4j_uri: str | None = None) -> dict:
@@ -86,7 +72,7 @@ def run_one(target: str, workers: int | None, neo4j_uri: str | None = None) -> d
         store.ensure_schema()
         try:
             started = time.perf_counter()
-            summary = ingest_local(TARGETS[target], project, store=store, engine=engine, workers=workers)
+            summary = ingest_local(corpus.tree(TARGETS[target]), project, store=store, engine=engine, workers=workers)
             seconds = time.perf_counter() - started
             counts = store.counts(project)
         finally:
@@ -118,8 +104,6 @@ def run_one(target: str, workers: int | None, neo4j_uri: str | None = None) -> d
 
 
 def _graph_store(scratch: Path, neo4j_uri: str | None):
-    import os
-
     if neo4j_uri:
         from rhumbline.stores.graph.neo4j.store import Neo4jGraphStore
 
@@ -140,8 +124,6 @@ INTERFACE_EDIT = "\n\ndef rhumbline_bench_added():\n    return None\n"
 
 def run_incremental(backend: str, neo4j_uri: str | None, workers: int | None) -> dict:
     """The incremental scenario on one backend, in this process; its figures."""
-    import os
-    import shutil
     import uuid
 
     from rhumbline.ingest.snapshots.diff import diff_versions
@@ -151,7 +133,7 @@ def run_incremental(backend: str, neo4j_uri: str | None, workers: int | None) ->
 
     with tempfile.TemporaryDirectory(prefix="rhumbline-bench-") as scratch:
         tree = Path(scratch) / "django"
-        shutil.copytree(TARGETS["django"], tree)
+        shutil.copytree(corpus.django(), tree)
         engine = create_engine_from_url(f"sqlite:///{Path(scratch) / 'rhumbline.sqlite3'}")
         upgrade(engine)
         project = f"bench/inc{uuid.uuid4().hex[:8]}"
@@ -241,6 +223,83 @@ def incremental_main(neo4j_uri: str | None, workers: int | None) -> None:
         print(f"    diff v1→v4 {figures['diff_counts']}")
 
 
+def measured_cli(variant: Checkout, home: Path, tree: Path, project: str) -> dict:
+    """`rhumbline ingest --json` of one checkout in a child process: the ingest's own duration_s and
+    mode, the process tree's CPU seconds and its largest process's peak RSS (wait4's rusage)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(
+            [str(RHUMBLINE), "ingest", str(tree), "--project", project, "--json"],
+            env=variant.env(home), stdout=out, stderr=err,
+        )  # fmt: skip
+        _, status, usage = os.wait4(process.pid, 0)  # waited here, not by Popen: its rusage is ours
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if process.returncode != 0:
+            raise SystemExit(f"{variant.name}: rhumbline ingest failed:\n{err.read().decode()[-2000:]}")
+        summary = json.loads(out.read())
+    mode = (summary.get("changes") or {}).get("mode")
+    return {"s": summary["duration_s"], "mode": mode, "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss // 1024}
+
+
+def ab_round(variant: Checkout, source: Path, scratch: Path) -> dict:
+    """Full, no-change and one-file ingests of a fresh copy of `source` by one checkout."""
+    tree = corpus.copy_tree(source, scratch / "tree" / source.name)
+    home = scratch / "home"
+    found = {"full": measured_cli(variant, home, tree, "bench/ab")}
+    found["no_change"] = measured_cli(variant, home, tree, "bench/ab")
+    path = tree / INCREMENTAL_FILE
+    if path.exists():
+        text = path.read_text()
+        if INCREMENTAL_EDIT[0] not in text:
+            raise SystemExit(f"the one-file edit does not apply to {path}")
+        path.write_text(text.replace(*INCREMENTAL_EDIT, 1))
+        found["one_file"] = measured_cli(variant, home, tree, "bench/ab")
+    shutil.rmtree(scratch)
+    return found
+
+
+def against_main(ref: str, target: str, rounds: int, workers: int | None) -> None:
+    if workers is not None:
+        raise SystemExit("--against runs each checkout's CLI with its defaults: drop --workers")
+    source = corpus.tree(target)
+    with ExitStack() as stack:
+        variants = [this_checkout(), stack.enter_context(checkout(ref))]
+        root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="rhumbline-ingest-ab-")))
+        runs: dict[str, list[dict]] = {variant.name: [] for variant in variants}
+        print(legend(variants))
+        print(f"{source}: {rounds} rounds, the order swapped every round; s = the ingest's own duration_s")
+        print(f"{'round':<6}{'checkout':<24}{'full s':>8}{'cpu s':>8}{'RSS MB':>8}{'same s':>8}{'1 file s':>9}  mode  load")
+        for number in range(rounds):
+            order = variants if number % 2 == 0 else variants[::-1]
+            for variant in order:
+                found = ab_round(variant, source, root / f"r{number}-{len(runs[variant.name])}-{id(variant)}")
+                runs[variant.name].append(found)
+                one = found.get("one_file", {})
+                print(
+                    f"{number + 1:<6}{variant.name[:23]:<24}{found['full']['s']:>8.2f}{found['full'].get('cpu', 0):>8.1f}"
+                    f"{found['full'].get('rss_mb', 0):>8}{found['no_change']['s']:>8.2f}{one.get('s', float('nan')):>9.3f}"
+                    f"  {one.get('mode')}  {os.getloadavg()[0]:.2f}"
+                )
+        print(f"\nmedians over {rounds} rounds")
+        medians = {}
+        for name, found in runs.items():
+            medians[name] = {
+                "full": median([f["full"]["s"] for f in found]),
+                "cpu": median([f["full"].get("cpu", 0) for f in found]),
+                "rss": median([f["full"].get("rss_mb", 0) for f in found]),
+                "same": median([f["no_change"]["s"] for f in found]),
+                "one": median([f["one_file"]["s"] for f in found]) if all("one_file" in f for f in found) else float("nan"),
+            }
+            m = medians[name]
+            print(f"{name[:23]:<24}full {m['full']:.2f} s  cpu {m['cpu']:.1f} s  RSS {m['rss']:.0f} MB  "
+                  f"no-change {m['same']:.2f} s  one file {m['one']:.3f} s")  # fmt: skip
+        this, other = (medians[variant.name] for variant in variants)
+        print(f"this vs {variants[1].name}: full {100 * (this['full'] / other['full'] - 1):+.1f} %, "
+              f"cpu {100 * (this['cpu'] / other['cpu'] - 1):+.1f} %, one file {this['one'] - other['one']:+.3f} s")  # fmt: skip
+        print(uptime())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -254,15 +313,18 @@ def main() -> None:
         " RHUMBLINE_TEST_NEO4J_PASSWORD); with --incremental, also the scenario on Neo4j",
     )  # fmt: skip
     parser.add_argument("--incremental-child", choices=["sqlite", "neo4j"], help=argparse.SUPPRESS)
+    parser.add_argument("--against", metavar="REF", help="this checkout and REF alternated (full, no-change, one-file)")
+    parser.add_argument("--rounds", type=int, default=5, help="--against: rounds (each runs both checkouts)")
+    parser.add_argument("--target", default="django", help="--against: django, django-sdist, requests or a directory")
     parser.add_argument(
         "--compare", action="append", default=[], metavar="TOOL",
         help="also run another tool on each target: a known name (cgc, cgr), auto, or a command with {path}",
     )  # fmt: skip
-    parser.add_argument("--compare-timeout", type=float, default=compare.DEFAULT_TIMEOUT_S,
+    parser.add_argument("--compare-timeout", type=float, default=rivals.DEFAULT_TIMEOUT_S,
                         help="seconds before a compared tool is stopped (default 600)")  # fmt: skip
     args = parser.parse_args()
     try:
-        tools = [tool for spec in args.compare for tool in compare.commands(spec)]
+        tools = [tool for spec in args.compare for tool in rivals.commands(spec)]
     except ValueError as error:
         parser.error(str(error))
     if args.child:
@@ -271,10 +333,10 @@ def main() -> None:
     if args.incremental_child:
         print(json.dumps(run_incremental(args.incremental_child, args.neo4j, args.workers)))
         return
-    ensure_corpus()
+    if args.against:
+        against_main(args.against, args.target, args.rounds, args.workers)
+        return
     if args.incremental:
-        import os
-
         incremental_main(args.neo4j or os.environ.get("RHUMBLINE_TEST_NEO4J_URI"), args.workers)
         return
     print(("Neo4j " + args.neo4j) if args.neo4j else "SQLite")
@@ -296,12 +358,12 @@ def main() -> None:
             f"{figures['peak_rss_mb']:>8}{figures['peak_worker_rss_mb']:>8}  {figures['phases']}"
         )
         for name, template in tools:
-            print_comparison(compare.run(name, template, TARGETS[target], args.compare_timeout), figures)
-    if "auto" in args.compare and not compare.commands("auto"):
-        print("--compare auto: none of the known tools (" + ", ".join(compare.KNOWN_TOOLS) + ") is on PATH")
+            print_comparison(rivals.run(name, template, corpus.tree(TARGETS[target]), args.compare_timeout), figures)
+    if "auto" in args.compare and not rivals.commands("auto"):
+        print("--compare auto: none of the known tools (" + ", ".join(rivals.KNOWN_TOOLS) + ") is on PATH")
 
 
-def print_comparison(found: "compare.Comparison", ours: dict) -> None:
+def print_comparison(found: "rivals.Comparison", ours: dict) -> None:
     """One row under our target's, same columns; `-` where the tool reports nothing comparable."""
     label = f"  {found.name}"
     if found.status != "ok":

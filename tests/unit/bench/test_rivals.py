@@ -1,4 +1,4 @@
-"""bench/compare.py: which tool a --compare value names, and what running it measures."""
+"""bench/harness/rivals.py (bench/ingest.py --compare): which tool a --compare value names, and what running it measures."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-_SPEC = importlib.util.spec_from_file_location("bench_compare", Path(__file__).parents[3] / "bench" / "compare.py")
+_SPEC = importlib.util.spec_from_file_location("bench_rivals", Path(__file__).parents[3] / "bench" / "harness" / "rivals.py")
 compare = importlib.util.module_from_spec(_SPEC)
-sys.modules["bench_compare"] = compare  # dataclasses look their module up
+sys.modules["bench_rivals"] = compare  # dataclasses look their module up
 _SPEC.loader.exec_module(compare)
 
 PYTHON = shlex.quote(sys.executable)
