@@ -17,9 +17,9 @@ than wall time on a shared machine) and the answer's bytes, the `uptime` line pe
 --rounds K the median of the K p50s. Targets (embedded; Neo4j: code-context 20 ms, exploration 3x)
 are printed beside the p50.
 
---against REF: REF (a git ref, checked out into a temporary worktree, or a checkout's directory) is
-served beside this checkout, each from its own code and its own ingest of the same corpus copy; the
-table adds the difference of the medians (this - REF).
+--against REF (repeatable): REF (a git ref, checked out into a temporary worktree, or a checkout's
+directory) is served beside this checkout, each from its own code and its own ingest of the same
+corpus copy; with one REF the summary adds the difference of the medians (this - REF).
 --in-process: also the same calls through each checkout's tool handler alone (no endpoint), p50.
 --compare-answers REF: see bench/harness/answers.py; exits 1 when an answer differs.
 Cases: `floor` (tools/list, list_projects, a tiny get_node), `code` (context, search, function,
@@ -133,7 +133,8 @@ def print_round(found: dict, chosen: list, *, neo4j: bool, load: str) -> None:
 
 
 def print_summary(rounds: list[dict], chosen: list, lane_names: list[str]) -> None:
-    """Median over rounds of each lane's p50 (and server CPU); with two lanes, their difference."""
+    """Median over rounds of each lane's p50 (and server CPU); with two lanes, their difference
+    (the first lane minus the second)."""
     print(f"\nmedian over {len(rounds)} round(s) of the per-round p50 (ms) and server CPU per call (ms)")
     header = "".join(f"{name[:22]:>24}" for name in lane_names)
     pair = len(lane_names) == 2
@@ -181,9 +182,7 @@ def latency(args: argparse.Namespace) -> None:
     tree = corpus.tree(args.corpus)
     protocols = ["legacy", "modern"] if args.protocol == "both" else [args.protocol]
     with ExitStack() as stack:
-        checkouts = [this_checkout()]
-        if args.against:
-            checkouts.append(stack.enter_context(checkout(args.against)))
+        checkouts = [this_checkout()] + [stack.enter_context(checkout(ref)) for ref in args.against]
         root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="rhumbline-calls-")))
         print(legend(checkouts))
         homes = prepare(checkouts, tree, root, args, chosen)
@@ -220,7 +219,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="measure every case this many times; medians at the end")
     parser.add_argument("--corpus", default="django", help="django, django-sdist, requests or a directory "
                         "(--compare-answers: a comma-separated list, default requests,django)")  # fmt: skip
-    parser.add_argument("--against", metavar="REF", help="also serve REF (git ref or checkout directory), interleaved")
+    parser.add_argument("--against", metavar="REF", action="append", default=[],
+                        help="also serve REF (git ref or checkout directory), interleaved; repeatable")  # fmt: skip
     parser.add_argument("--protocol", choices=[*PROTOCOLS, "both"], default="legacy",
                         help="legacy: 2025-06-18 clients; modern: 2026-07-28 (mcp 2.3 Client); both: alternated")  # fmt: skip
     parser.add_argument("--client", choices=CLIENTS, default="lean", help="lean: http.client (little client CPU); httpx")

@@ -1,26 +1,42 @@
-"""Graph store load and query timings on a synthetic code graph (default 100k nodes / 400k edges).
+"""The graph stores on their own: load and query timings, the query tool's Cypher on both backends,
+Bolt round trips per tool call, and the cost of Neo4j's physical-key guard.
 
-    .venv/bin/python bench/graph_store.py [--nodes 100000] [--edges 400000]
-        [--neo4j bolt://127.0.0.1:7687 --neo4j-password rhumbline-test]
-    .venv/bin/python bench/graph_store.py --cypher [--runs 15]
-        [--neo4j bolt://127.0.0.1:7687 --neo4j-password rhumbline-test]
+    .venv/bin/python bench/stores.py [--nodes 100000] [--edges 400000] [--neo4j bolt://127.0.0.1:7687]
 
---cypher: the `query` tool's Cypher on Django 5.1's `django/` (ingested into both stores): p50 of
-each of CYPHER_QUERIES on the embedded store (compiled to SQL) and on Neo4j (the scoped text),
-alternated in one run, with the answers' row counts checked equal.
+A synthetic code graph (default 100k nodes / 400k edges) loaded into SQLite (a temporary file) and,
+with --neo4j, into Neo4j (a project of its own, deleted afterwards): loading (SQLite: one atomic
+`apply`; Neo4j: batches of --neo4j-batch-rows, as one transaction must fit its memory limit), p50 /
+p95 over many calls of get_node, edges_of, search and find_by_name, replacing one file, counts,
+delete_project.
 
-SQLite always runs (in a temporary file); Neo4j runs when --neo4j is given, in a project of its
-own that is deleted afterwards. Reported: loading the graph (SQLite: one atomic `apply`; Neo4j:
-batches of --neo4j-batch-rows, as one transaction must fit its memory limit), per-call latency
-(p50 / p95 over many calls) of get_node, edges_of, search and find_by_name, replacing one file
-(remove_files + its nodes and edges), counts, and delete_project.
+    .venv/bin/python bench/stores.py --cypher [--runs 15] [--neo4j URI]
 
-Not part of the test suite: timings depend on the machine.
+The `query` tool's Cypher on Django 5.1's `django/` (ingested into both stores): p50 of each of
+CYPHER_QUERIES on the embedded store (compiled to SQL) and on Neo4j (the scoped text), alternated,
+with the answers' row counts checked equal.
+
+    .venv/bin/python bench/stores.py --round-trips --home DIR [--project bench/django] [--neo4j URI] [-v]
+
+Round trips to Neo4j per warm tool call (Bolt socket writes: the driver writes, then waits) and the
+Bolt messages sent, through the tool handler in process, for bench/calls.py's cases. DIR is a home
+with Django's `django/` ingested into Neo4j (RHUMBLINE_GRAPH_BACKEND=neo4j ... rhumbline ingest).
+The budgets that must not regress are tests (tests/performance/test_neo4j_round_trips.py).
+
+    .venv/bin/python bench/stores.py --key-guard [--neo4j URI] [--runs 300]
+
+What the physical-key guard (stores/graph/neo4j/keys.py) costs a read: the same statements with
+`$project` bound to the physical key directly and through the store's binding, alternated call by
+call; per statement the median client wall time and the mean server time, in ms.
+
+Password: --neo4j-password (default RHUMBLINE_TEST_NEO4J_PASSWORD or rhumbline-test). Not part of
+the test suite: timings depend on the machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import random
 import statistics
 import sys
@@ -29,6 +45,10 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+
+from harness import cases as bench_cases
+from harness import corpus
+from harness.stats import uptime
 
 from rhumbline.stores.graph.model import Edge, GraphBatch, Node
 from rhumbline.stores.graph.protocol import GraphStore
@@ -183,10 +203,6 @@ CYPHER_QUERIES = [
 
 def cypher_bench(args: argparse.Namespace) -> None:
     """p50 per query, embedded vs Neo4j, alternated in one run (see the module docstring)."""
-    import os
-
-    from ingest import SDIST, ensure_corpus  # noqa: E402 - bench/ is the script's directory
-
     from rhumbline.cypher import sql_runner
     from rhumbline.cypher.parser import parse
     from rhumbline.cypher.scoping import scoped
@@ -194,9 +210,8 @@ def cypher_bench(args: argparse.Namespace) -> None:
     from rhumbline.ingest.build import build_graph
     from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 
-    ensure_corpus()
     project = f"bench/django{uuid.uuid4().hex[:6]}"
-    built = build_graph(SDIST / "django", project, history=False)
+    built = build_graph(corpus.django(), project, history=False)
     batch = GraphBatch(nodes=list(built.nodes), edges=list(built.edges), clear=True)
     print(f"django/: {len(batch.nodes):,} nodes, {len(batch.edges):,} edges")
     with tempfile.TemporaryDirectory() as tmp:
@@ -228,7 +243,7 @@ def cypher_bench(args: argparse.Namespace) -> None:
             )
         try:
             names = list(backends)
-            print(f"load average {os.getloadavg()[0]:.1f}; {args.runs} runs per query, backends alternated")
+            print(f"{uptime()}; {args.runs} runs per query, backends alternated")
             print(f"  {'#':>2} " + " ".join(f"{name + ' p50 ms':>16}" for name in names) + "  rows  query")
             medians: dict[str, list[float]] = {name: [] for name in names}
             for i, text in enumerate(CYPHER_QUERIES):
@@ -248,7 +263,7 @@ def cypher_bench(args: argparse.Namespace) -> None:
             if "neo4j" in medians:
                 faster = sum(e <= n for e, n in zip(medians["embedded"], medians["neo4j"]))
                 print(f"  embedded no slower than Neo4j on {faster} of {len(CYPHER_QUERIES)} queries")
-            print(f"load average {os.getloadavg()[0]:.1f} at the end")
+            print(uptime())
         finally:
             store.close()
             if runner is not None:
@@ -258,6 +273,117 @@ def cypher_bench(args: argparse.Namespace) -> None:
                 neo.close()
 
 
+class _BoltMessages(logging.Handler):
+    """The driver's debug lines for Bolt messages: ` C: RUN ...` (client), ` S: SUCCESS ...`."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        line = record.getMessage()
+        for side in (" C: ", " S: "):
+            if side in line:
+                self.lines.append(line[line.find(side) :].strip()[:100])
+
+
+def round_trips_bench(args: argparse.Namespace) -> None:
+    """Socket writes and Bolt messages of one warm call per case, through the tool handler."""
+    if not args.home:
+        raise SystemExit("--round-trips needs --home DIR (a home with the project ingested into Neo4j)")
+    os.environ.update(
+        RHUMBLINE_HOME=args.home, POWERTOOLS_METRICS_DISABLED="true", RHUMBLINE_GRAPH_BACKEND="neo4j",
+        RHUMBLINE_NEO4J_URI=args.neo4j or "bolt://127.0.0.1:7687", RHUMBLINE_NEO4J_PASSWORD=args.neo4j_password,
+    )  # fmt: skip
+    # The driver's socket class is private: a bench may lean on it, the product does not.
+    from neo4j._async_compat.network._bolt_socket import BoltSocketBase
+
+    from rhumbline.contract import INVOCATION_CONTRACT
+    from rhumbline.runtime.handler import handle
+
+    writes = [0]
+    send = BoltSocketBase.sendall
+
+    def counted(self, data):  # type: ignore[no-untyped-def]
+        writes[0] += 1
+        return send(self, data)
+
+    BoltSocketBase.sendall = counted  # type: ignore[method-assign]
+    messages = _BoltMessages()
+    driver_log = logging.getLogger("neo4j")
+    driver_log.setLevel(logging.DEBUG)
+    driver_log.addHandler(messages)
+    caller = {"principal": "bench", "token_id": "tk_bench", "projects": [args.project], "scopes": ["read", "cypher"]}
+    print(f"{'call':<32}{'trips':>6}{'sent':>6}   (socket writes; Bolt messages sent)")
+    chosen = [c for c in bench_cases.FLOOR + bench_cases.CODE + bench_cases.QUERY if c.tool != "tools/list"]
+    for case in chosen:
+        event = {
+            "contract": INVOCATION_CONTRACT, "tool": case.tool, "arguments": bench_cases.with_project(case, args.project),
+            "caller": caller, "request_id": "bench", "deadline_ms": int((time.time() + 3600) * 1000),
+        }  # fmt: skip
+        for _ in range(3):
+            handle(case.tool, event)
+        writes[0] = 0
+        messages.lines.clear()
+        outcome = handle(case.tool, event)
+        if not outcome["ok"]:
+            raise SystemExit(f"{case.label} failed: {outcome['error']}")
+        sent = sum(line.startswith("C:") for line in messages.lines)
+        print(f"{case.label:<32}{writes[0]:>6}{sent:>6}")
+        if args.v:
+            for line in messages.lines:
+                print("    " + line)
+
+
+def key_guard_bench(args: argparse.Namespace) -> None:
+    """Each statement raw (the physical key bound directly) and guarded, alternated call by call."""
+    from rhumbline.stores.graph.neo4j import cypher
+    from rhumbline.stores.graph.neo4j.keys import KeyBinder
+    from rhumbline.stores.graph.neo4j.lookups import NODES_IN_FILE
+    from rhumbline.stores.graph.neo4j.store import Neo4jGraphStore
+
+    store = Neo4jGraphStore(args.neo4j or "bolt://127.0.0.1:7687", args.neo4j_user, args.neo4j_password, timeout=60.0)
+    store.ensure_schema()
+    project = f"bench/guard{uuid.uuid4().hex[:8]}"
+    nodes, edges = synthetic_graph(4_000, 12_000)
+    store.apply(project, GraphBatch(nodes=nodes, edges=edges, clear=True, version=1))
+    physical = store._keys.active([project])[project]
+    binder = KeyBinder(lambda graphs: {g: physical for g in graphs})
+    some = nodes[len(nodes) // 2]
+    statements = {
+        "get_node": (cypher.GET_NODE, {"id": some.id}),
+        "node_with_edges": (cypher.NODE_WITH_EDGES, {"id": some.id, "limit": 20, "out_offset": 0, "in_offset": 0}),
+        "find_by_name": (cypher.FIND_BY_NAME, {"name": some.name, "suffix": ("." + some.name)[::-1], "kinds": None, "limit": 20}),
+        "nodes_in_file": (NODES_IN_FILE, {"path": some.file, "kinds": None, "limit": 50, "offset": 0}),
+    }
+    runs = args.runs if args.runs != 500 else 300
+    try:
+        with store._session(write=False) as session:
+            print(f"project {physical}: {len(nodes)} nodes, {len(edges)} edges; {runs} calls each")
+            print(f"{'statement':18} {'wall raw':>9} {'wall guard':>11} {'server raw':>11} {'server guard':>13}")
+            for name, (text, params) in statements.items():
+                timings: dict[str, tuple[list[float], list[float]]] = {"raw": ([], []), "guard": ([], [])}
+                guarded_text, guarded, _ = binder.bind(text, {"project": project, **params})
+                variants = {"raw": (text, {"project": physical, **params}), "guard": (guarded_text, guarded)}
+                for call in range(runs + 20):
+                    for variant, (statement, values) in variants.items():
+                        started = time.perf_counter()
+                        result = session.run(statement, values)
+                        list(result)
+                        summary = result.consume()
+                        wall = (time.perf_counter() - started) * 1000
+                        if call >= 20:  # warm-up: plans cached, pages in memory
+                            timings[variant][0].append(wall)
+                            timings[variant][1].append(summary.result_available_after + summary.result_consumed_after)
+                (raw_wall, raw_server), (guard_wall, guard_server) = timings["raw"], timings["guard"]
+                print(f"{name:18} {statistics.median(raw_wall):9.2f} {statistics.median(guard_wall):11.2f}"
+                      f" {statistics.mean(raw_server):11.2f} {statistics.mean(guard_server):13.2f}")
+            print(uptime())
+    finally:
+        store.delete_project(project)
+        store.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--nodes", type=int, default=100_000)
@@ -265,13 +391,24 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=500)
     parser.add_argument("--neo4j", help="Bolt URI of a Neo4j server to measure too")
     parser.add_argument("--neo4j-user", default="neo4j")
-    parser.add_argument("--neo4j-password", default="rhumbline-test")
+    parser.add_argument("--neo4j-password", default=os.environ.get("RHUMBLINE_TEST_NEO4J_PASSWORD", "rhumbline-test"))
     parser.add_argument(
         "--neo4j-batch-rows", type=int, default=20_000,
         help="rows per apply on Neo4j (one transaction each must fit db.memory.transaction.max)",
     )
     parser.add_argument("--cypher", action="store_true", help="the query tool's Cypher on Django, embedded vs Neo4j")
+    parser.add_argument("--round-trips", action="store_true", help="Bolt round trips per warm tool call (with --home)")
+    parser.add_argument("--home", help="--round-trips: a home with the project ingested into Neo4j")
+    parser.add_argument("--project", default="bench/django", help="--round-trips: the project in --home")
+    parser.add_argument("-v", action="store_true", help="--round-trips: print every Bolt message of the counted call")
+    parser.add_argument("--key-guard", action="store_true", help="the physical-key guard's cost per Neo4j read")
     args = parser.parse_args()
+    if args.round_trips:
+        round_trips_bench(args)
+        return 0
+    if args.key_guard:
+        key_guard_bench(args)
+        return 0
     if args.cypher:
         if args.runs == parser.get_default("runs"):
             args.runs = 15

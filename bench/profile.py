@@ -1,7 +1,7 @@
 """Where the milliseconds of one warm tools/call go, through the local endpoint, in one process.
 
-    .venv/bin/python bench/profile_call.py [--calls 500] [--tool get_node] [--yappi]
-    .venv/bin/python bench/profile_call.py --database-url postgresql+pg8000://... [--limits 600,100,1000000]
+    .venv/bin/python bench/profile.py [--calls 500] [--tool get_node] [--yappi]
+    .venv/bin/python bench/profile.py --database-url postgresql+pg8000://... [--limits 600,100,1000000]
 
 Builds what `rhumbline serve --dispatch inprocess` serves (the template's LocalApi: API Gateway
 stand-in -> authorizer cache -> gateway Lambda handler -> tool) in this process, against embedded
@@ -34,8 +34,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from http_latency import SOURCE, percentile  # noqa: E402
+from harness.stats import percentile, uptime
+
+SOURCE = '''class Cart:
+    """A shopping cart."""
+
+    def add_item(self, item):
+        return total_price([item])
+
+
+def total_price(items):
+    return sum(item.price for item in items)
+'''
 
 REPO = Path(__file__).resolve().parent.parent
 CASES: dict[str, dict[str, Any]] = {
@@ -291,7 +301,7 @@ async def run(
     print(
         f"\n{args.tool}: {args.calls} calls, wall p50 {percentile(timings, 0.5):.3f} ms, "
         f"p99 {percentile(timings, 0.99):.3f} ms, mean {statistics.fmean(timings):.3f} ms, "
-        f"process CPU {cpu:.3f} ms/call; load {os.getloadavg()[0]:.2f}"
+        f"process CPU {cpu:.3f} ms/call\n{uptime()}"
     )
     if round_trips is not None:
         print(f"{'PostgreSQL round trips (pg8000 flushes)':<64}{'per call':>8}")
