@@ -5,7 +5,7 @@ call p50/p95; two checkouts A/B at the same moment; the tools' answers of two re
         [--rounds 3] [--in-process] [--neo4j [URI]] [--protocol legacy|modern|both]
         [--client lean|httpx] [--dispatch inprocess|invoke-api] [--corpus django]
     .venv/bin/python bench/calls.py --against REF [...]
-    .venv/bin/python bench/calls.py --compare-answers REF [--corpus requests,django]
+    .venv/bin/python bench/calls.py --compare-answers REF [--corpus requests,django] [--neo4j [URI]]
 
 Latency: ingests the corpus (Django 5.1's `django/` by default; `graph_diff` cases add a second
 version) into a fresh home per checkout, starts a real `rhumbline serve` per checkout (API Gateway
@@ -234,7 +234,8 @@ def main() -> None:
         parser.error("--calls and --rounds must be at least 1")
     if args.compare_answers:
         corpora = args.corpus if args.corpus != "django" or "--corpus" in sys.argv else "requests,django"
-        sys.exit(answers.main(args.compare_answers, [part for part in corpora.split(",") if part], args.keep))
+        chosen = [part for part in corpora.split(",") if part]
+        sys.exit(answers.main(args.compare_answers, chosen, args.keep, neo4j_env(args.neo4j)))
     latency(args)
 
 

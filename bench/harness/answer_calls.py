@@ -60,6 +60,12 @@ def main() -> None:
         answers[step["label"]] = answer
         written.append({"label": step["label"], "tool": step["tool"], "arguments": arguments, **answer})
     Path(request["out"]).write_text(json.dumps(written, indent=1, sort_keys=True, default=str))
+    if request.get("delete_after"):
+        # A shared graph server (Neo4j): the next revision's run uses the same project slug.
+        from rhumbline.runtime import resources
+
+        resources.graph_store().delete_project(request["project"])
+        resources.reset()
 
 
 if __name__ == "__main__":

@@ -17,7 +17,8 @@ opaque tokens (`cursor`, `next_cursor`, and the token a markdown answer quotes a
 only whether one is present is compared; the next page, fetched with each side's own token, is
 compared in full). Ids of
 builds, annotations and reviews are sequence numbers in a fresh home, equal on both sides, and are
-compared as they are. Prints every differing answer with its first differing paths.
+compared as they are. Prints every differing answer with its first differing paths. With --neo4j
+the graph lives in that server (the relational store stays embedded); each run deletes its project.
 """
 
 from __future__ import annotations
@@ -191,10 +192,13 @@ def _short(value: Any) -> str:
     return text if len(text) <= 160 else text[:157] + "..."
 
 
-def run_checkout(variant: Checkout, tree: Path, home: Path, out: Path, profile: dict[str, list]) -> list[dict]:
-    request = {"tree": str(tree), "project": PROJECT, "out": str(out), "steps": steps(profile)}
+def run_checkout(
+    variant: Checkout, tree: Path, home: Path, out: Path, profile: dict[str, list], graph_env: dict[str, str]
+) -> list[dict]:
+    request = {"tree": str(tree), "project": PROJECT, "out": str(out), "steps": steps(profile),
+               "delete_after": bool(graph_env)}  # fmt: skip
     done = subprocess.run(
-        [sys.executable, str(CHILD)], input=json.dumps(request), env=variant.env(home),
+        [sys.executable, str(CHILD)], input=json.dumps(request), env=variant.env(home, **graph_env),
         capture_output=True, text=True, timeout=3600,
     )  # fmt: skip
     if done.returncode != 0:
@@ -202,7 +206,7 @@ def run_checkout(variant: Checkout, tree: Path, home: Path, out: Path, profile: 
     return json.loads(out.read_text())
 
 
-def compare_corpus(reference: Checkout, this: Checkout, name: str, root: Path) -> int:
+def compare_corpus(reference: Checkout, this: Checkout, name: str, root: Path, graph_env: dict[str, str]) -> int:
     """Both revisions on one copy of the corpus (each ingests it into its own home); the count of
     differing answers."""
     source = corpus.tree(name)
@@ -217,7 +221,7 @@ def compare_corpus(reference: Checkout, this: Checkout, name: str, root: Path) -
         if (tree / SECOND_VERSION[0]).exists():
             (tree / SECOND_VERSION[0]).unlink()
         home = root / name / f"home-{len(results)}"
-        results.append(run_checkout(variant, tree, home, root / name / f"answers-{len(results)}.json", profile))
+        results.append(run_checkout(variant, tree, home, root / name / f"answers-{len(results)}.json", profile, graph_env))
     differing = 0
     print(f"\n{name}: {len(results[1])} answers; REF = {reference.name}, this = {this.name}")
     by_label = [{entry["label"]: entry for entry in side} for side in results]
@@ -241,13 +245,16 @@ def compare_corpus(reference: Checkout, this: Checkout, name: str, root: Path) -
     return differing
 
 
-def main(ref: str, corpora: list[str], keep: str | None) -> int:
+def main(ref: str, corpora: list[str], keep: str | None, graph_env: dict[str, str]) -> int:
+    """graph_env: the Neo4j settings when the graph is to live there (each revision's run deletes
+    its project afterwards, so both use the same slug); empty for the embedded store."""
     with ExitStack() as stack:
         reference = stack.enter_context(checkout(ref))
         this = this_checkout()
         root = Path(keep) if keep else Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="rhumbline-answers-")))
         root.mkdir(parents=True, exist_ok=True)
         print(legend([reference, this]))
-        differing = sum(compare_corpus(reference, this, name, root) for name in corpora)
-        print(f"\n{differing} differing answer(s) over {', '.join(corpora)}; {uptime()}")
+        differing = sum(compare_corpus(reference, this, name, root, graph_env) for name in corpora)
+        backend = "Neo4j" if graph_env else "embedded SQLite"
+        print(f"\n{differing} differing answer(s) over {', '.join(corpora)} ({backend}); {uptime()}")
         return 1 if differing else 0
