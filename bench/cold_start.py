@@ -29,6 +29,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from harness.stats import uptime
+
 ROOT = Path(__file__).resolve().parents[1]
 LAYER = ROOT / ".aws-sam" / "build" / "SharedLayer"
 ENTRIES = {
@@ -171,6 +173,7 @@ def main() -> None:
         print(f"{name:<18}{variant:<16}{results[(name, variant)]}")
     print("-" * 72)
     print(f"SharedLayer: {layer_size()}")
+    print(uptime())
 
 
 if __name__ == "__main__":

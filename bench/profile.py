@@ -15,7 +15,8 @@ wall-clock profile over all threads, the top functions by own time.
 With --database-url (PostgreSQL): the relational store there, and the network round trips per call
 (pg8000 flushes) of the gateway's admission (the meter), of its audit write (with the usage rollup),
 and of everything else (the tool's own queries). --limits gives the token a rate limit, burst and
-monthly quota, so admission meters them. Not part of the test suite.
+monthly quota, so admission meters them. Another revision: PYTHONPATH=ITS_CHECKOUT/layers/shared (its
+template.yaml is used; layers it lacks are skipped). Not part of the test suite.
 """
 
 from __future__ import annotations
@@ -47,7 +48,6 @@ def total_price(items):
     return sum(item.price for item in items)
 '''
 
-REPO = Path(__file__).resolve().parent.parent
 CASES: dict[str, dict[str, Any]] = {
     "get_node": {"node_id": "file:shop.py", "edge_limit": 1},
     "search": {"query": "total_price"},
@@ -185,7 +185,10 @@ def build_api() -> Any:
     from rhumbline.local.server import LocalApi, configure_dispatch
     from rhumbline.local.template import load_template
 
-    template = load_template(REPO / "template.yaml")
+    import rhumbline
+
+    # The template of the checkout whose code runs (PYTHONPATH may name another revision's).
+    template = load_template(Path(rhumbline.__file__).resolve().parents[3] / "template.yaml")
     configure_dispatch(template, "inprocess", "127.0.0.1", 0)
     return LocalApi(template, FunctionRunner(template))
 
