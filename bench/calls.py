@@ -42,7 +42,7 @@ from typing import Any
 
 from harness import answers, cases, corpus
 from harness.checkouts import checkout, legend, this_checkout
-from harness.serve import CLIENTS, PROTOCOLS, Checkout, cli, client, create_token, ingest, serve, timed_call
+from harness.serve import CLIENTS, PROTOCOLS, Checkout, client, create_token, ingest, serve, timed_call
 from harness.stats import median, percentile, server_cpu_ms, uptime
 
 HERE = Path(__file__).resolve().parent

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import statistics
 import subprocess
-import time
 from pathlib import Path
 
 
@@ -31,13 +30,3 @@ def server_cpu_ms(pid: int) -> float:
     """CPU time a process has used (all threads), in ms: barely moved by other processes."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
-
-
-def machine_probe() -> float:
-    """ms for a fixed pure-Python loop: the shared machine's speed at that moment (it moves by
-    more than a change under test; compare figures taken at similar probes)."""
-    started = time.perf_counter()
-    total = 0
-    for i in range(2_000_000):
-        total += i
-    return (time.perf_counter() - started) * 1000
