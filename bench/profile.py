@@ -129,7 +129,7 @@ def instrument() -> None:
     from rhumbline.runtime import handler
 
     lap(local_server.LocalApi, "respond", "1 LocalApi.respond (whole request)")
-    lap(local_server.LocalApi, "authorize", "2 authorizer (cached verdict)")
+    lap(local_server.LocalApi, "authorize", "2 authorizer")
     lap(FunctionRunner, "invoke_async", "3 runner.invoke_async (gateway function, incl. thread hop)")
     lap(FunctionRunner, "invoke", "4 runner.invoke (gateway handler on worker thread)")
     lap(container.GatewayContainer, "serve_http", "5 gateway ASGI app on container loop")
