@@ -31,6 +31,13 @@ of the target and a fresh home, alternated round by round (the order swapped eve
 full ingest (the ingest's own duration_s, CPU of the process tree, peak RSS), a no-change
 re-ingest and the one-file change above. Medians over the rounds, with `uptime` per round.
 Not part of the test suite.
+
+    .venv/bin/python bench/ingest.py --callgraph [PROJECT ...] [--callgraph-report errors.json]
+
+Python call-graph fidelity (bench/callgraph.py): a jedi ground truth on every call site of each
+project (default: httpx and rich, sdists downloaded into bench/.corpus; also click, starlette,
+attrs), and the precision and recall of our CALLS evidence overall, per confidence label and per
+call kind. Needs jedi (`pip install -e .[bench]`).
 """
 
 from __future__ import annotations
@@ -322,7 +329,21 @@ def main() -> None:
     )  # fmt: skip
     parser.add_argument("--compare-timeout", type=float, default=rivals.DEFAULT_TIMEOUT_S,
                         help="seconds before a compared tool is stopped (default 600)")  # fmt: skip
+    parser.add_argument(
+        "--callgraph", nargs="*", metavar="PROJECT",
+        help="call-graph precision/recall against jedi on these projects (default: httpx rich)",
+    )  # fmt: skip
+    parser.add_argument("--callgraph-report", type=Path, metavar="FILE",
+                        help="with --callgraph: write every wrong and missed site to FILE (JSON)")  # fmt: skip
     args = parser.parse_args()
+    if args.callgraph is not None:
+        import callgraph  # bench/callgraph.py
+
+        unknown = sorted(set(args.callgraph) - set(callgraph.PROJECTS))
+        if unknown:
+            parser.error(f"--callgraph: unknown project(s) {unknown}; known: {sorted(callgraph.PROJECTS)}")
+        callgraph.run(args.callgraph or list(callgraph.DEFAULT_PROJECTS), args.callgraph_report)
+        return
     try:
         tools = [tool for spec in args.compare for tool in rivals.commands(spec)]
     except ValueError as error:
