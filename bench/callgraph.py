@@ -93,6 +93,23 @@ def ensure_project(name: str) -> Path:
 def build_truth(name: str, root: Path) -> Truth:
     import jedi
 
+    truth = _cached_truth(name, root)
+    # jedi's goto through an alias of a classmethod (`get = Measurement.get`) stops at the
+    # descriptor protocol (`classmethod.__get__`), not at a target: undecided.
+    for key, (where, target) in list(truth.decided.items()):
+        if where == OUT and target in _DESCRIPTORS:
+            del truth.decided[key]
+    return truth
+
+
+_DESCRIPTORS = frozenset(
+    f"builtins.{kind}.__get__" for kind in ("classmethod", "staticmethod", "property", "function")
+)
+
+
+def _cached_truth(name: str, root: Path) -> Truth:
+    import jedi
+
     cache = CORPUS / f".callgraph-truth-{name}-{PROJECTS[name]}-jedi{jedi.__version__}.json"
     if cache.exists():
         raw = json.loads(cache.read_text())
@@ -126,8 +143,13 @@ def _jedi_truth(root: Path) -> Truth:
 
     language = Language(tree_sitter_python.language())
     parser, query = Parser(language), Query(language, "(call function: (_) @callee)")
-    extra = [str(root / "src")] if (root / "src").is_dir() else []
-    project = jedi.Project(root, added_sys_path=extra)
+    # The project's own source roots first: an installed copy of it (click and starlette are in
+    # this virtualenv) must not stand in for the corpus.
+    first = [str(root / "src")] if (root / "src").is_dir() else []
+    first.append(str(root))
+    environment = jedi.get_default_environment()
+    rest = [p for p in environment.get_sys_path() if p not in first]
+    project = jedi.Project(root, sys_path=[*first, *rest], smart_sys_path=False)
     definitions = _DefinitionIndex(root)
     truth = Truth()
     votes: dict[Key, set[tuple[str, str]]] = defaultdict(set)
