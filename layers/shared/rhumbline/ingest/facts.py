@@ -62,6 +62,21 @@ class CallSite(NamedTuple):
     line: int
 
 
+class TypeHint(NamedTuple):
+    """What one statement says about the value of a name (Python): read, not yet resolved.
+
+    `expression` is written in a small chain syntax: dotted names where `()` marks a call's
+    result and `[]` an item (`Client()`, `self.pool[].get()`, `super().m`); an annotation's is
+    its union members joined by `|`, `None` and quotes dropped (`Optional["Client"]` → `Client`).
+    """
+
+    scope: str  # qualname of the scope the statement runs in ("" for module level)
+    name: str  # `x`; `self.x` for an attribute set in a method; `->` for a return annotation
+    how: str  # ASSIGNED `=`, ENTERED `as` (with/except: the value made an instance), ANNOTATED `:`
+    expression: str
+    line: int
+
+
 class CodeFacts(NamedTuple):
     """Definitions, imports and calls of one parsed source file."""
 
@@ -77,6 +92,7 @@ class CodeFacts(NamedTuple):
     # namespace); None for languages without one. Other languages' conventions for the fields
     # above are documented in rhumbline/ingest/polyglot/__init__.py.
     namespace: str | None = None
+    hints: tuple[TypeHint, ...] = ()  # Python: what assignments and annotations say of names
 
 
 class SourceFile(NamedTuple):

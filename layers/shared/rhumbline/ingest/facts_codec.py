@@ -30,7 +30,7 @@ import pickle
 from itertools import repeat
 from typing import Any
 
-from rhumbline.ingest.facts import CallSite, CodeFacts, Definition, ImportFact, Variable
+from rhumbline.ingest.facts import CallSite, CodeFacts, Definition, ImportFact, TypeHint, Variable
 
 _PICKLE_PROTOCOL = 5
 # A split blob starts with this; a whole one is a pickle, whose first byte is 0x80.
@@ -72,7 +72,9 @@ def decode_calls(blob: bytes) -> tuple[Any, ...]:
 
 
 # CodeFacts fields that hold records, stored as rows of plain tuples; the record class of each.
-_RECORD_FIELDS = {"definitions": Definition, "variables": Variable, "imports": ImportFact}
+_RECORD_FIELDS = {
+    "definitions": Definition, "variables": Variable, "imports": ImportFact, "hints": TypeHint,
+}  # fmt: skip
 _new = tuple.__new__
 
 

@@ -6,32 +6,60 @@ Resolution order for `a.b.m(...)`:
   2. `self.m` / `cls.m` in a method → the enclosing class's m, else up its MRO, across files
      (and nothing else: the receiver's type is known);
   3. otherwise the name through scopes, imports, re-exports and class members (resolve.py);
-  4. still nothing, and the receiver is not external: the receiver's type is unknown, so the call
-     is matched by method name — the only method of that name is INFERRED at a low score, two to
-     five are AMBIGUOUS, more are dropped.
+  4. still nothing: the receiver's values by local type inference (receivers.py: `client =
+     Client()`, annotations, `with ... as`, `self.x = ...`, return annotations, `cls`, aliases).
+     A typed receiver links to its class's method, builtin-like names (`get`, `close`) included,
+     or to nothing when the method is not the class's own or the receiver is external;
+  5. still unknown, and the receiver is not external: the call is matched by method name — the
+     candidates narrowed (library code never reaches test code when a library method has the
+     name; methods that all override one are that one), the only one INFERRED at a low score,
+     two to five AMBIGUOUS, more dropped.
 Bare names never fall back (an unknown `f()` is a builtin or a local), nor do names of builtin
-types' methods (`x.append()`).
+types' methods (`x.append()`) or properties (`x.name()` calls what the property returns).
 """
 
 from __future__ import annotations
 
+import builtins
+import re
+
 from rhumbline.ingest.facts import CodeFacts
-from rhumbline.ingest.graph.edges import MAX_CANDIDATES, NAME_MATCH_SCORE, EdgeSet
+from rhumbline.ingest.graph.edges import INFERRED_SCORE, MAX_CANDIDATES, NAME_MATCH_SCORE, EdgeSet
 from rhumbline.ingest.graph.ids import definition_id, file_id
 from rhumbline.ingest.languages.python.evidence import Evidence, classify_tails
 from rhumbline.ingest.languages.python.namespace import Binding
+from rhumbline.ingest.languages.python.receivers import (
+    CLASS,
+    EXTERNAL,
+    FUNCTION,
+    INSTANCE,
+    MODULE,
+    Receivers,
+    Value,
+    describe,
+)
 from rhumbline.ingest.languages.python.resolve import Resolver, Target
 
 _SUPER = "super()."
+_HEAD = re.compile(r"[^\W\d]\w*")
+_TEST_DIRECTORIES = frozenset({"tests", "test", "testing"})
+# typing's aliases of builtin types, by the name they are imported as
+_TYPING_BUILTINS = {"List": "list", "Dict": "dict", "Set": "set", "FrozenSet": "frozenset",
+                    "Tuple": "tuple", "Text": "str", "Type": "type"}  # fmt: skip
 
 
 def add_calls(
-    path: str, code: CodeFacts, resolver: Resolver, qualified: dict[str, str], edges: EdgeSet
+    path: str,
+    code: CodeFacts,
+    receivers: Receivers,
+    qualified: dict[str, str],
+    edges: EdgeSet,
 ) -> int:
     """Add the file's CALLS edges; return how many call sites stayed unresolved."""
+    resolver = receivers.resolver
     namespace = resolver.namespaces.files[path]
     callers: dict[str, str] = {"": file_id(path)}
-    calls = FileCalls(path, resolver, qualified)
+    calls = FileCalls(path, receivers, qualified)
     by_site, evidence = calls.by_site, calls.evidence
     unresolved = code.dynamic_calls
     for call in code.calls:
@@ -46,10 +74,29 @@ def add_calls(
         if source is None:
             source = definition_id(namespace.scope_kind[call.scope], path, call.scope)
             callers[call.scope] = source
-        site = f"call `{call.callee}(...)` at {path}:{call.line}"
+        site = f"call `{_shown(call.callee)}(...)` at {path}:{call.line}"
         for node_id, confidence, score, tail in found:
             edges.add(source, "CALLS", node_id, confidence, score, site + tail, path, call.line)
     return unresolved
+
+
+def _shown(chain: str) -> str:
+    """A chain as a reader would write it: `Client(...).get`, `clients[...].close`, `super().m`."""
+    if chain.startswith(_SUPER) or not ("(" in chain or "[" in chain):
+        return chain
+    return chain.replace("()", "(...)").replace("[]", "[...]")
+
+
+def is_test_path(path: str) -> bool:
+    """Test code by the conventions pytest and unittest discover."""
+    parts = path.split("/")
+    name = parts[-1]
+    return (
+        name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+        or not _TEST_DIRECTORIES.isdisjoint(parts[:-1])
+    )
 
 
 class FileCalls:
@@ -63,10 +110,12 @@ class FileCalls:
     comes from (Namespaces.find). Within one phase 2 a resolution asked again gives the same
     answer (every memo it reads is final once read), so sharing it changes no edge."""
 
-    def __init__(self, path: str, resolver: Resolver, qualified: dict[str, str]) -> None:
+    def __init__(self, path: str, receivers: Receivers, qualified: dict[str, str]) -> None:
         self.path = path
-        self.resolver = resolver
+        self.receivers = receivers
+        self.resolver = receivers.resolver
         self.qualified = qualified
+        self.in_tests = is_test_path(path)
         self.by_site: dict[tuple[str, str], list[Evidence]] = {}
         self._by_decider: dict[tuple[str | None, str, str], list[Evidence]] = {}
         self._classes: dict[str, str | None] = {}
@@ -92,14 +141,18 @@ class FileCalls:
         if class_id is not None:
             decider: tuple[str | None, str, str] = (head, class_id, callee)
         else:
-            where, bindings = self.resolver.namespaces.find(self.path, scope, head)
+            match = _HEAD.match(callee)
+            if match is None:
+                return []
+            where, bindings = self.resolver.namespaces.find(self.path, scope, match.group())
+            # `self` and `cls` are typed by the class around the scope that binds them
             decider = (where, "", callee)
         found = self._by_decider.get(decider)
         if found is None:
             if class_id is not None:
                 found = self._on_class(class_id, callee)
             else:
-                found = self._by_bindings(bindings, callee)
+                found = self._by_bindings(scope, bindings, callee)
             self._by_decider[decider] = found
         return found
 
@@ -115,36 +168,130 @@ class FileCalls:
             # Not found up the MRO: an external base's method or a callable attribute. The type
             # is known, so matching by name elsewhere would only add noise.
             targets = self.resolver.resolve_on_class(class_id, callee.partition(".")[2])
-        return _classified(targets, False, callee, self.qualified)
+        targets = [t for t in targets if t.node_id not in self.resolver.properties]
+        return _classified(targets, self.qualified)
 
-    def _by_bindings(self, bindings: list[Binding], callee: str) -> list[Evidence]:
-        head, *rest = callee.split(".")
+    def _by_bindings(self, scope: str, bindings: list[Binding], callee: str) -> list[Evidence]:
         resolver = self.resolver
-        targets = resolver.resolve_bound(self.path, bindings, rest)
-        if targets:
-            return _classified(targets, False, callee, self.qualified)
-        if not rest or (head not in ("self", "cls") and resolver.is_external(self.path, bindings, head)):
+        chained = "(" in callee or "[" in callee
+        head, *rest = callee.split(".")
+        if not chained:
+            targets = resolver.resolve_bound(self.path, bindings, rest)
+            targets = [t for t in targets if t.node_id not in resolver.properties]
+            if targets:
+                return _classified(targets, self.qualified)
+        typed = self._typed(scope, callee)
+        if typed is not None:
+            return typed
+        if chained or not rest:
             return []
-        candidates = resolver.by_method_name(rest[-1])
-        by_name = [Target(c, True, None, None) for c in candidates[: MAX_CANDIDATES + 1]]
-        return _classified(by_name, True, callee, self.qualified)
+        if head not in ("self", "cls") and resolver.is_external(self.path, bindings, head):
+            return []
+        return self._by_name(rest[-1], callee)
+
+    def _typed(self, scope: str, callee: str) -> list[Evidence] | None:
+        """The targets on the receiver's inferred values; None when its values are unknown."""
+        receiver, _, method = callee.rpartition(".")
+        values = self.receivers.values(self.path, scope, receiver or callee)
+        if not values:
+            return None
+        if receiver and any(self._external_may_have(value, method) for value in values):
+            return []  # maybe an external object: never link it to repository code
+        found: dict[str, Value] = {}  # target → the value it was found on
+        for value in values:
+            for node_id in self._members(value, method) if receiver else self._callable(value):
+                found.setdefault(node_id, value)
+        if not found or len(found) > MAX_CANDIDATES:
+            return []
+        shown = f"receiver `{_shown(receiver)}`" if receiver else f"`{callee}`"
+        module_of = self.resolver.namespaces.index.name_of
+        if len(found) == 1:
+            ((node_id, value),) = found.items()
+            why = describe(value, shown, self._type_name(value), self.path, module_of)
+            return [Evidence(node_id, "INFERRED", INFERRED_SCORE, f" resolved to `{self.qualified[node_id]}`: {why}")]
+        names = ", ".join(sorted(self.qualified[node_id] for node_id in found))
+        types = " | ".join(sorted({self._type_name(v) for v in values}))
+        tail = f" has {len(found)} candidates: {names}; {describe(values[0], shown, types, self.path, module_of)}"
+        return [Evidence(node_id, "AMBIGUOUS", 1 / len(found), tail) for node_id in found]
+
+    def _members(self, value: Value, method: str) -> list[str]:
+        if value.kind in (INSTANCE, CLASS):
+            member = self.resolver.classes.find_member(value.target, method)
+            members = member[1] if member is not None else []
+        elif value.kind == MODULE:
+            found = self.resolver.namespaces.export(value.target, method)
+            members = [s.target for s in found if s.target.partition(":")[0] in ("class", "function")]
+        else:
+            return []
+        return [m for m in members if m not in self.resolver.properties]
+
+    @staticmethod
+    def _external_may_have(value: Value, method: str) -> bool:
+        """Whether an external value could have `method`: a builtin type that lacks it cannot."""
+        if value.kind != EXTERNAL:
+            return False
+        name = value.target.rsplit(" ", 1)[-1].strip("`")
+        builtin = getattr(builtins, _TYPING_BUILTINS.get(name, name), None)
+        return not isinstance(builtin, type) or hasattr(builtin, method)
+
+    @staticmethod
+    def _callable(value: Value) -> list[str]:
+        """What calling a value bound to a name runs: a class (`cls(...)`), a function."""
+        return [value.target] if value.kind in (CLASS, FUNCTION) else []
+
+    def _type_name(self, value: Value) -> str:
+        if value.kind in (INSTANCE, CLASS, FUNCTION):
+            return self.qualified.get(value.target, value.target)
+        return value.target
+
+    def _by_name(self, name: str, callee: str) -> list[Evidence]:
+        """Matched by method name alone (the receiver's type unknown), narrowed."""
+        candidates = self.resolver.by_method_name(name)
+        if not candidates:
+            return []
+        narrowed, tail = self._narrowed(candidates, name)
+        if len(narrowed) > MAX_CANDIDATES:
+            return []
+        if len(narrowed) > 1:
+            targets = [Target(c, True, None, None) for c in narrowed]
+            unknown = " (receiver type unknown)"
+            return [e._replace(explanation=unknown + e.explanation) for e in classify_tails(targets, self.qualified)]
+        return [Evidence(narrowed[0], "INFERRED", NAME_MATCH_SCORE, tail)]
+
+    def _narrowed(self, candidates: list[str], name: str) -> tuple[list[str], str]:
+        """The candidates left, and (when one is) the explanation of why it is the one."""
+        where = " in the repository"
+        if not self.in_tests:
+            library = [c for c in candidates if not is_test_path(c.split(":", 2)[1])]
+            if library and len(library) < len(candidates):
+                candidates, where = library, " outside the tests"
+        unknown = ": the receiver's type is unknown; "
+        if len(candidates) == 1:
+            return candidates, f"{unknown}`{self.qualified[candidates[0]]}` is the only method named `{name}`{where}"
+        root = self._family_root(candidates)
+        if root is not None:
+            overriding = f"the {len(candidates)} methods named `{name}`{where}"
+            return [root], f"{unknown}{overriding} all override `{self.qualified[root]}`"
+        return candidates, ""
+
+    def _family_root(self, candidates: list[str]) -> str | None:
+        """The candidate every other one overrides (its class is in theirs' MRO), if any."""
+        classes = self.resolver.classes
+        owners = {}
+        for candidate in candidates:
+            _, path, qualname = candidate.split(":", 2)
+            owner = definition_id("Class", path, qualname.rpartition(".")[0])
+            if owner not in classes.classes:
+                return None
+            owners[candidate] = owner
+        for candidate, owner in owners.items():
+            if all(owner in classes.mro(other) for other in owners.values()):
+                return candidate
+        return None
 
 
-def _classified(
-    targets: list[Target], by_name: bool, callee: str, qualified: dict[str, str]
-) -> list[Evidence]:
-    """`by_name`: the targets were matched by method name alone (the receiver's type unknown)."""
+def _classified(targets: list[Target], qualified: dict[str, str]) -> list[Evidence]:
+    """Targets resolved through names (not by method name alone)."""
     if not targets or len(targets) > MAX_CANDIDATES:
         return []
-    if not by_name:
-        return classify_tails(targets, qualified)
-    if len(targets) > 1:
-        unknown = " (receiver type unknown)"
-        return [e._replace(explanation=unknown + e.explanation) for e in classify_tails(targets, qualified)]
-    only = targets[0].node_id
-    name = callee.rsplit(".", 1)[1]
-    tail = (
-        f": the receiver's type is unknown; `{qualified[only]}` is the only method named "
-        f"`{name}` in the repository"
-    )
-    return [Evidence(only, "INFERRED", NAME_MATCH_SCORE, tail)]
+    return classify_tails(targets, qualified)

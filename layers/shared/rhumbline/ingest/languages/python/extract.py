@@ -20,6 +20,14 @@ from rhumbline.ingest.facts import (
     DecoratorFact,
     Definition,
     ImportFact,
+    TypeHint,
+)
+from rhumbline.ingest.languages.python.hints import (
+    as_hints,
+    assignment_hints,
+    chain,
+    definition_hints,
+    iteration_hints,
 )
 from rhumbline.ingest.languages.python.syntax import (
     DOTTED_NAME,
@@ -39,6 +47,10 @@ _QUERY_TEXT = """
 (call function: (_) @callee)
 (import_statement) @import
 (import_from_statement) @import_from
+(assignment) @assignment
+(as_pattern) @as
+(for_statement) @for
+(for_in_clause) @for
 """
 _IMPORT, _IMPORT_FROM = range(2)
 
@@ -73,8 +85,10 @@ def extract_python(source: bytes) -> CodeFacts:
     defs = [(node.start_byte, "Function", node) for node in captures.get("function", ())]
     defs.extend((node.start_byte, "Class", node) for node in captures.get("class", ()))
     defs.sort(key=itemgetter(0))
-    definitions, scopes = _definitions(source, defs)
+    hints: list[TypeHint] = []
+    definitions, scopes = _definitions(source, defs, hints)
     calls, dynamic_calls = _calls(source, captures.get("callee", ()), scopes)
+    hints.extend(_statement_hints(source, captures, scopes))
     # (start byte, kind, node) of imports, in source order
     statements = [(node.start_byte, _IMPORT, node) for node in captures.get("import", ())]
     statements.extend((node.start_byte, _IMPORT_FROM, node) for node in captures.get("import_from", ()))
@@ -96,7 +110,21 @@ def extract_python(source: bytes) -> CodeFacts:
         dynamic_calls=dynamic_calls,
         exports=exports,
         syntax_errors=root.has_error,
+        hints=tuple(hints),
     )
+
+
+def _statement_hints(source: bytes, captures: dict[str, list[Node]], scopes: list[_Scope]) -> list[TypeHint]:
+    """Hints of assignments and `as` targets, each in the scope it runs in."""
+    located = [(node.start_byte, 0, node.end_byte, node) for node in captures.get("assignment", ())]
+    located.extend((node.start_byte, 1, node.end_byte, node) for node in captures.get("as", ()))
+    located.extend((node.start_byte, 2, node.end_byte, node) for node in captures.get("for", ()))
+    located.sort(key=itemgetter(0, 1, 2))
+    hints: list[TypeHint] = []
+    read = (assignment_hints, as_hints, iteration_hints)
+    for (_, kind, _, node), scope in zip(located, _scopes_at([s for s, *_ in located], scopes)):
+        hints.extend(read[kind](source, node, scope))
+    return hints
 
 
 def _calls(source: bytes, callees: list[Node], scopes: list[_Scope]) -> tuple[list[CallSite], int]:
@@ -104,20 +132,25 @@ def _calls(source: bytes, callees: list[Node], scopes: list[_Scope]) -> tuple[li
     facts: one loop without a helper call per site, each distinct callee text checked once
     (`self.assertEqual` forty times in a test file), CallSites built by tuple.__new__ (a
     NamedTuple's own __new__ is Python code)."""
-    located = [(node.start_byte, node) for node in callees]
-    located.sort(key=itemgetter(0))  # stable: calls starting together keep the query's order
-    in_scopes = _scopes_at([start for start, _ in located], scopes)
+    # By start, then end: the query gives callees that start together (`f().g` and `f`) in no
+    # fixed order, and the first site of a merged edge is the one its explanation names.
+    located = [(node.start_byte, node.end_byte, node) for node in callees]
+    located.sort(key=itemgetter(0, 1))
+    in_scopes = _scopes_at([start for start, _, _ in located], scopes)
     known: dict[str, str | None] = {}  # callee text → its name, None when dynamic
     new, call_site = tuple.__new__, CallSite
     calls: list[CallSite] = []
     append = calls.append
     dynamic = 0
-    for (start, node), scope in zip(located, in_scopes):
-        text = source[start : node.end_byte].decode("utf-8", "replace")
+    for (start, end, node), scope in zip(located, in_scopes):
+        text = source[start:end].decode("utf-8", "replace")
         if text in known:
             callee = known[text]
         else:
-            callee = known[text] = _callee_name(text)
+            callee = _callee_name(text)
+            if callee is None:  # not a plain name: maybe a chain (`Client(...).get`)
+                callee = _chained(source, node)
+            known[text] = callee
         if callee is None:
             dynamic += 1
         else:
@@ -126,8 +159,10 @@ def _calls(source: bytes, callees: list[Node], scopes: list[_Scope]) -> tuple[li
 
 
 def _definitions(
-    source: bytes, defs: list[tuple[int, str, Node]]
+    source: bytes, defs: list[tuple[int, str, Node]], hints: list[TypeHint]
 ) -> tuple[list[Definition], list[_Scope]]:
+    """The definitions and their scopes; each function's parameter and return annotations go
+    into `hints`."""
     definitions: list[Definition] = []
     scopes: list[_Scope] = []
     seen: set[tuple[str, str]] = set()
@@ -147,6 +182,8 @@ def _definitions(
         scope = _Scope(body.start_byte, body.end_byte, qualname, kind)
         stack.append(scope)
         scopes.append(scope)
+        if kind != "Class":
+            hints.extend(definition_hints(source, node, qualname))
         # A name defined twice in one scope (`try: def f` / `except: def f`) keeps its first
         # definition: ids must be unique, and both describe the same callable.
         if (kind, qualname) in seen:
@@ -265,6 +302,13 @@ def _scopes_at(positions: list[int], scopes: list[_Scope]) -> list[str]:
             stack.pop()
         names.append(stack[-1].qualname if stack else "")
     return names
+
+
+def _chained(source: bytes, node: Node) -> str | None:
+    """A callee that is a chain ending in a name (`Client(...).get`, `items[0].close`), in the
+    chain syntax; None for anything else (`f()()`, `(a or b).m`)."""
+    found = chain(source, node)
+    return found if found is not None and found[-1] not in ")]" else None
 
 
 def _callee_name(text: str) -> str | None:

@@ -16,6 +16,7 @@ from rhumbline.ingest.graph.ids import module_id, variable_id
 from rhumbline.ingest.languages.python import calls, links, nodes, statement_nodes
 from rhumbline.ingest.languages.python.modules import ModuleIndex
 from rhumbline.ingest.languages.python.namespace import Namespaces
+from rhumbline.ingest.languages.python.receivers import Receivers
 from rhumbline.ingest.languages.python.resolve import Resolver
 from rhumbline.stores.graph.model import Node
 
@@ -58,7 +59,8 @@ def build_python_graph(
         for definition, node_id in zip(code.definitions, ids, strict=True):
             qualified[node_id] = f"{module}.{definition.qualname}"
             if definition.kind == "Method":
-                resolver.add_method(definition.name, node_id)
+                decorators = tuple(decorator.expression for decorator in definition.decorators)
+                resolver.add_method(definition.name, node_id, decorators)
         for variable in code.variables:
             qualified[variable_id(path, variable.name)] = f"{module}.{variable.name}"
         if only is not None and path not in only:
@@ -68,6 +70,7 @@ def build_python_graph(
         graph.nodes.extend(nodes.definition_nodes(path, module, code))
         nodes.add_defines(path, module if owns else None, code, ids, edges)
     namespaces = resolver.namespaces
+    receivers = Receivers(resolver)
     for source in python:
         if only is not None and source.path not in only:
             continue
@@ -77,7 +80,7 @@ def build_python_graph(
         links.add_imports(source.path, code, loaded, edges)
         links.add_inherits(source.path, code, resolver, qualified, edges)
         links.add_decorates(source.path, code, resolver, qualified, edges)
-        unresolved = calls.add_calls(source.path, code, resolver, qualified, edges)
+        unresolved = calls.add_calls(source.path, code, receivers, qualified, edges)
         graph.unresolved_by_file[source.path] = unresolved
         graph.unresolved_calls += unresolved
         module = index.name_of[source.path]

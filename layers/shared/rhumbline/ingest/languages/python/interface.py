@@ -5,6 +5,8 @@ other file's edges from the previous version. That is exact only when nothing th
 resolution read changed. Their lookups read a file's bindings (definitions by kind, name,
 qualname and scope; module-level variables and their aliases; imports, star imports and
 `__all__`), its classes' bases and members, and the method names the by-name fallback matches;
+the type hints receiver inference reads across files (module-level values, class attributes and
+`self.x` assignments, return annotations: receivers.py), without their lines;
 the knowledge layer's mentions read qualified names. All of that is in the interface; bodies,
 calls, docstrings, signatures, line numbers and content hashes are not (a link to a line of a
 changed file is checked separately, ingest/partial.py). Deliberately generous (every scope's imports,
@@ -17,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from rhumbline.ingest.facts import CodeFacts
+from rhumbline.ingest.languages.python.hints import RETURNS
 
 
 def interface(code: CodeFacts) -> tuple[Any, ...]:
@@ -30,6 +33,17 @@ def interface(code: CodeFacts) -> tuple[Any, ...]:
         tuple((i.scope, i.module, i.level, i.name, i.alias) for i in code.imports),
         code.exports,
         code.namespace,
+        _shared_hints(code),
+    )
+
+
+def _shared_hints(code: CodeFacts) -> tuple[tuple[str, str, str, str], ...]:
+    """The hints another file's receivers can read; a function's own locals are not."""
+    classes = {d.qualname for d in code.definitions if d.kind == "Class"}
+    return tuple(
+        (h.scope, h.name, h.how, h.expression)
+        for h in code.hints
+        if not h.scope or h.scope in classes or h.name == RETURNS or h.name.startswith("self.")
     )
 
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from rhumbline.ingest.facts import CodeFacts, ImportFact
+from rhumbline.ingest.facts import CodeFacts, ImportFact, TypeHint
 from rhumbline.ingest.graph.ids import definition_id, variable_id
+from rhumbline.ingest.languages.python.hints import RETURNS
 from rhumbline.ingest.languages.python.modules import ModuleIndex
 
 DEF, VARIABLE, MODULE, IMPORT, PARAMETER = "def", "variable", "module", "import", "parameter"
+# A name a function or class body assigns a value a TypeHint describes (`client = Client()`).
+ASSIGNED = "assigned"
 # Namespaces.find's `where` for a name bound by a star import (no scope qualname contains "*").
 STAR = "*"
 
@@ -53,9 +56,28 @@ class FileNamespace:
             for parameter in definition.parameters:
                 local = Binding(PARAMETER, node_id, None, "", definition.start_line)
                 self._bind(definition.qualname, parameter, local)
+        # Hints, by (scope, name): a `self.x` hint of a method under (its class, `x`); each with
+        # the scope it is evaluated in (receivers.py).
+        self.hints: dict[tuple[str, str], list[TypeHint]] = {}
+        for hint in code.hints:
+            name = hint.name
+            if name.startswith("self."):
+                owner = self.scope_parent.get(hint.scope)
+                if owner is None or self.scope_kind.get(hint.scope) != "Method":
+                    continue
+                self.hints.setdefault((owner, name[5:]), []).append(hint)
+                continue
+            self.hints.setdefault((hint.scope, name), []).append(hint)
+            # A local value hides an outer name of the same spelling (parameters are bound above,
+            # most module-level names as variables below).
+            if name != RETURNS and (hint.scope, name) not in self.bindings:
+                self._bind(hint.scope, name, Binding(ASSIGNED, "", None, "", hint.line))
         for variable in code.variables:
             node_id = variable_id(path, variable.name)
             binding = Binding(VARIABLE, node_id, None, variable.alias_of or "", variable.start_line)
+            bound = self.bindings.get(("", variable.name))
+            if bound and bound[0].kind == ASSIGNED:  # the variable stands for its hints too
+                del self.bindings[("", variable.name)]
             self._bind("", variable.name, binding)
         for fact in code.imports:
             if fact.name is None:
@@ -179,12 +201,12 @@ class Namespaces:
         self._exports[key] = result
         return result
 
-    def _module(self, module: str) -> FileNamespace | None:
+    def module_namespace(self, module: str) -> FileNamespace | None:
         path = self._module_paths.get(module)
         return self.files[path] if path is not None else None
 
     def _export(self, module: str, name: str) -> list[Symbol]:
-        namespace = self._module(module)
+        namespace = self.module_namespace(module)
         bound = namespace.bindings.get(("", name), []) if namespace is not None else []
         symbols = [symbol for binding in bound for symbol in self.symbols(namespace.path, binding)]
         if symbols:
@@ -215,7 +237,7 @@ class Namespaces:
         return symbols
 
     def _star_provides(self, module: str, name: str) -> bool:
-        namespace = self._module(module)
+        namespace = self.module_namespace(module)
         if namespace is None:
             return False
         if namespace.exports is not None:

@@ -41,8 +41,13 @@ class Resolver:
         # left for the cyclic collector instead of freed when the build returns.
         self.classes = ClassTable(WeakMethod(self._base_classes))
         self._methods_by_name: dict[str, list[str]] = {}
+        self.properties: set[str] = set()  # methods read as attributes (@property and the like)
 
-    def add_method(self, name: str, node_id: str) -> None:
+    def add_method(self, name: str, node_id: str, decorators: tuple[str, ...] = ()) -> None:
+        if any(_is_property(decorator) for decorator in decorators):
+            # `obj.name` reads a property; `obj.name()` calls what it returns, never the method.
+            self.properties.add(node_id)
+            return
         self._methods_by_name.setdefault(name, []).append(node_id)
 
     def resolve(self, path: str, scope: str, dotted: str) -> list[Target]:
@@ -130,6 +135,13 @@ class Resolver:
             if classes:
                 bases.append(classes[0])  # an ambiguous base: the MRO needs one, take the first
         return bases
+
+
+_PROPERTIES = frozenset({"property", "cached_property", "functools.cached_property"})
+
+
+def _is_property(decorator: str) -> bool:
+    return decorator in _PROPERTIES or decorator.endswith((".setter", ".getter", ".deleter"))
 
 
 def _unique(targets: list[Target]) -> list[Target]:

@@ -1,0 +1,366 @@
+"""Phase 2 for Python: what a receiver expression holds, by local, flow-insensitive inference.
+
+A name's values are the union of what every hint of it says (hints.py: assignments, `with`/`except
+... as`, annotations), whatever the order the statements run in; `self` is an instance of the
+enclosing class and `cls` the class itself; an attribute of an instance is looked up in its class's
+MRO (methods, nested classes, properties' return annotations, then what the class body and its
+methods assign to `self.x`); a call of a class makes an instance, a call of a function gives its
+return annotation. A value is one of
+
+- INSTANCE / CLASS: of a repository class (its id);
+- FUNCTION: a repository function or method (its id), e.g. a bound method held in a variable;
+- MODULE: a repository module;
+- EXTERNAL: something outside the repository (the standard library, a third-party package, a
+  builtin): calls on it never link to repository code.
+
+No value at all means unknown: the caller falls back to matching by name.
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from typing import NamedTuple
+
+from rhumbline.ingest.facts import TypeHint
+from rhumbline.ingest.languages.python.hints import (
+    ALIASED,
+    ANNOTATED,
+    ENTERED,
+    ITERATED,
+    RETURNS,
+    split_outside_brackets,
+)
+from rhumbline.ingest.languages.python.namespace import (
+    ASSIGNED,
+    DEF,
+    IMPORT,
+    MODULE,
+    PARAMETER,
+    VARIABLE,
+    Namespaces,
+)
+from rhumbline.ingest.languages.python.resolve import Resolver
+
+INSTANCE, CLASS, FUNCTION, EXTERNAL = "instance", "class", "function", "external"
+# External callables whose result may be a repository object (`cast(Client, c)`, `copy(self)`):
+# their result is unknown rather than external.
+_PASSTHROUGH = frozenset(
+    {"cast", "copy", "deepcopy", "next", "iter", "getattr", "max", "min", "sorted", "reversed",
+     "partial", "wraps", "proxy", "ref", "super", "type", "TypeVar", "NewType", "field",
+     "dataclass", "lru_cache", "cache", "cached_property", "property", "classmethod",
+     "staticmethod", "fixture", "setdefault", "get", "pop", "popitem"}
+)  # fmt: skip
+_BUILTIN_NAMES = frozenset(dir(builtins))
+# External callables and views whose items may be repository objects.
+_CONTAINERS = frozenset(
+    {"list", "tuple", "set", "frozenset", "dict", "enumerate", "zip", "filter", "map", "chain",
+     "values", "items", "keys", "List", "Tuple", "Set", "Dict", "Sequence", "Iterable",
+     "Iterator", "deque", "defaultdict", "OrderedDict", "Counter", "islice", "groupby"}
+)  # fmt: skip
+# A mapping's views, as the generic arguments they iterate (`dict[K, V].values()` gives V).
+_VIEWS = {"values": lambda parts: parts[-1], "keys": lambda parts: parts[0]}
+_SELF_TYPES = frozenset({"Self", "typing.Self", "typing_extensions.Self", "te.Self", "t.Self"})
+_STEP = re.compile(r"\.?([^\W\d]\w*)|(\(\))|(\[\])")
+_MAX_DEPTH = 12
+
+
+class Value(NamedTuple):
+    kind: str  # INSTANCE, CLASS, FUNCTION, MODULE or EXTERNAL
+    target: str  # class or function id, module name, or what the external thing is
+    origin: tuple[str, TypeHint] | None  # (path, hint) that gave it, for the explanation
+    # A generic's arguments, where to evaluate them: (path, scope, `str,Client`); its items are
+    # instances of the last argument, iterating it gives the first (a dict's keys).
+    items: tuple[str, str, str] | None = None
+
+
+def steps(expression: str) -> list[tuple[str, str]] | None:
+    """A chain (`a.b()[].c`) as [("name", "a"), ("name", "b"), ("call", ""), ("item", ""),
+    ("name", "c")], or None when it is not one."""
+    found: list[tuple[str, str]] = []
+    position = 0
+    for match in _STEP.finditer(expression):
+        if match.start() != position:
+            return None
+        name, call, _item = match.groups()
+        if name is not None:
+            found.append(("name", name))
+        else:
+            found.append(("call" if call else "item", ""))
+        position = match.end()
+    if position != len(expression) or not found or found[0][0] != "name":
+        return None
+    return found
+
+
+class Receivers:
+    def __init__(self, resolver: Resolver) -> None:
+        self.resolver = resolver
+        self.namespaces: Namespaces = resolver.namespaces
+        self._names: dict[tuple[str, str | None, str, str], list[Value]] = {}
+        self._hints: dict[tuple[str, TypeHint], list[Value]] = {}
+        self._attributes: dict[tuple[str, str], list[Value]] = {}
+        self._returns: dict[str, list[Value]] = {}
+        self._active: set[object] = set()
+
+    # ---- expressions ---------------------------------------------------------------------
+
+    def values(self, path: str, scope: str, expression: str) -> list[Value]:
+        """What `expression` (chain syntax) holds in `scope` of `path`; [] when unknown."""
+        parsed = steps(expression)
+        if parsed is None:
+            return []
+        return self._walk(path, scope, parsed)
+
+    def _walk(self, path: str, scope: str, parsed: list[tuple[str, str]]) -> list[Value]:
+        found = self.name(path, scope, parsed[0][1])
+        for kind, name in parsed[1:]:
+            if not found:
+                return []
+            if kind == "name":
+                found = _unique(v for value in found for v in self.attribute(value, name))
+            elif kind == "call":
+                found = _unique(v for value in found for v in self.called(value))
+            else:
+                found = _unique(v for value in found for v in self.item(value))
+        return found
+
+    def name(self, path: str, scope: str, name: str) -> list[Value]:
+        if name in ("self", "cls"):
+            class_id = self.resolver.enclosing_class(path, scope)
+            if class_id is not None:
+                return [Value(INSTANCE if name == "self" else CLASS, class_id, None)]
+        where, bindings = self.namespaces.find(path, scope, name)
+        key = (path, where, name, scope if where is None else "")
+        cached = self._names.get(key)
+        if cached is not None:
+            return cached
+        if key in self._active:
+            return []
+        self._active.add(key)
+        try:
+            if not bindings:
+                found = [Value(EXTERNAL, f"builtin `{name}`", None)] if name in _BUILTIN_NAMES else []
+            else:
+                found = _unique(v for binding in bindings for v in self._bound(path, where or "", name, binding))
+        finally:
+            self._active.discard(key)
+        self._names[key] = found
+        return found
+
+    def _bound(self, path: str, where: str, name: str, binding) -> list[Value]:  # noqa: ANN001
+        kind = binding.kind
+        if kind == DEF:
+            return [_definition_value(binding.target)]
+        if kind in (IMPORT, MODULE):
+            symbols = self.namespaces.symbols(path, binding)
+            if symbols:
+                return [_symbol_value(s.kind, s.target) for s in symbols]
+            if kind == IMPORT and self.namespaces.index.in_repository(binding.target):
+                # `from .console import console`: a module-level value of a repository module
+                return self._module_level(binding.target, binding.name or name)
+            if kind == MODULE and self.namespaces.index.in_repository(binding.target):
+                return []
+            return [Value(EXTERNAL, binding.statement, None)]
+        if kind == VARIABLE:
+            found = [_symbol_value(s.kind, s.target) for s in self.namespaces.symbols(path, binding)]
+            return found + self._hinted(path, "", name)
+        if kind in (PARAMETER, ASSIGNED):
+            return self._hinted(path, where, name)
+        return []
+
+    def _module_level(self, module: str, name: str) -> list[Value]:
+        namespace = self.namespaces.module_namespace(module)
+        if namespace is None or ("", name) not in namespace.hints:
+            return []
+        return self._hinted(namespace.path, "", name)
+
+    def _hinted(self, path: str, scope: str, name: str) -> list[Value]:
+        hints = self.namespaces.files[path].hints.get((scope, name), ())
+        return _unique(v for hint in hints for v in self.hint(path, hint))
+
+    def hint(self, path: str, hint: TypeHint) -> list[Value]:
+        """The values one hint gives its name."""
+        key = (path, hint)
+        cached = self._hints.get(key)
+        if cached is not None:
+            return cached
+        if key in self._active or len(self._active) > _MAX_DEPTH:
+            return []
+        self._active.add(key)
+        try:
+            if hint.how in (ANNOTATED, ALIASED):
+                found = self._annotation(path, hint)
+                if hint.how == ALIASED:  # the alias names the classes themselves
+                    found = [_class(value) for value in found]
+            else:
+                found = self.values(path, hint.scope, hint.expression)
+                if hint.how == ENTERED:
+                    # `with f() as x` where f is a @contextmanager annotated `Iterator[X]`
+                    found = [v for value in found for v in (self.iterated(value) if value.items else [_instance(value)])]
+                elif hint.how == ITERATED:
+                    found = [v for value in found for v in self.iterated(value)]
+        finally:
+            self._active.discard(key)
+        found = _unique(value._replace(origin=(path, hint)) for value in found)
+        self._hints[key] = found
+        return found
+
+    def _annotation(self, path: str, hint: TypeHint) -> list[Value]:
+        # Names in a signature are evaluated around the function: its parent scope.
+        scope = hint.scope
+        if hint.name == RETURNS or self.namespaces.files[path].scope_kind.get(scope) in ("Function", "Method"):
+            scope = self.namespaces.files[path].scope_parent.get(scope, "")
+        return self.annotated(path, scope, hint.expression, hint.scope)
+
+    def annotated(self, path: str, scope: str, members: str, inside: str = "") -> list[Value]:
+        """Instances of the `|`-joined annotation members, evaluated in `scope` (`inside`: the
+        scope whose class `Self` is)."""
+        found: list[Value] = []
+        for member in split_outside_brackets(members, "|"):
+            member = member.strip().strip("'\"").strip()
+            if member == "None":
+                continue
+            if member in _SELF_TYPES:
+                class_id = self.resolver.enclosing_class(path, inside or scope)
+                if class_id is not None:
+                    found.append(Value(INSTANCE, class_id, None))
+                continue
+            head, _, arguments = member.partition("[")
+            values = self.values(path, scope, head)
+            if arguments:
+                values = [v._replace(items=(path, scope, arguments[:-1])) for v in values]
+            found.extend(_instance(value) for value in values)
+        return found
+
+    # ---- steps ---------------------------------------------------------------------------
+
+    def attribute(self, value: Value, name: str) -> list[Value]:
+        if value.kind == EXTERNAL:
+            if value.items is not None and name in _VIEWS:  # `d.values()`: iterates the items
+                path, scope, arguments = value.items
+                parts = split_outside_brackets(arguments, ",")
+                return [Value(EXTERNAL, f"{value.target}.{name}", value.origin, (path, scope, _VIEWS[name](parts)))]
+            return [Value(EXTERNAL, value.target, value.origin)]
+        if value.kind == MODULE:
+            found = [_symbol_value(s.kind, s.target) for s in self.namespaces.export(value.target, name)]
+            return found or self._module_level(value.target, name)
+        if value.kind not in (INSTANCE, CLASS):
+            return []
+        key = (value.target, name) if value.kind == INSTANCE else (value.target, "." + name)
+        cached = self._attributes.get(key)
+        if cached is not None:
+            return cached
+        if key in self._active:
+            return []
+        self._active.add(key)
+        try:
+            found = self._class_attribute(value, name)
+        finally:
+            self._active.discard(key)
+        self._attributes[key] = found
+        return found
+
+    def _class_attribute(self, value: Value, name: str) -> list[Value]:
+        classes = self.resolver.classes
+        member = classes.find_member(value.target, name)
+        if member is not None:
+            found = []
+            for node_id in member[1]:
+                if node_id in self.resolver.properties and value.kind == INSTANCE:
+                    found.extend(self.returned(node_id))
+                else:
+                    found.append(_definition_value(node_id))
+            return found
+        for owner in classes.mro(value.target):
+            info = classes.classes[owner]
+            namespace = self.namespaces.files[info.path]
+            if (info.qualname, name) in namespace.hints:
+                return self._hinted(info.path, info.qualname, name)
+        return []
+
+    def item(self, value: Value) -> list[Value]:
+        """`value[k]`: a generic's last argument; a repository class's `__getitem__` return."""
+        if value.items is not None:
+            path, scope, arguments = value.items
+            return self.annotated(path, scope, split_outside_brackets(arguments, ",")[-1])
+        return self._dunder(value, "__getitem__")
+
+    def iterated(self, value: Value) -> list[Value]:
+        """What `for x in value` gives x: a generic's first argument (a dict's keys, a list's items;
+        an iterator's return annotation is one), a repository class's `__iter__` items."""
+        if value.items is not None:
+            path, scope, arguments = value.items
+            return self.annotated(path, scope, split_outside_brackets(arguments, ",")[0])
+        if value.kind == EXTERNAL:  # `re.finditer(...)` gives external items; `sorted(x)` x's
+            last = value.target.rsplit(" ", 1)[-1].rsplit(".", 1)[-1].strip("`")
+            return [] if last in _PASSTHROUGH or last in _CONTAINERS else [value]
+        return [v for iterator in self._dunder(value, "__iter__") for v in self.iterated(iterator) if iterator.items]
+
+    def _dunder(self, value: Value, name: str) -> list[Value]:
+        if value.kind != INSTANCE:
+            return []
+        member = self.resolver.classes.find_member(value.target, name)
+        return [v for node_id in member[1] for v in self.returned(node_id)] if member else []
+
+    def called(self, value: Value) -> list[Value]:
+        if value.kind == CLASS:
+            return [value._replace(kind=INSTANCE)]
+        if value.kind == FUNCTION:
+            return self.returned(value.target)
+        if value.kind == EXTERNAL:
+            last = value.target.rsplit(" ", 1)[-1].rsplit(".", 1)[-1].strip("`")
+            return [] if last in _PASSTHROUGH else [value]
+        return []
+
+    def returned(self, function_id: str) -> list[Value]:
+        """What calling a repository function gives, by its return annotation."""
+        cached = self._returns.get(function_id)
+        if cached is not None:
+            return cached
+        _kind, path, qualname = function_id.split(":", 2)
+        found = self._hinted(path, qualname, RETURNS) if path in self.namespaces.files.codes else []
+        self._returns[function_id] = found
+        return found
+
+
+def _definition_value(node_id: str) -> Value:
+    return Value(CLASS if node_id.startswith("class:") else FUNCTION, node_id, None)
+
+
+def _symbol_value(kind: str, target: str) -> Value:
+    return _definition_value(target) if kind == DEF else Value(MODULE, target, None)
+
+
+def _instance(value: Value) -> Value:
+    return value._replace(kind=INSTANCE) if value.kind == CLASS else value
+
+
+def _class(value: Value) -> Value:
+    return value._replace(kind=CLASS) if value.kind == INSTANCE else value
+
+
+def _unique(values) -> list[Value]:  # noqa: ANN001
+    seen: dict[tuple[str, str, object], Value] = {}
+    for value in values:
+        seen.setdefault((value.kind, value.target, value.items), value)
+    return list(seen.values())
+
+
+_PROVENANCE = {ANNOTATED: "the annotation", ENTERED: "the `as`", ITERATED: "the `for`", ALIASED: "the type alias"}
+
+
+def describe(value: Value, shown: str, type_name: str, path: str, module_of: dict[str, str]) -> str:
+    """`receiver `client` typed `pkg.Client` by the assignment at line 12` (`shown`: the receiver,
+    or the called name itself for `handler(...)`). Another file's hint is named by its scope, not
+    its line: an edit there must not change this file's edges."""
+    if value.origin is None:
+        return f"{shown} is `{type_name}`"
+    origin_path, hint = value.origin
+    what = _PROVENANCE.get(hint.how, "the assignment")
+    if hint.name == RETURNS:
+        what = "the return annotation"
+    if origin_path == path:
+        return f"{shown} typed `{type_name}` by {what} at line {hint.line}"
+    place = f"{module_of[origin_path]}.{hint.scope}" if hint.scope else module_of[origin_path]
+    return f"{shown} typed `{type_name}` by {what} in `{place}`"

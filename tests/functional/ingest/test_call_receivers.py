@@ -1,0 +1,136 @@
+"""Receiver typing (rhumbline/ingest/languages/python/receivers.py), one inference rule per caller
+of tests/fixtures/ingest/receivers/shop/use.py, through a real ingest into the SQLite and the Neo4j
+graph stores and read back as the tools read it (`edges_of`): the CALLS edges each caller has, their
+confidence and the explanation that names the evidence."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+
+from rhumbline.ingest import pipeline
+from rhumbline.stores.graph.protocol import GraphStore
+
+FIXTURE = Path(__file__).parents[2] / "fixtures" / "ingest" / "receivers"
+USE = "shop/use.py"
+CLIENT = "method:shop/client.py:Client"
+ASYNC_CLIENT = "method:shop/client.py:AsyncClient"
+
+# caller (in shop/use.py) → {target: (confidence, what its explanation says)}; `None` callers are
+# the file's module-level code.
+RULES: dict[str, dict[str, tuple[str, str]]] = {
+    "constructed": {  # a constructor call assigned to a name
+        "class:shop/client.py:Client": ("INFERRED", "resolved through `from shop.client import Client`"),
+        f"{CLIENT}.get": ("INFERRED", "receiver `client` typed `shop.client.Client` by the assignment at line 14"),
+    },
+    "entered": {  # with ... as
+        "class:shop/client.py:Client": ("INFERRED", "resolved through `from shop.client import Client`"),
+        f"{CLIENT}.close": ("INFERRED", "receiver `client` typed `shop.client.Client` by the `as` at line 19"),
+    },
+    "annotated": {  # parameter annotations: Optional, Union, string and `|` forms
+        f"{CLIENT}.update": ("INFERRED", "receiver `a` typed `shop.client.Client` by the annotation at line 23"),
+        f"{ASYNC_CLIENT}.get": ("INFERRED", "receiver `b` typed `shop.client.AsyncClient` by the annotation"),
+        f"{CLIENT}.close": ("INFERRED", "receiver `c` typed `shop.client.Client` by the annotation"),
+    },
+    "variable_annotation": {  # the declared type wins over the value
+        f"{CLIENT}.update": ("INFERRED", "typed `shop.client.Client` by the annotation at line 30"),
+    },
+    "either": {  # flow-insensitive: both branches' classes, AMBIGUOUS between them
+        "class:shop/client.py:Client": ("INFERRED", "call `Client(...)`"),
+        "class:shop/client.py:AsyncClient": ("INFERRED", "call `AsyncClient(...)`"),
+        f"{CLIENT}.get": ("AMBIGUOUS", "typed `shop.client.AsyncClient | shop.client.Client`"),
+        f"{ASYNC_CLIENT}.get": ("AMBIGUOUS", "has 2 candidates"),
+    },
+    "returned": {  # a return annotation, Optional and quoted
+        "function:shop/client.py:open_client": ("INFERRED", "resolved through `from shop.client import open_client`"),
+        f"{CLIENT}.close": ("INFERRED", "receiver `open_client(...)` typed `shop.client.Client` by the return annotation in `shop.client.open_client`"),
+        f"{CLIENT}.get": ("INFERRED", "receiver `client` typed `shop.client.Client` by the assignment at line 41"),
+    },
+    "aliased": {  # a module-level alias of a class, and a local one
+        "class:shop/client.py:Client": ("INFERRED", "call `_C(...)`"),
+        f"{CLIENT}.update": ("INFERRED", "receiver `_C(...)` is `shop.client.Client`"),
+        f"{CLIENT}.make": ("INFERRED", "receiver `client` typed `shop.client.Client` by the assignment at line 47"),
+    },
+    "module_instance": {  # an imported module-level instance
+        f"{CLIENT}.close": ("INFERRED", "receiver `DEFAULT` typed `shop.client.Client` by the assignment in `shop.client`"),
+    },
+    "caught": {  # except ... as
+        "method:shop/client.py:ShopError.report": ("INFERRED", "typed `shop.client.ShopError` by the `as` at line 58"),
+    },
+    "external": {},  # re.Match.span, logging.Logger.info: never the project's Tokens.span / .info
+    "unknown_receiver": {  # by name: the family's root; library code never reaches test code
+        "method:shop/transports.py:BaseTransport.handle": ("INFERRED", "the 3 methods named `handle` in the repository all override `shop.transports.BaseTransport.handle`"),
+        "method:shop/transports.py:BaseTransport.drain": ("INFERRED", "is the only method named `drain` outside the tests"),
+    },
+    "through_a_property": {  # a property's return annotation; calling a property links nothing
+        f"{CLIENT}.close": ("INFERRED", "receiver `session.client` typed `shop.client.Client` by the return annotation in `shop.client.Session.client`"),
+    },
+    "Service.run": {  # __init__ and class-level attributes, a bound method held in a variable
+        f"{CLIENT}.get": ("INFERRED", "receiver `self.client` typed `shop.client.Client` by the assignment at line 83"),
+        f"{CLIENT}.close": ("INFERRED", "receiver `self.label` typed `shop.client.Client` by the annotation at line 80"),
+        f"{CLIENT}.update": ("INFERRED", "`add` typed `shop.client.Client.update` by the assignment at line 89"),
+        "method:shop/client.py:Session.name": ("INFERRED", "receiver `self.session` typed `shop.client.Session`"),
+    },
+    "iterated_attribute": {  # for over an attribute annotated list[Client]
+        f"{CLIENT}.close": ("INFERRED", "receiver `client` typed `shop.client.Client` by the `for` at line 95"),
+    },
+    "iterated_class": {  # for over a class whose __iter__ is annotated Iterator["Client"]
+        f"{CLIENT}.update": ("INFERRED", "typed `shop.client.Client` by the `for` at line 100"),
+    },
+    "item_of_class": {  # __getitem__'s return annotation
+        f"{CLIENT}.close": ("INFERRED", "receiver `pool[...]` typed `shop.client.Client` by the return annotation in `shop.client.Pool.__getitem__`"),
+    },
+    "item_of_generic": {  # dict[str, Client]'s items
+        f"{CLIENT}.get": ("INFERRED", "receiver `names[...]` is `shop.client.Client`"),
+    },
+    "mapping_values": {  # dict[str, AsyncClient].values()
+        f"{ASYNC_CLIENT}.get": ("INFERRED", "typed `shop.client.AsyncClient` by the `for` at line 113"),
+    },
+    "comprehension": {
+        f"{CLIENT}.close": ("INFERRED", "receiver `member` typed `shop.client.Client` by the `for` at line 118"),
+    },
+    "returns_self": {  # -> Self: both calls reach Pool.copy (the edge's first site speaks)
+        "method:shop/client.py:Pool.copy": ("INFERRED", "receiver `pool` typed `shop.client.Pool` by the annotation at line 121 (and 1 more)"),
+    },
+    "managed": {  # a @contextmanager's Iterator[Client]; a type alias of Union[str, Client]
+        "function:shop/use.py:opened": ("EXTRACTED", "in the same module"),
+        f"{CLIENT}.update": ("INFERRED", "receiver `client` typed `shop.client.Client` by the `as` at line 131"),
+        f"{CLIENT}.close": ("INFERRED", "receiver `like` typed `shop.client.Client` by the annotation at line 130"),
+        # jar.clear(): maybe an http.cookiejar.CookieJar, so not the project's Client
+    },
+    None: {  # module-level `with ... as`
+        "class:shop/client.py:Client": ("INFERRED", "resolved through `from shop.client import Client`"),
+        f"{CLIENT}.get": ("INFERRED", "receiver `module_client` typed `shop.client.Client` by the `as` at line 137"),
+    },
+}
+
+
+def test_every_rule_gives_its_edges(tmp_path: Path, store: GraphStore, engine: Engine, unique_project: str) -> None:
+    root = tmp_path / "receivers"
+    shutil.copytree(FIXTURE, root)
+    pipeline.ingest_local(root, unique_project, store=store, engine=engine, history=False)
+    problems = []
+    for caller, expected in RULES.items():
+        caller_id = f"file:{USE}" if caller is None else f"{'method' if '.' in caller else 'function'}:{USE}:{caller}"
+        views, total = store.edges_of(unique_project, caller_id, "out", limit=100)
+        assert total < 100
+        calls = {v.other_id: (v.confidence, v.explanation) for v in views if v.relation == "CALLS"}
+        if set(calls) != set(expected):
+            problems.append(f"{caller}: calls {sorted(calls)}, expected {sorted(expected)}")
+            continue
+        for target, (confidence, fragment) in expected.items():
+            got_confidence, explanation = calls[target]
+            if got_confidence != confidence or fragment not in explanation:
+                problems.append(f"{caller} → {target}: {got_confidence} `{explanation}`, expected {confidence} `{fragment}`")
+    # An external receiver (re.Match, logging.Logger, maybe an http.cookiejar.CookieJar) never
+    # links to project code, and a property is never a call target.
+    for target in ("Tokens.span", "Tokens.info", "Client.clear", "Session.client"):
+        path = "shop/transports.py" if target.startswith("Tokens") else "shop/client.py"
+        views, _ = store.edges_of(unique_project, f"method:{path}:{target}", "in", limit=100)
+        callers = [v.other_id for v in views if v.relation == "CALLS"]
+        if callers:
+            problems.append(f"{target} is called by {callers}")
+    assert not problems, "\n".join(problems)
