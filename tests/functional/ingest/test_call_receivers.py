@@ -24,19 +24,19 @@ ASYNC_CLIENT = "method:shop/client.py:AsyncClient"
 RULES: dict[str, dict[str, tuple[str, str]]] = {
     "constructed": {  # a constructor call assigned to a name
         "class:shop/client.py:Client": ("INFERRED", "resolved through `from shop.client import Client`"),
-        f"{CLIENT}.get": ("INFERRED", "receiver `client` typed `shop.client.Client` by the assignment at line 14"),
+        f"{CLIENT}.get": ("INFERRED", "receiver `client` typed `shop.client.Client` by the assignment at line 16"),
     },
     "entered": {  # with ... as
         "class:shop/client.py:Client": ("INFERRED", "resolved through `from shop.client import Client`"),
-        f"{CLIENT}.close": ("INFERRED", "receiver `client` typed `shop.client.Client` by the `as` at line 19"),
+        f"{CLIENT}.close": ("INFERRED", "receiver `client` typed `shop.client.Client` by the `as` at line 21"),
     },
     "annotated": {  # parameter annotations: Optional, Union, string and `|` forms
-        f"{CLIENT}.update": ("INFERRED", "receiver `a` typed `shop.client.Client` by the annotation at line 23"),
+        f"{CLIENT}.update": ("INFERRED", "receiver `a` typed `shop.client.Client` by the annotation at line 25"),
         f"{ASYNC_CLIENT}.get": ("INFERRED", "receiver `b` typed `shop.client.AsyncClient` by the annotation"),
         f"{CLIENT}.close": ("INFERRED", "receiver `c` typed `shop.client.Client` by the annotation"),
     },
     "variable_annotation": {  # the declared type wins over the value
-        f"{CLIENT}.update": ("INFERRED", "typed `shop.client.Client` by the annotation at line 30"),
+        f"{CLIENT}.update": ("INFERRED", "typed `shop.client.Client` by the annotation at line 32"),
     },
     "either": {  # flow-insensitive: both branches' classes, AMBIGUOUS between them
         "class:shop/client.py:Client": ("INFERRED", "call `Client(...)`"),
@@ -47,18 +47,18 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     "returned": {  # a return annotation, Optional and quoted
         "function:shop/client.py:open_client": ("INFERRED", "resolved through `from shop.client import open_client`"),
         f"{CLIENT}.close": ("INFERRED", "receiver `open_client(...)` typed `shop.client.Client` by the return annotation in `shop.client.open_client`"),
-        f"{CLIENT}.get": ("INFERRED", "receiver `client` typed `shop.client.Client` by the assignment at line 41"),
+        f"{CLIENT}.get": ("INFERRED", "receiver `client` typed `shop.client.Client` by the assignment at line 43"),
     },
     "aliased": {  # a module-level alias of a class, and a local one
         "class:shop/client.py:Client": ("INFERRED", "call `_C(...)`"),
         f"{CLIENT}.update": ("INFERRED", "receiver `_C(...)` is `shop.client.Client`"),
-        f"{CLIENT}.make": ("INFERRED", "receiver `client` typed `shop.client.Client` by the assignment at line 47"),
+        f"{CLIENT}.make": ("INFERRED", "receiver `client` typed `shop.client.Client` by the assignment at line 49"),
     },
     "module_instance": {  # an imported module-level instance
         f"{CLIENT}.close": ("INFERRED", "receiver `DEFAULT` typed `shop.client.Client` by the assignment in `shop.client`"),
     },
     "caught": {  # except ... as
-        "method:shop/client.py:ShopError.report": ("INFERRED", "typed `shop.client.ShopError` by the `as` at line 58"),
+        "method:shop/client.py:ShopError.report": ("INFERRED", "typed `shop.client.ShopError` by the `as` at line 60"),
     },
     "external": {},  # re.Match.span, logging.Logger.info: never the project's Tokens.span / .info
     "unknown_receiver": {  # by name: the family's root; library code never reaches test code
@@ -69,16 +69,16 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
         f"{CLIENT}.close": ("INFERRED", "receiver `session.client` typed `shop.client.Client` by the return annotation in `shop.client.Session.client`"),
     },
     "Service.run": {  # __init__ and class-level attributes, a bound method held in a variable
-        f"{CLIENT}.get": ("INFERRED", "receiver `self.client` typed `shop.client.Client` by the assignment at line 83"),
-        f"{CLIENT}.close": ("INFERRED", "receiver `self.label` typed `shop.client.Client` by the annotation at line 80"),
-        f"{CLIENT}.update": ("INFERRED", "`add` typed `shop.client.Client.update` by the assignment at line 89"),
+        f"{CLIENT}.get": ("INFERRED", "receiver `self.client` typed `shop.client.Client` by the assignment at line 85"),
+        f"{CLIENT}.close": ("INFERRED", "receiver `self.label` typed `shop.client.Client` by the annotation at line 82"),
+        f"{CLIENT}.update": ("INFERRED", "`add` typed `shop.client.Client.update` by the assignment at line 91"),
         "method:shop/client.py:Session.name": ("INFERRED", "receiver `self.session` typed `shop.client.Session`"),
     },
     "iterated_attribute": {  # for over an attribute annotated list[Client]
-        f"{CLIENT}.close": ("INFERRED", "receiver `client` typed `shop.client.Client` by the `for` at line 95"),
+        f"{CLIENT}.close": ("INFERRED", "receiver `client` typed `shop.client.Client` by the `for` at line 97"),
     },
     "iterated_class": {  # for over a class whose __iter__ is annotated Iterator["Client"]
-        f"{CLIENT}.update": ("INFERRED", "typed `shop.client.Client` by the `for` at line 100"),
+        f"{CLIENT}.update": ("INFERRED", "typed `shop.client.Client` by the `for` at line 102"),
     },
     "item_of_class": {  # __getitem__'s return annotation
         f"{CLIENT}.close": ("INFERRED", "receiver `pool[...]` typed `shop.client.Client` by the return annotation in `shop.client.Pool.__getitem__`"),
@@ -87,23 +87,31 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
         f"{CLIENT}.get": ("INFERRED", "receiver `names[...]` is `shop.client.Client`"),
     },
     "mapping_values": {  # dict[str, AsyncClient].values()
-        f"{ASYNC_CLIENT}.get": ("INFERRED", "typed `shop.client.AsyncClient` by the `for` at line 113"),
+        f"{ASYNC_CLIENT}.get": ("INFERRED", "typed `shop.client.AsyncClient` by the `for` at line 115"),
     },
     "comprehension": {
-        f"{CLIENT}.close": ("INFERRED", "receiver `member` typed `shop.client.Client` by the `for` at line 118"),
+        f"{CLIENT}.close": ("INFERRED", "receiver `member` typed `shop.client.Client` by the `for` at line 120"),
     },
     "returns_self": {  # -> Self: both calls reach Pool.copy (the edge's first site speaks)
-        "method:shop/client.py:Pool.copy": ("INFERRED", "receiver `pool` typed `shop.client.Pool` by the annotation at line 121 (and 1 more)"),
+        "method:shop/client.py:Pool.copy": ("INFERRED", "receiver `pool` typed `shop.client.Pool` by the annotation at line 123 (and 1 more)"),
     },
     "managed": {  # a @contextmanager's Iterator[Client]; a type alias of Union[str, Client]
         "function:shop/use.py:opened": ("EXTRACTED", "in the same module"),
-        f"{CLIENT}.update": ("INFERRED", "receiver `client` typed `shop.client.Client` by the `as` at line 131"),
-        f"{CLIENT}.close": ("INFERRED", "receiver `like` typed `shop.client.Client` by the annotation at line 130"),
+        f"{CLIENT}.update": ("INFERRED", "receiver `client` typed `shop.client.Client` by the `as` at line 133"),
+        f"{CLIENT}.close": ("INFERRED", "receiver `like` typed `shop.client.Client` by the annotation at line 132"),
         # jar.clear(): maybe an http.cookiejar.CookieJar, so not the project's Client
+    },
+    "overloaded": {  # @overload stubs and a property setter are nodes of their own (`~n`): the
+        # implementation is the call target; platform branches: the first definition is
+        "method:shop/client.py:Config.read": ("INFERRED", "receiver `config` typed `shop.client.Config` by the annotation at line 143"),
+        "function:shop/client.py:newline": ("INFERRED", "resolved through `from shop.client import newline`"),
+    },
+    "Config.level~2": {  # the setter's own calls
+        "method:shop/client.py:Config.read": ("EXTRACTED", "call `self.read(...)` at shop/client.py:91"),
     },
     None: {  # module-level `with ... as`
         "class:shop/client.py:Client": ("INFERRED", "resolved through `from shop.client import Client`"),
-        f"{CLIENT}.get": ("INFERRED", "receiver `module_client` typed `shop.client.Client` by the `as` at line 137"),
+        f"{CLIENT}.get": ("INFERRED", "receiver `module_client` typed `shop.client.Client` by the `as` at line 139"),
     },
 }
 
@@ -114,7 +122,12 @@ def test_every_rule_gives_its_edges(tmp_path: Path, store: GraphStore, engine: E
     pipeline.ingest_local(root, unique_project, store=store, engine=engine, history=False)
     problems = []
     for caller, expected in RULES.items():
-        caller_id = f"file:{USE}" if caller is None else f"{'method' if '.' in caller else 'function'}:{USE}:{caller}"
+        if caller is None:
+            caller_id = f"file:{USE}"
+        elif caller.startswith("Config."):
+            caller_id = f"method:shop/client.py:{caller}"
+        else:
+            caller_id = f"{'method' if '.' in caller else 'function'}:{USE}:{caller}"
         views, total = store.edges_of(unique_project, caller_id, "out", limit=100)
         assert total < 100
         calls = {v.other_id: (v.confidence, v.explanation) for v in views if v.relation == "CALLS"}
@@ -133,4 +146,10 @@ def test_every_rule_gives_its_edges(tmp_path: Path, store: GraphStore, engine: E
         callers = [v.other_id for v in views if v.relation == "CALLS"]
         if callers:
             problems.append(f"{target} is called by {callers}")
+    # every definition site is a node, DEFINES'd by its class or file
+    for site in ("Config.read~1", "Config.read~2", "Config.level~2"):
+        views, _ = store.edges_of(unique_project, f"method:shop/client.py:{site}", "in", limit=10)
+        incoming = [(v.relation, v.other_id) for v in views if v.relation in ("DEFINES", "CALLS")]
+        if incoming != [("DEFINES", "class:shop/client.py:Config")]:
+            problems.append(f"{site}: {incoming}")
     assert not problems, "\n".join(problems)

@@ -131,9 +131,27 @@ def test_module_variables_and_literal_exports():
     assert facts.syntax_errors is False
 
 
-def test_a_redefinition_keeps_the_first_definition():
+def test_a_redefinition_is_a_second_site_and_the_implementation_keeps_the_name():
     facts = extract_python(b"try:\n    def f(): return 1\nexcept E:\n    def f(): return 2\n")
-    assert [(d.qualname, d.start_line) for d in facts.definitions] == [("f", 2)]
+    assert [(d.qualname, d.start_line) for d in facts.definitions] == [("f", 2), ("f~2", 4)]
+    facts = extract_python(
+        b"class C:\n"
+        b"    @overload\n    def m(self, a: int) -> int: ...\n"  # 2
+        b"    @typing.overload\n    def m(self, a: str) -> str: ...\n"  # 4
+        b"    def m(self, a):\n        def inner(): pass\n        return a\n"  # 6
+        b"    @property\n    def x(self): return 1\n"  # 9
+        b"    @x.setter\n    def x(self, value):\n        def inner(): pass\n"  # 11
+    )
+    assert [(d.qualname, d.start_line, d.parent) for d in facts.definitions] == [
+        ("C", 1, ""),
+        ("C.m~1", 2, "C"),
+        ("C.m~2", 4, "C"),
+        ("C.m", 6, "C"),
+        ("C.m.inner", 7, "C.m"),
+        ("C.x", 9, "C"),
+        ("C.x~2", 11, "C"),
+        ("C.x~2.inner", 13, "C.x~2"),
+    ]
 
 
 def test_syntax_errors_are_flagged_and_the_rest_still_parses():

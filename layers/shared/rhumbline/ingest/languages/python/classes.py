@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from rhumbline.ingest.facts import Definition
+from rhumbline.ingest.languages.python.syntax import is_secondary_site
 
 
 class ClassInfo(NamedTuple):
@@ -48,7 +49,7 @@ class ClassTable:
                 by_qualname.setdefault(definition.qualname, info)
         for definition, node_id in zip(definitions, ids, strict=True):
             owner = by_qualname.get(definition.parent)
-            if owner is not None:
+            if owner is not None and not is_secondary_site(definition.qualname):
                 owner.members.setdefault(definition.name, []).append(node_id)
 
     def bases(self, class_id: str) -> list[str]:

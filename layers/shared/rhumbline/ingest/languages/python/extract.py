@@ -158,39 +158,78 @@ def _calls(source: bytes, callees: list[Node], scopes: list[_Scope]) -> tuple[li
     return calls, dynamic
 
 
+class _Site(NamedTuple):
+    kind: str
+    name: str
+    node: Node
+    body: Node
+    parent: int  # index of the enclosing definition's site, -1 at module level
+
+
 def _definitions(
     source: bytes, defs: list[tuple[int, str, Node]], hints: list[TypeHint]
 ) -> tuple[list[Definition], list[_Scope]]:
     """The definitions and their scopes; each function's parameter and return annotations go
-    into `hints`."""
-    definitions: list[Definition] = []
-    scopes: list[_Scope] = []
-    seen: set[tuple[str, str]] = set()
-    stack: list[_Scope] = []
+    into `hints`.
+
+    A name defined more than once in one scope (`@overload` stubs and their implementation, a
+    property's getter and setter, `try: def f` / `except: def f`) gives one definition per site:
+    the implementation (else the getter, else the first) keeps the plain qualname, which is what
+    calls resolve to; the others get `~<position>` (1-based, in source order) after their name,
+    `f~1`, `C.x~2`, so ids stay unique and stable and no definition is hidden."""
+    sites: list[_Site] = []
+    stack: list[int] = []
     for start, kind, node in defs:
         name_node = node.child_by_field_name("name")
         body = node.child_by_field_name("body")
         if name_node is None or body is None:  # too broken to name
             continue
-        while stack and not (stack[-1].body_start <= start < stack[-1].body_end):
+        while stack and not (sites[stack[-1]].body.start_byte <= start < sites[stack[-1]].body.end_byte):
             stack.pop()
-        parent = stack[-1] if stack else None
-        name = node_text(source, name_node)
-        qualname = f"{parent.qualname}.{name}" if parent else name
-        if kind == "Function" and parent is not None and parent.kind == "Class":
+        parent = stack[-1] if stack else -1
+        if kind == "Function" and parent >= 0 and sites[parent].kind == "Class":
             kind = "Method"
-        scope = _Scope(body.start_byte, body.end_byte, qualname, kind)
-        stack.append(scope)
+        stack.append(len(sites))
+        sites.append(_Site(kind, node_text(source, name_node), node, body, parent))
+    suffixes = _site_suffixes(source, sites)
+    definitions: list[Definition] = []
+    scopes: list[_Scope] = []
+    for index, site in enumerate(sites):
+        parent = scopes[site.parent] if site.parent >= 0 else None
+        qualname = f"{parent.qualname}.{site.name}" if parent else site.name
+        qualname += suffixes.get(index, "")
+        scope = _Scope(site.body.start_byte, site.body.end_byte, qualname, site.kind)
         scopes.append(scope)
-        if kind != "Class":
-            hints.extend(definition_hints(source, node, qualname))
-        # A name defined twice in one scope (`try: def f` / `except: def f`) keeps its first
-        # definition: ids must be unique, and both describe the same callable.
-        if (kind, qualname) in seen:
-            continue
-        seen.add((kind, qualname))
-        definitions.append(_definition(source, node, body, kind, name, qualname, parent))
+        if site.kind != "Class":
+            hints.extend(definition_hints(source, site.node, qualname))
+        definitions.append(_definition(source, site.node, site.body, site.kind, site.name, qualname, parent))
     return definitions, scopes
+
+
+def _site_suffixes(source: bytes, sites: list[_Site]) -> dict[int, str]:
+    """`~<position>` of every site that is not its name's primary definition, by site index."""
+    groups: dict[tuple[int, str, str], list[int]] = {}
+    for index, site in enumerate(sites):
+        groups.setdefault((site.parent, site.kind, site.name), []).append(index)
+    suffixes: dict[int, str] = {}
+    for members in groups.values():
+        if len(members) > 1:
+            primary = next((i for i in members if not _is_stub_or_accessor(source, sites[i].node)), members[0])
+            suffixes.update((i, f"~{position}") for position, i in enumerate(members, 1) if i != primary)
+    return suffixes
+
+
+def _is_stub_or_accessor(source: bytes, node: Node) -> bool:
+    """Decorated `@overload` (a typing stub) or `@x.setter` / `@x.deleter` (not the getter)."""
+    decorated = node.parent
+    if decorated is None or decorated.type != "decorated_definition":
+        return False
+    for decorator in decorated.named_children:
+        if decorator.type == "decorator":
+            text = node_text(source, decorator).lstrip("@").strip()
+            if text.rsplit(".", 1)[-1] == "overload" or text.endswith((".setter", ".deleter")):
+                return True
+    return False
 
 
 def _definition(

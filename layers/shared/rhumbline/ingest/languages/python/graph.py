@@ -18,6 +18,7 @@ from rhumbline.ingest.languages.python.modules import ModuleIndex
 from rhumbline.ingest.languages.python.namespace import Namespaces
 from rhumbline.ingest.languages.python.receivers import Receivers
 from rhumbline.ingest.languages.python.resolve import Resolver
+from rhumbline.ingest.languages.python.syntax import is_secondary_site
 from rhumbline.stores.graph.model import Node
 
 
@@ -58,7 +59,10 @@ def build_python_graph(
             qualified[module_id(module)] = module
         for definition, node_id in zip(code.definitions, ids, strict=True):
             qualified[node_id] = f"{module}.{definition.qualname}"
-            if definition.kind == "Method":
+            if definition.kind != "Class" and definition.decorators:
+                decorators = tuple(decorator.expression for decorator in definition.decorators)
+                resolver.add_function(node_id, decorators)
+            if definition.kind == "Method" and not is_secondary_site(definition.qualname):
                 decorators = tuple(decorator.expression for decorator in definition.decorators)
                 resolver.add_method(definition.name, node_id, decorators)
         for variable in code.variables:

@@ -15,6 +15,7 @@ from rhumbline.ingest.facts import CodeFacts, ImportFact, TypeHint
 from rhumbline.ingest.graph.ids import definition_id, variable_id
 from rhumbline.ingest.languages.python.hints import RETURNS
 from rhumbline.ingest.languages.python.modules import ModuleIndex
+from rhumbline.ingest.languages.python.syntax import is_secondary_site
 
 DEF, VARIABLE, MODULE, IMPORT, PARAMETER = "def", "variable", "module", "import", "parameter"
 # A name a function or class body assigns a value a TypeHint describes (`client = Client()`).
@@ -46,12 +47,21 @@ class FileNamespace:
         self.stars: list[Binding] = []
         self.scope_kind: dict[str, str] = {}
         self.scope_parent: dict[str, str] = {}
+        # method qualname → (its first parameter, "instance" or "class" for a classmethod);
+        # absent for static methods
+        self.receiver_parameter: dict[str, tuple[str, str]] = {}
         for definition in code.definitions:
+            if definition.kind == "Method" and definition.parameters:
+                decorators = {decorator.expression for decorator in definition.decorators}
+                if "staticmethod" not in decorators:
+                    how = "class" if decorators & {"classmethod", "classproperty"} else "instance"
+                    self.receiver_parameter[definition.qualname] = (definition.parameters[0], how)
             self.scope_kind.setdefault(definition.qualname, definition.kind)
             self.scope_parent.setdefault(definition.qualname, definition.parent)
             node_id = definition_id(definition.kind, path, definition.qualname)
-            binding = Binding(DEF, node_id, None, "", definition.start_line)
-            self._bind(definition.parent, definition.name, binding)
+            if not is_secondary_site(definition.qualname):
+                binding = Binding(DEF, node_id, None, "", definition.start_line)
+                self._bind(definition.parent, definition.name, binding)
             # A parameter hides an outer name of the same spelling; its value is unknown.
             for parameter in definition.parameters:
                 local = Binding(PARAMETER, node_id, None, "", definition.start_line)

@@ -131,6 +131,12 @@ class Receivers:
             if class_id is not None:
                 return [Value(INSTANCE if name == "self" else CLASS, class_id, None)]
         where, bindings = self.namespaces.find(path, scope, name)
+        if where and bindings and bindings[0].kind == PARAMETER:
+            first = self.namespaces.files[path].receiver_parameter.get(where)
+            if first is not None and first[0] == name:  # `def forward(__self, ...)`
+                class_id = self.resolver.enclosing_class(path, where)
+                if class_id is not None:
+                    return [Value(first[1], class_id, None)]
         key = (path, where, name, scope if where is None else "")
         cached = self._names.get(key)
         if cached is not None:
@@ -151,11 +157,11 @@ class Receivers:
     def _bound(self, path: str, where: str, name: str, binding) -> list[Value]:  # noqa: ANN001
         kind = binding.kind
         if kind == DEF:
-            return [_definition_value(binding.target)]
+            return self._definition(binding.target)
         if kind in (IMPORT, MODULE):
             symbols = self.namespaces.symbols(path, binding)
             if symbols:
-                return [_symbol_value(s.kind, s.target) for s in symbols]
+                return [v for s in symbols for v in self._symbol(s.kind, s.target)]
             if kind == IMPORT and self.namespaces.index.in_repository(binding.target):
                 # `from .console import console`: a module-level value of a repository module
                 return self._module_level(binding.target, binding.name or name)
@@ -163,7 +169,7 @@ class Receivers:
                 return []
             return [Value(EXTERNAL, binding.statement, None)]
         if kind == VARIABLE:
-            found = [_symbol_value(s.kind, s.target) for s in self.namespaces.symbols(path, binding)]
+            found = [v for s in self.namespaces.symbols(path, binding) for v in self._symbol(s.kind, s.target)]
             return found + self._hinted(path, "", name)
         if kind in (PARAMETER, ASSIGNED):
             return self._hinted(path, where, name)
@@ -233,6 +239,16 @@ class Receivers:
             found.extend(_instance(value) for value in values)
         return found
 
+    def _definition(self, node_id: str) -> list[Value]:
+        """A class, or a function unless a decorator made it something else (`@click.group()`
+        turns a function into a Group): unknown then."""
+        if node_id.startswith("class:"):
+            return [Value(CLASS, node_id, None)]
+        return [] if node_id in self.resolver.decorated else [Value(FUNCTION, node_id, None)]
+
+    def _symbol(self, kind: str, target: str) -> list[Value]:
+        return self._definition(target) if kind == DEF else [Value(MODULE, target, None)]
+
     # ---- steps ---------------------------------------------------------------------------
 
     def attribute(self, value: Value, name: str) -> list[Value]:
@@ -243,7 +259,7 @@ class Receivers:
                 return [Value(EXTERNAL, f"{value.target}.{name}", value.origin, (path, scope, _VIEWS[name](parts)))]
             return [Value(EXTERNAL, value.target, value.origin)]
         if value.kind == MODULE:
-            found = [_symbol_value(s.kind, s.target) for s in self.namespaces.export(value.target, name)]
+            found = [v for s in self.namespaces.export(value.target, name) for v in self._symbol(s.kind, s.target)]
             return found or self._module_level(value.target, name)
         if value.kind not in (INSTANCE, CLASS):
             return []
@@ -270,7 +286,7 @@ class Receivers:
                 if node_id in self.resolver.properties and value.kind == INSTANCE:
                     found.extend(self.returned(node_id))
                 else:
-                    found.append(_definition_value(node_id))
+                    found.extend(self._definition(node_id))
             return found
         for owner in classes.mro(value.target):
             info = classes.classes[owner]
@@ -324,12 +340,6 @@ class Receivers:
         return found
 
 
-def _definition_value(node_id: str) -> Value:
-    return Value(CLASS if node_id.startswith("class:") else FUNCTION, node_id, None)
-
-
-def _symbol_value(kind: str, target: str) -> Value:
-    return _definition_value(target) if kind == DEF else Value(MODULE, target, None)
 
 
 def _instance(value: Value) -> Value:

@@ -42,6 +42,12 @@ class Resolver:
         self.classes = ClassTable(WeakMethod(self._base_classes))
         self._methods_by_name: dict[str, list[str]] = {}
         self.properties: set[str] = set()  # methods read as attributes (@property and the like)
+        # functions and methods a decorator may have made something else (`@click.group()`)
+        self.decorated: set[str] = set()
+
+    def add_function(self, node_id: str, decorators: tuple[str, ...]) -> None:
+        if any(decorator not in _TRANSPARENT_DECORATORS for decorator in decorators):
+            self.decorated.add(node_id)
 
     def add_method(self, name: str, node_id: str, decorators: tuple[str, ...] = ()) -> None:
         if any(_is_property(decorator) for decorator in decorators):
@@ -138,6 +144,16 @@ class Resolver:
 
 
 _PROPERTIES = frozenset({"property", "cached_property", "functools.cached_property"})
+# Decorators that leave a function a function of the same signature (or one the return
+# annotation still describes: a context manager's Iterator[T]).
+_TRANSPARENT_DECORATORS = frozenset(
+    f"{prefix}{name}"
+    for name in ("staticmethod", "classmethod", "abstractmethod", "overload", "override", "final",
+                 "wraps", "cache", "lru_cache", "contextmanager", "asynccontextmanager",
+                 "total_ordering", "dataclass", "fixture")
+    for prefix in ("", "abc.", "functools.", "typing.", "t.", "contextlib.", "typing_extensions.",
+                   "dataclasses.", "pytest.")
+)  # fmt: skip
 
 
 def _is_property(decorator: str) -> bool:

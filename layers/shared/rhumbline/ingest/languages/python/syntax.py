@@ -17,6 +17,12 @@ _BRACKET_PADDING = re.compile(r"([(\[]) | (?=[)\]])")
 _MAGIC_TRAILING_COMMA = re.compile(r",\s*\n\s*(?=[)\]])")
 
 
+def is_secondary_site(qualname: str) -> bool:
+    """A definition's other site (`f~1`, `C.x~2`: an overload stub, a setter, a second branch),
+    named in the graph but never what the name binds (extract.py `_definitions`)."""
+    return "~" in qualname.rpartition(".")[2]
+
+
 def shortened(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
