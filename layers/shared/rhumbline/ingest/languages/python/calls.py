@@ -245,7 +245,15 @@ class FileCalls:
         return value.target
 
     def _by_name(self, name: str, callee: str) -> list[Evidence]:
-        """Matched by method name alone (the receiver's type unknown), narrowed."""
+        """Matched by method name alone (the receiver's type unknown), narrowed: the same for
+        every call of `name` from library code (or from tests), so asked once per build."""
+        key = (name, self.in_tests)
+        found = self.receivers.by_name.get(key)
+        if found is None:
+            found = self.receivers.by_name[key] = self._matched(name)
+        return found
+
+    def _matched(self, name: str) -> list[Evidence]:
         candidates = self.resolver.by_method_name(name)
         if not candidates:
             return []

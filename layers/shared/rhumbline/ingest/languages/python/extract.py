@@ -41,13 +41,19 @@ from rhumbline.ingest.languages.python.syntax import (
 from rhumbline.ingest.languages.python.variables import module_variables
 
 # Read with captures() (one list per capture name), not matches() (a dict per match): cheaper.
+# Assignments are matched only in the shapes a TypeHint can come of (hints.py), in C.
 _QUERY_TEXT = """
 (function_definition) @function
 (class_definition) @class
 (call function: (_) @callee)
 (import_statement) @import
 (import_from_statement) @import_from
-(assignment) @assignment
+(assignment left: [(identifier) (attribute object: (identifier))] type: (_)) @assignment
+(assignment
+  left: [(identifier) (attribute object: (identifier))]
+  !type
+  right: [(call) (identifier) (attribute) (await) (boolean_operator) (conditional_expression)
+          (parenthesized_expression) (subscript) (binary_operator) (assignment)]) @assignment
 (as_pattern) @as
 (for_statement) @for
 (for_in_clause) @for

@@ -102,6 +102,9 @@ class Receivers:
         self._attributes: dict[tuple[str, str], list[Value]] = {}
         self._returns: dict[str, list[Value]] = {}
         self._active: set[object] = set()
+        # (method name, from test code) → the by-name evidence of a call on an unknown receiver
+        # (calls.py), shared by every file of the build
+        self.by_name: dict[tuple[str, bool], list] = {}
 
     # ---- expressions ---------------------------------------------------------------------
 
@@ -147,8 +150,13 @@ class Receivers:
         try:
             if not bindings:
                 found = [Value(EXTERNAL, f"builtin `{name}`", None)] if name in _BUILTIN_NAMES else []
+            elif len(bindings) == 1:
+                found = self._bound(path, where or "", name, bindings[0])
             else:
-                found = _unique(v for binding in bindings for v in self._bound(path, where or "", name, binding))
+                found = []
+                for binding in bindings:
+                    found.extend(self._bound(path, where or "", name, binding))
+                found = _unique(found)
         finally:
             self._active.discard(key)
         self._names[key] = found
@@ -324,6 +332,8 @@ class Receivers:
             return [value._replace(kind=INSTANCE)]
         if value.kind == FUNCTION:
             return self.returned(value.target)
+        if value.kind == INSTANCE:  # a callable object (a factory Protocol): its __call__'s return
+            return self._dunder(value, "__call__")
         if value.kind == EXTERNAL:
             last = value.target.rsplit(" ", 1)[-1].rsplit(".", 1)[-1].strip("`")
             return [] if last in _PASSTHROUGH else [value]
