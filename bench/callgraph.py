@@ -209,6 +209,11 @@ def _decide(script, line: int, column: int, root: Path, definitions: "_Definitio
         if len(names) != 1 or names[0].type not in ("function", "class"):
             inferred = _distinct(script.infer(line, column))
             if len(inferred) == 1 and inferred[0].type in ("function", "class"):
+                # goto stopped at a name of the project (`s = attrs`): jedi's inference of its
+                # value may leave through a stub's decorator (typing.dataclass_transform), which
+                # is not where the call goes; only a value inside the project decides it
+                if names and all(_inside(n, root) for n in names) and not _inside(inferred[0], root):
+                    return "", ""
                 names = inferred
     except Exception:  # jedi gives up on some code (recursion, odd syntax): undecided
         return "", ""
@@ -217,16 +222,19 @@ def _decide(script, line: int, column: int, root: Path, definitions: "_Definitio
     (found,) = names
     if found.type not in ("function", "class"):
         return "", ""
-    module_path = found.module_path
-    inside = module_path is not None and root in Path(module_path).parents
-    if not inside or found.in_builtin_module():
+    if not _inside(found, root):
         return OUT, found.full_name or found.name
-    relative = Path(module_path).relative_to(root).as_posix()
+    relative = Path(found.module_path).relative_to(root).as_posix()
     known = definitions.at(relative, found.line, found.name)
     if known is None:
         return "", ""  # a lambda or a definition our index cannot name
     node_id, is_property = known
     return (OUT, f"property {node_id}") if is_property else (IN, node_id)
+
+
+def _inside(name, root: Path) -> bool:  # noqa: ANN001
+    path = name.module_path
+    return path is not None and root in Path(path).parents and not name.in_builtin_module()
 
 
 def _distinct(names: list) -> list:

@@ -24,19 +24,19 @@ ASYNC_CLIENT = "method:shop/client.py:AsyncClient"
 RULES: dict[str, dict[str, tuple[str, str]]] = {
     "constructed": {  # a constructor call assigned to a name
         "class:shop/client.py:Client": ("INFERRED", "resolved through `from shop.client import Client`"),
-        f"{CLIENT}.get": ("INFERRED", "receiver `client` typed `shop.client.Client` by the assignment at line 16"),
+        f"{CLIENT}.get": ("INFERRED", "receiver `client` typed `shop.client.Client` by the assignment at line 17"),
     },
     "entered": {  # with ... as
         "class:shop/client.py:Client": ("INFERRED", "resolved through `from shop.client import Client`"),
-        f"{CLIENT}.close": ("INFERRED", "receiver `client` typed `shop.client.Client` by the `as` at line 21"),
+        f"{CLIENT}.close": ("INFERRED", "receiver `client` typed `shop.client.Client` by the `as` at line 22"),
     },
     "annotated": {  # parameter annotations: Optional, Union, string and `|` forms
-        f"{CLIENT}.update": ("INFERRED", "receiver `a` typed `shop.client.Client` by the annotation at line 25"),
+        f"{CLIENT}.update": ("INFERRED", "receiver `a` typed `shop.client.Client` by the annotation at line 26"),
         f"{ASYNC_CLIENT}.get": ("INFERRED", "receiver `b` typed `shop.client.AsyncClient` by the annotation"),
         f"{CLIENT}.close": ("INFERRED", "receiver `c` typed `shop.client.Client` by the annotation"),
     },
     "variable_annotation": {  # the declared type wins over the value
-        f"{CLIENT}.update": ("INFERRED", "typed `shop.client.Client` by the annotation at line 32"),
+        f"{CLIENT}.update": ("INFERRED", "typed `shop.client.Client` by the annotation at line 33"),
     },
     "either": {  # flow-insensitive: both branches' classes, AMBIGUOUS between them
         "class:shop/client.py:Client": ("INFERRED", "call `Client(...)`"),
@@ -47,18 +47,18 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     "returned": {  # a return annotation, Optional and quoted
         "function:shop/client.py:open_client": ("INFERRED", "resolved through `from shop.client import open_client`"),
         f"{CLIENT}.close": ("INFERRED", "receiver `open_client(...)` typed `shop.client.Client` by the return annotation in `shop.client.open_client`"),
-        f"{CLIENT}.get": ("INFERRED", "receiver `client` typed `shop.client.Client` by the assignment at line 43"),
+        f"{CLIENT}.get": ("INFERRED", "receiver `client` typed `shop.client.Client` by the assignment at line 44"),
     },
     "aliased": {  # a module-level alias of a class, and a local one
         "class:shop/client.py:Client": ("INFERRED", "call `_C(...)`"),
         f"{CLIENT}.update": ("INFERRED", "receiver `_C(...)` is `shop.client.Client`"),
-        f"{CLIENT}.make": ("INFERRED", "receiver `client` typed `shop.client.Client` by the assignment at line 49"),
+        f"{CLIENT}.make": ("INFERRED", "receiver `client` typed `shop.client.Client` by the assignment at line 50"),
     },
     "module_instance": {  # an imported module-level instance
         f"{CLIENT}.close": ("INFERRED", "receiver `DEFAULT` typed `shop.client.Client` by the assignment in `shop.client`"),
     },
     "caught": {  # except ... as
-        "method:shop/client.py:ShopError.report": ("INFERRED", "typed `shop.client.ShopError` by the `as` at line 60"),
+        "method:shop/client.py:ShopError.report": ("INFERRED", "typed `shop.client.ShopError` by the `as` at line 61"),
     },
     "external": {},  # re.Match.span, logging.Logger.info: never the project's Tokens.span / .info
     "unknown_receiver": {  # by name: the family's root; library code never reaches test code
@@ -69,16 +69,16 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
         f"{CLIENT}.close": ("INFERRED", "receiver `session.client` typed `shop.client.Client` by the return annotation in `shop.client.Session.client`"),
     },
     "Service.run": {  # __init__ and class-level attributes, a bound method held in a variable
-        f"{CLIENT}.get": ("INFERRED", "receiver `self.client` typed `shop.client.Client` by the assignment at line 85"),
-        f"{CLIENT}.close": ("INFERRED", "receiver `self.label` typed `shop.client.Client` by the annotation at line 82"),
-        f"{CLIENT}.update": ("INFERRED", "`add` typed `shop.client.Client.update` by the assignment at line 91"),
+        f"{CLIENT}.get": ("INFERRED", "receiver `self.client` typed `shop.client.Client` by the assignment at line 86"),
+        f"{CLIENT}.close": ("INFERRED", "receiver `self.label` typed `shop.client.Client` by the annotation at line 83"),
+        f"{CLIENT}.update": ("INFERRED", "`add` typed `shop.client.Client.update` by the assignment at line 92"),
         "method:shop/client.py:Session.name": ("INFERRED", "receiver `self.session` typed `shop.client.Session`"),
     },
     "iterated_attribute": {  # for over an attribute annotated list[Client]
-        f"{CLIENT}.close": ("INFERRED", "receiver `client` typed `shop.client.Client` by the `for` at line 97"),
+        f"{CLIENT}.close": ("INFERRED", "receiver `client` typed `shop.client.Client` by the `for` at line 101"),
     },
     "iterated_class": {  # for over a class whose __iter__ is annotated Iterator["Client"]
-        f"{CLIENT}.update": ("INFERRED", "typed `shop.client.Client` by the `for` at line 102"),
+        f"{CLIENT}.update": ("INFERRED", "typed `shop.client.Client` by the `for` at line 106"),
     },
     "item_of_class": {  # __getitem__'s return annotation
         f"{CLIENT}.close": ("INFERRED", "receiver `pool[...]` typed `shop.client.Client` by the return annotation in `shop.client.Pool.__getitem__`"),
@@ -87,31 +87,40 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
         f"{CLIENT}.get": ("INFERRED", "receiver `names[...]` is `shop.client.Client`"),
     },
     "mapping_values": {  # dict[str, AsyncClient].values()
-        f"{ASYNC_CLIENT}.get": ("INFERRED", "typed `shop.client.AsyncClient` by the `for` at line 115"),
+        f"{ASYNC_CLIENT}.get": ("INFERRED", "typed `shop.client.AsyncClient` by the `for` at line 119"),
     },
     "comprehension": {
-        f"{CLIENT}.close": ("INFERRED", "receiver `member` typed `shop.client.Client` by the `for` at line 120"),
+        f"{CLIENT}.close": ("INFERRED", "receiver `member` typed `shop.client.Client` by the `for` at line 124"),
     },
     "returns_self": {  # -> Self: both calls reach Pool.copy (the edge's first site speaks)
-        "method:shop/client.py:Pool.copy": ("INFERRED", "receiver `pool` typed `shop.client.Pool` by the annotation at line 123 (and 1 more)"),
+        "method:shop/client.py:Pool.copy": ("INFERRED", "receiver `pool` typed `shop.client.Pool` by the annotation at line 127 (and 1 more)"),
     },
     "managed": {  # a @contextmanager's Iterator[Client]; a type alias of Union[str, Client]
         "function:shop/use.py:opened": ("EXTRACTED", "in the same module"),
-        f"{CLIENT}.update": ("INFERRED", "receiver `client` typed `shop.client.Client` by the `as` at line 133"),
-        f"{CLIENT}.close": ("INFERRED", "receiver `like` typed `shop.client.Client` by the annotation at line 132"),
+        f"{CLIENT}.update": ("INFERRED", "receiver `client` typed `shop.client.Client` by the `as` at line 137"),
+        f"{CLIENT}.close": ("INFERRED", "receiver `like` typed `shop.client.Client` by the annotation at line 136"),
         # jar.clear(): maybe an http.cookiejar.CookieJar, so not the project's Client
     },
     "overloaded": {  # @overload stubs and a property setter are nodes of their own (`~n`): the
         # implementation is the call target; platform branches: the first definition is
-        "method:shop/client.py:Config.read": ("INFERRED", "receiver `config` typed `shop.client.Config` by the annotation at line 143"),
+        "method:shop/client.py:Config.read": ("INFERRED", "receiver `config` typed `shop.client.Config` by the annotation at line 147"),
         "function:shop/client.py:newline": ("INFERRED", "resolved through `from shop.client import newline`"),
     },
     "Config.level~2": {  # the setter's own calls
-        "method:shop/client.py:Config.read": ("EXTRACTED", "call `self.read(...)` at shop/client.py:91"),
+        "method:shop/client.py:Config.read": ("EXTRACTED", "call `self.read(...)` at shop/client.py:95"),
+    },
+    "Service.forward": {  # a method's first parameter is its instance, whatever its name
+        "method:shop/use.py:Service.run": ("INFERRED", "receiver `this` is `shop.use.Service`"),
+    },
+    "factory": {  # calling an object gives its __call__'s return annotation (a factory Protocol)
+        f"{CLIENT}.close": ("INFERRED", "receiver `make_client(...)` typed `shop.client.Client` by the return annotation in `shop.client.ClientFactory.__call__`"),
+    },
+    "through_a_decorator": {  # a decorated function may be anything: matched by name again
+        "method:shop/transports.py:BaseTransport.handle": ("INFERRED", "the receiver's type is unknown"),
     },
     None: {  # module-level `with ... as`
         "class:shop/client.py:Client": ("INFERRED", "resolved through `from shop.client import Client`"),
-        f"{CLIENT}.get": ("INFERRED", "receiver `module_client` typed `shop.client.Client` by the `as` at line 139"),
+        f"{CLIENT}.get": ("INFERRED", "receiver `module_client` typed `shop.client.Client` by the `as` at line 143"),
     },
 }
 

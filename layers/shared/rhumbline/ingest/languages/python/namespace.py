@@ -18,6 +18,9 @@ from rhumbline.ingest.languages.python.modules import ModuleIndex
 from rhumbline.ingest.languages.python.syntax import is_secondary_site
 
 DEF, VARIABLE, MODULE, IMPORT, PARAMETER = "def", "variable", "module", "import", "parameter"
+# Methods whose first parameter is the class: by decorator, or implicitly by name.
+_CLASS_DECORATORS = frozenset({"classmethod", "classproperty"})
+_CLASS_METHODS = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
 # A name a function or class body assigns a value a TypeHint describes (`client = Client()`).
 ASSIGNED = "assigned"
 # Namespaces.find's `where` for a name bound by a star import (no scope qualname contains "*").
@@ -54,7 +57,8 @@ class FileNamespace:
             if definition.kind == "Method" and definition.parameters:
                 decorators = {decorator.expression for decorator in definition.decorators}
                 if "staticmethod" not in decorators:
-                    how = "class" if decorators & {"classmethod", "classproperty"} else "instance"
+                    by_class = decorators & _CLASS_DECORATORS or definition.name in _CLASS_METHODS
+                    how = "class" if by_class else "instance"
                     self.receiver_parameter[definition.qualname] = (definition.parameters[0], how)
             self.scope_kind.setdefault(definition.qualname, definition.kind)
             self.scope_parent.setdefault(definition.qualname, definition.parent)

@@ -129,14 +129,10 @@ class Receivers:
         return found
 
     def name(self, path: str, scope: str, name: str) -> list[Value]:
-        if name in ("self", "cls"):
-            class_id = self.resolver.enclosing_class(path, scope)
-            if class_id is not None:
-                return [Value(INSTANCE if name == "self" else CLASS, class_id, None)]
         where, bindings = self.namespaces.find(path, scope, name)
         if where and bindings and bindings[0].kind == PARAMETER:
             first = self.namespaces.files[path].receiver_parameter.get(where)
-            if first is not None and first[0] == name:  # `def forward(__self, ...)`
+            if first is not None and first[0] == name:  # `self`, `cls`, `def forward(this)`
                 class_id = self.resolver.enclosing_class(path, where)
                 if class_id is not None:
                     return [Value(first[1], class_id, None)]
