@@ -118,6 +118,10 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     "through_a_decorator": {  # a decorated function may be anything: matched by name again
         "method:shop/transports.py:BaseTransport.handle": ("INFERRED", "the receiver's type is unknown"),
     },
+    "narrowed_by_arguments": {  # name matching keeps the methods the call's arguments fit
+        "method:shop/transports.py:Courier.deliver": ("INFERRED", "is the only method named `deliver` in the repository that takes these arguments"),
+        "method:shop/transports.py:Mailer.deliver": ("INFERRED", "is the only method named `deliver` in the repository that takes these arguments"),
+    },
     None: {  # module-level `with ... as`
         "class:shop/client.py:Client": ("INFERRED", "resolved through `from shop.client import Client`"),
         f"{CLIENT}.get": ("INFERRED", "receiver `module_client` typed `shop.client.Client` by the `as` at line 143"),

@@ -64,8 +64,8 @@ def test_malformed_rows_are_refused():
     with pytest.raises(pickle.UnpicklingError, match="definitions"):
         decode_facts(_split(short_definition, columns), calls=False)
     with pytest.raises(pickle.UnpicklingError, match="uneven"):
-        decode_calls(_split(head, (columns[0], columns[1], columns[2][:-1])))
-    with pytest.raises(pickle.UnpicklingError, match="three columns"):
+        decode_calls(_split(head, (columns[0], columns[1], columns[2][:-1], columns[3])))
+    with pytest.raises(pickle.UnpicklingError, match="4 columns"):
         decode_calls(_split(head, CODE.calls))  # the records themselves: not this format
     with pytest.raises(pickle.UnpicklingError, match="head"):
         decode_facts(_split(CODE._replace(calls=()), columns), calls=False)

@@ -60,6 +60,10 @@ class CallSite(NamedTuple):
     scope: str  # qualname of the enclosing definition, "" for module-level code
     callee: str  # dotted name ("f", "mod.f", "self.m") or "super().m"
     line: int
+    # Python calls that may be matched by method name (not `self.m`, not a str or dict method):
+    # what is passed, `<positional count>[*][,<keyword>...][,**]` ("2", "1,timeout", "0*,**");
+    # "" when not read.
+    arguments: str = ""
 
 
 class TypeHint(NamedTuple):

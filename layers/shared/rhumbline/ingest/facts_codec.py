@@ -16,7 +16,7 @@ The parts of a split blob hold plain tuples, not the NamedTuples themselves: pic
 NamedTuple calls a Python method per object each way (`__getnewargs__`, the class's `__new__`),
 which made this codec a visible part of phase 1 on both sides of the pool (sdist: 230k records,
 about 0.7 CPU s to encode in the workers and as much to decode in the parent). The head's records
-are stored as rows and the calls as three columns (scopes, callees, lines); decoding rebuilds the
+are stored as rows and the calls as columns (scopes, callees, lines, arguments); decoding rebuilds the
 NamedTuples with `tuple.__new__` in C after checking each row's width.
 
 Every part is read by an unpickler that only constructs NamedTuple-like classes of
@@ -41,7 +41,7 @@ _LENGTH = 4
 def encode_facts(code: Any) -> bytes:
     if isinstance(code, CodeFacts) and code.calls:
         head = _pack(_head_rows(code))
-        columns = tuple(zip(*code.calls))  # (scopes, callees, lines)
+        columns = tuple(zip(*code.calls))  # (scopes, callees, lines, arguments)
         return _SPLIT + len(head).to_bytes(_LENGTH, "big") + head + _pack(columns)
     return _pack(code)
 
@@ -63,8 +63,9 @@ def decode_calls(blob: bytes) -> tuple[Any, ...]:
     start = len(_SPLIT) + _LENGTH
     end = start + int.from_bytes(blob[len(_SPLIT) : start], "big")
     columns = _unpack(memoryview(blob)[end:])
-    if not (isinstance(columns, tuple) and len(columns) == 3 and all(type(c) is tuple for c in columns)):
-        raise pickle.UnpicklingError("split facts whose calls are not three columns")
+    width = len(CallSite._fields)
+    if not (isinstance(columns, tuple) and len(columns) == width and all(type(c) is tuple for c in columns)):
+        raise pickle.UnpicklingError(f"split facts whose calls are not {width} columns")
     try:
         return tuple(map(_new, repeat(CallSite), zip(*columns, strict=True)))
     except ValueError as error:  # columns of different lengths

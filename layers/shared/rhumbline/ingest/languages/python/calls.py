@@ -60,13 +60,15 @@ def add_calls(
     namespace = resolver.namespaces.files[path]
     callers: dict[str, str] = {"": file_id(path)}
     calls = FileCalls(path, receivers, qualified)
-    by_site, evidence = calls.by_site, calls.evidence
+    by_site, evidence, by_name = calls.by_site, calls.evidence, calls.by_name
     unresolved = code.dynamic_calls
     for call in code.calls:
         # by_site first: most sites repeat a (scope, callee) (sdist: 161k sites, 111k pairs).
         found = by_site.get((call.scope, call.callee))
         if found is None:
             found = evidence(call.scope, call.callee)
+        if found.__class__ is str:  # matched by this method name, narrowed by what is passed
+            found = by_name(found, call.arguments)
         if not found:
             unresolved += 1
             continue
@@ -116,18 +118,20 @@ class FileCalls:
         self.resolver = receivers.resolver
         self.qualified = qualified
         self.in_tests = is_test_path(path)
-        self.by_site: dict[tuple[str, str], list[Evidence]] = {}
-        self._by_decider: dict[tuple[str | None, str, str], list[Evidence]] = {}
+        # (scope, callee) → its evidence, or the method name when it is matched by name (then
+        # each site's arguments narrow it: by_name)
+        self.by_site: dict[tuple[str, str], list[Evidence] | str] = {}
+        self._by_decider: dict[tuple[str | None, str, str], list[Evidence] | str] = {}
         self._classes: dict[str, str | None] = {}
 
-    def evidence(self, scope: str, callee: str) -> list[Evidence]:
+    def evidence(self, scope: str, callee: str) -> list[Evidence] | str:
         key = (scope, callee)
         found = self.by_site.get(key)
         if found is None:
             found = self.by_site[key] = self._resolve(scope, callee)
         return found
 
-    def _resolve(self, scope: str, callee: str) -> list[Evidence]:
+    def _resolve(self, scope: str, callee: str) -> list[Evidence] | str:
         bindings: list[Binding] = []
         head, _, rest = callee.partition(".")
         if callee.startswith(_SUPER):
@@ -171,7 +175,7 @@ class FileCalls:
         targets = [t for t in targets if t.node_id not in self.resolver.properties]
         return _classified(targets, self.qualified)
 
-    def _by_bindings(self, scope: str, bindings: list[Binding], callee: str) -> list[Evidence]:
+    def _by_bindings(self, scope: str, bindings: list[Binding], callee: str) -> list[Evidence] | str:
         resolver = self.resolver
         chained = "(" in callee or "[" in callee
         head, *rest = callee.split(".")
@@ -187,7 +191,7 @@ class FileCalls:
             return []
         if head not in ("self", "cls") and resolver.is_external(self.path, bindings, head):
             return []
-        return self._by_name(rest[-1], callee)
+        return rest[-1] if self.resolver.by_method_name(rest[-1]) else []
 
     def _typed(self, scope: str, callee: str) -> list[Evidence] | None:
         """The targets on the receiver's inferred values; None when its values are unknown."""
@@ -244,21 +248,19 @@ class FileCalls:
             return self.qualified.get(value.target, value.target)
         return value.target
 
-    def _by_name(self, name: str, callee: str) -> list[Evidence]:
+    def by_name(self, name: str, arguments: str) -> list[Evidence]:
         """Matched by method name alone (the receiver's type unknown), narrowed: the same for
-        every call of `name` from library code (or from tests), so asked once per build."""
-        key = (name, self.in_tests)
+        every such call from library code (or from tests) passing the same arguments, so asked
+        once per build."""
+        key = (name, self.in_tests, arguments)
         found = self.receivers.by_name.get(key)
         if found is None:
-            found = self.receivers.by_name[key] = self._matched(name)
+            found = self.receivers.by_name[key] = self._matched(name, arguments)
         return found
 
-    def _matched(self, name: str) -> list[Evidence]:
-        candidates = self.resolver.by_method_name(name)
-        if not candidates:
-            return []
-        narrowed, tail = self._narrowed(candidates, name)
-        if len(narrowed) > MAX_CANDIDATES:
+    def _matched(self, name: str, arguments: str) -> list[Evidence]:
+        narrowed, tail = self._narrowed(self.resolver.by_method_name(name), name, arguments)
+        if not narrowed or len(narrowed) > MAX_CANDIDATES:
             return []
         if len(narrowed) > 1:
             targets = [Target(c, True, None, None) for c in narrowed]
@@ -266,13 +268,17 @@ class FileCalls:
             return [e._replace(explanation=unknown + e.explanation) for e in classify_tails(targets, self.qualified)]
         return [Evidence(narrowed[0], "INFERRED", NAME_MATCH_SCORE, tail)]
 
-    def _narrowed(self, candidates: list[str], name: str) -> tuple[list[str], str]:
+    def _narrowed(self, candidates: list[str], name: str, arguments: str) -> tuple[list[str], str]:
         """The candidates left, and (when one is) the explanation of why it is the one."""
         where = " in the repository"
         if not self.in_tests:
             library = [c for c in candidates if not is_test_path(c.split(":", 2)[1])]
             if library and len(library) < len(candidates):
                 candidates, where = library, " outside the tests"
+        fitting = [c for c in candidates if self.resolver.accepts(c, arguments)]
+        if len(fitting) < len(candidates):
+            # none fits: a method of something outside the repository
+            candidates, where = fitting, f"{where} that takes these arguments"
         unknown = ": the receiver's type is unknown; "
         if len(candidates) == 1:
             return candidates, f"{unknown}`{self.qualified[candidates[0]]}` is the only method named `{name}`{where}"

@@ -34,6 +34,7 @@ from rhumbline.ingest.languages.python.syntax import (
     collapse,
     docstring_of,
     first_named_child,
+    matchable_by_name,
     module_docstring,
     node_text,
     shortened,
@@ -45,7 +46,7 @@ from rhumbline.ingest.languages.python.variables import module_variables
 _QUERY_TEXT = """
 (function_definition) @function
 (class_definition) @class
-(call function: (_) @callee)
+(call function: (_) @callee arguments: (_) @arguments)
 (import_statement) @import
 (import_from_statement) @import_from
 (assignment left: [(identifier) (attribute object: (identifier))] type: (_)) @assignment
@@ -93,7 +94,7 @@ def extract_python(source: bytes) -> CodeFacts:
     defs.sort(key=itemgetter(0))
     hints: list[TypeHint] = []
     definitions, scopes = _definitions(source, defs, hints)
-    calls, dynamic_calls = _calls(source, captures.get("callee", ()), scopes)
+    calls, dynamic_calls = _calls(source, captures.get("callee", ()), captures.get("arguments", ()), scopes)
     hints.extend(_statement_hints(source, captures, scopes))
     # (start byte, kind, node) of imports, in source order
     statements = [(node.start_byte, _IMPORT, node) for node in captures.get("import", ())]
@@ -133,11 +134,15 @@ def _statement_hints(source: bytes, captures: dict[str, list[Node]], scopes: lis
     return hints
 
 
-def _calls(source: bytes, callees: list[Node], scopes: list[_Scope]) -> tuple[list[CallSite], int]:
+def _calls(
+    source: bytes, callees: list[Node], arguments: list[Node], scopes: list[_Scope]
+) -> tuple[list[CallSite], int]:
     """The call sites in source order, and how many callees are not plain names. Most of a file's
     facts: one loop without a helper call per site, each distinct callee text checked once
     (`self.assertEqual` forty times in a test file), CallSites built by tuple.__new__ (a
-    NamedTuple's own __new__ is Python code)."""
+    NamedTuple's own __new__ is Python code). The arguments are read only for calls on a
+    receiver other than self, cls and super() (what name matching narrows by)."""
+    arguments_at = {node.start_byte: node for node in arguments}
     # By start, then end: the query gives callees that start together (`f().g` and `f`) in no
     # fixed order, and the first site of a merged edge is the one its explanation names.
     located = [(node.start_byte, node.end_byte, node) for node in callees]
@@ -159,9 +164,36 @@ def _calls(source: bytes, callees: list[Node], scopes: list[_Scope]) -> tuple[li
             known[text] = callee
         if callee is None:
             dynamic += 1
-        else:
-            append(new(call_site, (scope, callee, node.start_point.row + 1)))
+            continue
+        shape = ""
+        if "." in callee and not callee.startswith(_OWN_RECEIVERS):
+            passed = arguments_at.get(end)
+            if passed is not None and matchable_by_name(callee.rpartition(".")[2]):
+                shape = _argument_shape(source, passed)
+        append(new(call_site, (scope, callee, node.start_point.row + 1, shape)))
     return calls, dynamic
+
+
+_OWN_RECEIVERS = ("self.", "cls.", "super().")
+
+
+def _argument_shape(source: bytes, arguments: Node) -> str:
+    """CallSite.arguments of one call's argument list."""
+    if arguments.type != "argument_list":
+        return "1"  # f(x for x in y)
+    positional, star, keywords, double_star = 0, "", [], False
+    for argument in arguments.named_children:
+        kind = argument.type
+        if kind == "keyword_argument":
+            name = argument.child_by_field_name("name")
+            keywords.append(node_text(source, name))
+        elif kind == "list_splat":
+            star = "*"
+        elif kind == "dictionary_splat":
+            double_star = True
+        elif kind != "comment":
+            positional += 1
+    return ",".join([f"{positional}{star}", *keywords, *(["**"] if double_star else [])])
 
 
 class _Site(NamedTuple):

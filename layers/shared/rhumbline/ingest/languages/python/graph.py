@@ -64,7 +64,7 @@ def build_python_graph(
                 resolver.add_function(node_id, decorators)
             if definition.kind == "Method" and not is_secondary_site(definition.qualname):
                 decorators = tuple(decorator.expression for decorator in definition.decorators)
-                resolver.add_method(definition.name, node_id, decorators)
+                resolver.add_method(definition.name, node_id, decorators, definition.signature)
         for variable in code.variables:
             qualified[variable_id(path, variable.name)] = f"{module}.{variable.name}"
         if only is not None and path not in only:

@@ -9,21 +9,16 @@ nothing; callers count those instead of guessing.
 from __future__ import annotations
 
 import builtins
-import io
+import inspect
 from typing import NamedTuple
 from weakref import WeakMethod
 
 from rhumbline.ingest.graph.ids import definition_id
+from rhumbline.ingest.languages.python import signatures
 from rhumbline.ingest.languages.python.classes import ClassInfo, ClassTable
 from rhumbline.ingest.languages.python.namespace import DEF, IMPORT, MODULE, Binding, Namespaces
+from rhumbline.ingest.languages.python.syntax import matchable_by_name
 
-# Methods of builtin types: a call `x.append()` on an unknown receiver is almost always one of
-# these, so matching it by name to some class in the repository would be noise.
-_BUILTIN_METHOD_NAMES = frozenset(
-    name
-    for builtin_type in (object, str, bytes, bytearray, int, float, list, tuple, dict, set)
-    for name in dir(builtin_type)
-) | frozenset(dir(io.TextIOWrapper))
 _BUILTIN_NAMES = frozenset(dir(builtins))
 
 
@@ -42,6 +37,9 @@ class Resolver:
         self.classes = ClassTable(WeakMethod(self._base_classes))
         self._methods_by_name: dict[str, list[str]] = {}
         self.properties: set[str] = set()  # methods read as attributes (@property and the like)
+        self._headers: dict[str, tuple[str, bool]] = {}  # method → (its `def` header, bound)
+        self._signatures: dict[str, inspect.Signature | None] = {}
+        self._accepts: dict[tuple[str, str], bool] = {}
         # functions and methods a decorator may have made something else (`@click.group()`)
         self.decorated: set[str] = set()
 
@@ -49,12 +47,25 @@ class Resolver:
         if any(decorator not in _TRANSPARENT_DECORATORS for decorator in decorators):
             self.decorated.add(node_id)
 
-    def add_method(self, name: str, node_id: str, decorators: tuple[str, ...] = ()) -> None:
+    def add_method(self, name: str, node_id: str, decorators: tuple[str, ...] = (), signature: str = "") -> None:
         if any(_is_property(decorator) for decorator in decorators):
             # `obj.name` reads a property; `obj.name()` calls what it returns, never the method.
             self.properties.add(node_id)
             return
         self._methods_by_name.setdefault(name, []).append(node_id)
+        if signature and all(decorator in _TRANSPARENT_DECORATORS for decorator in decorators):
+            self._headers[node_id] = (signature, "staticmethod" not in decorators)
+
+    def accepts(self, method_id: str, arguments: str) -> bool:
+        """Whether a call passing `arguments` (CallSite.arguments) fits the method's signature."""
+        key = (method_id, arguments)
+        found = self._accepts.get(key)
+        if found is None:
+            if method_id not in self._signatures:
+                header = self._headers.get(method_id)
+                self._signatures[method_id] = signatures.parse(header[0], bound=header[1]) if header else None
+            found = self._accepts[key] = signatures.fits(self._signatures[method_id], arguments)
+        return found
 
     def resolve(self, path: str, scope: str, dotted: str) -> list[Target]:
         """Definitions (class, function or method ids) `dotted` names in `scope` of `path`."""
@@ -90,7 +101,7 @@ class Resolver:
 
     def by_method_name(self, name: str) -> list[str]:
         """Methods called `name` anywhere, for calls on receivers of unknown type."""
-        if name in _BUILTIN_METHOD_NAMES or (name.startswith("__") and name.endswith("__")):
+        if not matchable_by_name(name):
             return []
         return self._methods_by_name.get(name, [])
 

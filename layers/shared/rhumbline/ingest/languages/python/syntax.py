@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 from inspect import cleandoc
 
@@ -15,6 +16,21 @@ _WHITESPACE = re.compile(r"\s+")
 _BRACKET_PADDING = re.compile(r"([(\[]) | (?=[)\]])")
 # A trailing comma before a closing bracket on its own line (black style); `(1,)` stays.
 _MAGIC_TRAILING_COMMA = re.compile(r",\s*\n\s*(?=[)\]])")
+
+
+# Methods of builtin types: a call `x.append()` on an unknown receiver is almost always one of
+# these, so matching it by name to some class in the repository would be noise.
+_BUILTIN_METHOD_NAMES = frozenset(
+    name
+    for builtin_type in (object, str, bytes, bytearray, int, float, list, tuple, dict, set)
+    for name in dir(builtin_type)
+) | frozenset(dir(io.TextIOWrapper))
+
+
+def matchable_by_name(method: str) -> bool:
+    """Whether a call of `method` on a receiver of unknown type may be matched by name: not a
+    builtin type's method, not a dunder."""
+    return method not in _BUILTIN_METHOD_NAMES and not (method.startswith("__") and method.endswith("__"))
 
 
 def is_secondary_site(qualname: str) -> bool:
