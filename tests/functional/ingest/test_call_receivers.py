@@ -119,8 +119,8 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
         "method:shop/transports.py:BaseTransport.handle": ("INFERRED", "the receiver's type is unknown"),
     },
     "narrowed_by_arguments": {  # name matching keeps the methods the call's arguments fit
-        "method:shop/transports.py:Courier.deliver": ("INFERRED", "is the only method named `deliver` in the repository that takes these arguments"),
-        "method:shop/transports.py:Mailer.deliver": ("INFERRED", "is the only method named `deliver` in the repository that takes these arguments"),
+        "method:shop/transports.py:Courier.deliver": ("INFERRED", "is the only method named `deliver` in the repository that these arguments fit"),
+        "method:shop/transports.py:Mailer.deliver": ("INFERRED", "is the only method named `deliver` in the repository that these arguments fit"),
     },
     None: {  # module-level `with ... as`
         "class:shop/client.py:Client": ("INFERRED", "resolved through `from shop.client import Client`"),

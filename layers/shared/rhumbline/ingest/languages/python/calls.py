@@ -276,9 +276,8 @@ class FileCalls:
             if library and len(library) < len(candidates):
                 candidates, where = library, " outside the tests"
         fitting = [c for c in candidates if self.resolver.accepts(c, arguments)]
-        if len(fitting) < len(candidates):
-            # none fits: a method of something outside the repository
-            candidates, where = fitting, f"{where} that takes these arguments"
+        if len(fitting) < len(candidates):  # none fits: a method of something outside the repository
+            candidates, where = fitting, f"{where} that these arguments fit"
         unknown = ": the receiver's type is unknown; "
         if len(candidates) == 1:
             return candidates, f"{unknown}`{self.qualified[candidates[0]]}` is the only method named `{name}`{where}"
