@@ -1,8 +1,8 @@
 """Phase 2 for Python: what a receiver expression holds, by local, flow-insensitive inference.
 
 A name's values are the union of what every hint of it says (hints.py: assignments, `with`/`except
-... as`, annotations), whatever the order the statements run in; `self` is an instance of the
-enclosing class and `cls` the class itself; an attribute of an instance is looked up in its class's
+... as`, `for`, annotations), whatever the order the statements run in; a method's first parameter
+(`self`) is an instance of its class, a classmethod's (`cls`) the class itself; an attribute of an instance is looked up in its class's
 MRO (methods, nested classes, properties' return annotations, then what the class body and its
 methods assign to `self.x`); a call of a class makes an instance, a call of a function gives its
 return annotation. A value is one of
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import builtins
 import re
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from rhumbline.ingest.facts import TypeHint
@@ -38,6 +39,7 @@ from rhumbline.ingest.languages.python.namespace import (
     MODULE,
     PARAMETER,
     VARIABLE,
+    Binding,
     Namespaces,
 )
 from rhumbline.ingest.languages.python.resolve import Resolver
@@ -102,9 +104,33 @@ class Receivers:
         self._attributes: dict[tuple[str, str], list[Value]] = {}
         self._returns: dict[str, list[Value]] = {}
         self._active: set[object] = set()
-        # (method name, from test code) → the by-name evidence of a call on an unknown receiver
-        # (calls.py), shared by every file of the build
-        self.by_name: dict[tuple[str, bool], list] = {}
+        # Set when a cycle was cut under the current evaluation: its result then depends on where
+        # the evaluation started, so it is not memoized (memos stay order-independent: a partial
+        # rebuild resolves files in another order and must give the same edges).
+        self._cut = False
+        # (method name, from test code, CallSite.arguments) → the by-name evidence of a call on
+        # an unknown receiver (calls.py), shared by every file of the build
+        self.by_name: dict[tuple[str, bool, str], list] = {}
+
+    def _memoized(self, memo: dict, key: object, compute: Callable[[], list[Value]]) -> list[Value]:
+        """memo[key], computed once unless a cycle was cut under it (then every time)."""
+        cached = memo.get(key)
+        if cached is not None:
+            return cached
+        active = (id(memo), key)
+        if active in self._active or len(self._active) > _MAX_DEPTH:
+            self._cut = True
+            return []
+        outer_cut, self._cut = self._cut, False
+        self._active.add(active)
+        try:
+            found = compute()
+        finally:
+            self._active.discard(active)
+            cut, self._cut = self._cut, outer_cut or self._cut
+        if not cut:
+            memo[key] = found
+        return found
 
     # ---- expressions ---------------------------------------------------------------------
 
@@ -137,28 +163,19 @@ class Receivers:
                 if class_id is not None:
                     return [Value(first[1], class_id, None)]
         key = (path, where, name, scope if where is None else "")
-        cached = self._names.get(key)
-        if cached is not None:
-            return cached
-        if key in self._active:
-            return []
-        self._active.add(key)
-        try:
-            if not bindings:
-                found = [Value(EXTERNAL, f"builtin `{name}`", None)] if name in _BUILTIN_NAMES else []
-            elif len(bindings) == 1:
-                found = self._bound(path, where or "", name, bindings[0])
-            else:
-                found = []
-                for binding in bindings:
-                    found.extend(self._bound(path, where or "", name, binding))
-                found = _unique(found)
-        finally:
-            self._active.discard(key)
-        self._names[key] = found
-        return found
+        return self._memoized(self._names, key, lambda: self._named(path, where, name, bindings))
 
-    def _bound(self, path: str, where: str, name: str, binding) -> list[Value]:  # noqa: ANN001
+    def _named(self, path: str, where: str | None, name: str, bindings: list[Binding]) -> list[Value]:
+        if not bindings:
+            return [Value(EXTERNAL, f"builtin `{name}`", None)] if name in _BUILTIN_NAMES else []
+        if len(bindings) == 1:
+            return self._bound(path, where or "", name, bindings[0])
+        found = []
+        for binding in bindings:
+            found.extend(self._bound(path, where or "", name, binding))
+        return _unique(found)
+
+    def _bound(self, path: str, where: str, name: str, binding: Binding) -> list[Value]:
         kind = binding.kind
         if kind == DEF:
             return self._definition(binding.target)
@@ -191,30 +208,21 @@ class Receivers:
 
     def hint(self, path: str, hint: TypeHint) -> list[Value]:
         """The values one hint gives its name."""
-        key = (path, hint)
-        cached = self._hints.get(key)
-        if cached is not None:
-            return cached
-        if key in self._active or len(self._active) > _MAX_DEPTH:
-            return []
-        self._active.add(key)
-        try:
-            if hint.how in (ANNOTATED, ALIASED):
-                found = self._annotation(path, hint)
-                if hint.how == ALIASED:  # the alias names the classes themselves
-                    found = [_class(value) for value in found]
-            else:
-                found = self.values(path, hint.scope, hint.expression)
-                if hint.how == ENTERED:
-                    # `with f() as x` where f is a @contextmanager annotated `Iterator[X]`
-                    found = [v for value in found for v in (self.iterated(value) if value.items else [_instance(value)])]
-                elif hint.how == ITERATED:
-                    found = [v for value in found for v in self.iterated(value)]
-        finally:
-            self._active.discard(key)
-        found = _unique(value._replace(origin=(path, hint)) for value in found)
-        self._hints[key] = found
-        return found
+        return self._memoized(self._hints, (path, hint), lambda: self._hint(path, hint))
+
+    def _hint(self, path: str, hint: TypeHint) -> list[Value]:
+        if hint.how in (ANNOTATED, ALIASED):
+            found = self._annotation(path, hint)
+            if hint.how == ALIASED:  # the alias names the classes themselves
+                found = [_class(value) for value in found]
+        else:
+            found = self.values(path, hint.scope, hint.expression)
+            if hint.how == ENTERED:
+                # `with f() as x` where f is a @contextmanager annotated `Iterator[X]`
+                found = [v for value in found for v in (self.iterated(value) if value.items else [_instance(value)])]
+            elif hint.how == ITERATED:
+                found = [v for value in found for v in self.iterated(value)]
+        return _unique(value._replace(origin=(path, hint)) for value in found)
 
     def _annotation(self, path: str, hint: TypeHint) -> list[Value]:
         # Names in a signature are evaluated around the function: its parent scope.
@@ -268,18 +276,7 @@ class Receivers:
         if value.kind not in (INSTANCE, CLASS):
             return []
         key = (value.target, name) if value.kind == INSTANCE else (value.target, "." + name)
-        cached = self._attributes.get(key)
-        if cached is not None:
-            return cached
-        if key in self._active:
-            return []
-        self._active.add(key)
-        try:
-            found = self._class_attribute(value, name)
-        finally:
-            self._active.discard(key)
-        self._attributes[key] = found
-        return found
+        return self._memoized(self._attributes, key, lambda: self._class_attribute(value, name))
 
     def _class_attribute(self, value: Value, name: str) -> list[Value]:
         classes = self.resolver.classes
@@ -337,15 +334,10 @@ class Receivers:
 
     def returned(self, function_id: str) -> list[Value]:
         """What calling a repository function gives, by its return annotation."""
-        cached = self._returns.get(function_id)
-        if cached is not None:
-            return cached
         _kind, path, qualname = function_id.split(":", 2)
-        found = self._hinted(path, qualname, RETURNS) if path in self.namespaces.files.codes else []
-        self._returns[function_id] = found
-        return found
-
-
+        if path not in self.namespaces.files.codes:
+            return []
+        return self._memoized(self._returns, function_id, lambda: self._hinted(path, qualname, RETURNS))
 
 
 def _instance(value: Value) -> Value:
@@ -356,7 +348,7 @@ def _class(value: Value) -> Value:
     return value._replace(kind=CLASS) if value.kind == INSTANCE else value
 
 
-def _unique(values) -> list[Value]:  # noqa: ANN001
+def _unique(values: Iterable[Value]) -> list[Value]:
     seen: dict[tuple[str, str, object], Value] = {}
     for value in values:
         seen.setdefault((value.kind, value.target, value.items), value)
