@@ -122,6 +122,12 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
         "method:shop/transports.py:Courier.deliver": ("INFERRED", "is the only method named `deliver` in the repository that these arguments fit"),
         "method:shop/transports.py:Mailer.deliver": ("INFERRED", "is the only method named `deliver` in the repository that these arguments fit"),
     },
+    "each_class": {  # for over a literal tuple of classes: either, AMBIGUOUS
+        "class:shop/client.py:Client": ("AMBIGUOUS", "`kind` typed `shop.client.AsyncClient | shop.client.Client` by the assignment at line 176"),
+        "class:shop/client.py:AsyncClient": ("AMBIGUOUS", "has 2 candidates"),
+        f"{CLIENT}.get": ("AMBIGUOUS", "receiver `kind(...)` typed `shop.client.AsyncClient | shop.client.Client` by the assignment at line 176"),
+        f"{ASYNC_CLIENT}.get": ("AMBIGUOUS", "has 2 candidates"),
+    },
     None: {  # module-level `with ... as`
         "class:shop/client.py:Client": ("INFERRED", "resolved through `from shop.client import Client`"),
         f"{CLIENT}.get": ("INFERRED", "receiver `module_client` typed `shop.client.Client` by the `as` at line 143"),

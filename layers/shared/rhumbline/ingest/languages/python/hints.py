@@ -69,14 +69,17 @@ def assignment_hints(source: bytes, node: Node, scope: str) -> list[TypeHint]:
 
 
 def iteration_hints(source: bytes, node: Node, scope: str) -> list[TypeHint]:
-    """`for x in v` and `[... for x in v]`: x is an item of v."""
+    """`for x in v` and `[... for x in v]`: x is an item of v; `for x in (A, B)`: x is A or B."""
     target = node.child_by_field_name("left")
     if target is None or target.type != "identifier":
         return []
-    value = chain(source, node.child_by_field_name("right"))
-    if value is None:
-        return []
-    return [TypeHint(scope, _text(source, target), ITERATED, value, node.start_point.row + 1)]
+    name, line = _text(source, target), node.start_point.row + 1
+    iterated = node.child_by_field_name("right")
+    if iterated is not None and iterated.type in ("tuple", "list", "set"):
+        items = (chain(source, item) for item in iterated.named_children)
+        return [TypeHint(scope, name, ASSIGNED, item, line) for item in items if item]
+    value = chain(source, iterated)
+    return [TypeHint(scope, name, ITERATED, value, line)] if value is not None else []
 
 
 def _is_type_alias(source: bytes, value: Node) -> bool:
