@@ -43,6 +43,9 @@ from rhumbline.ingest.languages.python.resolve import Resolver, Target
 _SUPER = "super()."
 _HEAD = re.compile(r"[^\W\d]\w*")
 _TEST_DIRECTORIES = frozenset({"tests", "test", "testing"})
+# More methods of one name than this are not narrowed (by arguments, as a family): the call is
+# dropped, as it would be after narrowing but for rare luck.
+_FAMILY_LIMIT = 4 * MAX_CANDIDATES
 # typing's aliases of builtin types, by the name they are imported as
 _TYPING_BUILTINS = {"List": "list", "Dict": "dict", "Set": "set", "FrozenSet": "frozenset",
                     "Tuple": "tuple", "Text": "str", "Type": "type"}  # fmt: skip
@@ -275,20 +278,28 @@ class FileCalls:
             library = [c for c in candidates if not is_test_path(c.split(":", 2)[1])]
             if library and len(library) < len(candidates):
                 candidates, where = library, " outside the tests"
+        if len(candidates) > _FAMILY_LIMIT:
+            return [], ""  # a name this many classes define says nothing of the receiver
         fitting = [c for c in candidates if self.resolver.accepts(c, arguments)]
         if len(fitting) < len(candidates):  # none fits: a method of something outside the repository
             candidates, where = fitting, f"{where} that these arguments fit"
         unknown = ": the receiver's type is unknown; "
         if len(candidates) == 1:
             return candidates, f"{unknown}`{self.qualified[candidates[0]]}` is the only method named `{name}`{where}"
-        root = self._family_root(candidates)
+        root = self._family_root(tuple(candidates))
         if root is not None:
             overriding = f"the {len(candidates)} methods named `{name}`{where}"
             return [root], f"{unknown}{overriding} all override `{self.qualified[root]}`"
         return candidates, ""
 
-    def _family_root(self, candidates: list[str]) -> str | None:
+    def _family_root(self, candidates: tuple[str, ...]) -> str | None:
         """The candidate every other one overrides (its class is in theirs' MRO), if any."""
+        roots = self.receivers.family_roots
+        if candidates not in roots:
+            roots[candidates] = self._find_family_root(candidates)
+        return roots[candidates]
+
+    def _find_family_root(self, candidates: tuple[str, ...]) -> str | None:
         classes = self.resolver.classes
         owners = {}
         for candidate in candidates:

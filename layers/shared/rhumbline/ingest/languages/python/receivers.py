@@ -111,6 +111,7 @@ class Receivers:
         # (method name, from test code, CallSite.arguments) → the by-name evidence of a call on
         # an unknown receiver (calls.py), shared by every file of the build
         self.by_name: dict[tuple[str, bool, str], list] = {}
+        self.family_roots: dict[tuple[str, ...], str | None] = {}  # candidates → the one overridden
 
     def _memoized(self, memo: dict, key: object, compute: Callable[[], list[Value]]) -> list[Value]:
         """memo[key], computed once unless a cycle was cut under it (then every time)."""
