@@ -5,7 +5,11 @@ call site of a project; a site is *decided* when jedi gives exactly one definiti
 *in the corpus* when that definition is a function, method or class of the project (then it is a
 node of our graph), *outside* when it is anything else jedi is sure of (the standard library,
 third-party code, a builtin, a property: a call there links to no project function). Sites jedi
-cannot decide are left out of both figures.
+cannot decide are left out of both figures, and so are two kinds of jedi answers that name no
+call target: a stop at the descriptor protocol (`classmethod.__get__`, through an alias of a
+classmethod) and an inference that leaves the project from a name jedi found inside it (a stub's
+decorator such as `typing.dataclass_transform`). The project's own source roots come first on
+jedi's path, so an installed copy of the project never stands in for the corpus.
 
 Our side: the CALLS evidence the Python resolver gives each site (before edges are merged per
 caller), with its confidence label. A site is keyed by (file, line of the callee, the called name),
