@@ -253,6 +253,9 @@ class C:
     def __init__(self):
         self.pool = await self.connect()
         self.x.y = 1
+
+
+x.a(), y.a(), b.a(), c.a(), w.a(), entered.a(), error.a(), item.a(), each.a()
 '''
 
 
@@ -278,3 +281,10 @@ def test_hints_say_what_assignments_annotations_and_as_targets_hold():
         ("C", "label", ":", "Client", 23),
         ("C.__init__", "self.pool", "=", "self.connect()", 26),
     ]
+
+
+def test_a_local_hint_is_kept_only_when_its_name_is_used():
+    source = b"def f(a: A, b: B):\n    x = X()\n    y = Y()\n    z = y\n    z.go()\n    return a\n"
+    hints = [(h.scope, h.name, h.expression) for h in extract_python(source).hints]
+    # a and x start no callee and no other hint's value; y does (z = y), z does (z.go())
+    assert hints == [("f", "y", "Y()"), ("f", "z", "y")]

@@ -187,7 +187,10 @@ class FileCalls:
             targets = [t for t in targets if t.node_id not in resolver.properties]
             if targets:
                 return _classified(targets, self.qualified)
-        typed = self._typed(scope, callee)
+        first = _HEAD.match(callee)
+        if first is None or self.receivers.outside(first.group(), bindings):
+            return []  # `os.path.join`, `str.join`: never repository code
+        typed = self._typed(scope, callee) if self.receivers.may_hold(self.path, first.group(), bindings) else None
         if typed is not None:
             return typed
         if chained or not rest:

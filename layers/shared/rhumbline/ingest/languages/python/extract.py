@@ -8,6 +8,7 @@ parents: each call or import belongs to the innermost definition whose body cont
 
 from __future__ import annotations
 
+import re
 from hashlib import sha256
 from operator import itemgetter
 from typing import NamedTuple
@@ -23,6 +24,8 @@ from rhumbline.ingest.facts import (
     TypeHint,
 )
 from rhumbline.ingest.languages.python.hints import (
+    ANNOTATED,
+    RETURNS,
     as_hints,
     assignment_hints,
     chain,
@@ -96,6 +99,7 @@ def extract_python(source: bytes) -> CodeFacts:
     definitions, scopes = _definitions(source, defs, hints)
     calls, dynamic_calls = _calls(source, captures.get("callee", ()), captures.get("arguments", ()), scopes)
     hints.extend(_statement_hints(source, captures, scopes))
+    hints = _used_hints(hints, calls, scopes)
     # (start byte, kind, node) of imports, in source order
     statements = [(node.start_byte, _IMPORT, node) for node in captures.get("import", ())]
     statements.extend((node.start_byte, _IMPORT_FROM, node) for node in captures.get("import_from", ()))
@@ -119,6 +123,19 @@ def extract_python(source: bytes) -> CodeFacts:
         syntax_errors=root.has_error,
         hints=tuple(hints),
     )
+
+
+_LEADING_NAME = re.compile(r"[^\W\d]\w*")
+
+
+def _used_hints(hints: list[TypeHint], calls: list[CallSite], scopes: list[_Scope]) -> list[TypeHint]:
+    """The hints phase 2 can read: a function's local (or parameter) only when its name starts
+    a callee or another hint's value somewhere in the file; every other hint (module level, class
+    attributes, `self.x`, returns) may be read from other files."""
+    functions = {scope.qualname for scope in scopes if scope.kind != "Class"}
+    used = {match.group() for call in calls if (match := _LEADING_NAME.match(call.callee))}
+    used.update(match.group() for hint in hints if hint.how != ANNOTATED and (match := _LEADING_NAME.match(hint.expression)))
+    return [h for h in hints if h.scope not in functions or h.name in used or h.name == RETURNS or "." in h.name]
 
 
 def _statement_hints(source: bytes, captures: dict[str, list[Node]], scopes: list[_Scope]) -> list[TypeHint]:

@@ -133,6 +133,28 @@ class Receivers:
             memo[key] = found
         return found
 
+    def outside(self, name: str, bindings: list[Binding]) -> bool:
+        """Whether `name`, bound by `bindings`, is surely outside the repository: a builtin, or
+        imports of modules not in it (a cheap answer before evaluating anything)."""
+        if not bindings:
+            return name in _BUILTIN_NAMES
+        in_repository = self.namespaces.index.in_repository
+        return all(b.kind in (IMPORT, MODULE) and not in_repository(b.target) for b in bindings)
+
+    def may_hold(self, path: str, name: str, bindings: list[Binding]) -> bool:
+        """False when `name`, bound by `bindings` (Namespaces.find's, in `path`), is surely
+        unknown: only parameters without annotations, not a method's receiver (most unresolved
+        calls in unannotated code: a cheap answer before evaluating anything)."""
+        if not bindings or any(binding.kind != PARAMETER for binding in bindings):
+            return True
+        namespace = self.namespaces.files[path]
+        for binding in bindings:
+            scope = binding.target.split(":", 2)[2]  # the function's id → its qualname
+            receiver = namespace.receiver_parameter.get(scope)
+            if (receiver is not None and receiver[0] == name) or (scope, name) in namespace.hints:
+                return True
+        return False
+
     # ---- expressions ---------------------------------------------------------------------
 
     def values(self, path: str, scope: str, expression: str) -> list[Value]:
