@@ -1,11 +1,11 @@
 """Phase 2 for Python: what a receiver expression holds, by local, flow-insensitive inference.
 
 A name's values are the union of what every hint of it says (hints.py: assignments, `with`/`except
-... as`, `for`, annotations), whatever the order the statements run in; a method's first parameter
-(`self`) is an instance of its class, a classmethod's (`cls`) the class itself; an attribute of an instance is looked up in its class's
-MRO (methods, nested classes, properties' return annotations, then what the class body and its
-methods assign to `self.x`); a call of a class makes an instance, a call of a function gives its
-return annotation. A value is one of
+... as`, `for`, annotations), whatever the order the statements run in; a method's first
+parameter (`self`) is an instance of its class, a classmethod's (`cls`) the class itself; an
+attribute of an instance is looked up in its class's MRO (methods, nested classes, properties'
+return annotations, then what the class body and its methods assign to `self.x`); a call of a
+class makes an instance, a call of a function gives its return annotation. A value is one of
 
 - INSTANCE / CLASS: of a repository class (its id);
 - FUNCTION: a repository function or method (its id), e.g. a bound method held in a variable;
@@ -99,6 +99,7 @@ class Receivers:
     def __init__(self, resolver: Resolver) -> None:
         self.resolver = resolver
         self.namespaces: Namespaces = resolver.namespaces
+        self._steps: dict[str, list[tuple[str, str]] | None] = {}
         self._names: dict[tuple[str, str | None, str, str], list[Value]] = {}
         self._hints: dict[tuple[str, TypeHint], list[Value]] = {}
         self._attributes: dict[tuple[str, str], list[Value]] = {}
@@ -159,7 +160,9 @@ class Receivers:
 
     def values(self, path: str, scope: str, expression: str) -> list[Value]:
         """What `expression` (chain syntax) holds in `scope` of `path`; [] when unknown."""
-        parsed = steps(expression)
+        parsed = self._steps.get(expression, False)
+        if parsed is False:  # most expressions recur (`self.client`, `request.user`)
+            parsed = self._steps[expression] = steps(expression)
         if parsed is None:
             return []
         return self._walk(path, scope, parsed)
