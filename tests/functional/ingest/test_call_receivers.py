@@ -8,7 +8,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
 from sqlalchemy import Engine
 
 from rhumbline.ingest import pipeline

@@ -38,7 +38,7 @@ from rhumbline.ingest.languages.python.receivers import (
     Value,
     describe,
 )
-from rhumbline.ingest.languages.python.resolve import Resolver, Target
+from rhumbline.ingest.languages.python.resolve import Target
 
 _SUPER = "super()."
 _HEAD = re.compile(r"[^\W\d]\w*")
