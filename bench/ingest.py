@@ -34,7 +34,7 @@ Not part of the test suite.
 
     .venv/bin/python bench/ingest.py --callgraph [PROJECT ...] [--callgraph-report errors.json]
 
-Python call-graph fidelity (bench/callgraph.py): a jedi ground truth on every call site of each
+Python call-graph fidelity (bench/harness/callgraph.py): a jedi ground truth on every call site of each
 project (default: httpx and rich, sdists downloaded into bench/.corpus; also click, starlette,
 attrs), and the precision and recall of our CALLS evidence overall, per confidence label and per
 call kind. Needs jedi (`pip install -e .[bench]`).
@@ -337,7 +337,7 @@ def main() -> None:
                         help="with --callgraph: write every wrong and missed site to FILE (JSON)")  # fmt: skip
     args = parser.parse_args()
     if args.callgraph is not None:
-        import callgraph  # bench/callgraph.py
+        from harness import callgraph
 
         unknown = sorted(set(args.callgraph) - set(callgraph.PROJECTS))
         if unknown:

@@ -38,7 +38,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-CORPUS = Path(__file__).resolve().parent / ".corpus"
+CORPUS = Path(__file__).resolve().parents[1] / ".corpus"
 # Pure-Python projects with their tests (not requests or Django, which other checks use).
 PROJECTS = {
     "httpx": "0.28.1",
@@ -95,7 +95,7 @@ def ensure_project(name: str) -> Path:
 
 
 def build_truth(name: str, root: Path) -> Truth:
-    import jedi
+    import jedi  # noqa: F401 - fails at once when the bench extra is not installed
 
     truth = _cached_truth(name, root)
     # jedi's goto through an alias of a classmethod (`get = Measurement.get`) stops at the
