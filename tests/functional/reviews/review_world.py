@@ -110,6 +110,14 @@ def caller(projects, scopes) -> dict:  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
+def fake_github() -> Iterator[Any]:
+    from tests.functional.reviews.fake_github import serving
+
+    with serving() as fake:
+        yield fake
+
+
+@pytest.fixture
 def closed_port() -> int:
     """A local port nothing listens on: a graph store pointed there is unreachable."""
     import socket
@@ -149,6 +157,11 @@ def review_world(request, tmp_path, monkeypatch) -> Iterator[ReviewWorld]:  # ty
     suffix = uuid.uuid4().hex[:10]
     repo, other = f"acme/shop{suffix}", f"rival/shop{suffix}"
     configure_shape(request, request.param, tmp_path, monkeypatch)
+    # The PR files a pull_request event makes the webhook read come from a fake GitHub API.
+    github = request.getfixturevalue("fake_github")
+    monkeypatch.setenv("RHUMBLINE_GITHUB_API_URL", github.url)
+    monkeypatch.delenv("RHUMBLINE_GITHUB_TOKEN", raising=False)
+    monkeypatch.delenv("RHUMBLINE_GITHUB_TOKEN_SECRET_ARN", raising=False)
     monkeypatch.setenv("RHUMBLINE_GITHUB_WEBHOOK_SECRETS", json.dumps({"default": DEFAULT_SECRET, other: OTHER_SECRET}))
     monkeypatch.delenv("RHUMBLINE_GITHUB_WEBHOOK_SECRET_ARN", raising=False)
     monkeypatch.setenv("RHUMBLINE_REVIEW_BOT_LOGINS", f"{BOT}, second-bot")
@@ -190,6 +203,9 @@ def review_world(request, tmp_path, monkeypatch) -> Iterator[ReviewWorld]:  # ty
     try:
         yield ReviewWorld(request.param, repo, other, call, deliver, resources.graph_store)
     finally:
+        from rhumbline.webhooks import pr_files
+
+        pr_files.drain(10)  # a job still reading must not outlive the world it writes to
         resources.reset()
         from rhumbline.stores.graph.factory import open_graph_store
 

@@ -58,6 +58,7 @@ def test_opened_records_the_pull_request(review_world: ReviewWorld) -> None:
         "outcome": "processed",
         "detail": "PR #1347 recorded as open",
         "graph": "updated",
+        "files": "the files of PR #1347 are being read from GitHub",
     }
     assert pr_row(review_world) == {
         "number": 1347,

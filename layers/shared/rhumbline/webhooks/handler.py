@@ -23,7 +23,7 @@ from pydantic import BaseModel, ValidationError
 
 from rhumbline.reviews.graph_projection import PullRequestSnapshot
 from rhumbline.runtime.handler import describe_validation_error
-from rhumbline.webhooks import events, payloads, signature
+from rhumbline.webhooks import events, payloads, pr_files, signature
 from rhumbline.webhooks.http import Delivery, HttpError, delivery_from_event, error_response, response
 from rhumbline.webhooks.secrets import DEFAULT_KEY, SecretsMisconfigured, SecretsUnavailable, choose, load_secrets
 
@@ -178,6 +178,12 @@ def process(delivery: Delivery, document: dict[str, Any], secret_key: str = DEFA
     body.update(outcome=result.outcome, detail=result.detail)
     if result.graph:
         body["graph"] = _project_graph(project, result.graph)
+    if event == "pull_request" and result.outcome == "processed" and action in pr_files.ACTIONS:
+        from rhumbline.config import settings
+
+        pr = payload.pull_request  # type: ignore[attr-defined]
+        job = pr_files.job_for(project, repository.full_name, pr.number, pr.head.sha.lower())
+        body["files"] = pr_files.schedule(job, hosted=settings().mode == "hosted")
     return response(result.status, body)
 
 
@@ -185,6 +191,8 @@ def handle(event: Any) -> dict[str, Any]:
     from sqlalchemy.exc import InterfaceError, OperationalError
     from sqlalchemy.exc import TimeoutError as PoolTimeout
 
+    if pr_files.is_job(event):  # this function invoked by itself, never through API Gateway
+        return pr_files.run(event)
     try:
         delivery = delivery_from_event(event)
         return process(delivery, *authenticate(delivery))
