@@ -111,7 +111,8 @@ def invoke_targets(properties: dict[str, Any]) -> list[Any]:
                     actions = statement.get("Action", [])
                     actions = actions if isinstance(actions, list) else [actions]
                     if any(re.fullmatch(r"(lambda:(\*|Invoke.*)|\*)", str(action)) for action in actions):
-                        targets.append(statement.get("Resource"))
+                        resource = statement.get("Resource")
+                        targets.extend(resource if isinstance(resource, list) else [resource])
     return targets
 
 
@@ -192,12 +193,15 @@ def test_every_tool_function_name_fits_the_longest_stack_name() -> None:
 
 def test_only_the_gateway_may_invoke_functions(resources: dict[str, Any]) -> None:
     gateway = gateway_id(resources)
-    # The one exception: a push to the default branch makes the webhook start an ingest.
+    # The exceptions: a push to the default branch makes the webhook start an ingest, and a
+    # pull_request event makes it read the PR's files in an asynchronous invocation of itself.
     webhook = function_for_code(resources, "functions/github_webhook")
     ingest = tool_functions(resources)["ingest"]
     for logical_id, properties in functions(resources).items():
         if logical_id == webhook:
-            assert [ref(target) for target in invoke_targets(properties)] == [ingest], "the webhook may invoke ingest only"
+            targets = invoke_targets(properties)
+            assert ref(targets[0]) == ingest and len(targets) == 2, "the webhook may invoke ingest and itself only"
+            assert json.dumps(targets[1]).endswith(':function:${AWS::StackName}-GitHubWebhookFunction-*"}'), targets
         elif logical_id == ingest:
             # `async: true`: the ingest function re-invokes itself, and nothing else.
             assert invoke_targets(properties) == [{"Fn::Sub": TOOL_ARN + "ingest"}]
