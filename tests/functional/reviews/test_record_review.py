@@ -94,7 +94,7 @@ def test_the_webhook_fills_in_a_pr_first_seen_through_a_review(review_world: Rev
     verdict = review_world.call("get_pr_verdict", {"repo": review_world.repo, "pr_number": 1347})["result"]
     assert (verdict["state"], verdict["pr_head_sha"]) == ("open", SHA)
     health = review_world.call("get_repo_health", {"repo": review_world.repo})["result"]
-    assert (health["open_prs"], health["open_prs_indexed"]) == (1, 1)
+    assert (health["open_prs"], health["open_prs_indexed"], health["open_prs_with_files"]) == (1, 1, 1)
 
 
 def test_invalid_arguments_are_named(review_world: ReviewWorld) -> None:

@@ -78,7 +78,8 @@ def test_exact_health_values(review_world: ReviewWorld) -> None:
         "avg_merge_time_hours": 80.0,  # (10 + 50 + 180) / 3
         "median_merge_time_hours": 50.0,
         "open_prs": 2,
-        "open_prs_indexed": 1,
+        "open_prs_indexed": 1,  # PR 5: a completed review (PR 4's is pending)
+        "open_prs_with_files": 1,  # PR 4: its files recorded
         "reviewed_prs": 3,
         "considered_prs": 5,
         "merged_prs": 3,

@@ -47,6 +47,7 @@ class RepoHealth:
     median_merge_time_hours: float | None
     open_prs: int
     open_prs_indexed: int
+    open_prs_with_files: int
     reviewed_prs: int
     considered_prs: int
     merged_prs: int
@@ -116,7 +117,8 @@ def compute(session: "Session", project_id: int) -> RepoHealth:
         avg_merge_time_hours=round(statistics.fmean(hours), 2) if hours else None,
         median_merge_time_hours=median,
         open_prs=open_prs,
-        open_prs_indexed=pull_requests.count_open_with_files(session, project_id),
+        open_prs_indexed=reviews.count_open_reviewed(session, project_id),
+        open_prs_with_files=pull_requests.count_open_with_files(session, project_id),
         reviewed_prs=len(verdicts),
         considered_prs=considered,
         merged_prs=merged_prs,

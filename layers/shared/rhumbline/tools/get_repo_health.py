@@ -21,7 +21,8 @@ class RepoHealthOutput(BaseModel):
     avg_merge_time_hours: float | None = Field(description="Mean of merged_at − opened_at; null when no PR merged.")
     median_merge_time_hours: float | None
     open_prs: int
-    open_prs_indexed: int = Field(description="Open PRs whose touched files are recorded (linked to files in the graph).")
+    open_prs_indexed: int = Field(description="Open PRs with a completed, undismissed review (indexed by the reviewer).")
+    open_prs_with_files: int = Field(description="Open PRs whose touched files are recorded (linked to files in the graph).")
     reviewed_prs: int = Field(description="Considered PRs with at least one completed, undismissed review.")
     considered_prs: int = Field(description="Open and merged PRs, plus PRs known only from a review.")
     merged_prs: int

@@ -222,3 +222,16 @@ def verdicts_of_prs(
     query = select(ranked.c.pr_number, ranked.c.verdict).where(ranked.c.rank == 1)
     return {number: verdict for number, verdict in session.execute(query)}
 
+
+
+def count_open_reviewed(session: Session, project_id: int) -> int:
+    """Open PRs with at least one completed, undismissed review: the PRs the reviewer has indexed."""
+    query = (
+        select(func.count(func.distinct(PullRequest.number)))
+        .join(Review, (Review.project_id == PullRequest.project_id) & (Review.pr_number == PullRequest.number))
+        .where(
+            PullRequest.project_id == project_id, PullRequest.state == "open",
+            Review.status == "completed", Review.dismissed_at.is_(None),
+        )
+    )  # fmt: skip
+    return int(session.scalar(query) or 0)
