@@ -67,6 +67,7 @@ _EXTRACTORS: dict[str, str] = {
     "python": "rhumbline.ingest.languages.python.extract:extract_python",
     # The knowledge layer: Markdown → DocFacts (rhumbline/ingest/knowledge/), not CodeFacts.
     "markdown": "rhumbline.ingest.languages.knowledge.markdown:extract_markdown",
+    "restructuredtext": "rhumbline.ingest.languages.knowledge.restructuredtext:extract_restructuredtext",
     # The other tree-sitter languages: see rhumbline/ingest/polyglot/.
     "javascript": "rhumbline.ingest.languages.javascript.extract:extract_javascript",
     "typescript": "rhumbline.ingest.languages.typescript.extract:extract_typescript",
@@ -85,13 +86,20 @@ _EXTRACTORS: dict[str, str] = {
 _loaded: dict[str, Extractor] = {}
 
 
+# Sphinx projects (Django among them) keep their reStructuredText in .txt files under docs/.
+_DOC_DIRECTORIES = ("docs/", "doc/")
+
+
 def language_of(path: str) -> str | None:
     # PurePosixPath(path).suffix without building a path object (called for every file).
     name = path.rpartition("/")[2]
     dot = name.rfind(".")
     if not 0 < dot < len(name) - 1:
         return None
-    return _BY_SUFFIX.get(name[dot:].lower())
+    found = _BY_SUFFIX.get(name[dot:].lower())
+    if found == "text" and (path.startswith(_DOC_DIRECTORIES) or "/docs/" in path or "/doc/" in path):
+        return "restructuredtext"
+    return found
 
 
 def has_extractor(language: str | None) -> bool:

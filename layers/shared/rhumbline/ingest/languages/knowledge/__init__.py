@@ -1,8 +1,12 @@
-"""The knowledge layer: Markdown files → Document, WikiPage, Concept, Rule and Decision nodes.
+"""The knowledge layer: Markdown and reStructuredText files → Document, WikiPage, Concept, Rule and
+Decision nodes.
 
-Phase 1 (markdown.py, a line-based parser: no grammar wheel) turns each `.md` file into DocFacts
-(facts.py): headings with their own text, links and inline code spans. Phase 2 (graph.py) runs
-after every language, so mentions can resolve to any code node.
+Phase 1 turns each document into DocFacts (facts.py): headings with their own text, links and
+inline code spans. markdown.py reads `.md` (a line-based parser: no grammar wheel);
+restructuredtext.py reads `.rst`, and `.txt` under a docs/ or doc/ directory (Sphinx projects
+such as Django keep their reST there), through docutils, Sphinx's code roles (`:func:`,
+`:class:`, ...) read as code spans and `:doc:` as a link. Phase 2 (graph.py) runs after every
+language, so mentions can resolve to any code node.
 
 Nodes (ids stable across rebuilds; a section's id is its kind, path and GitHub anchor, so the link
 `guide.md#installation` and the node `wikipage:docs/guide.md#installation` name the same thing):
@@ -11,8 +15,9 @@ Nodes (ids stable across rebuilds; a section's id is its kind, path and GitHub a
 - Decision `decision:<path>` for an ADR: a Markdown file with a status (a "Status" section, a
   `Status:` line, or front matter `status:`) kept in a directory named adr/, adrs/, decisions/ or
   decision-records/ (docs/adr/, doc/decisions/, ...), or named `NNNN-title.md` (README, index
-  and template files are not decisions). Signature
-  "Status: Accepted"; docstring = its "Decision" section (else the intro). The ADR is one decision:
+  and template files are not decisions). Its name is its title without the number it usually
+  starts with ("1. Use SQLite" → "Use SQLite"), the number kept in its signature ("ADR 1; Status:
+  Accepted"); docstring = its "Decision" section (else the intro). The ADR is one decision:
   it gets no section nodes, and every link or mention in it is the decision's.
 - One node per heading of other documents (the title heading excepted), its docstring the
   section's own text (capped at 2,000 characters), its signature the heading trail
@@ -35,11 +40,13 @@ Edges:
     (`models.py#L42`) → the innermost definition around that line; to a directory → Directory;
   - an inline code span naming a path of the graph (`shop/models.py`) → that File or Directory;
   - an inline code span naming code (`QuerySet.filter`, `get_object_or_404()`, `@cached`,
-    `Cart::add`) → the code nodes whose qualified name ends with it on a name boundary: one →
-    INFERRED (0.8 for a dotted name, 0.5 for a bare name), two to five → AMBIGUOUS (1/n each,
-    candidates named in the explanation), more → unresolved. Keywords, builtins and bare names
-    under three characters are never looked up.
-- REFERENCES from a section to another Markdown document (or the section its anchor names).
+    `Cart::add`) → the code node whose qualified name ends with it on a name boundary, when
+    exactly one does: INFERRED (0.8 for a dotted name, 0.5 for a bare name); a name several
+    definitions share (`save`) links nothing and counts as unresolved, as does a name nothing
+    has. Keywords, builtins and bare names under three characters are never looked up.
+- REFERENCES from a section to another document (or the section its anchor names); a link
+  without a suffix (`:doc:`) may name a document by its path less `.rst`, `.txt` or `.md`, and
+  one starting with `/` starts at the docs/ (or doc/) directory holding the document.
 External links (with a scheme) are ignored; links and mentions that name nothing in the graph are
 counted as unresolved references.
 """

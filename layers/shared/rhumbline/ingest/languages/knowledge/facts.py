@@ -1,4 +1,4 @@
-"""Phase-1 facts of one Markdown file: headings, their text, links and inline code mentions.
+"""Phase-1 facts of one document (Markdown, reStructuredText): headings, their text, links and inline code mentions.
 
 Plain NamedTuples like rhumbline/ingest/facts.py, so they pickle to the parser pool and into the
 incremental cache. A Markdown SourceFile carries a DocFacts as its `code`.
@@ -36,3 +36,4 @@ class DocFacts(NamedTuple):
     references: tuple[Reference, ...]
     status: str | None  # ADR status: a "Status" section's first line, or a `Status:` line
     syntax_errors: bool = False  # Markdown has none; here so summaries treat every parse alike
+    language: str = "markdown"  # or "restructuredtext"

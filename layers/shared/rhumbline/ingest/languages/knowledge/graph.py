@@ -18,21 +18,24 @@ from pathlib import PurePosixPath
 from urllib.parse import unquote
 
 from rhumbline.ingest.facts import SourceFile
-from rhumbline.ingest.graph.edges import INFERRED_SCORE, MAX_CANDIDATES, NAME_MATCH_SCORE, EdgeSet
+from rhumbline.ingest.graph.edges import INFERRED_SCORE, NAME_MATCH_SCORE, EdgeSet
 from rhumbline.ingest.graph.ids import directory_id, file_id
 from rhumbline.ingest.languages.knowledge.facts import DocFacts, Reference, Section
 from rhumbline.stores.graph.model import Node
 from rhumbline.vocabulary import KNOWLEDGE_KINDS
 
-LANGUAGE = "markdown"
 # Node kinds a code mention never resolves to.
 NOT_CODE = frozenset(
     {"Repository", "Directory", "File", "Import", "Decorator", "Contributor", *KNOWLEDGE_KINDS}
 )
 ADR_DIRECTORIES = frozenset({"adr", "adrs", "decisions", "decision-records"})
-_ADR_NAME = re.compile(r"^\d{3,5}-.+\.md$", re.IGNORECASE)
+_ADR_NAME = re.compile(r"^\d{3,5}-.+\.(?:md|rst|txt)$", re.IGNORECASE)
 # The index and the template of an ADR directory are not decisions.
-_NOT_ADR_NAME = re.compile(r"^(?:readme|index|template|adr-template)(?:[.-].*)?\.md$", re.IGNORECASE)
+_NOT_ADR_NAME = re.compile(r"^(?:readme|index|template|adr-template)(?:[.-].*)?\.(?:md|rst|txt)$", re.IGNORECASE)
+# An ADR's title usually carries its number: "1. Use SQLite", "ADR 0007: Cache tokens", "0003 - Queue".
+_NUMBERED_TITLE = re.compile(r"^(?:ADR|Decision|RFC)?[\s#-]*(\d{1,5})\s*[.:)\-–—]?\s+(\S.*)$", re.IGNORECASE)
+# A link without a suffix (Sphinx's :doc:, wiki links) names a document by its path less its suffix.
+_DOCUMENT_SUFFIXES = (".rst", ".txt", ".md")
 _RULE_HEADING = re.compile(
     r"\b(?:rules?|conventions?|guidelines?|polic(?:y|ies)|requirements?|standards?|musts?"
     r"|constraints?|do'?s and don'?ts)\b",
@@ -146,22 +149,28 @@ def _document_nodes(source: SourceFile, edges: EdgeSet) -> tuple[list[Node], lis
     path, facts = source.path, source.code
     name = facts.title or PurePosixPath(path).name
     end = max(source.line_count, 1)
+    language = facts.language
     doc = Node(
         id=document_id(path), kind="Document", name=name, qualified_name=path, file=path,
-        start_line=1, end_line=end, language=LANGUAGE, docstring=facts.intro or None,
+        start_line=1, end_line=end, language=language, docstring=facts.intro or None,
         content_hash=source.content_hash,
     )  # fmt: skip
     nodes = [doc]
     edges.extracted(file_id(path), "DEFINES", doc.id, f"{path} is the source of document `{name}`", path, 1)
     if is_adr(path, facts):
         decided = next((s.text for s in facts.sections if _DECISION_SECTION.match(s.title)), None)
+        # Named by what was decided, so `explain` finds it by its title; the number stays in the
+        # signature (and the path).
+        numbered = _NUMBERED_TITLE.match(name)
+        title, number = (numbered.group(2).strip(), numbered.group(1)) if numbered else (name, None)
+        signature = f"ADR {number}; Status: {facts.status}" if number else f"Status: {facts.status}"
         decision = Node(
-            id=decision_id(path), kind="Decision", name=name, qualified_name=path, file=path,
-            start_line=1, end_line=end, language=LANGUAGE, signature=f"Status: {facts.status}",
+            id=decision_id(path), kind="Decision", name=title, qualified_name=path, file=path,
+            start_line=1, end_line=end, language=language, signature=signature,
             docstring=decided or facts.intro or None, content_hash=source.content_hash,
         )  # fmt: skip
         nodes.append(decision)
-        explanation = f"{path} records decision `{name}` (status: {facts.status})"
+        explanation = f"{path} records decision `{title}` (status: {facts.status})"
         edges.extracted(doc.id, "DEFINES", decision.id, explanation, path, 1)
         # An ADR is one decision: every reference in it is the decision's.
         anchors = {"": decision.id, **{s.anchor: decision.id for s in facts.sections}}
@@ -179,7 +188,7 @@ def _document_nodes(source: SourceFile, edges: EdgeSet) -> tuple[list[Node], lis
             Node(
                 id=node_id, kind=kind, name=section.title, qualified_name=f"{path}#{section.anchor}",
                 file=path, start_line=section.start_line, end_line=section.end_line,
-                language=LANGUAGE, signature=" > ".join([name, *trail, section.title]),
+                language=language, signature=" > ".join([name, *trail, section.title]),
                 docstring=section.text or None, content_hash=section.content_hash,
             )
         )  # fmt: skip
@@ -229,10 +238,12 @@ class _Resolver:
         target_path = unquote(target_path.split("?", 1)[0])
         if not target_path:
             return True  # an anchor in the same document
-        base = "" if target_path.startswith("/") else posixpath.dirname(path)
+        base = _root_of(path) if target_path.startswith("/") else posixpath.dirname(path)
         joined = posixpath.normpath(posixpath.join(base, target_path.lstrip("/")))
         if joined == ".." or joined.startswith("../"):
             return False
+        if joined not in self.documents and joined not in self.files:
+            joined = next((joined + s for s in _DOCUMENT_SUFFIXES if joined + s in self.documents), joined)
         where = f"link [{ref.text}]({destination}) at {path}:{ref.line}"
         if joined in self.documents:
             anchors = self.documents[joined]
@@ -303,14 +314,10 @@ class _Resolver:
         if not dotted and (len(name) < _MIN_BARE_LENGTH or name.lower() in _STOP_WORDS):
             return True
         candidates = self._names_index().get(name, [])
-        if not candidates or len(candidates) > MAX_CANDIDATES:
+        # Only a name that picks out one definition documents it: a guess between several
+        # (`save`, `get`) would link prose to code it may not be about.
+        if len(candidates) != 1:
             return False
-        if len(candidates) > 1:
-            names = ", ".join(sorted(self._qualified[c] for c in candidates))
-            explanation = f"{where} has {len(candidates)} candidates: {names}"
-            for candidate in candidates:
-                edges.add(owner, "DOCUMENTS", candidate, "AMBIGUOUS", 1 / len(candidates), explanation, path, ref.line)
-            return True
         (target,) = candidates
         how = "by qualified name" if dotted else "by name, the only definition so named"
         explanation = f"{where} resolves to `{self._qualified[target]}` {how}"
@@ -338,6 +345,15 @@ class _Resolver:
         if not self._qualified:
             self._names_index()
         return self._qualified.get(node_id, node_id)
+
+
+def _root_of(path: str) -> str:
+    """Where a document's absolute links start: its docs/ (or doc/) directory, else the top."""
+    parts = path.split("/")
+    for i, part in enumerate(parts[:-1]):
+        if part in ("docs", "doc"):
+            return "/".join(parts[: i + 1])
+    return ""
 
 
 def _parents(path: str) -> list[str]:
