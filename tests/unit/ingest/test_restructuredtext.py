@@ -60,3 +60,42 @@ def test_sphinx_txt_files_under_docs_are_restructuredtext() -> None:
     assert language_of("project/doc/intro.txt") == "restructuredtext"
     assert language_of("requirements.txt") == "text"
     assert language_of("README.rst") == "restructuredtext"
+
+
+def test_a_section_ends_before_the_next_title_of_its_level() -> None:
+    text = b"""\
+Title
+=====
+
+:Status: Accepted
+
+-----
+First
+-----
+
+Uses :unknownrole:`x`.
+
+.. deprecated:: 4.0
+
+    A Sphinx directive docutils does not know.
+
+Nested
+~~~~~~
+
+Text.
+
+--------
+Second
+--------
+
+Last.
+"""
+    facts = extract_restructuredtext(text)
+    assert facts.status == "Accepted"
+    assert [(s.title, s.level, s.start_line, s.end_line) for s in facts.sections] == [
+        ("First", 1, 8, 20),
+        ("Nested", 2, 17, 20),
+        ("Second", 1, 23, 25),
+    ]
+    # docutils' complaints about the unknown role and directive are not the section's text.
+    assert facts.sections[0].text == "Uses :unknownrole:`x`."

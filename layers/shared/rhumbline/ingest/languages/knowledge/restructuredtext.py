@@ -8,11 +8,17 @@ section, docutils' own rule), the text before the first section, every section w
 field). Sphinx roles and directives are not docutils' own: the code and document roles are
 registered here as plain inline literals; any other unknown role or directive is left out
 quietly. Nothing is read from disk or the network (`include`, `raw` and file insertion are off).
+
+Only docutils' parser runs (its documented `Parser().parse(text, new_document(...))`), not the
+publisher's transforms: the knowledge layer needs the sections, their text and their references,
+and the title is found by docutils' own rule (TitlePromoter.candidate_index) without moving nodes.
+The doctree is then walked once.
 """
 
 from __future__ import annotations
 
 import re
+from functools import cache
 from hashlib import sha256
 from typing import Any
 
@@ -32,27 +38,43 @@ _SETTINGS = {
     "warning_stream": False, "input_encoding": "unicode", "syntax_highlight": "none", "character_level_inline_markup": False,
 }  # fmt: skip
 _ROLE_TARGET = re.compile(r"^(?:.*<(.+)>|(.+))$", re.DOTALL)
+# A title's over- or underline: one punctuation character repeated.
+_ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+\s*$")
 _RULE_WORDS = re.compile(r"\b(?:MUST(?: NOT)?|SHALL(?: NOT)?|SHOULD(?: NOT)?|REQUIRED|NEVER|ALWAYS)\b")
-_registered = False
 
 
 def extract_restructuredtext(data: bytes) -> DocFacts:
-    from docutils.core import publish_doctree
+    from docutils import nodes
+    from docutils.utils import new_document
 
-    _register_roles()
+    parser, settings = _parser()
     text = data.decode("utf-8", "replace")
     try:
-        tree = publish_doctree(text, settings_overrides=_SETTINGS)
+        tree = new_document("<document>", settings)
+        parser.parse(text, tree)
     except Exception:  # noqa: BLE001 - docutils raises many kinds on broken input: the file stays a File
         return DocFacts(None, "", (), (), None, syntax_errors=True, language=LANGUAGE)
-    return _Walker(text).facts(tree)
+    # docutils' complaints (an unknown role or directive, broken markup) are not the document's text.
+    for message in list(tree.findall(nodes.system_message)):
+        message.parent.remove(message)
+    return _Walker(text.splitlines()).facts(tree)
+
+
+@cache
+def _parser() -> tuple[Any, Any]:
+    """docutils' reST parser and its settings, built once per process, Sphinx's roles registered."""
+    from docutils.frontend import get_default_settings
+    from docutils.parsers.rst import Parser
+
+    _register_roles()
+    settings = get_default_settings(Parser)
+    for name, value in _SETTINGS.items():
+        setattr(settings, name, value)
+    return Parser(), settings
 
 
 def _register_roles() -> None:
-    """Sphinx's roles, as docutils inline literals tagged with their role (once per process)."""
-    global _registered
-    if _registered:
-        return
+    """Sphinx's roles, as docutils inline literals tagged with their role."""
     from docutils import nodes
     from docutils.parsers.rst import roles
 
@@ -63,7 +85,6 @@ def _register_roles() -> None:
 
     for name in (*CODE_ROLES, *DOC_ROLES):
         roles.register_local_role(name, role)
-    _registered = True
 
 
 def _target(text: str) -> str:
@@ -78,30 +99,46 @@ def _cap(text: str) -> str:
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1].rstrip() + "…"
 
 
+def _title_section(tree: Any) -> Any:
+    """The section docutils would lift into the document (its title the document's): the only
+    element after comments, targets and the like. None when there is none."""
+    from docutils import nodes
+
+    index = tree.first_child_not_matching_class(nodes.PreBibliographic)
+    if index is None or len(tree) > index + 1 or not isinstance(tree[index], nodes.section):
+        return None
+    return tree[index]
+
+
 class _Walker:
-    def __init__(self, text: str) -> None:
-        self.lines = text.splitlines()
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
         self.sections: list[Section] = []
         self.references: list[Reference] = []
         self.anchors: dict[str, int] = {}
+        self.status: str | None = None
 
     def facts(self, tree: Any) -> DocFacts:
         from docutils import nodes
 
-        title = tree.get("title") or None
-        # docutils lifts a lone top-level section into the document: its title is the title.
-        intro = self._own_text(tree)
-        self._references(tree, -1)
-        for child in tree.children:
+        top = _title_section(tree)
+        title = top.next_node(nodes.title) if top is not None else None
+        children = list(tree.children) if top is None else [*tree.children[:-1], *top.children]
+        intro, _ = self._part(children, -1)
+        for child in children:
             if isinstance(child, nodes.section):
                 self._section(child, 1, -1)
-        status = self._status(tree)
+        status = self.status
+        if status is None:
+            status = next((s.text.strip().splitlines()[0] for s in self.sections
+                           if s.title.strip().lower() == "status" and s.text.strip()), None)  # fmt: skip
         return DocFacts(
-            title=title, intro=intro, sections=tuple(self.sections), references=tuple(self.references),
-            status=status, language=LANGUAGE,
+            title=title.astext() if title is not None else None, intro=_cap(intro),
+            sections=tuple(self._ended()), references=tuple(self.references), status=status, language=LANGUAGE,
         )  # fmt: skip
 
     def _section(self, node: Any, level: int, parent: int) -> None:
+        """Records the section, then its subsections (end lines: _ended)."""
         from docutils import nodes
 
         title_node = node.next_node(nodes.title)
@@ -110,60 +147,82 @@ class _Walker:
         base = slug(title)
         seen = self.anchors.get(base)
         self.anchors[base] = 0 if seen is None else seen + 1
-        anchor = base if seen is None else f"{base}-{seen + 1}"
-        own = self._own_text(node)
         index = len(self.sections)
-        self.sections.append(
-            Section(
-                level=level, title=title, anchor=anchor, parent=parent, start_line=line, end_line=line,
-                text=own, content_hash=sha256(node.astext().encode("utf-8", "replace")).hexdigest(),
-                rule_items=sum(1 for item in node.findall(nodes.list_item) if _RULE_WORDS.search(item.astext())),
-            )
+        self.sections.append(None)  # type: ignore[arg-type]  # its place, filled below
+        text, rule_items = self._part(node.children, index)
+        self.sections[index] = Section(
+            level=level, title=title, anchor=base if seen is None else f"{base}-{seen + 1}", parent=parent,
+            start_line=line, end_line=line, text=_cap(text),
+            content_hash=sha256(text.encode("utf-8", "replace")).hexdigest(), rule_items=rule_items,
         )  # fmt: skip
-        self._references(node, index)
         for child in node.children:
             if isinstance(child, nodes.section):
                 self._section(child, level + 1, index)
-        last = max((s.end_line for s in self.sections[index:]), default=line)
-        end = self._last_line(node)
-        self.sections[index] = self.sections[index]._replace(end_line=max(last, end, line))
 
-    def _own_text(self, node: Any) -> str:
-        """The text of a section (or the document) before its first subsection."""
+    def _part(self, children: Any, section: int) -> tuple[str, int]:
+        """One pass over the children before the first subsection: their text (uncapped) and rule
+        items; their references and the status field recorded."""
         from docutils import nodes
 
-        parts = []
-        for child in node.children:
+        texts, rule_items = [], 0
+        for child in children:
             if isinstance(child, nodes.section):
                 break
-            if isinstance(child, (nodes.title, nodes.system_message, nodes.comment, nodes.target)):
-                continue
-            parts.append(child.astext())
-        return _cap("\n\n".join(p for p in parts if p.strip()))
+            if not isinstance(child, (nodes.title, nodes.comment, nodes.target)):
+                text = child.astext()
+                if text.strip():
+                    texts.append(text)
+            for found in child.findall():
+                if isinstance(found, (nodes.literal, nodes.reference)):
+                    self._reference(found, section)
+                elif isinstance(found, nodes.list_item):
+                    rule_items += bool(_RULE_WORDS.search(found.astext()))
+                elif isinstance(found, nodes.field) and self.status is None:
+                    self.status = _status_field(found)
+        return "\n\n".join(texts), rule_items
 
-    def _references(self, node: Any, section: int) -> None:
-        """References in `node`'s own part (not its subsections')."""
+    def _ended(self) -> list[Section]:
+        """The sections with their end lines: the line before the next title of the same or a
+        higher level (its over- or underline included), else the document's last line."""
+        ended = list(self.sections)
+        open_sections: list[int] = []
+        for index, section in enumerate(self.sections):
+            while open_sections and self.sections[open_sections[-1]].level >= section.level:
+                self._end(ended, open_sections.pop(), self._heading_start(section.start_line) - 1)
+            open_sections.append(index)
+        for index in open_sections:
+            self._end(ended, index, len(self.lines))
+        return ended
+
+    @staticmethod
+    def _end(ended: list[Section], index: int, line: int) -> None:
+        ended[index] = ended[index]._replace(end_line=max(line, ended[index].start_line))
+
+    def _heading_start(self, line: int) -> int:
+        """The first line of the title whose last adornment line is `line` (docutils' title line)."""
+        start = line - 1  # the title's text, above its underline
+        if start >= 2 and _ADORNMENT.match(self.lines[start - 2]):
+            start -= 1
+        return max(start, 1)
+
+    def _reference(self, found: Any, section: int) -> None:
         from docutils import nodes
 
-        for child in node.children:
-            if isinstance(child, nodes.section):
-                break
-            for found in child.findall(lambda n: isinstance(n, (nodes.literal, nodes.reference))):
-                if len(self.references) >= MAX_REFERENCES:
-                    return
-                line = self._line(found)
-                if isinstance(found, nodes.reference):
-                    uri = found.get("refuri")
-                    if uri:
-                        self.references.append(Reference(section, line, "link", uri, found.astext()))
-                    continue
-                role = found.get("rhumbline_role")
-                text = found.astext()
-                if role in DOC_ROLES:
-                    self.references.append(Reference(section, line, "link", _target(text), text))
-                elif text.strip():
-                    target = _target(text) if role else text.strip()
-                    self.references.append(Reference(section, line, "code", target, text))
+        if len(self.references) >= MAX_REFERENCES:
+            return
+        line = self._line(found)
+        if isinstance(found, nodes.reference):
+            uri = found.get("refuri")
+            if uri:
+                self.references.append(Reference(section, line, "link", uri, found.astext()))
+            return
+        role = found.get("rhumbline_role")
+        text = found.astext()
+        if role in DOC_ROLES:
+            self.references.append(Reference(section, line, "link", _target(text), text))
+        elif text.strip():
+            target = _target(text) if role else text.strip()
+            self.references.append(Reference(section, line, "code", target, text))
 
     def _line(self, node: Any) -> int:
         while node is not None:
@@ -173,19 +232,14 @@ class _Walker:
             node = node.parent
         return 1
 
-    def _last_line(self, node: Any) -> int:
-        lines = [n.line for n in node.findall() if getattr(n, "line", None)]
-        return max(lines, default=1)
 
-    def _status(self, tree: Any) -> str | None:
-        from docutils import nodes
+def _status_field(field: Any) -> str | None:
+    """A `:Status: Accepted` field's first line; None for any other field."""
+    from docutils import nodes
 
-        for field in tree.findall(nodes.field):
-            name = field.next_node(nodes.field_name)
-            if name is not None and name.astext().strip().lower() == "status":
-                body = field.next_node(nodes.field_body)
-                return body.astext().strip().splitlines()[0] if body is not None and body.astext().strip() else None
-        for section in self.sections:
-            if section.title.strip().lower() == "status" and section.text.strip():
-                return section.text.strip().splitlines()[0]
+    name = field.next_node(nodes.field_name)
+    if name is None or name.astext().strip().lower() != "status":
         return None
+    body = field.next_node(nodes.field_body)
+    text = body.astext().strip() if body is not None else ""
+    return text.splitlines()[0] if text else None
