@@ -1,10 +1,15 @@
-"""query_graph: the neighborhood of a question — full-text seeds expanded breadth-first.
+"""query_graph: the neighbourhood of a question — its best search hits, grown by relevance.
 
-Deterministic, no LLM: seeds are the best search hits for the question (or, when no node matches
-every word, for its words one by one); the neighborhood is a breadth-first walk from the seeds in
-both directions over code relations, depth 1, or 2 when depth 1 leaves room under `max_nodes`;
-the edges are the subgraph's own edges. The summary says which seeds, which nodes are the most
-connected in this neighborhood, and what was cut.
+Deterministic, no LLM. The question's words, less stop words, the project's own name (every node
+of the project is "in" it) and words that name no particular code ("function", "code", ...), are
+searched (the `search` ranking: exact names, then whole phrases in names, then BM25-style
+relevance); the best hits, those close to the first, are the seeds. Around them, every node within
+two hops (both directions, code relations) is a candidate, ranked by the certainty of the edge
+that reaches it x its betweenness in the project (blast_radius's scores, relative to the
+neighbourhood's most central node) x the share of the question's words its name and qualified
+name hold, nearer first; the best fill `max_nodes`. The edges are the kept nodes' own edges. The
+summary says which words were searched and which ignored, the seeds, how the rest was chosen, the
+most connected nodes, and what was cut.
 """
 
 from __future__ import annotations
@@ -16,22 +21,25 @@ from pydantic import BaseModel, Field
 from rhumbline.runtime.context import ToolContext
 from rhumbline.runtime.spec import ToolSpec
 from rhumbline.tools.common import StrictInput, project_field
-from rhumbline.tools.graph_common import CODE_RELATIONS, label, overlapped
+from rhumbline.tools.graph_common import CODE_RELATIONS, label
 from rhumbline.vocabulary import KNOWLEDGE_KINDS, NAMED_CODE_KINDS
 
 MAX_SEEDS = 5
-MAX_WORDS = 8
+# Hits this close to the best one's score (a tier is 1 wide, relevance within it 0.5) are seeds too.
+SEED_SPAN = 0.15
+SEARCH_LIMIT = 20
 MAX_EDGES = 300
-MAX_DEPTH = 2
+DEPTH = 2
+# Nodes within DEPTH hops read for ranking: enough for a dense neighbourhood, bounded for a hub.
+MAX_NEIGHBOURHOOD = 400
 CENTRAL_LISTED = 5
-# Words of a question that name nothing in code.
-_STOPWORDS = frozenset(
-    "a about after all an and any are as at be been by can could did do does for from get gets "
-    "has have how i if in into is it its me my of on or our should so than that the their them "
-    "then there these they this to use used uses using was we what when where which who why will "
-    "with work works would you your".split()
+_TOKEN = re.compile(r"[^\W_](?:[\w.]*[^\W_])?")
+# Words of a question that name no particular code: searched for, they match everything a little.
+GENERIC_WORDS = frozenset(
+    "code codes function functions method methods class classes file files module modules implement implements "
+    "implemented implementation logic happen happens work works thing things part parts project repository repo "
+    "find show explain defined define definition place responsible".split()
 )
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 
 
 class QueryGraphInput(StrictInput):
@@ -64,77 +72,93 @@ class QueryGraphOutput(BaseModel):
     project: str
     nodes: list[GraphNode]
     edges: list[GraphEdge]
-    nodes_total: int = Field(description="Exact number of nodes within `depth` of the seeds.")
+    nodes_total: int = Field(description="Exact number of nodes within two hops of the seeds (code relations), seeds included.")
     edges_total: int = Field(description="Exact number of edges among the listed nodes.")
     depth: int
     summary: str
 
 
-def _words(question: str) -> list[str]:
-    seen: list[str] = []
-    for word in _WORD.findall(question):
-        if len(word) >= 3 and word.lower() not in _STOPWORDS and word.lower() not in (w.lower() for w in seen):
-            seen.append(word)
-    return seen[:MAX_WORDS]
+def _question(question: str, project: str) -> tuple[str, list[str]]:
+    """The words to search for, and those left out with why."""
+    from rhumbline.stores.graph import words
+
+    own = set(words.split_words(project.split("/", 1)[-1]))
+    kept, ignored = [], []
+    # Identifiers stay whole and as typed (`get_or_create` keeps its `or`, `Metafunc` its case).
+    for token in _TOKEN.findall(question):
+        parts = words.split_words(token)
+        if not parts:
+            continue
+        if not all(p in own or p in words.STOP_WORDS or p in GENERIC_WORDS for p in parts):
+            kept.append(token)
+        elif all(p in own for p in parts):
+            ignored.append(f"{token} (the project's name)")
+        elif all(p in GENERIC_WORDS for p in parts):
+            ignored.append(f"{token} (names no particular code)")
+        else:
+            ignored.append(token)
+    # A question of ignored words only is searched as it is, rather than not at all.
+    return (" ".join(kept) if kept else question), list(dict.fromkeys(ignored))
 
 
-def _search(graph, project: str, text: str, kinds: list[str], limit: int) -> list:  # type: ignore[no-untyped-def]
+def _seeds(context: ToolContext, project: str, text: str, count: int) -> list:  # type: ignore[type-arg]
+    kinds = list(NAMED_CODE_KINDS) + list(KNOWLEDGE_KINDS)
     try:
-        return graph.search([project], text, kinds=kinds, limit=limit)[0]
+        hits = context.graph.search([project], text, kinds=kinds, limit=SEARCH_LIMIT)[0]
     except ValueError:  # nothing searchable in the text
         return []
+    if not hits:
+        return []
+    return [hit for hit in hits if hit.score >= hits[0].score - SEED_SPAN][:count]
 
 
-def _seeds(context: ToolContext, project: str, question: str, count: int) -> tuple[list, str]:
-    """The seed nodes and how they were found: the whole question's best hits, topped up with
-    each word's (on Neo4j the searches run side by side: they are independent round trips)."""
-    graph = context.graph
-    kinds = list(NAMED_CODE_KINDS) + list(KNOWLEDGE_KINDS)
-    # Word searches start with the whole question's on Neo4j (round trips overlap); on SQLite
-    # (sub-millisecond reads) only when the whole question leaves room.
-    eager = graph.backend == "neo4j"
-    whole = overlapped(graph.backend, _search, graph, project, question, kinds, count)
-    words = [overlapped(graph.backend, _search, graph, project, w, kinds, 3) for w in _words(question)] if eager else []
-    hits = whole.result()
-    if len(hits) >= count:
-        return [hit.node for hit in hits], "matches for the whole question"
-    if not eager:
-        words = [overlapped(graph.backend, _search, graph, project, w, kinds, 3) for w in _words(question)]
-    best: dict[str, tuple[float, object]] = {hit.node.id: (hit.score, hit.node) for hit in hits}
-    for pending in words:
-        for hit in pending.result():
-            if hit.node.id not in best or best[hit.node.id][0] < hit.score:
-                best[hit.node.id] = (hit.score, hit.node)
-    ranked = sorted(best.values(), key=lambda item: (-item[0], len(item[1].qualified_name), item[1].id))  # type: ignore[attr-defined]
-    how = "matches for the whole question" if hits else "matches for the question's words"
-    return [node for _, node in ranked[:count]], how
+def _relevance(node, groups) -> float:  # type: ignore[no-untyped-def]
+    """The share of the question's term groups the node's name and qualified name hold."""
+    from rhumbline.stores.graph import words
+
+    if not groups:
+        return 0.0
+    held = {words.stem(w) for w in words.indexed_words(node.qualified_name)}
+    return sum(1 for group in groups if held.intersection(group)) / len(groups)
 
 
 def run(arguments: QueryGraphInput, context: ToolContext) -> QueryGraphOutput:
-    from rhumbline import annotations
+    from rhumbline import annotations, centrality
     from rhumbline.lookup.project_state import empty_project_failure
+    from rhumbline.runtime import resources
+    from rhumbline.stores.graph.ranking import SearchPlan
 
     project = context.project(arguments.project)
     graph = context.graph
     limit = arguments.max_nodes
-    seeds, how = _seeds(context, project, arguments.question, min(MAX_SEEDS, limit))
-    if not seeds:
+    text, ignored = _question(arguments.question, project)
+    hits = _seeds(context, project, text, min(MAX_SEEDS, limit))
+    if not hits:
         # A project with no graph at all is an error to report, not an empty neighbourhood.
         empty = empty_project_failure(context, project)
         if empty is not None:
             raise empty
-        words = ", ".join(_words(arguments.question)) or arguments.question
         return QueryGraphOutput(
             project=project, nodes=[], edges=[], nodes_total=0, edges_total=0, depth=0,
-            summary=f"No node matches the question (searched for: {words}); try `search` with a name.",
+            summary=f"No node matches the question (searched for: {text}); try `search` with a name.",
         )  # fmt: skip
+    seeds = [hit.node for hit in hits]
     start = [node.id for node in seeds]
-    depth = 1
-    walked = graph.walk(project, start, direction="both", depth=1, limit=limit, relations=CODE_RELATIONS)
-    if walked.total < limit:
-        depth = MAX_DEPTH
-        walked = graph.walk(project, start, direction="both", depth=depth, limit=limit, relations=CODE_RELATIONS)
-    ids = [step.node.id for step in walked.steps]
+    walked = graph.walk(project, start, direction="both", depth=DEPTH, limit=MAX_NEIGHBOURHOOD, relations=CODE_RELATIONS)
+    version = graph.graph_version(project)
+    budget = min(centrality.LAZY_SECONDS, context.remaining() / 3)
+    scores = centrality.scores(graph, resources.relational_engine(), project, seconds=budget, version=version)
+    groups = SearchPlan.parse(text).groups
+    others = [s for s in walked.steps if s.depth > 0]
+    top = max((scores.of(s.node.id) for s in others), default=0.0) or 1.0
+
+    def weight(step) -> float:  # type: ignore[no-untyped-def]
+        certainty = step.via.confidence_score if step.via is not None else 1.0
+        return certainty * (1.0 + scores.of(step.node.id) / top) * (1.0 + 2.0 * _relevance(step.node, groups)) / step.depth
+
+    chosen = sorted(others, key=lambda s: (-weight(s), s.depth, s.node.id))[: max(limit - len(seeds), 0)]
+    steps = [s for s in walked.steps if s.depth == 0][:limit] + chosen
+    ids = [step.node.id for step in steps]
     edges, edges_total = graph.edges_among(project, ids, limit=MAX_EDGES, relations=CODE_RELATIONS)
     with context.db() as session:
         counted = annotations.counts(session, project, ids)
@@ -145,46 +169,44 @@ def run(arguments: QueryGraphInput, context: ToolContext) -> QueryGraphOutput:
             file=s.node.file, line=s.node.start_line, depth=s.depth, seed=s.node.id in seed_ids,
             annotation_count=counted.get(s.node.id, 0),
         )  # fmt: skip
-        for s in walked.steps
+        for s in steps
     ]
     listed = [
         GraphEdge(source=e.source, target=e.target, relation=e.relation, confidence=e.confidence, explanation=e.explanation)
         for e in edges
     ]
-    summary = _summary(arguments.question, how, seeds, walked, depth, edges, edges_total, counted)
+    summary = _summary(text, ignored, seeds, steps, walked, edges, edges_total, counted)
     return QueryGraphOutput(
         project=project, nodes=nodes, edges=listed, nodes_total=walked.total, edges_total=edges_total,
-        depth=depth, summary=summary,
+        depth=max((s.depth for s in steps), default=0), summary=summary,
     )  # fmt: skip
 
 
-def _summary(question, how, seeds, walked, depth, edges, edges_total, counted) -> str:  # type: ignore[no-untyped-def]
-    by_id = {s.node.id: s.node for s in walked.steps}
+def _summary(text, ignored, seeds, steps, walked, edges, edges_total, counted) -> str:  # type: ignore[no-untyped-def]
+    by_id = {s.node.id: s.node for s in steps}
+    left_out = f" (left out: {', '.join(ignored)})" if ignored else ""
     seed_text = "; ".join(f"{label(n)} ({n.kind})" for n in seeds)
-    parts = [f"Seeds ({how}): {seed_text}."]
-    parts.append(
-        f"Neighborhood: {len(walked.steps)} of {walked.total} nodes within {depth} hop(s) of the seeds"
-        f" (both directions, code relations), {len(edges)} of {edges_total} edges among them."
-    )
+    parts = [
+        f"Seeds: the best search hits for “{text}”{left_out}, those scoring close to the first: {seed_text}.",
+        f"Neighbourhood: {len(steps)} of {walked.total} nodes within {DEPTH} hops of the seeds (both directions,"
+        " code relations), the rest chosen by the certainty of the edge reaching them x their centrality x the"
+        f" question's words in their names, nearer first; {len(edges)} of {edges_total} edges among them.",
+    ]
     degree: dict[str, int] = {}
     for e in edges:
         degree[e.source] = degree.get(e.source, 0) + 1
         degree[e.target] = degree.get(e.target, 0) + 1
     central = sorted(degree.items(), key=lambda item: (-item[1], item[0]))[:CENTRAL_LISTED]
     if central:
-        parts.append(
-            "Most connected here: " + "; ".join(f"{label(by_id[i])} ({d} edges)" for i, d in central) + "."
-        )
-    if walked.truncated or len(edges) < edges_total:
-        cut = []
-        if walked.truncated:
-            cut.append(f"{walked.total - len(walked.steps)} farther nodes (raise max_nodes, up to 100, or ask narrower)")
-        if len(edges) < edges_total:
-            cut.append(f"{edges_total - len(edges)} edges")
-        parts.append("Cut: " + " and ".join(cut) + ".")
-    else:
-        parts.append("Nothing was cut.")
-    annotated = sum(1 for s in walked.steps if counted.get(s.node.id))
+        parts.append("Most connected here: " + "; ".join(f"{label(by_id[i])} ({d} edges)" for i, d in central) + ".")
+    cut = []
+    if len(steps) < walked.total:
+        more = " (raise max_nodes, up to 100, or ask narrower)"
+        cut.append(f"{walked.total - len(steps)} nodes{more}")
+    if len(edges) < edges_total:
+        cut.append(f"{edges_total - len(edges)} edges")
+    parts.append("Cut: " + " and ".join(cut) + "." if cut else "Nothing was cut.")
+    annotated = sum(1 for s in steps if counted.get(s.node.id))
     if annotated:
         parts.append(f"{annotated} node(s) carry annotations (see get_node).")
     return " ".join(parts)
@@ -195,10 +217,11 @@ SPEC = ToolSpec(
     families=("exploration",),
     title="Explore the graph around a question",
     description=(
-        "Seed nodes from a full-text search on the question, expanded breadth-first (both "
-        "directions, code relations) to a small neighborhood: nodes (with depth and annotation "
-        "count) and the edges among them, capped at max_nodes (default 30, max 100) with exact "
-        "totals, plus a deterministic summary: the seeds, the most connected nodes, what was cut."
+        "The neighbourhood of a question: seeds are its best search hits (stop words, the project's "
+        "name and generic words left out), grown over code relations (both directions, two hops) by "
+        "edge certainty x centrality x the question's words in the names: nodes (with depth and "
+        "annotation count) and the edges among them, capped at max_nodes (default 30, max 100) with "
+        "exact totals, and a deterministic summary: how the seeds were chosen, what was cut."
     ),
     input_model=QueryGraphInput,
     output_model=QueryGraphOutput,

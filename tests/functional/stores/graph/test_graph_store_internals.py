@@ -152,32 +152,3 @@ def test_sqlite_reindexes_a_node_only_when_its_words_change(tmp_path: Path) -> N
     with store._bounded(5) as conn:
         conn.execute("INSERT INTO node_fts (node_fts) VALUES ('integrity-check')")
     store.close()
-
-
-def test_sqlite_replaces_a_reindex_trigger_without_its_when_clause(tmp_path: Path) -> None:
-    store = SqliteGraphStore(tmp_path / "graph.sqlite3")
-    store.ensure_schema()
-    first = node("Function", "a.two", "a.py", docstring="alpha words", start_line=1)
-    store.apply("test/p", GraphBatch(nodes=[first]))
-    with store._bounded(5) as conn:  # the trigger as files written before the change have it
-        conn.executescript(
-            "DROP TRIGGER nodes_fts_update;"
-            " CREATE TRIGGER nodes_fts_update AFTER UPDATE OF name_words, words, doc_words ON nodes"
-            " BEGIN INSERT INTO node_fts (node_fts, rowid, name_words, words, doc_words)"
-            " VALUES ('delete', old.rid, old.name_words, old.words, old.doc_words);"
-            " INSERT INTO node_fts (rowid, name_words, words, doc_words)"
-            " VALUES (new.rid, new.name_words, new.words, new.doc_words); END;"
-        )
-    assert _upsert_changes(store, "test/p", replace(first, start_line=2)) > 1
-    store.close()
-
-    again = SqliteGraphStore(tmp_path / "graph.sqlite3")
-    again.ensure_schema()
-    assert _upsert_changes(again, "test/p", replace(first, start_line=3)) == 1
-    again.apply("test/p", GraphBatch(nodes=[replace(first, docstring="omega words")]))
-    assert _doc_hits(again, "test/p", "omega") == [first.id] and _doc_hits(again, "test/p", "alpha") == []
-    with again._bounded(5) as conn:
-        (triggers,) = conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'trigger'").fetchone()
-        conn.execute("INSERT INTO node_fts (node_fts) VALUES ('integrity-check')")
-    assert triggers == 2  # nodes_fts_delete and the one nodes_fts_update
-    again.close()

@@ -16,13 +16,15 @@ def hits(result: dict) -> list[tuple[str, str]]:
 
 def test_code_only_by_default_and_all_adds_the_knowledge_layer(shop) -> None:
     code = ok(shop.call("search", {"query": "checkout"}))
-    assert hits(code) == [(g.CHECKOUT.id, "exact"), (g.INNER.id, "fulltext"), ("module:shop.services", "fulltext")]
+    # The module's docstring and the inner function's qualified name hold the word.
+    assert hits(code)[0] == (g.CHECKOUT.id, "exact")
+    assert sorted(hits(code)[1:]) == sorted([("module:shop.services", "fulltext"), (g.INNER.id, "fulltext")])
     assert code["total"] == 3
     everything = ok(shop.call("search", {"query": "checkout", "all": True}))
-    assert hits(everything) == [
-        (g.CHECKOUT.id, "exact"), (g.WIKI.id, "prefix"), (g.RULE.id, "prefix"),
-        (g.INNER.id, "fulltext"), ("module:shop.services", "fulltext"), (g.CONCEPT.id, "fulltext"),
-    ]  # fmt: skip
+    assert hits(everything)[:3] == [(g.CHECKOUT.id, "exact"), (g.WIKI.id, "prefix"), (g.RULE.id, "prefix")]
+    assert sorted(hits(everything)[3:]) == sorted(
+        [("module:shop.services", "fulltext"), (g.INNER.id, "fulltext"), (g.CONCEPT.id, "fulltext")]
+    )
     assert everything["total"] == 6
     rule = everything["hits"][2]
     assert (rule["kind"], rule["name"], rule["file"], rule["line"]) == ("Rule", "Checkout rules", "docs/glossary.md", 7)
@@ -54,12 +56,11 @@ def test_projects_are_merged_by_score(shop) -> None:
     resources.graph_store().apply(shop.other_project, GraphBatch(nodes=[other]))
     both = (shop.project, shop.other_project)
     result = ok(shop.call("search", {"query": "checkout"}, projects=both))
-    assert [(h["project"], h["id"], h["match"]) for h in result["hits"]] == [
-        (shop.project, g.CHECKOUT.id, "exact"),
-        (shop.other_project, other.id, "prefix"),
-        (shop.project, g.INNER.id, "fulltext"),
-        (shop.project, "module:shop.services", "fulltext"),
-    ]
+    found = [(h["project"], h["id"], h["match"]) for h in result["hits"]]
+    assert found[:2] == [(shop.project, g.CHECKOUT.id, "exact"), (shop.other_project, other.id, "prefix")]
+    assert sorted(found[2:]) == sorted([
+        (shop.project, "module:shop.services", "fulltext"), (shop.project, g.INNER.id, "fulltext"),
+    ])  # fmt: skip
     assert result["total"] == 4
     # One project named: only that one.
     assert ok(shop.call("search", {"query": "checkout", "project": shop.project}, projects=both))["total"] == 3

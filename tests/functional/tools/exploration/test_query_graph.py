@@ -15,15 +15,12 @@ def test_seeds_expanded_to_depth_two_with_the_subgraph_edges(depot, call_as):
 
     result = ok(call_as("query_graph", {"project": depot.project, "question": "how does checkout work?"}))
 
-    assert _nodes(result) == [
-        (CHECKOUT, 0, True, 0),
-        (HANDLE, 1, False, 0),  # depth 1, by (relation, id): all CALLS
-        (ADD_ITEM, 1, False, 0),
-        (TOTAL, 1, False, 1),
-        (ROUTE, 2, False, 0),
-        (PRICE_OF, 2, False, 0),
-        (CART, 2, False, 0),  # reached over DEFINES: sorts after CALLS
-    ]
+    found = _nodes(result)
+    assert found[0] == (CHECKOUT, 0, True, 0)  # the seed first
+    # Then by edge certainty x centrality x the question's words, divided by the distance: every
+    # node of depth 1 before those of depth 2 here.
+    assert sorted(found[1:4]) == sorted([(HANDLE, 1, False, 0), (ADD_ITEM, 1, False, 0), (TOTAL, 1, False, 1)])
+    assert sorted(found[4:]) == sorted([(ROUTE, 2, False, 0), (PRICE_OF, 2, False, 0), (CART, 2, False, 0)])
     assert (result["nodes_total"], result["depth"], result["edges_total"]) == (7, 2, 8)
     assert [(e["source"], e["relation"], e["target"]) for e in result["edges"]] == [
         (CART, "DEFINES", ADD_ITEM),
@@ -36,9 +33,11 @@ def test_seeds_expanded_to_depth_two_with_the_subgraph_edges(depot, call_as):
         (TOTAL, "CALLS", PRICE_OF),
     ]
     assert result["summary"] == (
-        "Seeds (matches for the question's words): shop.checkout.checkout (Function). "
-        "Neighborhood: 7 of 7 nodes within 2 hop(s) of the seeds (both directions, code relations), "
-        "8 of 8 edges among them. "
+        "Seeds: the best search hits for “checkout” (left out: how, does, work (names no particular code)),"
+        " those scoring close to the first: shop.checkout.checkout (Function). "
+        "Neighbourhood: 7 of 7 nodes within 2 hops of the seeds (both directions, code relations), the rest"
+        " chosen by the certainty of the edge reaching them x their centrality x the question's words in their"
+        " names, nearer first; 8 of 8 edges among them. "
         "Most connected here: shop.checkout.checkout (3 edges); shop.cart.ShoppingCart.add_item (3 edges); "
         "shop.cart.ShoppingCart.total (3 edges); shop.cart.ShoppingCart (2 edges); shop.api.handle (2 edges). "
         "Nothing was cut. 1 node(s) carry annotations (see get_node)."
@@ -48,17 +47,18 @@ def test_seeds_expanded_to_depth_two_with_the_subgraph_edges(depot, call_as):
 def test_max_nodes_caps_the_neighborhood_and_the_summary_says_what_was_cut(depot, call_as):
     result = ok(call_as("query_graph", {"project": depot.project, "question": "checkout", "max_nodes": 3}))
 
-    # Depth 1 already holds 4 nodes, more than 3: no second level.
-    assert [n["id"] for n in result["nodes"]] == [CHECKOUT, HANDLE, ADD_ITEM]
-    assert (result["nodes_total"], result["depth"], result["edges_total"]) == (4, 1, 2)
-    assert "Seeds (matches for the whole question)" in result["summary"]
-    assert result["summary"].endswith("Cut: 1 farther nodes (raise max_nodes, up to 100, or ask narrower).")
+    # The seed and the two best of the seven nodes around it.
+    assert result["nodes"][0]["id"] == CHECKOUT and len(result["nodes"]) == 3
+    assert {n["id"] for n in result["nodes"][1:]} <= {HANDLE, ADD_ITEM, TOTAL}
+    assert (result["nodes_total"], result["depth"]) == (7, 1)
+    assert "Seeds: the best search hits for “checkout”, those scoring close to the first" in result["summary"]
+    assert result["summary"].endswith("Cut: 4 nodes (raise max_nodes, up to 100, or ask narrower).")
 
 
 def test_no_match_is_an_empty_answer_that_says_so(depot, call_as):
     result = ok(call_as("query_graph", {"project": depot.project, "question": "the zebra quokka"}))
     assert (result["nodes"], result["edges"], result["nodes_total"]) == ([], [], 0)
-    assert result["summary"] == "No node matches the question (searched for: zebra, quokka); try `search` with a name."
+    assert result["summary"] == "No node matches the question (searched for: zebra quokka); try `search` with a name."
 
 
 def test_max_nodes_is_bounded(depot, call_as):

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Literal
 
-from rhumbline.stores.graph import rows, traversal
+from rhumbline.stores.graph import ranking, rows, traversal
 from rhumbline.stores.graph.bundles import cut_to_keep, file_rows_of
 from rhumbline.stores.graph.model import (
     MAX_PAGE,
@@ -41,7 +41,7 @@ from rhumbline.stores.graph.model import (
     WalkResult,
 )
 from rhumbline.stores.graph.traversal_paths import shortest_paths
-from rhumbline.stores.graph.words import SearchQuery
+from rhumbline.stores.graph.ranking import SearchPlan, SearchRow
 
 
 class GraphUnavailable(Exception):
@@ -110,21 +110,49 @@ class GraphStore(ABC):
         self, projects: Sequence[str], query: str, *, kinds: Sequence[str] | None = None, limit: int = 20,
         docs_only: bool = False,
     ) -> tuple[list[SearchHit], int]:  # fmt: skip
-        """Rank: exact name (case-insensitive) > prefix > full-text over names, qualified names,
-        docstrings and paths, with CamelCase and snake_case split into words. The best `limit`
-        hits and the exact number of matching nodes. `docs_only`: only nodes whose docstring
-        holds every query word."""
-        parsed = SearchQuery.parse(query)
+        """Rank (ranking.py): exact name > prefix or name phrase > relevance over names, qualified
+        names, signatures, docstrings and paths (stemmed words, any of the query's, BM25-style,
+        code synonyms). The best `limit` hits and the exact number of candidates. `docs_only`: only
+        nodes whose docstring or document text holds a query word."""
+        plan = SearchPlan.parse(query)
         rows.check_page(limit)
-        if not projects or (docs_only and not parsed.terms):  # no word a docstring could hold
+        if not projects or (docs_only and not plan.groups):  # no word a docstring could hold
             return [], 0
-        return self._search(projects, parsed, kinds, limit, docs_only)
+        weighing = ranking.weigh(plan, self._probe_counts(projects, plan.probes), docs_only=docs_only)
+        if docs_only and not weighing.selecting:
+            return [], 0
+        found, total = self._search_rows(projects, plan, weighing, kinds, not docs_only)
+        ranked = ranking.rank(plan, weighing, found)[:limit]
+        nodes = self._search_nodes([r.row.key for r in ranked]) if ranked else {}
+        # A node written away between the two reads is left out.
+        hits = [
+            SearchHit(project=r.row.project, node=nodes[r.row.key], score=r.score, match=ranking.match_of(r.score))
+            for r in ranked
+            if r.row.key in nodes
+        ]
+        return hits, total
 
     @abstractmethod
-    def _search(
-        self, projects: Sequence[str], parsed: SearchQuery, kinds: Sequence[str] | None, limit: int, docs_only: bool
-    ) -> tuple[list[SearchHit], int]:
-        """search, its arguments checked (at least one project)."""
+    def _probe_counts(self, projects: Sequence[str], probes: Sequence[ranking.Probe]) -> list[int]:
+        """How many of the projects' nodes match each probe (its field holds one of its needles
+        as whole terms), at most ranking.SELECTIVE + 1 each."""
+
+    @abstractmethod
+    def _search_rows(
+        self, projects: Sequence[str], plan: SearchPlan, weighing: ranking.Weighing, kinds: Sequence[str] | None,
+        names: bool,
+    ) -> tuple[list[SearchRow], int]:  # fmt: skip
+        """search's candidates (at least one project), in one snapshot: the projects' nodes of
+        the `kinds` (all when None) that match a probe of weighing.selecting, and with `names`
+        the name matches (exact name or qualified name, name prefix, the query's words
+        consecutive in the name). The best ranking.CUT of them by name tier (ranking.tier_of),
+        then the sum of the weights of the selecting probes they match (descending), then
+        qualified-name length, id and project, as SearchRows: the bits of every probe they match
+        (selecting and common), their name-match flags. And the exact number of candidates."""
+
+    @abstractmethod
+    def _search_nodes(self, keys: Sequence[object]) -> dict[object, Node]:
+        """The nodes of search rows, by their keys."""
 
     @abstractmethod
     def find_by_name(

@@ -31,8 +31,8 @@ NODE_FIELDS = (
 # Every stored property of a node (besides its project), in a fixed order.
 NODE_PROPERTIES = (
     "id", "kind", "name", "name_lower", "qualified_name", "qn_lower", "qn_rev", "name_words",
-    "qn_words", "words", "doc_words", "file", "start_line", "end_line", "language", "signature",
-    "docstring", "content_hash",
+    "name_terms", "context_terms", "doc_terms", "doc_len", "search_class", "file",
+    "start_line", "end_line", "language", "signature", "docstring", "content_hash",
 )  # fmt: skip
 
 
@@ -45,14 +45,17 @@ def node_values(node: Node) -> tuple[Any, ...]:
         raise ValueError(f"node {node.id!r}: kind must be a non-empty string")
     if not isinstance(node.name, str) or not isinstance(node.qualified_name, str):
         raise ValueError(f"node {node.id!r}: name and qualified_name must be strings")
-    name_lower, qn_lower, qn_rev, name_words, qn_words, words, doc_words = node_text_values(
-        node.name, node.qualified_name, node.file, node.docstring
-    )
+    name_lower, qn_lower, qn_rev, name_words, name_terms, context_terms, doc_terms, doc_len, klass = text_of(node)
     return (
         node.id, node.kind, node.name, name_lower, node.qualified_name, qn_lower, qn_rev,
-        name_words, qn_words, words, doc_words, node.file, node.start_line, node.end_line,
-        node.language, node.signature, node.docstring, node.content_hash,
+        name_words, name_terms, context_terms, doc_terms, doc_len, klass, node.file,
+        node.start_line, node.end_line, node.language, node.signature, node.docstring, node.content_hash,
     )  # fmt: skip
+
+
+def text_of(node: Node) -> tuple[Any, ...]:
+    """A node's search text (words.node_text_values)."""
+    return node_text_values(node.kind, node.name, node.qualified_name, node.file, node.signature, node.docstring)
 
 
 def node_row(node: Node) -> dict[str, Any]:

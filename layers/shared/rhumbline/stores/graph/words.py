@@ -1,19 +1,28 @@
-"""Identifier words: CamelCase / snake_case splitting and search-query normalization.
+"""Search text: identifier words, stems, stop words and the per-field terms both backends index.
 
-Both graph backends index the same pre-split text and match user queries split the same way, so
-`get_object_or_404`, `getObjectOr404` and `QuerySet` are found by `object`, `query set`, ... and
-SQLite and Neo4j give identical answers. The backends' own tokenizers only ever see lowercase
-alphanumeric words separated by single spaces, which every tokenizer splits the same way (SQLite
-`unicode61` and Lucene `whitespace` alike).
+Both graph backends index the same pre-computed text and match queries processed the same way, so
+SQLite and Neo4j find the same nodes. Identifiers split at snake_case, CamelCase, dots and digit
+boundaries (`getObjectOr404` -> get object or 404, plus the whole `getobjector404`); every word is
+lowercased and reduced to its Snowball stem (`redirects`, `redirected` -> redirect; `validates`,
+`EmailValidator` -> valid), so a question's words meet the code's. The backends' own tokenizers
+only ever see lowercase letters-and-digits terms separated by single spaces, which every tokenizer
+splits the same way (SQLite `unicode61` and Lucene `whitespace` alike).
+
+A node's terms are kept by field, each field weighing differently in the ranking (ranking.py):
+`name_terms` (its name), `context_terms` (the rest of its qualified name, its path and its
+signature), `doc_terms` (its docstring or document text, in order, stop words left out, so two
+adjacent query words can be matched as a phrase).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from pathlib import PurePosixPath
+
+import Stemmer
 
 # Runs of letters and digits; everything else (underscores, dots, slashes, quotes, operators) separates.
 _ALNUM_RUN = re.compile(r"[^\W_]+")
@@ -22,10 +31,35 @@ _ASCII_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 # Longer queries are rejected rather than silently cut: the caller learns why nothing matched.
 MAX_QUERY_CHARS = 500
-# Full-text relevance looks at this many distinct query words; more add nothing useful.
-MAX_QUERY_TERMS = 16
+# A question's distinct terms (stop words left out) that take part in the ranking.
+MAX_QUERY_TERMS = 8
 # Full-text covers the beginning of a docstring: the summary is what people search for.
 DOCSTRING_INDEX_CHARS = 2_000
+SIGNATURE_INDEX_CHARS = 500
+
+# English function words and question words: they say nothing about which code is meant. Only
+# dropped from prose (docstrings, questions), never from names: `get_or_create` keeps its `or`.
+STOP_WORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each either else ever few for
+    from further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just let lets me might more most must my myself no nor not now of off on once only or
+    other ought our ours ourselves out over own please same shall she should so some such than that the
+    their theirs them themselves then there these they this those through thus to too under until up
+    upon us very via was we were what whatever when whenever where whereas wherever whether which
+    while who whom whose why will with within without would yet you your yours yourself yourselves
+    e g eg ie etc""".split()
+)
+
+_STEMMER = Stemmer.Stemmer("english")
+# PyStemmer keeps its own cache of stems; this one also spares the call.
+_STEMMER.maxCacheSize = 0
+
+
+@lru_cache(maxsize=131_072)
+def stem(word: str) -> str:
+    """The Snowball (Porter 2) stem of a lowercase word; digits and short words stay as they are."""
+    return word if len(word) < 3 or not word.isalpha() else _STEMMER.stemWord(word)
 
 
 def split_words(text: str | None) -> list[str]:
@@ -87,6 +121,22 @@ def unique(words: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(words))
 
 
+# A node's class for the ranking's prior (ranking.PRIORS): what kind of thing it is, plus
+# TEST_CODE when it lives in test code (an agent asking "how" or "where" wants the implementation).
+CLASS_DEFINITION, CLASS_MODULE, CLASS_VARIABLE, CLASS_FILE, CLASS_STATEMENT, CLASS_KNOWLEDGE = range(6)
+TEST_CODE = 8
+PRIVATE = 16  # `_helper`: an implementation detail, rarely what a question is after
+_KIND_CLASS = {
+    "Module": CLASS_MODULE, "Package": CLASS_MODULE, "Variable": CLASS_VARIABLE, "Constant": CLASS_VARIABLE,
+    "Field": CLASS_VARIABLE, "Property": CLASS_VARIABLE, "File": CLASS_FILE, "Directory": CLASS_FILE,
+    "Repository": CLASS_FILE, "Import": CLASS_STATEMENT, "Decorator": CLASS_STATEMENT,
+    "Document": CLASS_KNOWLEDGE, "WikiPage": CLASS_KNOWLEDGE, "Concept": CLASS_KNOWLEDGE, "Rule": CLASS_KNOWLEDGE,
+    "Decision": CLASS_KNOWLEDGE,
+}  # fmt: skip
+_TEST_DIRECTORIES = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs", "test_utils"})
+_TEST_FILE = re.compile(r"^(?:test_.*|.*_tests?\.\w+|.*\.(?:test|spec)\.\w+|conftest\.py|.*_spec\.rb|.*Tests?\.\w+)$")
+
+
 @dataclass(frozen=True, slots=True)
 class NodeText:
     """The derived, indexed text of one node (stored next to it by both backends)."""
@@ -94,182 +144,91 @@ class NodeText:
     name_lower: str
     qn_lower: str
     qn_rev: str  # reversed qn_lower: a qualified-name suffix search becomes an index prefix scan
-    name_words: str  # in order, so a multi-word query can match consecutive words of the name
-    qn_words: str  # distinct, with whole identifiers too (see indexed_words)
-    words: str  # everything searchable: name, qualified name, file path, docstring start
-    doc_words: str  # the docstring start alone, for searches restricted to documentation
+    name_words: str  # the name's words, in order, not stemmed: prefix and phrase matching
+    name_terms: str
+    context_terms: str
+    doc_terms: str
+    doc_len: int  # how many terms doc_terms holds (the ranking's length normalization)
+    search_class: int
 
 
 def node_text(
-    name: str, qualified_name: str, file: str | None, docstring: str | None
+    kind: str, name: str, qualified_name: str, file: str | None, signature: str | None, docstring: str | None
 ) -> NodeText:
-    return NodeText(*node_text_values(name, qualified_name, file, docstring))
-
-
-def _extend(joined: str, more: Sequence[str]) -> str:
-    """`joined` (space-separated words, possibly empty) followed by `more`'s words."""
-    if not more:
-        return joined
-    return joined + " " + " ".join(more) if joined else " ".join(more)
+    return NodeText(*node_text_values(kind, name, qualified_name, file, signature, docstring))
 
 
 def node_text_values(
-    name: str, qualified_name: str, file: str | None, docstring: str | None
-) -> tuple[str, str, str, str, str, str, str]:
-    """NodeText's fields in order, as a plain tuple: a bulk write asks for every node's (sdist:
-    77k), and a frozen dataclass costs as much to build as the cheap nodes' words.
-
-    The qualified name's words are its prefix's (cached: the file's or class's nodes share it)
-    followed by its last part's that the prefix lacks; for the usual node (its name is that last
-    part, no docstring) the searchable words are those plus the path's that neither has, the
-    path's remainder after the prefix being cached too. Identical to unique() over the whole
-    (tests/unit/stores/graph/test_graph_words.py compares it with that straightforward version;
-    tests/functional/ingest/test_ingest_identity.py)."""
+    kind: str, name: str, qualified_name: str, file: str | None, signature: str | None, docstring: str | None
+) -> tuple[str, str, str, str, str, str, str, int, int]:
+    """NodeText's fields in order, as a plain tuple (a bulk write asks for every node's). The
+    name's, the qualified name's prefix's and the path's terms are cached: the nodes of a file
+    share the last two, and names repeat across a graph."""
     qn_lower = qualified_name.lower()
-    prefix, last = _split_last(qualified_name)
-    prefix_words, prefix_joined, prefix_set = _prefix_info(prefix)
-    name_words, name_identifiers = _name_parts(name)
-    # A statement node's last part is its name and the closing bracket: the same words (the
-    # bracket only separates), split once.
-    statement = last == name + "]"
-    last_words = name_identifiers if statement or last == name else _identifier_words(last)
-    added = [w for w in dict.fromkeys(last_words) if w not in prefix_set]
-    qn_joined = _extend(prefix_joined, added)
-    # The name is usually the qualified name's last part, whose words are already in qn_words.
-    # (Case-sensitive: case decides where words split.)
-    own_name = qualified_name == name or (
-        qualified_name.endswith(name) and not qualified_name[-len(name) - 1].isalnum()
-    )
-    # A statement node's name words are all in qn_words already, as an own name's are.
-    if (own_name or statement) and not docstring:
-        tail = _path_after(prefix, file)
-        if added:
-            tail = [w for w in tail if w not in added]
-        words = _extend(qn_joined, tail)
-        doc_joined = ""
-    else:
-        doc_words = unique(split_words(docstring[:DOCSTRING_INDEX_CHARS])) if docstring else []
-        name_extra = () if own_name else name_identifiers
-        qn_words = [*prefix_words, *added]
-        words = " ".join(unique([*qn_words, *name_extra, *_path_words(file), *doc_words]))
-        doc_joined = " ".join(doc_words)
+    name_words, name_terms = _name_terms(name)
+    own = frozenset(name_terms)
+    sig = _prose_terms(signature[:SIGNATURE_INDEX_CHARS]) if signature else ()
+    context = [t for t in (*_prefix_terms(_qualifier(qualified_name, name)), *_path_terms(file), *sig) if t not in own]
+    doc = _prose_terms(docstring[:DOCSTRING_INDEX_CHARS], keep_order=True) if docstring else ()
     return (
-        name.lower(), qn_lower, qn_lower[::-1], name_words, qn_joined, words, doc_joined
+        name.lower(), qn_lower, qn_lower[::-1], name_words, " ".join(name_terms), " ".join(unique(context)),
+        " ".join(doc), len(doc), search_class(kind, file, name),
     )  # fmt: skip
 
 
-def _split_last(qualified_name: str) -> tuple[str, str]:
-    """(prefix, last part): a statement node's `scope[statement]` splits at its first bracket,
-    anything else at its last dot; a bracket or a dot always separates word runs, so the words
-    of the whole are the prefix's followed by the last part's."""
-    scope, bracket, statement = qualified_name.partition("[")
+def search_class(kind: str, file: str | None, name: str) -> int:
+    found = _KIND_CLASS.get(kind, CLASS_DEFINITION)
+    if found == CLASS_KNOWLEDGE:
+        return found
+    if _is_test(file, name):
+        found |= TEST_CODE
+    if name.startswith("_") and not name.endswith("__"):
+        found |= PRIVATE
+    return found
+
+
+def _is_test(file: str | None, name: str) -> bool:
+    if name.startswith(("test_", "Test")) and not name.startswith("Testing"):
+        return True
+    return _is_test_path(file) if file else False
+
+
+@lru_cache(maxsize=8_192)
+def _is_test_path(file: str) -> bool:
+    parts = PurePosixPath(file).parts
+    return any(part.lower() in _TEST_DIRECTORIES for part in parts[:-1]) or bool(_TEST_FILE.match(parts[-1]))
+
+
+def _qualifier(qualified_name: str, name: str) -> str:
+    """The qualified name without its last part (a statement node's `scope[statement]`: its scope)."""
+    scope, bracket, _ = qualified_name.partition("[")
     if bracket:
-        return scope, statement
-    prefix, _, last = qualified_name.rpartition(".")
-    return prefix, last
+        return scope
+    if qualified_name.endswith(name) and len(qualified_name) > len(name):
+        return qualified_name[: -len(name)]
+    return qualified_name.rpartition(".")[0]
 
 
-# Names repeat (`__init__`, `save`, one import statement in many files).
-@lru_cache(maxsize=65_536)
-def _name_parts(name: str) -> tuple[str, tuple[str, ...]]:
-    """(split_words(name) joined, indexed_words(name)) from one pass over its runs: the second
-    is the first with each run's whole word after its parts when it has several."""
-    parts: list[str] = []
-    identifiers: list[str] = []
-    for run in _ALNUM_RUN.findall(name):
-        words = _run_words(run)
-        identifiers.extend(words)
-        parts.extend(words[:-1] if len(words) > 1 else words)
-    return " ".join(parts), tuple(identifiers)
-
-
-@lru_cache(maxsize=16_384)
-def _prefix_info(prefix: str) -> tuple[tuple[str, ...], str, frozenset[str]]:
-    words = _prefix_words(prefix)
-    return words, " ".join(words), frozenset(words)
+@lru_cache(maxsize=65_536)  # names repeat (`__init__`, `save`, the names imports bind)
+def _name_terms(name: str) -> tuple[str, tuple[str, ...]]:
+    """(the name's words joined, in order; its distinct stemmed terms, whole identifiers too)."""
+    return " ".join(split_words(name)), tuple(unique(stem(w) for w in indexed_words(name)))
 
 
 @lru_cache(maxsize=16_384)  # a file's nodes share a handful of prefixes (module, classes)
-def _path_after(prefix: str, file: str | None) -> tuple[str, ...]:
-    """The path's distinct words that the prefix's words lack, in order."""
-    prefix_set = _prefix_info(prefix)[2]
-    return tuple(w for w in dict.fromkeys(_path_words(file)) if w not in prefix_set)
-
-
-def _qualified_words(qualified_name: str) -> list[str]:
-    """unique(indexed_words(qualified_name)), from cached words of its parts: a dot or a bracket
-    always separates runs, so the words of `a.b` are those of `a` followed by those of `b`.
-    A statement node's `scope[statement]` splits at the bracket: the scope is shared by the
-    file's statements, the statement text by every file with the same one."""
-    scope, bracket, statement = qualified_name.partition("[")
-    if bracket:
-        return unique([*_prefix_words(scope), *_identifier_words(statement)])
-    prefix, dot, last = qualified_name.rpartition(".")
-    if not dot:
-        return unique(_identifier_words(qualified_name))
-    return unique([*_prefix_words(prefix), *_identifier_words(last)])
-
-
-@lru_cache(maxsize=16_384)
-def _prefix_words(prefix: str) -> tuple[str, ...]:
-    return tuple(_qualified_words(prefix))
-
-
-# Names repeat across a graph (`__init__`, `save`, `get`, the names an import binds).
-@lru_cache(maxsize=65_536)
-def _identifier_words(name: str) -> tuple[str, ...]:
-    return tuple(indexed_words(name))
+def _prefix_terms(prefix: str) -> tuple[str, ...]:
+    return tuple(unique(stem(w) for w in indexed_words(prefix)))
 
 
 @lru_cache(maxsize=4_096)  # the nodes of one file share its path
-def _path_words(file: str | None) -> tuple[str, ...]:
-    return tuple(indexed_words(file))
+def _path_terms(file: str | None) -> tuple[str, ...]:
+    return tuple(unique(stem(w) for w in indexed_words(file))) if file else ()
 
 
-@dataclass(frozen=True, slots=True)
-class SearchQuery:
-    """A user's search text, normalized once for every tier of the ranking.
-
-    Tiers (never overlapping): exact name or qualified name 3.0; name prefix, or consecutive name
-    words starting with the query's words, 2.0; every query word among the node's words
-    1.0 + relevance in [0, 1).
-    """
-
-    lower: str  # for exact and name-prefix matching
-    phrase: str | None  # query words joined by spaces; None when the query has no words
-    terms: tuple[str, ...]  # distinct query words for full-text matching
-
-    @classmethod
-    def parse(cls, text: str) -> SearchQuery:
-        stripped = text.strip()
-        if not stripped:
-            raise ValueError("search query is empty")
-        if len(stripped) > MAX_QUERY_CHARS:
-            raise ValueError(f"search query is longer than {MAX_QUERY_CHARS} characters")
-        words = split_words(stripped)
-        return cls(
-            lower=stripped.lower(),
-            phrase=" ".join(words) or None,
-            terms=tuple(unique(words)[:MAX_QUERY_TERMS]),
-        )
+def _prose_terms(text: str, *, keep_order: bool = False) -> tuple[str, ...]:
+    """Stemmed terms of prose or code text, stop words left out: in order with repeats
+    (`keep_order`: phrases stay adjacent), else distinct."""
+    terms = [stem(w) for w in indexed_words(text) if w not in STOP_WORDS]
+    return tuple(terms) if keep_order else tuple(unique(terms))
 
 
-# Full-text relevance: each query word weighs 1 if it is a word of the name, 0.5 if of the
-# qualified name, 0.25 if only of the path or docstring; s = mean weight in (0, 1], and the
-# relevance s / (1 + s) lies in [0.2, 0.5] so the full-text tier (1.2..1.5) never reaches prefix.
-# Both backends compute exactly this expression in their query language.
-WEIGHT_NAME = 1.0
-WEIGHT_QUALIFIED_NAME = 0.5
-WEIGHT_OTHER = 0.25
-SCORE_EXACT = 3.0
-SCORE_PREFIX = 2.0
-SCORE_FULLTEXT = 1.0
-
-
-def match_of(score: float) -> Literal["exact", "prefix", "fulltext"]:
-    """The tier a score belongs to."""
-    if score >= SCORE_EXACT:
-        return "exact"
-    if score >= SCORE_PREFIX:
-        return "prefix"
-    return "fulltext"

@@ -89,7 +89,7 @@ def _rows(path: Path, project: str) -> tuple[list[tuple], list[tuple]]:
         (project,),
     ).fetchall()
     fts = conn.execute(
-        "SELECT count(*) FROM node_fts JOIN nodes ON nodes.rid = node_fts.rowid WHERE project = ?"
+        "SELECT count(*) FROM node_fts JOIN nodes ON nodes.rid = node_fts.rowid WHERE nodes.project = ?"
         " AND node_fts MATCH 'helper'",
         (project,),
     ).fetchone()

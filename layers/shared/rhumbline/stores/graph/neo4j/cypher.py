@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rhumbline.stores.graph import rows, words
-from rhumbline.stores.graph.words import SearchQuery
+from rhumbline.stores.graph import rows
+from rhumbline.stores.graph.ranking import Probe, SearchPlan
 
 # The Lucene index is a boolean query: past this many projects, filter in Cypher only.
 _MAX_PROJECT_CLAUSES = 100
 FULLTEXT_INDEX = "code_node_text"
-FULLTEXT_PROPERTIES = ("name_words", "words", "doc_words", "project")
+FULLTEXT_PROPERTIES = ("project", "name_words", "name_terms", "context_terms", "doc_terms")
 
 # `n.id IS NOT NULL` lets the planner use the (project, id) constraint index for a project scan.
 SCHEMA = (
@@ -158,51 +158,58 @@ RETURN n {_NODE_MAP} AS node, out_page, COUNT {{ (n)-->() }} AS out_total,
        in_page, COUNT {{ (n)<--() }} AS in_total, g.version AS version
 """
 
-_NAME_CANDIDATES = """
-    MATCH (n:CodeNode) WHERE n.project IN $projects AND n.name_lower = $q RETURN n
-    UNION
-    MATCH (n:CodeNode) WHERE n.project IN $projects AND n.qn_lower = $q RETURN n
-    UNION
-    MATCH (n:CodeNode) WHERE n.project IN $projects AND n.name_lower STARTS WITH $q RETURN n
+PROBE_COUNTS = f"""
+UNWIND range(0, size($probes) - 1) AS i
+CALL (i) {{
+    CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $probes[i], {{limit: $cap}}) YIELD node
+    RETURN count(node) AS matched
+}}
+WITH i, matched ORDER BY i
+RETURN collect(matched) AS counts
 """
-_FULLTEXT_CANDIDATES = f"""
-    CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $lucene) YIELD node AS n
-    WHERE n.project IN $projects RETURN n
+# GraphStore._search_rows: the selecting probes' nodes with the bits and weights they earn, the
+# name matches, in $projects and $kinds; the best $cut by name tier, weight, qualified-name length,
+# id and project, with the bits of the common probes ($common: [field, padded needles, bit]) added.
+SEARCH_ROWS = f"""
+CALL () {{
+    UNWIND $selecting AS probe
+    CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', probe[0]) YIELD node AS n
+    RETURN n, probe[1] AS bit, probe[2] AS weight
+    UNION ALL
+    MATCH (n:CodeNode) WHERE $names AND n.project IN $projects AND n.name_lower = $q RETURN n, 0 AS bit, 0 AS weight
+    UNION ALL
+    MATCH (n:CodeNode) WHERE $names AND n.project IN $projects AND n.qn_lower = $q RETURN n, 0 AS bit, 0 AS weight
+    UNION ALL
+    MATCH (n:CodeNode) WHERE $names AND n.project IN $projects AND n.name_lower STARTS WITH $q
+    RETURN n, 0 AS bit, 0 AS weight
+    UNION ALL
+    CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $name_words) YIELD node AS n
+    WITH n WHERE $names AND (' ' + n.name_words) CONTAINS $phrase
+    RETURN n, 0 AS bit, 0 AS weight
+}}
+WITH n, sum(bit) AS mask, sum(weight) AS weight
+WHERE n.project IN $projects AND ($kinds IS NULL OR n.kind IN $kinds)
+WITH n, mask, weight, CASE WHEN n.name_lower = $q OR n.qn_lower = $q OR n.name_words = $phrase_words THEN 1 ELSE 0 END
+    + CASE WHEN n.name = $typed THEN 2 ELSE 0 END
+    + CASE WHEN n.name_lower STARTS WITH $q OR ($phrase IS NOT NULL AND (' ' + n.name_words) CONTAINS $phrase)
+        THEN 4 ELSE 0 END AS flags
+WITH n, mask, weight, flags, CASE WHEN flags % 2 = 1 THEN 3 + (flags / 2) % 2 WHEN flags >= 4 THEN 2 ELSE 1 END AS tier
+ORDER BY tier DESC, weight DESC, size(n.qualified_name), n.id, split(n.project, "@")[0]
+WITH collect([n, mask, flags]) AS found
+UNWIND found[0..$cut] AS kept
+WITH size(found) AS total, kept[0] AS n, kept[1] AS mask, kept[2] AS flags
+RETURN total, n.project AS project, n.id AS id, size(n.qualified_name) AS qn_length, flags,
+    coalesce(n.search_class, 0) AS search_class, coalesce(n.doc_len, 0) AS doc_len,
+    mask + reduce(extra = 0, c IN $common |
+        extra + CASE WHEN any(needle IN c[1] WHERE (' ' + coalesce(n[c[0]], '') + ' ') CONTAINS needle) THEN c[2] ELSE 0 END
+    ) AS mask
+"""
+SEARCH_NODES = f"""
+UNWIND $keys AS key
+MATCH (n:CodeNode {{project: key[0], id: key[1]}})
+RETURN key, n {_NODE_MAP} AS node
 """
 
-
-def _search_cypher(candidates: str) -> str:
-    """Score every candidate exactly as the SQLite backend does; count them; keep the best."""
-    return f"""
-CALL () {{ {candidates} }}
-WITH n WHERE $kinds IS NULL OR n.kind IN $kinds
-WITH n, reduce(s = 0.0, t IN $terms | s + CASE
-        WHEN (' ' + n.name_words + ' ') CONTAINS (' ' + t + ' ') THEN {words.WEIGHT_NAME}
-        WHEN (' ' + n.qn_words + ' ') CONTAINS (' ' + t + ' ') THEN {words.WEIGHT_QUALIFIED_NAME}
-        ELSE {words.WEIGHT_OTHER} END) / $term_count AS s
-WITH n, CASE
-    WHEN n.name_lower = $q OR n.qn_lower = $q THEN {words.SCORE_EXACT}
-    WHEN n.name_lower STARTS WITH $q
-        OR ($phrase IS NOT NULL AND (' ' + n.name_words) CONTAINS (' ' + $phrase))
-        THEN {words.SCORE_PREFIX}
-    WHEN size($terms) > 0
-        AND all(t IN $terms WHERE (' ' + n.words + ' ') CONTAINS (' ' + t + ' '))
-        THEN {words.SCORE_FULLTEXT} + s / (1.0 + s)
-    END AS score
-WHERE score IS NOT NULL
-WITH collect([n, score]) AS found
-WITH found, size(found) AS total
-UNWIND found AS hit
-WITH total, hit[0] AS n, hit[1] AS score
-ORDER BY score DESC, size(n.qualified_name), n.id, split(n.project, "@")[0]
-LIMIT $limit
-RETURN total, n.project AS project, n {_NODE_MAP} AS node, score
-"""
-
-
-SEARCH_NAMES = _search_cypher(_NAME_CANDIDATES)
-SEARCH_NAMES_AND_TEXT = _search_cypher(f"{_NAME_CANDIDATES} UNION {_FULLTEXT_CANDIDATES}")
-SEARCH_DOCS = _search_cypher(_FULLTEXT_CANDIDATES)
 
 # Every node find_by_name finds, in its order, as `found` (node_bundle.py reads on from it).
 FOUND_BY_NAME = """
@@ -250,8 +257,8 @@ RETURN type(r) AS key, count(*) AS c
 """
 
 
-# Characters with a meaning in Lucene's query syntax. Query words are letters and digits only
-# (words.py), so this is a second line of defence, not the first.
+# Characters with a meaning in Lucene's query syntax. Search terms are letters and digits only
+# (words.py); project keys are escaped inside quotes.
 _LUCENE_SPECIAL = set('+-&|!(){}[]^"~*?:\\/')
 
 
@@ -259,27 +266,28 @@ def _lucene_escape(text: str) -> str:
     return "".join("\\" + c if c in _LUCENE_SPECIAL else c for c in text)
 
 
-def lucene_query(
-    parsed: SearchQuery, projects: Sequence[str], *, docs_only: bool
-) -> str | None:
-    """Candidates: consecutive name words with the last as a prefix, or every query word (only
-    docstring words with `docs_only`). Ranking is done in Cypher, exactly as in SQLite; Lucene
-    only narrows the candidates."""
-    if not parsed.terms or parsed.phrase is None:
-        return None
-    if docs_only:
-        query = " ".join(f"+doc_words:{_lucene_escape(t)}" for t in parsed.terms)
-    else:
-        *leading, last = parsed.phrase.split(" ")
-        name_words = " ".join(
-            [
-                *(f"+name_words:{_lucene_escape(w)}" for w in leading),
-                f"+name_words:{_lucene_escape(last)}*",
-            ]
-        )
-        every_term = " ".join(f"+words:{_lucene_escape(t)}" for t in parsed.terms)
-        query = f"({name_words}) ({every_term})"
+def _quoted(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def lucene_scope(projects: Sequence[str]) -> str:
+    """A Lucene clause keeping a query to some projects (their physical keys); none past
+    _MAX_PROJECT_CLAUSES (the statement filters them too)."""
     if len(projects) > _MAX_PROJECT_CLAUSES:
-        return query
-    scope = " ".join(f'project:"{_lucene_escape(p)}"' for p in projects)
-    return f"+({scope}) +({query})"
+        return ""
+    return "+(" + " ".join(f"project:{_quoted(p)}" for p in projects) + ") "
+
+
+def lucene_probe(probe: Probe, scope: str) -> str:
+    """A probe as a Lucene query: its field holds one of its needles (a term, or a phrase)."""
+    return scope + "+(" + " ".join(f"{probe.field}:{_quoted(needle)}" for needle in probe.needles) + ")"
+
+
+def lucene_name_words(plan: SearchPlan, scope: str) -> str:
+    """Nodes whose name has every word of the query's phrase, the last as a prefix: a superset of
+    the phrase matches, which the statement keeps."""
+    if plan.phrase is None:
+        return "+project:\"\""
+    *leading, last = plan.phrase.split(" ")
+    words = [f"+name_words:{_lucene_escape(w)}" for w in leading] + [f"+name_words:{_lucene_escape(last)}*"]
+    return scope + " ".join(words)

@@ -17,18 +17,19 @@ active physical graph.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rhumbline.stores.graph import rows
-from rhumbline.stores.graph.model import Direction, Edge, EdgeView, GraphBatch, GraphCounts, Node, NodeEdges, SearchHit
+from rhumbline.stores.graph.model import Direction, Edge, EdgeView, GraphBatch, GraphCounts, Node, NodeEdges
 from rhumbline.stores.graph.neo4j import cypher, staged
 from rhumbline.stores.graph.neo4j.bulk import by_relation, chunks
 from rhumbline.stores.graph.neo4j.keys import GUARD_MANY, HEAD_SCHEMA, is_moved
 from rhumbline.stores.graph.neo4j.lookups import Neo4jLookups
 from rhumbline.stores.graph.neo4j.node_bundle import Neo4jNodeBundle
 from rhumbline.stores.graph.protocol import GraphConflict, GraphStore
-from rhumbline.stores.graph.words import SearchQuery, match_of
+from rhumbline.stores.graph import ranking
+from rhumbline.stores.graph.ranking import Probe, SearchPlan, SearchRow
 
 if TYPE_CHECKING:
     from neo4j import Transaction
@@ -187,57 +188,65 @@ class Neo4jGraphStore(Neo4jLookups, Neo4jNodeBundle, GraphStore):
             version=record["version"],
         )
 
-    def _search(
-        self, projects: Sequence[str], parsed: SearchQuery, kinds: Sequence[str] | None, limit: int, docs_only: bool
-    ) -> tuple[list[SearchHit], int]:
+    def _searching(self, projects: Sequence[str], run: Callable[[dict[str, str]], list[Any]]) -> list[Any]:
+        """`run(keys)` with the projects' physical keys (a Lucene query names them): once more on
+        the new keys if a project was flipped meanwhile."""
         for attempt in (1, 2):
-            # The Lucene query names the physical keys: built again if they moved.
             keys = self._keys.active(list(projects))
             try:
-                return self._search_once(parsed, keys, kinds=kinds, limit=limit, docs_only=docs_only)
+                return run(keys)
             except self._neo4j.exceptions.Neo4jError as error:
                 if attempt == 2 or not is_moved(error):
                     raise
                 self._keys.forget(list(projects))
         raise AssertionError("unreachable")
 
-    def _search_once(
-        self,
-        parsed: SearchQuery,
-        keys: dict[str, str],
-        *,
-        kinds: Sequence[str] | None,
-        limit: int,
-        docs_only: bool,
-    ) -> tuple[list[SearchHit], int]:
-        lucene = cypher.lucene_query(parsed, list(keys.values()), docs_only=docs_only)
-        if docs_only:
-            text = cypher.SEARCH_DOCS
-        else:
-            text = cypher.SEARCH_NAMES_AND_TEXT if lucene else cypher.SEARCH_NAMES
+    def _guarded(self, text: str, keys: dict[str, str], **params: Any) -> list[Any]:
         graphs = list(keys)
-        found = self._read_raw(
-            GUARD_MANY + text,
-            graphs=[self._keys.namespace.graph(g) for g in graphs],
-            projects=[keys[g] for g in graphs],
-            kinds=list(kinds) if kinds is not None else None,
-            q=parsed.lower,
-            phrase=parsed.phrase,
-            terms=list(parsed.terms),
-            term_count=max(len(parsed.terms), 1),
-            lucene=lucene,
-            limit=limit,
-        )
-        hits = [
-            SearchHit(
-                project=self._keys.namespace.project(r["project"]) or r["project"],
-                node=rows.node_from_row(r["node"]),
-                score=r["score"],
-                match=match_of(r["score"]),
-            )
+        return self._read_raw(
+            GUARD_MANY + text, graphs=[self._keys.namespace.graph(g) for g in graphs],
+            projects=[keys[g] for g in graphs], **params,
+        )  # fmt: skip
+
+    def _probe_counts(self, projects: Sequence[str], probes: Sequence[Probe]) -> list[int]:
+        if not probes:
+            return []
+
+        def run(keys: dict[str, str]) -> list[Any]:
+            scope = cypher.lucene_scope(list(keys.values()))
+            queries = [cypher.lucene_probe(p, scope) for p in probes]
+            return self._guarded(cypher.PROBE_COUNTS, keys, probes=queries, cap=ranking.SELECTIVE + 1)
+
+        return list(self._searching(projects, run)[0]["counts"])
+
+    def _search_rows(
+        self, projects: Sequence[str], plan: SearchPlan, weighing: ranking.Weighing, kinds: Sequence[str] | None,
+        names: bool,
+    ) -> tuple[list[SearchRow], int]:  # fmt: skip
+        def run(keys: dict[str, str]) -> list[Any]:
+            scope = cypher.lucene_scope(list(keys.values()))
+            return self._guarded(
+                cypher.SEARCH_ROWS, keys,
+                selecting=[[cypher.lucene_probe(p, scope), 1 << p.bit, w] for p, w in weighing.selecting],
+                common=[[p.field, [f" {n} " for n in p.needles], 1 << p.bit] for p in weighing.common],
+                names=names, q=plan.lower, typed=plan.typed, phrase=f" {plan.phrase}" if plan.phrase else None,
+                phrase_words=plan.phrase,
+                name_words=cypher.lucene_name_words(plan, scope), kinds=list(kinds) if kinds is not None else None,
+                cut=ranking.CUT,
+            )  # fmt: skip
+
+        found = self._searching(projects, run)
+        rows = [
+            SearchRow((r["project"], r["id"]), self._keys.namespace.project(r["project"]) or r["project"], r["id"],
+                      r["qn_length"], r["flags"],
+                      r["search_class"], r["doc_len"], r["mask"])
             for r in found
-        ]
-        return hits, found[0]["total"] if found else 0
+        ]  # fmt: skip
+        return rows, found[0]["total"] if found else 0
+
+    def _search_nodes(self, keys: Sequence[object]) -> dict[object, Node]:
+        found = self._read_raw(cypher.SEARCH_NODES, keys=[list(k) for k in keys])  # type: ignore[arg-type]
+        return {tuple(r["key"]): rows.node_from_row(r["node"]) for r in found}
 
     def find_by_name(
         self, project: str, name: str, *, kinds: Sequence[str] | None = None, limit: int = 20

@@ -9,9 +9,9 @@ from __future__ import annotations
 from functools import lru_cache
 
 from rhumbline.stores.graph.rows import NODE_FIELDS, NODE_PROPERTIES
-from rhumbline.stores.graph import words
 
-SCHEMA_VERSION = 1
+# 2: search text by field (words.py), stemmed, ranked by ranking.py.
+SCHEMA_VERSION = 2
 
 # The lookup indexes of nodes, by name: a large clearing write drops and rebuilds them (one sort
 # each instead of a B-tree insert per row), see SqliteGraphStore.apply.
@@ -33,20 +33,20 @@ _EDGE_INDEX_STATEMENTS = ";\n".join(EDGE_INDEXES.values())
 
 # Re-indexes a node's words only when they changed: an incremental write upserts every node of a
 # rebuilt file, most of which only moved (line numbers), and re-indexing those would be most of
-# that write's work. Files whose trigger predates the WHEN clause get it replaced in place
-# (ensure_schema).
-FTS_UPDATE_TRIGGER = """CREATE TRIGGER IF NOT EXISTS nodes_fts_update
-AFTER UPDATE OF name_words, words, doc_words ON nodes
-WHEN old.name_words IS NOT new.name_words OR old.words IS NOT new.words
-    OR old.doc_words IS NOT new.doc_words
+# that write's work.
+# `project` is indexed as one token (tokenchars: every character a project slug holds) so that a
+# probe can be limited to some projects inside the index.
+FTS_COLUMNS = ("project", "name_words", "name_terms", "context_terms", "doc_terms")
+_FTS = ", ".join(FTS_COLUMNS)
+_OLD = ", ".join(f"old.{c}" for c in FTS_COLUMNS)
+_NEW = ", ".join(f"new.{c}" for c in FTS_COLUMNS)
+FTS_UPDATE_TRIGGER = f"""CREATE TRIGGER IF NOT EXISTS nodes_fts_update
+AFTER UPDATE OF {_FTS} ON nodes
+WHEN {" OR ".join(f"old.{c} IS NOT new.{c}" for c in FTS_COLUMNS)}
 BEGIN
-    INSERT INTO node_fts (node_fts, rowid, name_words, words, doc_words)
-    VALUES ('delete', old.rid, old.name_words, old.words, old.doc_words);
-    INSERT INTO node_fts (rowid, name_words, words, doc_words)
-    VALUES (new.rid, new.name_words, new.words, new.doc_words);
+    INSERT INTO node_fts (node_fts, rowid, {_FTS}) VALUES ('delete', old.rid, {_OLD});
+    INSERT INTO node_fts (rowid, {_FTS}) VALUES (new.rid, {_NEW});
 END"""
-FTS_UPDATE_TRIGGER_SQL = "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'nodes_fts_update'"
-DROP_FTS_UPDATE_TRIGGER = "DROP TRIGGER nodes_fts_update"
 
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS nodes (
@@ -61,9 +61,11 @@ CREATE TABLE IF NOT EXISTS nodes (
     qn_lower TEXT,
     qn_rev TEXT,
     name_words TEXT,
-    qn_words TEXT,
-    words TEXT,
-    doc_words TEXT,
+    name_terms TEXT,
+    context_terms TEXT,
+    doc_terms TEXT,
+    doc_len INTEGER,
+    search_class INTEGER,
     file TEXT,
     start_line INTEGER,
     end_line INTEGER,
@@ -99,12 +101,11 @@ CREATE TABLE IF NOT EXISTS graph_meta (
 -- External content: the words live once, in `nodes`. New rows are indexed by one INSERT ... SELECT
 -- per batch (INDEX_NEW_NODES); triggers keep updates and deletes in step.
 CREATE VIRTUAL TABLE IF NOT EXISTS node_fts USING fts5(
-    name_words, words, doc_words, content='nodes', content_rowid='rid',
-    tokenize='unicode61 remove_diacritics 0', columnsize=0
+    {_FTS}, content='nodes', content_rowid='rid',
+    tokenize="unicode61 remove_diacritics 0 tokenchars '-_./@'", columnsize=0
 );
 CREATE TRIGGER IF NOT EXISTS nodes_fts_delete AFTER DELETE ON nodes BEGIN
-    INSERT INTO node_fts (node_fts, rowid, name_words, words, doc_words)
-    VALUES ('delete', old.rid, old.name_words, old.words, old.doc_words);
+    INSERT INTO node_fts (node_fts, rowid, {_FTS}) VALUES ('delete', old.rid, {_OLD});
 END;
 {FTS_UPDATE_TRIGGER};
 PRAGMA user_version = {SCHEMA_VERSION};
@@ -152,9 +153,9 @@ ON CONFLICT (source, relation, target) DO UPDATE SET
     explanation = excluded.explanation, file = excluded.file, line = excluded.line,
     properties = excluded.properties
 """
-INDEX_NEW_NODES = """
-INSERT INTO node_fts (rowid, name_words, words, doc_words)
-SELECT rid, name_words, words, doc_words FROM nodes WHERE rid > ?
+INDEX_NEW_NODES = f"""
+INSERT INTO node_fts (rowid, {_FTS})
+SELECT rid, {_FTS} FROM nodes WHERE rid > ?
 """
 
 REMOVE_FILES = (
@@ -233,44 +234,59 @@ NAME_CANDIDATES = f"""
     UNION SELECT rid FROM nodes WHERE {_IN_PROJECTS} AND qn_lower = :q
     UNION SELECT rid FROM nodes WHERE {_IN_PROJECTS} AND name_lower >= :q AND name_lower < :q_end
 """
-FTS_CANDIDATES = "SELECT rowid FROM node_fts WHERE node_fts MATCH :fts"
-
-_TERM_WEIGHT = f"""CASE
-    WHEN instr(' ' || n.name_words || ' ', :t{{i}}) > 0 THEN {words.WEIGHT_NAME}
-    WHEN instr(' ' || n.qn_words || ' ', :t{{i}}) > 0 THEN {words.WEIGHT_QUALIFIED_NAME}
-    ELSE {words.WEIGHT_OTHER} END"""
+# Every project of the file: the distinct values of the (project, id) key's first column.
+PROJECTS = "SELECT DISTINCT project FROM nodes"
+PHRASE_CANDIDATES = "SELECT rowid FROM node_fts WHERE node_fts MATCH :name_phrase"
 
 
 @lru_cache(maxsize=64)
-def search(candidates: str, term_count: int) -> str:
-    """Score every candidate exactly as the Neo4j backend does (see words.py), count them, and
-    fetch full rows only for the best `:limit`. Query words are parameters :t0, :t1, ...
+def probe_counts(count: int) -> str:
+    """How many nodes match each of `count` probes (:m0, :m1, ...: FTS5 queries), up to :cap."""
+    return "SELECT " + ", ".join(
+        f"(SELECT count(*) FROM (SELECT 1 FROM node_fts WHERE node_fts MATCH :m{i} LIMIT :cap))" for i in range(count)
+    )
 
-    `ranked` is materialized once and counted apart: a `count(*) OVER ()` window on the page
-    would buffer every scored row a second time."""
-    weights = " + ".join(_TERM_WEIGHT.format(i=i) for i in range(term_count)) or "0.0"
+
+# Name tier of a candidate (ranking.tier_of, as an integer for ordering) and its flags.
+_FLAGS = """(n.name_lower = :q OR n.qn_lower = :q OR n.name_words = :words) + 2 * (n.name = :typed)
+        + 4 * (substr(n.name_lower, 1, length(:q)) = :q OR instr(' ' || n.name_words, :phrase) > 0)"""
+_TIER = "CASE WHEN flags & 1 THEN 3 + (flags & 2) / 2 WHEN flags & 4 THEN 2 ELSE 1 END"
+
+
+@lru_cache(maxsize=256)
+def search_rows(selecting: int, names: bool, phrase: bool, checks: tuple[tuple[str, int, int], ...]) -> str:
+    """ranking.SearchRow values of the best :cut candidates, and their total (GraphStore._search_rows).
+    `selecting` probes are :s<i> (an FTS5 query), their bit :b<i> and weight :w<i>; `checks`: (field,
+    needle count, bit) of the common probes, tested on the kept rows (:c<i>_<j>, padded needles)."""
+    hits = [f"SELECT rowid, :b{i}, :w{i} FROM node_fts WHERE node_fts MATCH :s{i}" for i in range(selecting)]
+    if names:
+        by_name = NAME_CANDIDATES + (f" UNION {PHRASE_CANDIDATES}" if phrase else "")
+        hits.append(f"SELECT rid, 0, 0 FROM ({by_name})")
+    tests = [
+        "(CASE WHEN " + " OR ".join(
+            f"instr(' ' || coalesce(n.{field}, '') || ' ', :c{i}_{j}) > 0" for j in range(count)
+        ) + f" THEN {1 << bit} ELSE 0 END)"
+        for i, (field, count, bit) in enumerate(checks)
+    ]  # fmt: skip
     return f"""
-WITH candidates (rid) AS ({candidates}),
+WITH hits (rid, bit, weight) AS ({" UNION ALL ".join(hits) or "SELECT 0, 0, 0 WHERE 0"}),
+masks AS (SELECT rid, sum(bit) AS mask, sum(weight) AS weight FROM hits GROUP BY rid),
 ranked AS MATERIALIZED (
-    SELECT n.rid, n.project, n.id, length(n.qualified_name) AS qn_length, CASE
-        WHEN n.name_lower = :q OR n.qn_lower = :q THEN {words.SCORE_EXACT}
-        WHEN substr(n.name_lower, 1, length(:q)) = :q OR instr(' ' || n.name_words, :phrase) > 0
-            THEN {words.SCORE_PREFIX}
-        ELSE {words.SCORE_FULLTEXT} + (
-            SELECT s / (1.0 + s) FROM (SELECT ({weights}) / {max(term_count, 1)}.0 AS s)
-        ) END AS score
-    FROM candidates JOIN nodes AS n ON n.rid = candidates.rid
+    SELECT n.rid, n.project, n.id, length(n.qualified_name) AS qn_length, {_FLAGS} AS flags,
+        n.search_class, n.doc_len, m.mask, m.weight
+    FROM masks AS m CROSS JOIN nodes AS n ON n.rid = m.rid
     WHERE n.{_IN_PROJECTS} AND {_KIND_FILTER}
 ),
-page AS (
-    SELECT rid, score FROM ranked
-    ORDER BY score DESC, qn_length, id, project
-    LIMIT :limit
+kept AS (
+    SELECT * FROM ranked ORDER BY {_TIER} DESC, weight DESC, qn_length, id, project LIMIT :cut
 )
-SELECT n.project, {_COLUMNS}, page.score, (SELECT count(*) FROM ranked) AS total
-FROM page JOIN nodes AS n ON n.rid = page.rid
-ORDER BY page.score DESC, length(n.qualified_name), n.id, n.project
+SELECT k.rid, k.project, k.id, k.qn_length, k.flags, k.search_class, coalesce(k.doc_len, 0),
+    k.mask + {" + ".join(tests) or "0"}, (SELECT count(*) FROM ranked)
+FROM kept AS k CROSS JOIN nodes AS n ON n.rid = k.rid
 """
+
+
+SEARCH_NODES = f"SELECT n.rid, {_COLUMNS} FROM nodes AS n WHERE n.rid IN (SELECT value FROM json_each(?))"
 
 
 _FIND_MATCHES = f"""

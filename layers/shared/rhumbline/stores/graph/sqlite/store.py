@@ -15,19 +15,17 @@ import json
 import sqlite3
 from collections.abc import Sequence, Set
 
-from rhumbline.stores.graph import rows
-from rhumbline.stores.graph.model import Direction, Edge, EdgeView, GraphBatch, GraphCounts, Node, NodeEdges, SearchHit
+from rhumbline.stores.graph import ranking, rows
+from rhumbline.stores.graph.model import Direction, Edge, EdgeView, GraphBatch, GraphCounts, Node, NodeEdges
 from rhumbline.stores.graph.protocol import GraphConflict, GraphStore
 from rhumbline.stores.graph.sqlite import sql
 from rhumbline.stores.graph.sqlite.bulk import edge_values, insert_cleared
 from rhumbline.stores.graph.sqlite.file_rows import SqliteFileRows
 from rhumbline.stores.graph.sqlite.lookups import SqliteLookups, edge_view_at
-from rhumbline.stores.graph.words import SearchQuery, match_of
+from rhumbline.stores.graph.ranking import Probe, SearchPlan, SearchRow
 
 # Sorts after any character a name can contain: `x >= q AND x < q || _HIGH` is "starts with q".
 _HIGH = "\U0010ffff"
-# A search row: project, NODE_FIELDS, score, total (sql.search's SELECT).
-_SCORE = 1 + len(rows.NODE_FIELDS)
 
 
 # Connections: connection.py; nodes_in_file, edges_around, degrees: lookups.py; file_rows: file_rows.py;
@@ -48,11 +46,6 @@ class SqliteGraphStore(SqliteLookups, SqliteFileRows, GraphStore):
             conn.executescript(sql.SCHEMA)
             if "properties" not in {row[0] for row in conn.execute(sql.EDGE_COLUMNS)}:
                 conn.execute(sql.ADD_EDGE_PROPERTIES)
-            (trigger,) = conn.execute(sql.FTS_UPDATE_TRIGGER_SQL).fetchone()
-            if "WHEN" not in trigger.split():  # a file from before the WHEN clause
-                conn.executescript(
-                    f"BEGIN; {sql.DROP_FTS_UPDATE_TRIGGER}; {sql.FTS_UPDATE_TRIGGER}; COMMIT"
-                )
 
     def apply(self, project: str, batch: GraphBatch) -> None:
         with self._writing(rows.write_budget(self._timeout, batch), bulk=batch.clear) as conn:
@@ -163,39 +156,59 @@ class SqliteGraphStore(SqliteLookups, SqliteFileRows, GraphStore):
             version=stamp[0] if stamp else None,
         )
 
-    def _search(
-        self, projects: Sequence[str], parsed: SearchQuery, kinds: Sequence[str] | None, limit: int, docs_only: bool
-    ) -> tuple[list[SearchHit], int]:
-        fts = _fts_query(parsed, docs_only=docs_only)
+    def _probe_counts(self, projects: Sequence[str], probes: Sequence[Probe]) -> list[int]:
+        if not probes:
+            return []
+        with self._reading() as conn:
+            scope = self._scope(conn, projects)
+            params: dict[str, object] = {f"m{i}": scope + _probe_query(p) for i, p in enumerate(probes)}
+            params["cap"] = ranking.SELECTIVE + 1
+            return list(conn.execute(sql.probe_counts(len(probes)), params).fetchone())
+
+    def _scope(self, conn: sqlite3.Connection, projects: Sequence[str]) -> str:
+        """The FTS5 condition keeping a probe to `projects`: none when the file holds no other
+        project (limiting a probe to a project walks every row of it). Known per data_version."""
+        (version,) = conn.execute("PRAGMA data_version").fetchone()
+        cached = self._local.counts.get("\0projects")
+        if cached is None or cached[0] != version:
+            cached = (version, frozenset(p for (p,) in conn.execute(sql.PROJECTS)))
+            self._local.counts["\0projects"] = cached
+        if cached[1] <= set(projects):
+            return ""
+        return f"project : ({' OR '.join(_quoted(p) for p in projects)}) AND "
+
+    def _search_rows(
+        self, projects: Sequence[str], plan: SearchPlan, weighing: ranking.Weighing, kinds: Sequence[str] | None,
+        names: bool,
+    ) -> tuple[list[SearchRow], int]:  # fmt: skip
+        with self._reading() as conn:
+            return self._search_rows_in(conn, projects, plan, weighing, kinds, names)
+
+    def _search_rows_in(
+        self, conn: sqlite3.Connection, projects: Sequence[str], plan: SearchPlan, weighing: ranking.Weighing,
+        kinds: Sequence[str] | None, names: bool,
+    ) -> tuple[list[SearchRow], int]:  # fmt: skip
+        scope = self._scope(conn, projects)
         params: dict[str, object] = {
-            "projects": json.dumps(list(projects)),
-            "kinds": json.dumps(list(kinds)) if kinds is not None else None,
-            "q": parsed.lower,
-            "q_end": parsed.lower + _HIGH,
-            "phrase": f" {parsed.phrase}" if parsed.phrase else None,
-            "fts": fts,
-            "limit": limit,
-        }
-        # Each query word, padded so that instr() matches whole words only.
-        params.update({f"t{i}": f" {term} " for i, term in enumerate(parsed.terms)})
-        if docs_only:
-            candidates = sql.FTS_CANDIDATES
-        elif fts:
-            candidates = f"{sql.NAME_CANDIDATES} UNION {sql.FTS_CANDIDATES}"
-        else:
-            candidates = sql.NAME_CANDIDATES
-        with self._bounded(self._timeout) as conn:
-            found = conn.execute(sql.search(candidates, len(parsed.terms)), params).fetchall()
-        hits = [
-            SearchHit(
-                project=r[0],
-                node=rows.node_at(r, 1),
-                score=r[_SCORE],
-                match=match_of(r[_SCORE]),
-            )
-            for r in found
-        ]
-        return hits, found[0][_SCORE + 1] if found else 0
+            "projects": json.dumps(list(projects)), "kinds": json.dumps(list(kinds)) if kinds is not None else None,
+            "q": plan.lower, "q_end": plan.lower + _HIGH, "typed": plan.typed,
+            "phrase": f" {plan.phrase}" if plan.phrase else None, "words": plan.phrase, "cut": ranking.CUT,
+            "name_phrase": f"{scope}name_words : {_quoted(plan.phrase)}*" if plan.phrase else None,
+        }  # fmt: skip
+        for i, (probe, weight) in enumerate(weighing.selecting):
+            params.update({f"s{i}": scope + _probe_query(probe), f"b{i}": 1 << probe.bit, f"w{i}": weight})
+        checks = []
+        for i, probe in enumerate(weighing.common):
+            params.update({f"c{i}_{j}": f" {needle} " for j, needle in enumerate(probe.needles)})
+            checks.append((probe.field, len(probe.needles), probe.bit))
+        statement = sql.search_rows(len(weighing.selecting), names, names and plan.phrase is not None, tuple(checks))
+        found = conn.execute(statement, params).fetchall()
+        return [SearchRow(*row[:8]) for row in found], found[0][8] if found else 0
+
+    def _search_nodes(self, keys: Sequence[object]) -> dict[object, Node]:
+        with self._reading() as conn:
+            found = conn.execute(sql.SEARCH_NODES, (json.dumps(list(keys)),)).fetchall()
+        return {row[0]: rows.node_at(row, 1) for row in found}
 
     def find_by_name(
         self, project: str, name: str, *, kinds: Sequence[str] | None = None, limit: int = 20
@@ -254,14 +267,9 @@ def _edges_page(
     return page, total
 
 
-def _fts_query(parsed: SearchQuery, *, docs_only: bool) -> str | None:
+def _probe_query(probe: Probe) -> str:
     """FTS5 syntax built only from quoted words, so no user text is ever parsed as an operator."""
-    if not parsed.terms or parsed.phrase is None:
-        return None
-    if docs_only:
-        return " AND ".join(f"doc_words : {_quoted(t)}" for t in parsed.terms)
-    every_term = " AND ".join(f"words : {_quoted(t)}" for t in parsed.terms)
-    return f"(name_words : {_quoted(parsed.phrase)}*) OR ({every_term})"
+    return f"{probe.field} : ({' OR '.join(_quoted(needle) for needle in probe.needles)})"
 
 
 def _quoted(text: str) -> str:
