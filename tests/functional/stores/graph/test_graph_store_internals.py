@@ -9,6 +9,7 @@ from pathlib import Path
 
 from rhumbline.stores.graph.model import GraphBatch, GraphCounts, Node
 from rhumbline.stores.graph.protocol import GraphStore
+from rhumbline.stores.graph.sqlite import sql
 from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 from tests.functional.stores.graph.graph_samples import edge, node
 
@@ -51,7 +52,8 @@ def test_sqlite_keeps_no_orphan_stub_and_a_sound_fulltext_index(tmp_path: Path) 
     assert store.counts("test/p") == LEFT
     assert _sqlite_rows(store, "test/p") == 2
     with store._bounded(5) as conn:
-        conn.execute("INSERT INTO node_fts (node_fts) VALUES ('integrity-check')")
+        for table in sql.FTS_TABLES:
+            conn.execute(f"INSERT INTO {table} ({table}) VALUES ('integrity-check')")
     store.delete_project("test/p")
     assert _sqlite_rows(store, "test/p") == 0
     store.close()
@@ -150,5 +152,6 @@ def test_sqlite_reindexes_a_node_only_when_its_words_change(tmp_path: Path) -> N
     assert reworded > moved  # the node row and the index's delete and insert
     assert _doc_hits(store, "test/p", "alpha") == [] and _doc_hits(store, "test/p", "omega") == [first.id]
     with store._bounded(5) as conn:
-        conn.execute("INSERT INTO node_fts (node_fts) VALUES ('integrity-check')")
+        for table in sql.FTS_TABLES:
+            conn.execute(f"INSERT INTO {table} ({table}) VALUES ('integrity-check')")
     store.close()

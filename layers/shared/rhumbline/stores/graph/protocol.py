@@ -118,41 +118,40 @@ class GraphStore(ABC):
         rows.check_page(limit)
         if not projects or (docs_only and not plan.groups):  # no word a docstring could hold
             return [], 0
-        weighing = ranking.weigh(plan, self._probe_counts(projects, plan.probes), docs_only=docs_only)
-        if docs_only and not weighing.selecting:
-            return [], 0
-        found, total = self._search_rows(projects, plan, weighing, kinds, not docs_only)
+        with self._search_reader() as reader:
+            weighing = ranking.weigh(plan, self._probe_counts(reader, projects, plan.probes), docs_only=docs_only)
+            if docs_only and not weighing.selecting:
+                return [], 0
+            found, total = self._search_rows(reader, projects, plan, weighing, kinds, not docs_only)
         ranked = ranking.rank(plan, weighing, found)[:limit]
-        nodes = self._search_nodes([r.row.key for r in ranked]) if ranked else {}
-        # A node written away between the two reads is left out.
         hits = [
-            SearchHit(project=r.row.project, node=nodes[r.row.key], score=r.score, match=ranking.match_of(r.score))
+            SearchHit(project=r.row.project, node=r.row.node, score=r.score, match=ranking.match_of(r.score))
             for r in ranked
-            if r.row.key in nodes
         ]
         return hits, total
 
     @abstractmethod
-    def _probe_counts(self, projects: Sequence[str], probes: Sequence[ranking.Probe]) -> list[int]:
+    def _search_reader(self) -> AbstractContextManager[object]:
+        """What _probe_counts and _search_rows read through: one snapshot where the backend can
+        give one cheaply (SQLite: a read transaction)."""
+
+    @abstractmethod
+    def _probe_counts(self, reader: object, projects: Sequence[str], probes: Sequence[ranking.Probe]) -> list[int]:
         """How many of the projects' nodes match each probe (its field holds one of its needles
         as whole terms), at most ranking.SELECTIVE + 1 each."""
 
     @abstractmethod
     def _search_rows(
-        self, projects: Sequence[str], plan: SearchPlan, weighing: ranking.Weighing, kinds: Sequence[str] | None,
-        names: bool,
+        self, reader: object, projects: Sequence[str], plan: SearchPlan, weighing: ranking.Weighing,
+        kinds: Sequence[str] | None, names: bool,
     ) -> tuple[list[SearchRow], int]:  # fmt: skip
-        """search's candidates (at least one project), in one snapshot: the projects' nodes of
-        the `kinds` (all when None) that match a probe of weighing.selecting, and with `names`
-        the name matches (exact name or qualified name, name prefix, the query's words
-        consecutive in the name). The best ranking.CUT of them by name tier (ranking.tier_of),
-        then the sum of the weights of the selecting probes they match (descending), then
-        qualified-name length, id and project, as SearchRows: the bits of every probe they match
-        (selecting and common), their name-match flags. And the exact number of candidates."""
-
-    @abstractmethod
-    def _search_nodes(self, keys: Sequence[object]) -> dict[object, Node]:
-        """The nodes of search rows, by their keys."""
+        """search's candidates (at least one project): the projects' nodes of the `kinds` (all
+        when None) that match a probe of weighing.selecting, and with `names` the name matches
+        (exact name or qualified name, name prefix, the query's words consecutive in the name).
+        The best ranking.CUT of them by name tier (ranking.tier_of), then the sum of the weights of
+        the selecting probes they match (descending), then qualified-name length, id and project,
+        as SearchRows with their nodes: the bits of every probe they match (selecting and common),
+        their name-match flags. And the exact number of candidates."""
 
     @abstractmethod
     def find_by_name(

@@ -37,6 +37,7 @@ from functools import lru_cache
 from typing import Literal, NamedTuple
 
 from rhumbline.stores.graph import words
+from rhumbline.stores.graph.model import Node
 
 FIELDS = ("name_terms", "context_terms", "doc_terms")
 NAME, CONTEXT, DOC = range(len(FIELDS))
@@ -195,11 +196,10 @@ def _plan(stripped: str) -> SearchPlan:
 
 
 class SearchRow(NamedTuple):
-    """A candidate as a backend reports it: `key` is the backend's handle to fetch it again."""
+    """A candidate as a backend reports it."""
 
-    key: object
+    node: Node
     project: str
-    node_id: str
     qn_length: int
     flags: int
     search_class: int
@@ -226,10 +226,7 @@ class Weighing:
     idf: tuple[float, ...]  # per group
     selecting: tuple[tuple[Probe, int], ...]  # probes that select candidates, with integer weights
     common: tuple[Probe, ...]  # probes too common to select: tested on the kept candidates only
-
-    @property
-    def total(self) -> float:
-        return sum(self.idf) or 1.0
+    total: float  # the idf of all groups (at least 1)
 
 
 def idf(matched: int) -> float:
@@ -260,13 +257,13 @@ def weigh(plan: SearchPlan, counts: Sequence[int], *, docs_only: bool = False) -
             a, b = plan.pairs[probe.bit - pair_base]
             weight = (weights[a] + weights[b]) / 2 * PHRASE_DOC
         selecting.append((probe, round(weight * WEIGHT_SCALE)))
-    return Weighing(weights, tuple(selecting), tuple(common))
+    return Weighing(weights, tuple(selecting), tuple(common), sum(weights) or 1.0)
 
 
 def rank(plan: SearchPlan, weighing: Weighing, rows: Sequence[SearchRow]) -> list[Ranked]:
     """The rows scored, best first."""
     scored = [Ranked(_score(plan, weighing, row), row) for row in rows]
-    scored.sort(key=lambda r: (-r.score, r.row.qn_length, r.row.node_id, r.row.project))
+    scored.sort(key=lambda r: (-r.score, r.row.qn_length, r.row.node.id, r.row.project))
     return scored
 
 

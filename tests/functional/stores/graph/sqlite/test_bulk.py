@@ -88,11 +88,14 @@ def _rows(path: Path, project: str) -> tuple[list[tuple], list[tuple]]:
         " JOIN nodes AS t ON t.rid = e.target WHERE s.project = ? ORDER BY 1, 2, 3",
         (project,),
     ).fetchall()
-    fts = conn.execute(
-        "SELECT count(*) FROM node_fts JOIN nodes ON nodes.rid = node_fts.rowid WHERE nodes.project = ?"
-        " AND node_fts MATCH 'helper'",
-        (project,),
-    ).fetchone()
+    fts = tuple(
+        conn.execute(
+            f"SELECT count(*) FROM {table} JOIN nodes ON nodes.rid = {table}.rowid WHERE nodes.project = ?"
+            f" AND {table} MATCH 'helper'",
+            (project,),
+        ).fetchone()[0]
+        for table in sql.FTS_TABLES
+    )
     conn.close()
     return nodes, edges + [fts]
 

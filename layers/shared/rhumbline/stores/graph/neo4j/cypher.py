@@ -169,7 +169,8 @@ RETURN collect(matched) AS counts
 """
 # GraphStore._search_rows: the selecting probes' nodes with the bits and weights they earn, the
 # name matches, in $projects and $kinds; the best $cut by name tier, weight, qualified-name length,
-# id and project, with the bits of the common probes ($common: [field, padded needles, bit]) added.
+# id and project, with the bits of the common probes ($common: [field, padded needles, bit]) added,
+# and their nodes.
 SEARCH_ROWS = f"""
 CALL () {{
     UNWIND $selecting AS probe
@@ -198,16 +199,11 @@ ORDER BY tier DESC, weight DESC, size(n.qualified_name), n.id, split(n.project, 
 WITH collect([n, mask, flags]) AS found
 UNWIND found[0..$cut] AS kept
 WITH size(found) AS total, kept[0] AS n, kept[1] AS mask, kept[2] AS flags
-RETURN total, n.project AS project, n.id AS id, size(n.qualified_name) AS qn_length, flags,
+RETURN total, n.project AS project, {rows.node_list_cypher("n")} AS node, size(n.qualified_name) AS qn_length, flags,
     coalesce(n.search_class, 0) AS search_class, coalesce(n.doc_len, 0) AS doc_len,
     mask + reduce(extra = 0, c IN $common |
         extra + CASE WHEN any(needle IN c[1] WHERE (' ' + coalesce(n[c[0]], '') + ' ') CONTAINS needle) THEN c[2] ELSE 0 END
     ) AS mask
-"""
-SEARCH_NODES = f"""
-UNWIND $keys AS key
-MATCH (n:CodeNode {{project: key[0], id: key[1]}})
-RETURN key, n {_NODE_MAP} AS node
 """
 
 

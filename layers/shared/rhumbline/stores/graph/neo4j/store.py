@@ -18,6 +18,7 @@ active physical graph.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
 from rhumbline.stores.graph import rows
@@ -208,7 +209,11 @@ class Neo4jGraphStore(Neo4jLookups, Neo4jNodeBundle, GraphStore):
             projects=[keys[g] for g in graphs], **params,
         )  # fmt: skip
 
-    def _probe_counts(self, projects: Sequence[str], probes: Sequence[Probe]) -> list[int]:
+    def _search_reader(self) -> AbstractContextManager[object]:
+        # Each read is one auto-commit query: a transaction around two would cost a round trip more.
+        return nullcontext()
+
+    def _probe_counts(self, reader: object, projects: Sequence[str], probes: Sequence[Probe]) -> list[int]:
         if not probes:
             return []
 
@@ -220,8 +225,8 @@ class Neo4jGraphStore(Neo4jLookups, Neo4jNodeBundle, GraphStore):
         return list(self._searching(projects, run)[0]["counts"])
 
     def _search_rows(
-        self, projects: Sequence[str], plan: SearchPlan, weighing: ranking.Weighing, kinds: Sequence[str] | None,
-        names: bool,
+        self, reader: object, projects: Sequence[str], plan: SearchPlan, weighing: ranking.Weighing,
+        kinds: Sequence[str] | None, names: bool,
     ) -> tuple[list[SearchRow], int]:  # fmt: skip
         def run(keys: dict[str, str]) -> list[Any]:
             scope = cypher.lucene_scope(list(keys.values()))
@@ -236,17 +241,13 @@ class Neo4jGraphStore(Neo4jLookups, Neo4jNodeBundle, GraphStore):
             )  # fmt: skip
 
         found = self._searching(projects, run)
-        rows = [
-            SearchRow((r["project"], r["id"]), self._keys.namespace.project(r["project"]) or r["project"], r["id"],
-                      r["qn_length"], r["flags"],
+        project = self._keys.namespace.project
+        candidates = [
+            SearchRow(rows.node_at(r["node"]), project(r["project"]) or r["project"], r["qn_length"], r["flags"],
                       r["search_class"], r["doc_len"], r["mask"])
             for r in found
         ]  # fmt: skip
-        return rows, found[0]["total"] if found else 0
-
-    def _search_nodes(self, keys: Sequence[object]) -> dict[object, Node]:
-        found = self._read_raw(cypher.SEARCH_NODES, keys=[list(k) for k in keys])  # type: ignore[arg-type]
-        return {tuple(r["key"]): rows.node_from_row(r["node"]) for r in found}
+        return candidates, found[0]["total"] if found else 0
 
     def find_by_name(
         self, project: str, name: str, *, kinds: Sequence[str] | None = None, limit: int = 20

@@ -31,22 +31,43 @@ COUNT_ALL_NODES = "SELECT count(*) FROM nodes"
 _NODE_INDEX_STATEMENTS = ";\n".join(NODE_INDEXES.values())
 _EDGE_INDEX_STATEMENTS = ";\n".join(EDGE_INDEXES.values())
 
-# Re-indexes a node's words only when they changed: an incremental write upserts every node of a
-# rebuilt file, most of which only moved (line numbers), and re-indexing those would be most of
-# that write's work.
+# The search text is indexed in one FTS5 table per field group (ranking.FIELDS): a probe of one
+# field then walks that field's postings only (a column filter in a shared index walks every
+# column's).
+# External content: the words live once, in `nodes`. New rows are indexed by one INSERT ... SELECT
+# per batch and table (INDEX_NEW_NODES); triggers keep updates and deletes in step, and re-index a
+# node's words only when they changed: an incremental write upserts every node of a rebuilt file,
+# most of which only moved (line numbers).
 # `project` is indexed as one token (tokenchars: every character a project slug holds) so that a
 # probe can be limited to some projects inside the index.
-FTS_COLUMNS = ("project", "name_words", "name_terms", "context_terms", "doc_terms")
-_FTS = ", ".join(FTS_COLUMNS)
-_OLD = ", ".join(f"old.{c}" for c in FTS_COLUMNS)
-_NEW = ", ".join(f"new.{c}" for c in FTS_COLUMNS)
-FTS_UPDATE_TRIGGER = f"""CREATE TRIGGER IF NOT EXISTS nodes_fts_update
-AFTER UPDATE OF {_FTS} ON nodes
-WHEN {" OR ".join(f"old.{c} IS NOT new.{c}" for c in FTS_COLUMNS)}
+FTS_TABLES = {"name_fts": ("name_words", "name_terms"), "context_fts": ("context_terms",), "doc_fts": ("doc_terms",)}
+FTS_TABLE_OF = {column: table for table, columns in FTS_TABLES.items() for column in columns}
+
+
+def _fts_schema(table: str, fields: tuple[str, ...]) -> str:
+    columns = ("project", *fields)
+    listed, old, new = (", ".join(f"{prefix}{c}" for c in columns) for prefix in ("", "old.", "new."))
+    return f"""
+CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5(
+    {listed}, content='nodes', content_rowid='rid',
+    tokenize="unicode61 remove_diacritics 0 tokenchars '-_./@'", columnsize=0
+);
+CREATE TRIGGER IF NOT EXISTS {table}_delete AFTER DELETE ON nodes BEGIN
+    INSERT INTO {table} ({table}, rowid, {listed}) VALUES ('delete', old.rid, {old});
+END;
+CREATE TRIGGER IF NOT EXISTS {table}_update AFTER UPDATE OF {listed} ON nodes
+WHEN {" OR ".join(f"old.{c} IS NOT new.{c}" for c in columns)}
 BEGIN
-    INSERT INTO node_fts (node_fts, rowid, {_FTS}) VALUES ('delete', old.rid, {_OLD});
-    INSERT INTO node_fts (rowid, {_FTS}) VALUES (new.rid, {_NEW});
-END"""
+    INSERT INTO {table} ({table}, rowid, {listed}) VALUES ('delete', old.rid, {old});
+    INSERT INTO {table} (rowid, {listed}) VALUES (new.rid, {new});
+END;"""
+
+
+INDEX_NEW_NODES = tuple(
+    f"INSERT INTO {table} (rowid, project, {', '.join(fields)}) SELECT rid, project, {', '.join(fields)}"
+    " FROM nodes WHERE rid > ?"
+    for table, fields in FTS_TABLES.items()
+)
 
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS nodes (
@@ -98,16 +119,7 @@ CREATE TABLE IF NOT EXISTS graph_meta (
     version INTEGER NOT NULL
 ) WITHOUT ROWID;
 
--- External content: the words live once, in `nodes`. New rows are indexed by one INSERT ... SELECT
--- per batch (INDEX_NEW_NODES); triggers keep updates and deletes in step.
-CREATE VIRTUAL TABLE IF NOT EXISTS node_fts USING fts5(
-    {_FTS}, content='nodes', content_rowid='rid',
-    tokenize="unicode61 remove_diacritics 0 tokenchars '-_./@'", columnsize=0
-);
-CREATE TRIGGER IF NOT EXISTS nodes_fts_delete AFTER DELETE ON nodes BEGIN
-    INSERT INTO node_fts (node_fts, rowid, {_FTS}) VALUES ('delete', old.rid, {_OLD});
-END;
-{FTS_UPDATE_TRIGGER};
+{"".join(_fts_schema(table, fields) for table, fields in FTS_TABLES.items())}
 PRAGMA user_version = {SCHEMA_VERSION};
 """
 
@@ -152,10 +164,6 @@ ON CONFLICT (source, relation, target) DO UPDATE SET
     confidence = excluded.confidence, confidence_score = excluded.confidence_score,
     explanation = excluded.explanation, file = excluded.file, line = excluded.line,
     properties = excluded.properties
-"""
-INDEX_NEW_NODES = f"""
-INSERT INTO node_fts (rowid, {_FTS})
-SELECT rid, {_FTS} FROM nodes WHERE rid > ?
 """
 
 REMOVE_FILES = (
@@ -236,14 +244,14 @@ NAME_CANDIDATES = f"""
 """
 # Every project of the file: the distinct values of the (project, id) key's first column.
 PROJECTS = "SELECT DISTINCT project FROM nodes"
-PHRASE_CANDIDATES = "SELECT rowid FROM node_fts WHERE node_fts MATCH :name_phrase"
+PHRASE_CANDIDATES = "SELECT rowid FROM name_fts WHERE name_fts MATCH :name_phrase"
 
 
-@lru_cache(maxsize=64)
-def probe_counts(count: int) -> str:
-    """How many nodes match each of `count` probes (:m0, :m1, ...: FTS5 queries), up to :cap."""
+@lru_cache(maxsize=256)
+def probe_counts(tables: tuple[str, ...]) -> str:
+    """How many nodes match each probe (:m0, :m1, ...: FTS5 queries of `tables` in order), up to :cap."""
     return "SELECT " + ", ".join(
-        f"(SELECT count(*) FROM (SELECT 1 FROM node_fts WHERE node_fts MATCH :m{i} LIMIT :cap))" for i in range(count)
+        f"(SELECT count(*) FROM (SELECT 1 FROM {t} WHERE {t} MATCH :m{i} LIMIT :cap))" for i, t in enumerate(tables)
     )
 
 
@@ -254,11 +262,15 @@ _TIER = "CASE WHEN flags & 1 THEN 3 + (flags & 2) / 2 WHEN flags & 4 THEN 2 ELSE
 
 
 @lru_cache(maxsize=256)
-def search_rows(selecting: int, names: bool, phrase: bool, checks: tuple[tuple[str, int, int], ...]) -> str:
-    """ranking.SearchRow values of the best :cut candidates, and their total (GraphStore._search_rows).
-    `selecting` probes are :s<i> (an FTS5 query), their bit :b<i> and weight :w<i>; `checks`: (field,
-    needle count, bit) of the common probes, tested on the kept rows (:c<i>_<j>, padded needles)."""
-    hits = [f"SELECT rowid, :b{i}, :w{i} FROM node_fts WHERE node_fts MATCH :s{i}" for i in range(selecting)]
+def search_rows(
+    selecting: tuple[str, ...], names: bool, phrase: bool, checks: tuple[tuple[str, int, int], ...]
+) -> str:
+    """ranking.SearchRow values of the best :cut candidates (their nodes last), and their total
+    (GraphStore._search_rows).
+    `selecting`: the FTS5 table of each selecting probe, :s<i> (an FTS5 query), its bit :b<i> and
+    weight :w<i>; `checks`: (field, needle count, bit) of the common probes, tested on the kept
+    rows (:c<i>_<j>, padded needles)."""
+    hits = [f"SELECT rowid, :b{i}, :w{i} FROM {t} WHERE {t} MATCH :s{i}" for i, t in enumerate(selecting)]
     if names:
         by_name = NAME_CANDIDATES + (f" UNION {PHRASE_CANDIDATES}" if phrase else "")
         hits.append(f"SELECT rid, 0, 0 FROM ({by_name})")
@@ -280,13 +292,10 @@ ranked AS MATERIALIZED (
 kept AS (
     SELECT * FROM ranked ORDER BY {_TIER} DESC, weight DESC, qn_length, id, project LIMIT :cut
 )
-SELECT k.rid, k.project, k.id, k.qn_length, k.flags, k.search_class, coalesce(k.doc_len, 0),
-    k.mask + {" + ".join(tests) or "0"}, (SELECT count(*) FROM ranked)
+SELECT k.project, k.qn_length, k.flags, k.search_class, coalesce(k.doc_len, 0),
+    k.mask + {" + ".join(tests) or "0"}, (SELECT count(*) FROM ranked), {_COLUMNS}
 FROM kept AS k CROSS JOIN nodes AS n ON n.rid = k.rid
 """
-
-
-SEARCH_NODES = f"SELECT n.rid, {_COLUMNS} FROM nodes AS n WHERE n.rid IN (SELECT value FROM json_each(?))"
 
 
 _FIND_MATCHES = f"""

@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence, Set
+from contextlib import AbstractContextManager
+from typing import cast
 
 from rhumbline.stores.graph import ranking, rows
 from rhumbline.stores.graph.model import Direction, Edge, EdgeView, GraphBatch, GraphCounts, Node, NodeEdges
@@ -86,7 +88,8 @@ class SqliteGraphStore(SqliteLookups, SqliteFileRows, GraphStore):
                     self._write_edges(conn, project, batch.edges, latest.keys())
             # One INSERT ... SELECT indexes every new row: an FTS5 insert per statement flushes
             # its in-memory index each time (ten times slower for a bulk load).
-            conn.execute(sql.INDEX_NEW_NODES, (highest,))
+            for statement in sql.INDEX_NEW_NODES:
+                conn.execute(statement, (highest,))
 
     def _write_edges(
         self, conn: sqlite3.Connection, project: str, edges: Sequence[Edge], known: Set[str]
@@ -156,14 +159,18 @@ class SqliteGraphStore(SqliteLookups, SqliteFileRows, GraphStore):
             version=stamp[0] if stamp else None,
         )
 
-    def _probe_counts(self, projects: Sequence[str], probes: Sequence[Probe]) -> list[int]:
+    def _search_reader(self) -> AbstractContextManager[sqlite3.Connection]:
+        return self._reading()
+
+    def _probe_counts(self, reader: object, projects: Sequence[str], probes: Sequence[Probe]) -> list[int]:
         if not probes:
             return []
-        with self._reading() as conn:
-            scope = self._scope(conn, projects)
-            params: dict[str, object] = {f"m{i}": scope + _probe_query(p) for i, p in enumerate(probes)}
-            params["cap"] = ranking.SELECTIVE + 1
-            return list(conn.execute(sql.probe_counts(len(probes)), params).fetchone())
+        conn = cast(sqlite3.Connection, reader)
+        scope = self._scope(conn, projects)
+        params: dict[str, object] = {f"m{i}": scope + _probe_query(p) for i, p in enumerate(probes)}
+        params["cap"] = ranking.SELECTIVE + 1
+        statement = sql.probe_counts(tuple(sql.FTS_TABLE_OF[p.field] for p in probes))
+        return list(conn.execute(statement, params).fetchone())
 
     def _scope(self, conn: sqlite3.Connection, projects: Sequence[str]) -> str:
         """The FTS5 condition keeping a probe to `projects`: none when the file holds no other
@@ -178,16 +185,10 @@ class SqliteGraphStore(SqliteLookups, SqliteFileRows, GraphStore):
         return f"project : ({' OR '.join(_quoted(p) for p in projects)}) AND "
 
     def _search_rows(
-        self, projects: Sequence[str], plan: SearchPlan, weighing: ranking.Weighing, kinds: Sequence[str] | None,
-        names: bool,
-    ) -> tuple[list[SearchRow], int]:  # fmt: skip
-        with self._reading() as conn:
-            return self._search_rows_in(conn, projects, plan, weighing, kinds, names)
-
-    def _search_rows_in(
-        self, conn: sqlite3.Connection, projects: Sequence[str], plan: SearchPlan, weighing: ranking.Weighing,
+        self, reader: object, projects: Sequence[str], plan: SearchPlan, weighing: ranking.Weighing,
         kinds: Sequence[str] | None, names: bool,
     ) -> tuple[list[SearchRow], int]:  # fmt: skip
+        conn = cast(sqlite3.Connection, reader)
         scope = self._scope(conn, projects)
         params: dict[str, object] = {
             "projects": json.dumps(list(projects)), "kinds": json.dumps(list(kinds)) if kinds is not None else None,
@@ -201,14 +202,10 @@ class SqliteGraphStore(SqliteLookups, SqliteFileRows, GraphStore):
         for i, probe in enumerate(weighing.common):
             params.update({f"c{i}_{j}": f" {needle} " for j, needle in enumerate(probe.needles)})
             checks.append((probe.field, len(probe.needles), probe.bit))
-        statement = sql.search_rows(len(weighing.selecting), names, names and plan.phrase is not None, tuple(checks))
+        tables = tuple(sql.FTS_TABLE_OF[probe.field] for probe, _ in weighing.selecting)
+        statement = sql.search_rows(tables, names, names and plan.phrase is not None, tuple(checks))
         found = conn.execute(statement, params).fetchall()
-        return [SearchRow(*row[:8]) for row in found], found[0][8] if found else 0
-
-    def _search_nodes(self, keys: Sequence[object]) -> dict[object, Node]:
-        with self._reading() as conn:
-            found = conn.execute(sql.SEARCH_NODES, (json.dumps(list(keys)),)).fetchall()
-        return {row[0]: rows.node_at(row, 1) for row in found}
+        return [SearchRow(rows.node_at(row, 7), *row[:6]) for row in found], found[0][6] if found else 0
 
     def find_by_name(
         self, project: str, name: str, *, kinds: Sequence[str] | None = None, limit: int = 20
