@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from rhumbline.stores.graph import ranking
 from rhumbline.stores.graph.model import GraphBatch
 from rhumbline.stores.graph.protocol import GraphStore
 from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
@@ -17,11 +18,15 @@ pytestmark = pytest.mark.neo4j
 QUERIES = [
     "get", "GET", "QuerySet", "queryset", "object", "query set", "get_obj", "http response",
     "how do I return a single object from the database?", "page not found", "Http404", "render a template",
+    "handle the request", "page handler 7",
 ]  # fmt: skip
 EXTRA = [
     node("Function", "tests.test_http.test_render", "tests/test_http.py", docstring="Render returns a response."),
     node("Method", "pkg.db.Database.query", "pkg/db.py", signature="def query(self, sql: str)",
          docstring="Run a query against the database and return the rows of the page asked."),
+    # More nodes sharing words than a probe may select (ranking.SELECTIVE): those probes only rank.
+    *(node("Function", f"pkg.handlers.handle_{i}", "pkg/handlers.py", docstring=f"Handle request {i} of a page.")
+      for i in range(ranking.SELECTIVE + 10)),
 ]  # fmt: skip
 
 
