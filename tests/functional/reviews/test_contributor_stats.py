@@ -136,3 +136,35 @@ def test_graph_unreachable_keeps_the_pr_data_and_says_so(review_world: ReviewWor
     assert (result["total"], result["commit_counts"]) == (2, "unavailable")
     assert result["note"].startswith(f"The graph store is unavailable (Neo4j at bolt://127.0.0.1:{closed_port} is unreachable")
     assert result["note"].endswith("PR counts come from the relational store and are complete.")
+
+
+def push_by(world: ReviewWorld, repo: str, authors: list[dict[str, str]], delivery: str, **options) -> None:  # type: ignore[no-untyped-def]
+    document = payload("push", repo, ref="refs/heads/price-cache")
+    document["commits"] = [{**document["commits"][0], "author": author} for author in authors]
+    assert world.deliver("push", document, delivery=delivery, **options).status == 202
+
+
+def test_a_push_ties_a_commit_address_to_its_login(review_world: ReviewWorld) -> None:
+    from tests.functional.reviews.review_world import OTHER_SECRET
+
+    seed(review_world)
+    pr(review_world, 4, "devel", "2026-10-12T00:00:00Z", files=["shop/checkout.py"])
+    history(review_world)
+    # Another project's push says nothing about this one's addresses.
+    push_by(review_world, review_world.other_repo, [{"name": "x", "email": "dev@example.com", "username": "intruder"}], "e-0", secret=OTHER_SECRET)
+    assert ("dev@example.com", 0) in [(c["login"], c["pr_count"]) for c in stats(review_world)["contributors"]]
+    # GitHub matched the address to `devel` (case as pushed: addresses are case-insensitive); an
+    # author GitHub matched to no account proves nothing.
+    push_by(review_world, review_world.repo, [
+        {"name": "Dev Eloper", "email": "Dev@Example.com", "username": "devel"},
+        {"name": "Someone", "email": "someone@example.com"},
+    ], "e-1")  # fmt: skip
+    result = stats(review_world)
+    assert [(c["login"], c["pr_count"], c["commit_count"], c["files_touched"]) for c in result["contributors"]] == [
+        ("octocat", 2, 5, 4),
+        ("devel", 1, 5, 2),  # PR #4 (checkout.py) and history (cart.py) are one person
+        ("hubot", 1, 0, 0),
+    ]
+    # A later push tying the address to another login moves the history with it.
+    push_by(review_world, review_world.repo, [{"name": "Dev", "email": "dev@example.com", "username": "dev-new"}], "e-2")
+    assert [(c["login"], c["commit_count"]) for c in stats(review_world)["contributors"]][:2] == [("octocat", 5), ("dev-new", 5)]

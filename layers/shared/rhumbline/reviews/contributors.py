@@ -2,13 +2,15 @@
 
 One row per person. Identities merge on the lower-cased GitHub login: a PR author `Alice`, a
 graph node `contributor:alice` and a noreply address `123+alice@users.noreply.github.com` are one
-contributor; a plain email in git history stays its own row (it cannot be tied to a login).
+contributor; so is a plain address in git history that a push event showed GitHub tying to that
+login (contributor_emails). Any other address stays its own row: nothing proves whose it is.
 
 Ranked by activity = pr_count + commit_count, then the most recently active, then login.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -46,19 +48,25 @@ def from_pull_requests(session: Session, project_id: int) -> dict[str, Contribut
     return rows
 
 
-def merge_history(rows: dict[str, ContributorRow], history: GraphHistory | None) -> None:
+def merge_history(
+    rows: dict[str, ContributorRow], history: GraphHistory | None, logins: Mapping[str, str] | None = None
+) -> None:
     """Add commit counts and files from git history. Without history (graph down, or no history
-    ingested) commit_count stays None for everyone: unknown, not zero."""
+    ingested) commit_count stays None for everyone: unknown, not zero. `logins`: commit addresses
+    (lower-cased) GitHub tied to a login (contributor_emails): such an address's history is that
+    login's."""
     if history is None or not history.has_history:
         return
     for row in rows.values():
         row.commit_count = 0
     for contributor in history.contributors:
-        row = rows.get(contributor.key)
+        login = (logins or {}).get(contributor.key)
+        key, display = (login.lower(), login) if login else (contributor.key, contributor.display)
+        row = rows.get(key)
         if row is None:
             if not contributor.files and not contributor.commit_count:
                 continue  # a node with no history (e.g. written for a PR author): nothing to add
-            row = rows[contributor.key] = ContributorRow(login=contributor.display, commit_count=0)
+            row = rows[key] = ContributorRow(login=display, commit_count=0)
         row.commit_count = (row.commit_count or 0) + contributor.commit_count
         row.files.update(contributor.files)  # type: ignore[union-attr]
         row.seen(contributor.last_at)

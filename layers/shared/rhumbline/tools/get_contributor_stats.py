@@ -35,7 +35,7 @@ class ContributorStatsInput(StrictInput):
 
 
 class ContributorOut(BaseModel):
-    login: str = Field(description="GitHub login, or the commit email when history cannot tie it to a login.")
+    login: str = Field(description="GitHub login, or the commit email when nothing ties it to a login.")
     pr_count: int
     commit_count: int | None = Field(description="Commits from git history; null when the graph has no history or is unavailable.")
     files_touched: int = Field(description="Distinct files changed through PRs and commits.")
@@ -88,12 +88,15 @@ def _describe(history: "GraphHistory | None", graph_error: str | None) -> tuple[
 
 def run(arguments: ContributorStatsInput, context: ToolContext) -> ContributorStatsOutput:
     from rhumbline.reviews.contributors import from_pull_requests, merge_history, ranked
+    from rhumbline.stores.relational.contributor_emails import logins_by_email
 
     repo = arguments.repo
     with context.db() as session:
-        rows = from_pull_requests(session, project_id_of(session, repo))
+        project_id = project_id_of(session, repo)
+        rows = from_pull_requests(session, project_id)
+        logins = logins_by_email(session, project_id)
     history, graph_error = _history(context, repo)
-    merge_history(rows, history)
+    merge_history(rows, history, logins)
     ordered = ranked(rows)
     commit_counts, note = _describe(history, graph_error)
     return ContributorStatsOutput(
@@ -121,7 +124,7 @@ SPEC = ToolSpec(
         "Who works on one repository (`repo` = owner/repo): per contributor, PRs authored (from recorded PRs), "
         "commits (from the git history in the code graph), distinct files touched through both, and when last "
         "active; ranked by PRs + commits, then recency. PR authors and git authors merge on the GitHub login "
-        "(noreply addresses included). If the graph is unavailable, PR data is still returned, commit_count is "
+        "(noreply addresses, and addresses push events showed GitHub tying to a login). If the graph is unavailable, PR data is still returned, commit_count is "
         "null and `note` says why. `limit` defaults to 50 (at most 200); `total` is exact."
     ),
     input_model=ContributorStatsInput,

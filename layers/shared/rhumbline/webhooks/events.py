@@ -15,6 +15,7 @@ from rhumbline.reviews.graph_projection import PullRequestSnapshot
 from rhumbline.reviews.recording import record_github_review, record_pull_request
 from rhumbline.reviews.verdicts import is_review_bot, verdict_from_github
 from rhumbline.stores.relational.schema.base import utcnow
+from rhumbline.stores.relational.schema.core import Project
 from rhumbline.stores.relational.pull_requests import PullRequestFacts
 from rhumbline.stores.relational.reviews import GitHubReview
 from rhumbline.webhooks import payloads
@@ -96,10 +97,13 @@ def pull_request_review(session: Session, project_id: int, event: payloads.PullR
     )
 
 
-def push(project: str, event: payloads.PushEvent, delivery_id: str, *, hosted: bool) -> EventResult:
-    """A push to the default branch schedules a re-ingest; any other push is acknowledged only."""
+def push(session: Session, project: Project, event: payloads.PushEvent, delivery_id: str, *, hosted: bool) -> EventResult:
+    """A push to the default branch schedules a re-ingest; any other push is acknowledged only.
+    Either way its commit authors' addresses are tied to the logins GitHub matched them to."""
+    from rhumbline.stores.relational import contributor_emails
     from rhumbline.webhooks.reingest import schedule
 
+    contributor_emails.record(session, project.id, event.author_logins())
     default = event.repository.default_branch
     if event.deleted or event.after.strip("0") == "":
         return EventResult("ignored", f"{event.ref} was deleted: nothing to ingest", status=202)
@@ -107,5 +111,5 @@ def push(project: str, event: payloads.PushEvent, delivery_id: str, *, hosted: b
         return EventResult("ignored", "the push payload names no default branch: not re-ingesting", status=202)
     if event.ref != f"refs/heads/{default}":
         return EventResult("ignored", f"push to {event.ref}, not the default branch {default}: not re-ingesting", status=202)
-    scheduled = schedule(project, event.after.lower(), delivery_id, hosted=hosted)
+    scheduled = schedule(project.slug, event.after.lower(), delivery_id, hosted=hosted)
     return EventResult(scheduled.outcome, scheduled.detail, status=202)

@@ -127,7 +127,7 @@ def _apply(
         elif event == "pull_request_review":
             result = events.pull_request_review(session, project.id, payload)
         else:
-            result = events.push(project.slug, payload, delivery_id, hosted=settings().mode == "hosted")
+            result = events.push(session, project, payload, delivery_id, hosted=settings().mode == "hosted")
         deliveries.finish(session, claim, outcome=result.outcome, detail=result.detail)
         return result, project.slug if project is not None else name
 

@@ -91,9 +91,29 @@ class PullRequestReviewEvent(Envelope):
     pull_request: PullRequest
 
 
+class GitAuthor(Payload):
+    """A commit's author in a push event: `username` is the GitHub account GitHub matched the
+    address to (absent when none matched)."""
+
+    name: str | None = Field(default=None, max_length=1024)
+    email: str | None = Field(default=None, max_length=1024)
+    username: str | None = Field(default=None, max_length=100)
+
+
+class PushCommit(Payload):
+    author: GitAuthor | None = None
+
+
 class PushEvent(Envelope):
     ref: str = Field(min_length=1, max_length=1024)
     before: str = Field(pattern=SHA)
     after: str = Field(pattern=SHA)
     deleted: bool = False
     repository: Repository
+    commits: list[PushCommit] = Field(default_factory=list)
+
+    def author_logins(self) -> list[tuple[str, str]]:
+        """(e-mail, login) of each commit author GitHub tied to an account."""
+        return [
+            (c.author.email, c.author.username) for c in self.commits if c.author and c.author.email and c.author.username
+        ]

@@ -18,6 +18,8 @@ TABLES |= {"ingested_files", "graph_snapshots"}
 TABLES |= {"annotations", "graph_centrality"}
 # Usage rollups (0007_metering).
 TABLES |= {"usage_daily"}
+# Commit e-mails tied to logins (0009_contributor_emails).
+TABLES |= {"contributor_emails"}
 
 
 def head_revision() -> str:

@@ -1,7 +1,9 @@
-"""Tables of the review data: pull requests (and the files they touch), reviews, webhook deliveries.
+"""Tables of the review data: pull requests (and the files they touch), reviews, webhook deliveries,
+commit e-mails tied to logins.
 
 Registered on the same `Base.metadata` as the core tables (the schema package imports every module),
-so migrations and the models-vs-migrations drift test see them. Migration: 0002_reviews.
+so migrations and the models-vs-migrations drift test see them. Migrations: 0002_reviews,
+0009_contributor_emails.
 """
 
 from __future__ import annotations
@@ -82,6 +84,20 @@ class PullRequestFile(Base):
     # Denormalised from the PR so the per-project path index needs no join.
     project_id: Mapped[int] = mapped_column(Integer, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False)
     path: Mapped[str] = mapped_column(String(1024), nullable=False)
+
+
+class ContributorEmail(Base):
+    """A commit e-mail address GitHub tied to an account: a push event's commit author (or
+    committer) carries both the address and the `username` GitHub matched it to. Lets git history
+    (Contributor nodes keyed by e-mail) merge with PR authors (keyed by login)."""
+
+    __tablename__ = "contributor_emails"
+    __table_args__ = (PrimaryKeyConstraint("project_id", "email"),)
+
+    project_id: Mapped[int] = mapped_column(Integer, ForeignKey("projects.id", ondelete="CASCADE"), nullable=False)
+    email: Mapped[str] = mapped_column(String(320), nullable=False)  # lower-cased
+    login: Mapped[str] = mapped_column(String(100), nullable=False)
+    seen_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
 
 
 class Review(Base):
