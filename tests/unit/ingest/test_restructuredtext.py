@@ -75,9 +75,9 @@ First
 
 Uses :unknownrole:`x`.
 
-.. deprecated:: 4.0
+.. frobnicate:: 4.0
 
-    A Sphinx directive docutils does not know.
+    A directive nobody knows.
 
 Nested
 ~~~~~~
@@ -99,3 +99,32 @@ Last.
     ]
     # docutils' complaints about the unknown role and directive are not the section's text.
     assert facts.sections[0].text == "Uses :unknownrole:`x`."
+
+
+def test_sphinx_directives_keep_their_prose_and_drop_their_code() -> None:
+    text = b"""\
+QuerySet API
+============
+
+.. class:: QuerySet(model=None)
+
+    .. method:: filter(*args, **kwargs)
+        :no-index:
+
+        Returns a new ``QuerySet`` matching the lookups. See :ticket:`123`.
+
+    .. code-block:: python
+
+        Entry.objects.filter(pub_date__year=2006)
+
+.. versionchanged:: 5.1
+
+    Lookups may now span relations.
+"""
+    facts = extract_restructuredtext(text)
+    assert facts.title == "QuerySet API"
+    assert "filter\n\nReturns a new QuerySet matching the lookups. See 123." in facts.intro
+    assert "Lookups may now span relations." in facts.intro and "5.1" in facts.intro
+    assert "pub_date__year" not in facts.intro and "Unknown" not in facts.intro
+    # Each signature is a code mention, as are the literals of the prose.
+    assert [r.target for r in facts.references if r.kind == "code"] == ["QuerySet", "filter", "QuerySet"]

@@ -5,9 +5,12 @@ section, docutils' own rule), the text before the first section, every section w
 (up to its first subsection) and its line, the references: hyperlinks and Sphinx's `:doc:`
 (kind "link"), inline literals and Sphinx's code roles `:func:`, `:class:`, `:meth:`, ... (kind
 "code", the target as written, `~` and `()` dropped), and an ADR's status (a "Status" section or
-field). Sphinx roles and directives are not docutils' own: the code and document roles are
-registered here as plain inline literals; any other unknown role or directive is left out
-quietly. Nothing is read from disk or the network (`include`, `raw` and file insertion are off).
+field). Sphinx roles and directives are not docutils' own; they are registered here: the code
+and document roles as inline literals, the prose roles (`:ticket:`) as their text; the directives
+describing code (`.. method:: filter(*args)`, Django's `.. setting::`) as their content, parsed,
+after their signature as a code mention; the prose directives (`versionchanged`, `seealso`) as
+their argument and content; the code and index directives (`code-block`, `toctree`) left out
+unparsed. Any other unknown role or directive is left out quietly. Nothing is read from disk or the network (`include`, `raw` and file insertion are off).
 
 Only docutils' parser runs (its documented `Parser().parse(text, new_document(...))`), not the
 publisher's transforms: the knowledge layer needs the sections, their text and their references,
@@ -33,6 +36,29 @@ CODE_ROLES = (
     "ttag", "tfilter", "lookup", "fieldlookup", "djadmin", "file", "program", "command",
 )  # fmt: skip
 DOC_ROLES = ("doc",)
+# Sphinx's roles (and Django's) whose text is plain prose: `:ticket:` 123 reads "123".
+TEXT_ROLES = (
+    "ticket", "commit", "cve", "pypi", "bpo", "source", "keyword", "mimetype", "menuselection", "kbd",
+    "guilabel", "samp", "abbr", "dfn", "model", "template", "rst:role", "py:ref", "py:term", "numref",
+    "any", "download", "manpage", "regexp",
+)  # fmt: skip
+# Sphinx's directives (and Django's) that describe one piece of code: their content is the
+# documentation of `signature`, parsed like any text; the signature is kept as a code mention.
+DESCRIPTION_DIRECTIVES = (
+    "function", "method", "attribute", "class", "data", "exception", "decorator", "decoratormethod",
+    "classmethod", "staticmethod", "property", "py:function", "py:method", "py:class", "py:attribute",
+    "py:data", "py:exception", "py:decorator", "py:property", "describe", "object", "envvar", "option",
+    "setting", "django-admin", "django-admin-option", "templatetag", "templatefilter", "fieldlookup",
+)  # fmt: skip
+# Sphinx's directives whose argument and content are prose (a version's note, "see also").
+PROSE_DIRECTIVES = ("versionadded", "versionchanged", "versionremoved", "deprecated", "seealso", "glossary", "only", "hlist", "centered")
+# Directives whose content is code, a table of contents or an index: left out unparsed (docutils
+# would otherwise look each unknown name up in its language modules and report it).
+SKIPPED_DIRECTIVES = (
+    "code-block", "sourcecode", "console", "toctree", "highlight", "literalinclude", "index", "module",
+    "currentmodule", "py:module", "py:currentmodule", "productionlist", "program", "autosummary",
+    "automodule", "autoclass", "autofunction", "doctest", "testcode", "testsetup", "testoutput", "graphviz",
+)  # fmt: skip
 _SETTINGS = {
     "report_level": 5, "halt_level": 5, "file_insertion_enabled": False, "raw_enabled": False,
     "warning_stream": False, "input_encoding": "unicode", "syntax_highlight": "none", "character_level_inline_markup": False,
@@ -67,6 +93,7 @@ def _parser() -> tuple[Any, Any]:
     from docutils.parsers.rst import Parser
 
     _register_roles()
+    _register_directives()
     settings = get_default_settings(Parser)
     for name, value in _SETTINGS.items():
         setattr(settings, name, value)
@@ -83,8 +110,57 @@ def _register_roles() -> None:
         node["rhumbline_role"] = name
         return [node], []
 
+    def text_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any, options: Any = None, content: Any = None):  # type: ignore[no-untyped-def]
+        return [nodes.inline(rawtext, text)], []
+
     for name in (*CODE_ROLES, *DOC_ROLES):
         roles.register_local_role(name, role)
+    for name in TEXT_ROLES:
+        roles.register_local_role(name, text_role)
+
+
+def _register_directives() -> None:
+    """Sphinx's directives: descriptions and prose parsed, code and tables of contents skipped."""
+    from collections import defaultdict
+
+    from docutils import nodes
+    from docutils.parsers.rst import Directive, directives
+
+    class Skipped(Directive):
+        optional_arguments = 1
+        final_argument_whitespace = True
+        has_content = True
+        # Sphinx directives take options docutils does not know: any is accepted, none is used.
+        option_spec = defaultdict(lambda: directives.unchanged, {"noindex": directives.flag})
+
+        def run(self) -> list[Any]:
+            return []
+
+    class Prose(Skipped):
+        def run(self) -> list[Any]:
+            node = nodes.container()
+            if self.arguments:
+                inline, _ = self.state.inline_text(self.arguments[0], self.lineno)
+                node += nodes.paragraph(self.arguments[0], "", *inline)
+            if self.content:
+                self.state.nested_parse(self.content, self.content_offset, node)
+            return [node]
+
+    class Description(Skipped):
+        def run(self) -> list[Any]:
+            node = nodes.container()
+            if self.arguments:
+                signature = " ".join(self.arguments[0].split())
+                mention = nodes.literal(signature, _target(signature.partition("(")[0]))
+                mention["rhumbline_role"] = self.name
+                node += nodes.paragraph(signature, "", mention)
+            if self.content:
+                self.state.nested_parse(self.content, self.content_offset, node)
+            return [node]
+
+    for names, kind in ((SKIPPED_DIRECTIVES, Skipped), (PROSE_DIRECTIVES, Prose), (DESCRIPTION_DIRECTIVES, Description)):
+        for name in names:
+            directives.register_directive(name, kind)
 
 
 def _target(text: str) -> str:
