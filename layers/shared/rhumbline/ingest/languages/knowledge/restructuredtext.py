@@ -20,6 +20,7 @@ The doctree is then walked once.
 
 from __future__ import annotations
 
+import gc
 import re
 from functools import cache
 from hashlib import sha256
@@ -70,14 +71,21 @@ _RULE_WORDS = re.compile(r"\b(?:MUST(?: NOT)?|SHALL(?: NOT)?|SHOULD(?: NOT)?|REQ
 
 
 def extract_restructuredtext(data: bytes) -> DocFacts:
+    try:
+        return _extract(data.decode("utf-8", "replace"))
+    finally:
+        _release()
+
+
+def _extract(text: str) -> DocFacts:
     from docutils import nodes
+    from docutils.parsers.rst import Parser
     from docutils.utils import new_document
 
-    parser, settings = _parser()
-    text = data.decode("utf-8", "replace")
     try:
-        tree = new_document("<document>", settings)
-        parser.parse(text, tree)
+        tree = new_document("<document>", _settings())
+        # A parser per document: it keeps the last document it parsed, which must become garbage too.
+        Parser().parse(text, tree)
     except Exception:  # noqa: BLE001 - docutils raises many kinds on broken input: the file stays a File
         return DocFacts(None, "", (), (), None, syntax_errors=True, language=LANGUAGE)
     # docutils' complaints (an unknown role or directive, broken markup) are not the document's text.
@@ -86,9 +94,22 @@ def extract_restructuredtext(data: bytes) -> DocFacts:
     return _Walker(text.splitlines()).facts(tree)
 
 
+def _release() -> None:
+    """Free the document just parsed. A doctree is a web of reference cycles (parent <-> children),
+    and an ingest runs with the cyclic collector off (ingest/pipeline.py): left alone, every document
+    parsed would stay in memory to the end. docutils keeps the nested state machines of the last
+    document (RSTState.nested_sm_cache), which hold it: they are unlinked (docutils' own
+    cycle breaking), then only the youngest generation is collected: this document, not the heap."""
+    from docutils.parsers.rst.states import RSTState
+
+    while RSTState.nested_sm_cache:
+        RSTState.nested_sm_cache.pop().unlink()
+    gc.collect(0)
+
+
 @cache
-def _parser() -> tuple[Any, Any]:
-    """docutils' reST parser and its settings, built once per process, Sphinx's roles registered."""
+def _settings() -> Any:
+    """docutils' reST parser settings, built once per process, Sphinx's roles and directives registered."""
     from docutils.frontend import get_default_settings
     from docutils.parsers.rst import Parser
 
@@ -97,7 +118,7 @@ def _parser() -> tuple[Any, Any]:
     settings = get_default_settings(Parser)
     for name, value in _SETTINGS.items():
         setattr(settings, name, value)
-    return Parser(), settings
+    return settings
 
 
 def _register_roles() -> None:
