@@ -28,6 +28,7 @@ CODE = [
     Case("search get_object_or_404", "search", {"query": "get_object_or_404"}, 5.0),
     Case("search QuerySet", "search", {"query": "QuerySet"}, 5.0),
     Case("search words", "search", {"query": "cache key"}, 5.0),
+    Case("search question", "search", {"query": "how are passwords hashed?"}, 5.0),
     Case("function d2 get_object_or_404", "function", {"name": "django.shortcuts.get_object_or_404", "depth": 2}, 10.0),
     Case("function d2 QuerySet.filter", "function", {"name": "QuerySet.filter", "depth": 2}, 10.0),
     Case("class QuerySet", "class", {"name": "django.db.models.query.QuerySet"}),
