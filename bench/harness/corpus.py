@@ -13,11 +13,16 @@ from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parents[1] / ".corpus"
 # name -> (PyPI package, version, the sdist's directory)
-SDISTS = {"django": ("django", "5.1", "Django-5.1"), "requests": ("requests", "2.32.3", "requests-2.32.3")}
+SDISTS = {
+    "django": ("django", "5.1", "Django-5.1"), "requests": ("requests", "2.32.3", "requests-2.32.3"),
+    # The repositories of bench/questions.json (calls.py --questions).
+    "werkzeug": ("werkzeug", "3.0.4", "werkzeug-3.0.4"), "click": ("click", "8.1.7", "click-8.1.7"),
+    "pytest": ("pytest", "8.3.3", "pytest-8.3.3"),
+}  # fmt: skip
 
 
 def sdist(name: str) -> Path:
-    """The extracted sdist of a known corpus (`django`, `requests`), fetched on first use."""
+    """The extracted sdist of a known corpus (a name of SDISTS), fetched on first use."""
     package, version, directory = SDISTS[name]
     root = CORPUS / directory
     if root.exists():

@@ -1,7 +1,7 @@
-"""Answer quality of `search` and `query_graph`: code_context_latency.py's --answers mode.
+"""Answer quality of `search` and `query_graph`: `bench/calls.py --questions [--neo4j [URI]] [--show]`.
 
-The questions of bench/questions.json, over the sdists of their repositories (downloaded into
-bench/.corpus on first use, ingested whole: sources, tests, docs), asked through the real tool
+The questions of bench/questions.json, over the sdists of their repositories (harness/corpus.py,
+ingested whole: sources, tests, docs), asked through the real tool
 handlers in process. Every expected answer is first checked to exist in the graph (a question
 whose answer is not in the code is a broken question, not a miss). Per category:
 
@@ -18,39 +18,18 @@ from __future__ import annotations
 import json
 import os
 import statistics
-import subprocess
-import sys
-import tarfile
 import tempfile
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
-BENCH = Path(__file__).resolve().parent
-CORPUS = BENCH / ".corpus"
-QUESTIONS = BENCH / "questions.json"
+from harness import corpus
+
+QUESTIONS = Path(__file__).resolve().parents[1] / "questions.json"
 GOALS = {"natural": (0.8, 0.6, 0.8), "partial": (None, 0.94, None), "exact": (None, 1.0, None)}
 SEARCH_LIMIT = 10
 GRAPH_NODES = 30
-
-
-def ensure_repository(package: str, version: str) -> Path:
-    """The extracted sdist of `package==version` under bench/.corpus."""
-    root = CORPUS / f"{package}-{version}"
-    if root.is_dir():
-        return root
-    archive = CORPUS / f"{package}-{version}.tar.gz"
-    if not archive.exists():
-        CORPUS.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-             f"{package}=={version}", "-d", str(CORPUS)],
-            check=True, timeout=600,
-        )  # fmt: skip
-    with tarfile.open(archive) as opened:
-        opened.extractall(CORPUS, filter="data")
-    return root
 
 
 def _call(tool: str, arguments: dict[str, Any], projects: list[str]) -> dict[str, Any]:
@@ -109,7 +88,9 @@ def _score(spec: dict[str, Any], projects: dict[str, str], *, show: bool) -> dic
 
     upgrade(resources.relational_engine())
     for repo, source in spec["repositories"].items():
-        root = ensure_repository(source["package"], source["version"])
+        if corpus.SDISTS[repo][:2] != (source["package"], source["version"]):
+            raise SystemExit(f"bench/questions.json's {repo} is not harness/corpus.py's {corpus.SDISTS[repo][:2]}")
+        root = corpus.sdist(repo)
         started = time.perf_counter()
         summary = ingest_local(root, projects[repo], store=resources.graph_store(), engine=resources.relational_engine())
         print(f"ingested {repo} {source['version']}: {summary.node_count} nodes in {time.perf_counter() - started:.1f} s")
