@@ -28,12 +28,14 @@ pytestmark = pytest.mark.neo4j
 # (tool, arguments) -> Bolt round trips of one warm call.
 BUDGETS: list[tuple[str, dict[str, Any], int]] = [
     ("get_node", {"node_id": shop_graph.CHECKOUT.id}, 1),
-    ("search", {"query": "checkout"}, 1),
+    # Two: the probes' counts decide which words select candidates (ranking.weigh), then the candidates.
+    ("search", {"query": "checkout"}, 2),
     ("context", {"file": "shop/services.py"}, 1),
     ("function", {"name": "shop.services.checkout", "depth": 2}, 1),
     ("class", {"name": "Product"}, 1),
     ("explain", {"name": "Product.save"}, 1),
-    ("query_graph", {"question": "checkout"}, 14),
+    # Its seeds are a search: one more than its walk.
+    ("query_graph", {"question": "checkout"}, 15),
     ("trace_path", {"from_node": "shop.services.checkout", "to_node": "shop.base.Model.save"}, 10),
     ("blast_radius", {"node_id": "shop.base.Model.save", "depth": 2}, 13),
     ("query", {"cypher": "RETURN 1 AS one"}, 3),
