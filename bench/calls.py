@@ -6,7 +6,7 @@ call p50/p95; two checkouts A/B at the same moment; the tools' answers of two re
         [--client lean|httpx] [--dispatch inprocess|invoke-api] [--corpus django]
     .venv/bin/python bench/calls.py --against REF [...]
     .venv/bin/python bench/calls.py --compare-answers REF [--corpus requests,django] [--neo4j [URI]]
-    .venv/bin/python bench/calls.py --questions [--show] [--neo4j [URI]]
+    .venv/bin/python bench/calls.py --questions [--show] [--semantic] [--neo4j [URI]]
 
 Latency: ingests the corpus (Django 5.1's `django/` by default; `graph_diff` cases add a second
 version) into a fresh home per checkout, starts a real `rhumbline serve` per checkout (API Gateway
@@ -234,11 +234,12 @@ def main() -> None:
     parser.add_argument("--keep", metavar="DIR", help="--compare-answers: write both answer sets into DIR")
     parser.add_argument("--questions", action="store_true", help="score search and query_graph on bench/questions.json")
     parser.add_argument("--show", action="store_true", help="--questions: every question's rank and top hits")
+    parser.add_argument("--semantic", action="store_true", help="--questions: then again with semantic ranking on")
     args = parser.parse_args()
     if args.calls < 1 or args.rounds < 1:
         parser.error("--calls and --rounds must be at least 1")
     if args.questions:
-        questions.score_answers(neo4j=args.neo4j, show=args.show)
+        questions.score_answers(neo4j=args.neo4j, show=args.show, semantic=args.semantic)
         return
     if args.compare_answers:
         corpora = args.corpus if args.corpus != "django" or "--corpus" in sys.argv else "requests,django"

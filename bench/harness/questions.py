@@ -51,7 +51,7 @@ def _rank(names: list[str], answers: set[str]) -> int | None:
     return next((i for i, name in enumerate(names, 1) if name in answers), None)
 
 
-def score_answers(*, neo4j: str | None, show: bool) -> dict[str, dict[str, float]]:
+def score_answers(*, neo4j: str | None, show: bool, semantic: bool = False) -> dict[str, dict[str, float]]:
     spec = json.loads(QUESTIONS.read_text())
     suffix = f"-{uuid.uuid4().hex[:6]}" if neo4j else ""
     projects = {repo: f"bench/{repo}{suffix}" for repo in spec["repositories"]}
@@ -73,7 +73,7 @@ def score_answers(*, neo4j: str | None, show: bool) -> dict[str, dict[str, float
 
         resources.reset()
         try:
-            return _score(spec, projects, show=show)
+            return _score(spec, projects, show=show, semantic=semantic)
         finally:
             if neo4j:
                 for project in projects.values():
@@ -81,7 +81,7 @@ def score_answers(*, neo4j: str | None, show: bool) -> dict[str, dict[str, float
             resources.reset()
 
 
-def _score(spec: dict[str, Any], projects: dict[str, str], *, show: bool) -> dict[str, dict[str, float]]:
+def _score(spec: dict[str, Any], projects: dict[str, str], *, show: bool, semantic: bool) -> dict[str, dict[str, float]]:
     from rhumbline.ingest.pipeline import ingest_local
     from rhumbline.runtime import resources
     from rhumbline.stores.relational.migrate import upgrade
@@ -95,6 +95,16 @@ def _score(spec: dict[str, Any], projects: dict[str, str], *, show: bool) -> dic
         summary = ingest_local(root, projects[repo], store=resources.graph_store(), engine=resources.relational_engine())
         print(f"ingested {repo} {source['version']}: {summary.node_count} nodes in {time.perf_counter() - started:.1f} s")
     graph = resources.graph_store()
+    found = _ask(spec, projects, graph, show=show)
+    if semantic:
+        # The same graph, its candidates re-ranked by meaning too (RHUMBLINE_SEMANTIC_RANKING).
+        print("\nwith semantic ranking:")
+        graph.semantic_ranking = True
+        found = _ask(spec, projects, graph, show=show)
+    return found
+
+
+def _ask(spec: dict[str, Any], projects: dict[str, str], graph: Any, *, show: bool) -> dict[str, dict[str, float]]:
     rows: list[tuple[str, str, str, int | None, bool, float]] = []
     for item in spec["questions"]:
         project, answers = projects[item["repo"]], set(item["answers"])

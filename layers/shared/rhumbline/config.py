@@ -81,6 +81,9 @@ class Settings:
     default_rate_per_minute: int | None = None
     default_rate_burst: int | None = None
     default_monthly_quota: int | None = None
+    # Search also ranks by meaning (stores/graph/semantic.py): needs the `semantic` extra, which
+    # the hosted layer leaves out.
+    semantic_ranking: bool = False
 
 
 def _env(name: str, default: str = "") -> str:
@@ -102,6 +105,15 @@ def _directories(name: str) -> tuple[Path, ...]:
     """The directories listed in `name` (os.pathsep-separated), resolved; else the working directory."""
     listed = [part.strip() for part in _env(name).split(os.pathsep) if part.strip()]
     return tuple(Path(os.path.realpath(Path(part).expanduser())) for part in listed or [os.getcwd()])
+
+
+def _flag(name: str) -> bool:
+    text = _env(name).lower()
+    if text in ("", "0", "false", "off", "no"):
+        return False
+    if text in ("1", "true", "on", "yes"):
+        return True
+    raise ValueError(f"{name} must be on or off (1/0, true/false), not {text!r}")
 
 
 def _optional_limit(name: str) -> int | None:
@@ -159,6 +171,7 @@ def load_settings() -> Settings:
         default_monthly_quota=_optional_limit("RHUMBLINE_DEFAULT_MONTHLY_QUOTA"),
         ingest_roots=_directories("RHUMBLINE_INGEST_ROOTS"),
         ingest_lease_seconds=float(_env("RHUMBLINE_INGEST_LEASE_SECONDS", "60")),
+        semantic_ranking=_flag("RHUMBLINE_SEMANTIC_RANKING"),
     )
 
 

@@ -39,6 +39,7 @@ def open_graph_store(settings: Settings) -> GraphStore:
         )
     else:
         raise ValueError(f"unknown graph backend {settings.graph_backend!r}")
+    store.semantic_ranking = settings.semantic_ranking
     try:
         store.ensure_schema()
     except BaseException:

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Literal
 
-from rhumbline.stores.graph import ranking, rows, traversal
+from rhumbline.stores.graph import ranking, rows, semantic, traversal
 from rhumbline.stores.graph.bundles import cut_to_keep, file_rows_of
 from rhumbline.stores.graph.model import (
     MAX_PAGE,
@@ -57,6 +57,8 @@ class GraphStore(ABC):
     here from them."""
 
     backend: str
+    # Search re-ranks its candidates by meaning too (semantic.py); the factory sets it from settings.
+    semantic_ranking: bool = False
 
     # -- the core. Where the base class checks a read's arguments first, the backend implements
     # `_read` (its arguments checked) rather than `read`. ----------------------------------------
@@ -123,7 +125,10 @@ class GraphStore(ABC):
             if docs_only and not weighing.selecting:
                 return [], 0
             found, total = self._search_rows(reader, projects, plan, weighing, kinds, not docs_only)
-        ranked = ranking.rank(plan, weighing, found)[:limit]
+        ranked = ranking.rank(plan, weighing, found)
+        if self.semantic_ranking:
+            ranked = semantic.rerank(plan.typed, ranked)
+        ranked = ranked[:limit]
         hits = [
             SearchHit(project=r.row.project, node=r.row.node, score=r.score, match=ranking.match_of(r.score))
             for r in ranked

@@ -56,6 +56,8 @@ FLAG_EXACT = 1  # name or qualified name equals the query, ignoring case; or the
 FLAG_EXACT_CASE = 2  # the name is the query as typed
 FLAG_PREFIX = 4  # the name starts with the query, or holds the query's words consecutively
 TIER_EXACT, TIER_EXACT_CASE, TIER_PREFIX, TIER_FULLTEXT = 3.0, 3.5, 2.0, 1.0
+# A score is its tier plus at most this: no relevance lifts a candidate into the tier above.
+TIER_SPAN = 0.499
 # The prior of a node's words.search_class; TEST_CODE multiplies.
 PRIORS = {
     words.CLASS_DEFINITION: 1.0,
@@ -262,9 +264,12 @@ def weigh(plan: SearchPlan, counts: Sequence[int], *, docs_only: bool = False) -
 
 def rank(plan: SearchPlan, weighing: Weighing, rows: Sequence[SearchRow]) -> list[Ranked]:
     """The rows scored, best first."""
-    scored = [Ranked(_score(plan, weighing, row), row) for row in rows]
-    scored.sort(key=lambda r: (-r.score, r.row.qn_length, r.row.node.id, r.row.project))
-    return scored
+    return ordered([Ranked(_score(plan, weighing, row), row) for row in rows])
+
+
+def ordered(scored: Sequence[Ranked]) -> list[Ranked]:
+    """Best first; ties: shorter qualified name, then id, then project."""
+    return sorted(scored, key=lambda r: (-r.score, r.row.qn_length, r.row.node.id, r.row.project))
 
 
 def _score(plan: SearchPlan, weighing: Weighing, row: SearchRow) -> float:
@@ -292,7 +297,7 @@ def _score(plan: SearchPlan, weighing: Weighing, row: SearchRow) -> float:
     relevance *= prior
     # Within a tier, a name match with no other relevance still ranks by its prior.
     total = weighing.total
-    return round(tier_of(row.flags) + 0.499 * (relevance + prior) / (relevance + prior + total), 9)
+    return round(tier_of(row.flags) + TIER_SPAN * (relevance + prior) / (relevance + prior + total), 9)
 
 
 def tier_of(flags: int) -> float:
