@@ -30,15 +30,15 @@ from __future__ import annotations
 import ast
 import json
 import re
-import subprocess
 import sys
-import tarfile
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-CORPUS = Path(__file__).resolve().parents[1] / ".corpus"
+from harness import corpus
+
+CORPUS = corpus.CORPUS
 # Pure-Python projects with their tests (not requests or Django, which other checks use).
 PROJECTS = {
     "httpx": "0.28.1",
@@ -76,19 +76,7 @@ class Truth:
 
 def ensure_project(name: str) -> Path:
     version = PROJECTS[name]
-    root = CORPUS / f"{name}-{version}"
-    if not root.exists():
-        archive = CORPUS / f"{name}-{version}.tar.gz"
-        if not archive.exists():
-            CORPUS.mkdir(parents=True, exist_ok=True)
-            subprocess.run(
-                [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-                 f"{name}=={version}", "-d", str(CORPUS)],
-                check=True, timeout=600,
-            )  # fmt: skip
-        with tarfile.open(archive) as opened:
-            opened.extractall(CORPUS, filter="data")
-    return root
+    return corpus.fetch(name, version, f"{name}-{version}")
 
 
 # ---- the truth -------------------------------------------------------------------------------

@@ -23,7 +23,11 @@ SDISTS = {
 
 def sdist(name: str) -> Path:
     """The extracted sdist of a known corpus (a name of SDISTS), fetched on first use."""
-    package, version, directory = SDISTS[name]
+    return fetch(*SDISTS[name])
+
+
+def fetch(package: str, version: str, directory: str) -> Path:
+    """The extracted sdist of `package==version` under CORPUS/`directory`, downloaded on first use."""
     root = CORPUS / directory
     if root.exists():
         return root
