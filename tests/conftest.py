@@ -9,8 +9,25 @@ from __future__ import annotations
 
 import os
 import uuid
+from datetime import datetime, timedelta, timezone
 
 import pytest
+import time_machine
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--clock-ahead", type=int, default=0, metavar="DAYS",
+        help="run the whole suite with this process's clock DAYS ahead of today (no test may depend on the date)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    days = config.getoption("--clock-ahead")
+    if days:
+        # The same clock tests move with the `time_machine` fixture: datetime.now, time.time and
+        # friends, in every thread of this process; it keeps ticking from the shifted start.
+        time_machine.travel(datetime.now(timezone.utc) + timedelta(days=days), tick=True).start()
 
 
 def _service(variable: str, what: str) -> str:

@@ -8,10 +8,18 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.conftest import RHUMBLINE, SHOP_SOURCE
 
 
-def test_watch_reingests_a_changed_tree(tmp_path: Path) -> None:
+def as_a_background_job() -> None:
+    """A shell starts a background job with SIGINT ignored, and the child inherits that."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_watch_reingests_a_changed_tree(tmp_path: Path, stop_signal: signal.Signals) -> None:
     env = {key: value for key, value in os.environ.items() if not key.startswith(("RHUMBLINE_", "AWS_"))}
     env.update(RHUMBLINE_HOME=str(tmp_path / "tree" / ".rhumbline"), PYTHONUNBUFFERED="1")
     (tmp_path / "tree" / "shop").mkdir(parents=True)
@@ -20,7 +28,7 @@ def test_watch_reingests_a_changed_tree(tmp_path: Path) -> None:
     with log.open("wb") as output:
         process = subprocess.Popen(
             [str(RHUMBLINE), "watch", str(tmp_path / "tree"), "--project", "acme/shop", "--debounce-ms", "200"],
-            env=env, stdout=output, stderr=subprocess.STDOUT,
+            env=env, stdout=output, stderr=subprocess.STDOUT, preexec_fn=as_a_background_job,
         )
         try:
             deadline = time.monotonic() + 60
@@ -33,8 +41,13 @@ def test_watch_reingests_a_changed_tree(tmp_path: Path) -> None:
                 assert process.poll() is None and time.monotonic() < deadline, log.read_text()
                 time.sleep(0.1)
         finally:
-            process.send_signal(signal.SIGINT)
-            process.wait(20)
+            process.send_signal(stop_signal)
+            try:
+                process.wait(20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(20)
+                pytest.fail(f"watch ignored {stop_signal.name}: " + log.read_text())
     assert process.returncode == 0, log.read_text()
     found = subprocess.run(
         [str(RHUMBLINE), "project", "delete", "acme/shop", "--reviews", "keep"], env=env, capture_output=True, text=True,

@@ -81,7 +81,7 @@ def cmd_up(args: argparse.Namespace) -> int:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     from rhumbline.config import settings
-    from rhumbline.local.watch import watch_and_ingest
+    from rhumbline.local.watch import stop_on_signals, watch_and_ingest
 
     root = Path(args.path).resolve()
     if not root.is_dir():
@@ -91,11 +91,13 @@ def cmd_watch(args: argparse.Namespace) -> int:
         print(f"Ingesting {root} as {project} ...", flush=True)
         summary = run_ingest(root, project, clear=False)
         print(f"Ingested {summary.files:,} files in {summary.duration_s:.1f} s.", flush=True)
+    stop = stop_on_signals()
     print(f"Watching {root} (Ctrl-C to stop).", flush=True)
     watch_and_ingest(
         root,
         lambda: run_ingest(root, project, clear=False),
         home=settings().home,
+        stop=stop,
         debounce_ms=args.debounce_ms,
         report=lambda line: print(line, flush=True),
     )

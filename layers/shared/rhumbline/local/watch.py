@@ -9,6 +9,7 @@ project while another ingest of it runs. The store's own files never trigger an 
 from __future__ import annotations
 
 import logging
+import signal
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -56,6 +57,16 @@ def watch_and_ingest(
         report(describe(summary))
 
 
+def stop_on_signals() -> threading.Event:
+    """An event set by SIGINT or SIGTERM. The handlers are installed whatever dispositions the
+    process inherited: a job started in the background inherits SIGINT ignored, and Python then
+    never raises KeyboardInterrupt. Call it from the main thread."""
+    stop = threading.Event()
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, lambda *_: stop.set())
+    return stop
+
+
 def describe(summary: Any) -> str:
     parsed = f", {summary.changes.files_parsed:,} parsed" if summary.changes is not None else ""
     return (
@@ -66,6 +77,7 @@ def describe(summary: Any) -> str:
 
 def watch_in_background(root: Path, ingest: Callable[[], Any], *, home: Path) -> tuple[threading.Thread, threading.Event]:
     """The watcher on a daemon thread (beside `rhumbline up`'s server); set the event to stop it."""
+    import watchfiles  # noqa: F401 - without the local extra, fail here in the caller's thread, not in the watcher's
     stop = threading.Event()
     thread = threading.Thread(
         target=watch_and_ingest, args=(root, ingest), kwargs={"home": home, "stop": stop}, name="rhumbline-watch", daemon=True

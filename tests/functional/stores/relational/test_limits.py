@@ -8,6 +8,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
+import time_machine
 from sqlalchemy import Engine, func, select
 
 from rhumbline.stores.relational import limits, tokens
@@ -16,6 +17,12 @@ from rhumbline.stores.relational.session import session_scope
 
 NOW = datetime(2026, 11, 30, 23, 59, 50, tzinfo=timezone.utc)
 CALLERS = 8
+
+
+@pytest.fixture(autouse=True)
+def at_now(time_machine: time_machine.TimeMachineFixture) -> None:
+    """Tokens are created, and expire, on the same clock that admission is given."""
+    time_machine.move_to(NOW)
 
 
 @pytest.fixture
