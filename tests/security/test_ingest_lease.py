@@ -10,7 +10,11 @@ tests/functional/ingest/test_incremental.py::test_a_killed_ingest_leaves_the_pre
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
+import subprocess
+import sys
 import time
 import uuid
 from datetime import timedelta
@@ -116,3 +120,39 @@ def test_a_killed_ingest_shows_failed_once_its_lease_expires_and_frees_the_proje
     assert again["ok"] and again["result"]["version"] == 3, again
     with session_scope(resources.relational_engine()) as session:
         assert session.get(GraphVersion, killed_id).status == "failed"
+
+
+HOLD_THE_LEASE = """
+import sys, time
+from rhumbline.runtime import resources
+from rhumbline.stores.relational import versions
+from rhumbline.stores.relational.session import session_scope
+
+with session_scope(resources.relational_engine()) as session:
+    versions.start(session, sys.argv[1], holder="a killed ingest", lease_seconds=600)
+print("held", flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_lease_held_by_a_dead_process_on_this_machine_is_released_at_once(world, tree: Path) -> None:
+    slug = _slug()
+    assert _ingest(world, tree, slug)["ok"]
+    child = subprocess.Popen(
+        [sys.executable, "-c", HOLD_THE_LEASE, slug], stdout=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "held\n"
+        # Alive, it holds the project for its whole lease.
+        refused = _ingest(world, tree, slug)
+        assert not refused["ok"] and refused["error"]["code"] == "conflict", refused
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait(30)
+    again = _ingest(world, tree, slug)
+    assert again["ok"] and again["result"]["version"] == 3, again
+    with session_scope(resources.relational_engine()) as session:
+        killed = versions.list_for(session, slug)[1]
+        assert killed.status == "failed", killed.status
+        assert killed.error.startswith("abandoned: its ingest (a killed ingest) ended on this machine without finishing")

@@ -7,12 +7,16 @@ A running version is the project's ingest lease: at most one per project (a uniq
 until `lease_expires_at`, which the ingest renews while it runs (`renew`). A second ingest of the
 project is refused with `IngestInProgress`, naming the running version and its holder; a version
 whose lease expired belongs to an ingest that was killed or timed out, and the next `start`
-fails it.
+fails it. So does a version whose holder process is gone, when it ran on this machine: its lease
+is released at once rather than at its expiry.
 """
 
 from __future__ import annotations
 
+import functools
+import os
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Select, delete, func, select, update
@@ -72,6 +76,7 @@ def start(
             node_count=0,
             edge_count=0,
             holder=(holder or "")[:300] or None,
+            holder_process=this_process(),
             lease_expires_at=now + timedelta(seconds=lease_seconds),
         )
         if added(session, version):
@@ -99,6 +104,11 @@ def abandoned(version: GraphVersion, now: datetime | None = None) -> str | None:
     """Why a version still marked running is dead (its ingest stopped renewing its lease), or None."""
     if version.status != "running":
         return None
+    if _gone(version.holder_process):
+        return (
+            f"abandoned: its ingest ({version.holder or 'unknown'}) ended on this machine without finishing "
+            "(it was killed or crashed); nothing of it was served"
+        )
     now = now or utcnow()
     if version.lease_expires_at is not None:
         if version.lease_expires_at >= now:
@@ -110,6 +120,38 @@ def abandoned(version: GraphVersion, now: datetime | None = None) -> str | None:
     if version.started_at >= now - ABANDONED_AFTER:
         return None
     return f"interrupted: still running {int(ABANDONED_AFTER.total_seconds() // 60)} minutes after it started"
+
+
+@functools.cache
+def _machine() -> str | None:
+    """This kernel boot and PID namespace: where a process id names one process. None off Linux
+    (there, a dead holder's lease is released at its expiry only)."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+        namespace = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return None
+    return f"{boot}:{namespace}"
+
+
+def this_process() -> str | None:
+    machine = _machine()
+    return None if machine is None else f"{machine}/{os.getpid()}"
+
+
+def _gone(holder_process: str | None) -> bool:
+    """Whether the holder ran on this machine and its process no longer exists. A reused process
+    id reads as alive: then the lease runs to its expiry, as for any other holder."""
+    machine, _, pid = (holder_process or "").rpartition("/")
+    if not machine or machine != _machine() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
 
 
 def _fail_abandoned(session: Session, project_id: int, now: datetime) -> None:

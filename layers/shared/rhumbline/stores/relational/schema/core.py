@@ -110,4 +110,7 @@ class GraphVersion(Base):
     # Who runs the ingest of a running version, and until when it holds the project's lease (it
     # renews it while it runs; past it, the ingest is taken for dead and its version fails).
     holder: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    # The holder as `machine/pid` (stores/relational/versions.py): on that machine, a lease whose
+    # process is gone is released at once instead of at its expiry.
+    holder_process: Mapped[str | None] = mapped_column(String(120), nullable=True)
     lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
