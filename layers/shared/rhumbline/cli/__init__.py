@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from rhumbline.cli.common import CliError, prepared_engine
+from rhumbline.extras import missing_extra
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,6 +48,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.run(args)
     except (CliError, AdminCliError) as error:
         print(f"rhumbline: error: {error}", file=sys.stderr)
+        return 1
+    except ModuleNotFoundError as error:
+        needed = missing_extra(error)
+        if needed is None:
+            raise
+        print(f"rhumbline: error: {needed}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

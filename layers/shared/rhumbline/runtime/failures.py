@@ -12,7 +12,8 @@ import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
-from rhumbline.errors import Conflict, DeadlineExceeded, StorageFull, ToolFailure, Unavailable
+from rhumbline.errors import Conflict, DeadlineExceeded, StorageFull, ToolFailure, Unavailable, Unsupported
+from rhumbline.extras import missing_extra
 
 # OSError numbers of a write that found no room: the disk, the user's quota, the file size limit.
 _FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
@@ -30,6 +31,9 @@ def expected_failure(error: BaseException) -> ToolFailure | None:
     full = storage_full(error)
     if full is not None:
         return full
+    needed = missing_extra(error)
+    if needed is not None:
+        return Unsupported(f"this server cannot do that: {needed}")
     if isinstance(error, GraphUnavailable):
         return Unavailable(f"the graph store is unavailable: {error}", details={"store": "graph"})
     from rhumbline.stores.relational.versions import IngestInProgress
