@@ -12,6 +12,11 @@ Layers, each enough on its own against writes:
 
 Layer 1 is also what stops reads that are not graph reads: LOAD CSV (files, URLs) plans as 'r'.
 False positives are accepted: a variable named like a write keyword must be backticked.
+
+Like Neo4j, the text is read after its `\\uXXXX` escapes are decoded (`decoded`): Neo4j decodes
+them everywhere before it lexes a statement, in strings, comments and backtick-quoted names too,
+so `\\u0043REATE` is CREATE and `\\u0060` closes a quoted name. Reading anything else than what
+Neo4j reads would let a text mean one thing here and another there.
 """
 
 from __future__ import annotations
@@ -51,6 +56,42 @@ _NUMBER = re.compile(r"0[xX][0-9a-fA-F]+|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?[A-Za-z0-
 
 class CypherRejected(ValueError):
     """The text is not an acceptable read-only query; the message says why."""
+
+
+_HEX4 = re.compile(r"[0-9a-fA-F]{4}")
+
+
+def decoded(text: str) -> str:
+    """`text` as Neo4j 5 lexes it: each `\\uXXXX` whose backslash follows an even number of
+    backslashes is the character it names (exactly one `u`, exactly four hex digits, else an
+    error as in Neo4j); a decoded backslash starts no further escape; UTF-16 surrogate pairs
+    join into one character."""
+    if "\\u" not in text:
+        return text
+    out, i, n = [], 0, len(text)
+    while (start := text.find("\\", i)) >= 0:
+        end = start
+        while end < n and text[end] == "\\":
+            end += 1
+        if end < n and text[end] == "u" and (end - start) % 2 == 1:
+            digits = text[end + 1 : end + 5]
+            if not _HEX4.fullmatch(digits):
+                raise CypherRejected(
+                    f"bad unicode escape '\\u{digits}' at offset {end - 1}: expected four hexadecimal digits"
+                )
+            out += [text[i : end - 1], chr(int(digits, 16))]
+            i = end + 5
+        else:
+            out.append(text[i:end])
+            i = end
+    out.append(text[i:])
+    text = "".join(out)
+    if any("\ud800" <= char <= "\udfff" for char in text):
+        try:
+            text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+        except UnicodeDecodeError:
+            raise CypherRejected("the query holds half of a UTF-16 surrogate pair without the other half") from None
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +185,7 @@ def check(text: str) -> None:
     """Raise CypherRejected unless `text` is one read-only statement within these rules."""
     if len(text) > MAX_QUERY_CHARS:
         raise CypherRejected(f"the query is {len(text)} characters; the limit is {MAX_QUERY_CHARS}")
-    tokens = tokenize(text)
+    tokens = tokenize(decoded(text))
     if not tokens:
         raise CypherRejected("the query is empty")
     if _is(tokens[-1], ";"):

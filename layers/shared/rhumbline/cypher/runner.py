@@ -28,7 +28,7 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -153,9 +153,12 @@ class CypherRunner:
         scope: Scope | None = None,
         namespace: Namespace = Namespace(),
         check_plan: bool = True,
+        names: Mapping[str, str] | None = None,
     ) -> QueryRun:
         """`params` as given, plus `$project`/`$projects` from `scope` when there is one;
-        `namespace`: whose keys the caller's projects are (elements of other namespaces are hidden).
+        `namespace`: whose keys the caller's projects are (elements of other namespaces are hidden);
+        `names`: generated names of the scoped rewrite -> the caller's, for the answer's column
+        names and map keys (scoping.Scoped.names).
         `check_plan=False` only in tests that prove the READ transaction holds on its own."""
         started = time.perf_counter()
         serializer = Serializer(visible, namespace)
@@ -171,12 +174,15 @@ class CypherRunner:
             try:
                 with bounded:
                     result = tx.run(cypher, params)
-                    columns = list(result.keys())
+                    keys = list(result.keys())
+                    columns = [names.get(key, key) for key in keys] if names else keys
                     for record in result:
                         if len(rows) == limit:
                             more = True
                             break
-                        row = {key: serializer.value(record[key]) for key in columns}
+                        row = {column: serializer.value(record[key]) for column, key in zip(columns, keys)}
+                        if names:
+                            row = _renamed(row, names)
                         size += len(json.dumps(row, ensure_ascii=False, default=str))
                         if size > MAX_RESULT_CHARS:
                             more = cut = True
@@ -208,6 +214,16 @@ class CypherRunner:
 
     def close(self) -> None:
         self._driver.close()
+
+
+def _renamed(value: Any, names: Mapping[str, str]) -> Any:
+    """`value` with the keys of its maps (at any depth) that are generated names given back as the
+    caller wrote them: `{`a b`: 1}` was run as `{rhumbline_i1: 1}`."""
+    if isinstance(value, dict):
+        return {names.get(key, key): _renamed(item, names) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_renamed(item, names) for item in value]
+    return value
 
 
 def _scoped(tx: Any, params: dict[str, Any], scope: Scope | None, namespace: Namespace) -> dict[str, Any]:

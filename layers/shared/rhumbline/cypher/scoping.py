@@ -9,18 +9,33 @@ a variable-length relationship or a shortest path also gets a path variable and
 Schema procedures become subqueries over those nodes only (procedures.py). `RETURN *` and
 `WITH *` are spelled out, so generated names never reach an answer.
 
-The text is written from the parsed form alone: every name backticked, every string re-escaped,
-every operator parenthesized — nothing of the caller's text is copied through.
+No text of the caller's re-enters Cypher as text (Neo4j decodes `\\uXXXX` escapes everywhere
+before it lexes, so no escaping of ours could be trusted to hold). The text is written from the
+parsed form alone, every operator parenthesized, and holds only:
+- names the writer made (prefix GENERATED, which the parser refuses in the caller's variables) or
+  that match PLAIN, ASCII letters, digits and `_`; any other name is renamed to a generated one,
+  the same for the same name throughout the query (UNION parts included), and `Scoped.names`
+  maps it back for the answer's columns and map keys. A label, relationship type or property key
+  renamed so is one no element has: the graph holds only plain ones (stores/graph/rows.py), so
+  the pattern matches nothing and the property reads null, as the caller's name would;
+- strings as parameters (`Scoped.strings`), never as literals; the caller's parameters under
+  their own name when it is plain, else under a generated one (`Scoped.params`);
+- numbers, function names and keywords written by the writer from the parsed form.
 """
 
 from __future__ import annotations
 
-import json
 import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from rhumbline.cypher import syntax as s
 from rhumbline.cypher.parser import GENERATED, NotInSubset
 from rhumbline.cypher.procedures import CYPHER as PROCEDURE_QUERIES
+
+PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 _BINARY = {
     "or": "OR", "xor": "XOR", "and": "AND", "=": "=", "<>": "<>", "<": "<", "<=": "<=", ">": ">",
@@ -31,25 +46,70 @@ _BOUND = "{v}.project IN $projects"
 _INSIDE = "all(rhumbline_x IN nodes({p}) WHERE rhumbline_x:CodeNode AND rhumbline_x.project IN $projects)"
 
 
-def name(text: str) -> str:
-    return "`" + text.replace("`", "``") + "`"
+@dataclass(frozen=True)
+class Scoped:
+    """The Cypher to run and what maps between it and the caller's query."""
+
+    text: str
+    strings: dict[str, str] = field(default_factory=dict)  # parameter -> a string literal's value
+    params: dict[str, str] = field(default_factory=dict)  # the caller's parameter -> its name in `text`
+    names: dict[str, str] = field(default_factory=dict)  # a generated name in `text` -> the caller's name
+
+    def parameters(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """The parameters `text` runs with: the caller's it uses, renamed, and the strings."""
+        return {**{self.params[k]: v for k, v in given.items() if k in self.params}, **self.strings}
+
+    def readable(self, message: str) -> str:
+        """A message of Neo4j's about `text`, with the caller's names for the generated ones."""
+        for made, given in sorted(self.names.items(), key=lambda item: -len(item[0])):
+            message = message.replace(made, given)
+        for given, made in self.params.items():
+            message = message.replace(made, given) if made != given else message
+        return message
 
 
-def string(text: str) -> str:
-    return "'" + json.dumps(text, ensure_ascii=False)[1:-1].replace("'", "\\'").replace('\\"', '"') + "'"
-
-
-def scoped(query: s.Query) -> str:
-    return _Writer().query(query)
+def scoped(query: s.Query) -> Scoped:
+    writer = _Writer()
+    text = writer.query(query)
+    names = {made: given for given, made in writer.renamed.items()}
+    return Scoped(text, writer.strings, writer.params, names)
 
 
 class _Writer:
     def __init__(self) -> None:
         self.counter = 0
+        self.made: set[str] = set()
+        self.renamed: dict[str, str] = {}  # a caller's name -> the generated one written for it
+        self.strings: dict[str, str] = {}
+        self.string_params: dict[str, str] = {}  # a string's value -> its parameter
+        self.params: dict[str, str] = {}
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
-        return f"{GENERATED}{prefix}{self.counter}"
+        made = f"{GENERATED}{prefix}{self.counter}"
+        self.made.add(made)
+        return made
+
+    def name(self, given: str) -> str:
+        """An identifier as written: a name of ours or a plain one, backticked (a keyword may be a
+        name); any other becomes a generated name, the same each time."""
+        if given in self.made or (PLAIN.fullmatch(given) and not given.lower().startswith(GENERATED)):
+            return f"`{given}`"
+        if given not in self.renamed:
+            self.renamed[given] = self.fresh("i")
+        return f"`{self.renamed[given]}`"
+
+    def string(self, value: str) -> str:
+        if value not in self.string_params:
+            made = self.string_params[value] = self.fresh("s")
+            self.strings[made] = value
+        return "$" + self.string_params[value]
+
+    def param(self, given: str) -> str:
+        if given not in self.params:
+            plain = PLAIN.fullmatch(given) and not given.lower().startswith(GENERATED)
+            self.params[given] = given if plain else self.fresh("param")
+        return "$" + self.params[given]
 
     def query(self, query: s.Query) -> str:
         text = self.single(query)
@@ -64,7 +124,7 @@ class _Writer:
             if isinstance(clause, s.Match):
                 parts.append(self.match(clause, scope))
             elif isinstance(clause, s.Unwind):
-                parts.append(f"UNWIND {self.expr(clause.expr, scope)} AS {name(clause.var)}")
+                parts.append(f"UNWIND {self.expr(clause.expr, scope)} AS {self.name(clause.var)}")
                 scope.add(clause.var)
             elif isinstance(clause, s.Procedure):
                 parts.append(self.procedure(clause, scope, lone=len(query.clauses) == 1))
@@ -85,9 +145,9 @@ class _Writer:
     def projection(self, clause: s.Projection, scope: set[str]) -> str:
         items = list(clause.items)
         if clause.star:
-            visible = sorted(v for v in scope if not v.startswith(GENERATED))
+            visible = sorted(v for v in scope if v not in self.made)
             items = [s.Item(s.Var(v), v, True) for v in visible] + items
-        listed = ", ".join(f"{self.expr(item.expr, scope)} AS {name(item.name)}" for item in items)
+        listed = ", ".join(f"{self.expr(item.expr, scope)} AS {self.name(item.name)}" for item in items)
         text = f"{'RETURN' if clause.final else 'WITH'} {'DISTINCT ' if clause.distinct else ''}{listed}"
         after = scope | {item.name for item in items}
         if clause.order:
@@ -112,10 +172,10 @@ class _Writer:
         inner = PROCEDURE_QUERIES[clause.name]
         text = f"CALL () {{ {inner} }}"
         scope.add(alias)
-        renamed = f"{name(column)} AS {name(alias)}"
+        renamed = f"{self.name(column)} AS {self.name(alias)}"
         if lone:
             return f"{text} RETURN {renamed}"
-        others = ", ".join(name(v) for v in sorted(scope - {alias}))
+        others = ", ".join(self.name(v) for v in sorted(scope - {alias}))
         text += f" WITH {others + ', ' if others else ''}{renamed}"
         if clause.where is not None:
             text += f" WHERE {self.expr(clause.where, scope)}"
@@ -134,28 +194,28 @@ class _Writer:
         if pattern.shortest is not None:
             chain = f"{'shortestPath' if pattern.shortest == 'shortest' else 'allShortestPaths'}({chain})"
         if needs_inside:
-            inside.append(_INSIDE.format(p=name(path_var)))  # type: ignore[arg-type]
+            inside.append(_INSIDE.format(p=self.name(path_var)))  # type: ignore[arg-type]
         if path_var is not None:
             scope.add(path_var)
-            return f"{name(path_var)} = {chain}"
+            return f"{self.name(path_var)} = {chain}"
         return chain
 
     def node(self, node: s.NodePattern, scope: set[str]) -> str:
         var = node.var if node.var is not None else self.fresh("n")
-        labels = "".join(":" + name(label) for label in node.labels)
+        labels = "".join(":" + self.name(label) for label in node.labels)
         props = f" {self.expr(node.properties, scope)}" if node.properties is not None else ""
         if var in scope:
-            return f"({name(var)}{labels}{props})"
+            return f"({self.name(var)}{labels}{props})"
         scope.add(var)
-        return f"({name(var)}{labels}:CodeNode{props} WHERE {_BOUND.format(v=name(var))})"
+        return f"({self.name(var)}{labels}:CodeNode{props} WHERE {_BOUND.format(v=self.name(var))})"
 
     def rel(self, rel: s.RelPattern, scope: set[str]) -> str:
         inner = ""
         if rel.var is not None:
-            inner += name(rel.var)
+            inner += self.name(rel.var)
             scope.add(rel.var)
         if rel.types:
-            inner += ":" + "|".join(name(t) for t in rel.types)
+            inner += ":" + "|".join(self.name(t) for t in rel.types)
         if rel.hops is not None:
             low, high = rel.hops
             inner += f"*{low}..{'' if high is None else high}"
@@ -178,13 +238,13 @@ class _Writer:
                 return str(value)
             if isinstance(value, float):
                 return repr(value).replace("e+", "e") if math.isfinite(value) else "(0.0/0.0)"
-            return string(value)
+            return self.string(value)
         if isinstance(e, s.Param):
-            return f"${e.name}"
+            return self.param(e.name)
         if isinstance(e, s.Var):
-            return name(e.name)
+            return self.name(e.name)
         if isinstance(e, s.Prop):
-            return f"({self.expr(e.subject, scope)}).{name(e.key)}"
+            return f"({self.expr(e.subject, scope)}).{self.name(e.key)}"
         if isinstance(e, s.Index):
             return f"({self.expr(e.subject, scope)})[{self.expr(e.index, scope)}]"
         if isinstance(e, s.Slice):
@@ -194,7 +254,7 @@ class _Writer:
         if isinstance(e, s.ListExpr):
             return "[" + ", ".join(self.expr(item, scope) for item in e.items) + "]"
         if isinstance(e, s.MapExpr):
-            return "{" + ", ".join(f"{name(k)}: {self.expr(v, scope)}" for k, v in e.items) + "}"
+            return "{" + ", ".join(f"{self.name(k)}: {self.expr(v, scope)}" for k, v in e.items) + "}"
         if isinstance(e, s.Op):
             args = [self.expr(a, scope) for a in e.args]
             if e.op == "not":
@@ -207,7 +267,7 @@ class _Writer:
                 return f"({args[0]} IS NOT NULL)"
             return f"({args[0]} {_BINARY[e.op]} {args[1]})"
         if isinstance(e, s.HasLabels):
-            return f"({self.expr(e.subject, scope)}{''.join(':' + name(label) for label in e.labels)})"
+            return f"({self.expr(e.subject, scope)}{''.join(':' + self.name(label) for label in e.labels)})"
         if isinstance(e, s.Call):
             if e.star:
                 return "count(*)"
@@ -221,7 +281,7 @@ class _Writer:
         if isinstance(e, s.ListComp):
             inner = scope | {e.var}
             where = f" WHERE {self.expr(e.where, inner)}" if e.where is not None else ""
-            head = f"{name(e.var)} IN {self.expr(e.source, scope)}{where}"
+            head = f"{self.name(e.var)} IN {self.expr(e.source, scope)}{where}"
             if e.quantifier is not None:
                 return f"{e.quantifier}({head})"
             projection = f" | {self.expr(e.projection, inner)}" if e.projection is not None else ""
@@ -239,12 +299,12 @@ class _Writer:
                 if item[0] == "all":
                     items.append(".*")
                 elif item[0] == "prop":
-                    items.append("." + name(item[1]))
+                    items.append("." + self.name(item[1]))
                 elif item[0] == "var":
-                    items.append(name(item[1]))
+                    items.append(self.name(item[1]))
                 else:
-                    items.append(f"{name(item[1])}: {self.expr(item[2], scope)}")
-            return f"{name(e.subject.name)} {{{', '.join(items)}}}"
+                    items.append(f"{self.name(item[1])}: {self.expr(item[2], scope)}")
+            return f"{self.name(e.subject.name)} {{{', '.join(items)}}}"
         if isinstance(e, s.Subquery):
             inner = set(scope)
             inside = []

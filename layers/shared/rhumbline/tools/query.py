@@ -153,11 +153,12 @@ def _neo4j(
     from rhumbline.stores.graph.factory import neo4j_readonly_credentials
     from rhumbline.stores.graph.neo4j.keys import Namespace
 
-    cypher = arguments.cypher
+    cypher, params, names = arguments.cypher, arguments.params, None
     if scoped:
         parsed = _parsed(arguments.cypher)
         _compiled(parsed, arguments, project, projects)  # the same subset as the embedded store
-        cypher = bound_to_projects(parsed)
+        bound = bound_to_projects(parsed)
+        cypher, params, names = bound.text, bound.parameters(arguments.params), bound.names
     credentials, dedicated = neo4j_readonly_credentials(context.settings)
     if context.settings.mode == "hosted" and not dedicated:
         # Hosted, the database's own roles are a layer of their own (no LOAD, no other sessions'
@@ -172,15 +173,22 @@ def _neo4j(
     # key (`owner/name` or, after a staged write, `owner/name@<version>.<token>`), resolved in
     # the query's own transaction. Redaction stays as a second line behind the binding.
     visible = set(context.caller.projects) if scoped else None
-    done = runner.run(
-        cypher,
-        arguments.params,
-        limit=arguments.limit,
-        timeout=timeout,
-        visible=visible,
-        scope=Scope(projects=tuple(projects), project=project),
-        namespace=Namespace(context.settings.neo4j_namespace),
-    )
+    try:
+        done = runner.run(
+            cypher,
+            params,
+            limit=arguments.limit,
+            timeout=timeout,
+            visible=visible,
+            scope=Scope(projects=tuple(projects), project=project),
+            namespace=Namespace(context.settings.neo4j_namespace),
+            names=names,
+        )
+    except InvalidArguments as error:
+        if not scoped:
+            raise
+        # Neo4j's message is about the rewritten text: name things as the caller wrote them.
+        raise InvalidArguments(bound.readable(error.message), details=error.details) from error
     return _output(arguments, done, backend="neo4j", scoped=scoped, read_only_user=runner.dedicated)
 
 

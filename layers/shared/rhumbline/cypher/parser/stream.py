@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from rhumbline.cypher.guard import CypherRejected, Token, tokenize
+from rhumbline.cypher.guard import CypherRejected, Token, decoded, tokenize
 
 # Procedures the subset answers itself on both backends, and the column each yields.
 PROCEDURES = {
@@ -44,8 +44,8 @@ class NotInSubset(CypherRejected):
 
 class TokenStream:
     def __init__(self, text: str) -> None:
-        self.text = text
-        self.tokens: list[Token] = tokenize(text)
+        self.text = decoded(text)  # read as Neo4j reads it: `\\uXXXX` escapes decoded first (guard.py)
+        self.tokens: list[Token] = tokenize(self.text)
         if self.tokens and self.tokens[-1].kind == "symbol" and self.tokens[-1].text == ";":
             self.tokens.pop()
         self.i = 0
@@ -148,6 +148,8 @@ def number(text: str) -> int | float:
 
 
 def unescape(raw: str) -> str:
+    """A string literal's value, escapes read as Neo4j reads them once `\\uXXXX` escapes are
+    decoded (guard.decoded): a `\\u` or `\\U` left then (`\\u005cu0041`) stays as written."""
     body, out, i = raw[1:-1], [], 0
     while i < len(body):
         char = body[i]
@@ -160,13 +162,8 @@ def unescape(raw: str) -> str:
             out.append(ESCAPES[nxt])
             i += 2
         elif nxt in ("u", "U"):
-            width = 4 if nxt == "u" else 8
-            digits = body[i + 2 : i + 2 + width]
-            if len(digits) != width or not re.fullmatch(r"[0-9a-fA-F]+", digits):
-                raise CypherSyntaxError(f"bad \\{nxt} escape in string {raw[:40]}")
-            out.append(chr(int(digits, 16)))
-            i += 2 + width
+            out.append(char)
+            i += 1
         else:
             raise CypherSyntaxError(f"unknown escape '\\{nxt}' in string {raw[:40]}")
     return "".join(out)
-
