@@ -85,6 +85,21 @@ def test_the_control_token_does_reach_the_other_projects(shape) -> None:
     assert {shape.mine, shape.also_mine, shape.marker} <= seen
 
 
+
+def test_answers_carry_the_callers_names(shape) -> None:
+    """Renamed columns and map keys come back as written (`` doubles a backtick in a name)."""
+    outcome = shape.ask(
+        "MATCH (n {name: 'slugify', kind: 'Function'}) WITH n, {`a b`: 1, plain: {`c``d`: 'é'}} AS `x y` "
+        "RETURN `x y`, n {.name, .`no such`} AS `ü`, `x y`['a b'] AS i, n['no such'] AS j",
+        projects=(shape.mine,),
+    )
+    assert outcome["ok"], outcome["error"]
+    assert outcome["result"]["columns"] == ["`x y`", "ü", "i", "j"]  # unaliased: the text as written
+    assert outcome["result"]["rows"] == [
+        {"`x y`": {"a b": 1, "plain": {"c`d": "é"}}, "ü": {"name": "slugify", "no such": None}, "i": 1, "j": None}
+    ]
+
+
 # -- the generator: hostile names through every identifier position --------------------------------
 
 # What a name may hold to end its quoting, a string, a comment or a line in someone's reading:

@@ -75,3 +75,9 @@ def test_schema_procedures_are_scoped_subqueries() -> None:
     text = bound.text
     assert text.startswith("CALL () { MATCH (n:CodeNode) WHERE n.project IN $projects")
     assert "WITH `propertyKey` AS `k` WHERE (`k` STARTS WITH $rhumbline_s1) RETURN `k` AS `k`" in text
+
+
+def test_neo4j_messages_name_things_as_the_caller_wrote_them() -> None:
+    bound = scoped(parse("MATCH (`a b`) RETURN `a b`.name + $é AS `c d`"))
+    message = "Type mismatch for `rhumbline_i1` in `rhumbline_i3` with $rhumbline_param2"
+    assert bound.readable(message) == "Type mismatch for `a b` in `c d` with $é"

@@ -246,6 +246,9 @@ class _Writer:
         if isinstance(e, s.Prop):
             return f"({self.expr(e.subject, scope)}).{self.name(e.key)}"
         if isinstance(e, s.Index):
+            if isinstance(e.index, s.Lit) and isinstance(e.index.value, str):
+                # `m['a b']` reads the key a map literal's `a b` was renamed to, as `m.`a b`` does.
+                return f"({self.expr(e.subject, scope)}).{self.name(e.index.value)}"
             return f"({self.expr(e.subject, scope)})[{self.expr(e.index, scope)}]"
         if isinstance(e, s.Slice):
             start = self.expr(e.start, scope) if e.start is not None else ""
