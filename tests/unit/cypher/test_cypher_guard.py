@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from rhumbline.cypher.guard import CypherRejected, check, tokenize
+from rhumbline.cypher.guard import CypherRejected, check, decoded, tokenize
 
 ALLOWED = [
     "MATCH (n:CodeNode {project: $project}) RETURN n LIMIT 5",
@@ -87,3 +87,17 @@ def test_tokens_keep_strings_and_identifiers_whole() -> None:
 def test_an_oversized_query_is_refused() -> None:
     with pytest.raises(CypherRejected, match="limit is 20000"):
         check("RETURN 1 " + " " * 20_000)
+
+
+def test_unicode_escapes_are_read_as_neo4j_reads_them() -> None:
+    """Neo4j decodes \\uXXXX everywhere before it lexes (probed on 5.26; the security suite checks
+    this reading against the real server): so does the text check."""
+    with pytest.raises(CypherRejected, match="read-only"):
+        check(r"\u0043REATE (n)")
+    with pytest.raises(CypherRejected, match="read-only"):
+        check(r"MATCH (n) RETURN n // \u000a DETACH DELETE n")
+    assert decoded(r"RETURN 1 AS `a\u0060b` // \\u0060") == "RETURN 1 AS `a`b` // \\\\u0060"
+    assert decoded(r"'\\\u0041' \u005cu0041 \ud83d\ude00") == "'\\\\A' \\u0041 \U0001f600"
+    for bad in (r"\uu0041", r"\u00g1", r"x \u004", r"\ud83d alone"):
+        with pytest.raises(CypherRejected):
+            decoded(bad)

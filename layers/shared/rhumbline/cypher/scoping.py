@@ -61,10 +61,9 @@ class Scoped:
 
     def readable(self, message: str) -> str:
         """A message of Neo4j's about `text`, with the caller's names for the generated ones."""
-        for made, given in sorted(self.names.items(), key=lambda item: -len(item[0])):
+        made_params = {"$" + made: "$" + given for given, made in self.params.items() if made != given}
+        for made, given in sorted({**self.names, **made_params}.items(), key=lambda item: -len(item[0])):
             message = message.replace(made, given)
-        for given, made in self.params.items():
-            message = message.replace(made, given) if made != given else message
         return message
 
 
