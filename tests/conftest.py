@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from pathlib import Path
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -28,6 +29,10 @@ def pytest_configure(config: pytest.Config) -> None:
         # The same clock tests move with the `time_machine` fixture: datetime.now, time.time and
         # friends, in every thread of this process; it keeps ticking from the shifted start.
         time_machine.travel(datetime.now(timezone.utc) + timedelta(days=days), tick=True).start()
+        # Python children (servers, the CLI) shift theirs too, through tests/clock_ahead/sitecustomize.py.
+        os.environ["TESTS_CLOCK_AHEAD_DAYS"] = str(days)
+        site = str(Path(__file__).parent / "clock_ahead")
+        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [site, os.environ.get("PYTHONPATH")]))
 
 
 def _service(variable: str, what: str) -> str:
