@@ -176,6 +176,6 @@ def test_toolset_filtered_clients_see_only_their_families(served: OAuthServer) -
     assert sdk_tools(served.url, created.stdout.strip()) == {name for name in family("review") if name != "record_review"}
     refused = run_cli(env, "token", "create", "--principal", "x", "--projects", "*", "--scopes", "read", "--toolsets", "nope")
     assert refused.returncode == 1 and "unknown toolsets nope: choose from code, exploration, review, admin" in refused.stderr
-    jwt_token = served.issuer.token(scope="read", rhumbline_projects="*", rhumbline_toolsets="review")
+    jwt_token = served.issuer.token(scope="read", rhumbline_projects=["*"], rhumbline_toolsets=["review"])
     assert sdk_tools(served.url, jwt_token) == {name for name in family("review") if name != "record_review"}
     assert sdk_tools(f"{served.url}?toolsets=all", jwt_token) == {spec.name for spec in all_specs() if spec.scope == "read"}

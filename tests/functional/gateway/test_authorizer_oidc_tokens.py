@@ -30,7 +30,7 @@ def verifier(issuer: LocalIssuer, **config: Any) -> OidcVerifier:
 def test_claims_map_to_principal_projects_scopes_and_toolsets(issuer: LocalIssuer) -> None:
     token = issuer.token(
         aud="rhumbline", scope="openid rhumbline/read rhumbline/cypher other/write", email="ann@example.com",
-        rhumbline_projects=["acme/web", "acme/api"], rhumbline_toolsets="code review",
+        rhumbline_projects=["acme/web", "acme/api"], rhumbline_toolsets=["code", "review"],
     )
     verified = verifier(issuer, principal_claim="email").verify(token)
     assert verified.caller.principal == "ann@example.com"
@@ -70,8 +70,8 @@ def test_a_rotated_key_is_fetched_when_a_token_names_its_kid(issuer: LocalIssuer
         (lambda i: i.token(aud="rhumbline", scope="rhumbline/read", token_use="id"), "unknown", "ID token"),
         (lambda i: i.token(key=SigningKey.generate(i.keys[0].kid), aud="rhumbline", scope="rhumbline/read"), "unknown", "Signature"),
         (lambda i: i.token(key=SigningKey.generate("stranger"), aud="rhumbline", scope="rhumbline/read"), "unknown", "kid"),
-        (lambda i: jwt.encode({"iss": i.url, "sub": "x", "exp": 9999999999}, None, algorithm="none"), "unknown", "algorithm"),
-        (lambda i: jwt.encode({"iss": i.url, "sub": "x", "exp": 9999999999}, "a-shared-secret-of-thirty-two-bytes!", algorithm="HS256"), "unknown", "algorithm"),
+        (lambda i: jwt.encode({"iss": i.url, "sub": "x", "exp": 9999999999}, None, algorithm="none"), "unknown", "key id"),
+        (lambda i: jwt.encode({"iss": i.url, "sub": "x", "exp": 9999999999}, "a-shared-secret-of-thirty-two-bytes!", algorithm="HS256"), "unknown", "key id"),
         (lambda i: "not.a.jwt", "malformed", "not a JWT"),
     ],
 )

@@ -5,10 +5,16 @@ PyJWT checks the signature against the issuer's JWKS: its `PyJWKClient` keeps th
 rotation), at most once per `cooldown` so a stream of forged `kid`s cannot hammer the issuer.
 PyJWT is the mcp SDK's own JWT library, so it adds no dependency to the layer.
 
-Claims map to the caller: the principal claim (default `sub`), our scopes from `scope` (a
-space-separated string, OAuth's form) or `scp` (a list), each optionally behind a prefix (a Cognito
-resource server's identifier), the projects claim (a list or a comma/space-separated string; the
-configured default when absent), and the default toolsets from `rhumbline_toolsets`.
+The signature is checked with the algorithm of the issuer's key (its JWK's `alg`, else its `kty`
+and curve), never the one the token's header names: a header naming another is refused, as is any
+token PyJWT cannot parse. Every refusal is an `OidcRefusal`, which the gateway answers with a 401.
+
+Claims map to the caller and must have their JSON types: the principal claim (default `sub`, a
+string), our scopes from `scope` (a space-separated string, RFC 9068's form) or `scp` (a list),
+each optionally behind a prefix (a Cognito resource server's identifier), the projects claim (a
+list of `owner/repo` slugs or `*` alone; the configured default when absent), and the default
+toolsets from `rhumbline_toolsets` (a list). A list is never made by splitting a string, so an item
+like `"acme/one,*"` stays one (invalid) project.
 """
 
 from __future__ import annotations
@@ -17,13 +23,13 @@ import hashlib
 import json
 import logging
 import urllib.request
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import jwt
 
 from rhumbline.contract import Caller
+from rhumbline.stores.relational.tokens import validate_projects, validate_toolsets
 
 if TYPE_CHECKING:
     from rhumbline.config import Settings
@@ -31,6 +37,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger("rhumbline.authorizer")
 
 OUR_SCOPES = ("read", "write", "admin", "cypher")
+# The algorithms an issuer's key may be for (asymmetric only: a shared secret in a JWKS is refused).
 ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512"]
 FETCH_TIMEOUT_SECONDS = 3.0
 JWKS_LIFESPAN_SECONDS = 3600.0
@@ -93,14 +100,44 @@ def discovered_jwks_uri(issuer: str) -> str:
     return jwks_uri
 
 
-def claim_list(value: Any) -> list[str]:
-    if isinstance(value, str):
-        items: Iterable[Any] = value.replace(",", " ").split()
-    elif isinstance(value, (list, tuple)):
-        items = value
-    else:
-        return []
-    return [str(item).strip() for item in list(items)[:MAX_CLAIM_ITEMS] if str(item).strip()]
+def invalid(detail: str) -> OidcRefusal:
+    return OidcRefusal("invalid_claims", detail)
+
+
+def string_list(claims: dict[str, Any], name: str) -> tuple[str, ...] | None:
+    """A claim that must be a JSON list of strings; None when absent (a JSON null is no list)."""
+    if name not in claims:
+        return None
+    value = claims[name]
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise invalid(f"the {name} claim must be a list of strings")
+    if len(value) > MAX_CLAIM_ITEMS:
+        raise invalid(f"the {name} claim lists more than {MAX_CLAIM_ITEMS} items")
+    return tuple(value)
+
+
+def string(claims: dict[str, Any], name: str) -> str | None:
+    """A claim that must be a JSON string; None when absent (a JSON null is no string)."""
+    if name not in claims:
+        return None
+    if not isinstance(claims[name], str):
+        raise invalid(f"the {name} claim must be a string")
+    return claims[name]
+
+
+def audiences(claims: dict[str, Any]) -> tuple[str, ...]:
+    """`aud` is a string or a list of strings (RFC 7519 §4.1.3)."""
+    if isinstance(claims.get("aud"), str):
+        return (claims["aud"],)
+    return string_list(claims, "aud") or ()
+
+
+def check_times(claims: dict[str, Any]) -> None:
+    # PyJWT reads a numeric string as a time; RFC 7519 says NumericDate, a JSON number.
+    for name in ("exp", "iat", "nbf"):
+        value = claims.get(name)
+        if name in claims and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise invalid(f"the {name} claim must be a number of seconds")
 
 
 class OidcVerifier:
@@ -123,22 +160,26 @@ class OidcVerifier:
         """The caller the token names; raises OidcRefusal (a bad token) or RuntimeError (the issuer is
         unreachable: the authorizer then fails, rather than calling a good token bad)."""
         try:
-            header = jwt.get_unverified_header(token)
+            kid = jwt.get_unverified_header(token).get("kid")
         except jwt.PyJWTError:
             raise OidcRefusal("malformed", "not a JWT") from None
-        if header.get("alg") not in ALGORITHMS:
-            raise OidcRefusal("unknown", f"algorithm {header.get('alg')!r} is not accepted")
+        if not isinstance(kid, str):
+            raise OidcRefusal("unknown", "the token names no key id")
         try:
-            key = self.keys.get_signing_key(str(header.get("kid", "")))
+            key = self.keys.get_signing_key(kid)
         except jwt.PyJWKClientConnectionError as error:
             raise RuntimeError(f"cannot fetch the issuer's keys: {error}") from None
-        except jwt.PyJWKClientError:
+        except jwt.PyJWTError:
             raise OidcRefusal("unknown", "no key of the issuer matches the token's kid") from None
+        if key.algorithm_name not in ALGORITHMS:
+            raise OidcRefusal("unknown", f"the issuer's key {kid!r} is for {key.algorithm_name}, which is not accepted")
         try:
+            # The PyJWK itself, with its own algorithm as the only one allowed: PyJWT then refuses a
+            # header naming any other before it looks at the signature.
             claims = jwt.decode(
                 token,
-                key.key,
-                algorithms=[str(header["alg"])],
+                key,
+                algorithms=[key.algorithm_name],
                 issuer=self.config.issuer,
                 leeway=CLOCK_LEEWAY_SECONDS,
                 options={"require": ["exp", "iss", "sub"], "verify_aud": False},
@@ -147,36 +188,38 @@ class OidcVerifier:
             raise OidcRefusal("expired", "the token has expired") from None
         except jwt.PyJWTError as error:
             raise OidcRefusal("unknown", str(error)) from None
+        check_times(claims)
         self.check_audience(claims)
-        if claims.get("token_use", "access") != "access":
+        if string(claims, "token_use") not in (None, "access"):
             raise OidcRefusal("unknown", "an ID token is not an access token")
         return self.to_caller(claims)
 
     def check_audience(self, claims: dict[str, Any]) -> None:
-        if not self.config.audiences:
-            return
-        presented = set(claim_list(claims.get("aud"))) | set(claim_list(claims.get("client_id")))
-        if presented.isdisjoint(self.config.audiences):
+        presented = {*audiences(claims), string(claims, "client_id")}
+        if self.config.audiences and presented.isdisjoint(self.config.audiences):
             raise OidcRefusal("unknown", "the token is for another audience")
 
     def to_caller(self, claims: dict[str, Any]) -> OidcCaller:
         prefix = self.config.scope_prefix
-        granted = claim_list(claims.get("scope")) + claim_list(claims.get("scp"))
+        # `scope` is split on spaces only (RFC 9068 §2.2.3): `read,write` names no scope of ours.
+        granted = (*(string(claims, "scope") or "").split(" "), *(string_list(claims, "scp") or ()))
         scopes = sorted({name[len(prefix):] for name in granted if name.startswith(prefix)} & set(OUR_SCOPES))
         if not scopes:
             raise OidcRefusal("unknown", "the token grants none of the scopes read, write, admin, cypher")
-        if self.config.projects_claim in claims:
-            projects = claim_list(claims[self.config.projects_claim])
-        else:
-            projects = list(self.config.default_projects)
-        principal = str(claims.get(self.config.principal_claim) or claims["sub"])[:200]
-        # A stable id per user of the issuer (audit rows, cursors), within the audit column's 16
-        # characters; a JWT's own jti would change with every refresh.
+        listed = string_list(claims, self.config.projects_claim)
+        try:
+            projects = validate_projects(list(listed)) if listed is not None else list(self.config.default_projects)
+            toolsets = validate_toolsets(list(string_list(claims, TOOLSETS_CLAIM) or ()))
+        except ValueError as error:
+            raise invalid(str(error)) from None
+        principal = string(claims, self.config.principal_claim) or claims["sub"]
+        # A stable id per user of the issuer (audit rows, usage, its limits' row), within the audit
+        # column's 16 characters; a JWT's own jti would change with every refresh.
         digest = hashlib.sha256(f"{self.config.issuer}\n{claims['sub']}".encode()).hexdigest()
         caller = Caller(
-            principal=principal,
+            principal=principal[:200],
             token_id=f"oidc_{digest[:11]}",
             projects=tuple(projects),
             scopes=tuple(scopes),  # type: ignore[arg-type]
         )
-        return OidcCaller(caller=caller, toolsets=tuple(claim_list(claims.get(TOOLSETS_CLAIM))))
+        return OidcCaller(caller=caller, toolsets=tuple(toolsets))

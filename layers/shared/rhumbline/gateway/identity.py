@@ -22,6 +22,7 @@ REASON_DESCRIPTIONS: dict[str, str] = {
     "unknown": "the token is not recognized",
     "expired": "the token has expired",
     "revoked": "the token has been revoked",
+    "invalid_claims": "the access token's claims are malformed: lists must be JSON arrays of strings, projects 'owner/repo' or '*' alone",
     "no_context": "the request carries no authorizer verdict",
     "bad_context": "the authorizer verdict is malformed",
     "unavailable": "the token store is unavailable; retry in a few seconds",

@@ -62,7 +62,7 @@ def _validate_scopes(scopes: list[str]) -> list[str]:
     return sorted(set(scopes))
 
 
-def _validate_projects(projects: list[str]) -> list[str]:
+def validate_projects(projects: list[str]) -> list[str]:
     if not projects:
         raise ValueError("projects must not be empty: list 'owner/repo' slugs, or '*' for all projects")
     if len(projects) > MAX_PROJECTS_PER_TOKEN:
@@ -75,7 +75,7 @@ def _validate_projects(projects: list[str]) -> list[str]:
     return list(dict.fromkeys(projects))
 
 
-def _validate_toolsets(toolsets: list[str]) -> list[str]:
+def validate_toolsets(toolsets: list[str]) -> list[str]:
     unknown = sorted({name for name in toolsets if name not in FAMILIES}, key=str)
     if unknown:
         raise ValueError(f"unknown toolsets {', '.join(map(str, unknown))}: choose from {', '.join(FAMILIES)}")
@@ -109,7 +109,7 @@ def create(
     if not principal or len(principal) > 200:
         raise ValueError("principal must be 1-200 characters (who the token is for, e.g. an email)")
     checked_scopes = _validate_scopes(scopes)
-    checked_projects = _validate_projects(projects)
+    checked_projects = validate_projects(projects)
     if expires_at is not None:
         if expires_at.tzinfo is None:
             raise ValueError("expires_at must be timezone-aware")
@@ -117,7 +117,7 @@ def create(
             raise ValueError(f"expires_at {expires_at.isoformat()} is in the past")
     _validate_description(description)
     _validate_limits(rate_per_minute, rate_burst, monthly_quota)
-    checked_toolsets = _validate_toolsets(toolsets) if toolsets else None
+    checked_toolsets = validate_toolsets(toolsets) if toolsets else None
 
     short_id = "".join(secrets.choice(_ID_ALPHABET) for _ in range(ID_LENGTH))
     plaintext = f"{TOKEN_PREFIX}{short_id}_{secrets.token_urlsafe(32)}"
