@@ -3,8 +3,9 @@ followed by a wait for the server): one for admission, none for the usage rollup
 
 - Admission (gateway/meter.py): one prepared statement on an autocommit connection, whatever the
   token's limits, once the connection has prepared it.
-- The audit write with its rollup and the quota given back (usage.record_call): exactly as many
-  round trips as the audit row alone, because it is one statement.
+- The audit write with its rollup (usage.record_call): exactly as many round trips as the audit row
+  alone, because it is one statement.
+- An OIDC subject's admission (limits.admit_subject): one statement too, its row made on first use.
 """
 
 from __future__ import annotations
@@ -82,6 +83,19 @@ def test_admission_is_one_round_trip(engines: tuple[Engine, Engine], round_trips
     assert trips == [1] * 20
 
 
+@pytest.mark.parametrize(
+    "defaults", [limits.Limits(rate_per_minute=6000, rate_burst=1000), limits.Limits(monthly_quota=10_000)], ids=["rate", "quota"]
+)
+def test_a_subjects_admission_is_one_round_trip(engines: tuple[Engine, Engine], round_trips: RoundTrips, defaults: limits.Limits) -> None:
+    _, autocommit = engines
+    one = OneShot(autocommit)
+    limits.admit_subject(one.rows, "oidc_warmup0000", NOW, defaults)  # the connection prepares the statement once
+    subject = f"oidc_{uuid.uuid4().hex[:11]}"
+    # The first call makes the subject's row, the others update it: one round trip each.
+    trips = [round_trips.of(lambda n=n: limits.admit_subject(one.rows, subject, NOW + timedelta(seconds=n), defaults)) for n in range(20)]
+    assert trips == [1] * 20
+
+
 def test_a_refused_admission_costs_its_explanation_too(engines: tuple[Engine, Engine], round_trips: RoundTrips) -> None:
     engine, autocommit = engines
     token_id = new_token(engine, monthly_quota=1)
@@ -99,7 +113,7 @@ def test_the_usage_rollup_adds_no_round_trip_to_the_audit_write(engines: tuple[E
         return AuditEntry(
             request_id=uuid.uuid4().hex, principal="trips@example.com", token_id=token_id, tool="search",
             project="acme/shop", arguments={"query": "x"}, outcome=outcome, error_code=None if outcome == "ok" else "x",  # type: ignore[arg-type]
-            latency_ms=1.0, result_bytes=10, at=NOW, admitted_month=202611,
+            latency_ms=1.0, result_bytes=10, at=NOW,
         )  # fmt: skip
 
     def audit_row_alone() -> None:
@@ -119,6 +133,6 @@ def test_the_usage_rollup_adds_no_round_trip_to_the_audit_write(engines: tuple[E
     for work in (audit_row_alone, metered_write("ok"), metered_write("error")):
         work()  # warm: the pool's connection exists
     alone = round_trips.of(audit_row_alone)
-    # Billable, and not billable (the quota given back rides along too).
+    # Billable, and not billable.
     assert round_trips.of(metered_write("ok")) == alone
     assert round_trips.of(metered_write("error")) == alone

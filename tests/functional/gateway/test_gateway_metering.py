@@ -1,7 +1,10 @@
 """Metering through the real gateway handler, on SQLite and on PostgreSQL: per-token rate limits
 and quotas enforced before dispatch (exactly N of 8 concurrent callers pass), refusals audited and
 not billed, revoked and expired tokens refused before metering, the quota back at the month's turn,
-the deployment's ceiling, get_usage, and usage equal to the audit log after 1,000 mixed calls."""
+every admitted call counted in the quota (errors and timeouts too) while only `ok` is billed, the
+other MCP requests (initialize, tools/list, ping) throttled, OIDC subjects under the deployment's
+default limits, the deployment's ceiling, get_usage, and usage equal to the audit log after 1,000
+mixed calls."""
 
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import select
-from tests.functional.gateway.gateway_harness import call_legacy
+from tests.functional.gateway.gateway_harness import call_legacy, call_modern
 from tests.pg_database import fresh_database_url
 
 from rhumbline.config import settings
@@ -29,7 +32,7 @@ from rhumbline.gateway.dispatch import DispatchError, InProcessDispatcher
 from rhumbline.gateway.meter import RelationalMeter
 from rhumbline.gateway.server import build_gateway_app
 from rhumbline.runtime import resources
-from rhumbline.stores.relational import tokens, usage
+from rhumbline.stores.relational import limits, tokens, usage
 from rhumbline.stores.relational.schema.core import AuditEntry
 from rhumbline.stores.relational.schema.metering import UsageDaily
 from rhumbline.stores.relational.session import session_scope
@@ -99,10 +102,12 @@ def gateway(store: str, echo_tools: None, clock: Clock, dispatcher: CrashingDisp
     """Build a gateway handler (hosted, its own container) metering with `clock`."""
     containers: list[GatewayContainer] = []
 
-    def build(*, monthly_ceiling: int | None = None) -> Any:
+    def build(
+        *, monthly_ceiling: int | None = None, subject_limits: limits.Limits | None = None, tool_timeout: float = 10.0
+    ) -> Any:
         catalog = Catalog.from_registry()
-        meter = RelationalMeter(monthly_ceiling=monthly_ceiling)
-        calls = ToolCalls(catalog, dispatcher, RelationalAuditLog(), meter, tool_timeout=10.0, clock=clock)
+        meter = RelationalMeter(monthly_ceiling=monthly_ceiling, subject_limits=subject_limits)
+        calls = ToolCalls(catalog, dispatcher, RelationalAuditLog(), meter, tool_timeout=tool_timeout, clock=clock)
         container = GatewayContainer(*build_gateway_app(replace(settings(), mode="hosted"), catalog, calls)).start()
         containers.append(container)
         return container.lambda_handler()
@@ -230,16 +235,106 @@ def test_a_dead_token_is_refused_before_metering_and_dispatch(
     assert [(row.outcome, row.error_code) for row in audit_rows()] == [("ok", None), ("denied", "unauthenticated")]
 
 
-def test_a_call_that_is_not_billable_gives_its_quota_back(gateway: Any) -> None:
+def test_every_admitted_call_counts_in_the_quota_and_only_ok_is_billed(gateway: Any, dispatcher: CrashingDispatcher) -> None:
+    # Once only `ok` calls were counted: 200 not_found calls ran under a quota of 5.
+    handler = gateway(tool_timeout=0.3)
+    caller = new_token(monthly_quota=5)
+    answers = [
+        call(handler, caller, {"project": "acme/none", "node_id": "x"}, tool="get_node"),  # the tool's not_found
+        call(handler, caller, {"text": "x", "fail": True}),  # the tool's invalid_arguments
+        call(handler, caller, {"text": "crash"}),  # a crashed function
+        call(handler, caller, {"text": "x", "sleep": 1.0}),  # past the deadline
+        call(handler, caller, {"text": "x"}),
+    ]
+    assert [refusal(answer)[0] if answer["isError"] else "ok" for answer in answers] == [
+        "not_found", "invalid_arguments", "function_error", "timeout", "ok"
+    ]  # fmt: skip
+    for _ in range(20):
+        code, _, details = refusal(call(handler, caller, {"project": "acme/none", "node_id": "x"}, tool="get_node"))
+        assert (code, details["limit"]) == ("quota_exceeded", {"monthly_quota": 5})
+    assert token_row(caller["token_id"]).quota_used == 5
+    assert dispatcher.dispatched == 5, "a call past the quota reached its tool"
+    rollup = {row.tool: (row.calls, row.billable, row.invalid, row.errors, row.denied) for row in rollups()}
+    assert rollup == {"get_node": (21, 0, 0, 1, 20), "echo": (4, 1, 1, 2, 0)}
+
+
+def test_other_mcp_requests_take_from_the_bucket_without_counting_in_the_quota(gateway: Any) -> None:
     handler = gateway()
-    caller = new_token(monthly_quota=2)
-    # Invalid arguments (the tool's refusal) and a crashed function: admitted, not billed, given back.
-    assert refusal(call(handler, caller, {"text": "x", "fail": True}))[0] == "invalid_arguments"
-    assert refusal(call(handler, caller, {"text": "crash"}))[0] == "function_error"
-    assert [call(handler, caller, {"text": "x"})["isError"] for _ in range(3)] == [False, False, True]
-    assert token_row(caller["token_id"]).quota_used == 2
-    [rollup] = rollups()
-    assert (rollup.calls, rollup.billable, rollup.invalid, rollup.errors, rollup.denied) == (5, 2, 1, 1, 1)
+    caller = new_token(rate_per_minute=60, rate_burst=3, monthly_quota=2)
+    requests = [
+        call_legacy(handler, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                            "clientInfo": {"name": "t", "version": "1"}}, authorizer=caller),
+        call_legacy(handler, "tools/list", authorizer=caller),
+        call_legacy(handler, "ping", authorizer=caller),
+        call_legacy(handler, "tools/list", authorizer=caller),
+        call_modern(handler, "server/discover", authorizer=caller),
+    ]  # fmt: skip
+    assert [answer.status for answer in requests] == [200] * 5
+    assert ["error" in answer.json for answer in requests] == [False, False, False, True, True]
+    error = requests[3].json["error"]
+    assert error["code"] == -32000 and error["message"].startswith("rate_limited: this token is over its rate limit of 60")
+    assert error["data"]["code"] == "rate_limited" and 0 < error["data"]["retry_after_s"] <= 1.0
+    assert token_row(caller["token_id"]).quota_used == 0
+
+
+def test_an_exhausted_token_is_refused_every_request(gateway: Any, clock: Clock) -> None:
+    # Once an exhausted token still made 300 tools/list and 100 initialize calls.
+    handler = gateway()
+    caller = new_token(monthly_quota=1)
+    assert call(handler, caller, {"text": "x"})["isError"] is False
+    for method in ("tools/list", "initialize", "ping", "resources/list"):
+        params = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+        answer = call_legacy(handler, method, params if method == "initialize" else None, authorizer=caller)
+        assert answer.json["error"]["data"]["code"] == "quota_exceeded", (method, answer.json)
+        assert answer.json["error"]["data"]["limit"] == {"monthly_quota": 1}
+    assert token_row(caller["token_id"]).quota_used == 1
+    clock.now = limits.next_month(clock.now)
+    assert "result" in call_legacy(handler, "tools/list", authorizer=caller).json
+
+
+def oidc_caller(subject: str) -> dict[str, str]:
+    """The authorizer context of an OIDC access token (authorizer/oidc.py): no api_tokens row."""
+    return {"authenticated": "true", "principal": f"{subject}@acme.com", "token_id": f"oidc_{subject:0>11}"[:16],
+            "projects": "*", "scopes": "read"}  # fmt: skip
+
+
+def test_oidc_subjects_get_the_deployments_default_limits(gateway: Any, dispatcher: CrashingDispatcher, clock: Clock) -> None:
+    # Once OIDC callers had no limit at all: 60 calls in 0.26 s under a default of 10 a minute.
+    handler = gateway(subject_limits=limits.Limits(rate_per_minute=10, rate_burst=None, monthly_quota=12))
+    alice, bob = oidc_caller("alice"), oidc_caller("bob")
+    results = at_once(lambda: call(handler, alice, {"text": "x"}))
+    results += [call(handler, alice, {"text": "x"}) for _ in range(52)]
+    assert sum(not result["isError"] for result in results) == 10
+    assert {refusal(result)[0] for result in results if result["isError"]} == {"rate_limited"}
+    details = [refusal(result)[2] for result in results if result["isError"]]
+    assert {tuple(detail["limit"].items()) for detail in details} == {(("rate_per_minute", 10), ("burst", 10))}
+    # A subject of its own: its own bucket; tools/list is throttled too.
+    assert call(handler, bob, {"text": "x"})["isError"] is False
+    assert call_legacy(handler, "tools/list", authorizer=alice).json["error"]["data"]["code"] == "rate_limited"
+    # The quota: 12 calls a month, errors included (10 so far).
+    clock.now += timedelta(minutes=10)
+    assert refusal(call(handler, alice, {"text": "crash"}))[0] == "function_error"
+    outcomes = [call(handler, alice, {"text": "x"}) for _ in range(2)]
+    assert outcomes[0]["isError"] is False
+    code, _, details = refusal(outcomes[1])
+    assert (code, details["limit"]) == ("quota_exceeded", {"monthly_quota": 12})
+    assert dispatcher.dispatched == 10 + 1 + 1 + 1
+
+
+def test_without_default_limits_an_oidc_subject_is_counted_not_limited(gateway: Any, clock: Clock) -> None:
+    from rhumbline.local.stdio import LOCAL_TOKEN_ID
+
+    handler = gateway(monthly_ceiling=4)
+    # The local stdio principal is the machine's own user: never limited, whatever the defaults.
+    oidc = oidc_caller("alice")
+    local = {**oidc, "principal": "local:dev", "token_id": LOCAL_TOKEN_ID}
+    assert [call(handler, caller, {"text": "x"})["isError"] for caller in (oidc, local, oidc)] == [False] * 3
+    assert refusal(call(handler, oidc, {"text": "crash"}))[0] == "function_error"
+    counted = {row.token_id: (row.principal, row.calls, row.billable, row.errors) for row in rollups()}
+    assert counted == {oidc["token_id"]: ("alice@acme.com", 3, 2, 1), LOCAL_TOKEN_ID: ("local:dev", 1, 1, 0)}
+    # The deployment's ceiling holds them too.
+    clock.now += timedelta(seconds=61)
+    assert refusal(call(handler, oidc, {"text": "x"}))[0] == "quota_exceeded"
 
 
 def test_the_deployment_ceiling_refuses_calls_once_the_month_has_run_it(gateway: Any, clock: Clock) -> None:
@@ -251,23 +346,6 @@ def test_the_deployment_ceiling_refuses_calls_once_the_month_has_run_it(gateway:
     code, message, details = refusal(call(handler, caller, {"text": "x"}))
     assert (code, details["limit"]) == ("quota_exceeded", {"monthly_call_ceiling": 3})
     assert message.startswith("this deployment has run its monthly ceiling of 3 calls")
-
-
-def test_callers_without_a_token_row_are_counted_not_limited(gateway: Any, clock: Clock) -> None:
-    from rhumbline.local.stdio import LOCAL_TOKEN_ID
-
-    handler = gateway(monthly_ceiling=4)
-    # An OIDC access token's caller (authorizer/oidc.py) and the local stdio principal: the
-    # authorizer (or the process's owner) vouched for them; no api_tokens row holds their limits.
-    oidc = {"authenticated": "true", "principal": "alice@acme.com", "token_id": "oidc_0123456789a", "projects": "*", "scopes": "read"}
-    local = {**oidc, "principal": "local:dev", "token_id": LOCAL_TOKEN_ID}
-    assert [call(handler, caller, {"text": "x"})["isError"] for caller in (oidc, local, oidc)] == [False] * 3
-    assert refusal(call(handler, oidc, {"text": "crash"}))[0] == "function_error"
-    counted = {row.token_id: (row.principal, row.calls, row.billable, row.errors) for row in rollups()}
-    assert counted == {"oidc_0123456789a": ("alice@acme.com", 3, 2, 1), LOCAL_TOKEN_ID: ("local:dev", 1, 1, 0)}
-    # The deployment's ceiling holds them too.
-    clock.now += timedelta(seconds=61)
-    assert refusal(call(handler, oidc, {"text": "x"}))[0] == "quota_exceeded"
 
 
 def test_get_usage_reports_the_rollups_to_admins(gateway: Any, clock: Clock) -> None:
@@ -358,4 +436,5 @@ def test_usage_equals_the_audit_log_after_1000_mixed_calls(gateway: Any, clock: 
         window = usage.Filters(since=clock.now.date(), until=clock.now.date())
         _, _, totals = usage.report(connection, window, ["principal"])
     assert (totals["calls"], totals["billable"]) == (1000, outcomes["ok"])
+    # The quota counts every admitted call, billable or not; here all of them are.
     assert token_row(quota["token_id"]).quota_used == 60

@@ -9,6 +9,7 @@ from rhumbline.gateway import server
 from rhumbline.gateway.calls import ToolCalls
 from rhumbline.gateway.catalog import Catalog
 from rhumbline.gateway.dispatch import InProcessDispatcher
+from rhumbline.gateway.throttle import RequestThrottle
 from rhumbline.gateway.tool_list import ToolListCache
 
 
@@ -32,10 +33,10 @@ def middleware_names() -> list[str]:
 
 def test_without_a_tracer_provider_the_sdk_span_middleware_is_dropped() -> None:
     assert not server.tracing_configured()
-    assert middleware_names() == [ToolListCache.__name__]
+    assert middleware_names() == [RequestThrottle.__name__, ToolListCache.__name__]
 
 
 def test_with_a_tracer_provider_the_sdk_span_middleware_stays_outermost(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(trace, "get_tracer_provider", lambda: RecordingProvider())
     assert server.tracing_configured()
-    assert middleware_names() == [server.SDK_TRACING_MIDDLEWARE, ToolListCache.__name__]
+    assert middleware_names() == [server.SDK_TRACING_MIDDLEWARE, RequestThrottle.__name__, ToolListCache.__name__]

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import jwt
 
 from rhumbline.contract import Caller
-from rhumbline.stores.relational.tokens import validate_projects, validate_toolsets
+from rhumbline.stores.relational.tokens import SUBJECT_PREFIX, validate_projects, validate_toolsets
 
 if TYPE_CHECKING:
     from rhumbline.config import Settings
@@ -218,7 +218,7 @@ class OidcVerifier:
         digest = hashlib.sha256(f"{self.config.issuer}\n{claims['sub']}".encode()).hexdigest()
         caller = Caller(
             principal=principal[:200],
-            token_id=f"oidc_{digest[:11]}",
+            token_id=f"{SUBJECT_PREFIX}{digest[:11]}",
             projects=tuple(projects),
             scopes=tuple(scopes),  # type: ignore[arg-type]
         )

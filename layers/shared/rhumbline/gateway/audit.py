@@ -35,9 +35,6 @@ class AuditEntry:
     latency_ms: float
     result_bytes: int
     at: datetime
-    # The month whose quota counted this call when it was admitted (limits.Verdict.month); None
-    # when it was refused before admission or no token row counted it.
-    admitted_month: int | None = None
 
 
 class AuditLog(Protocol):
@@ -61,8 +58,7 @@ class RelationalAuditLog:
 
 
 def record_call(connection: Connection, entry: AuditEntry) -> None:
-    """What one call writes, inside the caller's transaction: committed together or not at all.
-    An admitted call that is not billable gives its quota back."""
+    """What one call writes, inside the caller's transaction: committed together or not at all."""
     row = audit.row(
         at=entry.at,
         request_id=entry.request_id,
@@ -76,6 +72,4 @@ def record_call(connection: Connection, entry: AuditEntry) -> None:
         latency_ms=entry.latency_ms,
         result_bytes=entry.result_bytes,
     )
-    billable = entry.outcome in usage.BILLABLE_OUTCOMES
-    release_month = None if billable else entry.admitted_month
-    usage.record_call(connection, usage.call_values(row, release_month=release_month))
+    usage.record_call(connection, usage.call_values(row))

@@ -58,15 +58,6 @@ class CallRequest:
     selection: Selection = EVERYTHING
 
 
-@dataclass
-class Admitted:
-    """Set on the worker thread when the meter admits the call: the month whose quota counted it,
-    which the audit write gives back if the call turns out not billable (even one abandoned at its
-    deadline)."""
-
-    month: int | None = None
-
-
 def verdict_for(error_code: str | None) -> Verdict:
     if error_code is None:
         return "ok"
@@ -179,14 +170,13 @@ class ToolCalls:
     async def call(self, request: CallRequest) -> WireResult:
         """The call's MCP result, returned only once its audit row is committed."""
         started = time.perf_counter()
-        admitted = Admitted()
         rejection = check_call(self.catalog, request)
         if rejection is not None:
             result, error_code = error_result(rejection.code, rejection.message), rejection.code
         else:
-            result, error_code = await self._answer(request, admitted)
+            result, error_code = await self._answer(request)
         project = project_of(self.catalog, request)
-        entry = audit_entry(request, project, error_code, started, result, self.clock(), admitted.month)
+        entry = audit_entry(request, project, error_code, started, result, self.clock())
         try:
             with anyio.fail_after(AUDIT_TIMEOUT_SECONDS):
                 await anyio.to_thread.run_sync(self._record, entry, abandon_on_cancel=True, limiter=self.limiter)
@@ -194,7 +184,7 @@ class ToolCalls:
             logger.error("audit write timed out for request %s (%s)", request.request_id, request.tool)
         return result
 
-    async def _answer(self, request: CallRequest, admitted: Admitted) -> tuple[WireResult, str | None]:
+    async def _answer(self, request: CallRequest) -> tuple[WireResult, str | None]:
         """The MCP result and, when it is an error, its code (for the audit row)."""
         budget = self.budget(request.remaining_seconds)
         if budget <= 0:
@@ -205,15 +195,15 @@ class ToolCalls:
             # abandoned: it runs on, its answer dropped, and the call's row says `timeout`.
             with anyio.fail_after(budget + DISPATCH_GRACE_SECONDS):
                 return await anyio.to_thread.run_sync(
-                    self._result, request, budget, admitted, abandon_on_cancel=True, limiter=self.limiter
+                    self._result, request, budget, abandon_on_cancel=True, limiter=self.limiter
                 )
         except TimeoutError:
             message = f"the '{request.tool}' tool did not answer within {budget:.1f} s"
             return error_result("timeout", f"{message} (request id {request.request_id})"), "timeout"
 
-    def _result(self, request: CallRequest, budget: float, admitted: Admitted) -> tuple[WireResult, str | None]:
+    def _result(self, request: CallRequest, budget: float) -> tuple[WireResult, str | None]:
         """Blocking: admit (on the same worker thread: no hop of its own), dispatch, translate."""
-        refusal = self._admit(request, admitted)
+        refusal = self._admit(request)
         if refusal is not None:
             return error_result(refusal.code, refusal.message, refusal.details), refusal.code
         try:
@@ -228,24 +218,28 @@ class ToolCalls:
             return outcome_to_result(outcome), None
         return outcome_to_result(outcome), outcome.error.code if outcome.error else "internal_error"
 
-    def _admit(self, request: CallRequest, admitted: Admitted) -> ToolErrorBody | None:
-        """Blocking: the meter's refusal, or None once `admitted` holds the month that counted the call."""
+    def _admit(self, request: CallRequest) -> ToolErrorBody | None:
+        """Blocking: the meter's refusal, or None once the call is admitted (and counted in its quota,
+        whatever its outcome turns out to be)."""
+        return self.admit(request.caller, request.request_id, request.tool, counted=True)
+
+    def admit(self, caller: Caller, request_id: str, what: str, *, counted: bool) -> ToolErrorBody | None:
+        """Blocking: the meter's refusal of a request of `caller` (`what`: the tool or MCP method),
+        or None when it is admitted. `counted`: a tool call, counted in the quota; else another MCP
+        request (gateway/throttle.py)."""
         try:
-            admission = self.meter.admit(request.caller.token_id, self.clock())
+            admission = self.meter.admit(caller.token_id, self.clock(), counted=counted)
         except Exception as error:  # noqa: BLE001 - a store failure refuses the call; it must not crash it
             from rhumbline.runtime.failures import expected_failure
 
-            logger.exception("admission failed for request %s (%s)", request.request_id, request.tool)
+            logger.exception("admission failed for request %s (%s)", request_id, what)
             failure = expected_failure(error)
             if failure is not None:
-                message = f"this token could not be checked: {failure.message} (request id {request.request_id})"
+                message = f"this token could not be checked: {failure.message} (request id {request_id})"
                 return ToolErrorBody(code=failure.code, message=message, details=failure.details or None)
-            message = f"the relational store could not check this token's limits; retry shortly (request id {request.request_id})"
+            message = f"the relational store could not check this token's limits; retry shortly (request id {request_id})"
             return ToolErrorBody(code="unavailable", message=message, details={"store": "relational"})
-        if not admission.admitted:
-            return refusal_of(admission)
-        admitted.month = admission.month
-        return None
+        return None if admission.admitted else refusal_of(admission)
 
     def _dispatch(self, request: CallRequest, budget: float) -> ToolOutcome:
         invocation = ToolInvocation(
@@ -285,7 +279,6 @@ def audit_entry(
     started: float,
     result: WireResult,
     at: datetime,
-    admitted_month: int | None = None,
 ) -> AuditEntry:
     return AuditEntry(
         request_id=request.request_id,
@@ -299,5 +292,4 @@ def audit_entry(
         latency_ms=round((time.perf_counter() - started) * 1000, 3),
         result_bytes=result_size(result),
         at=at,
-        admitted_month=admitted_month,
     )

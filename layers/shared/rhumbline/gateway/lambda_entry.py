@@ -25,7 +25,7 @@ def build_container() -> GatewayContainer:
         catalog,
         dispatcher_from_environment(current),
         RelationalAuditLog(),
-        RelationalMeter(monthly_ceiling=current.monthly_call_ceiling),
+        RelationalMeter.from_settings(current),
         tool_timeout=current.tool_timeout,
     )
     app, session_manager = build_gateway_app(current, catalog, tool_calls)

@@ -1,18 +1,23 @@
-"""Admission of each tools/call before dispatch: the token must still be live (checked again in
+"""Admission of each request before it does work: the token must still be live (checked again in
 the statement that meters it, so a revocation between the authorizer and the call counts), under
-its rate limit and monthly quota (stores/relational/limits.py), and the deployment under its
-monthly call ceiling.
+its rate limit and monthly quota (stores/relational/limits.py), and, for a tool call, the
+deployment under its monthly call ceiling.
 
-Only `rhl_` tokens have a row to hold limits. An OIDC access token's caller and the local stdio
-principal have none: the authorizer verified the former on this very request (it caches nothing),
-the latter is whoever started the process; both are counted in usage and under the ceiling.
+An `rhl_` token's limits are on its row. An OIDC subject (authorizer/oidc.py) is metered the same
+way on a row of its own, made on first use, under the deployment's default token limits
+(`DefaultToken*`); with no defaults set it has no limit and costs no round trip. The local stdio
+principal is whoever started the process: unlimited, but counted in usage and under the ceiling.
+
+A tool call counts in the quota; any other MCP request (initialize, tools/list, ping ...) takes
+from the rate limit's bucket and is refused once the quota is used up, but is not counted
+(`counted=False`): a client's handshake should not eat its month.
 """
 
 from __future__ import annotations
 
 import threading
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from rhumbline.contract import ToolErrorBody
 from rhumbline.gateway.identity import REASON_DESCRIPTIONS
@@ -20,25 +25,35 @@ from rhumbline.runtime import resources
 from rhumbline.stores.relational import limits, tokens, usage
 from rhumbline.stores.relational.oneshot import OneShot
 
+if TYPE_CHECKING:
+    from rhumbline.config import Settings
+
 # How stale the deployment's count of the month's calls may be: the ceiling is a guard on the
 # bill, so it is read once a minute per container rather than on every call.
 CEILING_REFRESH = timedelta(seconds=60)
 
 
 class Meter(Protocol):
-    def admit(self, token_id: str, now: datetime) -> limits.Verdict:
+    def admit(self, token_id: str, now: datetime, *, counted: bool = True) -> limits.Verdict:
         """Blocking; raises when the store cannot answer."""
 
 
 class RelationalMeter:
-    def __init__(self, *, monthly_ceiling: int | None = None) -> None:
+    def __init__(self, *, monthly_ceiling: int | None = None, subject_limits: limits.Limits | None = None) -> None:
         self.monthly_ceiling = monthly_ceiling
+        # An OIDC subject's limits: the deployment's default token limits (None: none).
+        self.subject_limits = subject_limits or limits.Limits()
         self._lock = threading.Lock()
         self._oneshot: OneShot | None = None
         self._ceiling_checked: tuple[datetime, int] | None = None  # (when, calls that ran this month)
 
-    def admit(self, token_id: str, now: datetime) -> limits.Verdict:
-        if self.monthly_ceiling is not None and self._month_calls(now) >= self.monthly_ceiling:
+    @classmethod
+    def from_settings(cls, settings: "Settings") -> "RelationalMeter":
+        defaults = limits.Limits(settings.default_rate_per_minute, settings.default_rate_burst, settings.default_monthly_quota)
+        return cls(monthly_ceiling=settings.monthly_call_ceiling, subject_limits=defaults)
+
+    def admit(self, token_id: str, now: datetime, *, counted: bool = True) -> limits.Verdict:
+        if counted and self.monthly_ceiling is not None and self._month_calls(now) >= self.monthly_ceiling:
             return limits.Verdict(
                 admitted=False,
                 month=limits.month_of(now),
@@ -46,9 +61,11 @@ class RelationalMeter:
                 retry_after_s=limits.round_up((limits.next_month(now) - now).total_seconds()),
                 limit={"monthly_call_ceiling": self.monthly_ceiling},
             )
-        if not tokens.is_stored(token_id):
-            return limits.Verdict(admitted=True, month=None)
-        return limits.admit(self._rows().rows, token_id, now)
+        if tokens.is_stored(token_id):
+            return limits.admit(self._rows().rows, token_id, now, counted=counted)
+        if tokens.is_subject(token_id) and self.subject_limits.any:
+            return limits.admit_subject(self._rows().rows, token_id, now, self.subject_limits, counted=counted)
+        return limits.Verdict(admitted=True, month=None)
 
     def _rows(self) -> OneShot:
         # Per engine: the container's engines are made again after resources.reset().

@@ -25,6 +25,7 @@ from rhumbline.gateway.catalog import Catalog
 from rhumbline.gateway.edge import MCP_PATH, GatewayEdge
 from rhumbline.gateway.identity import request_id_of
 from rhumbline.gateway.request_ids import RequestIdCheck
+from rhumbline.gateway.throttle import RequestThrottle
 from rhumbline.gateway.tool_list import ToolListCache, list_result, visible_tools
 from rhumbline.runtime import progress
 
@@ -131,7 +132,9 @@ def build_mcp_server(catalog: Catalog, tool_calls: ToolCalls, access_of: AccessO
         # before the handler module is imported) keeps the middleware.
         # Matched by name: the SDK documents dropping it from the list but does not export the class.
         server.middleware[:] = [m for m in server.middleware if type(m).__name__ != SDK_TRACING_MIDDLEWARE]
-    # Inside the SDK's OpenTelemetry middleware (when kept), so a cached tools/list still gets its span.
+    # Inside the SDK's OpenTelemetry middleware (when kept), so a cached tools/list still gets its
+    # span; the throttle outside the cache, so a cached answer is metered too.
+    server.middleware.append(RequestThrottle(tool_calls, access_of))
     server.middleware.append(ToolListCache(catalog, access_of))
     return server
 

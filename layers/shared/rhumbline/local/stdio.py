@@ -51,7 +51,7 @@ async def serve_stdio(settings: "Settings", access: Access) -> None:
     from rhumbline.gateway.server import build_mcp_server
 
     catalog = Catalog.from_registry()
-    meter = RelationalMeter(monthly_ceiling=settings.monthly_call_ceiling)
+    meter = RelationalMeter.from_settings(settings)
     tool_calls = ToolCalls(catalog, InProcessDispatcher(), RelationalAuditLog(), meter, tool_timeout=settings.tool_timeout)
     server = build_mcp_server(catalog, tool_calls, fixed_access(access))
     async with stdio_server() as (read_stream, write_stream):

@@ -145,19 +145,6 @@ def test_a_token_without_limits_is_admitted_and_counted(store: tuple[Engine, One
     assert (level, month, used) == (None, 202611, CALLERS)
 
 
-def test_a_released_call_gives_its_quota_back(store: tuple[Engine, OneShot]) -> None:
-    engine, one = store
-    token_id = new_token(engine, monthly_quota=1)
-    assert limits.admit(one.rows, token_id, NOW).admitted
-    assert not limits.admit(one.rows, token_id, NOW).admitted
-    with engine.begin() as connection:
-        connection.execute(limits.RELEASE, {"release_token": token_id, "release_month": 202611})
-        # Another month's release, or one for another token, gives nothing back.
-        connection.execute(limits.RELEASE, {"release_token": token_id, "release_month": 202610})
-    assert limits.admit(one.rows, token_id, NOW).admitted
-    assert state(engine, token_id)[3] == 1
-
-
 def test_limits_are_checked_and_updated(store: tuple[Engine, OneShot]) -> None:
     engine, one = store
     with session_scope(engine) as session:

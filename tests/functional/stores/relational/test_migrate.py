@@ -20,6 +20,8 @@ TABLES |= {"annotations", "graph_centrality"}
 TABLES |= {"usage_daily"}
 # Commit e-mails tied to logins (0009_contributor_emails).
 TABLES |= {"contributor_emails"}
+# The meters of OIDC subjects (0010_subject_meters).
+TABLES |= {"subject_meters"}
 
 
 def head_revision() -> str:

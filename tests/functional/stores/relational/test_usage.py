@@ -26,7 +26,7 @@ def call(principal: str, *, at: datetime = DAY, tool: str = "search", project: s
         arguments_summary="{}", outcome=outcome, error_code=None if outcome == "ok" else "x", latency_ms=latency_ms,
         result_bytes=result_bytes,
     )  # fmt: skip
-    return usage.call_values(row, release_month=None)
+    return usage.call_values(row)
 
 
 def write(engine: Engine, *values: dict[str, Any]) -> None:

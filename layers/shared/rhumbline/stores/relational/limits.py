@@ -1,5 +1,5 @@
-"""Per-token limits, checked before every call: the token is live, under its rate limit (a token
-bucket of `rate_burst` calls refilled at `rate_per_minute`) and under its monthly quota.
+"""Per-caller limits, checked before every call: the token is live, under its rate limit (a token
+bucket of `burst` calls refilled at `rate_per_minute`) and under its monthly quota.
 
 `ADMIT` is one UPDATE ... RETURNING on the token's row: when the token is live, has a whole call in
 its bucket and is under its quota, it takes the call from the bucket and counts it in the month, all
@@ -8,8 +8,15 @@ newest row version when concurrent callers queue on it (READ COMMITTED), SQLite 
 so across any number of gateways, a bucket of N admits exactly N concurrent calls. A refused call
 changes nothing; `EXPLAIN` (the same expressions, read) then says why and when to retry.
 
-The quota counts admitted calls; the audit write gives back (`RELEASE`) a call that turned out not
-billable (gateway/audit.py), so the count is the month's billable calls plus those still running.
+An OIDC subject (authorizer/oidc.py) has no token row: `ADMIT_SUBJECT` meters it on a row of
+`subject_meters` keyed by its caller id, with the deployment's default limits as parameters, in one
+INSERT ... ON CONFLICT DO UPDATE ... WHERE ... RETURNING that creates the row on first use: the same
+expressions, the same atomicity, one statement.
+
+The quota counts every admitted tool call (`counted` = 1), whatever its outcome: an admitted call
+is dispatched, so it did work. Other MCP requests (initialize, tools/list, ping ...) are admitted
+with `counted` = 0: they take from the bucket and are refused once the quota is used up, but do not
+count in it.
 """
 
 from __future__ import annotations
@@ -19,12 +26,15 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import Float, Integer, String, and_, bindparam, case, func, literal_column, or_, select, update
+from sqlalchemy import Float, Integer, String, Table, and_, bindparam, case, func, null, or_, select, update
+from sqlalchemy.dialects.postgresql import insert
 
 from rhumbline.stores.relational.schema.base import UTCDateTime
 from rhumbline.stores.relational.schema.core import ApiToken
+from rhumbline.stores.relational.schema.metering import SubjectMeter
 
 TOKENS = ApiToken.__table__
+SUBJECTS = SubjectMeter.__table__
 _c = TOKENS.c
 TOKEN_ID = bindparam("token_id", type_=String)
 NOW = bindparam("now", type_=UTCDateTime)
@@ -32,42 +42,87 @@ NOW = bindparam("now", type_=UTCDateTime)
 # the same on both databases.
 NOW_S = bindparam("now_s", type_=Float)
 MONTH = bindparam("month", type_=Integer)
+# 1 when the call counts in the month's quota (a tool call), 0 when it does not.
+COUNTED = bindparam("counted", type_=Integer)
+# An OIDC subject's limits: the deployment's defaults (NULL: none). Not named after columns: an
+# UPDATE would set a column its parameters name.
+SUBJECT_RATE = bindparam("default_rate", type_=Integer)
+SUBJECT_BURST = func.coalesce(bindparam("default_burst", type_=Integer), SUBJECT_RATE)
+SUBJECT_QUOTA = bindparam("default_quota", type_=Integer)
 
+
+@dataclass(frozen=True)
+class Metering:
+    """The meter's expressions over a row's state (bucket_level, bucket_at, quota_month, quota_used)
+    and its limits, columns of the row or parameters."""
+
+    rate: Any
+    burst: Any
+    quota: Any
+    level: Any  # calls in the bucket now; NULL without a rate limit
+    used: Any  # calls counted in this month
+    admissible: Any
+
+    @classmethod
+    def of(cls, table: Table, rate: Any, burst: Any, quota: Any) -> "Metering":
+        c = table.c
+        # A clock behind the one that last wrote the bucket (another container) refills nothing.
+        elapsed = case((c.bucket_at < NOW_S, NOW_S - c.bucket_at), else_=0.0)
+        filled = func.coalesce(c.bucket_level, burst) + elapsed * rate / 60.0
+        level = case((filled > burst, burst), else_=filled)
+        used = case((c.quota_month == MONTH, c.quota_used), else_=0)
+        admissible = and_(or_(rate.is_(None), level >= 1), or_(quota.is_(None), used < quota))
+        return cls(rate, burst, quota, level, used, admissible)
+
+    def explain(self, *dead: Any) -> Any:
+        """Why a call is refused: the columns `refusal` reads, `dead` its revoked_at and expires_at."""
+        return select(*dead, self.rate, self.burst.label("burst"), self.level.label("level"), self.quota, self.used.label("used"))
+
+
+TOKEN = Metering.of(TOKENS, _c.rate_per_minute, func.coalesce(_c.rate_burst, _c.rate_per_minute), _c.monthly_quota)
 LIVE = and_(_c.revoked_at.is_(None), or_(_c.expires_at.is_(None), _c.expires_at > NOW))
-BURST = func.coalesce(_c.rate_burst, _c.rate_per_minute)
-# A clock behind the one that last wrote the bucket (another container) refills nothing.
-_ELAPSED = case((_c.bucket_at < NOW_S, NOW_S - _c.bucket_at), else_=0.0)
-_FILLED = func.coalesce(_c.bucket_level, BURST) + _ELAPSED * _c.rate_per_minute / 60.0
-# Calls in the bucket now; NULL for a token without a rate limit.
-LEVEL = case((_FILLED > BURST, BURST), else_=_FILLED)
-RATE_OK = or_(_c.rate_per_minute.is_(None), LEVEL >= 1)
-USED = case((_c.quota_month == MONTH, _c.quota_used), else_=0)
-QUOTA_OK = or_(_c.monthly_quota.is_(None), USED < _c.monthly_quota)
-
 ADMIT = (
     update(TOKENS)
-    .where(_c.id == TOKEN_ID, LIVE, RATE_OK, QUOTA_OK)
-    .values(bucket_level=LEVEL - 1, bucket_at=NOW_S, quota_month=MONTH, quota_used=USED + 1)
+    .where(_c.id == TOKEN_ID, LIVE, TOKEN.admissible)
+    .values(bucket_level=TOKEN.level - 1, bucket_at=NOW_S, quota_month=MONTH, quota_used=TOKEN.used + COUNTED)
     .returning(_c.id)
 )
-EXPLAIN = select(
-    _c.revoked_at,
-    _c.expires_at,
-    _c.rate_per_minute,
-    BURST.label("burst"),
-    LEVEL.label("level"),
-    _c.monthly_quota,
-    USED.label("used"),
-).where(_c.id == TOKEN_ID)
-# Its constants are inline (literal_column): anonymous parameters lose their values when this runs
-# as a CTE of another statement (usage.WRITE_CALL_POSTGRES).
-_ONE, _ZERO = literal_column("1", Integer), literal_column("0", Integer)
-RELEASE = (
-    update(TOKENS)
-    .where(_c.id == bindparam("release_token", type_=String), _c.quota_month == bindparam("release_month", type_=Integer))
-    .where(_c.quota_used > _ZERO)
-    .values(quota_used=_c.quota_used - _ONE)
+EXPLAIN = TOKEN.explain(_c.revoked_at, _c.expires_at).where(_c.id == TOKEN_ID)
+
+SUBJECT = Metering.of(SUBJECTS, SUBJECT_RATE, SUBJECT_BURST, SUBJECT_QUOTA)
+_first_use = insert(SUBJECTS).values(
+    id=TOKEN_ID, bucket_level=SUBJECT_BURST - 1, bucket_at=NOW_S, quota_month=MONTH, quota_used=COUNTED
 )
+# PostgreSQL's INSERT ... ON CONFLICT form, which SQLite (3.24+) shares and compiles from this.
+ADMIT_SUBJECT = _first_use.on_conflict_do_update(
+    index_elements=[SUBJECTS.c.id],
+    set_={
+        "bucket_level": SUBJECT.level - 1,
+        "bucket_at": NOW_S,
+        "quota_month": MONTH,
+        "quota_used": SUBJECT.used + COUNTED,
+    },
+    where=SUBJECT.admissible,
+).returning(SUBJECTS.c.id)
+EXPLAIN_SUBJECT = SUBJECT.explain(null(), null()).where(SUBJECTS.c.id == TOKEN_ID)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Limits of a caller without a token row of its own: the deployment's defaults (None: none)."""
+
+    rate_per_minute: int | None = None
+    rate_burst: int | None = None
+    monthly_quota: int | None = None
+
+    @property
+    def any(self) -> bool:
+        return self.rate_per_minute is not None or self.monthly_quota is not None
+
+    def parameters(self) -> dict[str, int | None]:
+        return {"default_rate": self.rate_per_minute, "default_burst": self.rate_burst, "default_quota": self.monthly_quota}
+
+
 # A refusal explained by nothing it reads (the row changed in between): admission is tried again.
 ATTEMPTS = 3
 
@@ -95,25 +150,35 @@ def next_month(moment: datetime) -> datetime:
     return datetime(year, month, 1, tzinfo=timezone.utc)
 
 
-def parameters(token_id: str, now: datetime) -> dict[str, Any]:
+def parameters(token_id: str, now: datetime, *, counted: bool = True) -> dict[str, Any]:
     if now.tzinfo is None:
         raise ValueError("now must be timezone-aware")
-    return {"token_id": token_id, "now": now, "now_s": now.timestamp(), "month": month_of(now)}
+    return {"token_id": token_id, "now": now, "now_s": now.timestamp(), "month": month_of(now), "counted": int(counted)}
 
 
-def admit(rows: Any, token_id: str, now: datetime) -> Verdict:
+def admit(rows: Any, token_id: str, now: datetime, *, counted: bool = True) -> Verdict:
     """Admit one call of `token_id` at `now`, or say why not. `rows(statement, parameters)` runs
-    one statement by itself and returns its rows (oneshot.OneShot.rows)."""
-    values = parameters(token_id, now)
+    one statement by itself and returns its rows (oneshot.OneShot.rows). `counted`: the call
+    counts in the month's quota (a tool call) or only needs it not used up (other requests)."""
+    return _admit(rows, ADMIT, EXPLAIN, parameters(token_id, now, counted=counted), now)
+
+
+def admit_subject(rows: Any, subject_id: str, now: datetime, limits: Limits, *, counted: bool = True) -> Verdict:
+    """`admit` for a caller without a token row (an OIDC subject), under `limits`; its meter row is
+    made on first use."""
+    return _admit(rows, ADMIT_SUBJECT, EXPLAIN_SUBJECT, {**parameters(subject_id, now, counted=counted), **limits.parameters()}, now)
+
+
+def _admit(rows: Any, admit_statement: Any, explain_statement: Any, values: dict[str, Any], now: datetime) -> Verdict:
     found: list[Any] = []
     for _ in range(ATTEMPTS):
-        if rows(ADMIT, values):
+        if rows(admit_statement, values):
             return Verdict(admitted=True, month=values["month"])
-        found = rows(EXPLAIN, values)
+        found = rows(explain_statement, values)
         verdict = refusal(found[0] if found else None, now)
         if verdict is not None:
             return verdict
-    # Admission and its explanation kept disagreeing: the token's limits are being changed.
+    # Admission and its explanation kept disagreeing: the caller's limits are being changed.
     rate, burst = found[0][2:4] if found else (None, None)
     limit = {"rate_per_minute": rate, "burst": burst}
     return Verdict(admitted=False, month=values["month"], reason="rate_limited", retry_after_s=1.0, limit=limit)

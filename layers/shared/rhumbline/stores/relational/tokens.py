@@ -26,6 +26,8 @@ from rhumbline.vocabulary import FAMILIES
 
 TOKEN_PREFIX = "rhl_"
 ID_PREFIX = "tk_"
+# The caller id of an OIDC subject (authorizer/oidc.py): metered on a row of subject_meters.
+SUBJECT_PREFIX = "oidc_"
 ID_LENGTH = 10
 SCOPES = ("admin", "cypher", "read", "write")
 MAX_PROJECTS_PER_TOKEN = 1000
@@ -177,6 +179,11 @@ def is_stored(token_id: str) -> bool:
     """Whether a caller's token id names a row here: an `rhl_` token's does; an OIDC access
     token's (authorizer/oidc.py) and the local stdio principal's (local/stdio.py) do not."""
     return token_id.startswith(ID_PREFIX)
+
+
+def is_subject(token_id: str) -> bool:
+    """Whether a caller's token id is an OIDC subject's (authorizer/oidc.py)."""
+    return token_id.startswith(SUBJECT_PREFIX)
 
 
 def get(session: Session, token_id: str) -> ApiToken | None:

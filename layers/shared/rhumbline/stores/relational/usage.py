@@ -4,10 +4,10 @@ A call is **billable** when its outcome is `ok`: the tool ran and answered. Refu
 project, rate limit, quota, revoked token), invalid requests and errors (the tool's or ours:
 timeouts, unavailable stores, crashed functions) are counted but not billable.
 
-`record_call` writes a call's audit row, adds it to `usage_daily` (an atomic INSERT ... ON CONFLICT
-DO UPDATE, exact under any concurrency) and gives back the quota of an admitted call that is not
-billable (limits.RELEASE): on PostgreSQL as one statement (data-modifying CTEs, one round trip), on
-SQLite as three in the caller's transaction. Either way the three commit together or not at all.
+`record_call` writes a call's audit row and adds it to `usage_daily` (an atomic INSERT ... ON
+CONFLICT DO UPDATE, exact under any concurrency): on PostgreSQL as one statement (a data-modifying
+CTE, one round trip), on SQLite as two in the caller's transaction. Either way both commit together
+or not at all. (A token's quota is not billing: it counts every admitted call, limits.py.)
 """
 
 from __future__ import annotations
@@ -21,21 +21,18 @@ from sqlalchemy import Connection, Select, bindparam, func, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from rhumbline.stores.relational import audit
-from rhumbline.stores.relational.limits import RELEASE
 from rhumbline.stores.relational.schema.core import AuditEntry
 from rhumbline.stores.relational.schema.metering import UsageDaily
 
 USAGE = UsageDaily.__table__
 KEY = ("day", "token_id", "principal", "project", "tool")
 COUNTS = ("calls", "billable", "denied", "invalid", "errors", "duration_us", "result_bytes")
-BILLABLE_OUTCOMES = frozenset({"ok"})
 # The audit outcome each call adds one to (besides `calls`).
 OUTCOME_COUNTS = {"ok": "billable", "denied": "denied", "invalid": "invalid", "error": "errors"}
 MAX_ROWS = 1000
 
-# The statements of one call share one set of parameters, all named `call_*`: SQLAlchemy would add
-# a parameter named after a column of an UPDATE's table to what it sets (limits.RELEASE's
-# parameters are `release_*`). The rollup's project is '' where the audit row's is NULL.
+# The statements of one call share one set of parameters, all named `call_*`. The rollup's project
+# is '' where the audit row's is NULL.
 _AUDIT_ROW = insert(AuditEntry.__table__).values({name: bindparam(f"call_{name}") for name in audit.COLUMNS})
 _ROLLUP_PARAMETER = {name: f"call_{name}" for name in (*KEY, *COUNTS)} | {"project": "call_usage_project"}
 
@@ -48,14 +45,13 @@ def _upsert(dialect_insert: Any) -> Any:
 
 
 UPSERT_SQLITE = _upsert(sqlite.insert)
-# The audit row and the quota given back ride along as CTEs: PostgreSQL runs every data-modifying
-# CTE of a statement, read or not.
-WRITE_CALL_POSTGRES = _upsert(postgresql.insert).add_cte(_AUDIT_ROW.cte("audit_row")).add_cte(RELEASE.cte("released"))
+# The audit row rides along as a CTE: PostgreSQL runs every data-modifying CTE of a statement, read
+# or not.
+WRITE_CALL_POSTGRES = _upsert(postgresql.insert).add_cte(_AUDIT_ROW.cte("audit_row"))
 
 
-def call_values(row: dict[str, Any], *, release_month: int | None) -> dict[str, Any]:
-    """The parameters of `record_call`: an audit row (audit.row) with its rollup increments, and
-    the month whose quota to give the call back in (None: nothing to give back)."""
+def call_values(row: dict[str, Any]) -> dict[str, Any]:
+    """The parameters of `record_call`: an audit row (audit.row) with its rollup increments."""
     outcome = str(row["outcome"])
     values = {name: 0 for name in COUNTS}
     values.update(
@@ -68,11 +64,7 @@ def call_values(row: dict[str, Any], *, release_month: int | None) -> dict[str, 
             "duration_us": round(float(row["latency_ms"]) * 1000),
         }
     )
-    return {
-        **{f"call_{name}": value for name, value in values.items()},
-        "release_token": row["token_id"] if release_month is not None else None,
-        "release_month": release_month,
-    }
+    return {f"call_{name}": value for name, value in values.items()}
 
 
 def record_call(connection: Connection, values: dict[str, Any]) -> None:
@@ -82,8 +74,6 @@ def record_call(connection: Connection, values: dict[str, Any]) -> None:
         return
     connection.execute(_AUDIT_ROW, values)
     connection.execute(UPSERT_SQLITE, values)
-    if values["release_token"] is not None:
-        connection.execute(RELEASE, values)
 
 
 # ---------------------------------------------------------------- reports

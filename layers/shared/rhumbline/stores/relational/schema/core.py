@@ -52,7 +52,7 @@ class ApiToken(Base):
     # The bucket's level at `bucket_at` (unix seconds: plain arithmetic on both databases); NULL: full.
     bucket_level: Mapped[float | None] = mapped_column(Float, nullable=True)
     bucket_at: Mapped[float | None] = mapped_column(Float, nullable=True)
-    # Calls admitted in `quota_month` (year * 100 + month), less those that turned out not billable.
+    # Tool calls admitted in `quota_month` (year * 100 + month), whatever their outcome.
     quota_month: Mapped[int | None] = mapped_column(Integer, nullable=True)
     quota_used: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
 

@@ -1,15 +1,19 @@
-"""Usage rollups (migration 0007_metering): what reports read instead of the audit log.
+"""Usage rollups (migration 0007_metering) and the meters of callers without a token row (0010).
 
 `usage_daily` holds one row per UTC day, token, principal, project and tool, updated in the same
 transaction as each call's audit row (stores/relational/usage.py), so a report reads
 O(days x keys) rows and the audit log can be pruned without losing what was billed.
+
+`subject_meters` holds the bucket and the month's count of each OIDC subject (its caller id,
+authorizer/oidc.py), made on its first metered call; its limits are the deployment's defaults
+(stores/relational/limits.py).
 """
 
 from __future__ import annotations
 
 from datetime import date
 
-from sqlalchemy import BigInteger, Date, Index, Integer, String
+from sqlalchemy import BigInteger, Date, Float, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from rhumbline.stores.relational.schema.base import Base
@@ -34,3 +38,15 @@ class UsageDaily(Base):
     # Sums of the audit rows' latency (integer microseconds: sums stay exact) and result sizes.
     duration_us: Mapped[int] = mapped_column(BigInteger, nullable=False)
     result_bytes: Mapped[int] = mapped_column(BigInteger, nullable=False)
+
+
+class SubjectMeter(Base):
+    __tablename__ = "subject_meters"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    # As on api_tokens: the bucket's level at `bucket_at` (unix seconds; NULL: full), and the calls
+    # counted in `quota_month` (year * 100 + month).
+    bucket_level: Mapped[float | None] = mapped_column(Float, nullable=True)
+    bucket_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    quota_month: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    quota_used: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
