@@ -2,7 +2,8 @@
 
 The authorizer (rhumbline.authorizer.handler) always authorizes the HTTP request and passes its
 verdict as context, so the gateway can answer a proper 401. Context values are strings: lists are
-comma-separated, booleans are "true"/"false".
+comma-separated, booleans are "true"/"false". Splitting them back is lossless because no item can
+hold a comma: the authorizer admits only project slugs (or `*`), our scope names and toolset names.
 """
 
 from __future__ import annotations
