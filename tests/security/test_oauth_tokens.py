@@ -160,6 +160,7 @@ def test_a_claim_of_the_wrong_type_is_a_401(request_with: Callable[[str], Any], 
         b64(b"[1, 2]") + ".e30.c2ln",  # a header that is JSON but no object
         b64(b'{"alg": "RS256"') + ".e30.c2ln",  # truncated JSON
         b64(b"\xff\xfe") + ".e30.c2ln",  # not UTF-8
+        b64(b'{"a":' + b"[" * 100_000 + b"]" * 100_000 + b"}") + ".e30.c2ln",  # nested past any recursion limit
     ],
 )
 def test_a_malformed_jwt_is_a_401(request_with: Callable[[str], Any], token: str) -> None:

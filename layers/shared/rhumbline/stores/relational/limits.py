@@ -132,7 +132,7 @@ class Verdict:
     """`reason` when refused: 'unknown', 'revoked', 'expired', 'rate_limited' or 'quota_exceeded'."""
 
     admitted: bool
-    # The month whose quota counted the call; None when no token row counted it.
+    # The month whose quota counted the call; None for a caller no row meters.
     month: int | None
     reason: str | None = None
     retry_after_s: float | None = None
