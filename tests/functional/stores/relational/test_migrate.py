@@ -20,7 +20,7 @@ TABLES |= {"annotations", "graph_centrality"}
 TABLES |= {"usage_daily"}
 # Commit e-mails tied to logins (0009_contributor_emails).
 TABLES |= {"contributor_emails"}
-# The meters of OIDC subjects (0010_subject_meters).
+# The meters of OIDC subjects (0011_subject_meters).
 TABLES |= {"subject_meters"}
 
 

@@ -1,7 +1,7 @@
 """subject_meters: the rate bucket and monthly count of each OIDC subject, metered like a token.
 
-Revision ID: 0010_subject_meters
-Revises: 0009_contributor_emails
+Revision ID: 0011_subject_meters
+Revises: 0010_lease_process
 Create Date: 2026-12-06
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0010_subject_meters"
-down_revision: str | None = "0009_contributor_emails"
+revision: str = "0011_subject_meters"
+down_revision: str | None = "0010_lease_process"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
