@@ -1,4 +1,4 @@
-"""Usage rollups (migration 0007_metering) and the meters of callers without a token row (0010).
+"""Usage rollups (migration 0007_metering) and the meters of callers without a token row (0011_subject_meters).
 
 `usage_daily` holds one row per UTC day, token, principal, project and tool, updated in the same
 transaction as each call's audit row (stores/relational/usage.py), so a report reads
