@@ -179,7 +179,7 @@ def test_an_uncached_token_gets_a_clear_503_then_works_once_postgresql_is_back(s
     assert response.headers["retry-after"] == "5"
     assert response.json() == {
         "error": "temporarily_unavailable",
-        "error_description": "the token store is unavailable; retry in a few seconds",
+        "error_description": "the token could not be checked (the token store or the OAuth issuer is unreachable); retry in a few seconds",
     }
     # The authorizer checks the token on every request: the caller is served as soon as the store is back.
     stack.proxy.restore()

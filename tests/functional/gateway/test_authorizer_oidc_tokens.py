@@ -12,7 +12,7 @@ import pytest
 from tests.oidc_issuer import SigningKey, LocalIssuer, running_issuer
 
 from rhumbline.authorizer import handler as authorizer
-from rhumbline.authorizer.oidc import OidcConfig, OidcRefusal, OidcVerifier
+from rhumbline.authorizer.oidc import IssuerUnreachable, OidcConfig, OidcRefusal, OidcVerifier
 from rhumbline.config import settings
 
 
@@ -81,12 +81,20 @@ def test_bad_tokens_are_refused_with_their_reason(issuer: LocalIssuer, make: Any
     assert refused.value.reason == reason and detail in str(refused.value)
 
 
-def test_an_unreachable_issuer_is_an_outage_not_a_bad_token() -> None:
+def test_an_unreachable_issuer_is_an_outage_not_a_bad_token(monkeypatch: pytest.MonkeyPatch) -> None:
     checker = OidcVerifier(OidcConfig(issuer="http://127.0.0.1:9", jwks_uri="http://127.0.0.1:9/jwks"))
     with running_issuer() as other:
         token = other.token(scope="read")
-    with pytest.raises(RuntimeError, match="cannot fetch the issuer's keys"):
+    with pytest.raises(IssuerUnreachable, match="cannot fetch the issuer's keys"):
         checker.verify(token)
+    # The authorizer says so (the gateway answers 503 with Retry-After), as for a token store outage.
+    monkeypatch.setenv("RHUMBLINE_OIDC_ISSUER", "http://127.0.0.1:9")
+    settings.cache_clear()
+    try:
+        answer = authorizer.authorize({"headers": {"authorization": f"Bearer {token}"}}, None)
+        assert answer["context"] == {"authenticated": "false", "reason": "unavailable"}
+    finally:
+        settings.cache_clear()
 
 
 def test_the_authorizer_accepts_issuer_tokens_beside_static_ones(

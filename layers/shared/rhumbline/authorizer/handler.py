@@ -102,14 +102,17 @@ def authorize(event: dict[str, Any], context: Any) -> dict[str, Any]:
         return refused(reason)
     verifier = oidc_verifier()
     if verifier is not None and looks_like_jwt(token):
-        from rhumbline.authorizer.oidc import OidcRefusal
+        from rhumbline.authorizer.oidc import IssuerUnreachable, OidcRefusal
 
-        # An unreachable issuer raises: API Gateway then answers 500 (an outage, not a bad token).
+        # An unreachable issuer is an outage, as a token store that is down: the gateway answers 503.
         try:
             verified = verifier.verify(token)
         except OidcRefusal as refusal:
             logger.info("refused: %s access token (%s)", refusal.reason, refusal)
             return refused(refusal.reason)
+        except IssuerUnreachable as outage:
+            logger.warning("OIDC issuer unreachable: %s", outage)
+            return refused("unavailable")
         return authorized(verified.caller, verified.toolsets)
     # A store outage is neither a bad token (401) nor a crash (API Gateway's bare 500): the gateway
     # answers 503, and the next request asks again.

@@ -47,6 +47,10 @@ TOOLSETS_CLAIM = "rhumbline_toolsets"
 MAX_CLAIM_ITEMS = 200
 
 
+class IssuerUnreachable(RuntimeError):
+    """The issuer's discovery document or keys could not be read: an outage, not a bad token."""
+
+
 class OidcRefusal(Exception):
     """The token is not one this deployment accepts; `reason` is a key of the gateway's descriptions."""
 
@@ -93,10 +97,10 @@ def discovered_jwks_uri(issuer: str) -> str:
         with urllib.request.urlopen(url, timeout=FETCH_TIMEOUT_SECONDS) as response:  # noqa: S310 - https issuer URL from config
             document = json.loads(response.read(1_000_000))
     except (OSError, ValueError) as error:
-        raise RuntimeError(f"cannot read the OIDC discovery document {url}: {error}") from None
+        raise IssuerUnreachable(f"cannot read the OIDC discovery document {url}: {error}") from None
     jwks_uri = document.get("jwks_uri") if isinstance(document, dict) else None
     if not isinstance(jwks_uri, str) or not jwks_uri:
-        raise RuntimeError(f"the OIDC discovery document {url} names no jwks_uri")
+        raise IssuerUnreachable(f"the OIDC discovery document {url} names no jwks_uri")
     return jwks_uri
 
 
@@ -157,8 +161,8 @@ class OidcVerifier:
         return self._keys
 
     def verify(self, token: str) -> OidcCaller:
-        """The caller the token names; raises OidcRefusal (a bad token) or RuntimeError (the issuer is
-        unreachable: the authorizer then fails, rather than calling a good token bad)."""
+        """The caller the token names; raises OidcRefusal (a bad token) or IssuerUnreachable (an
+        outage: the token is neither accepted nor called bad)."""
         try:
             kid = jwt.get_unverified_header(token).get("kid")
         except jwt.PyJWTError:
@@ -168,7 +172,7 @@ class OidcVerifier:
         try:
             key = self.keys.get_signing_key(kid)
         except jwt.PyJWKClientConnectionError as error:
-            raise RuntimeError(f"cannot fetch the issuer's keys: {error}") from None
+            raise IssuerUnreachable(f"cannot fetch the issuer's keys: {error}") from None
         except jwt.PyJWTError:
             raise OidcRefusal("unknown", "no key of the issuer matches the token's kid") from None
         if key.algorithm_name not in ALGORITHMS:

@@ -26,9 +26,9 @@ REASON_DESCRIPTIONS: dict[str, str] = {
     "invalid_claims": "the access token's claims are malformed: lists must be JSON arrays of strings, projects 'owner/repo' or '*' alone",
     "no_context": "the request carries no authorizer verdict",
     "bad_context": "the authorizer verdict is malformed",
-    "unavailable": "the token store is unavailable; retry in a few seconds",
+    "unavailable": "the token could not be checked (the token store or the OAuth issuer is unreachable); retry in a few seconds",
 }
-# The authorizer could not check the token (its store is down): neither a bad token nor a caller.
+# The authorizer could not check the token (its store or issuer is down): neither a bad token nor a caller.
 UNAVAILABLE = "unavailable"
 
 
