@@ -11,8 +11,7 @@ import pytest
 from sqlalchemy import Engine
 
 from rhumbline.ingest.discover import git as ingest_git
-from rhumbline.ingest import pipeline
-from rhumbline.ingest.languages.python import calls
+from rhumbline.ingest import build, pipeline
 from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 from rhumbline.stores.relational import versions
 from rhumbline.stores.relational.session import session_scope
@@ -61,15 +60,16 @@ def test_a_failed_ingest_leaves_the_previous_graph_and_records_the_error(
     first = _ingest(pyproj, graph_store, engine)
     before = graph_store.counts(PROJECT)
     (pyproj / "shop" / "extra.py").write_text("def more():\n    return 1\n")  # the new graph differs
-    real_evidence = calls.FileCalls.evidence
+    real_structure = build.build_structure
 
-    def failing_evidence(self, scope, callee):
-        if self.path == "shop/services.py":
-            raise RuntimeError("injected resolver failure")
-        return real_evidence(self, scope, callee)
+    # Not a per-file step (one file's failure is reported and the rest built: test_ingest_robust.py):
+    # the tree's structure, without which no graph is written.
+    def failing_structure(project, sources, edges):
+        real_structure(project, sources, edges)
+        raise RuntimeError("injected structure failure")
 
-    monkeypatch.setattr(calls.FileCalls, "evidence", failing_evidence)
-    with pytest.raises(RuntimeError, match="injected resolver failure"):
+    monkeypatch.setattr(build, "build_structure", failing_structure)
+    with pytest.raises(RuntimeError, match="injected structure failure"):
         _ingest(pyproj, graph_store, engine)
     assert gc.isenabled()  # the collector paused for phase 2 runs again
     assert graph_store.counts(PROJECT) == before
@@ -77,7 +77,7 @@ def test_a_failed_ingest_leaves_the_previous_graph_and_records_the_error(
     with session_scope(engine) as session:
         listed = versions.list_for(session, PROJECT)
         assert [(v.version, v.status) for v in listed] == [(2, "failed"), (1, "completed")]
-        assert listed[0].error == "RuntimeError: injected resolver failure"
+        assert listed[0].error == "RuntimeError: injected structure failure"
         assert versions.latest(session, PROJECT, status="completed").node_count == first.node_count
 
 

@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rhumbline.ingest.discover import skiprules
 from rhumbline.ingest.discover.git import commits, read_history
 from rhumbline.ingest.discover.parallel import Progress, read_all
 from rhumbline.ingest.discover.walk import discover
 from rhumbline.ingest.facts import SkippedFile, SourceFile
+from rhumbline.ingest.failures import Failures, FileFailure
 from rhumbline.ingest.graph.contributors import build_contributors
 from rhumbline.ingest.graph.edges import EdgeSet
 from rhumbline.ingest.graph.structure import build_structure
@@ -24,13 +26,14 @@ from rhumbline.ingest.languages.knowledge.graph import build_knowledge_graph
 from rhumbline.ingest.languages.polyglot.build import build_polyglot_graph
 from rhumbline.ingest.languages.python.graph import build_python_graph
 from rhumbline.ingest.snapshots.facts_cache import FactCache
-from rhumbline.ingest.summary import IngestSummary, SkippedExample
+from rhumbline.ingest.summary import IngestFailure, IngestSummary, SkippedExample
 from rhumbline.stores.graph.model import Edge, Node
 
 if TYPE_CHECKING:
     from rhumbline.ingest.partial import PartialBuild
 
 MAX_SKIPPED_EXAMPLES = 20
+MAX_LISTED = 20  # failures and warnings listed in the summary (their counts are exact)
 # Per reason, so a thousand binary .mo files do not hide the one symlink that escaped.
 MAX_EXAMPLES_PER_REASON = 3
 
@@ -50,6 +53,8 @@ class BuiltGraph:
     # and edges are then empty, the partition's are in it.
     partial: PartialBuild | None = None
     unresolved_by_file: dict[str, int] = field(default_factory=dict)  # Python files
+    failures: list[FileFailure] = field(default_factory=list)  # phase 2's (failures.py)
+    warnings: list[str] = field(default_factory=list)  # e.g. ignore-file lines dropped
 
 
 # (sources, git history log or None) → whether the stored graph was built from exactly these.
@@ -110,27 +115,42 @@ def _build(
     skipped = [*discovery.skipped, *(o for o in outcomes if isinstance(o, SkippedFile))]
     log = read_history(root) if history else None
     if unchanged is not None and unchanged(sources, log):
-        return BuiltGraph([], [], sources, skipped, 0, seconds, reused=True)
+        return BuiltGraph([], [], sources, skipped, 0, seconds, reused=True, warnings=discovery.warnings)
     rebuilt = partial(sources, log) if partial is not None else None
     if rebuilt is not None:
         lap("resolve")
-        return BuiltGraph([], [], sources, skipped, 0, seconds, partial=rebuilt)
+        return BuiltGraph([], [], sources, skipped, 0, seconds, partial=rebuilt, warnings=discovery.warnings)
     if cache is not None:
         sources = cache.complete(sources)  # every file is resolved: its calls are needed
     edges = EdgeSet()
+    failures = Failures()
     nodes = build_structure(project, sources, edges)
-    python = build_python_graph(sources, root.name, edges)
+    python = build_python_graph(sources, root.name, edges, failures=failures)
     nodes.extend(python.nodes)
-    others = build_polyglot_graph(sources, root, edges)  # every other parsed language
+    others = build_polyglot_graph(sources, root, edges, failures)  # every other parsed language
     nodes.extend(others.nodes)
     unresolved = python.unresolved_calls + others.unresolved_calls
     # Last, after every language: mentions in documents resolve against all code nodes.
-    nodes.extend(build_knowledge_graph(sources, nodes, edges).nodes)
+    try:
+        nodes.extend(build_knowledge_graph(sources, nodes, edges).nodes)
+    except Exception as error:  # noqa: BLE001 — reported; the code graph stands without documents
+        failures.add("(documents)", "knowledge", error)
     nodes.extend(build_contributors(commits(log), sources, edges))
-    built = BuiltGraph(nodes, edges.edges(), sources, skipped, unresolved, seconds)
+    built_edges = edges.edges()
+    if failures:  # a failed file may have left edges to nodes it never made
+        built_edges = _between(nodes, built_edges)
+    built = BuiltGraph(
+        nodes, built_edges, sources, skipped, unresolved, seconds, failures=failures.found, warnings=discovery.warnings
+    )
     built.unresolved_by_file = python.unresolved_by_file
     lap("resolve")
     return built
+
+
+def _between(nodes: list[Node], edges: list[Edge]) -> list[Edge]:
+    """The edges whose both ends are among `nodes`."""
+    ids = {node.id for node in nodes}
+    return [edge for edge in edges if edge.source in ids and edge.target in ids]
 
 
 def summarize(
@@ -143,6 +163,13 @@ def summarize(
         files_by_language[language] += 1
         lines_by_language[language] += source.line_count
     parsed = [source for source in built.sources if source.code is not None]
+    syntax_errors: Counter[str] = Counter(
+        source.language or "unknown" for source in parsed if source.code.syntax_errors
+    )
+    failures = [
+        *(FileFailure(s.path, "extract", s.detail) for s in built.skipped if s.reason == skiprules.EXTRACTION_FAILED),
+        *built.failures,
+    ]
     return IngestSummary(
         project=project,
         version=version,
@@ -158,7 +185,12 @@ def summarize(
         node_count=len(built.nodes),
         edge_count=len(built.edges),
         unresolved_calls=built.unresolved_calls,
-        files_with_syntax_errors=sum(1 for source in parsed if source.code.syntax_errors),
+        files_with_syntax_errors=sum(syntax_errors.values()),
+        syntax_errors_by_language=dict(sorted(syntax_errors.items())),
+        failure_count=len(failures),
+        failures=[IngestFailure(file=f.path, stage=f.stage, reason=f.reason) for f in failures[:MAX_LISTED]],
+        warning_count=len(built.warnings),
+        warnings=built.warnings[:MAX_LISTED],
         duration_s=round(duration_s, 3),
         phase_seconds=built.seconds,
     )

@@ -111,3 +111,4 @@ class SourceFile(NamedTuple):
 class SkippedFile(NamedTuple):
     path: str
     reason: str
+    detail: str = ""  # EXTRACTION_FAILED: the error the extractor raised (failures.reason_of)

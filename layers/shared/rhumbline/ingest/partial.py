@@ -32,6 +32,7 @@ from pathlib import Path
 
 from rhumbline.ingest.discover.git import commits
 from rhumbline.ingest.facts import SourceFile
+from rhumbline.ingest.failures import Failures
 from rhumbline.ingest.graph.contributors import build_contributors
 from rhumbline.ingest.graph.edges import EdgeSet
 from rhumbline.ingest.graph.structure import build_structure
@@ -137,7 +138,10 @@ class Planner:
             nodes = [n for n in build_structure(self.project, changed, structure) if n.file in parts]
             built = [e for e in structure.edges() if e.file in parts]
             edges = EdgeSet()
-            python = build_python_graph(sources, self.root.name, edges, only=parts)
+            failures = Failures()
+            python = build_python_graph(sources, self.root.name, edges, only=parts, failures=failures)
+            if failures:  # the full phase 2 reports it, with every other file's
+                return self._refuse(f"resolving {failures.found[0].path} failed")
             nodes.extend(python.nodes)
             built.extend(edges.edges())
             unresolved = python.unresolved_by_file

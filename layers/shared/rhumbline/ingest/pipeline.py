@@ -183,6 +183,11 @@ def _build(
     # A version that never completed has no figures to build on: no partial path from it.
     stored = Partitioned.decode(base.blob) if base is not None and base.stats else None
     planner = None if stored is None else Planner(stored, cache, lambda: key.context, project, root)
+    partial = planner
+    if planner is not None and base is not None and (base.stats or {}).get("failure_count"):
+        # Kept partitions would keep their failures unreported: every file is resolved again.
+        planner.reason = "files failed in the stored version"
+        partial = None
     if stored is not None:
         cache.known = StatIndex(stored.files, stored.read_ns)
         # Why a file was skipped may depend on the ingest code: trusted only from the same.
@@ -191,7 +196,7 @@ def _build(
     version = plan.Version(number, base_version, key, cache, read_ns=time.time_ns())
     built = build_graph(
         root, project, exclude=options.exclude, workers=options.workers, progress=options.progress,
-        cache=cache, history=options.history, unchanged=key, partial=planner,
+        cache=cache, history=options.history, unchanged=key, partial=partial,
     )  # fmt: skip
     clock = time.perf_counter()
     if base is None:

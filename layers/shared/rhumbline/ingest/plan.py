@@ -29,6 +29,7 @@ from rhumbline.ingest.snapshots.inputs_key import InputsKey
 from rhumbline.ingest.snapshots.records import Snapshot
 from rhumbline.ingest.snapshots.stat_index import files_table, skipped_table
 from rhumbline.ingest.snapshots.storage import StoredSnapshot
+from rhumbline.ingest.summary import IngestFailure
 from rhumbline.stores.graph.model import GraphBatch
 
 
@@ -74,6 +75,9 @@ def reuse(version: Version, built: BuiltGraph, base: StoredSnapshot, stored: Par
         "nodes_by_kind": stats.get("nodes_by_kind", {}),
         "edges_by_relation": stats.get("edges_by_relation", {}),
         "unresolved_calls": stats.get("unresolved_calls", 0),
+        # The same inputs fail the same way: the stored version's failures are this one's.
+        "failure_count": stats.get("failure_count", 0),
+        "failures": [IngestFailure.model_validate(failure) for failure in stats.get("failures", [])],
     }
     batch = changes.batch(version=version.number, expect_version=version.base)
     return Plan("skipped", batch, blob, (base.node_count, base.edge_count), changes, figures)

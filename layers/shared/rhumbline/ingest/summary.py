@@ -10,6 +10,14 @@ class SkippedExample(BaseModel):
     reason: str
 
 
+class IngestFailure(BaseModel):
+    """A file that raised in one stage: reported, the rest of the graph built (ingest/failures.py)."""
+
+    file: str = Field(description="path relative to the root; `(N files)` when a language's whole resolution failed")
+    stage: str = Field(description="extract (the file is listed as skipped), resolve <language>, or knowledge")
+    reason: str = Field(description="the error, `Type: message`")
+
+
 class IngestChanges(BaseModel):
     """How this version differs from the graph it replaced (see rhumbline/ingest/incremental.py)."""
 
@@ -57,6 +65,21 @@ class IngestSummary(BaseModel):
     edge_count: int
     unresolved_calls: int = Field(description="call sites without an edge (builtins, third-party)")
     files_with_syntax_errors: int
+    syntax_errors_by_language: dict[str, int] = Field(
+        default_factory=dict,
+        description="language → parsed files with syntax errors (their definitions may be partial)",
+    )
+    failure_count: int = Field(
+        default=0, description="files whose extraction or resolution raised (exact); the graph has the rest"
+    )
+    failures: list[IngestFailure] = Field(
+        default_factory=list, description="the first failures (at most 20): file, stage, reason"
+    )
+    warning_count: int = Field(default=0, description="problems that cost nothing but a line (exact)")
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="the first warnings (at most 20), e.g. a .gitignore line git would ignore, ignored here too",
+    )
     duration_s: float
     phase_seconds: dict[str, float] = Field(description="walk, parse, resolve, diff, store")
     changes: IngestChanges | None = None

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from rhumbline.errors import Conflict, Forbidden, InvalidArguments, Unavailable, Unsupported
 from rhumbline.ingest.host_paths import ingestible_directory
-from rhumbline.ingest.summary import IngestChanges
+from rhumbline.ingest.summary import IngestChanges, IngestFailure
 from rhumbline.runtime.context import ToolContext
 from rhumbline.runtime.spec import ToolSpec
 from rhumbline.tools.common import StrictInput, project_field
@@ -79,6 +79,18 @@ class IngestOutput(BaseModel):
     edge_count: int = 0
     unresolved_calls: int = 0
     files_with_syntax_errors: int = 0
+    syntax_errors_by_language: dict[str, int] = Field(
+        default_factory=dict, description="language → parsed files with syntax errors (definitions may be partial)"
+    )
+    failure_count: int = Field(
+        default=0,
+        description="files whose extraction or resolution raised (exact count); the graph has every other file",
+    )
+    failures: list[IngestFailure] = Field(
+        default_factory=list, description="the first failures (at most 20): file, stage, reason"
+    )
+    warning_count: int = Field(default=0, description="warnings (exact count), e.g. a .gitignore line git skips")
+    warnings: list[str] = Field(default_factory=list, description="the first warnings (at most 20)")
     duration_s: float = 0.0
     changes: IngestChanges | None = Field(
         default=None, description="files parsed vs reused and nodes/edges added, changed, removed"

@@ -17,7 +17,30 @@ from pathspec import GitIgnoreSpec
 
 
 def compile_rules(lines: Iterable[str]) -> GitIgnoreSpec:
+    """Strict: a pattern pathspec refuses raises (for `exclude` patterns, which the user typed)."""
     return GitIgnoreSpec.from_lines(lines)
+
+
+def compile_file(lines: list[str]) -> tuple[GitIgnoreSpec, list[tuple[int, str]]]:
+    """The rules of a .gitignore, and its (line number, line) that no pattern can be made of.
+
+    git skips such a line (`!` alone, a pattern ending in an unescaped backslash) and applies
+    the others; so do we, the line reported as a warning rather than failing the walk."""
+    try:
+        return GitIgnoreSpec.from_lines(lines), []
+    except ValueError:  # pathspec's GitIgnorePatternError; rare: only then line by line
+        pass
+    kept: list[str] = []
+    dropped: list[tuple[int, str]] = []
+    for number, line in enumerate(lines, start=1):
+        try:
+            GitIgnoreSpec.from_lines([line])
+        except ValueError:
+            dropped.append((number, line))
+            kept.append("")  # keeps the other lines' numbers
+        else:
+            kept.append(line)
+    return GitIgnoreSpec.from_lines(kept), dropped
 
 
 def verdict(rules: GitIgnoreSpec, relative_path: str, is_dir: bool) -> bool | None:
@@ -42,15 +65,20 @@ class GitignoreTree:
         self._root = root
         self._rules: dict[str, GitIgnoreSpec | None] = {}
         self._chains: dict[str, list[tuple[int, GitIgnoreSpec]]] = {}
+        self.warnings: list[str] = []  # lines skipped as git skips them, for the ingest summary
 
     def rules_of(self, directory: str) -> GitIgnoreSpec | None:
         if directory not in self._rules:
             path = os.path.join(self._root, directory, ".gitignore")
             try:
                 with open(path, encoding="utf-8", errors="replace") as handle:
-                    rules = compile_rules(handle.read().splitlines())
+                    rules, dropped = compile_file(handle.read().splitlines())
             except OSError:
-                rules = None
+                rules, dropped = None, []
+            shown = f"{directory}/.gitignore" if directory else ".gitignore"
+            self.warnings.extend(
+                f"{shown}:{number}: `{line.strip()}` is not a pattern; ignored, as git does" for number, line in dropped
+            )
             self._rules[directory] = rules if rules is not None and rules.patterns else None
         return self._rules[directory]
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from rhumbline.ingest.discover import skiprules
 from rhumbline.ingest.facts import SkippedFile, SourceFile
+from rhumbline.ingest.failures import reason_of
 from rhumbline.ingest.facts_codec import decode_facts, encode_facts
 from rhumbline.ingest.languages import extractor_for, has_extractor, language_of
 
@@ -84,8 +85,9 @@ def source_from_bytes(
     if code is None and language is not None and has_extractor(language):
         try:
             code = extractor_for(language)(parseable)
-        except Exception:  # noqa: BLE001 — one pathological file must not sink the repository
-            return SkippedFile(path, skiprules.EXTRACTION_FAILED)
+        except Exception as error:  # noqa: BLE001 — one pathological file must not sink the repository
+            # Reported, with the error, in the summary's failures (build.py).
+            return SkippedFile(path, skiprules.EXTRACTION_FAILED, reason_of(error))
     return SourceFile(
         path=path,
         language=language,

@@ -27,6 +27,7 @@ class Discovery:
     paths: list[str] = field(default_factory=list)  # posix, relative to the root, sorted
     skipped: list[SkippedFile] = field(default_factory=list)
     used_git: bool = False
+    warnings: list[str] = field(default_factory=list)  # .gitignore lines skipped, as git skips them
 
 
 def discover(root: Path, exclude: Sequence[str] = ()) -> Discovery:
@@ -102,6 +103,7 @@ def _walk(root: Path, rules: SkipRules) -> Discovery:
             elif not ignores.is_ignored(path, False):
                 # A regular file (the entry knows, no lstat) needs no further checks.
                 _admit(discovery, root, path, rules, regular=_is_regular(entry))
+    discovery.warnings = ignores.warnings
     return discovery
 
 

@@ -12,6 +12,7 @@ from importlib import import_module
 from pathlib import Path
 
 from rhumbline.ingest.facts import SourceFile
+from rhumbline.ingest.failures import Failures
 from rhumbline.ingest.graph.edges import EdgeSet
 from rhumbline.stores.graph.model import Node
 
@@ -37,9 +38,13 @@ class PolyglotGraph:
 
 
 def build_polyglot_graph(
-    sources: Sequence[SourceFile], root: Path, edges: EdgeSet
+    sources: Sequence[SourceFile], root: Path, edges: EdgeSet, failures: Failures | None = None
 ) -> PolyglotGraph:
-    """Nodes of the non-Python parsed files in `sources` (under `root`); edges go into `edges`."""
+    """Nodes of the non-Python parsed files in `sources` (under `root`); edges go into `edges`.
+    A file whose resolution raises is recorded in `failures` (Family._per_file); a step that is
+    not per file (a family's tables) raising costs that family's nodes, recorded once for all
+    its files, and the other families are built."""
+    failures = Failures() if failures is None else failures
     by_language: dict[str, list[SourceFile]] = {}
     for source in sources:
         if source.code is not None and source.language not in (None, "python"):
@@ -53,8 +58,12 @@ def build_polyglot_graph(
         if not members:
             continue
         module_name, class_name = target.split(":")
-        family = getattr(import_module(module_name), class_name)(members, root, edges)
-        family.build()
+        family = getattr(import_module(module_name), class_name)(members, root, edges, failures)
+        try:
+            family.build()
+        except Exception as error:  # noqa: BLE001 — reported; the other families are built
+            failures.add(f"({len(members)} files)", family.stage, error)
+            continue
         for node in family.nodes:
             if node.id not in seen_ids:  # a package Module shared by two families
                 seen_ids.add(node.id)

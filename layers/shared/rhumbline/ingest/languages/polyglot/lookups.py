@@ -105,7 +105,17 @@ class Lookups:
         return self.unit_lookup(f, scope, name)
 
     def _imported(self, f: FileIndex, facts: list[ImportFact], name: str) -> list[Sym]:
-        symbols = [s for fact in facts for s in self.import_symbols(f, fact)]
+        # Re-exports can lead back to the binding being resolved (a Rust `pub use crate::m::X`
+        # seen again through `mod tests { use crate::m::X; }`): a binding in progress names
+        # nothing, so every chain of bindings ends, whatever path syntax the language uses.
+        key = (f.path, facts[0].scope, name)
+        if key in self._importing:
+            return []
+        self._importing.add(key)
+        try:
+            symbols = [s for fact in facts for s in self.import_symbols(f, fact)]
+        finally:
+            self._importing.discard(key)
         return unique_symbols(symbols) or [Sym(EXTERNAL, name, f"through `{facts[0].statement}`")]
 
     def local_type(self, f: FileIndex, scope: str, name: str) -> tuple[bool, str | None]:

@@ -20,10 +20,11 @@ a base class or a declared type in another file is INFERRED; several candidates 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rhumbline.ingest.facts import Definition, ImportFact, SourceFile
+from rhumbline.ingest.failures import Failures
 from rhumbline.ingest.graph.edges import EdgeSet
 from rhumbline.ingest.graph.ids import file_id, variable_id
 from rhumbline.ingest.languages.polyglot.calls import CallResolution
@@ -48,7 +49,9 @@ class Family(Lookups, CallResolution, StatementResolution):
     # Separator between a file's qualified prefix and a definition's qualname.
     separator = "."
 
-    def __init__(self, sources: Sequence[SourceFile], root: Path, edges: EdgeSet) -> None:
+    def __init__(
+        self, sources: Sequence[SourceFile], root: Path, edges: EdgeSet, failures: Failures | None = None
+    ) -> None:
         self.root = root  # for build files phase 1 does not parse (go.mod, Cargo.toml)
         self.edges = edges
         self.files: dict[str, FileIndex] = {s.path: FileIndex(s) for s in sources}
@@ -61,7 +64,11 @@ class Family(Lookups, CallResolution, StatementResolution):
         self.unresolved = 0
         self._ancestors: dict[str, list[str]] = {}
         self._linearizing: set[str] = set()
+        self._importing: set[tuple[str, str, str]] = set()  # bindings being resolved (lookups.py)
         self._owners: dict[str, str | None] = {}
+        self.failures = Failures() if failures is None else failures
+        self.failed: set[str] = set()  # paths a step raised on (_per_file)
+        self.stage = "resolve " + "/".join(sorted({f.language or "" for f in self.files.values()}))
 
     # -- language hooks -----------------------------------------------------------------------
     def prepare(self) -> None:
@@ -128,31 +135,46 @@ class Family(Lookups, CallResolution, StatementResolution):
     # -- driver -------------------------------------------------------------------------------
     def build(self) -> None:
         self.prepare()
-        for f in self.files.values():
-            for fact in f.code.imports:
-                bound = self.binding_name(f, fact)
-                if bound == "*":
-                    f.stars.append(fact)
-                elif bound:
-                    f.bindings.setdefault((fact.scope, bound), []).append(fact)
-        for f in self.files.values():
-            self._definition_nodes(f)
-        for f in self.files.values():
-            for d, node_id in zip(f.code.definitions, f.ids, strict=True):
-                if d.kind in CLASS_KINDS:
-                    self.classes.setdefault(node_id, ClassInfo(node_id, f, d))
-        for f in self.files.values():
-            self._attach_members(f)
+        self._per_file(self._bind_imports)
+        self._per_file(self._definition_nodes)
+        self._per_file(self._add_classes)
+        self._per_file(self._attach_members)
         self.members_attached()
-        for f in self.files.values():
-            self._add_defines(f)
-            self.add_imports(f)
-            self._add_inherits(f)
+        self._per_file(self._add_links)
         self.add_relations()
-        for f in self.files.values():
-            self._add_calls(f)
-        self.add_statement_nodes()  # Import and Decorator nodes
+        self._per_file(self._add_calls)
+        self._per_file(self.add_statement_nodes)  # Import and Decorator nodes
         self.nodes.extend(self.extra_nodes())
+
+    def _per_file(self, step: Callable[[FileIndex], None]) -> None:
+        """`step` on every file not failed yet; a file it raises on is recorded once, in
+        `failures`, and left out of the later steps (its records may be incomplete)."""
+        for f in self.files.values():
+            if f.path in self.failed:
+                continue
+            try:
+                step(f)
+            except Exception as error:  # noqa: BLE001 — reported; the other files are built
+                self.failed.add(f.path)
+                self.failures.add(f.path, self.stage, error)
+
+    def _bind_imports(self, f: FileIndex) -> None:
+        for fact in f.code.imports:
+            bound = self.binding_name(f, fact)
+            if bound == "*":
+                f.stars.append(fact)
+            elif bound:
+                f.bindings.setdefault((fact.scope, bound), []).append(fact)
+
+    def _add_classes(self, f: FileIndex) -> None:
+        for d, node_id in zip(f.code.definitions, f.ids, strict=True):
+            if d.kind in CLASS_KINDS:
+                self.classes.setdefault(node_id, ClassInfo(node_id, f, d))
+
+    def _add_links(self, f: FileIndex) -> None:
+        self._add_defines(f)
+        self.add_imports(f)
+        self._add_inherits(f)
 
     def _definition_nodes(self, f: FileIndex) -> None:
         path, language = f.path, f.language

@@ -41,11 +41,11 @@ class StatementResolution:
     """Mixed into `Family`, whose files, edges, nodes and lookups (`binding_name`,
     `import_symbols`, `add_imports`, `qualified_name`, `classify`, `resolve`) it uses."""
 
-    def add_statement_nodes(self) -> None:
-        for f in self.files.values():
-            placed = StatementNodes(f.path, f.language, self.edges, self.nodes)
-            self._import_nodes(f, placed)
-            self._decorator_nodes(f, placed)
+    def add_statement_nodes(self, f: FileIndex) -> None:
+        """One file's Import and Decorator nodes."""
+        placed = StatementNodes(f.path, f.language, self.edges, self.nodes)
+        self._import_nodes(f, placed)
+        self._decorator_nodes(f, placed)
 
     def _import_targets(self, f: FileIndex, fact: ImportFact) -> dict[str, tuple[Confidence, float]]:
         """The targets of the IMPORTS edges this family draws for `fact` alone."""

@@ -104,6 +104,7 @@ class Receivers:
         self._hints: dict[tuple[str, TypeHint], list[Value]] = {}
         self._attributes: dict[tuple[str, str], list[Value]] = {}
         self._returns: dict[str, list[Value]] = {}
+        self._iterated: dict[Value, list[Value]] = {}
         self._active: set[object] = set()
         # Set when a cycle was cut under the current evaluation: its result then depends on where
         # the evaluation started, so it is not memoized (memos stay order-independent: a partial
@@ -332,13 +333,18 @@ class Receivers:
     def iterated(self, value: Value) -> list[Value]:
         """What `for x in value` gives x: a generic's first argument (a dict's keys, a list's items;
         an iterator's return annotation is one), a repository class's `__iter__` items."""
+        # Memoized like every other step that can lead back to itself: an `__iter__` annotated
+        # to return its own class (`-> Self`) iterates to the same value, a cycle that is cut.
+        return self._memoized(self._iterated, value, lambda: self._iterated_values(value))
+
+    def _iterated_values(self, value: Value) -> list[Value]:
         if value.items is not None:
             path, scope, arguments = value.items
             return self.annotated(path, scope, split_outside_brackets(arguments, ",")[0])
         if value.kind == EXTERNAL:  # `re.finditer(...)` gives external items; `sorted(x)` x's
             last = value.target.rsplit(" ", 1)[-1].rsplit(".", 1)[-1].strip("`")
             return [] if last in _PASSTHROUGH or last in _CONTAINERS else [value]
-        return [v for iterator in self._dunder(value, "__iter__") for v in self.iterated(iterator) if iterator.items]
+        return [v for iterator in self._dunder(value, "__iter__") if iterator.items for v in self.iterated(iterator)]
 
     def _dunder(self, value: Value, name: str) -> list[Value]:
         if value.kind != INSTANCE:
