@@ -254,3 +254,46 @@ def test_the_cli_json_summary_carries_failures_and_warnings(
     assert (summary["failure_count"], summary["failures"]) == (0, [])
     assert summary["warning_count"] == 1
     assert summary["warnings"] == ["sub/.gitignore:1: `!` is not a pattern; ignored, as git does"]
+
+
+# Forms the grammars fail on (tree-sitter-typescript 0.23.2, tree-sitter-kotlin 1.1.0), parsed as
+# same-length forms they know (typescript/extract.py, kotlin/extract.py).
+GRAMMAR_GAPS = {
+    "types/index.d.ts": (
+        "/** Formats a date. */\n"
+        'export declare function format(date: import("./core").DateArg<Date>, pattern: string): string;\n'
+        "export declare class Locale {\n"
+        "    code(): import('./core').ns.Code<string>;\n"
+        "}\n"
+        'export type * from "./core";\n'
+    ),
+    "types/core.d.ts": "export type DateArg<T> = T | number;\nexport declare function parse(text: string): Date;\n",
+    "src/Bag.kt": (
+        "class Bag {\n"
+        "    var set = mutableSetOf<Int>()\n"
+        "    fun add(x: Int) {\n"
+        "        val y = x + 1\n"
+        "        set += y\n"
+        "    }\n"
+        "    fun clear() {\n"
+        "        val empty = mutableSetOf<Int>()\n"
+        "        set = empty\n"
+        "    }\n"
+        "}\n"
+    ),
+}
+
+
+def test_forms_the_grammars_fail_on_are_parsed(
+    tmp_path: Path, store: GraphStore, engine: Engine, unique_project: str
+) -> None:
+    summary = _ingest(_write(tmp_path / "gaps", GRAMMAR_GAPS), unique_project, store, engine)
+    assert (summary.syntax_errors_by_language, summary.failure_count) == ({}, 0)
+    format_node = store.get_node(unique_project, "function:types/index.d.ts:format")
+    assert format_node is not None and 'import("./core").DateArg<Date>' in format_node.signature
+    assert format_node.docstring == "Formats a date."
+    for node_id in ("method:types/index.d.ts:Locale.code", "function:types/core.d.ts:parse",
+                    "method:src/Bag.kt:Bag.add", "method:src/Bag.kt:Bag.clear"):  # fmt: skip
+        assert store.get_node(unique_project, node_id) is not None, node_id
+    views, _ = store.edges_of(unique_project, "file:types/index.d.ts", "out", limit=50)
+    assert ("IMPORTS", "file:types/core.d.ts") in {(view.relation, view.other_id) for view in views}

@@ -15,6 +15,7 @@ CodeFacts.namespace = the package; top-level `val` / `var` are Variables.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from tree_sitter import Language, Node
@@ -40,6 +41,12 @@ QUERY = """
 (property_declaration) @local
 """
 
+# tree-sitter-kotlin (1.1.0, the newest) reads a line starting with `get` or `set` after a `val` /
+# `var` as that declaration's accessor, even where none can start (`set = x`, `set += x`,
+# `set?.add(x)`, `get.value`): the whole enclosing class becomes an error. A name so followed is
+# parsed as the same-length `_et` (names and texts are still read from the original bytes).
+_NOT_AN_ACCESSOR = re.compile(rb"^([ \t]*)[gs](et)(?=[ \t]*(?:[-+*/%]?=(?!=)|\?\.|!!|\.|\[|\+\+|--))", re.MULTILINE)
+
 
 class KotlinExtractor(LanguageExtractor):
     separator = "."
@@ -48,6 +55,11 @@ class KotlinExtractor(LanguageExtractor):
 
     def decorators(self, x: Context, spec: DefSpec) -> tuple[DecoratorFact, ...]:
         return kotlin_annotations(x, spec.node)
+
+    def parse(self, source: bytes) -> Node:
+        if b"et" in source:
+            source = _NOT_AN_ACCESSOR.sub(rb"\1_\2", source)
+        return super().parse(source)
 
     def language(self) -> Language:
         import tree_sitter_kotlin

@@ -10,6 +10,8 @@ TSX one (they differ on `<T>x` casts versus JSX).
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Language, Node
 
 from rhumbline.ingest.languages.javascript.extract import JavaScriptExtractor
@@ -25,6 +27,7 @@ TS_QUERY = """
 (enum_declaration) @definition
 (function_declaration) @definition
 (generator_function_declaration) @definition
+(function_signature) @definition
 (method_definition) @definition
 (method_signature) @definition
 (abstract_method_signature) @definition
@@ -45,8 +48,31 @@ TS_QUERY = """
 """
 
 
+# tree-sitter-typescript (0.23.2, the newest) fails on two forms common in declaration files: a
+# generic type reached through an import type (`import("./x").T<U>`) and a type-only star
+# re-export (`export type * from "./x"`); either turns the rest of the file into an error. They
+# are parsed as same-length forms it knows (`_____________.T<U>`, `export      * from "./x"`):
+# every offset stays, and names and texts are still read from the original bytes.
+_GENERIC_IMPORT_TYPE = re.compile(
+    rb"""\bimport[ \t]*\([ \t]*(?:"[^"\n]*"|'[^'\n]*')[ \t]*\)(?=(?:[ \t]*\.[ \t]*[A-Za-z_$][\w$]*)+[ \t]*<)"""
+)
+_TYPE_STAR_EXPORT = re.compile(rb"\bexport(\s+)type(?=\s*\*)")
+
+
+def parseable(source: bytes) -> bytes:
+    """`source` with the forms the grammar cannot parse replaced by same-length ones it can."""
+    if b"import" in source:
+        source = _GENERIC_IMPORT_TYPE.sub(lambda match: b"_" * len(match.group()), source)
+    if b"type" in source:
+        source = _TYPE_STAR_EXPORT.sub(lambda match: b"export" + match.group(1) + b"    ", source)
+    return source
+
+
 class TypeScriptMixin:
     """What TypeScript adds: interfaces, enums, abstract members, namespaces, typed locals."""
+
+    def parse(self, source: bytes) -> Node:
+        return super().parse(parseable(source))  # type: ignore[misc]
 
     def scope(self, x: Context, node: Node) -> ScopeSpec | None:
         name = node.child_by_field_name("name")
@@ -75,6 +101,15 @@ class TypeScriptMixin:
             if name is None or body is None:
                 return None
             return DefSpec("Enum", x.text(name), node, exported_statement(node), body.start_byte)
+        if kind == "function_signature":  # `declare function f(): T;`, an overload: no body
+            name = node.child_by_field_name("name")
+            if name is None:
+                return None
+            ambient = node.parent if node.parent is not None and node.parent.type == "ambient_declaration" else node
+            return DefSpec(
+                "Function", x.text(name), node, exported_statement(ambient), node.end_byte,
+                parameters=self.parameters(x, node), declaration=True,
+            )
         if kind in ("method_signature", "abstract_method_signature"):
             name = node.child_by_field_name("name")
             if name is None or name.type not in NAME_TYPES or not x.in_type:
