@@ -150,3 +150,41 @@ def test_vendored_directories_and_minified_bundles_are_skipped(tmp_path: Path):
             SkippedFile("third_party/", "vendored"),
         ]
     )
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return root
+
+
+def test_the_dist_of_a_published_npm_package_is_its_code(tmp_path: Path) -> None:
+    # A registry tarball: package.json's entry points are in dist/, and no src/ to build it from.
+    manifest = '{"name": "d", "main": "./dist/index.js", "types": "dist/index.d.ts"}'
+    root = _tree(tmp_path / "pkg", {"package.json": manifest, "dist/index.js": "function f() {}\n",
+                                    "dist/index.d.ts": "export declare function f(): void;\n", "README.md": "d\n"})  # fmt: skip
+    discovery = discover(root)
+    assert discovery.paths == ["README.md", "dist/index.d.ts", "dist/index.js", "package.json"]
+    assert discovery.skipped == []
+
+
+_SHIPS_DIST = '{"name": "d", "main": "dist/index.js"}'
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        # the sources are here: dist/ is their build
+        {"package.json": _SHIPS_DIST, "src/index.ts": "export function f() {}\n"},
+        {"package.json": '{"name": "d", "main": "lib/index.js"}'},  # its entry points are elsewhere
+        {"package.json": "not json"},
+        {"package.json": '["a list"]'},
+        {"index.js": "x\n"},  # no package.json: not an npm package
+    ],
+)
+def test_dist_stays_build_output_unless_a_package_ships_it(tmp_path: Path, files: dict[str, str]) -> None:
+    root = _tree(tmp_path / "repo", {**files, "dist/index.js": "function f() {}\n"})
+    discovery = discover(root)
+    assert SkippedFile("dist/", "tool_directory") in discovery.skipped
+    assert not any(path.startswith("dist/") for path in discovery.paths)

@@ -7,6 +7,7 @@ it: the point of pruning `.venv` or `node_modules` is never to walk them.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -55,8 +56,11 @@ _ALWAYS_SKIPPED = frozenset(
 _VENDORED = frozenset({"vendor", "vendors", "third_party", "third-party", "thirdparty", "bower_components"})
 # Machine-written files: nobody reads or edits them, and they are huge single-line blobs.
 _GENERATED_SUFFIXES = (".min.js", ".min.mjs", ".min.css", ".bundle.js", ".js.map", ".css.map")
-# Build output, unless it is a Python package that happens to be called `build`.
+# Build output, unless it is a Python package that happens to be called `build`, or the code a
+# published npm package ships (`_ships`).
 _BUILD_OUTPUT = frozenset({"build", "dist"})
+# package.json fields naming the files a package's users load.
+_ENTRY_POINTS = ("main", "module", "browser", "types", "typings", "exports", "bin")
 
 
 class SkipRules:
@@ -69,7 +73,7 @@ class SkipRules:
         name = path.rsplit("/", 1)[-1]
         if name in _ALWAYS_SKIPPED or name.endswith(".egg-info"):
             return TOOL_DIRECTORY
-        if name in _BUILD_OUTPUT and not self._has(path, "__init__.py"):
+        if name in _BUILD_OUTPUT and not self._has(path, "__init__.py") and not self._ships(path, name):
             return TOOL_DIRECTORY
         if name.lower() in _VENDORED and not self._has(path, "__init__.py"):
             return VENDORED
@@ -85,6 +89,23 @@ class SkipRules:
         if self._exclude.patterns and verdict(self._exclude, path, False):
             return EXCLUDED
         return None
+
+    def _ships(self, path: str, name: str) -> bool:
+        """Whether `path` is the code of an npm package as published (a registry tarball): its
+        package.json's entry points are inside it and there is no `src/` beside it that it
+        would be built from."""
+        parent = os.path.join(self._root, path.rpartition("/")[0])
+        if os.path.isdir(os.path.join(parent, "src")):
+            return False
+        try:
+            with open(os.path.join(parent, "package.json"), encoding="utf-8") as handle:
+                manifest = json.load(handle)
+        except (OSError, ValueError):  # none, unreadable, or not JSON: build output as usual
+            return False
+        if not isinstance(manifest, dict):
+            return False
+        entries = json.dumps([manifest.get(field) for field in _ENTRY_POINTS])
+        return f'"{name}/' in entries or f'"./{name}/' in entries
 
     def _has(self, directory: str, name: str) -> bool:
         return os.path.isfile(os.path.join(self._root, directory, name))  # no pathlib: per directory
