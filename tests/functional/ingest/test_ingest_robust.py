@@ -19,7 +19,7 @@ from rhumbline.ingest import pipeline
 from rhumbline.ingest.build import MAX_LISTED
 from rhumbline.ingest.discover import read
 from rhumbline.ingest.languages.polyglot.calls import CallResolution
-from rhumbline.ingest.languages.python import calls
+from rhumbline.ingest.languages.python import calls, statement_nodes
 from rhumbline.ingest.summary import IngestSummary
 from rhumbline.runtime import resources
 from rhumbline.stores.graph.protocol import GraphStore
@@ -297,3 +297,45 @@ def test_forms_the_grammars_fail_on_are_parsed(
         assert store.get_node(unique_project, node_id) is not None, node_id
     views, _ = store.edges_of(unique_project, "file:types/index.d.ts", "out", limit=50)
     assert ("IMPORTS", "file:types/core.d.ts") in {(view.relation, view.other_id) for view in views}
+
+
+def test_edges_a_failed_file_left_without_an_end_are_dropped(
+    tmp_path: Path, store: GraphStore, engine: Engine, unique_project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _write(tmp_path / "app", {"a.py": "import b\n\n\ndef f():\n    b.g()\n", "b.py": "def g():\n    pass\n"})
+    import_nodes = statement_nodes.import_nodes
+
+    def edges_then_raise(source, *args):
+        import_nodes(source, *args)  # its RESOLVES_TO / CONTAINS edges are in, its Import nodes never will be
+        if source.path == "a.py":
+            raise RuntimeError("after the edges")
+        return import_nodes(source, *args)
+
+    monkeypatch.setattr(statement_nodes, "import_nodes", edges_then_raise)
+    summary = _ingest(root, unique_project, store, engine)
+    assert [(f.file, f.reason) for f in summary.failures] == [("a.py", "RuntimeError: after the edges")]
+    counts = store.counts(unique_project)
+    assert (counts.nodes, counts.edges) == (summary.node_count, summary.edge_count)
+    views, _ = store.edges_of(unique_project, "file:a.py", "out", limit=50)
+    assert views and all(store.get_node(unique_project, view.other_id) is not None for view in views)
+    assert _calls(store, unique_project, "function:a.py:f") == {"function:b.py:g"}  # added before it failed
+
+
+def test_a_changed_file_that_fails_is_resolved_with_every_file(
+    tmp_path: Path, store: GraphStore, engine: Engine, unique_project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _write(tmp_path / "app", {"a.py": "def f():\n    return 1\n", "b.py": "def g():\n    pass\n"})
+    assert _ingest(root, unique_project, store, engine).failure_count == 0
+    (root / "a.py").write_text("def f():\n    return 2\n")  # the same interface: a partial candidate
+    add_calls = calls.add_calls
+
+    def breaks_on_a(path, *args):
+        if path == "a.py":
+            raise RuntimeError("a resolver bug")
+        return add_calls(path, *args)
+
+    monkeypatch.setattr(calls, "add_calls", breaks_on_a)
+    summary = _ingest(root, unique_project, store, engine)
+    assert summary.changes.phase2 == "full"
+    assert summary.changes.partial_refused == "resolving a.py failed"
+    assert [(f.file, f.stage) for f in summary.failures] == [("a.py", "resolve python")]
