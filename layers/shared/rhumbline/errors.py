@@ -69,3 +69,10 @@ class StorageFull(ToolFailure):
     """A store could not write: its disk (or quota, or file size limit) is full."""
 
     code = "storage_full"
+
+
+class QueryTooLarge(ToolFailure):
+    """A query would build more than its memory budget allows (a value, a list, an answer);
+    `details` names the limit."""
+
+    code = "query_too_large"

@@ -166,6 +166,10 @@ EXPRESSIONS = [
     Case("RETURN 1 AS x UNION ALL RETURN 1 AS x"),
     Case("RETURN 1 AS x UNION RETURN 1 AS x"),
     Case("MATCH (n {kind: 'Class'}) RETURN n.name AS name UNION MATCH (n {kind: 'Struct'}) RETURN n.name AS name"),
+    # Each part's ORDER BY / SKIP / LIMIT applies to that part (issue 26).
+    Case("MATCH (n) RETURN n.name AS name ORDER BY name LIMIT 2 UNION MATCH (n) RETURN n.name AS name ORDER BY name DESC LIMIT 2"),
+    Case("MATCH (n) RETURN n.name AS name ORDER BY name SKIP 1 LIMIT 3 UNION ALL RETURN 'zz' AS name"),
+    Case("UNWIND [3, 1, 2] AS x RETURN x ORDER BY x DESC LIMIT 1 UNION ALL UNWIND [3, 1, 2] AS x RETURN x ORDER BY x LIMIT 1"),
 ]
 
 PROJECTIONS = [

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rhumbline.cypher.values import Serializer
-from rhumbline.errors import DeadlineExceeded, Forbidden, InvalidArguments, Unavailable
+from rhumbline.errors import DeadlineExceeded, Forbidden, InvalidArguments, QueryTooLarge, Unavailable
 from rhumbline.stores.graph.factory import Neo4jCredentials
 from rhumbline.stores.graph.neo4j.begin import begin_pipelined
 from rhumbline.stores.graph.neo4j.keys import Namespace
@@ -45,8 +45,10 @@ MAX_VERDICTS = 512  # statement texts whose 'r' verdict a runner remembers (leas
 # Bytes of an answer read off the Bolt connection at most: a few times MAX_RESULT_CHARS (Bolt's
 # encoding of nodes is larger than their JSON), far below a small Lambda's memory.
 MAX_ANSWER_BYTES = 4 * 1024 * 1024
-# Past the server-side timeout, a moment for the server's own timeout error to arrive first.
-READ_DEADLINE_GRACE_SECONDS = 2.0
+# Past the server-side timeout, a moment for the server's own timeout error to arrive first; the
+# tool answers within it (its timeout leaves 0.5 s of the call's deadline), whenever the server
+# notices (db.transaction.monitor.check.interval).
+READ_DEADLINE_GRACE_SECONDS = 0.3
 # Plan operators that read something other than the graph, or act on the server: they plan as
 # reads (query type 'r'), so the query type alone lets them through. Matched by name prefix.
 NOT_GRAPH_READS = ("LoadCSV", "Show", "Terminate", "AdministrationCommand", "SystemProcedureCall")
@@ -348,6 +350,11 @@ def _translated(timeout: float) -> Iterator[None]:
         message = exc.message or str(exc)
         if "TransactionTimedOut" in code:
             raise DeadlineExceeded(f"the query ran past its {timeout:.1f} s timeout") from exc
+        if code.endswith(".MemoryPoolOutOfMemoryError"):  # past db.memory.transaction.max
+            raise QueryTooLarge(
+                f"the query was stopped: it needed more memory than the database allows a transaction ({message})",
+                details={"limit": "db.memory.transaction.max"},
+            ) from exc
         if code == "Neo.ClientError.Statement.AccessMode" or ".Security." in code:
             raise ReadOnlyViolation(f"the database refused the query ({code}): {message}") from exc
         if code.startswith("Neo.ClientError."):

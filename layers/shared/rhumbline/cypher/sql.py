@@ -12,6 +12,7 @@ relationships and shortest paths are recursive CTEs. Value forms: sql_types.py.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +30,18 @@ from rhumbline.cypher.sql_types import (
     T,
     from_container,
 )
+from rhumbline.errors import QueryTooLarge
+
+# An expression's SQL, in characters: each compiled piece is checked as it is built, so a text
+# that multiplies with nesting (a CASE's subject, repeated per WHEN) stops here.
+MAX_EXPRESSION_CHARS = 200_000
+# SQLite's flattener substitutes a subquery's column by its expression wherever it is used: a chain
+# of WITHs each using the previous value several times would be compiled into a program, and run,
+# exponential in the chain's length (before the deadline can interrupt anything). A WITH whose
+# computed column is used more than once is kept whole (OFFSET 0): computed once a row.
+_PLAIN = re.compile(r"\w+\.\w+|:\w+|NULL|-?\d+(\.\d+)?")
+_BARRIER = "/*barrier {}*/"
+
 
 
 
@@ -41,20 +54,46 @@ class Compiled:
 
 
 class Compiler(PatternCompiler):
+    def __init__(self, params: dict[str, Any]) -> None:
+        super().__init__(params)
+        # A WITH's alias -> its computed columns (`w3.c0`), and the clause that keeps it whole.
+        self.computed: dict[str, tuple[list[str], str]] = {}
+
+    def expr(self, e: s.Expr, part: Any) -> V:
+        value = super().expr(e, part)
+        if len(value.sql) > MAX_EXPRESSION_CHARS:
+            raise QueryTooLarge(
+                f"the query compiles to an expression of over {MAX_EXPRESSION_CHARS:,} characters of SQL "
+                "(an expression nested in itself many times)",
+                details={"limit": "expression_chars", "expression_chars": MAX_EXPRESSION_CHARS},
+            )
+        return value
+
+    def barriers(self, sql: str) -> str:
+        """Each WITH's subquery kept whole where one of its computed columns is used twice."""
+        for alias, (columns, clause) in self.computed.items():
+            used_twice = any(len(re.findall(rf"\b{re.escape(c)}\b", sql)) > 1 for c in columns)
+            sql = sql.replace(_BARRIER.format(alias), clause if used_twice else "")
+        return sql
+
     # -- the query -----------------------------------------------------------------------------
 
     def compile(self, query: s.Query) -> Compiled:
         sql, columns, types = self.single(query)
+        if query.unions:
+            # Each part's ORDER BY, SKIP and LIMIT apply to that part, as on Neo4j: a part is a
+            # subquery (SQLite would read them as the compound's).
+            sql = f"SELECT * FROM ({sql})"
         for union_all, other in query.unions:
             other_sql, other_columns, other_types = self.single(other)
             if [t.kind for t in other_types] != [t.kind for t in types]:
                 raise NotInSubset("UNION of columns of different types")
-            sql = f"{sql} UNION{' ALL' if union_all else ''} {other_sql}"
+            sql = f"{sql} UNION{' ALL' if union_all else ''} SELECT * FROM ({other_sql})"
         if query.unions:
             sql = f"SELECT * FROM ({sql})"
         if self.ctes:
             sql = "WITH RECURSIVE " + ", ".join(self.ctes) + " " + sql
-        return Compiled(sql, self.sql_params, columns, types)
+        return Compiled(self.barriers(sql), self.sql_params, columns, types)
 
     def single(self, query: s.Query) -> tuple[str, list[str], list[T]]:
         part = Part()
@@ -86,7 +125,8 @@ class Compiler(PatternCompiler):
             items = [s.Item(s.Var(n), n, True) for n in visible] + items
         return items
 
-    def projection_sql(self, part: Part, projection: s.Projection) -> tuple[str, list[s.Item], list[V]]:
+    def projection_sql(self, part: Part, projection: s.Projection) -> tuple[str, list[s.Item], list[V], str]:
+        """The SELECT, its items and values, and the clause that would keep it whole as a subquery."""
         items = self.items_of(part, projection)
         values = [self.expr(item.expr, part) for item in items]
         aggregating = any(contains_aggregate(item.expr) for item in items)
@@ -104,9 +144,13 @@ class Compiler(PatternCompiler):
             sql += f" LIMIT {limit}"
             if projection.skip is not None:
                 sql += f" OFFSET {self.count_of(projection.skip, 'SKIP')}"
+            whole = "" if projection.skip is not None else " OFFSET 0"
         elif terms and not projection.final:
             sql += " LIMIT 9223372036854775807"  # keeps the subquery's order for what follows
-        return sql, items, values
+            whole = " OFFSET 0"
+        else:
+            whole = " LIMIT -1 OFFSET 0"
+        return sql, items, values, whole
 
     def order_terms(
         self, part: Part, projection: s.Projection, items: list[s.Item], values: list[V], aggregating: bool
@@ -136,19 +180,21 @@ class Compiler(PatternCompiler):
         return value.sql
 
     def select(self, part: Part, projection: s.Projection) -> tuple[str, list[str], list[T]]:
-        sql, items, values = self.projection_sql(part, projection)
+        sql, items, values, _ = self.projection_sql(part, projection)
         for value in values:
             if value.type.kind == "mixed":
                 raise NotInSubset("a column of values of different types")
         return sql, [item.name for item in items], [v.type for v in values]
 
     def with_(self, part: Part, projection: s.Projection) -> Part:
-        sql, items, values = self.projection_sql(part, projection)
+        sql, items, values, whole = self.projection_sql(part, projection)
         alias = self.fresh("w")
         following = Part()
-        following.add(f"({sql})", alias)
+        following.add(f"({sql}{_BARRIER.format(alias)})", alias)
         for i, (item, value) in enumerate(zip(items, values)):
             following.bind(item.name, V(f"{alias}.c{i}", value.type, owner=following))
+        computed = [f"{alias}.c{i}" for i, value in enumerate(values) if not _PLAIN.fullmatch(value.sql)]
+        self.computed[alias] = (computed, whole)
         if projection.where is not None:
             following.wheres.append(boolean(self.expr(projection.where, following), "WHERE").sql)
         return following

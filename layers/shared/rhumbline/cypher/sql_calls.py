@@ -165,7 +165,7 @@ class CallCompiler(ExpressionCompiler):
             return V(f"count({distinct}{a.sql})", INT)
         if name == "collect":
             element = to_container(a.sql, a.type)
-            return V(f"json_group_array({distinct}{element}) FILTER (WHERE ({a.sql}) IS NOT NULL)", list_of(a.type))
+            return V(f"coalesce(cy_collect({distinct}json_quote({element})) FILTER (WHERE ({a.sql}) IS NOT NULL), '[]')", list_of(a.type))
         if name in ("min", "max"):
             if a.type.kind not in ("int", "float", "num", "str", "null", "any"):
                 raise NotInSubset(f"{name}() of a {a.type}")

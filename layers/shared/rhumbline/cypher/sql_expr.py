@@ -336,7 +336,7 @@ class ExpressionCompiler:
         projected = self.expr(e.projection, inner) if e.projection is not None else inner.lookup(e.var)
         assert projected is not None
         values = to_container(projected.sql, projected.type)
-        body = f"(SELECT json_group_array({values}) FROM {table} WHERE ({where}))"
+        body = f"(SELECT coalesce(cy_collect(json_quote({values})), '[]') FROM {table} WHERE ({where}))"
         return V(f"(CASE WHEN ({source.sql}) IS NULL THEN NULL ELSE {body} END)", list_of(projected.type))
 
     def map_projection(self, e: s.MapProj, part: Any) -> V:

@@ -4,6 +4,12 @@ input: null in, null out; integer division and modulo truncate toward zero; roun
 up; strings change case by Unicode rules; regular expressions match the whole string.
 
 Lists and maps arrive and leave as JSON text in container form (sql_types.py).
+
+Bounded by construction: a function runs inside one step of the statement, where the deadline
+cannot interrupt it, so none builds a value past VALUE_BYTES (the size is known before the value is
+built: a range, a concatenation, a replace) and `collect` stops there too; regular expressions run
+on RE2, whose matching is linear in the text (no backtracking). The connection refuses any other
+value past the same size (sql_runner.py sets SQLITE_LIMIT_LENGTH).
 """
 
 from __future__ import annotations
@@ -13,27 +19,72 @@ import math
 import re
 import sqlite3
 import threading
+import time
 from decimal import Decimal
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+import re2
+
+# The largest value (string, or list and map as JSON text) a query may build, in characters.
+VALUE_BYTES = 2 * 1024 * 1024
 _failure = threading.local()  # the last function error on this thread, for the tool's message
+_clock = threading.local()  # the deadline of the statement this thread runs
 
 
 class CypherRuntimeError(ValueError):
     """Neo4j would fail the query with this error (division by zero, a bad regular expression)."""
 
 
-def last_failure() -> str | None:
-    message = getattr(_failure, "message", None)
-    _failure.message = None
-    return message
+class ValueTooLarge(CypherRuntimeError):
+    """The query would build a value past VALUE_BYTES."""
 
 
-def _fails(message: str) -> CypherRuntimeError:
-    _failure.message = message
-    return CypherRuntimeError(message)
+class DeadlinePassed(CypherRuntimeError):
+    """The statement's deadline passed before a function call."""
+
+
+class RegexUnsupported(CypherRuntimeError):
+    """A pattern RE2 does not accept (a backreference, a lookaround)."""
+
+
+def last_failure() -> CypherRuntimeError | None:
+    failure = getattr(_failure, "error", None)
+    _failure.error = None
+    return failure
+
+
+def _fails(message: str, kind: type[CypherRuntimeError] = CypherRuntimeError) -> CypherRuntimeError:
+    _failure.error = kind(message)
+    return _failure.error
+
+
+def set_deadline(at: float) -> None:
+    """The monotonic time past which this thread's statement stops (sql_runner.py)."""
+    _clock.deadline = at
+
+
+def past_deadline() -> bool:
+    return time.monotonic() > getattr(_clock, "deadline", math.inf)
+
+
+def _on_time(function: Callable[..., Any]) -> Callable[..., Any]:
+    """SQLite checks the deadline every so many instructions; a function call is one instruction,
+    and a row may make many: each call checks it too."""
+
+    def call(*args: Any) -> Any:
+        if past_deadline():
+            raise _fails("the deadline passed", DeadlinePassed)
+        return function(*args)
+
+    return call
+
+
+def _within(size: int, what: str) -> None:
+    """Refuses, before building it, a value of `size` characters past the budget."""
+    if size > VALUE_BYTES:
+        raise _fails(f"{what} would be {size:,} characters, over the {VALUE_BYTES:,}-character limit on a value", ValueTooLarge)
 
 
 def _nulls(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -139,12 +190,25 @@ def round_half_up(value: Any) -> float | None:
     return None if value is None else float(math.floor(value + 0.5))
 
 
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # a refused pattern is the caller's error, not the server's log
+
+
 @lru_cache(maxsize=128)
-def _regex(pattern: str) -> re.Pattern[str]:
+def _regex(pattern: str) -> Any:
     try:
-        return re.compile(pattern)
-    except re.error as error:
-        raise _fails(f"invalid regular expression '{pattern}': {error}") from None
+        return re2.compile(pattern, options=_RE2_OPTIONS)
+    except re2.error as error:
+        reason = error.args[0].decode() if error.args and isinstance(error.args[0], bytes) else str(error)
+    try:
+        re.compile(pattern)  # parsed only: a backtracking dialect's syntax, not RE2's
+    except re.error:
+        raise _fails(f"invalid regular expression '{pattern}': {reason}") from None
+    raise _fails(
+        f"the regular expression '{pattern}' is not accepted by RE2, the embedded store's engine ({reason}); "
+        "RE2 has no backreferences, lookaround, possessive quantifiers or atomic groups (docs/query.md)",
+        RegexUnsupported,
+    )
 
 
 def regex(value: Any, pattern: Any) -> int | None:
@@ -166,6 +230,8 @@ def substring(value: Any, start: Any, length: Any = -1) -> str | None:
 def split(value: Any, delimiter: Any) -> str | None:
     if value is None or delimiter is None:
         return None
+    if delimiter == "":
+        _within(len(value) * 6, "split()")  # '"c", ' per character, at most
     parts = list(value) if delimiter == "" else value.split(delimiter)
     return json.dumps(parts, ensure_ascii=False)
 
@@ -175,7 +241,9 @@ def number_range(start: Any, end: Any, step: Any) -> str | None:
         return None
     if step == 0:
         raise _fails("range() step must not be zero")
-    return json.dumps(list(range(start, end + (1 if step > 0 else -1), step)))
+    numbers = range(start, end + (1 if step > 0 else -1), step)
+    _within(len(numbers) * (len(str(max(abs(start), abs(end)))) + 2), f"range({start}, {end}, {step})")
+    return json.dumps(list(numbers), separators=(",", ":"))
 
 
 def list_slice(items: Any, start: Any, end: Any, start_missing: int, end_missing: int) -> str | None:
@@ -188,13 +256,23 @@ def list_slice(items: Any, start: Any, end: Any, start_missing: int, end_missing
 def concat(a: Any, b: Any) -> str | None:
     if a is None or b is None:
         return None
-    return json.dumps(json.loads(a) + json.loads(b), ensure_ascii=False)
+    _within(len(a) + len(b), "a list concatenation")
+    # Two JSON arrays (the compiler wraps an operand that is not a list) joined as text: decoding
+    # them would cost a hundred times more.
+    left, right = a.strip(), b.strip()
+    if not left[1:-1].strip():
+        return right
+    if not right[1:-1].strip():
+        return left
+    return f"{left[:-1]},{right[1:]}"
 
 
 def string_plus(a: Any, b: Any) -> str | None:
     if a is None or b is None:
         return None
-    return _string_of(a) + _string_of(b)
+    left, right = _string_of(a), _string_of(b)
+    _within(len(left) + len(right), "a string concatenation")
+    return left + right
 
 
 def equal(a: Any, b: Any) -> bool | None:
@@ -254,10 +332,12 @@ def keys(value: Any) -> str | None:
 def merge(base: Any, extra: Any) -> str | None:
     if base is None:
         return None
+    _within(len(base) + len(extra), "a map")
     return json.dumps({**json.loads(base), **json.loads(extra)}, ensure_ascii=False)
 
 
 def prepend(items: Any, item: Any) -> str:
+    _within(len(items) + len(item), "a list")
     return json.dumps([json.loads(item), *json.loads(items)], ensure_ascii=False)
 
 
@@ -296,6 +376,34 @@ def _text(function: Callable[[str], Any]) -> Callable[[Any], Any]:
     return wrapped
 
 
+def replace(value: Any, old: Any, new: Any) -> str | None:
+    if value is None or old is None or new is None:
+        return None
+    count = value.count(old) if old else len(value) + 1
+    _within(len(value) + count * (len(new) - len(old)), "replace()")
+    return value.replace(old, new)
+
+
+class Collect:
+    """collect() and list building as an SQLite aggregate over JSON texts (json_quote of each
+    value): json_group_array's buffer grows without a bound until the statement ends. Over no
+    row it is NULL (the module makes no instance), so the compiler writes coalesce(..., '[]')."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.size = 2
+
+    def step(self, value: Any) -> None:
+        if past_deadline():
+            raise _fails("the deadline passed", DeadlinePassed)
+        self.size += len(value) + 1
+        _within(self.size, "a collected list")
+        self.parts.append(value)
+
+    def finalize(self) -> str:
+        return "[" + ",".join(self.parts) + "]"
+
+
 def _sign(value: Any) -> int:
     return (value > 0) - (value < 0)
 
@@ -306,7 +414,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "cy_to_string": to_string, "cy_tointeger": to_integer, "cy_tofloat": to_float,
     "cy_substring": substring, "cy_split": split, "cy_range": number_range, "cy_slice": list_slice,
     "cy_left": _nulls(lambda v, n: v[:n]), "cy_right": _nulls(lambda v, n: v[-n:] if n else ""),
-    "cy_replace": _nulls(lambda v, a, b: v.replace(a, b)),
+    "cy_replace": replace,
     "cy_reverse_list": _nulls(lambda v: json.dumps(json.loads(v)[::-1], ensure_ascii=False)),
     "cy_abs": _nulls(abs), "cy_ceil": _nulls(lambda v: float(math.ceil(v))),
     "cy_floor": _nulls(lambda v: float(math.floor(v))), "cy_round": round_half_up, "cy_sign": _nulls(_sign),
@@ -321,4 +429,5 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 
 def register(connection: sqlite3.Connection) -> None:
     for name, function in FUNCTIONS.items():
-        connection.create_function(name, -1, function, deterministic=True)
+        connection.create_function(name, -1, _on_time(function), deterministic=True)
+    connection.create_aggregate("cy_collect", 1, Collect)  # type: ignore[arg-type]

@@ -323,7 +323,7 @@ class PatternCompiler(CallCompiler):
             inner.wheres.append(self.expr(e.where, inner).sql)
         value = self.expr(e.projection, inner)
         body = f"FROM {inner.from_sql()}{inner.where_sql()}"
-        return V(f"(SELECT json_group_array({to_container(value.sql, value.type)}) {body})", list_of(value.type))
+        return V(f"(SELECT coalesce(cy_collect(json_quote({to_container(value.sql, value.type)})), '[]') {body})", list_of(value.type))
 
 
 def _bounds(rel: s.RelPattern) -> tuple[int, int]:

@@ -6,6 +6,11 @@ and nothing else (no writes, no PRAGMA, no ATTACH). The time budget is a progres
 interrupts the statement past its deadline; rows are read up to `limit + 1` and the answer is
 bounded in size as on Neo4j (runner.MAX_RESULT_CHARS).
 
+The memory budget: no value the statement builds passes sql_functions.VALUE_BYTES (the connection's
+SQLITE_LIMIT_LENGTH, and the `cy_*` functions before they build), sorts and materialized subqueries
+spill to a temporary file past the page cache, and rows are read off the statement within
+READ_CHARS.
+
 Nodes and relationships come out of the statement as row ids and edge keys; their properties are
 read afterwards in one statement each, again filtered on the caller's projects.
 """
@@ -24,9 +29,13 @@ from rhumbline.cypher.sql import Compiled
 from rhumbline.cypher.sql_schema import EDGE_COLUMNS, LABEL, NODE_COLUMNS, SCOPE
 from rhumbline.cypher.sql_types import T
 from rhumbline.cypher.values import REDACTED, scalar
-from rhumbline.errors import DeadlineExceeded, InvalidArguments, Unavailable, Unsupported
+from rhumbline.errors import DeadlineExceeded, InvalidArguments, QueryTooLarge, Unavailable, Unsupported
 
 _PROGRESS_STEPS = 1_000  # SQLite VM instructions between deadline checks
+# Rows read off the statement, in characters of their raw values, before the answer is cut: above
+# the answer's own bound (long strings are cut when shaped), far below what a row can hold.
+READ_CHARS = 16 * MAX_RESULT_CHARS
+_COLUMNS = 50  # columns of a result or a subquery (SQLite's default is 2,000): with VALUE_BYTES, the size of a row
 # BEGIN and ROLLBACK (SQLITE_TRANSACTION) bracket the statement and the property reads: one snapshot.
 _ALLOWED = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE, sqlite3.SQLITE_TRANSACTION}
 _NODE_COLUMNS = ", ".join(NODE_COLUMNS)
@@ -56,7 +65,6 @@ class _Connections(threading.local):
 
     key: tuple[int, str] | None = None
     connection: sqlite3.Connection | None = None
-    deadline: float = 0.0
 
 
 _connections = _Connections()
@@ -69,8 +77,12 @@ def _connection(store: Any) -> sqlite3.Connection:
             _connections.connection.close()
         connection = store.read_only_connection()
         sql_functions.register(connection)
+        # Sorts, DISTINCT and materialized subqueries spill to a temporary file past the page cache.
+        connection.execute("PRAGMA temp_store = FILE")
+        connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, sql_functions.VALUE_BYTES)
+        connection.setlimit(sqlite3.SQLITE_LIMIT_COLUMN, _COLUMNS)
         connection.set_authorizer(_authorize)
-        connection.set_progress_handler(lambda: int(time.monotonic() > _connections.deadline), _PROGRESS_STEPS)
+        connection.set_progress_handler(lambda: int(sql_functions.past_deadline()), _PROGRESS_STEPS)
         _connections.key, _connections.connection = key, connection
     return _connections.connection
 
@@ -79,13 +91,14 @@ def run(store: Any, compiled: Compiled, *, scope: list[str], limit: int, timeout
     started = time.perf_counter()
     connection = _connection(store)
     params = {**compiled.params, "scope": json.dumps(scope)}
-    _connections.deadline = time.monotonic() + timeout
+    sql_functions.set_deadline(time.monotonic() + timeout)
+    sql_functions.last_failure()  # nothing left over from an earlier statement
     try:
         connection.execute("BEGIN")
         try:
             cursor = connection.execute(compiled.sql, params)
-            raw = cursor.fetchmany(limit + 1)
-            more = len(raw) > limit
+            raw, read_cut = _read(cursor, limit + 1)
+            more = read_cut or len(raw) > limit
             decoder = _Decoder()
             rows = [[decoder.top(value, typ) for value, typ in zip(row, compiled.types)] for row in raw[:limit]]
             nodes, edges = decoder.fetch(connection, scope)
@@ -94,9 +107,9 @@ def run(store: Any, compiled: Compiled, *, scope: list[str], limit: int, timeout
     except sqlite3.Error as error:
         raise _translated(error, timeout) from error
     finally:
-        _connections.deadline = 0.0
+        sql_functions.set_deadline(0.0)
     answer: list[dict[str, Any]] = []
-    size, cut = 0, False
+    size, cut = 0, read_cut
     missing: list[int] = []  # elements not read back under the caller's projects (never expected)
     for row in rows:
         shaped = {name: _resolve(value, nodes, edges, missing) for name, value in zip(compiled.columns, row)}
@@ -116,18 +129,50 @@ def run(store: Any, compiled: Compiled, *, scope: list[str], limit: int, timeout
     )
 
 
+def _read(cursor: sqlite3.Cursor, most: int) -> tuple[list[tuple], bool]:
+    """Up to `most` rows, and whether READ_CHARS stopped the reading first."""
+    rows: list[tuple] = []
+    size = 0
+    for row in cursor:
+        size += sum(len(value) if isinstance(value, (str, bytes)) else 8 for value in row)
+        if size > READ_CHARS:
+            return rows, True
+        rows.append(row)
+        if len(rows) == most:
+            break
+    return rows, False
+
+
 def _translated(error: sqlite3.Error, timeout: float) -> Exception:
     message = str(error)
-    if "interrupted" in message:
-        return DeadlineExceeded(f"the query ran past its {timeout:.1f} s timeout")
     failure = sql_functions.last_failure()
+    if "interrupted" in message or isinstance(failure, sql_functions.DeadlinePassed):
+        return DeadlineExceeded(f"the query ran past its {timeout:.1f} s timeout")
+    if isinstance(failure, sql_functions.ValueTooLarge):
+        return _too_large(str(failure))
+    if isinstance(failure, sql_functions.RegexUnsupported):
+        return Unsupported(f"query refused: {failure}", details={"construct": "regular expression"})
     if failure is not None:
         return InvalidArguments(f"the query failed: {failure}")
+    if "too big" in message:  # SQLITE_TOOBIG: a value past SQLITE_LIMIT_LENGTH
+        return _too_large(f"a value would pass the {sql_functions.VALUE_BYTES:,}-byte limit on a value ({message})")
+    if "too many columns" in message:
+        return QueryTooLarge(
+            f"the query was stopped: a result or a subquery has more columns than the limit of {_COLUMNS}",
+            details={"limit": "columns", "columns": _COLUMNS},
+        )
     if "locked" in message or "busy" in message:
         return Unavailable(f"the embedded graph stayed locked: {message}")
     if "not authorized" in message:
         return Unsupported("the compiled query was refused by the read-only connection")
     return Unsupported(f"the embedded store could not run this query ({message})")
+
+
+def _too_large(reason: str) -> QueryTooLarge:
+    return QueryTooLarge(
+        f"the query was stopped: {reason}. Aggregate or filter sooner (count, size, LIMIT) to build less.",
+        details={"limit": "value_bytes", "value_bytes": sql_functions.VALUE_BYTES},
+    )
 
 
 class _Node(int):

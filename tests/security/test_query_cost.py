@@ -1,0 +1,153 @@
+"""Every `query` is bounded by its deadline and a memory budget, whatever it computes (issue 26,
+items 3 and 5), on both backends.
+
+Hostile queries of the read-only subset (so they run scoped on both backends) go through the real
+tool handler with `timeout_s: 1`: huge ranges, UNWIND of a range, strings and lists doubled by a
+chain of WITHs, a collect of a cartesian product, nested list building, a replace that multiplies
+its text, a regular expression that backtracks catastrophically on a backtracking engine, a
+cartesian product of every node. Each must answer within the deadline + 0.5 s with its specific
+outcome (an answer, `query_too_large` or `deadline_exceeded`), grow this process (the server) by at
+most 256 MB, and leave a cheap query running concurrently fast.
+
+On the embedded store the bounds are sql_functions.VALUE_BYTES on every value a query builds (the
+`cy_*` functions refuse before building, `collect` stops there, the connection's
+SQLITE_LIMIT_LENGTH refuses the rest), at most 50 columns, rows read within READ_CHARS, a
+deadline checked by SQLite and by each function call, and RE2 for regular expressions. On Neo4j
+the server bounds its own work (the transaction timeout, `db.memory.transaction.max`, whose error
+is `query_too_large`); the client's growth is bounded by runner.BoundedReads. Java's regex engine
+answers the catastrophic pattern at once (measured on Neo4j 5.26), so it is sent there too.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from tests.functional.cypher.worlds import project_names, world
+
+pytestmark = pytest.mark.neo4j
+
+DEADLINE = 1.0
+GRACE = 0.5
+GROWTH = 256 * 1024 * 1024
+# A cheap query beside a hostile one, on a loaded 2-core machine shared with other test runs.
+CHEAP_SECONDS = 1.5
+
+_DOUBLING = "WITH 'abcdefgh' AS s " + "WITH s + s + s + s + s + s + s + s AS s " * 7 + "RETURN size(s) AS n"
+_LIST_DOUBLING = "WITH [1, 2, 3, 4, 5, 6, 7, 8] AS l " + "WITH l + l + l + l + l + l + l + l AS l " * 7 + "RETURN size(l) AS n"
+_REPLACE = "RETURN size(" + "replace(" * 8 + "'aaaaaaaa'" + ", 'a', 'aaaaaaaa')" * 8 + ") AS n"
+_CATASTROPHIC = "a" * 40 + "b"
+
+# (name, cypher, outcome on the embedded store, outcome on Neo4j).
+HOSTILE: list[tuple[str, str, str, str]] = [
+    ("huge range", "RETURN size(range(1, 30000000)) AS n", "query_too_large", "ok"),
+    ("unwind of a huge range", "UNWIND range(1, 1000000000) AS i RETURN count(i) AS n", "query_too_large", "deadline_exceeded"),
+    ("string doubling", _DOUBLING, "query_too_large", "ok"),
+    ("list doubling", _LIST_DOUBLING, "query_too_large", "ok"),
+    ("replace multiplying its text", _REPLACE, "query_too_large", "ok"),
+    ("split into characters", _DOUBLING.replace(" AS s " * 1, " AS s ", 1).rsplit("WITH", 1)[0] + "RETURN size(split(s, '')) AS n", "query_too_large", "ok"),
+    # Neo4j: the 4 MiB read bound refuses the first row, unless the deadline comes first.
+    ("a wide row of large values", _DOUBLING.rsplit("WITH", 1)[0] + "RETURN " + ", ".join(f"s AS c{i}" for i in range(50)), "ok", "invalid_arguments|deadline_exceeded"),
+    ("too wide a row", "RETURN " + ", ".join(f"1 AS c{i}" for i in range(51)), "query_too_large", "ok"),
+    (
+        "collect of a cartesian product",
+        "UNWIND range(1, 2000) AS a UNWIND range(1, 2000) AS b RETURN size(collect($page)) AS n",
+        "query_too_large",
+        "query_too_large",
+    ),
+    ("nested list building", "RETURN size([x IN range(1, 3000) | range(1, 3000)]) AS n", "query_too_large", "ok"),
+    ("catastrophic regular expression", f"RETURN '{_CATASTROPHIC}' =~ '(a+)+$' AS m", "ok", "ok"),
+    ("cartesian product of every node", "MATCH (a), (b), (c), (d) RETURN count(*) AS n", "deadline_exceeded", "deadline_exceeded"),
+]
+
+
+@pytest.fixture(scope="module", params=["embedded", "production"])
+def shape(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    with world(request.param, tmp_path_factory.mktemp(request.param), request, project_names()) as w:
+        w.ask("MATCH (n) RETURN count(n) AS c")  # connections open, plans warm
+        yield w
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * 4096
+
+
+class _PeakRss(threading.Thread):
+    """The highest resident size of this process while it runs, sampled every 5 ms."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.peak = _rss()
+        self.running = True
+
+    def run(self) -> None:
+        while self.running:
+            self.peak = max(self.peak, _rss())
+            time.sleep(0.005)
+
+    def stop(self) -> int:
+        self.running = False
+        self.join()
+        return max(self.peak, _rss())
+
+
+def _outcome(answer: dict[str, Any]) -> str:
+    return "ok" if answer["ok"] else answer["error"]["code"]
+
+
+@pytest.mark.parametrize("name, cypher, embedded, neo4j", HOSTILE, ids=[h[0] for h in HOSTILE])
+def test_a_hostile_query_is_bounded_in_time_and_memory(shape, name: str, cypher: str, embedded: str, neo4j: str) -> None:
+    expected = embedded if shape.shape == "embedded" else neo4j
+    gc.collect()
+    before = _rss()
+    sampler = _PeakRss()
+    sampler.start()
+    answer: dict[str, Any] = {}
+
+    def hostile() -> None:
+        answer.update(shape.ask(cypher, {"page": "x" * 10_000} if "$page" in cypher else {}, timeout_s=DEADLINE))
+
+    started = time.monotonic()
+    worker = threading.Thread(target=hostile)
+    worker.start()
+    cheap: list[float] = []
+    while worker.is_alive() and len(cheap) < 5:
+        t0 = time.monotonic()
+        assert shape.ask("MATCH (n) RETURN count(n) AS c", timeout_s=5)["ok"]
+        cheap.append(time.monotonic() - t0)
+    worker.join()
+    elapsed = time.monotonic() - started
+    growth = sampler.stop() - before
+    print(f"\n{shape.shape} {name}: {_outcome(answer)} in {elapsed:.2f} s, +{growth / 2**20:.0f} MB, cheap {cheap}")
+    assert _outcome(answer) in expected.split("|"), answer
+    if not answer["ok"]:
+        assert any(word in answer["error"]["message"] for word in ("limit", "timeout", "larger than")), answer
+    assert elapsed <= DEADLINE + GRACE, (name, elapsed)
+    assert growth <= GROWTH, (name, growth)
+    assert all(seconds <= CHEAP_SECONDS for seconds in cheap), (name, cheap)
+
+
+def test_the_catastrophic_pattern_answers_as_neo4j_does(shape) -> None:
+    """RE2 gives Java's answer without backtracking."""
+    rows = shape.ask(f"RETURN '{_CATASTROPHIC}' =~ '(a+)+$' AS m, 'aaa' =~ '(a+)+$' AS n")["result"]["rows"]
+    assert rows == [{"m": False, "n": True}]
+
+
+def test_a_pattern_re2_refuses_is_named(shape) -> None:
+    """A backreference is Java regex, not RE2: the embedded store says so; Neo4j runs it."""
+    answer = shape.ask(r"RETURN 'abab' =~ '(ab)\\1' AS m")
+    if shape.shape == "embedded":
+        assert not answer["ok"] and answer["error"]["code"] == "unsupported", answer
+        assert "RE2" in answer["error"]["message"] and "backreferences" in answer["error"]["message"]
+    else:
+        assert answer["ok"] and answer["result"]["rows"] == [{"m": True}], answer
+
+
+def test_an_invalid_pattern_is_invalid_on_both(shape) -> None:
+    answer = shape.ask("RETURN 'a' =~ '(' AS m")
+    assert not answer["ok"] and answer["error"]["code"] == "invalid_arguments", answer
