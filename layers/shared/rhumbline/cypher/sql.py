@@ -39,6 +39,11 @@ MAX_EXPRESSION_CHARS = 200_000
 # of WITHs each using the previous value several times would be compiled into a program, and run,
 # exponential in the chain's length (before the deadline can interrupt anything). A WITH whose
 # computed column is used more than once is kept whole (OFFSET 0): computed once a row.
+# A value a WITH computes may hold at most this many copies of earlier computed values: a chain of
+# WITHs each using the previous value twice grows it exponentially in the chain's length, and on
+# Neo4j values built in expressions escape db.memory.transaction.max (its heap runs out).
+MAX_COPIES = 1_000
+_COLUMN = re.compile(r"\bw\d+\.c\d+\b")
 _PLAIN = re.compile(r"\w+\.\w+|:\w+|NULL|-?\d+(\.\d+)?")
 _BARRIER = "/*barrier {}*/"
 
@@ -58,6 +63,7 @@ class Compiler(PatternCompiler):
         super().__init__(params)
         # A WITH's alias -> its computed columns (`w3.c0`), and the clause that keeps it whole.
         self.computed: dict[str, tuple[list[str], str]] = {}
+        self.copies: dict[str, int] = {}  # a WITH column -> copies of earlier computed values it holds
 
     def expr(self, e: s.Expr, part: Any) -> V:
         value = super().expr(e, part)
@@ -68,6 +74,16 @@ class Compiler(PatternCompiler):
                 details={"limit": "expression_chars", "expression_chars": MAX_EXPRESSION_CHARS},
             )
         return value
+
+    def copies_in(self, sql: str) -> int:
+        copies = sum(self.copies.get(column, 1) for column in _COLUMN.findall(sql)) or 1
+        if copies > MAX_COPIES:
+            raise QueryTooLarge(
+                f"a value of the query would hold {copies:,} copies of an earlier one (a chain of WITHs "
+                f"using the previous value several times), over the limit of {MAX_COPIES:,}",
+                details={"limit": "copies", "copies": MAX_COPIES},
+            )
+        return copies
 
     def barriers(self, sql: str) -> str:
         """Each WITH's subquery kept whole where one of its computed columns is used twice."""
@@ -182,6 +198,7 @@ class Compiler(PatternCompiler):
     def select(self, part: Part, projection: s.Projection) -> tuple[str, list[str], list[T]]:
         sql, items, values, _ = self.projection_sql(part, projection)
         for value in values:
+            self.copies_in(value.sql)
             if value.type.kind == "mixed":
                 raise NotInSubset("a column of values of different types")
         return sql, [item.name for item in items], [v.type for v in values]
@@ -195,6 +212,8 @@ class Compiler(PatternCompiler):
             following.bind(item.name, V(f"{alias}.c{i}", value.type, owner=following))
         computed = [f"{alias}.c{i}" for i, value in enumerate(values) if not _PLAIN.fullmatch(value.sql)]
         self.computed[alias] = (computed, whole)
+        for i, value in enumerate(values):
+            self.copies[f"{alias}.c{i}"] = self.copies_in(value.sql)
         if projection.where is not None:
             following.wheres.append(boolean(self.expr(projection.where, following), "WHERE").sql)
         return following
