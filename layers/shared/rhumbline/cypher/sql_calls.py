@@ -7,6 +7,7 @@ connection (sql_functions.py), all named `cy_*`.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rhumbline.cypher import sql_schema as schema
@@ -142,6 +143,7 @@ class CallCompiler(ExpressionCompiler):
             return V(f"json_remove({a.sql}, '$[0]')", a.type)
         if name == "range":
             step = args[2].sql if len(args) == 3 else "1"
+            _bounded_range(a.sql, args[1].sql, step)
             return V(f"cy_range({a.sql}, {args[1].sql}, {step})", list_of(INT))
         if name == "isempty":
             if kind == "list":
@@ -174,3 +176,23 @@ class CallCompiler(ExpressionCompiler):
         if name == "avg":
             return V(f"avg({distinct}{a.sql})", FLOAT)
         return V(f"coalesce(sum({distinct}{a.sql}), 0)", a.type if a.type.kind != "null" else INT)
+
+
+def _bounded_range(*bounds: str) -> None:
+    """range() of constant bounds past the limit on a value, refused before it runs on either
+    backend: the embedded store would refuse it when it ran, and on Neo4j a list built from it
+    (`[x IN range(1, 300000000) | x]`) exhausts the server's heap, which
+    db.memory.transaction.max does not count."""
+    from rhumbline.cypher.sql_functions import VALUE_BYTES, range_chars
+    from rhumbline.errors import QueryTooLarge
+
+    numbers = [re.sub(r"[()\s]", "", bound) for bound in bounds]
+    if not all(re.fullmatch(r"-?\d+", number) for number in numbers):
+        return
+    start, end, step = (int(number) for number in numbers)
+    if step != 0 and range_chars(start, end, step) > VALUE_BYTES:
+        raise QueryTooLarge(
+            f"range({start}, {end}, {step}) would be {range_chars(start, end, step):,} characters, over the "
+            f"{VALUE_BYTES:,}-character limit on a value",
+            details={"limit": "value_bytes", "value_bytes": VALUE_BYTES},
+        )

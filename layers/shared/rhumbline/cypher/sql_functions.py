@@ -241,9 +241,14 @@ def number_range(start: Any, end: Any, step: Any) -> str | None:
         return None
     if step == 0:
         raise _fails("range() step must not be zero")
-    numbers = range(start, end + (1 if step > 0 else -1), step)
-    _within(len(numbers) * (len(str(max(abs(start), abs(end)))) + 2), f"range({start}, {end}, {step})")
-    return json.dumps(list(numbers), separators=(",", ":"))
+    _within(range_chars(start, end, step), f"range({start}, {end}, {step})")
+    return json.dumps(list(range(start, end + (1 if step > 0 else -1), step)), separators=(",", ":"))
+
+
+def range_chars(start: int, end: int, step: int) -> int:
+    """The characters of range()'s list as JSON, at most: known before it is built."""
+    count = len(range(start, end + (1 if step > 0 else -1), step))
+    return count * (len(str(max(abs(start), abs(end)))) + 2)
 
 
 def list_slice(items: Any, start: Any, end: Any, start_missing: int, end_missing: int) -> str | None:
