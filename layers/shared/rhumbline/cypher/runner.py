@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from rhumbline.cypher.values import Serializer
+from rhumbline.cypher.values import AnswerTooLarge, AnswerTooLate, Serializer
 from rhumbline.errors import DeadlineExceeded, Forbidden, InvalidArguments, QueryTooLarge, Unavailable
 from rhumbline.stores.graph.factory import Neo4jCredentials
 from rhumbline.stores.graph.neo4j.begin import begin_pipelined
@@ -163,7 +163,7 @@ class CypherRunner:
         names and map keys (scoping.Scoped.names).
         `check_plan=False` only in tests that prove the READ transaction holds on its own."""
         started = time.perf_counter()
-        serializer = Serializer(visible, namespace)
+        serializer = Serializer(visible, namespace, deadline=time.monotonic() + timeout)
         rows: list[dict[str, Any]] = []
         more = cut = False
         size = 0
@@ -182,12 +182,24 @@ class CypherRunner:
                         if len(rows) == limit:
                             more = True
                             break
-                        row = {column: serializer.value(record[key]) for column, key in zip(columns, keys)}
-                        if names:
-                            row = _renamed(row, names)
-                        size += len(json.dumps(row, ensure_ascii=False, default=str))
+                        try:
+                            row = {column: serializer.value(record[key]) for column, key in zip(columns, keys)}
+                        except AnswerTooLarge:
+                            size = MAX_RESULT_CHARS + 1
+                        except AnswerTooLate:
+                            bounded.break_off()
+                            tx.dropped = True
+                            raise DeadlineExceeded(
+                                f"the query ran past its {timeout:.1f} s timeout (its answer was being read)"
+                            ) from None
+                        else:
+                            if names:
+                                row = _renamed(row, names)
+                            size += len(json.dumps(row, ensure_ascii=False, default=str))
                         if size > MAX_RESULT_CHARS:
                             more = cut = True
+                            bounded.break_off()
+                            tx.dropped = True
                             break
                         rows.append(row)
             except Exception:
@@ -292,7 +304,7 @@ class BoundedReads:
         self.budget = budget
         self.seconds = seconds
         self.read = 0
-        self.tripped = self.timed_out = False
+        self.tripped = self.timed_out = self.broken = False
 
     def __enter__(self) -> "BoundedReads":
         from neo4j._exceptions import SocketDeadlineExceededError
@@ -301,6 +313,8 @@ class BoundedReads:
         receive = self.socket.recv_into
 
         def bounded_receive(buffer: Any, nbytes: int) -> int:
+            if self.broken:
+                raise OSError("the answer was cut: the connection is dropped")
             if time.monotonic() > deadline:
                 self.tripped = self.timed_out = True
                 raise OSError(f"the answer was still arriving after {self.seconds:.1f} s")
@@ -319,7 +333,14 @@ class BoundedReads:
         self.socket.set_read_deadline(self.seconds)
         return self
 
+    def break_off(self) -> None:
+        """Read nothing more: closing the transaction would first read and decode every record
+        still in flight (a fetch of large records: seconds). The connection is dropped instead."""
+        self.broken = True
+
     def __exit__(self, *exc_info: Any) -> None:
+        if self.broken:
+            return  # its reads keep failing until the driver drops it
         self.socket.__dict__.pop("recv_into", None)
         self.socket.set_read_deadline(None)
 

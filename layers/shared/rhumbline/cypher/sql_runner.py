@@ -33,8 +33,9 @@ from rhumbline.errors import DeadlineExceeded, InvalidArguments, QueryTooLarge, 
 
 _PROGRESS_STEPS = 1_000  # SQLite VM instructions between deadline checks
 # Rows read off the statement, in characters of their raw values, before the answer is cut: above
-# the answer's own bound (long strings are cut when shaped), far below what a row can hold.
-READ_CHARS = 16 * MAX_RESULT_CHARS
+# the answer's own bound (long strings are cut when shaped), and small enough that decoding them
+# (a list of empty lists becomes twenty times its text in objects) stays in the memory budget.
+READ_CHARS = 4 * MAX_RESULT_CHARS
 _COLUMNS = 50  # columns of a result or a subquery (SQLite's default is 2,000): with VALUE_BYTES, the size of a row
 # BEGIN and ROLLBACK (SQLITE_TRANSACTION) bracket the statement and the property reads: one snapshot.
 _ALLOWED = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE, sqlite3.SQLITE_TRANSACTION}
@@ -100,24 +101,30 @@ def run(store: Any, compiled: Compiled, *, scope: list[str], limit: int, timeout
             raw, read_cut = _read(cursor, limit + 1)
             more = read_cut or len(raw) > limit
             decoder = _Decoder()
-            rows = [[decoder.top(value, typ) for value, typ in zip(row, compiled.types)] for row in raw[:limit]]
+            rows = []
+            for row in raw[:limit]:
+                _on_time()
+                rows.append([decoder.top(value, typ) for value, typ in zip(row, compiled.types)])
             nodes, edges = decoder.fetch(connection, scope)
         finally:
             connection.execute("ROLLBACK")
+        answer: list[dict[str, Any]] = []
+        size, cut = 0, read_cut
+        missing: list[int] = []  # elements not read back under the caller's projects (never expected)
+        for row in rows:
+            _on_time()
+            shaped = {name: _resolve(value, nodes, edges, missing) for name, value in zip(compiled.columns, row)}
+            size += len(json.dumps(shaped, ensure_ascii=False, default=str))
+            if size > MAX_RESULT_CHARS:
+                more = cut = True
+                break
+            answer.append(shaped)
     except sqlite3.Error as error:
         raise _translated(error, timeout) from error
+    except sql_functions.DeadlinePassed:
+        raise DeadlineExceeded(f"the query ran past its {timeout:.1f} s timeout (its answer was being read)") from None
     finally:
         sql_functions.set_deadline(0.0)
-    answer: list[dict[str, Any]] = []
-    size, cut = 0, read_cut
-    missing: list[int] = []  # elements not read back under the caller's projects (never expected)
-    for row in rows:
-        shaped = {name: _resolve(value, nodes, edges, missing) for name, value in zip(compiled.columns, row)}
-        size += len(json.dumps(shaped, ensure_ascii=False, default=str))
-        if size > MAX_RESULT_CHARS:
-            more = cut = True
-            break
-        answer.append(shaped)
     return QueryRun(
         columns=list(compiled.columns),
         rows=answer,
@@ -127,6 +134,21 @@ def run(store: Any, compiled: Compiled, *, scope: list[str], limit: int, timeout
         query_type="r",
         elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
     )
+
+
+class _Steps(threading.local):
+    count = 0
+
+
+_steps = _Steps()
+
+
+def _on_time(every: int = 1) -> None:
+    """Decoding and shaping the rows count against the deadline too: checked every so many
+    containers (a row may hold hundreds of thousands)."""
+    _steps.count += 1
+    if _steps.count % every == 0 and sql_functions.past_deadline():
+        raise sql_functions.DeadlinePassed("the deadline passed")
 
 
 def _read(cursor: sqlite3.Cursor, most: int) -> tuple[list[tuple], bool]:
@@ -209,6 +231,7 @@ class _Decoder:
 
     def inner(self, value: Any) -> Any:
         if isinstance(value, list):
+            _on_time(every=1024)
             return [self.inner(v) for v in value]
         if isinstance(value, dict):
             if len(value) == 1:
@@ -266,6 +289,7 @@ def _resolve(value: Any, nodes: dict[int, Any], edges: dict[tuple, Any], missing
             return {**REDACTED, "element": "relationship"}
         return edges[tuple(value)]
     if isinstance(value, list):
+        _on_time(every=1024)
         return [_resolve(v, nodes, edges, missing) for v in value]
     if isinstance(value, dict):
         if "~path" in value and len(value) == 1:

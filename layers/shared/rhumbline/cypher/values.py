@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import base64
 import math
+import time
 from collections.abc import Collection
 from typing import Any
 
 from rhumbline.stores.graph.neo4j.keys import Namespace
 
 STRING_CHARS = 10_000
+# Values of one answer converted at most: an answer of 1 MB (runner.MAX_RESULT_CHARS) holds fewer,
+# each taking two characters at least, and converting millions would hold the server for seconds.
+MAX_VALUES = 500_000
 REDACTED = {"type": "redacted", "reason": "belongs to a project this token cannot see"}
 
 
@@ -29,13 +33,26 @@ def scalar(value: None | bool | int | float | str) -> Any:
     return value
 
 
+class AnswerTooLarge(ValueError):
+    """The answer holds more than MAX_VALUES values: it cannot fit the answer's size bound."""
+
+
+class AnswerTooLate(ValueError):
+    """Converting the answer ran past the query's deadline."""
+
+
 class Serializer:
-    def __init__(self, visible: Collection[str] | None, namespace: Namespace = Namespace()) -> None:
+    def __init__(
+        self, visible: Collection[str] | None, namespace: Namespace = Namespace(), deadline: float = math.inf
+    ) -> None:
         """`visible`: the caller's project slugs; None when it may see every project of the
-        namespace (another stack's graphs in a shared database are never visible)."""
+        namespace (another stack's graphs in a shared database are never visible). `deadline`:
+        the monotonic time past which converting stops."""
         self.visible = visible
         self.namespace = namespace
+        self.deadline = deadline
         self.redacted = 0
+        self.values = 0
 
     def _hidden(self, properties: dict[str, Any]) -> bool:
         key = properties.get("project")
@@ -46,8 +63,15 @@ class Serializer:
         return project is None or (self.visible is not None and project not in self.visible)
 
     def value(self, value: Any) -> Any:
+        self.values += 1
+        if self.values > MAX_VALUES:
+            raise AnswerTooLarge(f"the answer holds more than {MAX_VALUES:,} values")
+        if self.values % 4096 == 0 and time.monotonic() > self.deadline:
+            raise AnswerTooLate("converting the answer ran past the deadline")
         if value is None or isinstance(value, (bool, int, float, str)):
             return scalar(value)
+        if isinstance(value, list):
+            return [self.value(v) for v in value]
         from neo4j.graph import Node, Path, Relationship
 
         if isinstance(value, Node):
