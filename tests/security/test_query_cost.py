@@ -83,6 +83,23 @@ HEAP_EXHAUSTING = [
 ]
 
 
+@pytest.mark.parametrize("depth", [70, 3000])
+def test_a_query_nested_too_deeply_is_named(shape, depth: int) -> None:
+    """Before: internal_error (the parser's recursion passed Python's stack)."""
+    answer = shape.ask("RETURN " + "[" * depth + "1" + "]" * depth + " AS l")
+    assert _outcome(answer) == "query_too_large" and answer["error"]["details"]["limit"] == "nesting", answer
+
+
+def test_an_answer_cut_by_its_size_leaves_the_server_fast(shape) -> None:
+    """On Neo4j the records still in flight were read and decoded to close the transaction."""
+    started = time.monotonic()
+    answer = shape.ask("UNWIND range(1, 100) AS i RETURN i, [x IN range(1, 100000) | []] AS l", timeout_s=10)
+    elapsed = time.monotonic() - started
+    assert answer["ok"] and answer["result"]["cut_by_size"] and answer["result"]["row_count"] < 10, answer
+    assert elapsed <= 4, elapsed  # before: 8 s and more, decoding the 97 rows nobody reads
+    assert shape.ask("MATCH (n) RETURN count(n) AS c", timeout_s=DEADLINE)["ok"]
+
+
 @pytest.mark.parametrize("cypher", HEAP_EXHAUSTING)
 def test_what_would_exhaust_the_neo4j_heap_is_refused_before_it_is_sent(shape, cypher: str) -> None:
     from rhumbline.cypher.parser import parse

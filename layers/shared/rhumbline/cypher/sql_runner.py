@@ -28,14 +28,16 @@ from rhumbline.cypher.runner import MAX_RESULT_CHARS, QueryRun
 from rhumbline.cypher.sql import Compiled
 from rhumbline.cypher.sql_schema import EDGE_COLUMNS, LABEL, NODE_COLUMNS, SCOPE
 from rhumbline.cypher.sql_types import T
-from rhumbline.cypher.values import REDACTED, scalar
+from rhumbline.cypher.values import REDACTED, STRING_CHARS, scalar
 from rhumbline.errors import DeadlineExceeded, InvalidArguments, QueryTooLarge, Unavailable, Unsupported
 
 _PROGRESS_STEPS = 1_000  # SQLite VM instructions between deadline checks
-# Rows read off the statement, in characters of their raw values, before the answer is cut: above
-# the answer's own bound (long strings are cut when shaped), and small enough that decoding them
-# (a list of empty lists becomes twenty times its text in objects) stays in the memory budget.
-READ_CHARS = 4 * MAX_RESULT_CHARS
+# Rows are read off the statement until their raw values pass the answer's bound, counted as the
+# answer shows them (a string cut at STRING_CHARS, a list or map as its JSON text, no longer than
+# the answer's): past it the answer would be cut anyway, and reading on would decode for nothing
+# (a list of empty lists becomes twenty times its text in objects).
+READ_CHARS = MAX_RESULT_CHARS
+_JSON_KINDS = frozenset({"list", "map", "path", "rel"})
 _COLUMNS = 50  # columns of a result or a subquery (SQLite's default is 2,000): with VALUE_BYTES, the size of a row
 # BEGIN and ROLLBACK (SQLITE_TRANSACTION) bracket the statement and the property reads: one snapshot.
 _ALLOWED = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE, sqlite3.SQLITE_TRANSACTION}
@@ -98,7 +100,7 @@ def run(store: Any, compiled: Compiled, *, scope: list[str], limit: int, timeout
         connection.execute("BEGIN")
         try:
             cursor = connection.execute(compiled.sql, params)
-            raw, read_cut = _read(cursor, limit + 1)
+            raw, read_cut = _read(cursor, limit + 1, compiled.types)
             more = read_cut or len(raw) > limit
             decoder = _Decoder()
             rows = []
@@ -151,12 +153,16 @@ def _on_time(every: int = 1) -> None:
         raise sql_functions.DeadlinePassed("the deadline passed")
 
 
-def _read(cursor: sqlite3.Cursor, most: int) -> tuple[list[tuple], bool]:
+def _read(cursor: sqlite3.Cursor, most: int, types: list[T]) -> tuple[list[tuple], bool]:
     """Up to `most` rows, and whether READ_CHARS stopped the reading first."""
     rows: list[tuple] = []
     size = 0
     for row in cursor:
-        size += sum(len(value) if isinstance(value, (str, bytes)) else 8 for value in row)
+        for value, typ in zip(row, types):
+            if not isinstance(value, (str, bytes)):
+                size += 1
+            else:
+                size += len(value) if typ.kind in _JSON_KINDS else min(len(value), STRING_CHARS)
         if size > READ_CHARS:
             return rows, True
         rows.append(row)
@@ -197,6 +203,21 @@ def _too_large(reason: str) -> QueryTooLarge:
     )
 
 
+class _Final:
+    """A decoded list or map that is already as the answer shows it: nothing to walk."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _final(text: str) -> bool:
+    """Whether a container's JSON text decodes to its answer as is: no node, relationship or path
+    inside, no string to cut at STRING_CHARS, no non-finite number (conservatively, on the text)."""
+    if '"~' in text or '\\"' in text or any(marker in text for marker in ("e999", "e+999", "Infinity", "NaN")):
+        return False
+    return all(len(inside) <= STRING_CHARS for inside in text.split('"')[1::2])
+
+
 class _Node(int):
     """A node's row id in a decoded row, resolved once the nodes are read."""
 
@@ -224,7 +245,8 @@ class _Decoder:
         if kind == "bool":
             return bool(value)
         if kind in ("list", "map"):
-            return self.inner(json.loads(value))
+            decoded = json.loads(value)
+            return _Final(decoded) if _final(value) else self.inner(decoded)
         if kind == "float" and isinstance(value, int):
             return float(value)
         return value
@@ -278,6 +300,8 @@ class _Decoder:
 
 
 def _resolve(value: Any, nodes: dict[int, Any], edges: dict[tuple, Any], missing: list[int]) -> Any:
+    if isinstance(value, _Final):
+        return value.value
     if isinstance(value, _Node):
         if int(value) not in nodes:
             missing.append(1)

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from rhumbline.errors import Forbidden, InvalidArguments, Unsupported
+from rhumbline.errors import Forbidden, InvalidArguments, QueryTooLarge, Unsupported
 from rhumbline.runtime.context import ToolContext
 from rhumbline.runtime.spec import ToolSpec
 from rhumbline.tools.common import StrictInput
@@ -109,10 +109,22 @@ def _parsed(text: str) -> Any:
 
     try:
         return parse(text)
+    except RecursionError:
+        raise _too_deep() from None
     except NotInSubset as error:
         raise Unsupported(f"query refused: {error}. {SUBSET_HELP}", details={"construct": error.construct}) from None
     except CypherSyntaxError as error:
         raise InvalidArguments(f"invalid Cypher: {error}") from None
+
+
+def _too_deep() -> QueryTooLarge:
+    # The parser and the compiler recurse once per level of nesting: past Python's stack, the query
+    # (or a parameter) nests too deeply to be read, whatever it would compute.
+    return QueryTooLarge(
+        "the query nests expressions or values too deeply to be read (a few dozen levels of brackets "
+        "or parentheses at most)",
+        details={"limit": "nesting"},
+    )
 
 
 def _compiled(parsed: Any, arguments: QueryInput, project: str | None, projects: list[str]) -> Any:
@@ -123,6 +135,8 @@ def _compiled(parsed: Any, arguments: QueryInput, project: str | None, projects:
 
     try:
         return compile_query(parsed, {**arguments.params, "project": project, "projects": projects})
+    except RecursionError:
+        raise _too_deep() from None
     except NotInSubset as error:
         raise Unsupported(f"query refused: {error}. {SUBSET_HELP}", details={"construct": error.construct}) from None
     except CypherSyntaxError as error:
