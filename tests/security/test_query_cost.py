@@ -58,7 +58,7 @@ HOSTILE: list[tuple[str, str, str, str]] = [
     # Neo4j: the 4 MiB read bound refuses the first row, unless the deadline comes first.
     ("a wide row of large values", "RETURN " + ", ".join(f"$big AS c{i}" for i in range(50)), "ok", "invalid_arguments|deadline_exceeded"),
     # Decoding them is most of the work: cut by the answer's size, or by the deadline first.
-    ("rows of lists of empty lists", "UNWIND range(1, 100) AS i RETURN [x IN range(1, 200000) | []] AS l", "ok|deadline_exceeded", "ok|deadline_exceeded"),
+    ("rows of lists of empty lists", "UNWIND range(1, 400) AS i RETURN [x IN range(1, 50000) | []] AS l", "ok|deadline_exceeded", "ok|deadline_exceeded"),
     ("too wide a row", "RETURN " + ", ".join(f"1 AS c{i}" for i in range(51)), "query_too_large", "ok"),
     (
         "collect of a cartesian product",
@@ -96,7 +96,7 @@ def test_an_answer_cut_by_its_size_leaves_the_server_fast(shape) -> None:
     answer = shape.ask("UNWIND range(1, 100) AS i RETURN i, [x IN range(1, 100000) | []] AS l", timeout_s=10)
     elapsed = time.monotonic() - started
     assert answer["ok"] and answer["result"]["cut_by_size"] and answer["result"]["row_count"] < 10, answer
-    assert elapsed <= 4, elapsed  # before: 8 s and more, decoding the 97 rows nobody reads
+    assert elapsed <= 6, elapsed  # before: 20 s on Neo4j, decoding the 97 rows nobody reads
     assert shape.ask("MATCH (n) RETURN count(n) AS c", timeout_s=DEADLINE)["ok"]
 
 
