@@ -1,10 +1,11 @@
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 from rhumbline.cli import build_parser, main
-from rhumbline.cli.common import CliError, checked_project, default_project_slug
+from rhumbline.cli.common import CliError, checked_project, default_project_slug, project_for, remote_project_slug
 from rhumbline.cli.server import endpoint_url
 
 
@@ -38,3 +39,55 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
 def test_up_refuses_a_missing_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["up", str(tmp_path / "nope")]) == 1
     assert f"rhumbline: error: {tmp_path / 'nope'} is not a directory" in capsys.readouterr().err
+
+
+def git(directory: Path, *arguments: str) -> None:
+    subprocess.run(["git", "-C", str(directory), *arguments], check=True, capture_output=True, timeout=30)
+
+
+@pytest.mark.parametrize(
+    ("url", "slug"),
+    [("git@github.com:acme/shop.git", "acme/shop"), ("https://github.com/acme/shop", "acme/shop"),
+     ("https://github.com/acme/shop.git/", "acme/shop"), ("ssh://git@gitlab.example.com:2222/team/api.git", "team/api"),
+     ("https://user:secret@git.example.com/acme/shop.git", "acme/shop"), ("github.com:acme/shop", "acme/shop"),
+     ("https://gitlab.com/group/subgroup/repo.git", None), ("/srv/git/shop.git", None), ("file:///srv/git/shop.git", None),
+     ("../shop", None), ("https://github.com/acme/-bad", None), ("", None)],
+)  # fmt: skip
+def test_remote_urls_name_owner_repo_or_nothing(url: str, slug: str | None) -> None:
+    assert remote_project_slug(url) == slug
+
+
+def test_the_default_project_is_the_git_remotes_owner_repo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repository = tmp_path / "checkout"
+    (repository / "src").mkdir(parents=True)
+    git(repository, "init", "-q")
+    assert default_project_slug(repository) == "local/checkout"  # no remote yet
+    git(repository, "remote", "add", "origin", "git@github.com:acme/shop.git")
+    assert default_project_slug(repository) == "acme/shop"
+    # A subdirectory is not the repository: under its slug it would replace the repository's graph.
+    assert default_project_slug(repository / "src") == "local/src"
+    assert project_for(repository, None) == "acme/shop"
+    assert "Project: acme/shop (from the git remote 'origin'" in capsys.readouterr().err
+    assert project_for(repository, "acme/other") == "acme/other"
+    git(repository, "remote", "set-url", "origin", "/srv/git/shop.git")
+    assert project_for(repository, None) == "local/checkout"
+    assert "from the directory's name: no git remote 'origin' names owner/repo" in capsys.readouterr().err
+
+
+def test_ingest_without_project_uses_the_remote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rhumbline.config import settings
+
+    repository = tmp_path / "checkout"
+    repository.mkdir()
+    (repository / "shop.py").write_text("def total(items):\n    return sum(items)\n")
+    git(repository, "init", "-q")
+    git(repository, "remote", "add", "origin", "https://github.com/acme/shop.git")
+    monkeypatch.setenv("RHUMBLINE_HOME", str(tmp_path / "home"))
+    for name in ("RHUMBLINE_DATABASE_URL", "RHUMBLINE_GRAPH_PATH", "RHUMBLINE_MODE", "RHUMBLINE_GRAPH_BACKEND"):
+        monkeypatch.delenv(name, raising=False)
+    settings.cache_clear()
+    try:
+        assert main(["ingest", str(repository)]) == 0
+        assert main(["project", "delete", "acme/shop", "--reviews", "drop", "--yes"]) == 0
+    finally:
+        settings.cache_clear()

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import socket
+import subprocess
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,7 +30,49 @@ def prepared_engine() -> "Engine":
     return engine
 
 
+# The owner/repo at the end of a remote URL: `git@host:owner/repo.git`, `ssh://git@host/owner/repo`,
+# `https://host/owner/repo.git`. A deeper path (a GitLab subgroup) or a local path matches nothing.
+_REMOTE_SLUG = re.compile(r"^(?:[a-z][a-z0-9+.-]*://[^/]+/|(?:[^/:@]+@)?[^/:]+:)(?P<slug>[^/]+/[^/]+?)(?:\.git)?/?$")
+GIT_TIMEOUT_SECONDS = 5.0
+
+
+def git_output(root: Path, *arguments: str) -> str:
+    """What a git command prints in `root`, or "" when git is missing, fails or takes too long."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), *arguments], capture_output=True, text=True, timeout=GIT_TIMEOUT_SECONDS
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def remote_project_slug(url: str) -> str | None:
+    """The `owner/repo` a remote URL names, None when it names no valid slug."""
+    from rhumbline.vocabulary import PROJECT_PATTERN
+
+    found = _REMOTE_SLUG.match(url.strip())
+    if found is None or not re.match(PROJECT_PATTERN, found["slug"]):
+        return None
+    return found["slug"]
+
+
+def remote_project(root: Path) -> str | None:
+    """The `owner/repo` of the `origin` remote when `root` is a repository's top directory, so code
+    and review data share a project. Not for a subdirectory of a repository: ingesting it under the
+    repository's slug would replace the whole repository's graph."""
+    toplevel = git_output(root, "rev-parse", "--show-toplevel")
+    if not toplevel or Path(toplevel).resolve() != root.resolve():
+        return None
+    return remote_project_slug(git_output(root, "config", "--get", "remote.origin.url"))
+
+
 def default_project_slug(root: Path) -> str:
+    """The git remote's `owner/repo`, else `local/<directory name>`."""
+    return remote_project(root) or directory_project_slug(root)
+
+
+def directory_project_slug(root: Path) -> str:
     name = re.sub(r"[^A-Za-z0-9_.-]", "-", root.name).lstrip("._-")[:100]
     return f"local/{name or 'project'}"
 
@@ -40,6 +83,17 @@ def checked_project(slug: str) -> str:
     if not re.match(PROJECT_PATTERN, slug):
         raise CliError(f"invalid project slug {slug!r}: expected 'owner/repo' (letters, digits, '_', '.', '-')")
     return slug
+
+
+def project_for(root: Path, explicit: str | None) -> str:
+    """The project a command works on; a default is said on stderr with where it came from."""
+    if explicit:
+        return checked_project(explicit)
+    remote = remote_project(root)
+    project = checked_project(remote or directory_project_slug(root))
+    origin = "the git remote 'origin'" if remote else "the directory's name: no git remote 'origin' names owner/repo"
+    print(f"Project: {project} (from {origin}; --project to choose another)", file=sys.stderr, flush=True)
+    return project
 
 
 # How long a command-line ingest waits for another ingest of the same project (a watcher's, a server's).

@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rhumbline.cli.common import CliError, checked_project, default_project_slug, prepared_engine, print_summary, run_ingest
+from rhumbline.cli.common import CliError, checked_project, prepared_engine, print_summary, project_for, run_ingest
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     root = Path(args.path).resolve()
-    project = checked_project(args.project or default_project_slug(root))
+    project = project_for(root, args.project)
     print_summary(run_ingest(root, project, clear=args.clear), as_json=args.json)
     return 0
 
@@ -59,7 +59,7 @@ def cmd_project_delete(args: argparse.Namespace) -> int:
 def add_project_commands(commands: Any) -> None:
     ingest = commands.add_parser("ingest", help="parse a directory into the local code graph")
     ingest.add_argument("path", help="directory to ingest")
-    ingest.add_argument("--project", help="project slug owner/repo (default: local/<directory name>)")
+    ingest.add_argument("--project", help="project slug owner/repo (default: the git remote origin's owner/repo, else local/<directory name>)")
     ingest.add_argument("--clear", action="store_true", help="drop the project's graph first")
     ingest.add_argument("--json", action="store_true", help="print the summary as JSON")
     ingest.set_defaults(run=cmd_ingest)

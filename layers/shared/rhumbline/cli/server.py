@@ -9,7 +9,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from rhumbline.cli.common import CliError, checked_project, default_project_slug, prepared_engine, run_ingest
+from rhumbline.cli.common import CliError, prepared_engine, project_for, run_ingest
 
 
 def load_local_template(path: str | None) -> Any:
@@ -46,7 +46,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     if not os.environ.get("RHUMBLINE_INGEST_ROOTS", "").strip():
         os.environ["RHUMBLINE_INGEST_ROOTS"] = str(root)
         settings.cache_clear()
-    project = checked_project(args.project or default_project_slug(root))
+    project = project_for(root, args.project)
     template = load_local_template(args.template)
     ensure_port_free(args.host, args.port)
     engine = prepared_engine()
@@ -86,7 +86,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     root = Path(args.path).resolve()
     if not root.is_dir():
         raise CliError(f"{root} is not a directory")
-    project = checked_project(args.project or default_project_slug(root))
+    project = project_for(root, args.project)
     if not args.no_ingest:
         print(f"Ingesting {root} as {project} ...", flush=True)
         summary = run_ingest(root, project, clear=False)
@@ -180,7 +180,7 @@ def add_server_options(parser: argparse.ArgumentParser) -> None:
 def add_server_commands(commands: Any) -> None:
     up = commands.add_parser("up", help="ingest a directory and serve it over MCP on this machine")
     up.add_argument("path", nargs="?", default=".", help="directory to ingest (default: .)")
-    up.add_argument("--project", help="project slug owner/repo (default: local/<directory name>)")
+    up.add_argument("--project", help="project slug owner/repo (default: the git remote origin's owner/repo, else local/<directory name>)")
     up.add_argument("--no-ingest", action="store_true", help="serve what is already ingested")
     up.add_argument("--watch", action="store_true", help="re-ingest the directory when its files change")
     add_server_options(up)
@@ -217,7 +217,7 @@ def add_server_commands(commands: Any) -> None:
 
     watch = commands.add_parser("watch", help="ingest a directory, then re-ingest it whenever its files change")
     watch.add_argument("path", nargs="?", default=".", help="directory to watch (default: .)")
-    watch.add_argument("--project", help="project slug owner/repo (default: local/<directory name>)")
+    watch.add_argument("--project", help="project slug owner/repo (default: the git remote origin's owner/repo, else local/<directory name>)")
     watch.add_argument("--no-ingest", action="store_true", help="do not ingest before the first change")
     watch.add_argument(
         "--debounce-ms", type=int, default=1000, help="changes within this many ms make one re-ingest (default 1000)"
