@@ -56,6 +56,7 @@ def test_up_ingests_serves_and_prints_how_to_connect(tmp_path: Path) -> None:
     assert etc.startswith("forbidden: '/etc' is outside the directories this server ingests from: ")
     assert str((tmp_path / "my shop").resolve()) in etc
     assert "Ingested 1 files: 7 nodes, 7 edges" in printed
+    assert f"Data directory: {tmp_path / '.rhumbline'} (RHUMBLINE_HOME) - new and empty" in printed
     assert f"Token:         {token}" in printed
     assert (
         'claude mcp add rhumbline --transport http http://127.0.0.1:' in printed

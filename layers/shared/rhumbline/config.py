@@ -127,7 +127,9 @@ def _optional_limit(name: str) -> int | None:
 
 
 def load_settings() -> Settings:
-    home = Path(_env("RHUMBLINE_HOME", ".rhumbline"))
+    # Absolute once, here: a relative home would follow each command's working directory, and a
+    # server started elsewhere would open another (empty) store.
+    home = Path(_env("RHUMBLINE_HOME", ".rhumbline")).expanduser().resolve()
     mode = _env("RHUMBLINE_MODE", "local")
     backend = _env("RHUMBLINE_GRAPH_BACKEND", "sqlite")
     if mode not in ("local", "hosted"):
@@ -140,7 +142,7 @@ def load_settings() -> Settings:
         database_url=_env("RHUMBLINE_DATABASE_URL"),
         database_secret_arn=_env("RHUMBLINE_DATABASE_SECRET_ARN"),
         graph_backend=backend,  # type: ignore[arg-type]
-        graph_path=Path(_env("RHUMBLINE_GRAPH_PATH", str(home / "graph.sqlite3"))),
+        graph_path=Path(_env("RHUMBLINE_GRAPH_PATH", str(home / "graph.sqlite3"))).expanduser().resolve(),
         neo4j_uri=_env("RHUMBLINE_NEO4J_URI"),
         neo4j_user=_env("RHUMBLINE_NEO4J_USER", "neo4j"),
         neo4j_password=_env("RHUMBLINE_NEO4J_PASSWORD"),

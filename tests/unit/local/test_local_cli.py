@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -91,3 +93,34 @@ def test_ingest_without_project_uses_the_remote(tmp_path: Path, monkeypatch: pyt
         assert main(["project", "delete", "acme/shop", "--reviews", "drop", "--yes"]) == 0
     finally:
         settings.cache_clear()
+
+
+def test_a_relative_home_is_made_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rhumbline.config import load_settings
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RHUMBLINE_HOME", "data")
+    monkeypatch.delenv("RHUMBLINE_GRAPH_PATH", raising=False)
+    loaded = load_settings()
+    assert (loaded.home, loaded.graph_path) == (tmp_path / "data", tmp_path / "data" / "graph.sqlite3")
+    monkeypatch.setenv("RHUMBLINE_HOME", "~/elsewhere")
+    assert load_settings().home == Path.home() / "elsewhere"
+
+
+def test_mcp_says_its_data_directory_on_stderr(tmp_path: Path) -> None:
+    """stdout is the protocol stream: the notice goes to stderr, and a new (empty) store is called so."""
+    source = Path(__file__).resolve().parents[3] / "layers" / "shared"
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("RHUMBLINE_", "PYTHONPATH"))}
+    env.update(RHUMBLINE_HOME="data", PYTHONPATH=str(source))
+    command = [sys.executable, "-c", "import sys; from rhumbline.cli import main; sys.exit(main())", "mcp"]
+    seen = []
+    for _ in range(2):
+        done = subprocess.run(command, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=120)  # fmt: skip
+        assert done.returncode == 0 and done.stdout == "", (done.stdout, done.stderr)
+        seen.append(done.stderr.splitlines()[0])
+    assert seen[0] == (
+        f"Data directory: {tmp_path / 'data'} (RHUMBLINE_HOME) - new and empty: point RHUMBLINE_HOME at the directory "
+        "you ingested with to serve that store"
+    )
+    assert seen[1] == f"Data directory: {tmp_path / 'data'} (RHUMBLINE_HOME)"

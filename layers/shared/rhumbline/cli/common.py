@@ -20,6 +20,18 @@ class CliError(Exception):
     """A failure the user can act on: printed as one line, no traceback."""
 
 
+def data_directory_notice() -> str:
+    """Which store a command opens, said at its start: a store is found by RHUMBLINE_HOME alone,
+    and one that does not exist yet is made empty, so a server started elsewhere says so."""
+    from rhumbline.config import settings
+
+    current = settings()
+    notice = f"Data directory: {current.home} (RHUMBLINE_HOME)"
+    if not current.database_url and not (current.home / "rhumbline.sqlite3").exists():
+        notice += " - new and empty: point RHUMBLINE_HOME at the directory you ingested with to serve that store"
+    return notice
+
+
 def prepared_engine() -> "Engine":
     """The relational store with its schema current (creating the embedded SQLite file if needed)."""
     from rhumbline.runtime import resources

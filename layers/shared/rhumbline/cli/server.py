@@ -6,10 +6,11 @@ import argparse
 import json
 import os
 import socket
+import sys
 from pathlib import Path
 from typing import Any
 
-from rhumbline.cli.common import CliError, prepared_engine, project_for, run_ingest
+from rhumbline.cli.common import CliError, data_directory_notice, prepared_engine, project_for, run_ingest
 
 
 def load_local_template(path: str | None) -> Any:
@@ -49,6 +50,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     project = project_for(root, args.project)
     template = load_local_template(args.template)
     ensure_port_free(args.host, args.port)
+    print(data_directory_notice(), flush=True)
     engine = prepared_engine()
     if not args.no_ingest:
         print(f"Ingesting {root} as {project} ...", flush=True)
@@ -109,6 +111,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     template = load_local_template(args.template)
     ensure_port_free(args.host, args.port)
+    print(data_directory_notice(), flush=True)
     prepared_engine()
     print(f"MCP endpoint: {endpoint_url(args.host, args.port)} (dispatch: {args.dispatch})", flush=True)
     serve(
@@ -144,6 +147,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     # The client shows stderr to its user: no EMF blob per call there (an explicit setting wins).
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+    # stderr: stdout is the protocol stream. The client shows it to its user.
+    print(data_directory_notice(), file=sys.stderr, flush=True)
     # Before the transport claims stdout: a migration's output must not reach the protocol stream.
     prepared_engine()
     run_stdio(replace(settings(), tool_timeout=args.tool_timeout), access)
