@@ -72,7 +72,7 @@ def test_a_rotated_key_is_fetched_when_a_token_names_its_kid(issuer: LocalIssuer
         (lambda i: i.token(key=SigningKey.generate("stranger"), aud="rhumbline", scope="rhumbline/read"), "unknown", "kid"),
         (lambda i: jwt.encode({"iss": i.url, "sub": "x", "exp": 9999999999}, None, algorithm="none"), "unknown", "key id"),
         (lambda i: jwt.encode({"iss": i.url, "sub": "x", "exp": 9999999999}, "a-shared-secret-of-thirty-two-bytes!", algorithm="HS256"), "unknown", "key id"),
-        (lambda i: "not.a.jwt", "malformed", "not a JWT"),
+        (lambda i: "not.a.jwt", "malformed_token", "not a JWT"),
     ],
 )
 def test_bad_tokens_are_refused_with_their_reason(issuer: LocalIssuer, make: Any, reason: str, detail: str) -> None:

@@ -78,7 +78,7 @@ def test_header_name_and_scheme_are_case_insensitive(handler: Any, issue: Any) -
         ({}, "missing"),
         ({"authorization": "Basic Ym9iOnNlY3JldA=="}, "malformed"),
         ({"authorization": "Bearer"}, "malformed"),
-        ({"authorization": "Bearer not-a-rhumbline-token"}, "malformed"),
+        ({"authorization": "Bearer not-a-rhumbline-token"}, "malformed_token"),
         ({"authorization": "Bearer rhl_abcdefghij_" + "A" * 43}, "unknown"),
     ],
 )

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("rhumbline.authorizer")
 
-REASONS = frozenset({"malformed", "unknown", "expired", "revoked", "missing", "unavailable", "invalid_claims"})
+REASONS = frozenset({"malformed", "malformed_token", "unknown", "expired", "revoked", "missing", "unavailable", "invalid_claims"})
 
 
 def authorization_header(event: Mapping[str, Any]) -> str | None:

@@ -166,7 +166,7 @@ class OidcVerifier:
         try:
             kid = jwt.get_unverified_header(token).get("kid")
         except jwt.PyJWTError:
-            raise OidcRefusal("malformed", "not a JWT") from None
+            raise OidcRefusal("malformed_token", "not a JWT") from None
         if not isinstance(kid, str):
             raise OidcRefusal("unknown", "the token names no key id")
         try:

@@ -20,6 +20,7 @@ from rhumbline.contract import Caller
 REASON_DESCRIPTIONS: dict[str, str] = {
     "missing": "no bearer token was sent",
     "malformed": "the Authorization header must be 'Bearer <token>'",
+    "malformed_token": "the bearer token is not a token this server issues (rhl_ and 54 characters) nor an OAuth access token: was it copied whole?",
     "unknown": "the token is not recognized",
     "expired": "the token has expired",
     "revoked": "the token has been revoked",

@@ -72,7 +72,7 @@ def test_unknown_and_malformed_tokens(engine) -> None:
     with session_scope(engine) as session:
         assert tokens.verify(session, forged) == tokens.TokenCheck(ok=False, reason="unknown", token=None)
         for bad in ["", "Bearer " + plaintext, plaintext + "x", plaintext[:-1], "rhl_short_secret", None, 42]:
-            assert tokens.verify(session, bad) == tokens.TokenCheck(ok=False, reason="malformed", token=None)
+            assert tokens.verify(session, bad) == tokens.TokenCheck(ok=False, reason="malformed_token", token=None)
 
 
 def test_last_used_at_is_written_at_most_once_a_minute(engine) -> None:

@@ -44,7 +44,7 @@ _PLAINTEXT = re.compile(r"^rhl_([a-z0-9]{10})_([A-Za-z0-9_-]{43})$")
 @dataclass(frozen=True)
 class TokenCheck:
     ok: bool
-    reason: str | None  # 'malformed' | 'unknown' | 'expired' | 'revoked' when not ok
+    reason: str | None  # 'malformed_token' | 'unknown' | 'expired' | 'revoked' when not ok
     token: ApiToken | None  # also set for 'expired' and 'revoked', so the denial can be audited
 
 
@@ -149,7 +149,8 @@ def verify(session: Session, plaintext: str, *, now: datetime | None = None) -> 
         raise ValueError("now must be timezone-aware")
     match = _PLAINTEXT.match(plaintext) if isinstance(plaintext, str) else None
     if match is None:
-        return TokenCheck(ok=False, reason="malformed", token=None)
+        # The token, not the Authorization header: `malformed` tells the client its header is wrong.
+        return TokenCheck(ok=False, reason="malformed_token", token=None)
     digest = _hash(plaintext)
     token = session.scalar(select(ApiToken).where(ApiToken.token_hash == digest))
     # Belt and braces: the lookup already matched, but a constant-time compare of the id and the
