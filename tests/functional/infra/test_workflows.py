@@ -132,3 +132,24 @@ def test_actions_are_pinned_to_a_version() -> None:
             for step in job.get("steps", []):
                 if "uses" in step:
                     assert re.fullmatch(r"[\w.-]+/[\w.-]+@v\d+\.\d+\.\d+", step["uses"]), f"{path.name}: {step['uses']}"
+
+
+def test_a_branch_is_deployed_only_after_ci_passed_on_the_same_commit() -> None:
+    ci = yaml.safe_load((ROOT / ".github" / "workflows" / "ci.yml").read_text())
+    deploy = yaml.safe_load((ROOT / ".github" / "workflows" / "deploy-branch.yml").read_text())
+    # PyYAML reads the key `on` as True.
+    ci_on, deploy_on = ci[True], deploy[True]
+    # Every pushed branch is tested, so every branch can be deployed.
+    assert ci_on["push"]["branches"] == ["**"]
+    # Nothing deploys on a push itself: the deploy follows ci's run.
+    assert "push" not in deploy_on
+    assert deploy_on["workflow_run"] == {"workflows": [ci["name"]], "types": ["completed"]}
+    job = deploy["jobs"]["deploy"]
+    condition = " ".join(job["if"].split())
+    for required in ("github.event.workflow_run.conclusion == 'success'", "github.event.workflow_run.event == 'push'",
+                     "github.event.workflow_run.head_repository.full_name == github.repository"):  # fmt: skip
+        assert required in condition
+    # The commit ci tested is the one checked out, for the branch ci ran on.
+    assert job["steps"][0]["with"]["ref"] == "${{ github.event.workflow_run.head_sha }}"
+    assert job["env"]["BRANCH"] == "${{ github.event.workflow_run.head_branch }}"
+    assert not any("GITHUB_REF_NAME" in step.get("run", "") for step in job["steps"])
