@@ -278,7 +278,8 @@ def substitute(value: Any) -> str:
 
 
 def find_template(explicit: Path | None = None) -> Path:
-    """The template to serve: --template, else $RHUMBLINE_TEMPLATE, else this checkout's, else ./template.yaml."""
+    """The template to serve: --template, else $RHUMBLINE_TEMPLATE, else this checkout's, else the one
+    an installed wheel carries (setup.py), else ./template.yaml."""
     import rhumbline
 
     named = explicit or (Path(os.environ["RHUMBLINE_TEMPLATE"]) if os.environ.get("RHUMBLINE_TEMPLATE") else None)
@@ -286,8 +287,9 @@ def find_template(explicit: Path | None = None) -> Path:
         if not named.is_file():
             raise TemplateError(f"template {named} does not exist")
         return named.resolve()
-    checkout = Path(rhumbline.__file__).resolve().parents[3] / "template.yaml"
-    for candidate in (checkout, Path.cwd() / "template.yaml"):
+    package = Path(rhumbline.__file__).resolve().parent
+    checkout = package.parents[2] / "template.yaml"
+    for candidate in (checkout, package / "stack" / "template.yaml", Path.cwd() / "template.yaml"):
         if candidate.is_file():
             return candidate.resolve()
-    raise TemplateError(f"no template.yaml found (looked at {checkout} and ./template.yaml); pass --template")
+    raise TemplateError(f"no template.yaml found (looked at {checkout}, {package / 'stack'} and ./template.yaml); pass --template")
