@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 from rhumbline.cli import build_parser, main
-from rhumbline.cli.common import CliError, checked_project, default_project_slug, project_for, remote_project_slug
+from rhumbline.cli.common import CliError, checked_project, project_for
+from rhumbline.ingest.project_slug import default_project_slug, remote_project_slug
 from rhumbline.cli.server import endpoint_url
 
 

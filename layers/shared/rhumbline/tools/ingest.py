@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import os
 import re
-from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
 from rhumbline.errors import Conflict, Forbidden, InvalidArguments, Unavailable, Unsupported
 from rhumbline.ingest.host_paths import ingestible_directory
+from rhumbline.ingest.project_slug import default_project_slug
 from rhumbline.ingest.summary import IngestChanges, IngestFailure
 from rhumbline.runtime.context import ToolContext
 from rhumbline.runtime.spec import ToolSpec
@@ -97,11 +97,6 @@ class IngestOutput(BaseModel):
     )
 
 
-def default_project_for(root: Path) -> str:
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", root.resolve().name).strip("-.") or "repo"
-    return f"local/{name}"
-
-
 def run(arguments: IngestInput, context: ToolContext) -> IngestOutput:
     from rhumbline.ingest.lock import IngestBusy, exclusive_ingest
     from rhumbline.ingest.pipeline import ingest_local
@@ -124,7 +119,7 @@ def run(arguments: IngestInput, context: ToolContext) -> IngestOutput:
     if not context.caller.has_scope("admin"):
         raise Forbidden("ingesting a `path` on the server needs the 'admin' scope (`write` may ingest a `source`)")
     root = ingestible_directory(arguments.path, context.settings.ingest_roots)
-    project = arguments.project or default_project_for(root)
+    project = arguments.project or default_project_slug(root)
     if not context.caller.can_see(project):
         raise Forbidden(f"this token has no access to project '{project}'")
     try:

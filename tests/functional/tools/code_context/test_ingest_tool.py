@@ -5,6 +5,7 @@ and `admin` for a path (host paths are tests/security/test_host_paths.py)."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 import uuid
 from pathlib import Path
 
@@ -81,3 +82,12 @@ def test_hosted_mode_refuses_local_paths(world, tree: Path, monkeypatch: pytest.
     finally:
         monkeypatch.setenv("RHUMBLINE_MODE", "local")
         settings.cache_clear()
+
+
+def test_a_path_without_project_goes_to_its_git_remotes_project(world, tree: Path) -> None:
+    """As `rhumbline ingest` does: a checkout's code lands in the project its reviews are recorded in."""
+    slug = f"acme/py{uuid.uuid4().hex[:8]}"
+    for arguments in (["init", "-q"], ["remote", "add", "origin", f"git@github.com:{slug}.git"]):
+        subprocess.run(["git", "-C", str(tree), *arguments], check=True, capture_output=True, timeout=30)
+    ingested = ok(world.call("ingest", {"path": str(tree)}, projects=(slug,), scopes=("admin",)))
+    assert ingested["project"] == slug
