@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from rhumbline.cli import main
 from rhumbline.config import settings
+from rhumbline.runtime import resources
 
 EVENTS = Path(__file__).resolve().parents[3] / "events"
 
@@ -24,6 +26,11 @@ def fresh_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
     monkeypatch.chdir(tmp_path)
     settings.cache_clear()
     yield tmp_path
+    # The gateway's module holds its container, built for this test's settings: later tests load their own.
+    gateway = sys.modules.pop("rhumbline.gateway.lambda_entry", None)
+    if gateway is not None:
+        gateway.container.stop()
+    resources.reset()
     settings.cache_clear()
 
 
