@@ -8,8 +8,9 @@
 #   scripts/deploy-branch.sh --stage STAGE         build and deploy the long-lived rhumbline-STAGE
 #                                                  (its own Aurora cluster and Neo4j database)
 #
-# BRANCH defaults to CI's branch (GITHUB_HEAD_REF for pull requests, else GITHUB_REF_NAME), else
-# the checked-out branch. Deploying needs AWS credentials and, in the environment:
+# BRANCH defaults to CI's branch (GITHUB_HEAD_REF for pull requests, else GITHUB_REF_NAME; given
+# under workflow_run), else the checked-out branch. Deploying needs AWS credentials and, in the
+# environment:
 #   RHUMBLINE_VPC_ID, RHUMBLINE_SUBNET_IDS (comma-separated private subnets with NAT),
 #   RHUMBLINE_NEO4J_SECRET_ARN (full ARN of the Neo4j secret),
 #   RHUMBLINE_SHARED_STACK (branch stacks: the long-lived stack whose Aurora cluster they share,
@@ -33,10 +34,15 @@ while [[ "${1:-}" == -* ]]; do
         --delete-stack) action=delete-stack; shift ;;
         --name-only) action=name; shift ;;
         --stage) stage="${2:?--stage needs a stage name, e.g. dev}"; shift 2 ;;
-        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
         *) echo "unknown option $1 (--help)" >&2; exit 2 ;;
     esac
 done
+if [[ -z "${1:-}" && "$stage" == branch && "${GITHUB_EVENT_NAME:-}" == workflow_run ]]; then
+    # A workflow_run's GITHUB_REF_NAME is the default branch, not the branch ci.yml tested.
+    echo "under workflow_run, pass the branch (github.event.workflow_run.head_branch)" >&2
+    exit 2
+fi
 branch="${1:-${GITHUB_HEAD_REF:-${GITHUB_REF_NAME:-}}}"
 if [[ -z "$branch" ]]; then
     # symbolic-ref also works before the first commit; it fails on a detached HEAD (CI sets the

@@ -153,3 +153,13 @@ def test_a_branch_is_deployed_only_after_ci_passed_on_the_same_commit() -> None:
     assert job["steps"][0]["with"]["ref"] == "${{ github.event.workflow_run.head_sha }}"
     assert job["env"]["BRANCH"] == "${{ github.event.workflow_run.head_branch }}"
     assert not any("GITHUB_REF_NAME" in step.get("run", "") for step in job["steps"])
+
+
+def test_under_workflow_run_the_script_needs_the_branch_named() -> None:
+    """A workflow_run's GITHUB_REF_NAME is the default branch: deploying it would deploy the wrong stack."""
+    script = str(ROOT / "scripts" / "deploy-branch.sh")
+    env = {"PATH": "/usr/bin:/bin", "GITHUB_EVENT_NAME": "workflow_run", "GITHUB_REF_NAME": "main"}
+    unnamed = subprocess.run(["bash", script, "--name-only"], env=env, capture_output=True, text=True, timeout=30)
+    assert unnamed.returncode == 2 and "pass the branch" in unnamed.stderr
+    named = subprocess.run(["bash", script, "--name-only", "feat/x"], env=env, capture_output=True, text=True, timeout=30)
+    assert (named.returncode, named.stdout) == (0, "rhumbline-br-feat-x\n")
