@@ -28,6 +28,7 @@ def valid_arguments(project: str, tree: str) -> dict[str, dict[str, Any]]:
         "list_projects": {},
         "query": {"cypher": "MATCH (n) RETURN count(n) AS c", "project": project},
         "query_graph": {"project": project, "question": "what calls save?"},
+        "read_file": {"project": project, "path": "shop/models.py"},
         "record_review": {"project": project, "pr_number": 1, "verdict": "APPROVED", "summary": "fine"},
         "search": {"project": project, "query": "save"},
         "trace_path": {"project": project, "from_node": node, "to_node": node},

@@ -49,6 +49,9 @@ class Settings:
     tool_timeout: float = 25.0
     # Graph versions (with their diffable snapshots) kept per project; older ones are pruned.
     graph_retention: int = 20
+    # The S3 bucket that keeps the ingested files' contents (stores/source_blobs.py). Empty: they
+    # are kept in the relational store.
+    contents_bucket: str = ""
     # Directories the `ingest` tool may read a local `path` under (resolved, symlinks followed):
     # RHUMBLINE_INGEST_ROOTS, separated by os.pathsep; default the directory the server started in
     # (`rhumbline up PATH` sets PATH).
@@ -159,6 +162,7 @@ def load_settings() -> Settings:
         graph_timeout=float(_env("RHUMBLINE_GRAPH_TIMEOUT", "10")),
         tool_timeout=float(_env("RHUMBLINE_TOOL_TIMEOUT", "25")),
         graph_retention=max(1, int(_env("RHUMBLINE_GRAPH_RETENTION", "20"))),
+        contents_bucket=_env("RHUMBLINE_CONTENTS_BUCKET"),
         oidc_issuer=_env("RHUMBLINE_OIDC_ISSUER").rstrip("/"),
         oidc_jwks_uri=_env("RHUMBLINE_OIDC_JWKS_URI"),
         oidc_audiences=_list("RHUMBLINE_OIDC_AUDIENCES"),

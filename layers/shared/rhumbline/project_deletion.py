@@ -1,6 +1,7 @@
 """Deleting a project: its graph (every version, in the graph store), its graph versions with their
-snapshots, annotations, centrality and facts cache (relational store), and its pull requests and
-reviews only when asked to. Used by the `delete_project` tool and `rhumbline project delete`.
+snapshots, annotations, centrality and facts cache (relational store), the files' contents its
+versions kept (and their objects in the deployment's bucket), and its pull requests and reviews only
+when asked to. Used by the `delete_project` tool and `rhumbline project delete`.
 
 The graph goes first: if the relational step then fails, a second deletion finishes the job, and
 no version is ever left pointing at a graph that another step already removed half of.
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
     from rhumbline.stores.graph.protocol import GraphStore
+    from rhumbline.stores.source_blobs import BlobStore
 
 ReviewChoice = Literal["keep", "drop"]
 
@@ -46,13 +48,27 @@ def plan(project: str, *, graph: "GraphStore", engine: "Engine", reviews: Review
     return Deletion(project, False, reviews, {"nodes": in_graph.nodes, "edges": in_graph.edges, **counts})
 
 
-def delete(project: str, *, graph: "GraphStore", engine: "Engine", reviews: ReviewChoice) -> Deletion:
-    from rhumbline.stores.relational import projects
+def delete(
+    project: str, *, graph: "GraphStore", engine: "Engine", reviews: ReviewChoice, blobs: "BlobStore | None" = None
+) -> Deletion:
+    """`blobs`: where the stored contents' bytes are (default: the settings' bucket, if any)."""
+    from rhumbline.stores.relational import projects, sources
     from rhumbline.stores.relational.project_data import delete_project_data
     from rhumbline.stores.relational.session import session_scope
 
     planned = plan(project, graph=graph, engine=engine, reviews=reviews)
     graph.delete_project(project)
+    if blobs is None:
+        from rhumbline.config import settings
+        from rhumbline.stores.source_blobs import open_blob_store
+
+        blobs = open_blob_store(settings().contents_bucket)
+    if not blobs.inline:  # the objects before the rows that list them: a failure is retried whole
+        with session_scope(engine) as session:
+            found = projects.get(session, project)
+            named = (found.id, sources.all_digests(session, found.id)) if found is not None else None
+        if named is not None:
+            blobs.delete_many(*named)
     with session_scope(engine) as session:
         found = projects.get(session, project)
         if found is not None:

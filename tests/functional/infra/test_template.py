@@ -478,3 +478,52 @@ def test_long_branch_names_are_cut_and_stay_distinct() -> None:
     for name in (first, second):
         assert len(name) <= 37 and re.fullmatch(r"[A-Za-z][-A-Za-z0-9]*", name), name
     assert first != second
+
+
+# ------------------------------------------------------------------ the files' contents bucket
+
+CONTENTS_ACCESS = {
+    "ingest": {"s3:PutObject", "s3:DeleteObject"},  # new contents; those no version names
+    "delete_project": {"s3:DeleteObject"},
+    "read_file": {"s3:GetObject"},
+    "function": {"s3:GetObject"},  # include_source
+    "class": {"s3:GetObject"},
+}
+
+
+def contents_actions(properties: dict[str, Any]) -> set[str]:
+    """The S3 actions a function's policies grant on the contents bucket (anything else naming it
+    fails: a managed S3 policy would grant more than these)."""
+    actions: set[str] = set()
+    for policy in properties.get("Policies") or []:
+        text = json.dumps(policy)
+        if "FileContentsBucket" not in text:
+            continue
+        assert set(policy) == {"Statement"}, f"only inline statements may name the bucket: {policy}"
+        for statement in policy["Statement"]:
+            assert statement["Resource"] == {"Fn::Sub": "${FileContentsBucket.Arn}/sources/*"}, statement
+            granted = statement["Action"]
+            actions.update(granted if isinstance(granted, list) else [granted])
+    return actions
+
+
+def test_the_contents_bucket_is_private_and_each_function_gets_only_what_it_does(
+    template: dict[str, Any], resources: dict[str, Any]
+) -> None:
+    bucket = resources["FileContentsBucket"]
+    assert bucket["Type"] == "AWS::S3::Bucket" and bucket["DeletionPolicy"] == "Retain"
+    properties = bucket["Properties"]
+    assert all(properties["PublicAccessBlockConfiguration"].values())
+    assert properties["BucketEncryption"]["ServerSideEncryptionConfiguration"][0]["ServerSideEncryptionByDefault"]
+    [tls] = resources["FileContentsBucketPolicy"]["Properties"]["PolicyDocument"]["Statement"]
+    assert (tls["Effect"], tls["Condition"]) == ("Deny", {"Bool": {"aws:SecureTransport": "false"}})
+    tools = tool_functions(resources)
+    granted = {}
+    for logical_id, function in functions(resources).items():
+        actions = contents_actions(function)
+        bucket_env = environment(template, function).get("RHUMBLINE_CONTENTS_BUCKET")
+        # A function reading or writing contents must be told the bucket, and only those are.
+        assert (bucket_env == {"Ref": "FileContentsBucket"}) == bool(actions), logical_id
+        if actions:
+            granted[logical_id] = actions
+    assert granted == {tools[tool]: actions for tool, actions in CONTENTS_ACCESS.items()}

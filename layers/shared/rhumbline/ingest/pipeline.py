@@ -5,10 +5,12 @@
     → build what phase 2 needs: nothing when the inputs are the stored version's (inputs_key),
       the changed files' partitions when no interface changed (partial.py), else the whole graph
     → the plan (plan.py): reuse, partial, diff against the stored version's snapshot, or clear
-    → store the new version's snapshot and the updated facts cache (relational)
+    → store the new version's snapshot and the updated facts cache (relational), and the
+      files' contents it keeps (sources.py: a manifest, blobs shared by digest)
     → ONE atomic, conditional store.apply: only the difference, or the whole graph with
       clear=True (first ingest, `clear`, or the stored version has no snapshot)
-    → versions.finish (completed, with counts) → prune old versions → refresh centrality.
+    → versions.finish (completed, with counts) → prune old versions and the contents no version
+      names any more (still under the lease) → refresh centrality.
 
 Failure: any error before or in the apply leaves the store's graph (and its stamp) as they were,
 finishes the version as failed and drops its snapshot: the previous version stays queryable and
@@ -34,7 +36,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from rhumbline.ingest import plan
+from rhumbline.ingest import plan, sources
 from rhumbline.ingest.build import build_graph, summarize
 from rhumbline.ingest.discover.git import answers_kept, head_commit
 from rhumbline.ingest.facts import SourceFile
@@ -49,6 +51,7 @@ from rhumbline.ingest.summary import IngestChanges, IngestSummary
 from rhumbline.stores.graph.protocol import GraphStore
 from rhumbline.stores.relational import versions
 from rhumbline.stores.relational.session import session_scope
+from rhumbline.stores.source_blobs import BlobStore, open_blob_store
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +65,8 @@ class Options:
     workers: int | None
     progress: Callable[[int, int], None] | None
     history: bool
+    retention: int | None
+    blobs: BlobStore
 
 
 def ingest_local(
@@ -79,6 +84,7 @@ def ingest_local(
     commit: str | None = None,
     holder: str | None = None,
     deadline: float | None = None,
+    blobs: BlobStore | None = None,
 ) -> IngestSummary:
     """Parse `root` and make `project`'s graph the result, as a new graph version.
 
@@ -96,11 +102,14 @@ def ingest_local(
     root = Path(root).resolve()
     if not root.is_dir():
         raise NotADirectoryError(f"ingest root {root} is not a directory")
-    options = Options(exclude, workers, progress, history)
+    if blobs is None:
+        from rhumbline.config import settings
+
+        blobs = open_blob_store(settings().contents_bucket)
+    options = Options(exclude, workers, progress, history, retention, blobs)
     # The plan, and the graph it holds, are freed inside _write: the collector resumes on little.
     with answers_kept(), _without_cycle_collection():  # answers_kept: git is asked once per root
         summary, same_topology = _write(root, project, store, engine, clear, commit, options, started, holder, deadline)
-        summary.changes.pruned_versions = prune(engine, project, retention)
     # Betweenness for blast_radius, once per graph version (never raises; rhumbline/centrality.py).
     from rhumbline import centrality
 
@@ -133,12 +142,18 @@ def _write(
             checked = _checked(options, lease)
             if clear:
                 clear_cache(engine, project)
-            chosen, summary, inputs = _build(root, project, number, store, engine, clear, checked)
+            chosen, summary, inputs, files = _build(root, project, number, store, engine, clear, checked)
             summary.commit = commit
             lease.check()
             summary.changes.snapshot_bytes = storage.save(
                 engine, version_id, chosen.blob, inputs=inputs, counts=chosen.counts
             )
+            lease.check()
+            clock = time.perf_counter()
+            kept = sources.keep(engine, options.blobs, project, version_id, root, files)
+            summary.changes.source_files, summary.changes.source_bytes_added = kept.files, kept.new_bytes
+            summary.changes.source_files_withheld = kept.withheld
+            summary.phase_seconds["sources"] = round(time.perf_counter() - clock, 3)
             lease.check()
             clock = time.perf_counter()
             store.apply(project, chosen.batch)
@@ -152,6 +167,8 @@ def _write(
                     session, version_id, status="completed", node_count=summary.node_count,
                     edge_count=summary.edge_count, stats=summary.model_dump(mode="json", exclude=_NOT_STATS),
                 )  # fmt: skip
+            # Under the lease: no ingest of the project stores contents while they are collected.
+            summary.changes.pruned_versions = prune(engine, project, options.retention, options.blobs)
     except BaseException as error:
         _mark_failed(engine, version_id, error, drop_snapshot=not applied)
         raise
@@ -172,9 +189,9 @@ def _checked(options: Options, lease: Lease) -> Options:
 
 def _build(
     root: Path, project: str, number: int, store: GraphStore, engine: Engine, clear: bool, options: Options
-) -> tuple[plan.Plan, IngestSummary, str | None]:
-    """Phases 1 and 2 against the version the store holds, the plan of the write, and the
-    digest of the inputs (InputsKey.value)."""
+) -> tuple[plan.Plan, IngestSummary, str | None, list[SourceFile]]:
+    """Phases 1 and 2 against the version the store holds, the plan of the write, the digest of
+    the inputs (InputsKey.value) and the files read as text."""
     started = time.perf_counter()
     cache = FactCache.empty(project) if clear else FactCache.load(engine, project)
     base_version = None if clear else store.graph_version(project)
@@ -216,7 +233,7 @@ def _build(
     summary.changes = _changes(chosen, base_version, cache)
     if planner is not None and built.partial is None:
         summary.changes.partial_refused = planner.reason or None
-    return chosen, summary, key.value
+    return chosen, summary, key.value, built.sources
 
 
 @contextmanager
@@ -264,26 +281,34 @@ def _changes(chosen: plan.Plan, base_version: int | None, cache: FactCache) -> I
     )  # fmt: skip
 
 
-def prune(engine: Engine, project: str, retention: int | None = None) -> int:
-    """Delete versions (and their snapshots) beyond the newest `retention`. Never fatal: the
-    ingest already succeeded, and the next one prunes again."""
+def prune(engine: Engine, project: str, retention: int | None = None, blobs: BlobStore | None = None) -> int:
+    """Delete versions (and their snapshots and manifests) beyond the newest `retention`, then the
+    stored contents no version names any more (in `blobs` too). Never fatal: the ingest already
+    succeeded, and the next one prunes again."""
     if retention is None:
         from rhumbline.config import settings
 
         retention = settings().graph_retention
     try:
         with session_scope(engine) as session:
-            return versions.prune(session, project, keep=max(1, retention))
+            pruned = versions.prune(session, project, keep=max(1, retention))
     except Exception:  # noqa: BLE001
         log.warning("pruning old graph versions of %s failed", project, exc_info=True)
         return 0
+    if blobs is not None:
+        try:
+            sources.collect(engine, blobs, project)
+        except Exception:  # noqa: BLE001
+            log.warning("deleting the unnamed stored contents of %s failed", project, exc_info=True)
+    return pruned
 
 
 def _mark_failed(engine: Engine, version_id: int, error: BaseException, *, drop_snapshot: bool) -> None:
     try:
         if drop_snapshot:
-            # The store never held this version: nothing may diff against it.
+            # The store never held this version: nothing may diff against it, nor read its files.
             storage.discard(engine, version_id)
+            sources.discard(engine, version_id)
         with session_scope(engine) as session:
             versions.finish(
                 session,

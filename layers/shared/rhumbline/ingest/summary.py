@@ -47,6 +47,13 @@ class IngestChanges(BaseModel):
     partial_refused: str | None = Field(
         default=None, description="why a re-ingest could not take the partial path"
     )
+    source_files: int = Field(default=0, description="files whose contents this version keeps (`read_file`)")
+    source_bytes_added: int = Field(
+        default=0, description="bytes of contents stored by this ingest (unchanged files share earlier ones)"
+    )
+    source_files_withheld: int = Field(
+        default=0, description="files never stored because their names match a secret pattern"
+    )
 
 
 class IngestSummary(BaseModel):

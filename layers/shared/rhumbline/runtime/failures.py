@@ -36,6 +36,10 @@ def expected_failure(error: BaseException) -> ToolFailure | None:
         return Unsupported(f"this server cannot do that: {needed}")
     if isinstance(error, GraphUnavailable):
         return Unavailable(f"the graph store is unavailable: {error}", details={"store": "graph"})
+    from rhumbline.stores.source_blobs import SourceStoreError
+
+    if isinstance(error, SourceStoreError):
+        return Unavailable(f"the source store is unavailable: {error}", details={"store": "s3"})
     from rhumbline.stores.relational.versions import IngestInProgress
 
     if isinstance(error, IngestInProgress):

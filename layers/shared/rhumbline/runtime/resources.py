@@ -11,11 +11,13 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
     from rhumbline.stores.graph.protocol import GraphStore
+    from rhumbline.stores.source_blobs import BlobStore
 
 _lock = threading.Lock()
 _engine: "Engine | None" = None
 _autocommit_engine: "Engine | None" = None
 _graph: "GraphStore | None" = None
+_blobs: "BlobStore | None" = None
 
 
 def relational_engine() -> "Engine":
@@ -61,14 +63,25 @@ def graph_store() -> "GraphStore":
         return _graph
 
 
+def source_blobs() -> "BlobStore":
+    """Where stored files' bytes live (the bucket's client is made once per container)."""
+    global _blobs
+    with _lock:
+        if _blobs is None:
+            from rhumbline.stores.source_blobs import open_blob_store
+
+            _blobs = open_blob_store(settings().contents_bucket)
+        return _blobs
+
+
 def reset() -> None:
     """Close and forget the connections (tests switch backends; the CLI exits cleanly)."""
-    global _engine, _autocommit_engine, _graph
+    global _engine, _autocommit_engine, _graph, _blobs
     with _lock:
         if _graph is not None:
             _graph.close()
         for engine in (_engine, _autocommit_engine):
             if engine is not None:
                 engine.dispose()
-        _engine = _autocommit_engine = _graph = None
+        _engine = _autocommit_engine = _graph = _blobs = None
     settings.cache_clear()

@@ -3,6 +3,8 @@ both ways across files, its methods with their callers count, decorators and ref
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel, Field
 
 from rhumbline.lookup import markdown as md
@@ -11,6 +13,10 @@ from rhumbline.lookup.walks import Step, StepListing, step_line
 from rhumbline.runtime.context import ToolContext
 from rhumbline.runtime.spec import ToolSpec
 from rhumbline.tools.common import StrictInput, project_field
+from rhumbline.tools.source_text import INCLUDE_SOURCE_FIELD, SourceMissing, SourceText, markdown_block
+
+if TYPE_CHECKING:
+    from rhumbline.stores.graph.model import Node
 
 HIERARCHY_DEPTH = 10
 DEFAULT_LIMIT = 20
@@ -36,6 +42,7 @@ class ClassInput(StrictInput):
     limit: int = Field(default=DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="Items listed per section.")
     project: str | None = project_field()
     format: Format = FORMAT_FIELD
+    include_source: bool = INCLUDE_SOURCE_FIELD
 
 
 class Method(Definition):
@@ -61,6 +68,9 @@ class ClassOutput(BaseModel):
     )
     documented_by: Listing[Link] | None = None
     annotations: Listing[Annotation] | None = None
+    source: SourceText | SourceMissing | None = Field(
+        default=None, description="include_source: its text, or why it is not available."
+    )
 
 
 def run(arguments: ClassInput, context: ToolContext) -> ClassOutput:
@@ -118,10 +128,19 @@ def run(arguments: ClassInput, context: ToolContext) -> ClassOutput:
         ),
         documented_by=links(inward.get("DOCUMENTS")),
         annotations=annotated,
+        source=_source(arguments, context, project, node),
     )
     if arguments.format == "markdown":
         return ClassOutput(project=project, format="markdown", markdown=render(answer))
     return answer
+
+
+def _source(arguments: ClassInput, context: ToolContext, project: str, node: "Node") -> SourceText | SourceMissing | None:
+    from rhumbline.tools.source_text import of_span
+
+    if not arguments.include_source:
+        return None
+    return of_span(context, project, node.file, node.start_line, node.end_line)
 
 
 def _method_line(item: Method) -> str:
@@ -163,6 +182,7 @@ def render(answer: ClassOutput) -> str:
             md.section("References", answer.references, _reference_line),
             md.section("Documented by", answer.documented_by, md.link_line),
             md.section("Annotations", answer.annotations, md.annotation_line),
+            markdown_block(answer.source),
         ]
     )
 

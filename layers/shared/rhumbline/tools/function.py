@@ -3,6 +3,8 @@ location, and its callers and callees to a depth."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel, Field
 
 from rhumbline.lookup import markdown as md
@@ -11,6 +13,10 @@ from rhumbline.lookup.walks import Step, StepListing, step_line
 from rhumbline.runtime.context import ToolContext
 from rhumbline.runtime.spec import ToolSpec
 from rhumbline.tools.common import StrictInput, project_field
+from rhumbline.tools.source_text import INCLUDE_SOURCE_FIELD, SourceMissing, SourceText, markdown_block
+
+if TYPE_CHECKING:
+    from rhumbline.stores.graph.model import Node
 
 MAX_DEPTH = 4
 DEFAULT_LIMIT = 20
@@ -30,6 +36,7 @@ class FunctionInput(StrictInput):
     limit: int = Field(default=DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="Callers and callees listed each.")
     project: str | None = project_field()
     format: Format = FORMAT_FIELD
+    include_source: bool = INCLUDE_SOURCE_FIELD
 
 
 class FunctionOutput(BaseModel):
@@ -43,6 +50,9 @@ class FunctionOutput(BaseModel):
     callees: StepListing | None = Field(default=None, description="What it calls, to `depth`.")
     documented_by: Listing[Link] | None = None
     annotations: Listing[Annotation] | None = None
+    source: SourceText | SourceMissing | None = Field(
+        default=None, description="include_source: its text, or why it is not available."
+    )
 
 
 def run(arguments: FunctionInput, context: ToolContext) -> FunctionOutput:
@@ -78,10 +88,19 @@ def run(arguments: FunctionInput, context: ToolContext) -> FunctionOutput:
         callees=callees,
         documented_by=links(inward.get("DOCUMENTS")),
         annotations=annotated,
+        source=_source(arguments, context, project, node),
     )
     if arguments.format == "markdown":
         return FunctionOutput(project=project, format="markdown", markdown=render(answer))
     return answer
+
+
+def _source(arguments: FunctionInput, context: ToolContext, project: str, node: "Node") -> SourceText | SourceMissing | None:
+    from rhumbline.tools.source_text import of_span
+
+    if not arguments.include_source:
+        return None
+    return of_span(context, project, node.file, node.start_line, node.end_line)
 
 
 def render(answer: FunctionOutput) -> str:
@@ -102,6 +121,7 @@ def render(answer: FunctionOutput) -> str:
         blocks.append(md.section(f"{title} (depth ≤ {listing.depth})", shown, step_line, limit=40))
     blocks.append(md.section("Documented by", answer.documented_by, md.link_line))
     blocks.append(md.section("Annotations", answer.annotations, md.annotation_line))
+    blocks.append(markdown_block(answer.source))
     return md.document(blocks)
 
 

@@ -22,6 +22,8 @@ TABLES |= {"usage_daily"}
 TABLES |= {"contributor_emails"}
 # The meters of OIDC subjects (0011_subject_meters).
 TABLES |= {"subject_meters"}
+# The stored files of graph versions and their contents (0012_sources).
+TABLES |= {"version_files", "source_blobs"}
 
 
 def head_revision() -> str:

@@ -61,6 +61,23 @@ _GENERATED_SUFFIXES = (".min.js", ".min.mjs", ".min.css", ".bundle.js", ".js.map
 _BUILD_OUTPUT = frozenset({"build", "dist"})
 # package.json fields naming the files a package's users load.
 _ENTRY_POINTS = ("main", "module", "browser", "types", "typings", "exports", "bin")
+# Files whose contents are never stored (ingest/sources.py), whatever .gitignore says: keys,
+# credentials and environment files are parsed as any file (their paths are in the graph), but
+# an agent reading the source must not be handed a secret someone committed by mistake.
+SECRET_PATTERNS = (
+    ".env", ".env.*", "*.env", ".envrc", ".netrc", ".pgpass", ".npmrc", ".pypirc", ".git-credentials",
+    "*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx", "*.ppk", "*.asc", "*.gpg",
+    "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "*_rsa", "*.tfstate", "*.tfstate.*", "*.tfvars",
+    "credentials", "credentials.*", "*credentials*.json", "secrets.*", "*.secret", "*.secrets",
+    "**/.aws/**", "**/.ssh/**", "**/.docker/config.json", "service-account*.json",
+)
+_SECRETS = compile_rules(SECRET_PATTERNS)
+
+
+def holds_secrets(path: str) -> bool:
+    """Whether the file at `path` (posix, relative to the ingest root) may hold a secret: its
+    contents are then never stored."""
+    return bool(verdict(_SECRETS, path, False))
 
 
 class SkipRules:

@@ -2,7 +2,7 @@
 
 Everything hangs off the `projects` row with ON DELETE CASCADE. Dropping the reviews deletes the
 row itself; keeping them deletes the graph's records (versions with their snapshots, annotations,
-centrality, the facts cache) and leaves the row with its pull requests and reviews, which the
+centrality, the facts cache, the stored files' contents) and leaves the row with its pull requests and reviews, which the
 webhook keeps adding to.
 """
 
@@ -17,9 +17,11 @@ from rhumbline.stores.relational.schema.core import GraphVersion, Project
 from rhumbline.stores.relational.schema.exploration import Annotation, GraphCentrality
 from rhumbline.stores.relational.schema.ingest import GraphSnapshot, IngestedFile
 from rhumbline.stores.relational.schema.reviews import PullRequest, Review
+from rhumbline.stores.relational.schema.sources import SourceBlob
 
-# Tables keyed by project_id that hold the graph's records (GraphSnapshot goes with its version).
-GRAPH_RECORDS = (GraphVersion, Annotation, GraphCentrality, IngestedFile)
+# Tables keyed by project_id that hold the graph's records (GraphSnapshot and the version's
+# manifest, VersionFile, go with their version).
+GRAPH_RECORDS = (GraphVersion, Annotation, GraphCentrality, IngestedFile, SourceBlob)
 
 
 @dataclass(frozen=True)

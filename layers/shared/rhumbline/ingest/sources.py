@@ -1,0 +1,115 @@
+"""The files' contents each graph version keeps, for agents that read the code without a checkout
+(`read_file`, `include_source` on `function` and `class`).
+
+A version's manifest lists every file the ingest read as text (binary, undecodable, too large,
+.gitignore'd and excluded files never get that far) except those that may hold secrets
+(skiprules.holds_secrets), each with the sha256 of its bytes. The bytes are stored once per
+project and digest: a file unchanged since an earlier version (by stat: not even read again) names
+the blob already stored, and only new digests are read — from the file, checked against the digest
+the parse computed, so a file that changed during the ingest is left out rather than stored with
+bytes the graph does not describe.
+
+Runs inside the ingest's lease, as does `collect`: no other ingest of the project adds or deletes
+blobs meanwhile, so a digest found stored stays stored until the manifest naming it is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from hashlib import sha256
+from pathlib import Path
+
+from sqlalchemy import Engine
+
+from rhumbline.ingest.discover.read import read_bytes
+from rhumbline.ingest.discover.skiprules import holds_secrets
+from rhumbline.ingest.facts import SourceFile
+from rhumbline.stores.relational import projects
+from rhumbline.stores.relational import sources as rows
+from rhumbline.stores.relational.session import session_scope
+from rhumbline.stores.source_blobs import BlobStore
+
+_MAX_PATH = 1024  # version_files.path
+# New contents held in memory at once: read, stored, then let go.
+_BATCH_BYTES = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Kept:
+    files: int  # in the version's manifest
+    new_blobs: int  # contents stored by this ingest
+    new_bytes: int
+    withheld: int  # files matching a secret pattern
+
+
+def keep(
+    engine: Engine, blobs: BlobStore, project: str, version_id: int, root: Path, files: Sequence[SourceFile]
+) -> Kept:
+    """Store the manifest of version `version_id` and the contents it names that are new."""
+    entries = {f.path: f for f in files if len(f.path) <= _MAX_PATH}
+    withheld = [path for path in entries if holds_secrets(path)]
+    for path in withheld:
+        del entries[path]
+    with session_scope(engine) as session:
+        project_id = projects.get_or_create(session, project).id
+        stored = rows.stored_digests(session, project_id, [f.content_hash for f in entries.values()])
+    root_text = str(root)
+    batch: dict[str, bytes] = {}
+    added = added_bytes = pending = 0
+    for path, source in list(entries.items()):
+        digest = source.content_hash
+        if digest in stored:
+            continue
+        data = read_bytes(root_text, path)
+        if not isinstance(data, bytes) or sha256(data).hexdigest() != digest:
+            del entries[path]  # gone or changed since it was parsed
+            continue
+        batch[digest] = data
+        stored.add(digest)
+        pending += len(data)
+        if pending >= _BATCH_BYTES:
+            added, added_bytes = added + len(batch), added_bytes + _store(engine, blobs, project_id, batch)
+            batch, pending = {}, 0
+    added, added_bytes = added + len(batch), added_bytes + _store(engine, blobs, project_id, batch)
+    with session_scope(engine) as session:
+        rows.save_manifest(
+            session, version_id, [rows.Entry(path, f.content_hash, f.size) for path, f in sorted(entries.items())]
+        )
+    return Kept(len(entries), added, added_bytes, len(withheld))
+
+
+def _store(engine: Engine, blobs: BlobStore, project_id: int, batch: dict[str, bytes]) -> int:
+    """Store a batch of new blobs (the bytes first, then the rows saying they exist)."""
+    if not batch:
+        return 0
+    blobs.put_many(project_id, list(batch.items()))
+    with session_scope(engine) as session:
+        rows.add_blobs(
+            session, project_id, [(d, len(data), data if blobs.inline else None) for d, data in batch.items()]
+        )
+    return sum(map(len, batch.values()))
+
+
+def collect(engine: Engine, blobs: BlobStore, project: str) -> int:
+    """Delete the project's blobs no version names any more (their versions were pruned or
+    failed). The objects go first: a row whose object could not be deleted stays, and the next
+    collection tries again. Returns how many were deleted."""
+    with session_scope(engine) as session:
+        found = projects.get(session, project)
+        if found is None:
+            return 0
+        project_id = found.id
+        doomed = rows.unreferenced(session, project_id)
+    if not doomed:
+        return 0
+    blobs.delete_many(project_id, doomed)
+    with session_scope(engine) as session:
+        rows.delete_blobs(session, project_id, doomed)
+    return len(doomed)
+
+
+def discard(engine: Engine, version_id: int) -> None:
+    """A failed version names no file (its blobs go at the next collection)."""
+    with session_scope(engine) as session:
+        rows.discard_manifest(session, version_id)

@@ -1,0 +1,172 @@
+"""Source for agents on both shapes: an ingest keeps its files' contents (content-addressed,
+shared between versions, pruned with them), `read_file` reads them back capped with exact sizes,
+`include_source` gives a definition's body; secrets, ignored and binary files are never stored."""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import shutil
+import uuid
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from rhumbline.config import settings
+from rhumbline.runtime import resources
+from rhumbline.stores.relational.schema.core import Project
+from rhumbline.stores.relational.schema.sources import SourceBlob
+from rhumbline.tools.source_text import MAX_BYTES, MAX_LINES
+from tests.functional.tools.code_context.conftest import failed, ok
+
+SECRET = "AWS_SECRET_ACCESS_KEY=never-stored-" + uuid.uuid4().hex
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The installed `requests` package as a project, with a secret, an ignored file, a binary
+    file and a long file beside it."""
+    import requests
+
+    root = tmp_path / "reqs"
+    shutil.copytree(Path(requests.__file__).parent, root / "requests", ignore=shutil.ignore_patterns("__pycache__"))
+    (root / ".gitignore").write_text("ignored.py\n")
+    (root / "ignored.py").write_text(f"TOKEN = '{SECRET}'\n")
+    (root / ".env").write_text(SECRET + "\n")
+    (root / "deploy").mkdir()
+    (root / "deploy" / "server.pem").write_text(f"-----BEGIN PRIVATE KEY-----\n{SECRET}\n")
+    (root / "logo.bin").write_bytes(b"\x89PNG\0\0" + SECRET.encode())
+    (root / "long.py").write_text("".join(f"x{n} = {n}\n" for n in range(1, 3001)))
+    monkeypatch.setenv("RHUMBLINE_INGEST_ROOTS", str(tmp_path))
+    settings.cache_clear()
+    return root
+
+
+def _ingest(world, tree: Path, slug: str) -> dict:
+    return ok(world.call("ingest", {"path": str(tree), "project": slug}, projects=(slug,), scopes=("admin",)))
+
+
+def _project_id(slug: str) -> int:
+    with resources.relational_engine().connect() as connection:
+        return connection.scalar(select(Project.id).where(Project.slug == slug))
+
+
+def _blob_rows(project_id: int) -> list[tuple[str, bytes | None]]:
+    """The project's stored contents (other tests' projects share the PostgreSQL database)."""
+    with resources.relational_engine().connect() as connection:
+        found = select(SourceBlob.digest, SourceBlob.content).where(SourceBlob.project_id == project_id)
+        return [(digest, content) for digest, content in connection.execute(found)]
+
+
+def test_an_agent_reads_the_body_of_merge_setting_after_an_ingest(world, tree: Path) -> None:
+    from requests import sessions
+
+    slug = f"psf/requests{uuid.uuid4().hex[:8]}"
+    summary = _ingest(world, tree, slug)
+    assert summary["changes"]["source_files_withheld"] == 2  # .env, deploy/server.pem
+    body = inspect.getsource(sessions.merge_setting)
+    found = ok(world.call("function", {"name": "requests.sessions.merge_setting", "include_source": True}, projects=(slug,)))
+    source = found["source"]
+    assert source["text"] == body and source["path"] == "requests/sessions.py" and not source["truncated"]
+    first = inspect.getsourcelines(sessions.merge_setting)[1]
+    assert (source["start_line"], source["end_line"]) == (first, first + body.count("\n") - 1)
+    stored = (tree / "requests" / "sessions.py").read_bytes()
+    assert (source["size"], source["sha256"]) == (len(stored), hashlib.sha256(stored).hexdigest())
+    assert source["total_lines"] == stored.count(b"\n")
+    # Markdown carries it too, fenced.
+    markdown = ok(world.call("function", {"name": "merge_setting", "include_source": True, "format": "markdown"},
+                             projects=(slug,)))["markdown"]  # fmt: skip
+    assert f"```\n{body.rstrip()}\n```" in markdown
+    # The whole file, and a class's body.
+    whole = ok(world.call("read_file", {"path": "requests/sessions.py"}, projects=(slug,)))
+    assert whole["text"] == stored.decode() and whole["version"] == summary["version"] and whole["project"] == slug
+    session = ok(world.call("class", {"name": "requests.sessions.Session", "include_source": True}, projects=(slug,)))
+    assert session["source"]["text"] == inspect.getsource(sessions.Session)
+    # Without the flag nothing is read.
+    assert ok(world.call("function", {"name": "merge_setting"}, projects=(slug,)))["source"] is None
+
+
+def test_secrets_ignored_and_binary_files_are_never_stored(world, tree: Path) -> None:
+    slug = f"psf/requests{uuid.uuid4().hex[:8]}"
+    _ingest(world, tree, slug)
+    for path, why in [
+        (".env", "secret pattern"), ("deploy/server.pem", "secret pattern"),
+        ("ignored.py", "no such text file"), ("logo.bin", "no such text file"),
+    ]:  # fmt: skip
+        error = failed(world.call("read_file", {"path": path}, projects=(slug,)), "not_found")
+        assert why in error["message"], error
+    # Not merely refused: the bytes are nowhere in the store.
+    rows = _blob_rows(_project_id(slug))
+    assert rows and not [digest for digest, content in rows if content is not None and SECRET.encode() in content]
+    assert hashlib.sha256((tree / ".env").read_bytes()).hexdigest() not in {digest for digest, _ in rows}
+
+
+def test_reads_are_capped_with_exact_sizes_and_arguments_are_checked(world, tree: Path) -> None:
+    slug = f"psf/requests{uuid.uuid4().hex[:8]}"
+    _ingest(world, tree, slug)
+    head = ok(world.call("read_file", {"path": "./long.py"}, projects=(slug,)))
+    assert (head["start_line"], head["end_line"], head["total_lines"], head["truncated"]) == (1, MAX_LINES, 3000, True)
+    assert head["next_start_line"] == MAX_LINES + 1 and head["size"] == (tree / "long.py").stat().st_size
+    assert head["text"].count("\n") == MAX_LINES and head["text"].endswith(f"x{MAX_LINES} = {MAX_LINES}\n")
+    tail = ok(world.call("read_file", {"path": "long.py", "start_line": 2999, "end_line": 5000}, projects=(slug,)))
+    assert (tail["text"], tail["end_line"], tail["truncated"]) == ("x2999 = 2999\nx3000 = 3000\n", 3000, False)
+    past = failed(world.call("read_file", {"path": "long.py", "start_line": 3001}, projects=(slug,)), "invalid_arguments")
+    assert past["message"] == "`start_line` 3001 is past the end of 'long.py' (3000 lines)"
+    backwards = {"path": "long.py", "start_line": 5, "end_line": 4}
+    assert "before `start_line`" in failed(world.call("read_file", backwards, projects=(slug,)), "invalid_arguments")["message"]
+    absolute = failed(world.call("read_file", {"path": "/etc/passwd"}, projects=(slug,)), "invalid_arguments")
+    assert "relative to the project root" in absolute["message"]
+    missing = failed(world.call("read_file", {"path": "long.py", "version": 99}, projects=(slug,)), "not_found")
+    assert missing["message"] == f"project '{slug}' has no completed graph version 99"
+    assert MAX_BYTES == 256 * 1024
+
+
+def test_versions_share_unchanged_files_and_retention_deletes_unnamed_contents(
+    world, tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    slug = f"psf/requests{uuid.uuid4().hex[:8]}"
+    first = _ingest(world, tree, slug)
+    project_id = _project_id(slug)
+    blobs_after_first = len(_blob_rows(project_id))
+    assert first["changes"]["source_files"] == blobs_after_first  # every file distinct here
+    (tree / "long.py").write_text("changed = True\n")
+    second = _ingest(world, tree, slug)
+    # One new content; every other file names the blob version 1 stored.
+    assert len(_blob_rows(project_id)) == blobs_after_first + 1
+    assert second["changes"]["source_bytes_added"] == len("changed = True\n")
+    old = ok(world.call("read_file", {"path": "long.py", "version": first["version"]}, projects=(slug,)))
+    new = ok(world.call("read_file", {"path": "long.py"}, projects=(slug,)))
+    assert (old["total_lines"], new["text"], new["version"]) == (3000, "changed = True\n", second["version"])
+    # Retention 1: version 1 is pruned at the next ingest, and the content only it named goes.
+    monkeypatch.setenv("RHUMBLINE_GRAPH_RETENTION", "1")
+    settings.cache_clear()
+    (tree / "long.py").write_text("changed = 2\n")
+    third = _ingest(world, tree, slug)
+    assert third["changes"]["pruned_versions"] == 2
+    digests = {d for d, _ in _blob_rows(project_id)}
+    assert hashlib.sha256(b"".join(f"x{n} = {n}\n".encode() for n in range(1, 3001))).hexdigest() not in digests
+    assert len(digests) == blobs_after_first  # exactly the files of the one version left
+    gone = failed(world.call("read_file", {"path": "long.py", "version": first["version"]}, projects=(slug,)), "not_found")
+    assert "no completed graph version" in gone["message"]
+    # Deleting the project deletes every content.
+    ok(world.call("delete_project", {"project": slug, "confirm": slug, "reviews": "drop"}, projects=(slug,),
+                  scopes=("admin",)))  # fmt: skip
+    with resources.relational_engine().connect() as connection:
+        assert connection.scalar(select(func.count()).where(SourceBlob.project_id == project_id)) == 0
+
+
+def test_another_projects_files_are_refused_like_every_tool(world, tree: Path) -> None:
+    slug = f"psf/requests{uuid.uuid4().hex[:8]}"
+    _ingest(world, tree, slug)
+    refusals = {
+        tool: failed(world.call(tool, arguments, projects=(world.project,)), "forbidden")["message"]
+        for tool, arguments in [
+            ("read_file", {"path": "requests/sessions.py", "project": slug}),
+            ("function", {"name": "merge_setting", "include_source": True, "project": slug}),
+            ("search", {"query": "merge_setting", "project": slug}),
+        ]
+    }
+    assert len(set(refusals.values())) == 1, refusals  # the same refusal as every tool's
+    # A token without `read` is refused before anything is looked up.
+    assert failed(world.call("read_file", {"path": "x.py", "project": slug}, projects=(slug,), scopes=("write",)), "forbidden")
