@@ -1,6 +1,7 @@
 """Source for agents on both shapes: an ingest keeps its files' contents (content-addressed,
 shared between versions, pruned with them), `read_file` reads them back capped with exact sizes,
-`include_source` gives a definition's body; secrets, ignored and binary files are never stored."""
+`include_source` gives a definition's body. What is never stored, and who may read:
+tests/security/test_stored_sources.py."""
 
 from __future__ import annotations
 
@@ -87,21 +88,6 @@ def test_an_agent_reads_the_body_of_merge_setting_after_an_ingest(world, tree: P
     assert ok(world.call("function", {"name": "merge_setting"}, projects=(slug,)))["source"] is None
 
 
-def test_secrets_ignored_and_binary_files_are_never_stored(world, tree: Path) -> None:
-    slug = f"psf/requests{uuid.uuid4().hex[:8]}"
-    _ingest(world, tree, slug)
-    for path, why in [
-        (".env", "secret pattern"), ("deploy/server.pem", "secret pattern"),
-        ("ignored.py", "no such text file"), ("logo.bin", "no such text file"),
-    ]:  # fmt: skip
-        error = failed(world.call("read_file", {"path": path}, projects=(slug,)), "not_found")
-        assert why in error["message"], error
-    # Not merely refused: the bytes are nowhere in the store.
-    rows = _blob_rows(_project_id(slug))
-    assert rows and not [digest for digest, content in rows if content is not None and SECRET.encode() in content]
-    assert hashlib.sha256((tree / ".env").read_bytes()).hexdigest() not in {digest for digest, _ in rows}
-
-
 def test_reads_are_capped_with_exact_sizes_and_arguments_are_checked(world, tree: Path) -> None:
     slug = f"psf/requests{uuid.uuid4().hex[:8]}"
     _ingest(world, tree, slug)
@@ -154,19 +140,3 @@ def test_versions_share_unchanged_files_and_retention_deletes_unnamed_contents(
                   scopes=("admin",)))  # fmt: skip
     with resources.relational_engine().connect() as connection:
         assert connection.scalar(select(func.count()).where(SourceBlob.project_id == project_id)) == 0
-
-
-def test_another_projects_files_are_refused_like_every_tool(world, tree: Path) -> None:
-    slug = f"psf/requests{uuid.uuid4().hex[:8]}"
-    _ingest(world, tree, slug)
-    refusals = {
-        tool: failed(world.call(tool, arguments, projects=(world.project,)), "forbidden")["message"]
-        for tool, arguments in [
-            ("read_file", {"path": "requests/sessions.py", "project": slug}),
-            ("function", {"name": "merge_setting", "include_source": True, "project": slug}),
-            ("search", {"query": "merge_setting", "project": slug}),
-        ]
-    }
-    assert len(set(refusals.values())) == 1, refusals  # the same refusal as every tool's
-    # A token without `read` is refused before anything is looked up.
-    assert failed(world.call("read_file", {"path": "x.py", "project": slug}, projects=(slug,), scopes=("write",)), "forbidden")
