@@ -18,12 +18,12 @@ from tests.functional.tools.code_context.test_read_file import SECRET, _blob_row
 def test_secrets_ignored_and_binary_files_are_never_stored(world, tree: Path) -> None:
     slug = f"psf/requests{uuid.uuid4().hex[:8]}"
     _ingest(world, tree, slug)
-    for path, why in [
-        (".env", "secret pattern"), ("deploy/server.pem", "secret pattern"),
-        ("ignored.py", "no such text file"), ("logo.bin", "no such text file"),
+    for path, why, reason in [
+        (".env", "secret pattern", "secret_pattern"), ("deploy/server.pem", "secret pattern", "secret_pattern"),
+        ("ignored.py", "no such text file", "not_stored"), ("logo.bin", "no such text file", "not_stored"),
     ]:  # fmt: skip
         error = failed(world.call("read_file", {"path": path}, projects=(slug,)), "not_found")
-        assert why in error["message"], error
+        assert why in error["message"] and error["details"]["reason"] == reason, error
     # Not merely refused: the bytes are nowhere in the store.
     rows = _blob_rows(_project_id(slug))
     assert rows and not [digest for digest, content in rows if content is not None and SECRET.encode() in content]

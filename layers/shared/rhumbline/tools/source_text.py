@@ -34,7 +34,8 @@ def served_version(context: ToolContext, project: str) -> int:
     version = context.graph.graph_version(project)
     if version is None:
         raise empty_project_failure(context, project) or NotFound(
-            f"project '{project}' has no graph version yet: run `ingest` first", details={"project": project}
+            f"project '{project}' has no ingested graph version, so no stored files: run `ingest` first",
+            details={"project": project, "reason": "not_ingested"},
         )
     return version
 
@@ -80,15 +81,17 @@ def read(
                     details={"project": project, "version": number, "reason": "no_sources"},
                 )
     if found is None:
-        reason = (
-            "its name matches a secret pattern, so its contents are never stored" if holds_secrets(path)
+        secret = holds_secrets(path)
+        why = (
+            "its name matches a secret pattern, so its contents are never stored" if secret
             else "no such text file was ingested (binary, too large, ignored and excluded files are not kept)"
         )  # fmt: skip
         raise NotFound(
-            f"no stored file '{path}' in version {number} of '{project}': {reason}; "
+            f"no stored file '{path}' in version {number} of '{project}': {why}; "
             "`search` or `context` give the files' paths",
-            details={"project": project, "version": number, "path": path},
-        )
+            details={"project": project, "version": number, "path": path,
+                     "reason": "secret_pattern" if secret else "not_stored"},
+        )  # fmt: skip
     data = found.content if found.content is not None else resources.source_blobs().get(found.project_id, found.digest)
     return excerpt(found.path, number, found.digest, data, start_line, end_line)
 

@@ -140,3 +140,29 @@ def test_versions_share_unchanged_files_and_retention_deletes_unnamed_contents(
                   scopes=("admin",)))  # fmt: skip
     with resources.relational_engine().connect() as connection:
         assert connection.scalar(select(func.count()).where(SourceBlob.project_id == project_id)) == 0
+
+
+def test_a_version_without_stored_contents_and_a_project_without_versions_are_named(world, tree: Path) -> None:
+    from sqlalchemy import delete
+
+    from rhumbline.stores.relational.schema.core import GraphVersion
+    from rhumbline.stores.relational.schema.sources import VersionFile
+
+    slug = f"psf/requests{uuid.uuid4().hex[:8]}"
+    summary = _ingest(world, tree, slug)
+    # As a version ingested before contents were kept: no manifest.
+    project_id = _project_id(slug)
+    with resources.relational_engine().begin() as connection:
+        version_id = connection.scalar(
+            select(GraphVersion.id).where(GraphVersion.project_id == project_id, GraphVersion.version == summary["version"])
+        )
+        connection.execute(delete(VersionFile).where(VersionFile.version_id == version_id))
+    error = failed(world.call("read_file", {"path": "requests/sessions.py"}, projects=(slug,)), "not_found")
+    assert error["details"]["reason"] == "no_sources" and "ingest the project again" in error["message"]
+    # include_source says the same beside the rest of the answer.
+    found = ok(world.call("function", {"name": "merge_setting", "include_source": True}, projects=(slug,)))
+    assert found["node"]["qualified_name"] == "requests.sessions.merge_setting"
+    assert "ingest the project again" in found["source"]["reason"]
+    # The seeded project's graph was written without an ingest: it has no version at all.
+    never = failed(world.call("read_file", {"path": "shop/cart.py"}), "not_found")
+    assert never["details"]["reason"] == "not_ingested" and "run `ingest` first" in never["message"], never
