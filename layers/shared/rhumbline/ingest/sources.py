@@ -7,7 +7,8 @@ A version's manifest lists every file the ingest read as text (binary, undecodab
 project and digest: a file unchanged since an earlier version (by stat: not even read again) names
 the blob already stored, and only new digests are read — from the file, checked against the digest
 the parse computed, so a file that changed during the ingest is left out rather than stored with
-bytes the graph does not describe.
+bytes the graph does not describe. A version's manifest is written as the difference from the
+newest one: a copy in one statement, then the changed paths.
 
 Runs inside the ingest's lease, as does `collect`: no other ingest of the project adds or deletes
 blobs meanwhile, so a digest found stored stays stored until the manifest naming it is written.
@@ -53,17 +54,22 @@ def keep(
         del entries[path]
     with session_scope(engine) as session:
         project_id = projects.get_or_create(session, project).id
-        stored = rows.stored_digests(session, project_id, [f.content_hash for f in entries.values()])
+        previous = rows.latest_manifest(session, project_id)
+        base, listed = previous if previous is not None else (None, {})
+        # A file listed as is by the newest manifest names a blob that is stored (only blobs no
+        # manifest names are collected): nothing to check or write for it.
+        changed = {p: f for p, f in entries.items() if listed.get(p) != (f.content_hash, f.size)}
+        stored = rows.stored_digests(session, project_id, [f.content_hash for f in changed.values()])
     root_text = str(root)
     batch: dict[str, bytes] = {}
     added = added_bytes = pending = 0
-    for path, source in list(entries.items()):
+    for path, source in list(changed.items()):
         digest = source.content_hash
         if digest in stored:
             continue
         data = read_bytes(root_text, path)
         if not isinstance(data, bytes) or sha256(data).hexdigest() != digest:
-            del entries[path]  # gone or changed since it was parsed
+            del entries[path], changed[path]  # gone or changed since it was parsed
             continue
         batch[digest] = data
         stored.add(digest)
@@ -72,10 +78,12 @@ def keep(
             added, added_bytes = added + len(batch), added_bytes + _store(engine, blobs, project_id, batch)
             batch, pending = {}, 0
     added, added_bytes = added + len(batch), added_bytes + _store(engine, blobs, project_id, batch)
+    dropped = sorted(p for p in listed if p not in entries or p in changed)
     with session_scope(engine) as session:
         rows.save_manifest(
-            session, version_id, [rows.Entry(path, f.content_hash, f.size) for path, f in sorted(entries.items())]
-        )
+            session, version_id, [rows.Entry(p, f.content_hash, f.size) for p, f in sorted(changed.items())],
+            base=base, dropped=dropped,
+        )  # fmt: skip
     return Kept(len(entries), added, added_bytes, len(withheld))
 
 

@@ -117,10 +117,18 @@ def test_versions_share_unchanged_files_and_retention_deletes_unnamed_contents(
     blobs_after_first = len(_blob_rows(project_id))
     assert first["changes"]["source_files"] == blobs_after_first  # every file distinct here
     (tree / "long.py").write_text("changed = True\n")
+    help_text = (tree / "requests" / "help.py").read_text()
+    (tree / "requests" / "help.py").unlink()
     second = _ingest(world, tree, slug)
-    # One new content; every other file names the blob version 1 stored.
+    # One new content; every other file names the blob version 1 stored; one file fewer.
     assert len(_blob_rows(project_id)) == blobs_after_first + 1
     assert second["changes"]["source_bytes_added"] == len("changed = True\n")
+    assert second["changes"]["source_files"] == first["changes"]["source_files"] - 1
+    removed = failed(world.call("read_file", {"path": "requests/help.py"}, projects=(slug,)), "not_found")
+    assert removed["details"] == {"project": slug, "version": second["version"], "path": "requests/help.py",
+                                  "reason": "not_stored"}  # fmt: skip
+    kept = ok(world.call("read_file", {"path": "requests/help.py", "version": first["version"]}, projects=(slug,)))
+    assert kept["text"] == help_text
     old = ok(world.call("read_file", {"path": "long.py", "version": first["version"]}, projects=(slug,)))
     new = ok(world.call("read_file", {"path": "long.py"}, projects=(slug,)))
     assert (old["total_lines"], new["text"], new["version"]) == (3000, "changed = True\n", second["version"])
@@ -132,7 +140,7 @@ def test_versions_share_unchanged_files_and_retention_deletes_unnamed_contents(
     assert third["changes"]["pruned_versions"] == 2
     digests = {d for d, _ in _blob_rows(project_id)}
     assert hashlib.sha256(b"".join(f"x{n} = {n}\n".encode() for n in range(1, 3001))).hexdigest() not in digests
-    assert len(digests) == blobs_after_first  # exactly the files of the one version left
+    assert len(digests) == third["changes"]["source_files"]  # exactly the files of the one version left
     gone = failed(world.call("read_file", {"path": "long.py", "version": first["version"]}, projects=(slug,)), "not_found")
     assert "no completed graph version" in gone["message"]
     # Deleting the project deletes every content.

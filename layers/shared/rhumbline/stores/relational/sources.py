@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, delete, exists, insert, select
+from sqlalchemy import Connection, delete, exists, insert, literal, select
 from sqlalchemy.orm import Session
 
 from rhumbline.stores.relational.schema.core import GraphVersion, Project
@@ -55,8 +55,41 @@ def add_blobs(session: Session, project_id: int, blobs: Sequence[tuple[str, int,
         session.execute(insert(SourceBlob), rows[start : start + _CHUNK])
 
 
-def save_manifest(session: Session, version_id: int, entries: Sequence[Entry]) -> None:
+def latest_manifest(session: Session, project_id: int) -> tuple[int, dict[str, tuple[str, int]]] | None:
+    """The newest completed version that stored files: its id and its manifest (path → digest,
+    size), which the next version's is written as a difference from."""
+    found = session.scalar(
+        select(GraphVersion.id)
+        .where(GraphVersion.project_id == project_id, GraphVersion.status == "completed")
+        .where(exists(select(VersionFile.path).where(VersionFile.version_id == GraphVersion.id)))
+        .order_by(GraphVersion.version.desc())
+        .limit(1)
+    )
+    if found is None:
+        return None
+    listed = session.execute(select(VersionFile.path, VersionFile.digest, VersionFile.size).where(VersionFile.version_id == found))
+    return found, {path: (digest, size) for path, digest, size in listed}
+
+
+def save_manifest(
+    session: Session, version_id: int, entries: Sequence[Entry], *, base: int | None = None, dropped: Sequence[str] = ()
+) -> None:
+    """Write version `version_id`'s manifest: `entries`, after a copy of version `base`'s manifest
+    less its `dropped` paths when given (an incremental ingest writes only what changed)."""
     session.execute(delete(VersionFile).where(VersionFile.version_id == version_id))
+    if base is not None:
+        copied = select(literal(version_id), VersionFile.path, VersionFile.digest, VersionFile.size)
+        session.execute(
+            insert(VersionFile).from_select(
+                ["version_id", "path", "digest", "size"], copied.where(VersionFile.version_id == base)
+            )
+        )
+        for start in range(0, len(dropped), _CHUNK):
+            session.execute(
+                delete(VersionFile)
+                .where(VersionFile.version_id == version_id)
+                .where(VersionFile.path.in_(dropped[start : start + _CHUNK]))
+            )
     rows = [{"version_id": version_id, "path": e.path, "digest": e.digest, "size": e.size} for e in entries]
     for start in range(0, len(rows), _CHUNK):
         session.execute(insert(VersionFile), rows[start : start + _CHUNK])
