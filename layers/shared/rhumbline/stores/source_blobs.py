@@ -35,7 +35,11 @@ class InlineBlobs:
         pass
 
     def get(self, project_id: int, digest: str) -> bytes:
-        raise SourceStoreError("inline blobs are read with their row")
+        # Only a row without bytes gets here: they were stored in a bucket this server is not told of.
+        raise SourceStoreError(
+            "the file's contents are in the deployment's S3 bucket, and this server has none configured "
+            "(RHUMBLINE_CONTENTS_BUCKET)"
+        )
 
     def delete_many(self, project_id: int, digests: Sequence[str]) -> None:
         pass

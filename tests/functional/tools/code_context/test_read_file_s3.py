@@ -15,6 +15,7 @@ import pytest
 from moto import mock_aws
 
 from rhumbline.config import settings
+from rhumbline.runtime import resources
 from tests.functional.tools.code_context.conftest import failed, ok
 from tests.functional.tools.code_context.test_read_file import _blob_rows, _ingest, _project_id, tree  # noqa: F401
 
@@ -82,3 +83,13 @@ def test_a_bucket_that_cannot_be_read_is_unavailable_naming_it(world, tree: Path
         bucket.delete_object(Bucket=BUCKET, Key=f"sources/{project_id}/{key}")
     error = failed(world.call("read_file", {"path": "requests/sessions.py"}, projects=(slug,)), "unavailable")
     assert f"S3 bucket {BUCKET}: GetObject failed" in error["message"] and error["details"] == {"store": "s3"}
+
+
+def test_a_server_not_told_of_the_bucket_says_so(world, tree: Path, bucket, monkeypatch: pytest.MonkeyPatch) -> None:
+    slug = f"psf/requests{uuid.uuid4().hex[:8]}"
+    _ingest(world, tree, slug)
+    monkeypatch.delenv("RHUMBLINE_CONTENTS_BUCKET")
+    settings.cache_clear()
+    monkeypatch.setattr(resources, "_blobs", None)  # the next read opens the blob store without a bucket
+    error = failed(world.call("read_file", {"path": "requests/sessions.py"}, projects=(slug,)), "unavailable")
+    assert "this server has none configured (RHUMBLINE_CONTENTS_BUCKET)" in error["message"]
