@@ -10,7 +10,7 @@ call p50/p95; two checkouts A/B at the same moment; the tools' answers of two re
 
 Latency: ingests the corpus (Django 5.1's `django/` by default; `graph_diff` cases add a second
 version) into a fresh home per checkout, starts a real `rhumbline serve` per checkout (API Gateway
-stand-in -> authorizer -> gateway -> tool -> store, audit row included) and times tools/call from
+stand-in -> gateway (authenticates) -> tool -> store, audit row included) and times tools/call from
 one keep-alive client per server and protocol. Every case's calls are interleaved one by one across
 all servers and protocols, alternating the order, so every variant sees the same moments of the
 machine. Per case and variant: wall p50/p95/p99/max, the server's CPU per call (from /proc: steadier

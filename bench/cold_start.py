@@ -36,7 +36,6 @@ LAYER = ROOT / ".aws-sam" / "build" / "SharedLayer"
 ENTRIES = {
     "gateway": ROOT / "functions" / "gateway" / "app.py",
     "tool (get_node)": ROOT / "functions" / "tool" / "app.py",
-    "authorizer": ROOT / "functions" / "authorizer" / "app.py",
 }
 
 # The child: time the import of the entry file (as Lambda imports `app`), print JSON.

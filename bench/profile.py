@@ -4,7 +4,7 @@
     .venv/bin/python bench/profile.py --database-url postgresql+pg8000://... [--limits 600,100,1000000]
 
 Builds what `rhumbline serve --dispatch inprocess` serves (the template's LocalApi: API Gateway
-stand-in -> authorizer cache -> gateway Lambda handler -> tool) in this process, against embedded
+stand-in -> gateway Lambda handler, which authenticates -> tool) in this process, against embedded
 stores in a temporary RHUMBLINE_HOME holding one small ingested project, and drives it without a
 socket (`LocalApi.respond`), so the numbers are the server's own work minus uvicorn's HTTP parsing.
 
@@ -123,18 +123,17 @@ def prepare_home(
 
 
 def instrument() -> None:
-    from rhumbline.gateway import calls, container, server
+    from rhumbline.gateway import authentication, calls, container, server
     from rhumbline.local import server as local_server
     from rhumbline.local.functions import FunctionRunner
     from rhumbline.runtime import handler
 
     lap(local_server.LocalApi, "respond", "1 LocalApi.respond (whole request)")
-    lap(local_server.LocalApi, "authorize", "2 authorizer")
+    lap(authentication.Authenticator, "authenticate", "2 authentication = admission: token, rate limit, quota")
     lap(FunctionRunner, "invoke_async", "3 runner.invoke_async (gateway function, incl. thread hop)")
     lap(FunctionRunner, "invoke", "4 runner.invoke (gateway handler on worker thread)")
     lap(container.GatewayContainer, "serve_http", "5 gateway ASGI app on container loop")
     lap(calls.ToolCalls, "call", "6 ToolCalls.call (policy+admission+dispatch+audit)")
-    lap(calls.ToolCalls, "_admit", "6a admission: token, rate limit, quota (meter)")
     lap(calls.ToolCalls, "_result", "7 ToolCalls._result (worker: dispatch+translate)")
     lap(handler, "handle", "8 tool handler (validate, run, dump)")
     lap(calls.ToolCalls, "_record", "9 audit write + usage rollup + metric (worker)")
@@ -159,10 +158,11 @@ class RoundTrips:
         original_flush = pg8000.core._flush
 
         def flush(sock: Any) -> None:
-            self.counts[getattr(self.span, "label", "other: authorizer, tool")] += 1
+            self.counts[getattr(self.span, "label", "other: tool")] += 1
             original_flush(sock)
 
         pg8000.core._flush = flush
+        self.within(RelationalMeter, "admit_token", "authentication + admission (meter)")
         self.within(RelationalMeter, "admit", "admission (meter)")
         self.within(RelationalAuditLog, "write", "audit write + usage rollup")
 

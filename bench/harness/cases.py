@@ -14,7 +14,7 @@ class Case(NamedTuple):
     target_ms: float | None = None
 
 
-# The endpoint's own floor (authorizer cache, gateway, audit row): requests that do next to nothing.
+# The endpoint's own floor (gateway with its authentication, audit row): requests that do next to nothing.
 FLOOR = [
     Case("tools/list", "tools/list", {}),
     Case("list_projects", "list_projects", {}),

@@ -14,10 +14,10 @@ import pytest
 from rhumbline.runtime.spec import all_specs
 
 ROOT = Path(__file__).resolve().parents[2]
-# Loaded lazily, by the call that needs them, or only by the gateway or the authorizer.
+# Loaded lazily, by the call that needs them, or only by the gateway.
 NOT_AT_INIT = {
     "mcp", "mangum", "starlette", "uvicorn", "anyio", "httpx",  # the gateway's MCP and HTTP stack
-    "jwt", "cryptography", "aws_xray_sdk",  # the authorizer's OIDC, the gateway's tracer
+    "jwt", "cryptography", "aws_xray_sdk",  # the gateway's OIDC and tracer
     "neo4j", "sqlalchemy", "pg8000", "alembic",  # stores: opened by the first call
     "tree_sitter", "pathspec", "itsdangerous", "yaml",  # ingest, cursors, the local template
 }  # fmt: skip

@@ -1,8 +1,11 @@
-"""What metering adds to a tool call on PostgreSQL, in network round trips (pg8000 flushes, each
-followed by a wait for the server): one for admission, none for the usage rollup.
+"""What authentication and metering add to a request on PostgreSQL, in network round trips (pg8000
+flushes, each followed by a wait for the server): one for admission, which authenticates the token
+too, none for the usage rollup.
 
 - Admission (gateway/meter.py): one prepared statement on an autocommit connection, whatever the
-  token's limits, once the connection has prepared it.
+  token's limits, once the connection has prepared it; it finds the token by id and hash, so the
+  gateway's own authentication (gateway/authentication.py) costs no round trip of its own, and a
+  header that names no token of ours costs none at all.
 - The audit write with its rollup (usage.record_call): exactly as many round trips as the audit row
   alone, because it is one statement.
 - An OIDC subject's admission (limits.admit_subject): one statement too, its row made on first use.
@@ -19,6 +22,9 @@ import pytest
 from sqlalchemy import Engine
 
 from rhumbline.gateway.audit import AuditEntry, record_call
+from rhumbline.gateway.authentication import Authenticator
+from rhumbline.gateway.meter import RelationalMeter
+from rhumbline.runtime import resources
 from rhumbline.stores.relational import audit, limits, migrate, tokens
 from rhumbline.stores.relational.engine import create_engine_from_url
 from rhumbline.stores.relational.oneshot import OneShot
@@ -66,9 +72,13 @@ def round_trips(monkeypatch: pytest.MonkeyPatch) -> RoundTrips:
     return RoundTrips(monkeypatch)
 
 
-def new_token(engine: Engine, **limits_: Any) -> str:
+def new_token(engine: Engine, **limits_: Any) -> tuple[str, str]:
+    """The presented form (id, hash) of a new token."""
     with session_scope(engine) as session:
-        return tokens.create(session, principal="trips@example.com", projects=["*"], scopes=["read"], **limits_)[1].id
+        plaintext, _ = tokens.create(session, principal="trips@example.com", projects=["*"], scopes=["read"], **limits_)
+    presented = tokens.presented(plaintext)
+    assert presented is not None
+    return presented
 
 
 @pytest.mark.parametrize(
@@ -76,11 +86,26 @@ def new_token(engine: Engine, **limits_: Any) -> str:
 )
 def test_admission_is_one_round_trip(engines: tuple[Engine, Engine], round_trips: RoundTrips, limits_: dict[str, Any]) -> None:
     engine, autocommit = engines
-    token_id = new_token(engine, **limits_)
+    presented = new_token(engine, **limits_)
     one = OneShot(autocommit)
-    limits.admit(one.rows, token_id, NOW)  # the connection prepares the statement once
-    trips = [round_trips.of(lambda n=n: limits.admit(one.rows, token_id, NOW + timedelta(seconds=n))) for n in range(20)]
+    limits.admit(one.rows, presented, NOW)  # the connection prepares the statement once
+    trips = [round_trips.of(lambda n=n: limits.admit(one.rows, presented, NOW + timedelta(seconds=n))) for n in range(20)]
     assert trips == [1] * 20
+
+
+def test_the_gateways_authentication_is_its_admission(
+    engines: tuple[Engine, Engine], round_trips: RoundTrips, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine, autocommit = engines
+    with session_scope(engine) as session:
+        plaintext, _ = tokens.create(session, principal="trips@example.com", projects=["*"], scopes=["read"], monthly_quota=10_000)
+    monkeypatch.setattr(resources, "autocommit_engine", lambda: autocommit)
+    authenticator = Authenticator(RelationalMeter(), lambda: NOW)
+    authenticator.authenticate(f"Bearer {plaintext}", counted=True)  # prepared once
+    for counted in (True, False):
+        assert round_trips.of(lambda c=counted: authenticator.authenticate(f"Bearer {plaintext}", counted=c)) == 1
+    for header in (None, "Basic eDp5", "Bearer rhl_short", "Bearer " + "x" * 60):
+        assert round_trips.of(lambda h=header: authenticator.authenticate(h, counted=True)) == 0
 
 
 @pytest.mark.parametrize(
@@ -98,16 +123,16 @@ def test_a_subjects_admission_is_one_round_trip(engines: tuple[Engine, Engine], 
 
 def test_a_refused_admission_costs_its_explanation_too(engines: tuple[Engine, Engine], round_trips: RoundTrips) -> None:
     engine, autocommit = engines
-    token_id = new_token(engine, monthly_quota=1)
+    presented = new_token(engine, monthly_quota=1)
     one = OneShot(autocommit)
-    limits.admit(one.rows, token_id, NOW)
-    limits.admit(one.rows, token_id, NOW)  # refused: both statements now prepared
-    assert round_trips.of(lambda: limits.admit(one.rows, token_id, NOW)) == 2
+    limits.admit(one.rows, presented, NOW)
+    limits.admit(one.rows, presented, NOW)  # refused: both statements now prepared
+    assert round_trips.of(lambda: limits.admit(one.rows, presented, NOW)) == 2
 
 
 def test_the_usage_rollup_adds_no_round_trip_to_the_audit_write(engines: tuple[Engine, Engine], round_trips: RoundTrips) -> None:
     engine, _ = engines
-    token_id = new_token(engine, monthly_quota=100)
+    token_id = new_token(engine, monthly_quota=100)[0]
 
     def entry(outcome: str) -> AuditEntry:
         return AuditEntry(

@@ -35,8 +35,7 @@ from rhumbline.gateway.dispatch import InProcessDispatcher
 from rhumbline.gateway.meter import RelationalMeter
 from rhumbline.gateway.server import build_gateway_app
 from rhumbline.runtime.spec import all_specs
-from tests.functional.gateway.conftest import register_token
-from tests.functional.gateway.gateway_harness import Answer, legacy_request, v2_event
+from tests.functional.gateway.gateway_harness import Answer, legacy_request, token_for, v2_event
 
 PYPROJ = Path(__file__).resolve().parents[1] / "fixtures" / "ingest" / "pyproj"
 EXAMPLES = {"embedded": 40, "production": 15}
@@ -87,14 +86,14 @@ def gateway(world, external: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     shutil.copytree(PYPROJ, tree)
     monkeypatch.setenv("RHUMBLINE_INGEST_ROOTS", str(tmp_path))
     rhumbline_settings.cache_clear()
-    # The gateway admits each call against the caller's token row (gateway/meter.py).
-    token_id = f"tk_fuzz{uuid.uuid4().hex[:8]}"
-    register_token(token_id, "fuzz@example.com")
+    # A real token: the gateway authenticates and admits each call against its row (gateway/meter.py).
+    caller = {"principal": "fuzz@example.com", "token_id": f"tk_fuzz{uuid.uuid4().hex[:6]}", "projects": "*", "scopes": "admin,cypher"}
+    token = token_for(caller)
     catalog = Catalog.from_registry()
     calls = ToolCalls(catalog, InProcessDispatcher(), RelationalAuditLog(), RelationalMeter(), tool_timeout=20.0)
     container = GatewayContainer(*build_gateway_app(replace(rhumbline_settings(), mode="hosted"), catalog, calls)).start()
     try:
-        yield container.lambda_handler(), catalog, world, tree, token_id
+        yield container.lambda_handler(), catalog, world, tree, token
     finally:
         container.stop()
 
@@ -151,11 +150,9 @@ TOOLS = sorted(spec.name for spec in all_specs())
 
 @pytest.mark.parametrize("tool", TOOLS)
 def test_no_draw_crashes_a_tool_or_the_gateway(gateway: Any, tool: str) -> None:
-    handler, catalog, world, tree, token_id = gateway
+    handler, catalog, world, tree, token = gateway
     schema = catalog.input_schema(tool)
     assert schema is not None
-    caller = {"authenticated": "true", "principal": "fuzz@example.com", "token_id": token_id,
-              "projects": "*", "scopes": "admin,cypher"}  # fmt: skip
 
     @seed(15)
     @settings(
@@ -167,7 +164,7 @@ def test_no_draw_crashes_a_tool_or_the_gateway(gateway: Any, tool: str) -> None:
         drawn = data.draw(_arguments(schema), label="arguments")
         arguments = _steered(drawn, world.project, tree, data.draw)
         message = legacy_request("tools/call", {"name": tool, "arguments": arguments})
-        answer = Answer(handler(v2_event(message, headers={"mcp-protocol-version": "2025-06-18"}, authorizer=caller), None))
+        answer = Answer(handler(v2_event(message, headers={"mcp-protocol-version": "2025-06-18"}, token=token), None))
         assert answer.status < 500, (answer.status, answer.text[:500])
         if answer.status != 200:
             return

@@ -1,5 +1,5 @@
 """OAuth (OIDC) callers are held to the deployment's default token limits, end to end: a real JWT
-from a local issuer, the real authorizer, and the gateway wired as its Lambda entry wires it
+from a local issuer, verified by the gateway wired as its Lambda entry wires it
 (`RelationalMeter.from_settings`, the `DefaultToken*` parameters' environment), on SQLite and on
 PostgreSQL. Once, 60 calls of one OIDC user ran in 0.26 s under a default of 10 a minute."""
 
@@ -15,8 +15,8 @@ from tests.functional.gateway.gateway_harness import call_legacy
 from tests.functional.gateway.test_gateway_metering import store  # noqa: F401 - the fixture is used by name
 from tests.oidc_issuer import LocalIssuer, running_issuer
 
-from rhumbline.authorizer import handler as authorizer
 from rhumbline.config import settings
+from rhumbline.gateway import authentication
 from rhumbline.gateway.audit import RelationalAuditLog
 from rhumbline.gateway.calls import ToolCalls
 from rhumbline.gateway.catalog import Catalog
@@ -36,12 +36,12 @@ def issuer() -> Iterator[LocalIssuer]:
 
 @pytest.fixture
 def send(store: str, issuer: LocalIssuer, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Any]]:  # noqa: F811
-    """A request with a bearer token through the authorizer, then a gateway built from the settings."""
+    """A request with a bearer token through a gateway built from the settings."""
     monkeypatch.setenv("RHUMBLINE_OIDC_ISSUER", issuer.url)
     monkeypatch.setenv("RHUMBLINE_OIDC_DEFAULT_PROJECTS", "*")
     monkeypatch.setenv("RHUMBLINE_DEFAULT_RATE_PER_MINUTE", str(RATE))
     settings.cache_clear()
-    monkeypatch.setattr(authorizer, "_verifier", None)
+    monkeypatch.setattr(authentication, "_verifier", None)
     current = settings()
     catalog = Catalog.from_registry()
     calls = ToolCalls(catalog, InProcessDispatcher(), RelationalAuditLog(), RelationalMeter.from_settings(current), tool_timeout=10.0)
@@ -49,9 +49,7 @@ def send(store: str, issuer: LocalIssuer, monkeypatch: pytest.MonkeyPatch) -> It
     handler = container.lambda_handler()
 
     def request(token: str, method: str, params: dict[str, Any] | None = None) -> Any:
-        verdict = authorizer.authorize({"headers": {"authorization": f"Bearer {token}"}}, None)["context"]
-        assert verdict["authenticated"] == "true", verdict
-        return call_legacy(handler, method, params, authorizer=verdict)
+        return call_legacy(handler, method, params, token=token)
 
     yield request
     container.stop()

@@ -1,5 +1,5 @@
 """Hostile OAuth access tokens, from a real local issuer (tests/oidc_issuer.py) through the real
-authorizer and gateway: every malformed or mismatched JWT is a 401 with `WWW-Authenticate`, never a
+gateway, which verifies them itself: every malformed or mismatched JWT is a 401 with `WWW-Authenticate`, never a
 500, and claims are JSON lists of strings, never split strings.
 
 The algorithm a signature is checked with comes from the issuer's key (its JWK), never from the
@@ -20,8 +20,9 @@ from hypothesis import HealthCheck, given, settings as hypothesis_settings, stra
 from tests.functional.gateway.gateway_harness import call_legacy
 from tests.oidc_issuer import LocalIssuer, running_issuer
 
-from rhumbline.authorizer import handler as authorizer
 from rhumbline.config import settings
+from rhumbline.gateway import authentication
+from rhumbline.gateway.oidc import OidcRefusal
 from rhumbline.contract import ALL_PROJECTS
 from rhumbline.stores.relational.projects import SLUG_PATTERN
 
@@ -44,20 +45,18 @@ def oauth(issuer: LocalIssuer, local_store: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("RHUMBLINE_OIDC_AUDIENCES", AUDIENCE)
     monkeypatch.setenv("RHUMBLINE_OIDC_DEFAULT_PROJECTS", "*")
     settings.cache_clear()
-    monkeypatch.setattr(authorizer, "_verifier", None)
+    monkeypatch.setattr(authentication, "_verifier", None)
     yield issuer
     settings.cache_clear()
 
 
 @pytest.fixture
 def request_with(oauth: LocalIssuer, make_gateway: Callable[..., Any]) -> Callable[[str], Any]:
-    """A tools/list with `Authorization: Bearer <token>` through the authorizer, then the gateway."""
+    """A tools/list with `Authorization: Bearer <token>` through the gateway."""
     handler = make_gateway()
 
     def send(token: str) -> Any:
-        verdict = authorizer.authorize({"headers": {"authorization": f"Bearer {token}"}}, None)
-        assert verdict["isAuthorized"] is True
-        return call_legacy(handler, "tools/list", authorizer=verdict["context"])
+        return call_legacy(handler, "tools/list", token=token)
 
     return send
 
@@ -209,15 +208,18 @@ def test_fuzzed_claims_are_a_401_or_a_caller_with_well_formed_projects(
 ) -> None:
     claims = {**good_claims(oauth), **changes}
     token = signed(oauth, {"alg": "RS256", "kid": oauth.keys[0].kid}, claims)
-    verdict = authorizer.authorize({"headers": {"authorization": f"Bearer {token}"}}, None)["context"]
     answer = request_with(token)
-    if verdict["authenticated"] != "true":
+    verifier = authentication.oidc_verifier()
+    assert verifier is not None
+    try:
+        caller = verifier.verify(token).caller
+    except OidcRefusal:
         assert_refused(answer)
         return
     assert answer.status == 200, answer.text
     # Accepted: the projects claim was a list of slugs (or `*` alone), copied item for item.
     assert valid_projects(claims["rhumbline_projects"]), claims
-    assert verdict["projects"].split(",") == list(dict.fromkeys(claims["rhumbline_projects"]))
+    assert list(caller.projects) == list(dict.fromkeys(claims["rhumbline_projects"]))
 
 
 @FUZZ

@@ -2,13 +2,13 @@
 
 A real PostgreSQL sits behind a TCP proxy the test cuts (connections reset, then refused: what
 a crashed or unreachable database gives). Through the real local API stack (API Gateway stand-in,
-authorizer, gateway, tool functions in-process):
-- a call whose token the authorizer checked just before the cut: the gateway's admission cannot
-  check it again, and every tool answers `unavailable` naming PostgreSQL;
-- each tool function invoked directly, as the gateway invokes it, with PostgreSQL down: the same
-  answer, except the tools that read only the graph store, which answer;
-- a token not seen before: the authorizer cannot check it, and the gateway answers a clear 503
-  with Retry-After (not API Gateway's bare 500, not a 401 that would call the token bad);
+gateway, tool functions in-process):
+- a call to any tool with a token that worked just before the cut: the gateway cannot check it,
+  and answers a clear 503 with Retry-After (not a bare 500, not a 401 that would call the token
+  bad), never dispatching the call;
+- each tool function invoked directly, as the gateway invokes it, with PostgreSQL down:
+  `unavailable` naming PostgreSQL, except the tools that read only the graph store, which answer;
+- a token not seen before: the same 503;
 - once PostgreSQL is back, that very token is served.
 """
 
@@ -20,7 +20,6 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,26 +27,22 @@ import httpx
 import pytest
 from sqlalchemy import make_url
 
-from rhumbline.config import settings
-from rhumbline.gateway.audit import RelationalAuditLog
-from rhumbline.gateway.calls import ToolCalls
-from rhumbline.gateway.catalog import Catalog
-from rhumbline.gateway.container import GatewayContainer
-from rhumbline.gateway.dispatch import InProcessDispatcher
-from rhumbline.gateway.meter import RelationalMeter
-from rhumbline.gateway.server import build_gateway_app
 from rhumbline.local.functions import FunctionRunner
 from rhumbline.local.server import LocalApi, configure_dispatch
 from rhumbline.local.template import load_template
 from rhumbline.runtime import resources
 from rhumbline.runtime.spec import all_specs
-from tests.functional.gateway.gateway_harness import Answer, legacy_request, v2_event
+from tests.functional.gateway.gateway_harness import legacy_request
 from tests.security.tcp_proxy import TcpProxy
 from tests.security.tool_arguments import valid_arguments
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "template.yaml"
 PYPROJ = Path(__file__).resolve().parents[1] / "fixtures" / "ingest" / "pyproj"
 GRAPH_ONLY = {"search", "trace_path", "blast_radius"}
+UNAVAILABLE = {
+    "error": "temporarily_unavailable",
+    "error_description": "the token could not be checked (the token store or the OAuth issuer is unreachable); retry in a few seconds",
+}
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json",
            "mcp-protocol-version": "2025-06-18"}  # fmt: skip
 
@@ -124,26 +119,11 @@ def test_every_tool_answers_unavailable_naming_postgresql(stack: Stack) -> None:
     tools = sorted(spec.name for spec in all_specs())
     assert not set(tools) - set(arguments), "add the new tools to tests/security/tool_arguments.py"
 
-    # The verdict the authorizer gave just before the cut reaches the gateway, as API Gateway passes it.
-    caller = {"authenticated": "true", "principal": "outage@example.com", "token_id": "tk_" + token.split("_")[1],
-              "projects": "*", "scopes": "admin"}  # fmt: skip
-    catalog = Catalog.from_registry()
-    calls = ToolCalls(catalog, InProcessDispatcher(), RelationalAuditLog(), RelationalMeter(), tool_timeout=30.0)
-    container = GatewayContainer(*build_gateway_app(replace(settings(), mode="hosted"), catalog, calls)).start()
     stack.proxy.cut()
-    try:
-        for tool in tools:
-            message = legacy_request("tools/call", {"name": tool, "arguments": arguments[tool]})
-            answer = Answer(container.lambda_handler()(v2_event(message, authorizer=caller), None))
-            assert answer.status == 200, (tool, answer.status, answer.text)
-            result = answer.json["result"]
-            text = result["content"][0]["text"]
-            assert result["isError"] and text.startswith(
-                "unavailable: this token could not be checked: the relational store (PostgreSQL) is unavailable"
-            ), (tool, text)
-            assert str(stack.proxy.port) not in text, (tool, text)  # the driver's message names host and port
-    finally:
-        container.stop()
+    for tool in tools:
+        response = stack.post(token, legacy_request("tools/call", {"name": tool, "arguments": arguments[tool]}))
+        assert (response.status_code, response.headers["retry-after"]) == (503, "5"), (tool, response.text)
+        assert response.json() == UNAVAILABLE, (tool, response.text)
 
     answers = {tool: _invoke(tool, arguments[tool]) for tool in tools}
     for tool, outcome in answers.items():
@@ -177,11 +157,8 @@ def test_an_uncached_token_gets_a_clear_503_then_works_once_postgresql_is_back(s
     response = stack.post(token, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     assert response.status_code == 503, response.text
     assert response.headers["retry-after"] == "5"
-    assert response.json() == {
-        "error": "temporarily_unavailable",
-        "error_description": "the token could not be checked (the token store or the OAuth issuer is unreachable); retry in a few seconds",
-    }
-    # The authorizer checks the token on every request: the caller is served as soon as the store is back.
+    assert response.json() == UNAVAILABLE
+    # The gateway checks the token on every request: the caller is served as soon as the store is back.
     stack.proxy.restore()
     status, listed = stack.call(token, "list_projects", {})
     assert status == 200 and not listed["isError"], listed

@@ -63,7 +63,7 @@ class Settings:
     # bundle of CAs verify-full trusts.
     db_ssl: str = "disable"
     db_ca_bundle: str = ""
-    # OAuth (authorizer/oidc.py): access tokens from this OIDC issuer are accepted beside the
+    # OAuth (gateway/oidc.py): access tokens from this OIDC issuer are accepted beside the
     # static `rhl_` tokens. Empty: static tokens only. The JWKS URI defaults to the issuer's
     # discovery document; audiences are matched against `aud` or Cognito's `client_id`.
     oidc_issuer: str = ""

@@ -21,7 +21,7 @@ ALL_PROJECTS = "*"
 
 
 class Caller(BaseModel):
-    """Who is calling, as established by the authorizer from a bearer token."""
+    """Who is calling, as established by the gateway from a bearer token."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -1,6 +1,6 @@
 """Powertools logging, metrics and tracing around the Lambda entry points.
 
-Every entry point (gateway, authorizer, each tool) is wrapped once, at import:
+Every entry point (gateway, each tool) is wrapped once, at import:
 - Logs: the package's stdlib loggers (`rhumbline.*`) all propagate to the `rhumbline` logger, which
   gets Powertools' structured JSON handler, with the Lambda request id and function name appended.
 - Metrics: CloudWatch EMF, one blob per tool call with `tool` and `outcome` dimensions (what a team

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.functional.gateway.gateway_harness import ADMIN_SPEC, ECHO_SPEC, FULL_CALLER, tool_module
+from tests.functional.gateway.gateway_harness import ADMIN_SPEC, ECHO_SPEC, tool_module
 
 from rhumbline.config import settings
 from rhumbline.gateway.audit import RelationalAuditLog
@@ -33,25 +33,8 @@ def local_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
     monkeypatch.setenv("RHUMBLINE_GRAPH_BACKEND", "sqlite")
     resources.reset()
     migrate.upgrade(resources.relational_engine())
-    register_token(FULL_CALLER["token_id"], FULL_CALLER["principal"])
     yield home
     resources.reset()
-
-
-def register_token(token_id: str, principal: str, **limits: Any) -> None:
-    """A token row for a caller the tests' authorizer contexts name: the gateway admits each call
-    against it (gateway/meter.py). `limits`: rate_per_minute, rate_burst, monthly_quota, ..."""
-    from rhumbline.stores.relational.schema.base import utcnow
-    from rhumbline.stores.relational.schema.core import ApiToken
-    from rhumbline.stores.relational.session import session_scope
-
-    with session_scope(resources.relational_engine()) as session:
-        session.add(
-            ApiToken(
-                id=token_id, token_hash=token_id.ljust(64, "0"), principal=principal, projects=["*"],
-                scopes=["admin"], created_at=utcnow(), **limits,
-            )
-        )  # fmt: skip
 
 
 @pytest.fixture

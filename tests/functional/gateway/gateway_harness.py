@@ -1,14 +1,18 @@
 """Test helpers for driving the gateway Lambda handler with API Gateway HTTP API v2 events.
 
 The events are written out by hand (not built by rhumbline.local.apigw), so these tests also check
-that the gateway accepts what API Gateway really sends.
+that the gateway accepts what API Gateway really sends. A caller is described as a dict (principal,
+token_id, projects, scopes, toolsets: comma-separated); a request of it carries the bearer token of
+a real row in the test's store, made on first use (`token_for`).
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import types
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel
@@ -20,13 +24,43 @@ from rhumbline.tools.common import StrictInput
 HANDSHAKE_VERSION = "2025-06-18"
 MODERN_VERSION = "2026-07-28"
 
-FULL_CALLER = {
-    "authenticated": "true",
-    "principal": "alice@example.com",
-    "token_id": "tk_alice00001",
-    "projects": "*",
-    "scopes": "read,write,cypher",
-}
+FULL_CALLER = {"principal": "alice@example.com", "token_id": "tk_alice00001", "projects": "*", "scopes": "read,write,cypher"}
+
+
+def plaintext_of(token_id: str) -> str:
+    """A token's secret, derived from its id (`tk_` + 10 characters): tests need no table of them."""
+    return f"rhl_{token_id.removeprefix('tk_')}_{hashlib.sha256(token_id.encode()).hexdigest()[:43]}"
+
+
+def split(value: str | None) -> list[str]:
+    return [item for item in (value or "").split(",") if item]
+
+
+def token_for(caller: Mapping[str, str], **limits: Any) -> str:
+    """The plaintext of `caller`'s token: its row in the test's store (rhumbline.runtime.resources),
+    made on first use with `limits` (rate_per_minute, rate_burst, monthly_quota, expires_at ...)."""
+    from rhumbline.runtime import resources
+    from rhumbline.stores.relational import tokens
+    from rhumbline.stores.relational.schema.base import utcnow
+    from rhumbline.stores.relational.schema.core import ApiToken
+    from rhumbline.stores.relational.session import session_scope
+
+    token_id = caller["token_id"]
+    plaintext = plaintext_of(token_id)
+    wanted = (caller["principal"], split(caller["projects"]), sorted(split(caller["scopes"])), split(caller.get("toolsets")) or None)
+    with session_scope(resources.relational_engine()) as session:
+        row = tokens.get(session, token_id)
+        if row is None:
+            principal, projects, scopes, toolsets = wanted
+            session.add(
+                ApiToken(
+                    id=token_id, token_hash=tokens.presented(plaintext)[1], principal=principal, projects=projects,
+                    scopes=scopes, toolsets=toolsets, created_at=utcnow(), **limits,
+                )
+            )  # fmt: skip
+        else:
+            assert (row.principal, row.projects, sorted(row.scopes), row.toolsets) == wanted, f"give {caller} a token_id of its own"
+    return plaintext
 
 
 def v2_event(
@@ -35,7 +69,7 @@ def v2_event(
     method: str = "POST",
     path: str = "/mcp",
     headers: dict[str, str] | None = None,
-    authorizer: dict[str, str] | None = None,
+    token: str | None = None,
     base64_body: bool = False,
     request_id: str = "req-0001",
 ) -> dict[str, Any]:
@@ -52,6 +86,7 @@ def v2_event(
             "user-agent": "pytest",
             "x-forwarded-proto": "https",
             "x-forwarded-port": "443",
+            **({"authorization": f"Bearer {token}"} if token is not None else {}),
             **(headers or {}),
         },
         "requestContext": {
@@ -68,8 +103,6 @@ def v2_event(
         },
         "isBase64Encoded": base64_body,
     }
-    if authorizer is not None:
-        event["requestContext"]["authorizer"] = {"lambda": authorizer}
     if raw:
         event["body"] = base64.b64encode(raw).decode() if base64_body else raw.decode()
     return event
@@ -119,14 +152,22 @@ class Answer:
         return self.json["result"]
 
 
+def with_token(event_options: dict[str, Any]) -> dict[str, Any]:
+    """`caller=` (default FULL_CALLER) as the `token` of its row, unless a `token` is given."""
+    caller = event_options.pop("caller", FULL_CALLER)
+    if "token" not in event_options:
+        event_options["token"] = token_for(caller)
+    return event_options
+
+
 def call_legacy(handler: Any, method: str, params: dict[str, Any] | None = None, **event_options: Any) -> Answer:
-    event_options.setdefault("authorizer", FULL_CALLER)
+    event_options = with_token(event_options)
     headers = {"mcp-protocol-version": HANDSHAKE_VERSION, **event_options.pop("headers", {})}
     return Answer(handler(v2_event(legacy_request(method, params), headers=headers, **event_options), None))
 
 
 def call_modern(handler: Any, method: str, params: dict[str, Any] | None = None, **event_options: Any) -> Answer:
-    event_options.setdefault("authorizer", FULL_CALLER)
+    event_options = with_token(event_options)
     body, headers = modern_request(method, params)
     return Answer(handler(v2_event(body, headers={**headers, **event_options.pop("headers", {})}, **event_options), None))
 

@@ -1,6 +1,7 @@
 """Metering through the real gateway handler, on SQLite and on PostgreSQL: per-token rate limits
 and quotas enforced before dispatch (exactly N of 8 concurrent callers pass), refusals audited and
-not billed, revoked and expired tokens refused before metering, the quota back at the month's turn,
+not billed, revoked and expired tokens refused with a 401 in the statement that would have metered
+them, the quota back at the month's turn,
 every admitted call counted in the quota (errors and timeouts too) while only `ok` is billed, the
 other MCP requests (initialize, tools/list, ping) throttled, OIDC subjects under the deployment's
 default limits, the deployment's ceiling, get_usage, and usage equal to the audit log after 1,000
@@ -20,16 +21,19 @@ from typing import Any
 
 import pytest
 from sqlalchemy import select
-from tests.functional.gateway.gateway_harness import call_legacy, call_modern
+from tests.functional.gateway.gateway_harness import Answer, call_legacy, call_modern
+from tests.oidc_issuer import running_issuer
 from tests.pg_database import fresh_database_url
 
 from rhumbline.config import settings
+from rhumbline.gateway import authentication
 from rhumbline.gateway.audit import RelationalAuditLog
 from rhumbline.gateway.calls import ToolCalls
 from rhumbline.gateway.catalog import Catalog
 from rhumbline.gateway.container import GatewayContainer
 from rhumbline.gateway.dispatch import DispatchError, InProcessDispatcher
 from rhumbline.gateway.meter import RelationalMeter
+from rhumbline.gateway.oidc import OidcConfig, OidcVerifier
 from rhumbline.gateway.server import build_gateway_app
 from rhumbline.runtime import resources
 from rhumbline.stores.relational import limits, tokens, usage
@@ -118,18 +122,21 @@ def gateway(store: str, echo_tools: None, clock: Clock, dispatcher: CrashingDisp
 
 
 def new_token(scopes: str = "read", projects: str = "*", **limits: Any) -> dict[str, str]:
-    """A real token; the authorizer context a request of it carries."""
+    """A real token: its plaintext (`token`), id and principal."""
     with session_scope(resources.relational_engine()) as session:
-        _, token = tokens.create(
+        plaintext, token = tokens.create(
             session, principal=f"{uuid.uuid4().hex[:8]}@example.com", projects=projects.split(","), scopes=scopes.split(","),
             **limits,
         )  # fmt: skip
-        return {"authenticated": "true", "principal": token.principal, "token_id": token.id, "projects": projects, "scopes": scopes}
+        return {"token": plaintext, "principal": token.principal, "token_id": token.id}
+
+
+def answer_to(handler: Any, caller: dict[str, str], arguments: dict[str, Any], tool: str = "echo") -> Answer:
+    return call_legacy(handler, "tools/call", {"name": tool, "arguments": arguments}, token=caller["token"])
 
 
 def call(handler: Any, caller: dict[str, str], arguments: dict[str, Any], tool: str = "echo") -> dict[str, Any]:
-    answer = call_legacy(handler, "tools/call", {"name": tool, "arguments": arguments}, authorizer=caller)
-    return answer.result
+    return answer_to(handler, caller, arguments, tool).result
 
 
 def refusal(result: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
@@ -215,7 +222,7 @@ def test_the_quota_comes_back_at_the_turn_of_the_month(gateway: Any, clock: Cloc
 
 
 @pytest.mark.parametrize("death", ["revoked", "expired"])
-def test_a_dead_token_is_refused_before_metering_and_dispatch(
+def test_a_dead_token_is_refused_with_a_401_before_metering_and_dispatch(
     gateway: Any, clock: Clock, dispatcher: CrashingDispatcher, death: str
 ) -> None:
     handler = gateway()
@@ -226,13 +233,14 @@ def test_a_dead_token_is_refused_before_metering_and_dispatch(
             tokens.revoke(session, caller["token_id"])
     else:
         clock.now += timedelta(hours=2)
-    # The authorizer's verdict (the request's context) says the token is good: the gateway's own check refuses.
-    code, message, details = refusal(call(handler, caller, {"text": "x"}))
-    assert (code, details) == ("unauthenticated", {"reason": death})
-    assert message == f"the token has {'been revoked' if death == 'revoked' else 'expired'}"
+    # The statement that would meter the call finds the token dead: a 401, nothing counted or run.
+    refused = answer_to(handler, caller, {"text": "x"})
+    description = f"the token has {'been revoked' if death == 'revoked' else 'expired'}"
+    assert (refused.status, refused.json) == (401, {"error": "invalid_token", "error_description": description})
+    assert refused.headers["www-authenticate"].endswith(f'error="invalid_token", error_description="{description}"')
     assert dispatcher.dispatched == 1
     assert token_row(caller["token_id"]).quota_used == 1
-    assert [(row.outcome, row.error_code) for row in audit_rows()] == [("ok", None), ("denied", "unauthenticated")]
+    assert [(row.outcome, row.error_code) for row in audit_rows()] == [("ok", None)]
 
 
 def test_every_admitted_call_counts_in_the_quota_and_only_ok_is_billed(gateway: Any, dispatcher: CrashingDispatcher) -> None:
@@ -263,11 +271,11 @@ def test_other_mcp_requests_take_from_the_bucket_without_counting_in_the_quota(g
     caller = new_token(rate_per_minute=60, rate_burst=3, monthly_quota=2)
     requests = [
         call_legacy(handler, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                            "clientInfo": {"name": "t", "version": "1"}}, authorizer=caller),
-        call_legacy(handler, "tools/list", authorizer=caller),
-        call_legacy(handler, "ping", authorizer=caller),
-        call_legacy(handler, "tools/list", authorizer=caller),
-        call_modern(handler, "server/discover", authorizer=caller),
+                                            "clientInfo": {"name": "t", "version": "1"}}, token=caller["token"]),
+        call_legacy(handler, "tools/list", token=caller["token"]),
+        call_legacy(handler, "ping", token=caller["token"]),
+        call_legacy(handler, "tools/list", token=caller["token"]),
+        call_modern(handler, "server/discover", token=caller["token"]),
     ]  # fmt: skip
     assert [answer.status for answer in requests] == [200] * 5
     assert ["error" in answer.json for answer in requests] == [False, False, False, True, True]
@@ -284,21 +292,36 @@ def test_an_exhausted_token_is_refused_every_request(gateway: Any, clock: Clock)
     assert call(handler, caller, {"text": "x"})["isError"] is False
     for method in ("tools/list", "initialize", "ping", "resources/list"):
         params = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
-        answer = call_legacy(handler, method, params if method == "initialize" else None, authorizer=caller)
+        answer = call_legacy(handler, method, params if method == "initialize" else None, token=caller["token"])
         assert answer.json["error"]["data"]["code"] == "quota_exceeded", (method, answer.json)
         assert answer.json["error"]["data"]["limit"] == {"monthly_quota": 1}
     assert token_row(caller["token_id"]).quota_used == 1
     clock.now = limits.next_month(clock.now)
-    assert "result" in call_legacy(handler, "tools/list", authorizer=caller).json
+    assert "result" in call_legacy(handler, "tools/list", token=caller["token"]).json
 
 
-def oidc_caller(subject: str) -> dict[str, str]:
-    """The authorizer context of an OIDC access token (authorizer/oidc.py): no api_tokens row."""
-    return {"authenticated": "true", "principal": f"{subject}@acme.com", "token_id": f"oidc_{subject:0>11}"[:16],
-            "projects": "*", "scopes": "read"}  # fmt: skip
+@pytest.fixture
+def oidc_caller(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], dict[str, str]]]:
+    """Callers with an OIDC access token from a local issuer the deployment trusts: no api_tokens row."""
+    with running_issuer() as issuer:
+        monkeypatch.setenv("RHUMBLINE_OIDC_ISSUER", issuer.url)
+        monkeypatch.setenv("RHUMBLINE_OIDC_DEFAULT_PROJECTS", "*")
+        settings.cache_clear()
+        monkeypatch.setattr(authentication, "_verifier", None)
+        verifier = OidcVerifier(OidcConfig(issuer=issuer.url, default_projects=("*",)))
+
+        def caller(subject: str) -> dict[str, str]:
+            token = issuer.token(sub=f"{subject}@acme.com", scope="read")
+            verified = verifier.verify(token).caller
+            return {"token": token, "principal": verified.principal, "token_id": verified.token_id}
+
+        yield caller
+    settings.cache_clear()
 
 
-def test_oidc_subjects_get_the_deployments_default_limits(gateway: Any, dispatcher: CrashingDispatcher, clock: Clock) -> None:
+def test_oidc_subjects_get_the_deployments_default_limits(
+    gateway: Any, dispatcher: CrashingDispatcher, clock: Clock, oidc_caller: Callable[[str], dict[str, str]]
+) -> None:
     # Once OIDC callers had no limit at all: 60 calls in 0.26 s under a default of 10 a minute.
     handler = gateway(subject_limits=limits.Limits(rate_per_minute=10, rate_burst=None, monthly_quota=12))
     alice, bob = oidc_caller("alice"), oidc_caller("bob")
@@ -310,7 +333,7 @@ def test_oidc_subjects_get_the_deployments_default_limits(gateway: Any, dispatch
     assert {tuple(detail["limit"].items()) for detail in details} == {(("rate_per_minute", 10), ("burst", 10))}
     # A subject of its own: its own bucket; tools/list is throttled too.
     assert call(handler, bob, {"text": "x"})["isError"] is False
-    assert call_legacy(handler, "tools/list", authorizer=alice).json["error"]["data"]["code"] == "rate_limited"
+    assert call_legacy(handler, "tools/list", token=alice["token"]).json["error"]["data"]["code"] == "rate_limited"
     # The quota: 12 calls a month, errors included (10 so far).
     clock.now += timedelta(minutes=10)
     assert refusal(call(handler, alice, {"text": "crash"}))[0] == "function_error"
@@ -321,20 +344,23 @@ def test_oidc_subjects_get_the_deployments_default_limits(gateway: Any, dispatch
     assert dispatcher.dispatched == 10 + 1 + 1 + 1
 
 
-def test_without_default_limits_an_oidc_subject_is_counted_not_limited(gateway: Any, clock: Clock) -> None:
+def test_without_default_limits_an_oidc_subject_is_counted_not_limited(
+    gateway: Any, clock: Clock, oidc_caller: Callable[[str], dict[str, str]]
+) -> None:
     from rhumbline.local.stdio import LOCAL_TOKEN_ID
 
-    handler = gateway(monthly_ceiling=4)
-    # The local stdio principal is the machine's own user: never limited, whatever the defaults.
+    handler = gateway(monthly_ceiling=3)
     oidc = oidc_caller("alice")
-    local = {**oidc, "principal": "local:dev", "token_id": LOCAL_TOKEN_ID}
-    assert [call(handler, caller, {"text": "x"})["isError"] for caller in (oidc, local, oidc)] == [False] * 3
+    assert [call(handler, oidc, {"text": "x"})["isError"] for _ in range(2)] == [False] * 2
     assert refusal(call(handler, oidc, {"text": "crash"}))[0] == "function_error"
     counted = {row.token_id: (row.principal, row.calls, row.billable, row.errors) for row in rollups()}
-    assert counted == {oidc["token_id"]: ("alice@acme.com", 3, 2, 1), LOCAL_TOKEN_ID: ("local:dev", 1, 1, 0)}
+    assert counted == {oidc["token_id"]: ("alice@acme.com", 3, 2, 1)}
     # The deployment's ceiling holds them too.
     clock.now += timedelta(seconds=61)
     assert refusal(call(handler, oidc, {"text": "x"}))[0] == "quota_exceeded"
+    # The local stdio principal is the machine's own user: never limited, whatever the defaults.
+    meter = RelationalMeter(subject_limits=limits.Limits(rate_per_minute=1, monthly_quota=1))
+    assert all(meter.admit(LOCAL_TOKEN_ID, clock.now).admitted for _ in range(3))
 
 
 def test_the_deployment_ceiling_refuses_calls_once_the_month_has_run_it(gateway: Any, clock: Clock) -> None:
@@ -396,14 +422,20 @@ def test_usage_equals_the_audit_log_after_1000_mixed_calls(gateway: Any, clock: 
         (free, "admin_echo", {"text": "x"}),  # denied: scope
         (limited, "echo", {"text": "ok"}),  # ok, then rate_limited
         (quota, "echo", {"text": "ok", "project": "acme/other"}),  # ok, then quota_exceeded
-        (revoked, "echo", {"text": "ok"}),  # denied: revoked
+        (revoked, "echo", {"text": "ok"}),  # a 401: authenticated by no one, so not audited
     ]
     workers, each = 4, 250
+    unauthenticated: list[int] = []
 
     def worker(number: int) -> None:
         for index in range(each):
             caller, tool, arguments = kinds[(number * each + index) % len(kinds)]
-            call(handler, caller, arguments, tool=tool)
+            answer = answer_to(handler, caller, arguments, tool=tool)
+            if caller is revoked:
+                assert answer.status == 401, answer.text
+                unauthenticated.append(1)
+            else:
+                assert answer.status == 200, answer.text
 
     threads = [threading.Thread(target=worker, args=(number,)) for number in range(workers)]
     for thread in threads:
@@ -411,10 +443,12 @@ def test_usage_equals_the_audit_log_after_1000_mixed_calls(gateway: Any, clock: 
     for thread in threads:
         thread.join(300)
     rows = audit_rows()
-    assert len(rows) == workers * each == 1000
+    assert len(unauthenticated) == sum(1 for n in range(workers * each) if n % len(kinds) == len(kinds) - 1)
+    assert len(rows) + len(unauthenticated) == workers * each == 1000
     outcomes = Counter(row.error_code or row.outcome for row in rows)
-    assert {"ok", "invalid_arguments", "function_error", "unknown_tool", "forbidden", "rate_limited", "quota_exceeded",
-            "unauthenticated"} <= set(outcomes), outcomes  # fmt: skip
+    assert {"ok", "invalid_arguments", "function_error", "unknown_tool", "forbidden", "rate_limited", "quota_exceeded"} <= set(
+        outcomes
+    ), outcomes
 
     expected: dict[tuple[Any, ...], Counter[str]] = defaultdict(Counter)
     for row in rows:
@@ -435,6 +469,6 @@ def test_usage_equals_the_audit_log_after_1000_mixed_calls(gateway: Any, clock: 
     with resources.relational_engine().connect() as connection:
         window = usage.Filters(since=clock.now.date(), until=clock.now.date())
         _, _, totals = usage.report(connection, window, ["principal"])
-    assert (totals["calls"], totals["billable"]) == (1000, outcomes["ok"])
+    assert (totals["calls"], totals["billable"]) == (len(rows), outcomes["ok"])
     # The quota counts every admitted call, billable or not; here all of them are.
     assert token_row(quota["token_id"]).quota_used == 60

@@ -13,14 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.functional.gateway.gateway_harness import FULL_CALLER, Answer, call_legacy, legacy_request, v2_event
+from tests.functional.gateway.gateway_harness import FULL_CALLER, Answer, call_legacy, legacy_request, token_for, v2_event
 
 from rhumbline.gateway.dispatch import InProcessDispatcher
+from rhumbline.gateway.identity import REASON_DESCRIPTIONS
 from rhumbline.runtime import resources
 from rhumbline.runtime.spec import all_specs
 
-READ_ONLY_CALLER = {**FULL_CALLER, "scopes": "read", "projects": "acme/shop"}
-ADMIN_CALLER = {**FULL_CALLER, "scopes": "admin", "projects": "*"}
+READ_ONLY_CALLER = {**FULL_CALLER, "token_id": "tk_aliceshop1", "scopes": "read", "projects": "acme/shop"}
+ADMIN_CALLER = {**FULL_CALLER, "token_id": "tk_aliceadmi1", "scopes": "admin", "projects": "*"}
 
 
 class CountingDispatcher(InProcessDispatcher):
@@ -45,7 +46,7 @@ def handler(make_gateway: Any, echo_tools: None, dispatcher: CountingDispatcher)
 
 
 def call(handler: Any, name: str, arguments: Any, caller: dict[str, str] = FULL_CALLER, **options: Any) -> dict[str, Any]:
-    return call_legacy(handler, "tools/call", {"name": name, "arguments": arguments}, authorizer=caller, **options).result
+    return call_legacy(handler, "tools/call", {"name": name, "arguments": arguments}, caller=caller, **options).result
 
 
 def text_of(result: dict[str, Any]) -> str:
@@ -146,7 +147,7 @@ def test_no_lambda_time_left_means_no_dispatch(handler: Any, dispatcher: Countin
     event = v2_event(
         legacy_request("tools/call", {"name": "echo", "arguments": {"text": "x"}}),
         headers={"mcp-protocol-version": "2025-06-18"},
-        authorizer=FULL_CALLER,
+        token=token_for(FULL_CALLER),
         request_id="req-late",
     )
     result = Answer(handler(event, ShortLambdaContext(remaining_ms=1200))).result
@@ -238,20 +239,21 @@ def test_an_audit_failure_never_fails_the_call(handler: Any, local_store: Path, 
 def test_a_store_that_cannot_admit_the_call_refuses_it_before_dispatch(
     handler: Any, dispatcher: CountingDispatcher, monkeypatch: pytest.MonkeyPatch, caplog: Any
 ) -> None:
-    # A database that cannot exist (its parent is a device, not a directory): neither the token's
-    # limits nor its revocation can be checked, so the call is refused, naming the store.
+    # A database that cannot exist (its parent is a device, not a directory): the token can be
+    # neither checked nor metered, so the request is refused with a 503 to retry, never dispatched.
+    token = token_for(FULL_CALLER)
     monkeypatch.setenv("RHUMBLINE_DATABASE_URL", "sqlite:////dev/null/unwritable/rhumbline.sqlite3")
     resources.reset()
     with caplog.at_level(logging.ERROR, logger="rhumbline.gateway"):
-        result = call(handler, "echo", {"text": "x"}, request_id="req-unadmitted")
-    assert result["isError"] is True
-    assert text_of(result).startswith("unavailable: the relational store could not check this token's limits")
+        answer = call_legacy(handler, "tools/call", {"name": "echo", "arguments": {"text": "x"}}, token=token)
+    assert (answer.status, answer.headers["retry-after"]) == (503, "5")
+    assert answer.json == {"error": "temporarily_unavailable", "error_description": REASON_DESCRIPTIONS["unavailable"]}
     assert dispatcher.tools == []
-    assert "admission failed for request req-unadmitted (echo)" in caplog.text
+    assert "the token could not be checked" in caplog.text
 
 
 def test_tool_annotations_follow_the_spec(handler: Any) -> None:
-    tools = {tool["name"]: tool for tool in call_legacy(handler, "tools/list", authorizer=ADMIN_CALLER).result["tools"]}
+    tools = {tool["name"]: tool for tool in call_legacy(handler, "tools/list", caller=ADMIN_CALLER).result["tools"]}
     assert tools["admin_echo"]["annotations"] == {
         "readOnlyHint": False,
         "destructiveHint": True,

@@ -17,11 +17,15 @@ from tests.functional.gateway.gateway_harness import (
     call_legacy,
     call_modern,
     legacy_request,
+    token_for,
     v2_event,
 )
 
+from rhumbline.gateway.identity import REASON_DESCRIPTIONS
 from rhumbline.runtime import resources
 from rhumbline.runtime.spec import all_specs, load_spec
+from rhumbline.stores.relational import tokens
+from rhumbline.stores.relational.session import session_scope
 
 # What FULL_CALLER (read, write, cypher) sees: every tool but the admin ones (delete_project, get_usage).
 TOOL_NAMES = [spec.name for spec in all_specs() if spec.scope != "admin"]
@@ -65,7 +69,7 @@ def test_initialize_handshake_then_list_and_call(handler: Any, audit_rows: Any) 
     assert init.result["capabilities"]["tools"] == {"listChanged": False}
 
     initialized = Answer(handler(v2_event({"jsonrpc": "2.0", "method": "notifications/initialized"},
-                                          headers={"mcp-protocol-version": HANDSHAKE_VERSION}, authorizer=FULL_CALLER), None))
+                                          headers={"mcp-protocol-version": HANDSHAKE_VERSION}, token=token_for(FULL_CALLER)), None))
     assert initialized.status == 202
 
     tools = call_legacy(handler, "tools/list").result["tools"]
@@ -114,15 +118,17 @@ def test_modern_protocol_without_handshake(handler: Any, audit_rows: Any) -> Non
 
 
 def test_mcp_error_responses_keep_their_http_status(handler: Any) -> None:
-    no_accept = Answer(handler(v2_event(legacy_request("tools/list"), authorizer=FULL_CALLER, headers={"accept": ""}), None))
+    no_accept = Answer(handler(v2_event(legacy_request("tools/list"), token=token_for(FULL_CALLER), headers={"accept": ""}), None))
     assert no_accept.status == 406
-    batch = Answer(handler(v2_event([legacy_request("tools/list")], authorizer=FULL_CALLER), None))
+    batch = Answer(handler(v2_event([legacy_request("tools/list")], token=token_for(FULL_CALLER)), None))
     assert batch.status == 400
 
 
 def test_unauthenticated_request_gets_401_with_challenge(handler: Any, audit_rows: Any) -> None:
-    refused = {"authenticated": "false", "reason": "revoked"}
-    answer = Answer(handler(v2_event(legacy_request("tools/list"), authorizer=refused), None))
+    token = token_for(FULL_CALLER)
+    with session_scope(resources.relational_engine()) as session:
+        tokens.revoke(session, FULL_CALLER["token_id"])
+    answer = Answer(handler(v2_event(legacy_request("tools/list"), token=token), None))
     assert answer.status == 401
     metadata = "https://abc123.execute-api.eu-west-1.amazonaws.com/.well-known/oauth-protected-resource/mcp"
     assert answer.headers["www-authenticate"] == (
@@ -134,14 +140,19 @@ def test_unauthenticated_request_gets_401_with_challenge(handler: Any, audit_row
     missing = Answer(handler(v2_event(legacy_request("tools/list")), None))
     assert missing.status == 401
     assert missing.headers["www-authenticate"] == f'Bearer realm="rhumbline", resource_metadata="{metadata}"'
+    for token, reason in (("rhl_aaaaaaaaaa_" + "b" * 43, "unknown"), ("not-one-of-ours", "malformed")):
+        other = Answer(handler(v2_event(legacy_request("tools/call", {"name": "list_projects", "arguments": {}}), token=token), None))
+        assert other.status == 401
+        assert other.json == {"error": "invalid_token", "error_description": REASON_DESCRIPTIONS[reason]}
+        assert other.headers["www-authenticate"].endswith(f'error_description="{REASON_DESCRIPTIONS[reason]}"')
     assert audit_rows() == []
 
 
 def test_get_is_405_and_other_paths_404(handler: Any) -> None:
-    get = Answer(handler(v2_event(None, method="GET", authorizer=FULL_CALLER), None))
+    get = Answer(handler(v2_event(None, method="GET", token=token_for(FULL_CALLER)), None))
     assert get.status == 405
     assert get.headers["allow"] == "POST"
-    elsewhere = Answer(handler(v2_event(legacy_request("tools/list"), path="/other", authorizer=FULL_CALLER), None))
+    elsewhere = Answer(handler(v2_event(legacy_request("tools/list"), path="/other", token=token_for(FULL_CALLER)), None))
     assert elsewhere.status == 404
     assert elsewhere.json["error"] == "not_found"
 

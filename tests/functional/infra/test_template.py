@@ -3,7 +3,7 @@
 For every tool (a module in rhumbline/tools with a SPEC): exactly one function, named
 `<stack>-tool-<tool>` (the name the gateway derives, its one invoke policy allows, and the one tool
 entry point `functions/tool` reads its tool from). Plus the HTTP
-API (routes, authorizer), the shared layer and VPC on every function, the invoke rights (the
+API (routes, no authorizer), the shared layer and VPC on every function, the invoke rights (the
 gateway's and nobody else's), the database's network exposure, samconfig.toml, the sample events
 and the branch stack names (short enough for every tool function's name).
 """
@@ -222,49 +222,38 @@ def test_every_function_directory_is_deployed(resources: dict[str, Any]) -> None
 # ------------------------------------------------------------------ HTTP API
 
 
-def authorizer_settings(resources: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+def test_mcp_routes_go_to_the_gateway_and_no_authorizer_runs_before_it(resources: dict[str, Any]) -> None:
     apis = [r for r in resources.values() if r["Type"] == "AWS::Serverless::HttpApi"]
     assert len(apis) == 1
-    auth = apis[0]["Properties"]["Auth"]
-    name = auth["DefaultAuthorizer"]
-    return name, auth["Authorizers"][name]
-
-
-def test_mcp_routes_go_to_the_gateway_behind_the_authorizer(resources: dict[str, Any]) -> None:
     api_id = next(fid for fid, r in resources.items() if r["Type"] == "AWS::Serverless::HttpApi")
-    default_authorizer, _ = authorizer_settings(resources)
+    # The gateway authenticates each request itself (gateway/authentication.py): an authorizer
+    # would be a second Lambda invocation on every request, unauthenticated ones included.
+    assert "Auth" not in apis[0]["Properties"]
     routes = {}
     for logical_id, properties in functions(resources).items():
         for event in (properties.get("Events") or {}).values():
             if event["Type"] in ("HttpApi", "Api"):
                 settings = event["Properties"]
-                chosen = (settings.get("Auth") or {}).get("Authorizer", default_authorizer)
-                routes[(settings["Method"].upper(), settings["Path"])] = (logical_id, ref(settings.get("ApiId")), chosen)
+                assert "Auth" not in settings, (logical_id, settings)
+                routes[(settings["Method"].upper(), settings["Path"])] = (logical_id, ref(settings.get("ApiId")))
     gateway = gateway_id(resources)
-    # Exactly these routes: anything else would be a door the authorizer may not guard. The GitHub
-    # webhook has no authorizer (GitHub cannot send a bearer token): its function verifies the
-    # HMAC signature of every delivery (tests/functional/webhooks). The protected-resource metadata
-    # is public (RFC 9728): the gateway serves it before any identity check.
+    # Exactly these routes: anything else would be a door no one guards. The GitHub webhook's
+    # function verifies the HMAC signature of every delivery (tests/functional/webhooks); the
+    # gateway answers the protected-resource metadata (public, RFC 9728) before any identity check,
+    # and authenticates every other request to /mcp.
     assert routes == {
-        ("POST", "/mcp"): (gateway, api_id, default_authorizer),
-        ("GET", "/mcp"): (gateway, api_id, default_authorizer),
-        ("GET", "/.well-known/oauth-protected-resource/mcp"): (gateway, api_id, "NONE"),
-        ("GET", "/.well-known/oauth-protected-resource"): (gateway, api_id, "NONE"),
-        ("POST", "/webhooks/github"): (function_for_code(resources, "functions/github_webhook"), api_id, "NONE"),
+        ("POST", "/mcp"): (gateway, api_id),
+        ("GET", "/mcp"): (gateway, api_id),
+        ("GET", "/.well-known/oauth-protected-resource/mcp"): (gateway, api_id),
+        ("GET", "/.well-known/oauth-protected-resource"): (gateway, api_id),
+        ("POST", "/webhooks/github"): (function_for_code(resources, "functions/github_webhook"), api_id),
     }
     api = resources[api_id]["Properties"]
     assert api["StageName"] == "$default", "a named stage puts its name in rawPath (Mangum then answers 404)"
-
-
-def test_authorizer_is_a_request_authorizer_without_identity_source(resources: dict[str, Any]) -> None:
-    _, settings = authorizer_settings(resources)
-    assert ref(settings["FunctionArn"]) == function_for_code(resources, "functions/authorizer")
-    assert settings["AuthorizerPayloadFormatVersion"] == "2.0"
-    assert settings["EnableSimpleResponses"] is True
-    assert settings["EnableFunctionDefaultPermissions"] is True, "API Gateway needs permission to call it"
-    # An identity source would let API Gateway answer a request without it with a bare 401 (no
-    # WWW-Authenticate for OAuth clients): none, and so no cache (API Gateway requires one to cache).
-    assert settings["Identity"] == {"ReauthorizeEvery": 0}
+    # What bounds a flood of unauthenticated requests, each a gateway invocation: the stage's throttling
+    # (its values: tests/functional/infra/test_template_guards.py).
+    assert set(api["DefaultRouteSettings"]) == {"ThrottlingRateLimit", "ThrottlingBurstLimit"}
+    assert not any(r["Type"] == "AWS::Lambda::Permission" for r in resources.values())
 
 
 def test_timeouts_fit_api_gateway(template: dict[str, Any], resources: dict[str, Any]) -> None:
@@ -279,8 +268,6 @@ def test_timeouts_fit_api_gateway(template: dict[str, Any], resources: dict[str,
             assert timeout < custom["Properties"]["ServiceTimeout"] <= 3600
         else:
             assert timeout <= 29, f"{logical_id}: API Gateway gives up after 30 s"
-    authorizer = functions(resources)[function_for_code(resources, "functions/authorizer")]
-    assert effective(template, authorizer, "Timeout") <= 10, "API Gateway waits 10 s for an authorizer"
 
 
 # ------------------------------------------------------------------ every function
@@ -322,7 +309,7 @@ def test_secret_access_is_least_privilege(resources: dict[str, Any]) -> None:
     tools = tool_functions(resources)
     expected = {
         function_for_code(resources, uri): {"DatabaseSecret"}
-        for uri in ("functions/gateway", "functions/authorizer", "functions/migrate")
+        for uri in ("functions/gateway", "functions/migrate")
     }
     expected.update({tools[tool]: {"DatabaseSecret", "Neo4jSecretArn"} for tool in TOOLS})
     # Tools that never touch the graph do not get its credentials.
@@ -436,13 +423,13 @@ def test_sample_tool_event_is_a_valid_invocation(path: Path) -> None:
     load_spec(tool).input_model.model_validate(invocation.arguments)
 
 
-def test_sample_gateway_events_carry_the_authorizer_context() -> None:
+def test_sample_gateway_events_carry_a_bearer_token_and_no_authorizer_context() -> None:
     for path in sorted((ROOT / "events" / "gateway").glob("*.json")):
         event = json.loads(path.read_text())
         assert event["version"] == "2.0" and event["rawPath"] == "/mcp", path.name
-        context = event["requestContext"]["authorizer"]["lambda"]
-        assert set(context) == {"authenticated", "principal", "token_id", "projects", "scopes"}, path.name
-        assert all(isinstance(value, str) for value in context.values()), "simple-response context is strings"
+        # The gateway authenticates the header itself: no authorizer context reaches it.
+        assert "authorizer" not in event["requestContext"], path.name
+        assert event["headers"]["authorization"].startswith("Bearer rhl_"), path.name
         if "body" in event:
             body = json.loads(event["body"])
             if body["method"] == "tools/call":

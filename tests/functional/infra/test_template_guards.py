@@ -1,5 +1,5 @@
 """The platform guards of a pay-per-call deployment: API throttling, reserved concurrency, alarms,
-the monthly ceiling, token defaults, audit retention and the authorizer's cache, each a
+the monthly ceiling, token defaults and audit retention, each a
 parameter with a default, evaluated in the stack shapes a team deploys."""
 
 from __future__ import annotations
@@ -20,12 +20,11 @@ from tests.functional.infra.test_template_stacks import (  # noqa: F401 - `templ
 )
 
 ROOT = Path(__file__).resolve().parents[3]
-NOT_TOOLS = {"GatewayFunction", "AuthorizerFunction", "GitHubWebhookFunction", "AdminFunction", "MigrateFunction"}
+NOT_TOOLS = {"GatewayFunction", "GitHubWebhookFunction", "AdminFunction", "MigrateFunction"}
 ALARMS = {
     "ApiServerErrorsAlarm": ("AWS/ApiGateway", "5xx", {"ApiId": {"Ref": "HttpApi"}}),
     "GatewayErrorsAlarm": ("AWS/Lambda", "Errors", {"FunctionName": {"Ref": "GatewayFunction"}}),
     "GatewayThrottlesAlarm": ("AWS/Lambda", "Throttles", {"FunctionName": {"Ref": "GatewayFunction"}}),
-    "AuthorizerErrorsAlarm": ("AWS/Lambda", "Errors", {"FunctionName": {"Ref": "AuthorizerFunction"}}),
     "ToolFunctionFailuresAlarm": ({"Fn::Sub": "Rhumbline/${AWS::StackName}"}, "DispatchFailures", {}),
 }
 

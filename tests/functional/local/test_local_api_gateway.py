@@ -1,4 +1,5 @@
-"""The local API Gateway stand-in: routing, the Lambda authorizer, proxy responses."""
+"""The local API Gateway stand-in: routing, proxy responses, and no authorizer (the gateway
+authenticates each request itself)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ import base64
 from typing import Any
 
 import httpx
+import pytest
 
 from rhumbline.local.server import LocalApi
+from rhumbline.local.template import TemplateError, load_template
 from rhumbline import heap
 
 
@@ -25,13 +28,13 @@ def state(api: LocalApi, function: str) -> dict[str, Any]:
     return api.runner.handler(function).__globals__
 
 
-def test_an_authorized_request_reaches_its_function_with_the_context(stand_in: LocalApi) -> None:
+def test_a_request_reaches_its_function_with_its_authorization_header(stand_in: LocalApi) -> None:
     response = request(stand_in, "POST", "/echo", json={"a": 1}, headers={"Authorization": "Bearer good"})
     assert response.status_code == 200
     assert response.headers["x-echo"] == "1"
     assert response.headers["set-cookie"] == "seen=1"
     assert response.json() == {
-        "authorizer": {"lambda": {"who": "good", "type": "REQUEST"}},
+        "authorization": "Bearer good",
         "body": '{"a":1}',
         "isBase64Encoded": False,
         "routeKey": "POST /echo",
@@ -46,29 +49,20 @@ def test_binary_bodies_reach_the_function_base64_encoded(stand_in: LocalApi) -> 
     assert base64.b64decode(response.json()["body"]) == b"\x00\xff"
 
 
-def test_the_authorizer_runs_on_every_request(stand_in: LocalApi) -> None:
-    for token in ("one", "one", "two", "one"):
-        assert request(stand_in, "POST", "/echo", headers={"Authorization": f"Bearer {token}"}).status_code == 200
-    assert state(stand_in, "AuthFunction")["CALLS"] == [["Bearer one"], ["Bearer one"], ["Bearer two"], ["Bearer one"]]
+def test_no_authorizer_runs_before_the_function(stand_in: LocalApi, tmp_path: Any) -> None:
+    # Without a header too: the function (the gateway) answers, and no event carries a verdict.
+    assert request(stand_in, "POST", "/echo").json()["authorization"] is None
+    assert all("authorizer" not in event["requestContext"] for event in state(stand_in, "EchoFunction")["RECEIVED"])
+    # A template with an authorizer is refused, not served with every route open.
+    template = tmp_path / "template.yaml"
+    template.write_text(template.read_text().replace("      StageName: $default", "      Auth: {Authorizers: {T: {FunctionArn: x}}}"))
+    with pytest.raises(TemplateError, match="Api has an authorizer, which the local stand-in does not run"):
+        load_template(template)
 
 
-def test_a_missing_identity_source_is_401_without_calling_the_authorizer(stand_in: LocalApi) -> None:
-    response = request(stand_in, "POST", "/echo")
-    assert (response.status_code, response.json()) == (401, {"message": "Unauthorized"})
-    assert state(stand_in, "AuthFunction")["CALLS"] == []
-
-
-def test_authorizer_denial_and_failure_are_api_gateways_403_and_500(stand_in: LocalApi) -> None:
-    denied = request(stand_in, "POST", "/echo", headers={"Authorization": "Bearer deny"})
-    assert (denied.status_code, denied.json()) == (403, {"message": "Forbidden"})
-    crashed = request(stand_in, "POST", "/echo", headers={"Authorization": "Bearer crash"})
-    assert (crashed.status_code, crashed.json()) == (500, {"message": "Internal Server Error"})
-
-
-def test_routes_without_an_authorizer_and_path_parameters(stand_in: LocalApi) -> None:
+def test_path_parameters_and_the_query(stand_in: LocalApi) -> None:
     response = request(stand_in, "GET", "/open/widgets?x=1")
     assert response.status_code == 200
-    assert response.json()["authorizer"] is None
     assert response.json()["pathParameters"] == {"name": "widgets"}
     assert state(stand_in, "EchoFunction")["RECEIVED"][-1]["queryStringParameters"] == {"x": "1"}
 
@@ -99,12 +93,12 @@ def lifespan(api: LocalApi, *events: str) -> list[dict[str, Any]]:
     return sent
 
 
-def test_startup_loads_the_routed_functions_and_the_authorizer(stand_in: LocalApi) -> None:
+def test_startup_loads_the_routed_functions(stand_in: LocalApi) -> None:
     assert lifespan(stand_in, "startup", "shutdown") == [
         {"type": "lifespan.startup.complete"},
         {"type": "lifespan.shutdown.complete"},
     ]
-    assert stand_in.runner._handlers.keys() == {"AuthFunction", "EchoFunction", "BrokenFunction"}
+    assert stand_in.runner._handlers.keys() == {"EchoFunction", "BrokenFunction"}
 
 
 def test_a_function_that_cannot_load_fails_startup(stand_in: LocalApi) -> None:

@@ -82,9 +82,9 @@ def test_unknown_functions_and_bad_payloads_are_client_errors(lambda_client: obj
 
 
 def test_only_the_tool_functions_are_invokable(lambda_client: object) -> None:
-    # The authorizer (like migrate and the webhook functions in the real template) is not a tool.
+    # A function the template has but that is not a tool (migrate, the webhook functions) is not served.
     with pytest.raises(ClientError) as refused:
-        lambda_client.invoke(FunctionName="AuthFunction", Payload=b"{}")
+        lambda_client.invoke(FunctionName="NoToolFunction", Payload=b"{}")
     assert refused.value.response["Error"]["Code"] == "ResourceNotFoundException"
 
 

@@ -1,5 +1,5 @@
-"""`rhumbline serve` routes POST /webhooks/github from template.yaml to the webhook function with no
-authorizer in the way (GitHub signs instead), while /mcp keeps its bearer-token authorizer."""
+"""`rhumbline serve` routes POST /webhooks/github from template.yaml to the webhook function (GitHub
+signs instead of sending a token), and /mcp to the gateway, which asks for a bearer token."""
 
 from __future__ import annotations
 
@@ -45,11 +45,11 @@ def github_headers(body: bytes, event: str, **extra: Any) -> dict[str, str]:
     }
 
 
-def test_the_template_routes_the_webhook_without_an_authorizer(local_api: LocalApi) -> None:
+def test_the_template_routes_the_webhook_and_mcp(local_api: LocalApi) -> None:
     route, _ = local_api.template.route_for("POST", "/webhooks/github")  # type: ignore[misc]
-    assert (route.function, route.authorizer) == ("GitHubWebhookFunction", None)
+    assert route.function == "GitHubWebhookFunction"
     mcp, _ = local_api.template.route_for("POST", "/mcp")  # type: ignore[misc]
-    assert mcp.authorizer is not None
+    assert mcp.function == "GatewayFunction"
 
 
 # The local server is the embedded shape.
@@ -65,7 +65,7 @@ def test_a_signed_delivery_goes_through_the_local_server(review_world: ReviewWor
 
 # The local server is the embedded shape.
 @pytest.mark.parametrize("review_world", ["embedded"], indirect=True)
-def test_an_unsigned_delivery_is_refused_by_the_function_not_the_authorizer(review_world: ReviewWorld, local_api: LocalApi) -> None:
+def test_an_unsigned_delivery_is_refused_by_the_function(review_world: ReviewWorld, local_api: LocalApi) -> None:
     body = json.dumps(payload("pull_request.opened", review_world.repo)).encode()
     headers = github_headers(body, "pull_request")
     del headers["x-hub-signature-256"]

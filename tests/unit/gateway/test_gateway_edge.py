@@ -1,5 +1,7 @@
-"""The thin HTTP layer: 404 for other paths, 401 without an authenticated verdict (naming the
-protected-resource metadata), the metadata itself, 400 for a meaningless toolset, 405 for GET."""
+"""The thin HTTP layer: 404 for other paths, 401 for a request its authenticator refuses (naming the
+protected-resource metadata), the metadata itself, 400 for a meaningless toolset, 405 for GET; a
+tool call admitted as one (counted), and the body handed on unchanged. The authenticator here is a
+table of tokens: the real one runs against real stores in tests/functional/gateway."""
 
 from __future__ import annotations
 
@@ -7,7 +9,11 @@ import asyncio
 import json
 from typing import Any
 
+import anyio
+
 from rhumbline.config import Settings
+from rhumbline.contract import Caller
+from rhumbline.gateway.authentication import bearer_token
 from rhumbline.gateway.edge import GatewayEdge
 from rhumbline.gateway.identity import SCOPE_KEY, Identity, identity_of_scope
 from rhumbline.gateway.resource_metadata import bearer_challenge
@@ -17,7 +23,25 @@ SETTINGS = Settings(oidc_issuer="https://issuer.example/pool", oidc_scope_prefix
 HOST = [(b"host", b"abc.execute-api.eu-west-1.amazonaws.com"), (b"x-forwarded-proto", b"https")]
 METADATA = "https://abc.execute-api.eu-west-1.amazonaws.com/.well-known/oauth-protected-resource/mcp"
 
-AUTHENTICATED = {"authenticated": "true", "principal": "a", "token_id": "tk_1", "projects": "*", "scopes": "read"}
+CALLER = Caller(principal="a", token_id="tk_1", projects=("*",), scopes=("read",))
+AUTHENTICATED = "good"
+IDENTITIES = {
+    AUTHENTICATED: Identity(caller=CALLER, admitted=True),
+    "exploring": Identity(caller=CALLER, toolsets=("exploration",), admitted=True),
+    "expired": Identity(caller=None, reason="expired"),
+}
+
+
+class TokenTable:
+    """An authenticator that knows IDENTITIES, recording what it was asked."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str | None, bool]] = []
+
+    def authenticate(self, header: str | None, *, counted: bool) -> Identity:
+        self.asked.append((header, counted))
+        token, reason = bearer_token(header)
+        return IDENTITIES.get(token or "", Identity(caller=None, reason=reason or "unknown"))
 
 
 async def inner_app(scope: dict, receive: Any, send: Any) -> None:
@@ -25,25 +49,31 @@ async def inner_app(scope: dict, receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": b"inner"})
 
 
-def exchange(app: Any, scope: dict, settings: Settings = SETTINGS) -> list[dict]:
-    """The messages the edge in front of `app` sends for one empty-bodied request."""
+def exchange(app: Any, scope: dict, settings: Settings = SETTINGS, body: bytes = b"", table: TokenTable | None = None) -> list[dict]:
+    """The messages the edge in front of `app` sends for one request with `body` (in two chunks)."""
     sent: list[dict] = []
+    chunks = [body[: len(body) // 2], body[len(body) // 2 :]]
 
     async def receive() -> dict:
-        return {"type": "http.request", "body": b"", "more_body": False}
+        chunk = chunks.pop(0) if chunks else b""
+        return {"type": "http.request", "body": chunk, "more_body": bool(chunks)}
 
     async def send(message: dict) -> None:
         sent.append(message)
 
-    asyncio.run(GatewayEdge(app, settings)(scope, receive, send))
+    edge = GatewayEdge(app, settings, table or TokenTable(), anyio.CapacityLimiter(2))  # type: ignore[arg-type]
+    asyncio.run(edge(scope, receive, send))
     return sent
 
 
+def bearer(token: str | None) -> list[tuple[bytes, bytes]]:
+    return [(b"authorization", f"Bearer {token}".encode())] if token is not None else []
+
+
 def request(
-    method: str, path: str, authorizer: dict | None, headers: list | None = None, query: bytes = b""
+    method: str, path: str, token: str | None, headers: list | None = None, query: bytes = b""
 ) -> tuple[int, dict[str, str], bytes]:
-    event = {"requestContext": {"authorizer": {"lambda": authorizer}}} if authorizer is not None else {}
-    scope = {"type": "http", "method": method, "path": path, "headers": HOST + (headers or []), "query_string": query, "aws.event": event}
+    scope = {"type": "http", "method": method, "path": path, "headers": HOST + bearer(token) + (headers or []), "query_string": query}
     sent = exchange(inner_app, scope)
     headers = {name.decode(): value.decode() for name, value in sent[0]["headers"]}
     return sent[0]["status"], headers, b"".join(message.get("body", b"") for message in sent[1:])
@@ -61,15 +91,44 @@ def test_the_edge_leaves_the_identity_it_read_for_the_handlers() -> None:
         seen.append(scope)
         await inner_app(scope, receive, send)
 
-    event = {"requestContext": {"authorizer": {"lambda": AUTHENTICATED}}}
-    exchange(recording_app, {"type": "http", "method": "POST", "path": "/mcp", "headers": [], "aws.event": event})
+    exchange(recording_app, {"type": "http", "method": "POST", "path": "/mcp", "headers": bearer(AUTHENTICATED)})
     identity = seen[0][SCOPE_KEY]
-    assert isinstance(identity, Identity) and identity.caller is not None
-    assert identity.caller.principal == "a"
-    # The handlers read that one; without the edge they read the event themselves.
+    assert identity is IDENTITIES[AUTHENTICATED]
+    # The handlers read that one; without the edge nobody is calling.
     assert identity_of_scope(seen[0]) is identity
-    assert identity_of_scope({"aws.event": event}).caller == identity.caller
-    assert identity_of_scope({"aws.event": {}}).reason == "no_context"
+    assert identity_of_scope({}) == Identity(caller=None, reason="missing")
+
+
+def test_a_tool_call_is_admitted_as_one_and_its_body_reaches_the_app_unchanged() -> None:
+    bodies: list[bytes] = []
+
+    async def reading_app(scope: dict, receive: Any, send: Any) -> None:
+        message = await receive()
+        bodies.append(message["body"])
+        await inner_app(scope, receive, send)
+
+    table = TokenTable()
+    header = f"Bearer {AUTHENTICATED}"
+    for message in (
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "search", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        [{"jsonrpc": "2.0", "id": 3, "method": "tools/call"}],
+    ):
+        body = json.dumps(message).encode()
+        scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": bearer(AUTHENTICATED)}
+        assert exchange(reading_app, scope, body=body, table=table)[0]["status"] == 299
+        assert bodies[-1] == body
+    exchange(reading_app, {"type": "http", "method": "POST", "path": "/mcp", "headers": bearer(AUTHENTICATED)}, body=b"{no", table=table)
+    # Only a JSON-RPC tools/call counts in a quota; a batch is not one (the SDK refuses it).
+    assert table.asked == [(header, True), (header, False), (header, False), (header, False)]
+
+
+def test_a_request_without_a_bearer_token_is_refused_without_asking() -> None:
+    table = TokenTable()
+    for headers in ([], [(b"authorization", b"Basic eDp5")], [(b"authorization", b"Bearer")]):
+        scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": HOST + headers}
+        assert exchange(inner_app, scope, body=b'{"method": "tools/call"}', table=table)[0]["status"] == 401
+    assert table.asked == []
 
 
 def test_a_refused_request_reaches_no_handler_and_leaves_no_identity() -> None:
@@ -78,8 +137,7 @@ def test_a_refused_request_reaches_no_handler_and_leaves_no_identity() -> None:
     async def recording_app(scope: dict, receive: Any, send: Any) -> None:
         seen.append(scope)
 
-    refused = {"requestContext": {"authorizer": {"lambda": {"authenticated": "false", "reason": "revoked"}}}}
-    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": [], "aws.event": refused}
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": bearer("revoked")}
     sent = exchange(recording_app, scope)
     assert seen == [] and SCOPE_KEY not in scope
     assert sent[0]["status"] == 401
@@ -100,7 +158,7 @@ def test_other_paths_are_404_json() -> None:
 
 
 def test_a_refused_token_is_401_with_an_rfc6750_challenge() -> None:
-    status, headers, body = request("POST", "/mcp", {"authenticated": "false", "reason": "expired"})
+    status, headers, body = request("POST", "/mcp", "expired")
     assert status == 401
     assert headers["www-authenticate"] == (
         f'Bearer realm="rhumbline", resource_metadata="{METADATA}", error="invalid_token", '
@@ -137,7 +195,7 @@ def test_a_configured_resource_url_wins_over_the_host_and_no_issuer_names_no_ser
     sent = exchange(inner_app, scope, settings)
     document = json.loads(sent[1]["body"])
     assert document["resource"] == "https://mcp.example.com/mcp" and "authorization_servers" not in document
-    sent = exchange(inner_app, {"type": "http", "method": "POST", "path": "/mcp", "headers": HOST, "aws.event": {}}, settings)
+    sent = exchange(inner_app, {"type": "http", "method": "POST", "path": "/mcp", "headers": HOST}, settings)
     challenge = dict(sent[0]["headers"])[b"www-authenticate"].decode()
     assert 'resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"' in challenge
 
@@ -149,9 +207,8 @@ def test_the_edge_reads_the_selection_from_a_header_the_query_or_the_token() -> 
         seen.append(scope)
         await inner_app(scope, receive, send)
 
-    def selection(headers: list, query: bytes, authorizer: dict = AUTHENTICATED) -> Selection:
-        event = {"requestContext": {"authorizer": {"lambda": authorizer}}}
-        scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": headers, "query_string": query, "aws.event": event}
+    def selection(headers: list, query: bytes, token: str = AUTHENTICATED) -> Selection:
+        scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": bearer(token) + headers, "query_string": query}
         exchange(recording_app, scope)
         return seen[-1][SELECTION_KEY]
 
@@ -159,8 +216,8 @@ def test_the_edge_reads_the_selection_from_a_header_the_query_or_the_token() -> 
     assert selection([(b"x-rhumbline-toolsets", b"code, review")], b"toolsets=admin") == Selection(frozenset({"code", "review"}))
     assert selection([], b"toolsets=admin&read_only=true") == Selection(frozenset({"admin"}), read_only=True)
     assert selection([(b"x-rhumbline-read-only", b"1")], b"") == Selection(read_only=True)
-    assert selection([], b"", {**AUTHENTICATED, "toolsets": "exploration"}) == Selection(frozenset({"exploration"}))
-    assert selection([], b"toolsets=all", {**AUTHENTICATED, "toolsets": "exploration"}) == Selection()
+    assert selection([], b"", "exploring") == Selection(frozenset({"exploration"}))
+    assert selection([], b"toolsets=all", "exploring") == Selection()
 
 
 def test_a_meaningless_selection_is_400_with_the_reason() -> None:

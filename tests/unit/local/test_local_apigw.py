@@ -10,11 +10,9 @@ from datetime import datetime, timezone
 
 from rhumbline.local.apigw import (
     HttpRequest,
-    authorizer_event,
     build_event,
     proxy_response,
     request_time,
-    with_authorizer,
 )
 
 MANGUM_CONFIG = {"api_gateway_base_path": "/", "text_mime_types": ["text/", "application/json"], "exclude_headers": []}
@@ -85,7 +83,7 @@ def test_no_query_string_means_no_query_parameters() -> None:
 
 def test_mangum_reads_back_the_request_it_was_built_from() -> None:
     request = sample_request()
-    event = with_authorizer(build_event(request, route_key="POST /mcp"), {"authenticated": "true"})
+    event = build_event(request, route_key="POST /mcp")
     handler = HTTPGateway(event, None, MANGUM_CONFIG)
     scope = handler.scope
     assert (scope["method"], scope["path"], scope["query_string"]) == ("POST", "/mcp", b"a=1&a=2&b=")
@@ -95,7 +93,6 @@ def test_mangum_reads_back_the_request_it_was_built_from() -> None:
     assert scope["client"] == ("10.1.2.3", 0)
     assert scope["server"] == ("127.0.0.1", 8080)
     assert handler.body == request.body
-    assert scope["aws.event"]["requestContext"]["authorizer"] == {"lambda": {"authenticated": "true"}}
 
 
 def test_binary_bodies_travel_base64_encoded() -> None:
@@ -114,16 +111,6 @@ def test_an_empty_body_is_left_out() -> None:
     assert "body" not in event
     assert event["isBase64Encoded"] is False
     assert "cookies" not in event and "queryStringParameters" not in event
-
-
-def test_the_authorizer_event_is_the_request_without_its_body() -> None:
-    event = build_event(sample_request(), route_key="POST /mcp")
-    authorizer = authorizer_event(event, ["Bearer x"])
-    assert authorizer["type"] == "REQUEST"
-    assert authorizer["identitySource"] == ["Bearer x"]
-    assert authorizer["routeArn"] == "arn:aws:execute-api:us-east-1:000000000000:local/$default/POST/mcp"
-    assert "body" not in authorizer and "isBase64Encoded" not in authorizer
-    assert authorizer["headers"] == event["headers"]
 
 
 def test_mangum_responses_come_back_as_they_were_sent() -> None:

@@ -1,4 +1,4 @@
-"""Reading routes, functions, the authorizer and the tool mapping out of a SAM template."""
+"""Reading routes, functions and the tool mapping out of a SAM template."""
 
 from __future__ import annotations
 
@@ -27,18 +27,10 @@ Resources:
     Type: AWS::Serverless::HttpApi
     Properties:
       StageName: $default
-      Auth:
-        DefaultAuthorizer: Tokens
-        Authorizers:
-          Tokens:
-            FunctionArn: !GetAtt Authorizer.Arn
-            Identity:
-              Headers: [Authorization]
-              ReauthorizeEvery: 300
-  Authorizer:
+  Migrate:
     Type: AWS::Serverless::Function
     Properties:
-      CodeUri: functions/authorizer
+      CodeUri: functions/migrate
       Timeout: 10
   Gateway:
     Type: AWS::Serverless::Function
@@ -82,27 +74,24 @@ def fixture_template(tmp_path: Path) -> Path:
 
 def test_functions_merge_globals_and_resolve_handler_files(fixture_template: Path) -> None:
     template = load_template(fixture_template)
-    assert set(template.functions) == {"Authorizer", "Gateway", "SearchFunction", "IngestFunction"}
+    assert set(template.functions) == {"Migrate", "Gateway", "SearchFunction", "IngestFunction"}
     gateway = template.function("Gateway")
     assert gateway.handler_file == fixture_template.parent / "functions" / "gateway" / "app.py"
     assert (gateway.handler_attribute, gateway.timeout, gateway.memory_mb) == ("handler", 29.0, 1024)
-    assert template.function("Authorizer").timeout == 10.0
+    assert template.function("Migrate").timeout == 10.0
     search = template.function("SearchFunction")
     assert search.handler_file == fixture_template.parent / "functions" / "search" / "pkg" / "module.py"
     assert search.handler_attribute == "entry"
 
 
-def test_routes_carry_their_authorizer(fixture_template: Path) -> None:
+def test_routes_carry_their_function_and_path_parameters(fixture_template: Path) -> None:
     template = load_template(fixture_template)
     route, parameters = template.route_for("POST", "/mcp")
     assert (route.route_key, route.function, parameters) == ("POST /mcp", "Gateway", {})
-    assert route.authorizer.function == "Authorizer"
-    assert route.authorizer.identity_headers == ("authorization",)
     route, parameters = template.route_for("GET", "/items/42")
-    assert (route.authorizer, parameters) == (None, {"id": "42"})
+    assert (route.function, parameters) == ("Gateway", {"id": "42"})
     assert template.route_for("GET", "/mcp") is None
     assert template.route_for("GET", "/items/42/more") is None
-    assert [authorizer.name for authorizer in template.authorizers()] == ["Tokens"]
 
 
 def test_tool_functions_are_named_by_their_tool_and_the_local_stack(fixture_template: Path) -> None:
@@ -139,10 +128,6 @@ def test_the_repository_template_wires_every_tool_and_route() -> None:
     post, _ = template.route_for("POST", "/mcp")
     get, _ = template.route_for("GET", "/mcp")
     assert post.function == get.function == "GatewayFunction"
-    assert post.authorizer.function == "AuthorizerFunction"
-    # No identity source (the gateway answers every 401), so no cache.
-    assert post.authorizer.identity_headers == ()
     metadata, _ = template.route_for("GET", "/.well-known/oauth-protected-resource/mcp")
-    assert (metadata.function, metadata.authorizer) == ("GatewayFunction", None)
+    assert metadata.function == "GatewayFunction"
     assert template.function("GatewayFunction").handler_file.is_file()
-    assert template.function("AuthorizerFunction").handler_file.is_file()

@@ -3,8 +3,8 @@
 The gateway never validates arguments against the tool's model nor runs tool logic: the tool
 function does that with the same pydantic model the catalog advertises. The gateway only refuses
 what it can refuse without the tool (unknown tool, missing scope or project, a tool outside the
-client's toolsets, oversize arguments), then what the meter refuses (a revoked or expired token, a
-rate limit, a quota: gateway/meter.py).
+client's toolsets, oversize arguments), then what the meter refused (a rate limit, a quota:
+gateway/meter.py) when the edge admitted the request, or refuses now (a stdio session's calls).
 """
 
 from __future__ import annotations
@@ -56,6 +56,10 @@ class CallRequest:
     remaining_seconds: float | None = None
     # The toolsets and read-only switch the client chose: a call outside them is refused.
     selection: Selection = EVERYTHING
+    # The edge admitted the call when it authenticated it (gateway/authentication.py), unless
+    # `refusal` says why not; False: admit it here.
+    admitted: bool = False
+    refusal: ToolErrorBody | None = None
 
 
 def verdict_for(error_code: str | None) -> Verdict:
@@ -221,6 +225,8 @@ class ToolCalls:
     def _admit(self, request: CallRequest) -> ToolErrorBody | None:
         """Blocking: the meter's refusal, or None once the call is admitted (and counted in its quota,
         whatever its outcome turns out to be)."""
+        if request.admitted:
+            return request.refusal
         return self.admit(request.caller, request.request_id, request.tool, counted=True)
 
     def admit(self, caller: Caller, request_id: str, what: str, *, counted: bool) -> ToolErrorBody | None:

@@ -1,19 +1,29 @@
 """The thin HTTP layer in front of the SDK's Streamable HTTP app.
 
-It answers what the SDK would answer badly for a stateless Lambda: the protected-resource metadata
-(RFC 9728, unauthenticated), an unauthenticated request (401 with a challenge naming that
-metadata), a token its store could not check (503), a toolset selection that means nothing (400), a GET (the SDK would open an SSE stream
-that never ends), and any path other than the MCP endpoint.
+It authenticates every request to the MCP endpoint (gateway/authentication.py) and answers what
+the SDK would answer badly for a stateless Lambda: the protected-resource metadata (RFC 9728,
+unauthenticated), an unauthenticated request (401 with a challenge naming that metadata), a token
+its store or issuer could not check (503), a toolset selection that means nothing (400), a GET (the
+SDK would open an SSE stream that never ends), and any path other than the MCP endpoint.
+
+A request's admission is its authentication, so the edge needs to know whether the request is a
+tool call (counted in the quota) before the SDK reads it: it reads the JSON-RPC message's method
+from the body, then hands the SDK the same body.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import anyio
+import anyio.to_thread
+import pydantic_core
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from rhumbline.gateway.identity import SCOPE_KEY, UNAVAILABLE, identity_from_event
+from rhumbline.gateway.authentication import Authenticator, bearer_token
+from rhumbline.gateway.identity import SCOPE_KEY, UNAVAILABLE, Identity
+from rhumbline.gateway.throttle import TOOLS_CALL
 from rhumbline.gateway.resource_metadata import bearer_challenge, metadata_document, metadata_paths, metadata_url
 from rhumbline.gateway.toolsets import SELECTION_KEY, SelectionError, selection_from_request
 
@@ -29,10 +39,51 @@ def request_headers(scope: Scope) -> dict[str, str]:
     return {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope.get("headers") or ()}
 
 
+def is_tool_call(body: bytes) -> bool:
+    """Whether the body is a JSON-RPC `tools/call` request; anything else (another method, a batch,
+    not JSON) is not counted, and the SDK answers it as it would."""
+    try:
+        message: Any = pydantic_core.from_json(body)
+    except ValueError:
+        return False
+    return isinstance(message, dict) and message.get("method") == TOOLS_CALL
+
+
+async def read_body(receive: Receive) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def replay(body: bytes, receive: Receive) -> Receive:
+    """A `receive` that gives the body read already, then whatever the client sends next."""
+    delivered = False
+
+    async def again() -> Message:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return again
+
+
 class GatewayEdge:
-    def __init__(self, app: ASGIApp, settings: "Settings", path: str = MCP_PATH) -> None:
+    def __init__(
+        self, app: ASGIApp, settings: "Settings", authenticator: Authenticator, limiter: anyio.CapacityLimiter, path: str = MCP_PATH
+    ) -> None:
         self.app = app
         self.settings = settings
+        self.authenticator = authenticator
+        # The worker threads the gateway's blocking work shares (calls.py): admission runs on one.
+        self.limiter = limiter
         self.path = path
         self.metadata_paths = metadata_paths(path)
 
@@ -48,10 +99,23 @@ class GatewayEdge:
             response = JSONResponse({"error": "not_found", "message": f"no such endpoint; MCP is served at {self.path}"}, 404)
             await response(scope, receive, send)
             return
-        # HTTP API Lambda authorizers cannot put headers on their own denials (a simple-response
-        # `false` becomes a bare 403), so the authorizer always lets the request through with its
-        # verdict as context, and this layer answers the 401 with the challenge clients expect.
-        identity = identity_from_event(scope.get("aws.event"))
+        header = request_headers(scope).get("authorization")
+        token, reason = bearer_token(header)
+        if token is None:
+            # Refused without a query: no bearer token, or not in the header's format.
+            await self.answer(Identity(caller=None, reason=reason), scope, receive, send)
+            return
+        counted = False
+        if scope["method"] == "POST":
+            body = await read_body(receive)
+            receive = replay(body, receive)
+            counted = is_tool_call(body)
+        identity = await anyio.to_thread.run_sync(
+            lambda: self.authenticator.authenticate(header, counted=counted), limiter=self.limiter
+        )
+        await self.answer(identity, scope, receive, send)
+
+    async def answer(self, identity: Identity, scope: Scope, receive: Receive, send: Send) -> None:
         if identity.reason == UNAVAILABLE:
             response = JSONResponse(
                 {"error": "temporarily_unavailable", "error_description": identity.description()},

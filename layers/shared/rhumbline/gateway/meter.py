@@ -1,12 +1,13 @@
-"""Admission of each request before it does work: the token must still be live (checked again in
-the statement that meters it, so a revocation between the authorizer and the call counts), under
-its rate limit and monthly quota (stores/relational/limits.py), and, for a tool call, the
-deployment under its monthly call ceiling.
+"""Admission of each request before it does work: the token must be live, under its rate limit and
+monthly quota (stores/relational/limits.py), and, for a tool call, the deployment under its monthly
+call ceiling.
 
-An `rhl_` token's limits are on its row. An OIDC subject (authorizer/oidc.py) is metered the same
-way on a row of its own, made on first use, under the deployment's default token limits
-(`DefaultToken*`); with no defaults set it has no limit and costs no round trip. The local stdio
-principal is whoever started the process: unlimited, but counted in usage and under the ceiling.
+An `rhl_` token is authenticated by its admission (`admit_token`): the one statement that meters it
+finds its row by id and hash and returns who it names. An OIDC subject (gateway/oidc.py), whose JWT
+the gateway verified, is metered the same way on a row of its own, made on first use, under the
+deployment's default token limits (`DefaultToken*`); with no defaults set it has no limit and
+costs no round trip. The local stdio principal is whoever started the process: unlimited, but
+counted in usage and under the ceiling.
 
 A tool call counts in the quota; any other MCP request (initialize, tools/list, ping ...) takes
 from the rate limit's bucket and is refused once the quota is used up, but is not counted
@@ -16,6 +17,7 @@ from the rate limit's bucket and is refused once the quota is used up, but is no
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
@@ -34,8 +36,13 @@ CEILING_REFRESH = timedelta(seconds=60)
 
 
 class Meter(Protocol):
+    def admit_token(self, presented: tuple[str, str], now: datetime, *, counted: bool = True) -> limits.Verdict:
+        """Authenticate and admit a presented `rhl_` token (tokens.presented). Blocking; raises
+        when the store cannot answer."""
+
     def admit(self, token_id: str, now: datetime, *, counted: bool = True) -> limits.Verdict:
-        """Blocking; raises when the store cannot answer."""
+        """Admit a caller authenticated otherwise (an OIDC subject, the local principal). Blocking;
+        raises when the store cannot answer."""
 
 
 class RelationalMeter:
@@ -52,20 +59,36 @@ class RelationalMeter:
         defaults = limits.Limits(settings.default_rate_per_minute, settings.default_rate_burst, settings.default_monthly_quota)
         return cls(monthly_ceiling=settings.monthly_call_ceiling, subject_limits=defaults)
 
+    def admit_token(self, presented: tuple[str, str], now: datetime, *, counted: bool = True) -> limits.Verdict:
+        ceiling = self._ceiling_refusal(now) if counted else None
+        # Over the ceiling the token is still authenticated (a stranger learns nothing of the
+        # deployment), its call taken from its bucket but not counted.
+        verdict = limits.admit(self._rows().rows, presented, now, counted=counted and ceiling is None)
+        if ceiling is not None and verdict.admitted:
+            return replace(ceiling, holder=verdict.holder)
+        return verdict
+
     def admit(self, token_id: str, now: datetime, *, counted: bool = True) -> limits.Verdict:
-        if counted and self.monthly_ceiling is not None and self._month_calls(now) >= self.monthly_ceiling:
-            return limits.Verdict(
-                admitted=False,
-                month=limits.month_of(now),
-                reason="ceiling_reached",
-                retry_after_s=limits.round_up((limits.next_month(now) - now).total_seconds()),
-                limit={"monthly_call_ceiling": self.monthly_ceiling},
-            )
         if tokens.is_stored(token_id):
-            return limits.admit(self._rows().rows, token_id, now, counted=counted)
+            # A token row's caller is admitted with its secret only (admit_token).
+            return limits.Verdict(admitted=False, month=limits.month_of(now), reason="unknown")
+        ceiling = self._ceiling_refusal(now) if counted else None
+        if ceiling is not None:
+            return ceiling
         if tokens.is_subject(token_id) and self.subject_limits.any:
             return limits.admit_subject(self._rows().rows, token_id, now, self.subject_limits, counted=counted)
         return limits.Verdict(admitted=True, month=None)
+
+    def _ceiling_refusal(self, now: datetime) -> limits.Verdict | None:
+        if self.monthly_ceiling is None or self._month_calls(now) < self.monthly_ceiling:
+            return None
+        return limits.Verdict(
+            admitted=False,
+            month=limits.month_of(now),
+            reason="ceiling_reached",
+            retry_after_s=limits.round_up((limits.next_month(now) - now).total_seconds()),
+            limit={"monthly_call_ceiling": self.monthly_ceiling},
+        )
 
     def _rows(self) -> OneShot:
         # Per engine: the container's engines are made again after resources.reset().

@@ -62,6 +62,6 @@ def metadata_document(settings: "Settings", scope: Mapping[str, Any], mcp_path: 
 def bearer_challenge(reason: str, description: str, metadata: str) -> str:
     # RFC 6750 §3.1: a request that sent no credentials gets no error code, only the challenge.
     challenge = f'Bearer realm="{REALM}", resource_metadata="{metadata}"'
-    if reason in ("missing", "no_context"):
+    if reason == "missing":
         return challenge
     return f'{challenge}, error="invalid_token", error_description="{description}"'

@@ -20,6 +20,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from rhumbline import __version__
 from rhumbline.gateway.access import AccessOf, access_of_request, request_scope
+from rhumbline.gateway.authentication import Authenticator
 from rhumbline.gateway.calls import CallRequest, ToolCalls, WireResult, error_result
 from rhumbline.gateway.catalog import Catalog
 from rhumbline.gateway.edge import MCP_PATH, GatewayEdge
@@ -54,8 +55,8 @@ LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"
 
 def transport_security(settings: "Settings") -> TransportSecuritySettings:
     if settings.mode == "hosted":
-        # Behind API Gateway the Host is the API's domain, and the authorizer has already
-        # authenticated the request: DNS rebinding protects only a server on the user's machine.
+        # Behind API Gateway the Host is the API's domain, and every request carries its bearer
+        # token: DNS rebinding protects only a server on the user's machine.
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=LOOPBACK_HOSTS, allowed_origins=LOOPBACK_ORIGINS
@@ -111,6 +112,8 @@ def build_mcp_server(catalog: Catalog, tool_calls: ToolCalls, access_of: AccessO
             request_id=request_id_of(scope.get("aws.event")) or uuid.uuid4().hex,
             remaining_seconds=remaining_seconds(scope.get("aws.context")),
             selection=access.selection,
+            admitted=identity.admitted,
+            refusal=identity.refusal,
         )
         # The worker thread that runs an in-process tool inherits this context, reporter included.
         with progress.reporting(progress_reporter(ctx)):
@@ -158,4 +161,5 @@ def build_gateway_app(
         json_response=True,
         transport_security=transport_security(settings),
     )
-    return GatewayEdge(RequestIdCheck(app), settings), server.session_manager
+    authenticator = Authenticator(tool_calls.meter, tool_calls.clock)
+    return GatewayEdge(RequestIdCheck(app), settings, authenticator, tool_calls.limiter), server.session_manager

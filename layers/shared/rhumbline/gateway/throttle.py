@@ -1,8 +1,9 @@
 """Every MCP request but tools/call passes the caller's meter too: initialize, tools/list, ping,
 server/discover, resources/list ... take a call from the rate limit's bucket and are refused once
-the token is revoked or its monthly quota used up, without counting in that quota (gateway/meter.py).
+the token's monthly quota is used up, without counting in that quota (gateway/meter.py). Over HTTP
+the edge admitted the request when it authenticated it: only its verdict is read here.
 
-tools/call is left to calls.py, which admits and counts it on the worker thread that dispatches it.
+tools/call is left to calls.py, which answers a refused call with a tool error and audits it.
 A refusal is a JSON-RPC error (implementation-defined server error code) whose data carries what a
 refused tool call's result carries: the reason, the limit and when to retry.
 """
@@ -35,15 +36,19 @@ class RequestThrottle:
         self.access_of = access_of
 
     async def __call__(self, ctx: "ServerRequestContext[Any]", call_next: "CallNext") -> Any:
-        caller = self.access_of(ctx).identity.caller
+        identity = self.access_of(ctx).identity
+        caller = identity.caller
         # No caller: the edge answers 401 before the SDK sees such a request (this guards a miswiring,
         # and the handlers refuse it themselves).
         if ctx.method == TOOLS_CALL or caller is None:
             return await call_next(ctx)
-        request_id = request_id_of(request_scope(ctx).get("aws.event")) or uuid.uuid4().hex
-        refusal = await anyio.to_thread.run_sync(
-            lambda: self.tool_calls.admit(caller, request_id, ctx.method, counted=False), limiter=self.tool_calls.limiter
-        )
+        if identity.admitted:
+            refusal = identity.refusal
+        else:
+            request_id = request_id_of(request_scope(ctx).get("aws.event")) or uuid.uuid4().hex
+            refusal = await anyio.to_thread.run_sync(
+                lambda: self.tool_calls.admit(caller, request_id, ctx.method, counted=False), limiter=self.tool_calls.limiter
+            )
         if refusal is not None:
             raise MCPError(REFUSED, f"{refusal.code}: {refusal.message}", {"code": refusal.code, **(refusal.details or {})})
         return await call_next(ctx)

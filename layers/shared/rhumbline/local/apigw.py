@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
 
-from rhumbline.local.functions import ACCOUNT_ID, REGION
+from rhumbline.local.functions import ACCOUNT_ID
 
 API_ID = "local"
 STAGE = "$default"
@@ -104,7 +104,7 @@ def build_event(
     request_id: str | None = None,
     now: float | None = None,
 ) -> dict[str, Any]:
-    """The v2 event for a Lambda proxy integration (without the authorizer context)."""
+    """The v2 event for a Lambda proxy integration."""
     headers = join_headers(request.headers)
     # API Gateway says how the client reached it; this endpoint is plain HTTP.
     headers.setdefault("x-forwarded-proto", "http")
@@ -132,23 +132,6 @@ def build_event(
     if request.body:
         event["body"], event["isBase64Encoded"] = encode_body(request.body, headers.get("content-type", ""))
     return event
-
-
-def with_authorizer(event: dict[str, Any], context: Mapping[str, Any]) -> dict[str, Any]:
-    authorized = {**event, "requestContext": {**event["requestContext"], "authorizer": {"lambda": dict(context)}}}
-    return authorized
-
-
-def authorizer_event(event: Mapping[str, Any], identity: list[str]) -> dict[str, Any]:
-    """The REQUEST authorizer's v2 event for a request event: same request, no body."""
-    method = event["requestContext"]["http"]["method"]
-    authorizer = {key: value for key, value in event.items() if key not in ("body", "isBase64Encoded")}
-    authorizer.update(
-        type="REQUEST",
-        routeArn=f"arn:aws:execute-api:{REGION}:{ACCOUNT_ID}:{API_ID}/{STAGE}/{method}{event['rawPath']}",
-        identitySource=identity,
-    )
-    return authorizer
 
 
 def proxy_response(result: Any) -> HttpResponse:

@@ -1,7 +1,7 @@
 """The local development token `rhumbline up` prints: created once, kept in RHUMBLINE_HOME.
 
 It is a real token in the local store (all projects, all scopes), so the local server checks it
-exactly as the hosted authorizer checks any other.
+exactly as the hosted gateway checks any other.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ reaches the tool functions as it does in AWS. The event names the caller, so who
 API can act as anyone: it authenticates every request the way Lambda does, by checking its SigV4
 signature against a secret made for this process and handed to the gateway's boto3 client only.
 It also refuses what no SDK sends and a browser does (an `Origin`, a non-loopback `Host`, a
-non-JSON body), and it invokes tool functions only: never the authorizer, migrate or webhooks.
+non-JSON body), and it invokes tool functions only: never migrate or webhooks.
 """
 
 from __future__ import annotations

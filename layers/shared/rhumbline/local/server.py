@@ -1,10 +1,9 @@
 """`rhumbline serve`: the template's HTTP API and the Lambda Invoke API on one local endpoint.
 
-Like API Gateway, it matches the request to a template route, runs the route's Lambda REQUEST
-authorizer on every request (the template's authorizer has no identity source, so API Gateway
-caches nothing either), and calls the route's function with
-a payload 2.0 event. Like the Lambda service, it answers `POST /2015-03-31/functions/{name}/invocations`,
-so the gateway's unchanged boto3 dispatcher can reach the tool functions through it.
+Like API Gateway, it matches the request to a template route and calls the route's function with
+a payload 2.0 event (no authorizer runs before it: the gateway authenticates each request itself).
+Like the Lambda service, it answers `POST /2015-03-31/functions/{name}/invocations`, so the
+gateway's unchanged boto3 dispatcher can reach the tool functions through it.
 """
 
 from __future__ import annotations
@@ -12,24 +11,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Literal
 
 from starlette.types import Message, Receive, Scope, Send
 
-from rhumbline.local.apigw import (
-    HttpRequest,
-    HttpResponse,
-    authorizer_event,
-    build_event,
-    json_response,
-    proxy_response,
-    with_authorizer,
-)
+from rhumbline.local.apigw import HttpRequest, HttpResponse, build_event, json_response, proxy_response
 from rhumbline.local.functions import REGION, FunctionRunner
 from rhumbline.local.http_stack import choose_http_stack
 from rhumbline.local.lambda_api import INVOKE_PATH, InvokeCredentials, LambdaInvokeApi
-from rhumbline.local.template import AuthorizerDef, Template
+from rhumbline.local.template import Template
 from rhumbline.heap import freeze_after_init
 
 logger = logging.getLogger("rhumbline.local")
@@ -72,7 +62,6 @@ class LocalApi:
             if message["type"] == "lifespan.startup":
                 # Load the routed functions now, so the first request does not pay their init.
                 functions = {route.function for route in self.template.routes}
-                functions |= {authorizer.function for authorizer in self.template.authorizers()}
                 try:
                     await asyncio.gather(*(asyncio.to_thread(self.runner.handler, name) for name in sorted(functions)))
                 except Exception as error:  # noqa: BLE001 - reported to uvicorn, which exits with it
@@ -80,8 +69,8 @@ class LocalApi:
                     await send({"type": "lifespan.startup.failed", "message": f"cannot load the functions: {error}"})
                     return
                 if self.freeze_heap:
-                    # The end of the local containers' init: the gateway and the authorizer share
-                    # this process, as every function does with --dispatch inprocess.
+                    # The end of the local containers' init: the routed functions share this
+                    # process, as every function does with --dispatch inprocess.
                     freeze_after_init()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
@@ -97,11 +86,6 @@ class LocalApi:
             return json_response(404, {"message": "Not Found"})
         route, path_parameters = found
         event = build_event(request, route_key=route.route_key, path_parameters=path_parameters)
-        if route.authorizer is not None:
-            verdict = await self.authorize(route.authorizer, event)
-            if isinstance(verdict, HttpResponse):
-                return verdict
-            event = with_authorizer(event, verdict)
         invocation = await self.runner.invoke_async(route.function, event)
         if invocation.error is not None:
             logger.error("%s failed: %s: %s", route.function, invocation.error["errorType"], invocation.error["errorMessage"])
@@ -111,22 +95,6 @@ class LocalApi:
         except (TypeError, ValueError) as error:
             logger.error("%s returned a malformed response: %s", route.function, error)
             return json_response(500, {"message": "Internal Server Error"})
-
-    async def authorize(self, authorizer: AuthorizerDef, event: Mapping[str, Any]) -> dict[str, Any] | HttpResponse:
-        """The authorizer's context, or the response API Gateway would give instead."""
-        headers = event["headers"]
-        identity = [headers.get(name, "") for name in authorizer.identity_headers]
-        if not all(identity):
-            # API Gateway does not call the authorizer when an identity source is missing.
-            return json_response(401, {"message": "Unauthorized"})
-        invocation = await self.runner.invoke_async(authorizer.function, authorizer_event(event, identity))
-        answer = invocation.result
-        if invocation.error is not None or not isinstance(answer, dict) or not isinstance(answer.get("isAuthorized"), bool):
-            logger.error("authorizer %s failed: %s", authorizer.function, invocation.error or answer)
-            return json_response(500, {"message": "Internal Server Error"})
-        if not answer["isAuthorized"]:
-            return json_response(403, {"message": "Forbidden"})
-        return dict(answer.get("context") or {})
 
 
 async def read_request(scope: Scope, receive: Receive) -> HttpRequest:

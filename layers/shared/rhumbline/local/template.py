@@ -1,7 +1,8 @@
-"""What the local stand-in needs from template.yaml: functions, HTTP API routes, the authorizer.
+"""What the local stand-in needs from template.yaml: functions and HTTP API routes.
 
 Only the SAM shapes this project uses are understood: `AWS::Serverless::Function` with `HttpApi`
-events, and `AWS::Serverless::HttpApi` with a Lambda REQUEST authorizer. CloudFormation short tags
+events. The routes have no authorizer to emulate: the gateway authenticates each request itself.
+CloudFormation short tags
 (`!Ref`, `!Sub`, `!GetAtt`, ...) load as their long forms (`{"Ref": ...}`).
 """
 
@@ -75,18 +76,10 @@ class FunctionDef:
 
 
 @dataclass(frozen=True)
-class AuthorizerDef:
-    name: str
-    function: str  # logical id
-    identity_headers: tuple[str, ...]  # lower-case header names
-
-
-@dataclass(frozen=True)
 class Route:
     method: str  # upper case, or "ANY"
     path: str  # "/mcp", "/items/{id}", "/{proxy+}"
     function: str
-    authorizer: AuthorizerDef | None
 
     @property
     def route_key(self) -> str:
@@ -161,10 +154,6 @@ class Template:
             raise TemplateError(f"no function serves tool {tool!r} in {self.path} (tools: {known})")
         return self.function(logical_id)
 
-    def authorizers(self) -> list[AuthorizerDef]:
-        unique = {route.authorizer.name: route.authorizer for route in self.routes if route.authorizer}
-        return list(unique.values())
-
 
 def load_template(path: Path) -> Template:
     try:
@@ -174,18 +163,21 @@ def load_template(path: Path) -> Template:
     if not isinstance(document, dict) or not isinstance(document.get("Resources"), dict):
         raise TemplateError(f"{path} has no Resources section")
     resources: dict[str, Any] = document["Resources"]
+    for logical_id, resource in resources.items():
+        if resource.get("Type") == "AWS::Serverless::HttpApi" and ((resource.get("Properties") or {}).get("Auth") or {}).get("Authorizers"):
+            # Served without it, every route would be open: refuse rather than mislead.
+            raise TemplateError(f"{path}: {logical_id} has an authorizer, which the local stand-in does not run")
     globals_ = (document.get("Globals") or {}).get("Function") or {}
     functions = {
         logical_id: _function(path.parent, logical_id, {**globals_, **(resource.get("Properties") or {})})
         for logical_id, resource in resources.items()
         if resource.get("Type") == "AWS::Serverless::Function"
     }
-    authorizers = _authorizers(resources)
     routes = [
         route
         for logical_id, resource in resources.items()
         if resource.get("Type") == "AWS::Serverless::Function"
-        for route in _routes(logical_id, resource.get("Properties") or {}, authorizers)
+        for route in _routes(logical_id, resource.get("Properties") or {})
     ]
     return Template(path=path, functions=functions, routes=routes)
 
@@ -217,43 +209,14 @@ def _reference(value: Any) -> str | None:
     return None
 
 
-def _authorizers(resources: Mapping[str, Any]) -> dict[str, dict[str, AuthorizerDef | None]]:
-    """API logical id -> {"": default authorizer, name: authorizer, ...}."""
-    by_api: dict[str, dict[str, AuthorizerDef | None]] = {}
-    for api_id, resource in resources.items():
-        if resource.get("Type") != "AWS::Serverless::HttpApi":
-            continue
-        auth = (resource.get("Properties") or {}).get("Auth") or {}
-        named: dict[str, AuthorizerDef | None] = {}
-        for name, settings in (auth.get("Authorizers") or {}).items():
-            function = _reference(settings.get("FunctionArn"))
-            if function is None:
-                continue  # a JWT authorizer: not emulated
-            identity = settings.get("Identity") or {}
-            named[name] = AuthorizerDef(
-                name=name,
-                function=function,
-                identity_headers=tuple(str(header).lower() for header in identity.get("Headers") or ()),
-            )
-        named[""] = named.get(auth.get("DefaultAuthorizer", ""))
-        by_api[api_id] = named
-    return by_api
-
-
-def _routes(
-    logical_id: str, properties: Mapping[str, Any], authorizers: Mapping[str, Mapping[str, AuthorizerDef | None]]
-) -> list[Route]:
+def _routes(logical_id: str, properties: Mapping[str, Any]) -> list[Route]:
     routes = []
     for event in (properties.get("Events") or {}).values():
         if event.get("Type") != "HttpApi":
             continue
         settings = event.get("Properties") or {}
-        api = _reference(settings.get("ApiId")) or "ServerlessHttpApi"
-        api_authorizers = authorizers.get(api, {})
-        chosen = (settings.get("Auth") or {}).get("Authorizer", "")
-        authorizer = None if chosen == "NONE" else api_authorizers.get(chosen)
         method = str(settings.get("Method", "ANY")).upper()
-        routes.append(Route(method=method, path=str(settings.get("Path", "/{proxy+}")), function=logical_id, authorizer=authorizer))
+        routes.append(Route(method=method, path=str(settings.get("Path", "/{proxy+}")), function=logical_id))
     return routes
 
 

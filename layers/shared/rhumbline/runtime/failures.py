@@ -2,7 +2,7 @@
 
 A store that is down, slow past its timeout, full, or moved on under the call is not an internal
 error: the caller is told which store and what to do (retry, free space), and the tool handler,
-the authorizer and the CLI all answer from this one classification.
+the gateway's authentication and the CLI all answer from this one classification.
 """
 
 from __future__ import annotations

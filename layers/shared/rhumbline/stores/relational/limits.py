@@ -1,22 +1,26 @@
-"""Per-caller limits, checked before every call: the token is live, under its rate limit (a token
-bucket of `burst` calls refilled at `rate_per_minute`) and under its monthly quota.
+"""Per-caller admission, checked before every request: the presented token is one of ours and
+live, under its rate limit (a token bucket of `burst` calls refilled at `rate_per_minute`) and
+under its monthly quota.
 
-`ADMIT` is one UPDATE ... RETURNING on the token's row: when the token is live, has a whole call in
-its bucket and is under its quota, it takes the call from the bucket and counts it in the month, all
-at once. PostgreSQL holds the row's lock for the statement and re-evaluates the conditions on the
-newest row version when concurrent callers queue on it (READ COMMITTED), SQLite serialises writers:
-so across any number of gateways, a bucket of N admits exactly N concurrent calls. A refused call
-changes nothing; `EXPLAIN` (the same expressions, read) then says why and when to retry.
+`ADMIT` is one UPDATE ... RETURNING on the token's row, found by its id and the hash of the
+presented secret: when the token is live, has a whole call in its bucket and is under its quota,
+it takes the call from the bucket, counts it in the month and returns the caller the token names,
+all at once. So authenticating a request costs nothing beyond its admission: one statement.
+PostgreSQL holds the row's lock for the statement and re-evaluates the conditions on the newest row
+version when concurrent callers queue on it (READ COMMITTED), SQLite serialises writers: so across
+any number of gateways, a bucket of N admits exactly N concurrent calls. A refused call changes
+nothing; `EXPLAIN` (the same expressions, read) then says why (no such token, revoked, expired, a
+limit) and when to retry.
 
-An OIDC subject (authorizer/oidc.py) has no token row: `ADMIT_SUBJECT` meters it on a row of
+An OIDC subject (gateway/oidc.py) has no token row: `ADMIT_SUBJECT` meters it on a row of
 `subject_meters` keyed by its caller id, with the deployment's default limits as parameters, in one
 INSERT ... ON CONFLICT DO UPDATE ... WHERE ... RETURNING that creates the row on first use: the same
 expressions, the same atomicity, one statement.
 
 The quota counts every admitted tool call (`counted` = 1), whatever its outcome: an admitted call
-is dispatched, so it did work. Other MCP requests (initialize, tools/list, ping ...) are admitted
-with `counted` = 0: they take from the bucket and are refused once the quota is used up, but do not
-count in it.
+is dispatched or refused by the gateway's own checks, so it did work. Other MCP requests
+(initialize, tools/list, ping ...) are admitted with `counted` = 0: they take from the bucket and
+are refused once the quota is used up, but do not count in it.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from typing import Any
 from sqlalchemy import Float, Integer, String, Table, and_, bindparam, case, func, null, or_, select, update
 from sqlalchemy.dialects.postgresql import insert
 
+from rhumbline.contract import Caller
 from rhumbline.stores.relational.schema.base import UTCDateTime
 from rhumbline.stores.relational.schema.core import ApiToken
 from rhumbline.stores.relational.schema.metering import SubjectMeter
@@ -37,6 +42,8 @@ TOKENS = ApiToken.__table__
 SUBJECTS = SubjectMeter.__table__
 _c = TOKENS.c
 TOKEN_ID = bindparam("token_id", type_=String)
+# The SHA-256 of the presented secret (tokens.presented): with the id, it finds the token's row.
+TOKEN_HASH = bindparam("presented_hash", type_=String)
 NOW = bindparam("now", type_=UTCDateTime)
 # The clock as unix seconds, and the month as year * 100 + month: plain arithmetic and equality,
 # the same on both databases.
@@ -81,13 +88,18 @@ class Metering:
 
 TOKEN = Metering.of(TOKENS, _c.rate_per_minute, func.coalesce(_c.rate_burst, _c.rate_per_minute), _c.monthly_quota)
 LIVE = and_(_c.revoked_at.is_(None), or_(_c.expires_at.is_(None), _c.expires_at > NOW))
+PRESENTED = and_(_c.id == TOKEN_ID, _c.token_hash == TOKEN_HASH)
+# Who the token names: read back by admission, and by its explanation (a refused call is audited).
+HOLDER = (_c.id, _c.principal, _c.projects, _c.scopes, _c.toolsets)
 ADMIT = (
     update(TOKENS)
-    .where(_c.id == TOKEN_ID, LIVE, TOKEN.admissible)
-    .values(bucket_level=TOKEN.level - 1, bucket_at=NOW_S, quota_month=MONTH, quota_used=TOKEN.used + COUNTED)
-    .returning(_c.id)
+    .where(PRESENTED, LIVE, TOKEN.admissible)
+    .values(
+        bucket_level=TOKEN.level - 1, bucket_at=NOW_S, quota_month=MONTH, quota_used=TOKEN.used + COUNTED, last_used_at=NOW
+    )
+    .returning(*HOLDER)
 )
-EXPLAIN = TOKEN.explain(_c.revoked_at, _c.expires_at).where(_c.id == TOKEN_ID)
+EXPLAIN = TOKEN.explain(_c.revoked_at, _c.expires_at).add_columns(*HOLDER).where(PRESENTED)
 
 SUBJECT = Metering.of(SUBJECTS, SUBJECT_RATE, SUBJECT_BURST, SUBJECT_QUOTA)
 _first_use = insert(SUBJECTS).values(
@@ -128,8 +140,26 @@ ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
+class Holder:
+    """Who a token names, as its row says: the caller and its default toolsets."""
+
+    caller: Caller
+    toolsets: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, row: Any) -> "Holder":
+        token_id, principal, projects, scopes, toolsets = row
+        caller = Caller(principal=principal, token_id=token_id, projects=tuple(projects), scopes=tuple(scopes))
+        return cls(caller=caller, toolsets=tuple(toolsets or ()))
+
+
+DEAD = frozenset({"unknown", "revoked", "expired"})
+
+
+@dataclass(frozen=True)
 class Verdict:
-    """`reason` when refused: 'unknown', 'revoked', 'expired', 'rate_limited' or 'quota_exceeded'."""
+    """`reason` when refused: 'unknown', 'revoked', 'expired' (DEAD: the token authenticates no
+    one), 'rate_limited' or 'quota_exceeded'."""
 
     admitted: bool
     # The month whose quota counted the call; None for a caller no row meters.
@@ -137,6 +167,8 @@ class Verdict:
     reason: str | None = None
     retry_after_s: float | None = None
     limit: dict[str, int] | None = None
+    # Who the presented token names, when it is live (admitted or over a limit); None otherwise.
+    holder: Holder | None = None
 
 
 def month_of(moment: datetime) -> int:
@@ -156,11 +188,13 @@ def parameters(token_id: str, now: datetime, *, counted: bool = True) -> dict[st
     return {"token_id": token_id, "now": now, "now_s": now.timestamp(), "month": month_of(now), "counted": int(counted)}
 
 
-def admit(rows: Any, token_id: str, now: datetime, *, counted: bool = True) -> Verdict:
-    """Admit one call of `token_id` at `now`, or say why not. `rows(statement, parameters)` runs
-    one statement by itself and returns its rows (oneshot.OneShot.rows). `counted`: the call
-    counts in the month's quota (a tool call) or only needs it not used up (other requests)."""
-    return _admit(rows, ADMIT, EXPLAIN, parameters(token_id, now, counted=counted), now)
+def admit(rows: Any, presented: tuple[str, str], now: datetime, *, counted: bool = True) -> Verdict:
+    """Authenticate and admit one call of the presented token (its id and hash: tokens.presented)
+    at `now`, or say why not. `rows(statement, parameters)` runs one statement by itself and
+    returns its rows (oneshot.OneShot.rows). `counted`: the call counts in the month's quota (a
+    tool call) or only needs it not used up (other requests)."""
+    token_id, token_hash = presented
+    return _admit(rows, ADMIT, EXPLAIN, {**parameters(token_id, now, counted=counted), "presented_hash": token_hash}, now)
 
 
 def admit_subject(rows: Any, subject_id: str, now: datetime, limits: Limits, *, counted: bool = True) -> Verdict:
@@ -172,8 +206,9 @@ def admit_subject(rows: Any, subject_id: str, now: datetime, limits: Limits, *, 
 def _admit(rows: Any, admit_statement: Any, explain_statement: Any, values: dict[str, Any], now: datetime) -> Verdict:
     found: list[Any] = []
     for _ in range(ATTEMPTS):
-        if rows(admit_statement, values):
-            return Verdict(admitted=True, month=values["month"])
+        admitted = rows(admit_statement, values)
+        if admitted:
+            return Verdict(admitted=True, month=values["month"], holder=holder_of(admitted[0]))
         found = rows(explain_statement, values)
         verdict = refusal(found[0] if found else None, now)
         if verdict is not None:
@@ -181,7 +216,17 @@ def _admit(rows: Any, admit_statement: Any, explain_statement: Any, values: dict
     # Admission and its explanation kept disagreeing: the caller's limits are being changed.
     rate, burst = found[0][2:4] if found else (None, None)
     limit = {"rate_per_minute": rate, "burst": burst}
-    return Verdict(admitted=False, month=values["month"], reason="rate_limited", retry_after_s=1.0, limit=limit)
+    holder = holder_of(found[0][EXPLAINED:]) if found else None
+    return Verdict(admitted=False, month=values["month"], reason="rate_limited", retry_after_s=1.0, limit=limit, holder=holder)
+
+
+# The columns of an explanation before the holder's (a subject's explanation has none after them).
+EXPLAINED = 7
+
+
+def holder_of(row: Any) -> Holder | None:
+    """The token's holder from its columns; None for a subject's meter row (its caller is the JWT's)."""
+    return Holder.of(tuple(row)) if len(row) == len(HOLDER) else None
 
 
 def refusal(row: Any, now: datetime) -> Verdict | None:
@@ -189,7 +234,8 @@ def refusal(row: Any, now: datetime) -> Verdict | None:
     month = month_of(now)
     if row is None:
         return Verdict(admitted=False, month=month, reason="unknown")
-    revoked_at, expires_at, rate, burst, level, quota, used = row
+    revoked_at, expires_at, rate, burst, level, quota, used = row[:EXPLAINED]
+    holder = holder_of(row[EXPLAINED:])
     if revoked_at is not None:
         return Verdict(admitted=False, month=month, reason="revoked")
     if expires_at is not None and expires_at <= now:
@@ -202,6 +248,7 @@ def refusal(row: Any, now: datetime) -> Verdict | None:
             reason="rate_limited",
             retry_after_s=round_up(wait),
             limit={"rate_per_minute": rate, "burst": burst},
+            holder=holder,
         )
     if quota is not None and used >= quota:
         return Verdict(
@@ -210,6 +257,7 @@ def refusal(row: Any, now: datetime) -> Verdict | None:
             reason="quota_exceeded",
             retry_after_s=round_up((next_month(now) - now).total_seconds()),
             limit={"monthly_quota": quota},
+            holder=holder,
         )
     return None
 

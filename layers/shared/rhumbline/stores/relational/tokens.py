@@ -26,7 +26,7 @@ from rhumbline.vocabulary import FAMILIES
 
 TOKEN_PREFIX = "rhl_"
 ID_PREFIX = "tk_"
-# The caller id of an OIDC subject (authorizer/oidc.py): metered on a row of subject_meters.
+# The caller id of an OIDC subject (gateway/oidc.py): metered on a row of subject_meters.
 SUBJECT_PREFIX = "oidc_"
 ID_LENGTH = 10
 SCOPES = ("admin", "cypher", "read", "write")
@@ -142,6 +142,13 @@ def create(
     return plaintext, token
 
 
+def presented(plaintext: str) -> tuple[str, str] | None:
+    """The row id and hash a presented token names, or None when it is not in our format: a
+    request with such a token is refused without a query."""
+    match = _PLAINTEXT.match(plaintext) if isinstance(plaintext, str) else None
+    return (ID_PREFIX + match.group(1), _hash(plaintext)) if match is not None else None
+
+
 def verify(session: Session, plaintext: str, *, now: datetime | None = None) -> TokenCheck:
     """Check a presented bearer token. Never raises for bad input: it reports why it failed."""
     now = now or utcnow()
@@ -178,12 +185,12 @@ def list_all(session: Session) -> list[ApiToken]:
 
 def is_stored(token_id: str) -> bool:
     """Whether a caller's token id names a row here: an `rhl_` token's does; an OIDC access
-    token's (authorizer/oidc.py) and the local stdio principal's (local/stdio.py) do not."""
+    token's (gateway/oidc.py) and the local stdio principal's (local/stdio.py) do not."""
     return token_id.startswith(ID_PREFIX)
 
 
 def is_subject(token_id: str) -> bool:
-    """Whether a caller's token id is an OIDC subject's (authorizer/oidc.py)."""
+    """Whether a caller's token id is an OIDC subject's (gateway/oidc.py)."""
     return token_id.startswith(SUBJECT_PREFIX)
 
 

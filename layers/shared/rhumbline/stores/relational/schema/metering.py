@@ -5,7 +5,7 @@ transaction as each call's audit row (stores/relational/usage.py), so a report r
 O(days x keys) rows and the audit log can be pruned without losing what was billed.
 
 `subject_meters` holds the bucket and the month's count of each OIDC subject (its caller id,
-authorizer/oidc.py), made on its first metered call; its limits are the deployment's defaults
+gateway/oidc.py), made on its first metered call; its limits are the deployment's defaults
 (stores/relational/limits.py).
 """
 

@@ -1,5 +1,5 @@
 """OAuth access tokens from a real local issuer (tests/oidc_issuer.py): JWKS caching, `kid`
-rotation, every refusal, the claim mapping, and the authorizer accepting them beside `rhl_` tokens."""
+rotation, every refusal, the claim mapping, and the gateway accepting them beside `rhl_` tokens."""
 
 from __future__ import annotations
 
@@ -11,9 +11,13 @@ import jwt
 import pytest
 from tests.oidc_issuer import SigningKey, LocalIssuer, running_issuer
 
-from rhumbline.authorizer import handler as authorizer
-from rhumbline.authorizer.oidc import IssuerUnreachable, OidcConfig, OidcRefusal, OidcVerifier
 from rhumbline.config import settings
+from rhumbline.gateway import authentication
+from rhumbline.gateway.authentication import Authenticator
+from rhumbline.gateway.identity import Identity
+from rhumbline.gateway.meter import RelationalMeter
+from rhumbline.gateway.oidc import IssuerUnreachable, OidcConfig, OidcRefusal, OidcVerifier
+from rhumbline.stores.relational.schema.base import utcnow
 
 
 @pytest.fixture(scope="module")
@@ -87,17 +91,18 @@ def test_an_unreachable_issuer_is_an_outage_not_a_bad_token(monkeypatch: pytest.
         token = other.token(scope="read")
     with pytest.raises(IssuerUnreachable, match="cannot fetch the issuer's keys"):
         checker.verify(token)
-    # The authorizer says so (the gateway answers 503 with Retry-After), as for a token store outage.
+    # The gateway says so (its edge answers 503 with Retry-After), as for a token store outage.
     monkeypatch.setenv("RHUMBLINE_OIDC_ISSUER", "http://127.0.0.1:9")
+    monkeypatch.setattr(authentication, "_verifier", None)
     settings.cache_clear()
     try:
-        answer = authorizer.authorize({"headers": {"authorization": f"Bearer {token}"}}, None)
-        assert answer["context"] == {"authenticated": "false", "reason": "unavailable"}
+        identity = Authenticator(RelationalMeter(), utcnow).authenticate(f"Bearer {token}", counted=False)
+        assert identity == Identity(caller=None, reason="unavailable")
     finally:
         settings.cache_clear()
 
 
-def test_the_authorizer_accepts_issuer_tokens_beside_static_ones(
+def test_the_gateway_accepts_issuer_tokens_beside_static_ones(
     issuer: LocalIssuer, local_store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from rhumbline.runtime import resources
@@ -106,19 +111,19 @@ def test_the_authorizer_accepts_issuer_tokens_beside_static_ones(
 
     monkeypatch.setenv("RHUMBLINE_OIDC_ISSUER", issuer.url)
     monkeypatch.setenv("RHUMBLINE_OIDC_DEFAULT_PROJECTS", "*")
+    monkeypatch.setattr(authentication, "_verifier", None)
     settings.cache_clear()
+    authenticate = Authenticator(RelationalMeter(), utcnow).authenticate
     try:
-        event = {"headers": {"authorization": f"Bearer {issuer.token(scope='read write', rhumbline_toolsets=['code'])}"}}
-        answer = authorizer.authorize(event, None)
-        assert answer["context"] == {
-            "authenticated": "true", "principal": "user-1", "token_id": answer["context"]["token_id"],
-            "projects": "*", "scopes": "read,write", "toolsets": "code",
-        }
-        expired = {"headers": {"authorization": f"Bearer {issuer.token(scope='read', lifetime=-120)}"}}
-        assert authorizer.authorize(expired, None)["context"] == {"authenticated": "false", "reason": "expired"}
+        identity = authenticate(f"Bearer {issuer.token(scope='read write', rhumbline_toolsets=['code'])}", counted=True)
+        assert identity.caller is not None and identity.admitted and identity.refusal is None
+        assert (identity.caller.principal, identity.caller.projects, identity.caller.scopes) == ("user-1", ("*",), ("read", "write"))
+        assert identity.caller.token_id.startswith("oidc_") and identity.toolsets == ("code",)
+        expired = authenticate(f"Bearer {issuer.token(scope='read', lifetime=-120)}", counted=False)
+        assert expired == Identity(caller=None, reason="expired")
         with session_scope(resources.relational_engine()) as session:
             plaintext, _ = tokens.create(session, principal="bob", projects=["acme/shop"], scopes=["read"])
-        static = authorizer.authorize({"headers": {"authorization": f"Bearer {plaintext}"}}, None)
-        assert static["context"]["principal"] == "bob" and "toolsets" not in static["context"]
+        static = authenticate(f"Bearer {plaintext}", counted=False)
+        assert static.caller is not None and static.caller.principal == "bob" and static.toolsets == ()
     finally:
         settings.cache_clear()

@@ -34,7 +34,7 @@ from rhumbline.stores.relational.tokens import SUBJECT_PREFIX, validate_projects
 if TYPE_CHECKING:
     from rhumbline.config import Settings
 
-logger = logging.getLogger("rhumbline.authorizer")
+logger = logging.getLogger("rhumbline.gateway")
 
 OUR_SCOPES = ("read", "write", "admin", "cypher")
 # The algorithms an issuer's key may be for (asymmetric only: a shared secret in a JWKS is refused).

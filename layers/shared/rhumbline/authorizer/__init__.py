@@ -1,1 +1,0 @@
-"""The HTTP API Lambda REQUEST authorizer: bearer token -> caller identity."""
