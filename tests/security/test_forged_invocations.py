@@ -37,7 +37,7 @@ def forge(server: LocalServer, function: str = "rhumbline-local-tool-list_projec
 
 @pytest.mark.parametrize(
     "function",
-    ["rhumbline-local-tool-list_projects", "rhumbline-local-tool-ingest", "AuthorizerFunction", "MigrateFunction",
+    ["rhumbline-local-tool-list_projects", "rhumbline-local-tool-ingest", "AdminFunction", "MigrateFunction",
      "GitHubWebhookFunction"],
 )
 def test_an_unsigned_invocation_reaches_no_function(server: LocalServer, function: str) -> None:
