@@ -1,5 +1,6 @@
-"""Per-token limits on both databases: admission is atomic under concurrent callers, the bucket
-refills at its rate, the quota resets with the month, and a dead token is refused before metering."""
+"""Per-token limits on both databases: admission (which finds the token by the id and hash of the
+presented token) is atomic under concurrent callers, the bucket refills at its rate, the quota
+resets with the month, and a dead or unknown token is refused before metering."""
 
 from __future__ import annotations
 
@@ -31,19 +32,22 @@ def store(engines: tuple[Engine, Engine]) -> tuple[Engine, OneShot]:
     return engine, OneShot(autocommit)
 
 
-def new_token(engine: Engine, **options: Any) -> str:
+def new_token(engine: Engine, **options: Any) -> tuple[str, str]:
+    """The presented form (id, hash) of a new token, as the gateway admits it."""
     with session_scope(engine) as session:
-        _, token = tokens.create(session, principal="limits@example.com", projects=["*"], scopes=["read"], **options)
-        return token.id
+        plaintext, _ = tokens.create(session, principal="limits@example.com", projects=["*"], scopes=["read"], **options)
+    presented = tokens.presented(plaintext)
+    assert presented is not None
+    return presented
 
 
-def state(engine: Engine, token_id: str) -> tuple[Any, ...]:
+def state(engine: Engine, token_id: tuple[str, str]) -> tuple[Any, ...]:
     with session_scope(engine) as session:
-        token = tokens.get(session, token_id)
+        token = tokens.get(session, token_id[0])
         return token.bucket_level, token.bucket_at, token.quota_month, token.quota_used
 
 
-def admit_at_once(one: OneShot, token_id: str, now: datetime) -> list[limits.Verdict]:
+def admit_at_once(one: OneShot, token_id: tuple[str, str], now: datetime) -> list[limits.Verdict]:
     """CALLERS threads released together, each admitting one call."""
     start = threading.Barrier(CALLERS)
     verdicts: list[limits.Verdict] = []
@@ -123,7 +127,7 @@ def test_a_dead_token_is_refused_before_metering(store: tuple[Engine, OneShot], 
     when = NOW
     if death == "revoked":
         with session_scope(engine) as session:
-            tokens.revoke(session, token_id)
+            tokens.revoke(session, token_id[0])
     else:
         when = NOW + timedelta(days=1)
     for _ in range(3):
@@ -133,8 +137,15 @@ def test_a_dead_token_is_refused_before_metering(store: tuple[Engine, OneShot], 
 
 
 def test_an_unknown_token_is_refused(store: tuple[Engine, OneShot]) -> None:
-    _, one = store
-    assert limits.admit(one.rows, "tk_nosuchtokn", NOW).reason == "unknown"
+    engine, one = store
+    assert limits.admit(one.rows, ("tk_nosuchtokn", "0" * 64), NOW).reason == "unknown"
+    # A real token's id with the hash of another secret: unknown too, and nothing metered.
+    token_id = new_token(engine, rate_per_minute=60)
+    verdict = limits.admit(one.rows, (token_id[0], "0" * 64), NOW)
+    assert (verdict.admitted, verdict.reason, verdict.holder) == (False, "unknown", None)
+    assert state(engine, token_id)[:2] == (None, None)
+    admitted = limits.admit(one.rows, token_id, NOW)
+    assert admitted.admitted and admitted.holder is not None and admitted.holder.caller.token_id == token_id[0]
 
 
 def test_a_token_without_limits_is_admitted_and_counted(store: tuple[Engine, OneShot]) -> None:
@@ -161,15 +172,15 @@ def test_limits_are_checked_and_updated(store: tuple[Engine, OneShot]) -> None:
     assert not limits.admit(one.rows, token_id, NOW).admitted
     with session_scope(engine) as session:
         # A new rate limit starts with a full bucket.
-        assert tokens.update(session, token_id, rate_burst=3).rate_burst == 3
+        assert tokens.update(session, token_id[0], rate_burst=3).rate_burst == 3
     assert [limits.admit(one.rows, token_id, NOW).admitted for _ in range(4)] == [True, True, True, False]
     with session_scope(engine) as session:
         with pytest.raises(ValueError, match="rate_burst needs rate_per_minute"):
-            tokens.update(session, token_id, rate_per_minute=None)
+            tokens.update(session, token_id[0], rate_per_minute=None)
         with pytest.raises(ValueError, match="cannot change scopes"):
-            tokens.update(session, token_id, scopes=["admin"])
+            tokens.update(session, token_id[0], scopes=["admin"])
         assert tokens.update(session, "tk_nosuchtokn", monthly_quota=5) is None
-        removed = tokens.update(session, token_id, rate_per_minute=None, rate_burst=None)
+        removed = tokens.update(session, token_id[0], rate_per_minute=None, rate_burst=None)
         assert (removed.rate_per_minute, removed.rate_burst) == (None, None)
     assert all(limits.admit(one.rows, token_id, NOW).admitted for _ in range(5))
 
