@@ -59,7 +59,7 @@ def test_the_scheme_is_case_insensitive(authenticate: Any, issue: Any) -> None:
         ("", "missing"),
         ("Basic Ym9iOnNlY3JldA==", "malformed"),
         ("Bearer", "malformed"),
-        ("Bearer not-a-rhumbline-token", "malformed"),
+        ("Bearer not-a-rhumbline-token", "malformed_token"),
         ("Bearer rhl_abcdefghij_" + "A" * 43, "unknown"),
     ],
 )
@@ -71,7 +71,7 @@ def test_a_header_naming_no_token_of_ours_costs_no_query(authenticate: Any, monk
     # A store that cannot be reached would answer `unavailable`: these are refused before asking it.
     monkeypatch.setenv("RHUMBLINE_DATABASE_URL", "sqlite:////dev/null/unwritable/rhumbline.sqlite3")
     resources.reset()
-    for header, reason in ((None, "missing"), ("Basic x", "malformed"), ("Bearer rhl_short", "malformed")):
+    for header, reason in ((None, "missing"), ("Basic x", "malformed"), ("Bearer rhl_short", "malformed_token")):
         assert authenticate(header) == Identity(caller=None, reason=reason)
     assert authenticate("Bearer rhl_abcdefghij_" + "A" * 43).reason == "unavailable"
 

@@ -45,8 +45,10 @@ def invoked(target: str, event: Path, capsys: pytest.CaptureFixture[str]) -> tup
 def test_the_gateway_answers_its_sample_events(event: Path, fresh_directory: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, result, err = invoked("GatewayFunction", event, capsys)
     assert status == 0, result
-    # Not 421 Invalid Host header: the execute-api Host is delivered as the local API would.
+    # Not 421 Invalid Host header: the execute-api Host is delivered as the local API would; the
+    # sample's placeholder token is sent as the local development token.
     assert "delivered as localhost" in err
+    assert "sent as the local development token" in err
     if json.loads(event.read_text())["routeKey"].startswith("GET"):
         assert result["statusCode"] == 405
         return

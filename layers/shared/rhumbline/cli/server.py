@@ -164,8 +164,13 @@ def cmd_invoke(args: argparse.Namespace) -> int:
         event = read_event(args.event)
     except (OSError, ValueError) as error:
         raise CliError(f"cannot read the event from {args.event}: {error}") from None
+    from rhumbline.config import settings
+    from rhumbline.local.devtoken import ensure_dev_token
+
     try:
-        result, failed = invoke(template, args.target, event)
+        result, failed = invoke(
+            template, args.target, event, dev_token=lambda: ensure_dev_token(settings().home, prepared_engine())
+        )
     except TemplateError as error:
         raise CliError(str(error)) from None
     print(json.dumps(result, indent=2, ensure_ascii=False))

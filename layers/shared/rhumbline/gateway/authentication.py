@@ -93,19 +93,18 @@ class Authenticator:
             if verifier is not None and looks_like_jwt(token):
                 return self.oauth(verifier, token, counted=counted)
             return self.static(token, counted=counted)
-        except Exception as error:  # noqa: BLE001 - the caller is told to retry; the failure is logged
+        except Exception as error:
             failure = expected_failure(error)
             if failure is None:
-                logger.exception("the token could not be checked")
-            else:
-                logger.warning("token store unavailable: %s", failure.message)
+                raise
+            logger.warning("token store unavailable: %s", failure.message)
             return refused(UNAVAILABLE)
 
     def static(self, token: str, *, counted: bool) -> Identity:
         presented = tokens.presented(token)
         if presented is None:
             logger.info("refused: malformed token")
-            return refused("malformed")
+            return refused("malformed_token")
         verdict = self.meter.admit_token(presented, self.clock(), counted=counted)
         if verdict.holder is None:
             logger.info("refused: %s token", verdict.reason)

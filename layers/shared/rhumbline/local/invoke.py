@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,8 @@ from rhumbline.local.template import Template
 
 # The host the local API is reached at: `rhumbline serve` listens on loopback only by default.
 LOCAL_API_HOST = "localhost"
+# The bearer token the sample events under events/gateway/ carry in place of a real one.
+SAMPLE_TOKEN = "rhl_example_not_a_real_token"
 
 
 def read_event(source: str) -> Any:
@@ -40,13 +43,32 @@ def as_local_api_event(event: Any) -> tuple[Any, str | None]:
     return local, host or None
 
 
-def invoke(template: Template, target: str, event: Any) -> tuple[Any, bool]:
-    """(what Lambda would return, whether the function failed). `target` is a tool or a logical id."""
+def with_token(event: Any, token: Callable[[], str]) -> tuple[Any, bool]:
+    """(the event with `token()` for the sample's placeholder bearer token, whether it had one)."""
+    if not isinstance(event, dict) or not isinstance(event.get("headers"), dict):
+        return event, False
+    headers = dict(event["headers"])
+    for name, value in headers.items():
+        if name.lower() == "authorization" and value == f"Bearer {SAMPLE_TOKEN}":
+            headers[name] = f"Bearer {token()}"
+            return {**event, "headers": headers}, True
+    return event, False
+
+
+def invoke(
+    template: Template, target: str, event: Any, *, dev_token: Callable[[], str] | None = None
+) -> tuple[Any, bool]:
+    """(what Lambda would return, whether the function failed). `target` is a tool or a logical id;
+    `dev_token` gives the local development token for a sample event's placeholder token."""
     function = template.functions.get(target) or template.function_for_tool(target)
     if any(route.function == function.logical_id for route in template.routes):
         event, replaced = as_local_api_event(event)
         if replaced is not None:
             print(f"invoke: Host {replaced} delivered as {LOCAL_API_HOST}, as the local API would", file=sys.stderr)
+        if dev_token is not None:
+            event, substituted = with_token(event, dev_token)
+            if substituted:
+                print(f"invoke: the sample's {SAMPLE_TOKEN} sent as the local development token", file=sys.stderr)
     invocation = FunctionRunner(template).invoke(function.logical_id, event)
     if invocation.error is not None:
         return invocation.error, True
