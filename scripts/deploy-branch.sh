@@ -93,8 +93,26 @@ if [[ "$action" == delete ]]; then
     [[ "$stack" == "$PREFIX"* ]] || { echo "refusing to delete $stack: only branch stacks are deleted here" >&2; exit 2; }
     bash scripts/sam.sh setup
     # The stack's database and graphs go with it (BranchDatabase, GraphNamespace), its logs too
-    # (FunctionLogs), and sam delete removes the artifacts it uploaded.
+    # (FunctionLogs), and sam delete removes the artifacts it uploaded. CloudFormation deletes
+    # only an empty bucket: the stored files' contents go first.
     echo "deleting stack $stack"
+    "$ROOT/.venv-sam/bin/python" - "$stack" <<'PY'
+import sys
+
+import boto3
+from botocore.config import Config
+
+config = Config(connect_timeout=10, read_timeout=60, retries={"max_attempts": 5, "mode": "standard"})
+try:
+    resource = boto3.client("cloudformation", config=config).describe_stack_resource(
+        StackName=sys.argv[1], LogicalResourceId="FileContentsBucket"
+    )["StackResourceDetail"]
+except boto3.exceptions.botocore.exceptions.ClientError:
+    sys.exit(0)  # no such stack or bucket: nothing to empty
+bucket = boto3.resource("s3", config=config).Bucket(resource["PhysicalResourceId"])
+bucket.objects.all().delete()
+print(f"emptied {bucket.name}")
+PY
     "$SAM" delete --stack-name "$stack" --no-prompts
     exit 0
 fi

@@ -498,7 +498,7 @@ def test_the_contents_bucket_is_private_and_each_function_gets_only_what_it_does
     template: dict[str, Any], resources: dict[str, Any]
 ) -> None:
     bucket = resources["FileContentsBucket"]
-    assert bucket["Type"] == "AWS::S3::Bucket" and bucket["DeletionPolicy"] == "Retain"
+    assert bucket["Type"] == "AWS::S3::Bucket" and bucket["DeletionPolicy"] == {"Fn::If": ["IsProd", "Retain", "Delete"]}
     properties = bucket["Properties"]
     assert all(properties["PublicAccessBlockConfiguration"].values())
     assert properties["BucketEncryption"]["ServerSideEncryptionConfiguration"][0]["ServerSideEncryptionByDefault"]
