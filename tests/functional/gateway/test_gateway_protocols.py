@@ -140,7 +140,7 @@ def test_unauthenticated_request_gets_401_with_challenge(handler: Any, audit_row
     missing = Answer(handler(v2_event(legacy_request("tools/list")), None))
     assert missing.status == 401
     assert missing.headers["www-authenticate"] == f'Bearer realm="rhumbline", resource_metadata="{metadata}"'
-    for token, reason in (("rhl_aaaaaaaaaa_" + "b" * 43, "unknown"), ("not-one-of-ours", "malformed")):
+    for token, reason in (("rhl_aaaaaaaaaa_" + "b" * 43, "unknown"), ("not-one-of-ours", "malformed_token")):
         other = Answer(handler(v2_event(legacy_request("tools/call", {"name": "list_projects", "arguments": {}}), token=token), None))
         assert other.status == 401
         assert other.json == {"error": "invalid_token", "error_description": REASON_DESCRIPTIONS[reason]}

@@ -93,11 +93,12 @@ class Authenticator:
             if verifier is not None and looks_like_jwt(token):
                 return self.oauth(verifier, token, counted=counted)
             return self.static(token, counted=counted)
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - fail closed: an unchecked token is never let through
             failure = expected_failure(error)
             if failure is None:
-                raise
-            logger.warning("token store unavailable: %s", failure.message)
+                logger.exception("the token could not be checked")
+            else:
+                logger.warning("token store unavailable: %s", failure.message)
             return refused(UNAVAILABLE)
 
     def static(self, token: str, *, counted: bool) -> Identity:
