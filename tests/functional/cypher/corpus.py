@@ -146,6 +146,12 @@ EXPRESSIONS = [
     Case("RETURN coalesce(null, 'x', 'y') AS a, coalesce(null, null) AS b"),
     Case("RETURN reverse([1, 2, 3]) AS r, isEmpty([]) AS a, isEmpty('') AS b, isEmpty('x') AS c"),
     Case("WITH 'x' AS s RETURN s + s AS ss"),
+    # Values built from computed sizes: written for Neo4j inside guards (scoping.py), same answers.
+    Case("UNWIND [1, 2, 2] AS x RETURN toString(x) + '!' AS k, count(*) AS c ORDER BY k"),
+    Case("UNWIND [[1], [2]] AS x RETURN collect(x) + collect(x) AS l, size(collect(x) + [0]) AS n"),
+    Case("WITH 3 AS n RETURN [x IN range(1, n) | [y IN range(x, n) | toString(y) + $s]] AS l, range(n, 0, -2) AS r", {"s": "x"}),
+    Case("WITH 'banana' AS s, 'an' AS o RETURN replace(s, o, s) AS a, replace(s, '', '-') AS b, split(s, '') AS c, split(s, o) AS d"),
+    Case("WITH null AS s RETURN s + 'x' AS a, replace(s, 'a', 'bb') AS b, [x IN s | x] AS c, range(1, coalesce(size(s), 2)) AS d"),
     Case("RETURN $n + 1 AS a, $s AS s, $l AS l, $m.k AS mk, $b AS b", {"n": 41, "s": "str", "l": [1, "two", None], "m": {"k": "v"}, "b": True}),
     Case("RETURN $missing AS x", refused="parameter $missing"),
     Case("UNWIND [3, 1, 2] AS x RETURN x ORDER BY x"),

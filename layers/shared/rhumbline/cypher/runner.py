@@ -33,6 +33,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from rhumbline.cypher.budget import ABORT_MARKER, LIST_ELEMENT_WEIGHT, VALUE_BYTES
 from rhumbline.cypher.values import AnswerTooLarge, AnswerTooLate, Serializer
 from rhumbline.errors import DeadlineExceeded, Forbidden, InvalidArguments, QueryTooLarge, Unavailable
 from rhumbline.stores.graph.factory import Neo4jCredentials
@@ -375,6 +376,14 @@ def _translated(timeout: float) -> Iterator[None]:
             raise QueryTooLarge(
                 f"the query was stopped: it needed more memory than the database allows a transaction ({message})",
                 details={"limit": "db.memory.transaction.max"},
+            ) from exc
+        if ABORT_MARKER in message:  # a guard of the scoped writer's (scoping.py), before building
+            raise QueryTooLarge(
+                f"the query was stopped: a value it builds would pass the limit on a value ({VALUE_BYTES:,} "
+                f"characters of a string, {VALUE_BYTES // LIST_ELEMENT_WEIGHT:,} elements of a list; in a list "
+                "comprehension, shared among its elements). Aggregate or filter sooner (count, size, LIMIT) to "
+                "build less.",
+                details={"limit": "value_bytes", "value_bytes": VALUE_BYTES},
             ) from exc
         if code == "Neo.ClientError.Statement.AccessMode" or ".Security." in code:
             raise ReadOnlyViolation(f"the database refused the query ({code}): {message}") from exc

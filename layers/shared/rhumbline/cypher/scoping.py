@@ -21,17 +21,29 @@ parsed form alone, every operator parenthesized, and holds only:
 - strings as parameters (`Scoped.strings`), never as literals; the caller's parameters under
   their own name when it is plain, else under a generated one (`Scoped.params`);
 - numbers, function names and keywords written by the writer from the parsed form.
+
+Every value the query builds is guarded by construction against budget.VALUE_BYTES (Neo4j's
+`db.memory.transaction.max` does not count values built inside expressions, and building one too
+large exhausts the server's heap): a `range()` of computed bounds, a `+`, a `replace()`, a
+`split()` into characters and a list comprehension are written as
+`CASE WHEN <the result's weight, computed from its operands> > <budget> THEN <abort> ELSE <it> END`,
+the operands bound once each (`head([v IN [operand] | ...])`: Cypher has no `let`). The abort is
+`date($rhumbline_too_large)` on a marker text, which the runner maps to `query_too_large`. Inside a
+list comprehension's projection the budget is the enclosing one shared among the source's elements
+(`budget / (size(source) + 1)`), and each projected value is weighed against it once built: a
+comprehension nested in another stays within the outer budget in total, at every level.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from rhumbline.cypher import syntax as s
+from rhumbline.cypher.budget import ABORT_MARKER, ABORT_PARAM, LIST_ELEMENT_WEIGHT, VALUE_BYTES
 from rhumbline.cypher.parser import GENERATED, NotInSubset
 from rhumbline.cypher.procedures import CYPHER as PROCEDURE_QUERIES
 
@@ -44,6 +56,10 @@ _BINARY = {
 }  # fmt: skip
 _BOUND = "{v}.project IN $projects"
 _INSIDE = "all(rhumbline_x IN nodes({p}) WHERE rhumbline_x:CodeNode AND rhumbline_x.project IN $projects)"
+_ABORT = f"date(${ABORT_PARAM})"
+# A text evaluated for free and without building anything: a name, a parameter, a number, null.
+_SIMPLE = re.compile(r"`\w+`|\$\w+|\w+|-?[0-9][0-9.e]*")
+_LET = re.compile(r"rhumbline_v(\d+)")
 
 
 @dataclass(frozen=True)
@@ -82,6 +98,11 @@ class _Writer:
         self.strings: dict[str, str] = {}
         self.string_params: dict[str, str] = {}  # a string's value -> its parameter
         self.params: dict[str, str] = {}
+        # The weight (budget.py) the value being written may have: a comprehension's projection
+        # shares its enclosing budget among the source's elements.
+        self.budget = str(VALUE_BYTES)
+        self.comprehensions = 0  # list comprehensions whose projection is being written
+        self.weighed: set[str] = set()  # texts written with a guard of their own
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -224,6 +245,131 @@ class _Writer:
         right = "->" if rel.direction == "out" else "-"
         return f"{left}[{inner}]{right}"
 
+    # -- the value budget (budget.py) ------------------------------------------------------------
+
+    def abort(self) -> str:
+        self.strings[ABORT_PARAM] = ABORT_MARKER
+        return _ABORT
+
+    def let(self, texts: list[str], body: Callable[[list[str]], str]) -> str:
+        """`body` of one reference per text, each text evaluated once: the texts that are not
+        simple are bound by a one-element list comprehension, as a list of them when there are
+        several (an aggregate may be evaluated in a comprehension's source only). The binding is
+        named by its height (one more than the tallest binding inside the texts), so none shadows
+        another and an expression is written the same wherever it occurs (ORDER BY after an
+        aggregation matches it by text)."""
+        height = 1 + max((int(h) for text in texts for h in _LET.findall(text)), default=0)
+        name = f"rhumbline_v{height}"
+        bound = [text for text in texts if not _SIMPLE.fullmatch(text)]
+        if not bound:
+            return body(texts)
+        if len(bound) == 1:
+            return f"head([{name} IN [{bound[0]}] | {body([name if t == bound[0] else t for t in texts])}])"
+        refs, i = [], 0
+        for text in texts:
+            if _SIMPLE.fullmatch(text):
+                refs.append(text)
+            else:
+                refs.append(f"{name}[{i}]")
+                i += 1
+        return f"head([{name} IN [[{', '.join(bound)}]] | {body(refs)}])"
+
+    def guarded(self, texts: list[str], weight: Callable[[list[str]], str], build: Callable[[list[str]], str]) -> str:
+        """`build` of `texts`, failing instead when `weight` of them passes the budget."""
+        budget, abort = self.budget, self.abort()
+        written = self.let(texts, lambda r: f"(CASE WHEN {weight(r)} > {budget} THEN {abort} ELSE {build(r)} END)")
+        self.weighed.add(written)
+        return written
+
+    def within(self, text: str) -> str:
+        """A value already built (a comprehension's projected one), failing past the budget; one
+        weighed already (against this budget, or a literal of such items) is as written."""
+        if _SIMPLE.fullmatch(text) or text in self.weighed:
+            return text  # shared with the source, or guarded by the same budget already
+        return self.guarded([text], lambda r: _weight(r[0]), lambda r: r[0])
+
+    def literal(self, text: str, items: list[str]) -> str:
+        """A list or map literal holds its items as written: when each is simple or weighed, it
+        needs no guard of its own (its size is bounded by the query's text times the budget)."""
+        if all(_SIMPLE.fullmatch(item) or item in self.weighed for item in items):
+            self.weighed.add(text)
+        return text
+
+    def plus(self, e: s.Op, scope: set[str]) -> str:
+        left, right = (self.expr(a, scope) for a in e.args)
+        if not self.comprehensions and any(isinstance(a, s.Lit) and not isinstance(a.value, str) for a in e.args):
+            # A number (or null) adds a few characters or one element, once: in a projection the
+            # copy it makes is repeated for every element, so it is weighed there.
+            return f"({left} + {right})"
+        weights = [
+            str(len(a.value)) if isinstance(a, s.Lit) and isinstance(a.value, str) else None for a in e.args
+        ]
+        return self.guarded(
+            [left, right],
+            lambda r: " + ".join(w or _weight(ref) for w, ref in zip(weights, r)),
+            lambda r: f"({r[0]} + {r[1]})",
+        )
+
+    def building_call(self, e: s.Call, scope: set[str]) -> str | None:
+        """range(), replace() and split() guarded by the size of their result, computed from their
+        arguments before it is built; None for any other call or one whose size is known."""
+        literal = [a.value if isinstance(a, s.Lit) else None for a in e.args]
+        if e.name == "range" and not all(isinstance(v, int) for v in literal):
+            args = [self.expr(a, scope) for a in e.args] + ["1"] * (3 - len(e.args))
+            return self.guarded(
+                args,
+                lambda r: f"(CASE WHEN {r[2]} = 0 THEN 0 ELSE {LIST_ELEMENT_WEIGHT} * "
+                f"((toFloat({r[1]}) - {r[0]}) / {r[2]} + 1) END)",
+                lambda r: f"range({r[0]}, {r[1]}, {r[2]})",
+            )
+        if e.name == "replace" and len(e.args) == 3:
+            old, new = literal[1], literal[2]
+            if isinstance(old, str) and isinstance(new, str) and len(new) <= len(old):
+                return None
+            empty = self.string("")
+
+            def weight(r: list[str]) -> str:
+                # Non-overlapping occurrences, as replace() finds them: counted by removing them.
+                found = (
+                    f"(CASE WHEN size({r[1]}) = 0 THEN size({r[0]}) + 1 "
+                    f"ELSE (size({r[0]}) - size(replace({r[0]}, {r[1]}, {empty}))) / size({r[1]}) END)"
+                )
+                grows = f"(size({r[2]}) - size({r[1]}))"
+                return f"(CASE WHEN size({r[2]}) <= size({r[1]}) THEN 0 ELSE size({r[0]}) + {found} * {grows} END)"
+
+            args = [self.expr(a, scope) for a in e.args]
+            return self.guarded(args, weight, lambda r: f"replace({r[0]}, {r[1]}, {r[2]})")
+        if e.name == "split" and len(e.args) == 2 and not (isinstance(literal[1], str) and literal[1]):
+            empty = self.string("")
+            args = [self.expr(a, scope) for a in e.args]
+            return self.guarded(
+                args,
+                lambda r: f"(CASE WHEN {r[1]} = {empty} THEN {LIST_ELEMENT_WEIGHT} * size({r[0]}) ELSE 0 END)",
+                lambda r: f"split({r[0]}, {r[1]})",
+            )
+        return None
+
+    def comprehension(self, e: s.ListComp, scope: set[str]) -> str:
+        """A list comprehension guarded by its source's size (its result has at most as many
+        elements), its projection by the source's share of the budget."""
+        source = self.expr(e.source, scope)
+        outer, depth = self.budget, self.comprehensions
+        ref = source if _SIMPLE.fullmatch(source) else f"rhumbline_l{depth}"
+        inner = scope | {e.var}
+        self.comprehensions += 1
+        try:
+            where = f" WHERE {self.expr(e.where, inner)}" if e.where is not None else ""
+            self.budget = f"({outer} / ({_count(ref)} + 1))"
+            projection = f" | {self.within(self.expr(e.projection, inner))}" if e.projection is not None else ""
+        finally:
+            self.budget, self.comprehensions = outer, depth
+        built = f"[{self.name(e.var)} IN {ref}{where}{projection}]"
+        written = f"(CASE WHEN {LIST_ELEMENT_WEIGHT} * {_count(ref)} > {outer} THEN {self.abort()} ELSE {built} END)"
+        if ref != source:
+            written = f"head([{ref} IN [{source}] | {written}])"
+        self.weighed.add(written)
+        return written
+
     # -- expressions -----------------------------------------------------------------------------
 
     def expr(self, e: s.Expr, scope: set[str]) -> str:  # noqa: C901 (one dispatch)
@@ -254,10 +400,14 @@ class _Writer:
             end = self.expr(e.end, scope) if e.end is not None else ""
             return f"({self.expr(e.subject, scope)})[{start}..{end}]"
         if isinstance(e, s.ListExpr):
-            return "[" + ", ".join(self.expr(item, scope) for item in e.items) + "]"
+            items = [self.expr(item, scope) for item in e.items]
+            return self.literal("[" + ", ".join(items) + "]", items)
         if isinstance(e, s.MapExpr):
-            return "{" + ", ".join(f"{self.name(k)}: {self.expr(v, scope)}" for k, v in e.items) + "}"
+            values = [self.expr(v, scope) for _, v in e.items]
+            return self.literal("{" + ", ".join(f"{self.name(k)}: {v}" for (k, _), v in zip(e.items, values)) + "}", values)
         if isinstance(e, s.Op):
+            if e.op == "+":
+                return self.plus(e, scope)
             args = [self.expr(a, scope) for a in e.args]
             if e.op == "not":
                 return f"(NOT {args[0]})"
@@ -273,6 +423,9 @@ class _Writer:
         if isinstance(e, s.Call):
             if e.star:
                 return "count(*)"
+            building = self.building_call(e, scope)
+            if building is not None:
+                return building
             args = ", ".join(self.expr(a, scope) for a in e.args)
             return f"{e.name}({'DISTINCT ' if e.distinct else ''}{args})"
         if isinstance(e, s.Case):
@@ -281,6 +434,8 @@ class _Writer:
             default = f" ELSE {self.expr(e.default, scope)}" if e.default is not None else ""
             return f"(CASE{subject} {whens}{default} END)"
         if isinstance(e, s.ListComp):
+            if e.quantifier is None:
+                return self.comprehension(e, scope)
             inner = scope | {e.var}
             where = f" WHERE {self.expr(e.where, inner)}" if e.where is not None else ""
             head = f"{self.name(e.var)} IN {self.expr(e.source, scope)}{where}"
@@ -294,7 +449,7 @@ class _Writer:
             pattern = self.pattern(e.pattern, inner, inside)
             conditions = ([f"({self.expr(e.where, inner)})"] if e.where is not None else []) + inside
             where = " WHERE " + " AND ".join(conditions) if conditions else ""
-            return f"[{pattern}{where} | {self.expr(e.projection, inner)}]"
+            return f"[{pattern}{where} | {self.within(self.expr(e.projection, inner))}]"
         if isinstance(e, s.MapProj):
             items = []
             for item in e.items:
@@ -315,3 +470,18 @@ class _Writer:
             where = " WHERE " + " AND ".join(conditions) if conditions else ""
             return f"{'EXISTS' if e.kind == 'exists' else 'COUNT'} {{ MATCH {patterns}{where} }}"
         raise NotInSubset(type(e).__name__)
+
+
+def _weight(ref: str) -> str:
+    """The weight (budget.py) of the value `ref` names, at run time (coalesce() gives size() an
+    argument Neo4j's type check accepts whatever type `ref` has as written)."""
+    return (
+        f"(CASE WHEN {ref} IS :: STRING THEN size(coalesce({ref}, '')) WHEN {ref} IS :: LIST<ANY> "
+        f"THEN {LIST_ELEMENT_WEIGHT} * size(coalesce({ref}, [])) ELSE 1 END)"
+    )
+
+
+def _count(ref: str) -> str:
+    """The elements a comprehension over `ref` visits: Neo4j goes over a value that is not a list
+    as over a list of it alone."""
+    return f"(CASE WHEN {ref} IS :: LIST<ANY> THEN size(coalesce({ref}, [])) ELSE 1 END)"

@@ -27,8 +27,7 @@ from typing import Any
 
 import re2
 
-# The largest value (string, or list and map as JSON text) a query may build, in characters.
-VALUE_BYTES = 2 * 1024 * 1024
+from rhumbline.cypher.budget import VALUE_BYTES  # the largest value a query may build, in characters
 _failure = threading.local()  # the last function error on this thread, for the tool's message
 _clock = threading.local()  # the deadline of the statement this thread runs
 
