@@ -296,19 +296,33 @@ class _Writer:
         return text
 
     def plus(self, e: s.Op, scope: set[str]) -> str:
-        left, right = (self.expr(a, scope) for a in e.args)
-        if not self.comprehensions and any(isinstance(a, s.Lit) and not isinstance(a.value, str) for a in e.args):
+        """A chain of `+` (`a + b + c`) under one guard: the weights of its operands summed bound
+        the result and every partial sum before it."""
+        operands: list[s.Expr] = [e.args[1]]
+        left = e.args[0]
+        while isinstance(left, s.Op) and left.op == "+":
+            operands.append(left.args[1])
+            left = left.args[0]
+        operands.append(left)
+        operands.reverse()
+        texts = [self.expr(a, scope) for a in operands]
+        if (
+            len(operands) == 2
+            and not self.comprehensions
+            and any(isinstance(a, s.Lit) and not isinstance(a.value, str) for a in operands)
+        ):
             # A number (or null) adds a few characters or one element, once: in a projection the
             # copy it makes is repeated for every element, so it is weighed there.
-            return f"({left} + {right})"
-        weights = [
-            str(len(a.value)) if isinstance(a, s.Lit) and isinstance(a.value, str) else None for a in e.args
-        ]
-        return self.guarded(
-            [left, right],
-            lambda r: " + ".join(w or _weight(ref) for w, ref in zip(weights, r)),
-            lambda r: f"({r[0]} + {r[1]})",
-        )
+            return f"({texts[0]} + {texts[1]})"
+        weights = [str(len(a.value)) if isinstance(a, s.Lit) and isinstance(a.value, str) else None for a in operands]
+
+        def chain(r: list[str]) -> str:
+            built = r[0]
+            for ref in r[1:]:
+                built = f"({built} + {ref})"
+            return built
+
+        return self.guarded(texts, lambda r: " + ".join(w or _weight(ref) for w, ref in zip(weights, r)), chain)
 
     def building_call(self, e: s.Call, scope: set[str]) -> str | None:
         """range(), replace() and split() guarded by the size of their result, computed from their
