@@ -54,7 +54,9 @@ HOSTILE: list[tuple[str, str, str, str]] = [
     ("string doubling", _DOUBLING, "query_too_large", "query_too_large"),
     ("list doubling", _LIST_DOUBLING, "query_too_large", "query_too_large"),
     ("string concatenation past the value limit", "WITH $big AS s RETURN size(s + s) AS n", "query_too_large", "query_too_large"),
-    ("replace multiplying its text", _REPLACE, "query_too_large", "query_too_large"),
+    # Neo4j plans the guards of eight nested replaces in a few tenths of a second on a loaded
+    # machine, then stops at the guard: the deadline may come first.
+    ("replace multiplying its text", _REPLACE, "query_too_large", "query_too_large|deadline_exceeded"),
     ("split into characters", "RETURN size(split($big, '')) AS n", "query_too_large", "query_too_large"),
     # Neo4j: the 4 MiB read bound refuses the first row, unless the deadline comes first.
     ("a wide row of large values", "RETURN " + ", ".join(f"$big AS c{i}" for i in range(50)), "ok", "invalid_arguments|deadline_exceeded"),

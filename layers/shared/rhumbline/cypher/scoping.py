@@ -343,13 +343,15 @@ class _Writer:
             empty = self.string("")
 
             def weight(r: list[str]) -> str:
-                # Non-overlapping occurrences, as replace() finds them: counted by removing them.
+                # Non-overlapping occurrences, as replace() finds them: counted by removing them. A
+                # literal's size is written as a number (less for Neo4j to plan and evaluate).
+                old_size, new_size = (str(len(v)) if isinstance(v, str) else f"size({ref})" for v, ref in zip((old, new), r[1:]))
                 found = (
-                    f"(CASE WHEN size({r[1]}) = 0 THEN size({r[0]}) + 1 "
-                    f"ELSE (size({r[0]}) - size(replace({r[0]}, {r[1]}, {empty}))) / size({r[1]}) END)"
+                    f"(CASE WHEN {old_size} = 0 THEN size({r[0]}) + 1 "
+                    f"ELSE (size({r[0]}) - size(replace({r[0]}, {r[1]}, {empty}))) / {old_size} END)"
                 )
-                grows = f"(size({r[2]}) - size({r[1]}))"
-                return f"(CASE WHEN size({r[2]}) <= size({r[1]}) THEN 0 ELSE size({r[0]}) + {found} * {grows} END)"
+                grows = f"({new_size} - {old_size})"
+                return f"(CASE WHEN {new_size} <= {old_size} THEN 0 ELSE size({r[0]}) + {found} * {grows} END)"
 
             args = [self.expr(a, scope) for a in e.args]
             return self.guarded(args, weight, lambda r: f"replace({r[0]}, {r[1]}, {r[2]})")
