@@ -196,3 +196,24 @@ def test_a_container_nobody_stops_does_not_hold_up_the_process_exit() -> None:
     repository = Path(__file__).resolve().parents[3]
     done = subprocess.run([sys.executable, "-c", script], cwd=repository, capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr
+
+
+def test_building_the_lambda_handler_gives_no_event_loop_deprecation_warning() -> None:
+    """Lambda imports the gateway on its main thread, where no loop is set: Mangum's probe of it
+    must not warn (a DeprecationWarning on 3.12+, an error once the warnings are errors)."""
+    script = textwrap.dedent("""
+        from rhumbline.gateway.container import GatewayContainer
+        from tests.unit.gateway.test_gateway_container import EVENT, CountingSessionManager
+
+        async def app(scope, receive, send):
+            await receive()
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": b"ok"})
+
+        container = GatewayContainer(app, CountingSessionManager()).start()
+        print(container.lambda_handler()(EVENT, None)["body"])
+    """)
+    repository = Path(__file__).resolve().parents[3]
+    command = [sys.executable, "-W", "error::DeprecationWarning", "-c", script]
+    done = subprocess.run(command, cwd=repository, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import warnings
 from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -88,7 +89,11 @@ class GatewayContainer:
 
         # lifespan="off": the default runs the app's lifespan per invocation, which would enter the
         # session manager's run() again on the second warm call (it may run once per instance).
-        mangum = Mangum(self.app, lifespan="off")
+        # Mangum's constructor probes the thread's loop with asyncio.get_event_loop(), which warns
+        # on 3.12+ when none is set (Kludex/mangum#377); its translation never uses that loop.
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "There is no current event loop", DeprecationWarning)
+            mangum = Mangum(self.app, lifespan="off")
 
         def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
             adapter = mangum.infer(event, context)
