@@ -19,10 +19,17 @@ def fits(signature: inspect.Signature | None, arguments: str) -> bool:
         return True
     positional, *keywords = arguments.split(",")
     try:
-        signature.bind(*range(int(positional)), **dict.fromkeys(keywords, 0))
+        bound = signature.bind(*range(int(positional)), **dict.fromkeys(keywords, 0))
     except (TypeError, ValueError):
         return False
-    return True
+    # Python 3.13's bind() lets a keyword named like a required positional-only parameter into
+    # **kwargs and leaves that parameter unbound, where a real call fails: every required one must be bound.
+    return all(name in bound.arguments for name in _required(signature))
+
+
+def _required(signature: inspect.Signature) -> list[str]:
+    variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    return [p.name for p in signature.parameters.values() if p.default is p.empty and p.kind not in variadic]
 
 
 def parse(text: str, *, bound: bool) -> inspect.Signature | None:
