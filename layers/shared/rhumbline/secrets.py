@@ -42,3 +42,10 @@ def secrets_provider() -> "SecretsProvider":
 def read_secret(arn: str, *, transform: str | None = None) -> Any:
     """The secret's value (parsed when `transform="json"`), cached for SECRET_MAX_AGE_SECONDS."""
     return secrets_provider().get(arn, transform=transform, max_age=SECRET_MAX_AGE_SECONDS)  # type: ignore[call-overload]
+
+
+def reset() -> None:
+    """Forget the provider: its client, connections and cached values (after a SnapStart restore)."""
+    global _provider
+    with _lock:
+        _provider = None

@@ -144,6 +144,7 @@ def world(request, tmp_path, monkeypatch) -> Iterator[ToolWorld]:
     try:
         yield ToolWorld(shape=request.param, project=project, other_project=other, call=call)
     finally:
-        graph.delete_project(project)
-        graph.delete_project(other)
+        # The container's store of now: a test may have made it anew (a SnapStart restore).
+        resources.graph_store().delete_project(project)
+        resources.graph_store().delete_project(other)
         resources.reset()

@@ -10,12 +10,12 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, Protocol
-
-from sqlalchemy import Connection
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from rhumbline.runtime import resources
-from rhumbline.stores.relational import audit, usage
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
 
 logger = logging.getLogger("rhumbline.gateway.audit")
 
@@ -59,6 +59,9 @@ class RelationalAuditLog:
 
 def record_call(connection: Connection, entry: AuditEntry) -> None:
     """What one call writes, inside the caller's transaction: committed together or not at all."""
+    # Here, not at the top: the gateway's init imports this module, and SQLAlchemy loads with the first call.
+    from rhumbline.stores.relational import audit, usage
+
     row = audit.row(
         at=entry.at,
         request_id=entry.request_id,

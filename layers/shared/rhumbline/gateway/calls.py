@@ -14,8 +14,8 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
@@ -26,12 +26,19 @@ from rhumbline.contract import Caller, ToolErrorBody, ToolInvocation, ToolOutcom
 from rhumbline.gateway.audit import AuditEntry, AuditLog, Verdict
 from rhumbline.gateway.catalog import Catalog
 from rhumbline.gateway.dispatch import Dispatcher, DispatchError
-from rhumbline.gateway.meter import Meter, refusal_of
 from rhumbline.gateway.toolsets import EVERYTHING, Selection
 from rhumbline.observability import record_dispatch_failure, record_tool_call
-from rhumbline.stores.relational.schema.base import utcnow
+
+if TYPE_CHECKING:
+    from rhumbline.gateway.meter import Meter
 
 logger = logging.getLogger("rhumbline.gateway")
+
+
+def utcnow() -> datetime:
+    # Not stores/relational/schema's: the gateway loads the relational store with its first call.
+    return datetime.now(timezone.utc)
+
 
 MAX_ARGUMENT_BYTES = 64 * 1024
 # Lambda time kept back from the tool's deadline so the gateway can still answer and audit.
@@ -245,7 +252,12 @@ class ToolCalls:
                 return ToolErrorBody(code=failure.code, message=message, details=failure.details or None)
             message = f"the relational store could not check this token's limits; retry shortly (request id {request_id})"
             return ToolErrorBody(code="unavailable", message=message, details={"store": "relational"})
-        return None if admission.admitted else refusal_of(admission)
+        if admission.admitted:
+            return None
+        # The meter's module (and with it the relational store's) loads with the first call, not at init.
+        from rhumbline.gateway.meter import refusal_of
+
+        return refusal_of(admission)
 
     def _dispatch(self, request: CallRequest, budget: float) -> ToolOutcome:
         invocation = ToolInvocation(

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from rhumbline.contract import ToolInvocation, ToolOutcome, success_payload
 from rhumbline.errors import DeadlineExceeded, Forbidden, InvalidArguments, ToolFailure
 from rhumbline.runtime.spec import ToolSpec, load_spec
+from rhumbline.runtime import snapshot
 
 logger = logging.getLogger("rhumbline.tool")
 # Tool functions are named <stack>-tool-<tool>; a tool name has no "-".
@@ -99,6 +100,8 @@ def tool_handler(tool_name: str | None = None) -> LambdaHandler:
         if not infix:
             raise RuntimeError(f"a tool function is named <stack>{TOOL_FUNCTION_INFIX}<tool>, not {function_name!r}")
     load_spec(tool_name)
+    # SnapStart: nothing of one container's own survives a restore (runtime/snapshot.py).
+    snapshot.register()
 
     def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         return handle(tool_name, event)
