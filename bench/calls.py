@@ -25,8 +25,8 @@ corpus copy; with one REF the summary adds the difference of the medians (this -
 --compare-answers REF: see bench/harness/answers.py; exits 1 when an answer differs.
 --questions: how well `search` and `query_graph` answer bench/questions.json (hit@10, MRR@10 and
 query_graph containment per category, against the goals): see bench/harness/questions.py.
-Cases: `floor` (tools/list, list_projects, a tiny get_node), `code` (context, search, function,
-class, explain), `exploration` (get_node, query_graph, trace_path, blast_radius, graph_diff),
+Cases: `floor` (ping, tools/list, list_projects, a tiny get_node), `code` (context, search,
+function, class, explain), `exploration` (get_node, query_graph, trace_path, blast_radius, graph_diff),
 `query` (Cypher; with --neo4j). Not part of the test suite.
 """
 
@@ -151,11 +151,19 @@ def print_summary(rounds: list[dict], chosen: list, lane_names: list[str]) -> No
     all_p50 = [median([median([found[c.label][name]["p50"] for found in rounds]) for c in chosen]) for name in lane_names]
     print(f"{'median over the cases':<32}" + "".join(f"{p:>24.2f}" for p in all_p50)
           + (f"{all_p50[0] - all_p50[1]:>+10.2f}" if pair else ""))  # fmt: skip
+    if any(case.tool == "ping" for case in chosen):
+        # The endpoint's floor: an MCP ping crosses everything a call does but the tool (issue 30: ≤ 2x).
+        pings = [median([found["ping"][name]["p50"] for found in rounds]) for name in lane_names]
+        print(f"\np50 as a multiple of the same lane's ping p50 ({', '.join(f'{p:.2f} ms' for p in pings)})")
+        for case in chosen:
+            if case.tool != "ping":
+                p50s = [median([found[case.label][name]["p50"] for found in rounds]) for name in lane_names]
+                print(f"{case.label:<32}" + "".join(f"{p / ping:>23.2f}x" for p, ping in zip(p50s, pings)))
 
 
 def in_process(checkouts: list[Checkout], homes: list[dict], chosen: list, args: argparse.Namespace) -> None:
     """Each checkout's tool handler alone, in a child process running that checkout's code."""
-    calls = [c for c in chosen if c.tool != "tools/list"]
+    calls = [c for c in chosen if c.tool not in ("tools/list", "ping")]
     print(f"\ntool handler alone, in process: p50 / min / CPU per call (ms), {args.calls} calls each")
     results = []
     for variant, home in zip(checkouts, homes):

@@ -1,6 +1,6 @@
 """Cold-start import cost of the Lambda entry points, and the size of the built layer.
 
-    .venv/bin/python bench/cold_start.py [--runs 5]
+    .venv/bin/python bench/cold_start.py [--runs 5] [--against REF]
 
 Each measurement is a fresh interpreter that imports one `functions/<name>/app.py` (what Lambda's
 init phase does), timed inside the child; the table shows the median of the runs. Variants:
@@ -12,6 +12,11 @@ init phase does), timed inside the child; the table shows the median of the runs
   Lambda, then a stand-in for the runtime's own site-packages (boto3 and its dependencies,
   linked from the venv; not the whole venv, whose many distributions slow down metadata scans).
   Run `scripts/sam.sh build` first.
+
+The first entry is the yardstick: the mcp SDK's own Streamable HTTP server (bench/harness/
+sdk_server.py); each entry's median is also printed as a multiple of its median. --against REF
+adds REF's gateway (a git ref checked out into a temporary worktree, or a checkout's directory),
+its code first on PYTHONPATH, in the venv variants: before and after, measured at the same moment.
 
 Not part of the test suite: timings depend on the machine. Entry points whose modules do not
 exist yet are reported as missing.
@@ -29,11 +34,15 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from harness.checkouts import checkout, legend
 from harness.stats import uptime
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYER = ROOT / ".aws-sam" / "build" / "SharedLayer"
+# The mcp SDK's own server import: the yardstick of the gateway's (issue 30: at most 1.3x).
+SDK_ENTRY = "mcp SDK server"
 ENTRIES = {
+    SDK_ENTRY: ROOT / "bench" / "harness" / "sdk_server.py",
     "gateway": ROOT / "functions" / "gateway" / "app.py",
     "tool (get_node)": ROOT / "functions" / "tool" / "app.py",
 }
@@ -94,6 +103,10 @@ def runtime_standin(directory: Path) -> Path:
 def run_once(entry: Path, variant: str, empty_cache: str, runtime_site: Path) -> dict:
     env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTHON", "RHUMBLINE_"))}
     env.update(LAMBDA_LIKE_ENV)
+    # Another checkout's entry point: its own code before the installed one.
+    code = entry.parents[2] / "layers" / "shared"
+    if entry.parents[2] != ROOT and variant != "layer, .pyc":
+        env["PYTHONPATH"] = str(code)
     command = [sys.executable]
     if variant == "venv, no .pyc":
         command.append("-B")
@@ -112,9 +125,11 @@ def run_once(entry: Path, variant: str, empty_cache: str, runtime_site: Path) ->
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def measure_all(cells: list[tuple[str, Path, str]], runs: int, runtime_site: Path) -> dict[tuple[str, str], str]:
-    """Median per (entry, variant). Runs are interleaved (round-robin over the cells) so that
-    load from other processes on the machine hits every cell alike."""
+def measure_all(
+    cells: list[tuple[str, Path, str]], runs: int, runtime_site: Path
+) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], float]]:
+    """Per (entry, variant): the line to print, and the median. Runs are interleaved (round-robin
+    over the cells) so that load from other processes on the machine hits every cell alike."""
     samples: dict[tuple[str, str], list[float]] = {(name, variant): [] for name, _, variant in cells}
     verdicts: dict[tuple[str, str], str] = {}
     for _ in range(runs):
@@ -133,10 +148,11 @@ def measure_all(cells: list[tuple[str, Path, str]], runs: int, runtime_site: Pat
                 verdicts[key] = f"error: {result['error']}"
             else:
                 samples[key].append(result["ms"])
-    for key, values in samples.items():
-        if key not in verdicts:
-            verdicts[key] = f"{statistics.median(values):8.0f} ms  (min {min(values):.0f}, max {max(values):.0f})"
-    return verdicts
+    medians = {key: statistics.median(values) for key, values in samples.items() if key not in verdicts}
+    for key, value in medians.items():
+        values = samples[key]
+        verdicts[key] = f"{value:8.0f} ms  (min {min(values):.0f}, max {max(values):.0f})"
+    return verdicts, medians
 
 
 def layer_size() -> str:
@@ -158,19 +174,46 @@ def layer_size() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--against", metavar="REF", help="also REF's gateway (venv variants)")
     args = parser.parse_args()
+    if args.against:
+        with checkout(args.against) as other:
+            print(legend([other]))
+            ENTRIES[f"gateway @{other.name}"] = other.root / "functions" / "gateway" / "app.py"
+            run(args)
+    else:
+        run(args)
+
+
+def run(args: argparse.Namespace) -> None:
     variants = ["venv, .pyc", "venv, no .pyc"]
     if (LAYER / "python").is_dir():
         variants.append("layer, .pyc")
-    print(f"python {sys.version.split()[0]}, median of {args.runs} fresh processes per cell, load {os.getloadavg()[0]:.1f}\n")
-    cells = [(name, entry, variant) for name, entry in ENTRIES.items() for variant in variants]
+    print(
+        f"python {sys.version.split()[0]}, median of {args.runs} fresh processes per cell, load {os.getloadavg()[0]:.1f}\n"
+    )
+    cells = [
+        (name, entry, variant)
+        for name, entry in ENTRIES.items()
+        for variant in variants
+        if entry.parents[2] == ROOT or variant != "layer, .pyc"
+    ]
     with tempfile.TemporaryDirectory() as tmp:
-        results = measure_all(cells, args.runs, runtime_standin(Path(tmp) / "runtime-site-packages"))
-    print(f"{'entry':<18}{'variant':<16}import time")
-    print("-" * 72)
+        results, medians = measure_all(cells, args.runs, runtime_standin(Path(tmp) / "runtime-site-packages"))
+    print(f"{'entry':<26}{'variant':<16}import time")
+    print("-" * 80)
     for name, _, variant in cells:
-        print(f"{name:<18}{variant:<16}{results[(name, variant)]}")
-    print("-" * 72)
+        print(f"{name:<26}{variant:<16}{results[(name, variant)]}")
+    print("-" * 80)
+    for variant in variants:
+        sdk = medians.get((SDK_ENTRY, variant))
+        ratios = [
+            f"{name} {medians[(name, variant)] / sdk:.2f}x"
+            for name in ENTRIES
+            if name != SDK_ENTRY and (name, variant) in medians
+        ]
+        if sdk and ratios:
+            print(f"{variant:<16}vs the {SDK_ENTRY}: {', '.join(ratios)}")
     print(f"SharedLayer: {layer_size()}")
     print(uptime())
 

@@ -220,10 +220,12 @@ def client(served: Served, *, kind: str = "lean", protocol: str = "legacy", time
 
 
 def timed_call(http: Any, tool: str, arguments: dict | None, request_id: int) -> tuple[float, int]:
-    """One request (tool `tools/list` lists), its wall ms and answer bytes; a failed call stops the bench."""
-    body = rpc("tools/list", None, request_id) if tool == "tools/list" else rpc(
-        "tools/call", {"name": tool, "arguments": arguments or {}}, request_id
-    )
+    """One request (`tools/list` and `ping` are those methods, anything else a tool), its wall ms
+    and answer bytes; a failed call stops the bench."""
+    if tool in ("tools/list", "ping"):
+        body = rpc(tool, None, request_id)
+    else:
+        body = rpc("tools/call", {"name": tool, "arguments": arguments or {}}, request_id)
     started = time.perf_counter()
     response = http.post("/mcp", json=body)
     elapsed = (time.perf_counter() - started) * 1000
