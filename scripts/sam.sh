@@ -11,6 +11,8 @@ set -euo pipefail
 
 SAM_VERSION="1.170.0"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# find_python and LAMBDA_PYTHON (the runtime's Python, layers/shared/Makefile).
+source "$ROOT/scripts/bootstrap.sh"
 VENV="$ROOT/.venv-sam"
 SAM="$VENV/bin/sam"
 # Lambda's layer limit: function + layers <= 250 MB unzipped. Fail the build well before it.
@@ -21,13 +23,24 @@ export SAM_CLI_TELEMETRY=0
 # Neither validate nor build calls AWS, but both want a region.
 export AWS_DEFAULT_REGION="${AWS_DEFAULT_REGION:-us-east-1}"
 
+# The Lambda runtime's Python, which the layer's .pyc and SAM's function builds need on PATH.
+runtime_python() {
+    local found
+    found="$(find_python "$LAMBDA_PYTHON")"
+    if [[ -z "$found" ]]; then
+        echo "sam.sh: Python $LAMBDA_PYTHON (the Lambda runtime's) was not found: install it (e.g. \`pyenv install $LAMBDA_PYTHON\`)" >&2
+        exit 1
+    fi
+    echo "$found"
+}
+
 ensure_sam() {
     # Re-runs are cheap: only a missing or different SAM CLI triggers an install.
     if [[ -x "$SAM" ]] && "$SAM" --version 2>/dev/null | grep -q "$SAM_VERSION"; then
         return
     fi
     echo "installing aws-sam-cli==$SAM_VERSION into $VENV" >&2
-    python3.11 -m venv "$VENV"
+    "$(runtime_python)" -m venv "$VENV"
     "$VENV/bin/pip" install --quiet --disable-pip-version-check "aws-sam-cli==$SAM_VERSION"
 }
 
@@ -38,7 +51,9 @@ validate() {
 }
 
 build() {
-    local started=$SECONDS
+    local started=$SECONDS python
+    python="$(runtime_python)"
+    PATH="$(dirname "$python"):$PATH"
     "$SAM" build --template-file template.yaml --config-env default
     local layer="$ROOT/.aws-sam/build/SharedLayer"
     local size_mb

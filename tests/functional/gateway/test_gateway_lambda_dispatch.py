@@ -31,11 +31,13 @@ class LambdaService:
     def __init__(self) -> None:
         self.failure: str | None = None
         self.invoked: list[tuple[str, str]] = []
+        self.qualifiers: list[str | None] = []
 
     def __call__(self, model: Any, params: dict[str, Any], **kwargs: Any) -> tuple[AWSResponse, dict[str, Any]]:
         function_name = params["url_path"].split("/")[3]
         invocation_type = params["headers"].get("X-Amz-Invocation-Type", "")
         self.invoked.append((function_name, invocation_type))
+        self.qualifiers.append(params["query_string"].get("Qualifier"))
         tool = {name: tool for tool, name in FUNCTIONS.items()}.get(function_name)
         if tool is None:
             error = {"Error": {"Code": "ResourceNotFoundException", "Message": f"Function not found: {function_name}"}}
@@ -95,7 +97,17 @@ def test_a_call_reaches_the_tool_function_through_lambda_invoke(handler: Any, se
         ("rhumbline-dev-tool-echo", "RequestResponse"),
         ("rhumbline-dev-tool-list_projects", "RequestResponse"),
     ]
+    assert service.qualifiers == [None, None]  # no alias: the function itself
     assert [row.outcome for row in audit_rows()] == ["ok", "ok"]
+
+
+def test_a_call_goes_to_the_tool_functions_alias(make_gateway: Any, echo_tools: None, service: LambdaService) -> None:
+    """SnapStart serves published versions only: the hosted gateway invokes the alias (template.yaml)."""
+    client = boto3.client("lambda", region_name="eu-west-1", aws_access_key_id="testing", aws_secret_access_key="testing")
+    client.meta.events.register("before-call.lambda.Invoke", service)
+    aliased = make_gateway(LambdaDispatcher(PREFIX, read_timeout=5.0, alias="live", client=client))
+    assert call(aliased, "echo", {"text": "x"})["structuredContent"]["echo"] == "x"
+    assert (service.invoked, service.qualifiers) == ([("rhumbline-dev-tool-echo", "RequestResponse")], ["live"])
 
 
 @pytest.mark.parametrize(
@@ -135,6 +147,9 @@ def test_function_names_come_from_the_environment(monkeypatch: pytest.MonkeyPatc
     dispatcher = LambdaDispatcher.from_environment(load_settings())
     assert dispatcher.function_prefix == PREFIX
     assert dispatcher.read_timeout == 22.0
+    assert dispatcher.alias == ""
+    monkeypatch.setenv("RHUMBLINE_TOOL_FUNCTION_ALIAS", "live")
+    assert LambdaDispatcher.from_environment(load_settings()).alias == "live"
     monkeypatch.setenv("RHUMBLINE_TOOL_FUNCTION_PREFIX", " ")
     with pytest.raises(RuntimeError, match="RHUMBLINE_TOOL_FUNCTION_PREFIX must name"):
         LambdaDispatcher.from_environment(load_settings())

@@ -23,6 +23,9 @@ CONNECT_TIMEOUT_SECONDS = 2.0
 # The read timeout is the ceiling; the gateway enforces each call's own (shorter) deadline.
 READ_TIMEOUT_SLACK_SECONDS = 2.0
 FUNCTION_PREFIX_VARIABLE = "RHUMBLINE_TOOL_FUNCTION_PREFIX"
+# The alias every tool function is invoked through (template.yaml: AutoPublishAlias): SnapStart
+# serves published versions only. Empty (the local Invoke API): the function itself.
+FUNCTION_ALIAS_VARIABLE = "RHUMBLINE_TOOL_FUNCTION_ALIAS"
 
 
 class DispatchError(Exception):
@@ -50,14 +53,15 @@ class InProcessDispatcher:
 
 class LambdaDispatcher:
     """Invokes each tool's own function with boto3 (RequestResponse): the function of tool `t` is
-    named `<prefix>t` (template.yaml names every tool function so).
+    named `<prefix>t` (template.yaml names every tool function so), invoked through `alias` if set.
 
     One client per container, made at first use. No retries: a tool call is not always idempotent
     (ingest), and a retried read timeout would only run past the caller's deadline.
     """
 
-    def __init__(self, function_prefix: str, *, read_timeout: float, client: Any = None) -> None:
+    def __init__(self, function_prefix: str, *, read_timeout: float, alias: str = "", client: Any = None) -> None:
         self.function_prefix = function_prefix
+        self.alias = alias
         self.read_timeout = read_timeout
         self._client = client
 
@@ -66,7 +70,8 @@ class LambdaDispatcher:
         prefix = os.environ.get(FUNCTION_PREFIX_VARIABLE, "").strip()
         if not prefix:
             raise RuntimeError(f"{FUNCTION_PREFIX_VARIABLE} must name the tool functions' prefix (`<stack>-tool-`)")
-        return cls(prefix, read_timeout=settings.tool_timeout + READ_TIMEOUT_SLACK_SECONDS)
+        alias = os.environ.get(FUNCTION_ALIAS_VARIABLE, "").strip()
+        return cls(prefix, read_timeout=settings.tool_timeout + READ_TIMEOUT_SLACK_SECONDS, alias=alias)
 
     @property
     def client(self) -> Any:
@@ -87,11 +92,13 @@ class LambdaDispatcher:
         from botocore.exceptions import BotoCoreError, ClientError, ConnectTimeoutError, ReadTimeoutError
 
         function_name = self.function_prefix + tool
+        qualifier = {"Qualifier": self.alias} if self.alias else {}
         try:
             response = self.client.invoke(
                 FunctionName=function_name,
                 InvocationType="RequestResponse",
                 Payload=json.dumps(payload).encode(),
+                **qualifier,
             )
             body = response["Payload"].read()
         except ReadTimeoutError:
