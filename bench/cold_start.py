@@ -3,7 +3,7 @@
     .venv/bin/python bench/cold_start.py [--runs 5] [--against REF]
 
 Each measurement is a fresh interpreter that imports one `functions/<name>/app.py` (what Lambda's
-init phase does), timed inside the child; the table shows the median of the runs. Variants:
+init phase does), timed inside the child (CPU and wall); the table shows the medians of the runs. Variants:
 
 - venv, .pyc: the project's venv with its compiled caches (a warm disk, like a reused container);
 - venv, no .pyc: no cache read or written (-B, PYTHONDONTWRITEBYTECODE, PYTHONPYCACHEPREFIX at an
@@ -51,7 +51,7 @@ ENTRIES = {
 CHILD = r"""
 import json, sys, time, importlib.util
 path = sys.argv[1]
-started = time.perf_counter()
+started, cpu = time.perf_counter(), time.process_time()
 spec = importlib.util.spec_from_file_location("app", path)
 module = importlib.util.module_from_spec(spec)
 sys.modules["app"] = module
@@ -60,9 +60,9 @@ try:
 except ModuleNotFoundError as error:
     print(json.dumps({"missing": error.name}))
     sys.exit(0)
-elapsed = time.perf_counter() - started
+elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
 assert callable(getattr(module, "handler", None)), "no handler"
-print(json.dumps({"ms": elapsed * 1000, "modules": len(sys.modules)}))
+print(json.dumps({"ms": elapsed * 1000, "cpu_ms": cpu * 1000, "modules": len(sys.modules)}))
 """
 
 # Like the deployed functions' environment, minus real ARNs: nothing may connect at import.
@@ -128,9 +128,11 @@ def run_once(entry: Path, variant: str, empty_cache: str, runtime_site: Path) ->
 def measure_all(
     cells: list[tuple[str, Path, str]], runs: int, runtime_site: Path
 ) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], float]]:
-    """Per (entry, variant): the line to print, and the median. Runs are interleaved (round-robin
-    over the cells) so that load from other processes on the machine hits every cell alike."""
+    """Per (entry, variant): the line to print, and the median CPU time (steadier than wall time
+    on a shared machine). Runs are interleaved (round-robin over the cells) so that load from
+    other processes on the machine hits every cell alike."""
     samples: dict[tuple[str, str], list[float]] = {(name, variant): [] for name, _, variant in cells}
+    cpu: dict[tuple[str, str], list[float]] = {(name, variant): [] for name, _, variant in cells}
     verdicts: dict[tuple[str, str], str] = {}
     for _ in range(runs):
         for name, entry, variant in cells:
@@ -148,10 +150,13 @@ def measure_all(
                 verdicts[key] = f"error: {result['error']}"
             else:
                 samples[key].append(result["ms"])
-    medians = {key: statistics.median(values) for key, values in samples.items() if key not in verdicts}
+                cpu[key].append(result["cpu_ms"])
+    medians = {key: statistics.median(values) for key, values in cpu.items() if key not in verdicts}
     for key, value in medians.items():
-        values = samples[key]
-        verdicts[key] = f"{value:8.0f} ms  (min {min(values):.0f}, max {max(values):.0f})"
+        wall = samples[key]
+        verdicts[key] = (
+            f"{value:8.0f} ms  {statistics.median(wall):8.0f} ms  (min {min(wall):.0f}, max {max(wall):.0f})"
+        )
     return verdicts, medians
 
 
@@ -175,6 +180,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--against", metavar="REF", help="also REF's gateway (venv variants)")
+    parser.add_argument("--variants", default="venv, .pyc;venv, no .pyc;layer, .pyc", help="';'-separated")
     args = parser.parse_args()
     if args.against:
         with checkout(args.against) as other:
@@ -186,9 +192,7 @@ def main() -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    variants = ["venv, .pyc", "venv, no .pyc"]
-    if (LAYER / "python").is_dir():
-        variants.append("layer, .pyc")
+    variants = [v for v in args.variants.split(";") if v != "layer, .pyc" or (LAYER / "python").is_dir()]
     print(
         f"python {sys.version.split()[0]}, median of {args.runs} fresh processes per cell, load {os.getloadavg()[0]:.1f}\n"
     )
@@ -200,7 +204,7 @@ def run(args: argparse.Namespace) -> None:
     ]
     with tempfile.TemporaryDirectory() as tmp:
         results, medians = measure_all(cells, args.runs, runtime_standin(Path(tmp) / "runtime-site-packages"))
-    print(f"{'entry':<26}{'variant':<16}import time")
+    print(f"{'entry':<26}{'variant':<16}{'CPU':>11}{'wall':>11}")
     print("-" * 80)
     for name, _, variant in cells:
         print(f"{name:<26}{variant:<16}{results[(name, variant)]}")
@@ -213,7 +217,7 @@ def run(args: argparse.Namespace) -> None:
             if name != SDK_ENTRY and (name, variant) in medians
         ]
         if sdk and ratios:
-            print(f"{variant:<16}vs the {SDK_ENTRY}: {', '.join(ratios)}")
+            print(f"{variant:<16}CPU vs the {SDK_ENTRY}: {', '.join(ratios)}")
     print(f"SharedLayer: {layer_size()}")
     print(uptime())
 
