@@ -90,3 +90,15 @@ def test_branch_previews_keep_no_snapshots(template: dict[str, Any]) -> None:  #
     branch_block = script[script.index('if [[ "$stage" == branch ]]; then') :].split("\nfi\n", 1)[0]
     assert '"SnapStart=None"' in branch_block
     assert "None" in template["Parameters"]["SnapStart"]["AllowedValues"]
+
+
+def test_asynchronous_ingests_are_not_retried_on_the_alias_nor_by_name(resources: dict[str, Any]) -> None:
+    """SAM puts a function's EventInvokeConfig on its alias; `async: true` and the webhook invoke
+    ingest by name ($LATEST): a failed 15-minute ingest must not run twice more either way."""
+    ingest = tool_functions(resources)["ingest"]
+    assert functions(resources)[ingest]["EventInvokeConfig"]["MaximumRetryAttempts"] == 0
+    [latest] = [
+        r["Properties"] for r in resources.values()
+        if r["Type"] == "AWS::Lambda::EventInvokeConfig" and r["Properties"]["FunctionName"] == {"Ref": ingest}
+    ]  # fmt: skip
+    assert (latest["Qualifier"], latest["MaximumRetryAttempts"]) == ("$LATEST", 0)
