@@ -62,14 +62,19 @@ def _free_port() -> int:
 
 
 def _certificates(directory: Path) -> None:
-    """ca.crt signs server.crt (SAN DNS:localhost only); wrong-ca.crt is unrelated."""
+    """ca.crt signs server.crt (SAN DNS:localhost only); wrong-ca.crt is unrelated. Both carry the
+    extensions a real CA's certificates do: Python 3.13 verifies with VERIFY_X509_STRICT."""
     ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    ca = ["-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"]
     for name in ("ca", "wrong-ca"):
-        _run(["openssl", "req", "-x509", *ec, "-days", "2", "-subj", f"/CN=Rhumbline test {name}",
+        _run(["openssl", "req", "-x509", *ec, *ca, "-days", "2", "-subj", f"/CN=Rhumbline test {name}",
               "-keyout", str(directory / f"{name}.key"), "-out", str(directory / f"{name}.crt")])  # fmt: skip
     _run(["openssl", "req", "-new", *ec, "-subj", "/CN=localhost",
           "-keyout", str(directory / "server.key"), "-out", str(directory / "server.csr")])  # fmt: skip
-    (directory / "san.ext").write_text("subjectAltName=DNS:localhost\n")
+    (directory / "san.ext").write_text(
+        "subjectAltName=DNS:localhost\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n"
+        "extendedKeyUsage=serverAuth\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid,issuer\n"
+    )
     _run(["openssl", "x509", "-req", "-days", "2", "-in", str(directory / "server.csr"),
           "-CA", str(directory / "ca.crt"), "-CAkey", str(directory / "ca.key"), "-CAcreateserial",
           "-extfile", str(directory / "san.ext"), "-out", str(directory / "server.crt")])  # fmt: skip
