@@ -114,3 +114,10 @@ def test_the_token_is_never_logged(authenticate: Any, issue: Any, caplog: Any) -
         authenticate(f"Bearer {plaintext[:-1]}x")
     assert caplog.records
     assert plaintext not in caplog.text and plaintext[:-1] not in caplog.text
+
+
+def test_the_gateway_knows_the_stores_token_prefix() -> None:
+    from rhumbline.gateway import authentication
+    from rhumbline.stores.relational import tokens
+
+    assert authentication.TOKEN_PREFIX == tokens.TOKEN_PREFIX

@@ -17,17 +17,20 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from rhumbline.gateway.identity import UNAVAILABLE, Identity
-from rhumbline.gateway.meter import Meter, refusal_of
-from rhumbline.stores.relational import limits, tokens
 
 if TYPE_CHECKING:
+    from rhumbline.gateway.meter import Meter
     from rhumbline.gateway.oidc import OidcVerifier
+    from rhumbline.stores.relational import limits
 
 logger = logging.getLogger("rhumbline.gateway")
+# The prefix of the relational store's tokens (stores/relational/tokens.py, checked equal by a
+# test): the store's modules, and SQLAlchemy with them, load with the first admission, not at init.
+TOKEN_PREFIX = "rhl_"
 
 
 def looks_like_jwt(token: str) -> bool:
-    return token.count(".") == 2 and not token.startswith(tokens.TOKEN_PREFIX)
+    return token.count(".") == 2 and not token.startswith(TOKEN_PREFIX)
 
 
 def bearer_token(header: str | None) -> tuple[str | None, str]:
@@ -66,8 +69,10 @@ def refused(reason: str) -> Identity:
     return Identity(caller=None, reason=reason)
 
 
-def admitted(verdict: limits.Verdict, identity: Identity) -> Identity:
+def admitted(verdict: "limits.Verdict", identity: Identity) -> Identity:
     """`identity` with the admission's verdict: a refusal names the limit and when to retry."""
+    from rhumbline.gateway.meter import refusal_of
+
     refusal = None if verdict.admitted else refusal_of(verdict)
     return Identity(caller=identity.caller, toolsets=identity.toolsets, admitted=True, refusal=refusal)
 
@@ -75,7 +80,7 @@ def admitted(verdict: limits.Verdict, identity: Identity) -> Identity:
 class Authenticator:
     """Blocking: run on a worker thread, as the admission it performs queries the store."""
 
-    def __init__(self, meter: Meter, clock: Callable[[], datetime]) -> None:
+    def __init__(self, meter: "Meter", clock: Callable[[], datetime]) -> None:
         self.meter = meter
         self.clock = clock
 
@@ -102,6 +107,8 @@ class Authenticator:
             return refused(UNAVAILABLE)
 
     def static(self, token: str, *, counted: bool) -> Identity:
+        from rhumbline.stores.relational import limits, tokens
+
         presented = tokens.presented(token)
         if presented is None:
             logger.info("refused: malformed token")
