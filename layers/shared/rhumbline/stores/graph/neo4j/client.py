@@ -8,6 +8,7 @@ trip (keys.py).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -15,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from rhumbline.stores.graph.neo4j.keys import RESOLVE, KeyBinder, Namespace, is_moved
 from rhumbline.stores.graph.neo4j.traversal import Neo4jReader
 from rhumbline.stores.graph.protocol import GraphUnavailable
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from neo4j import Session
@@ -118,4 +121,9 @@ class Neo4jClient:
                 reader.close()
 
     def close(self) -> None:
-        self._driver.close()
+        try:
+            self._driver.close()
+        except BufferError:
+            # The driver may fail to write its goodbye on a connection whose send buffer is still
+            # exported (seen on Python 3.13); closing must not fail a SnapStart restore or a reset.
+            log.warning("the Neo4j driver could not say goodbye on every connection", exc_info=True)
