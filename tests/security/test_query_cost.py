@@ -75,9 +75,9 @@ HOSTILE: list[tuple[str, str, str, str]] = [
 ]
 
 
-# Each of these exhausts the heap of an unguarded Neo4j server (measured on a throwaway one, 768 MB
-# of heap: the JVM exits): values built in expressions escape db.memory.transaction.max. Their
-# bounds are constants, so the subset's compiler refuses them before anything is sent.
+# Each of these exhausts the heap of an unguarded Neo4j server (the JVM exits): values built in
+# expressions escape db.memory.transaction.max. Their bounds are constants, so the subset's
+# compiler refuses them before anything is sent.
 HEAP_EXHAUSTING = [
     _DOUBLING,
     _LIST_DOUBLING,
@@ -155,7 +155,7 @@ def test_an_answer_cut_by_its_size_leaves_the_server_fast(shape) -> None:
     answer = shape.ask("UNWIND range(1, 100) AS i RETURN i, [x IN range(1, 100000) | []] AS l", timeout_s=10)
     elapsed = time.monotonic() - started
     assert answer["ok"] and answer["result"]["cut_by_size"] and answer["result"]["row_count"] < 10, answer
-    assert elapsed <= 6, elapsed  # before: 20 s on Neo4j, decoding the 97 rows nobody reads
+    assert elapsed <= 6, elapsed  # the rows nobody reads are dropped with the connection, not decoded
     assert shape.ask("MATCH (n) RETURN count(n) AS c", timeout_s=DEADLINE)["ok"]
 
 

@@ -322,7 +322,7 @@ def oidc_caller(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], dic
 def test_oidc_subjects_get_the_deployments_default_limits(
     gateway: Any, dispatcher: CrashingDispatcher, clock: Clock, oidc_caller: Callable[[str], dict[str, str]]
 ) -> None:
-    # Once OIDC callers had no limit at all: 60 calls in 0.26 s under a default of 10 a minute.
+    # An OIDC subject is held to the deployment's default limits, each subject on its own meter.
     handler = gateway(subject_limits=limits.Limits(rate_per_minute=10, rate_burst=None, monthly_quota=12))
     alice, bob = oidc_caller("alice"), oidc_caller("bob")
     results = at_once(lambda: call(handler, alice, {"text": "x"}))
