@@ -6,7 +6,7 @@ call p50/p95; two checkouts A/B at the same moment; the tools' answers of two re
         [--client lean|httpx] [--dispatch inprocess|invoke-api] [--corpus django]
     .venv/bin/python bench/calls.py --against REF [...]
     .venv/bin/python bench/calls.py --compare-answers REF [--corpus requests,django] [--neo4j [URI]]
-    .venv/bin/python bench/calls.py --questions [--show] [--semantic] [--neo4j [URI]]
+    .venv/bin/python bench/calls.py --questions [--set dev|held-out] [--show] [--semantic] [--neo4j [URI]]
 
 Latency: ingests the corpus (Django 5.1's `django/` by default; `graph_diff` cases add a second
 version) into a fresh home per checkout, starts a real `rhumbline serve` per checkout (API Gateway
@@ -24,7 +24,8 @@ corpus copy; with one REF the summary adds the difference of the medians (this -
 --in-process: also the same calls through each checkout's tool handler alone (no endpoint), p50.
 --compare-answers REF: see bench/harness/answers.py; exits 1 when an answer differs.
 --questions: how well `search` and `query_graph` answer bench/questions.json (hit@10, MRR@10 and
-query_graph containment per category, against the goals): see bench/harness/questions.py.
+query_graph containment per category, against the goals), for its dev and held-out sets (--set:
+one of them): see bench/harness/questions.py.
 Cases: `floor` (ping, tools/list, list_projects, a tiny get_node), `code` (context, search,
 function, class, explain), `exploration` (get_node, query_graph, trace_path, blast_radius, graph_diff),
 `query` (Cypher; with --neo4j). Not part of the test suite.
@@ -243,11 +244,12 @@ def main() -> None:
     parser.add_argument("--questions", action="store_true", help="score search and query_graph on bench/questions.json")
     parser.add_argument("--show", action="store_true", help="--questions: every question's rank and top hits")
     parser.add_argument("--semantic", action="store_true", help="--questions: then again with semantic ranking on")
+    parser.add_argument("--set", choices=questions.SETS, help="--questions: only this set (default: both)")
     args = parser.parse_args()
     if args.calls < 1 or args.rounds < 1:
         parser.error("--calls and --rounds must be at least 1")
     if args.questions:
-        questions.score_answers(neo4j=args.neo4j, show=args.show, semantic=args.semantic)
+        questions.score_answers(neo4j=args.neo4j, show=args.show, semantic=args.semantic, chosen=args.set)
         return
     if args.compare_answers:
         corpora = args.corpus if args.corpus != "django" or "--corpus" in sys.argv else "requests,django"

@@ -1,24 +1,26 @@
-"""The benchmark corpora: sdists under bench/.corpus, downloaded with pip on first use.
+"""The benchmark corpora under bench/.corpus, downloaded on first use by each registry's own client:
+PyPI sdists (pip), Go modules (go mod download, from the module proxy) and npm packages (npm pack).
 
-bench/.corpus may be a link to a shared copy (the sdists are read, never written: scenarios that
+bench/.corpus may be a link to a shared copy (the trees are read, never written: scenarios that
 edit a tree copy it first)."""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parents[1] / ".corpus"
 # name -> (PyPI package, version, the sdist's directory)
 SDISTS = {
     "django": ("django", "5.1", "Django-5.1"), "requests": ("requests", "2.32.3", "requests-2.32.3"),
-    # The repositories of bench/questions.json (calls.py --questions).
-    "werkzeug": ("werkzeug", "3.0.4", "werkzeug-3.0.4"), "click": ("click", "8.1.7", "click-8.1.7"),
-    "pytest": ("pytest", "8.3.3", "pytest-8.3.3"),
 }  # fmt: skip
+REGISTRIES = ("pypi", "go", "npm")
 
 
 def sdist(name: str) -> Path:
@@ -41,6 +43,61 @@ def fetch(package: str, version: str, directory: str) -> Path:
         )  # fmt: skip
     with tarfile.open(archive) as opened:
         opened.extractall(CORPUS, filter="data")
+    return root
+
+
+def package(registry: str, name: str, version: str) -> Path:
+    """The source tree of `name` at `version` from `registry` (one of REGISTRIES), fetched on first
+    use: a PyPI sdist, a Go module or an npm package, each extracted under CORPUS."""
+    if registry == "pypi":
+        return fetch(name, version, f"{name}-{version}")
+    if registry == "go":
+        return go_module(name, version)
+    if registry == "npm":
+        return npm_package(name, version)
+    raise SystemExit(f"unknown registry {registry!r}: one of {', '.join(REGISTRIES)}")
+
+
+def go_module(path: str, version: str) -> Path:
+    """The Go module `path@version` (from the module proxy) copied to CORPUS/<last element>-<version>;
+    the module cache it is downloaded into stays under CORPUS/.gomod."""
+    root = CORPUS / f"{_go_name(path)}-{version}"
+    if root.exists():
+        return root
+    env = {**os.environ, "GOMODCACHE": str(CORPUS / ".gomod"), "GOFLAGS": "-modcacherw", "GOTOOLCHAIN": "local"}
+    done = subprocess.run(
+        ["go", "mod", "download", "-json", f"{path}@{version}"],
+        env=env, cwd=tempfile.gettempdir(), capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise SystemExit(f"go mod download {path}@{version} failed: {done.stdout}{done.stderr}")
+    shutil.copytree(json.loads(done.stdout)["Dir"], root)
+    return root
+
+
+def _go_name(path: str) -> str:
+    """A module's directory name: its last path element, or the one before a major version suffix
+    (github.com/go-chi/chi/v5 -> chi)."""
+    parts = path.split("/")
+    return parts[-2] if len(parts) > 1 and parts[-1][:1] == "v" and parts[-1][1:].isdigit() else parts[-1]
+
+
+def npm_package(name: str, version: str) -> Path:
+    """The npm package `name@version` (its published files, `npm pack`) under CORPUS/<name>-<version>."""
+    root = CORPUS / f"{name.replace('/', '-').lstrip('@')}-{version}"
+    if root.exists():
+        return root
+    CORPUS.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=CORPUS) as scratch:
+        done = subprocess.run(
+            ["npm", "pack", "--json", f"{name}@{version}", "--pack-destination", scratch],
+            cwd=scratch, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        if done.returncode != 0:
+            raise SystemExit(f"npm pack {name}@{version} failed: {done.stderr}")
+        with tarfile.open(Path(scratch) / json.loads(done.stdout)[0]["filename"]) as opened:
+            opened.extractall(scratch, filter="data")
+        (Path(scratch) / "package").rename(root)
     return root
 
 

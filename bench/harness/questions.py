@@ -1,9 +1,12 @@
-"""Answer quality of `search` and `query_graph`: `bench/calls.py --questions [--neo4j [URI]] [--show]`.
+"""Answer quality of `search` and `query_graph`:
+`bench/calls.py --questions [--set dev|held-out] [--neo4j [URI]] [--show]`.
 
-The questions of bench/questions.json, over the sdists of their repositories (harness/corpus.py,
-ingested whole: sources, tests, docs), asked through the real tool
-handlers in process. Every expected answer is first checked to exist in the graph (a question
-whose answer is not in the code is a broken question, not a miss). Per category:
+The questions of bench/questions.json, over their repositories at pinned versions (PyPI sdists, Go
+modules, npm packages: harness/corpus.py, ingested whole: sources, tests, docs), asked through the
+real tool handlers in process. Every expected answer is first checked to exist in the graph (a
+question whose answer is not in the code is a broken question, not a miss). Each repository is in
+the dev set or the held-out set (its `set`): ranking is tuned on the dev set only, and the held-out
+set tells whether a change generalises. Per set and category:
 
     search hit@10   an expected node among the first 10 hits
     search MRR@10   the mean of 1 / rank of the first expected hit (0 past 10)
@@ -51,8 +54,30 @@ def _rank(names: list[str], answers: set[str]) -> int | None:
     return next((i for i, name in enumerate(names, 1) if name in answers), None)
 
 
-def score_answers(*, neo4j: str | None, show: bool, semantic: bool = False) -> dict[str, dict[str, float]]:
+SETS = ("dev", "held-out")
+
+
+def load(chosen: str | None = None) -> dict[str, Any]:
+    """bench/questions.json, checked, limited to the repositories of set `chosen` (None: all)."""
     spec = json.loads(QUESTIONS.read_text())
+    for repo, source in spec["repositories"].items():
+        if source["set"] not in SETS or source["registry"] not in corpus.REGISTRIES:
+            raise SystemExit(f"bench/questions.json's {repo}: set must be one of {SETS}, registry one of {corpus.REGISTRIES}")
+    for item in spec["questions"]:
+        if item["repo"] not in spec["repositories"] or item["category"] not in GOALS or not item["answers"]:
+            raise SystemExit(f"bench/questions.json: {item['question']!r} names an unknown repository or category, or no answer")
+    if chosen is not None:
+        if chosen not in SETS:
+            raise SystemExit(f"unknown question set {chosen!r}: one of {', '.join(SETS)}")
+        spec["repositories"] = {r: s for r, s in spec["repositories"].items() if s["set"] == chosen}
+        spec["questions"] = [q for q in spec["questions"] if q["repo"] in spec["repositories"]]
+    return spec
+
+
+def score_answers(
+    *, neo4j: str | None, show: bool, semantic: bool = False, chosen: str | None = None
+) -> dict[str, dict[str, dict[str, float]]]:
+    spec = load(chosen)
     suffix = f"-{uuid.uuid4().hex[:6]}" if neo4j else ""
     projects = {repo: f"bench/{repo}{suffix}" for repo in spec["repositories"]}
     with tempfile.TemporaryDirectory(prefix="rhumbline-answers-") as directory:
@@ -88,12 +113,11 @@ def _score(spec: dict[str, Any], projects: dict[str, str], *, show: bool, semant
 
     upgrade(resources.relational_engine())
     for repo, source in spec["repositories"].items():
-        if corpus.SDISTS[repo][:2] != (source["package"], source["version"]):
-            raise SystemExit(f"bench/questions.json's {repo} is not harness/corpus.py's {corpus.SDISTS[repo][:2]}")
-        root = corpus.sdist(repo)
+        root = corpus.package(source["registry"], source["package"], source["version"])
         started = time.perf_counter()
         summary = ingest_local(root, projects[repo], store=resources.graph_store(), engine=resources.relational_engine())
-        print(f"ingested {repo} {source['version']}: {summary.node_count} nodes in {time.perf_counter() - started:.1f} s")
+        print(f"ingested {repo} {source['version']} ({source['language']}, {source['set']}): "
+              f"{summary.node_count} nodes in {time.perf_counter() - started:.1f} s")  # fmt: skip
     graph = resources.graph_store()
     found = _ask(spec, projects, graph, show=show)
     if semantic:
@@ -104,8 +128,11 @@ def _score(spec: dict[str, Any], projects: dict[str, str], *, show: bool, semant
     return found
 
 
-def _ask(spec: dict[str, Any], projects: dict[str, str], graph: Any, *, show: bool) -> dict[str, dict[str, float]]:
-    rows: list[tuple[str, str, str, int | None, bool, float]] = []
+Row = tuple[str, str, str, int | None, bool, float]  # repository, category, question, rank, contained, ms
+
+
+def _ask(spec: dict[str, Any], projects: dict[str, str], graph: Any, *, show: bool) -> dict[str, dict[str, dict[str, float]]]:
+    rows: list[Row] = []
     for item in spec["questions"]:
         project, answers = projects[item["repo"]], set(item["answers"])
         missing = [a for a in answers if not any(n.qualified_name == a for n in graph.find_by_name(project, a)[0])]
@@ -120,12 +147,22 @@ def _ask(spec: dict[str, Any], projects: dict[str, str], graph: Any, *, show: bo
         rows.append((item["repo"], item["category"], item["question"], rank, contained, elapsed))
         if show:
             top = ", ".join(h["qualified_name"] for h in hits["hits"][:3])
-            print(f"  {item['category']:<8} {rank or '-':>2} {'+' if contained else '-'} {item['question']!r}: {top}")
-    return _report(rows)
+            print(f"  {item['repo']:<10} {item['category']:<8} {rank or '-':>2} {'+' if contained else '-'} "
+                  f"{item['question']!r}: {top}")  # fmt: skip
+    sets = {repo: source["set"] for repo, source in spec["repositories"].items()}
+    found = {}
+    for name in SETS:
+        chosen = [row for row in rows if sets[row[0]] == name]
+        if chosen:
+            repos = sorted({row[0] for row in chosen})
+            print(f"\n{name} set: {len(chosen)} questions over {len(repos)} repositories")
+            found[name] = _report(chosen)
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (search p50: in process, this machine)")
+    return found
 
 
-def _report(rows: list[tuple[str, str, str, int | None, bool, float]]) -> dict[str, dict[str, float]]:
-    print(f"\n{'category':<10}{'n':>4}{'hit@10':>8}{'MRR@10':>8}{'graph':>8}{'p50 ms':>8}  goals")
+def _report(rows: list[Row]) -> dict[str, dict[str, float]]:
+    print(f"{'category':<10}{'n':>4}{'hit@10':>8}{'MRR@10':>8}{'graph':>8}{'p50 ms':>8}  goals")
     found: dict[str, dict[str, float]] = {}
     for category, (hit_goal, mrr_goal, graph_goal) in GOALS.items():
         chosen = [row for row in rows if row[1] == category]
@@ -147,5 +184,4 @@ def _report(rows: list[tuple[str, str, str, int | None, bool, float]]) -> dict[s
         f"{repo} MRR {statistics.fmean([(1 / r[3]) if r[3] else 0.0 for r in rows if r[0] == repo and r[1] == 'natural']):.2f}"
         for repo in by_repo
     ))  # fmt: skip
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (search p50: in process, this machine)")
     return found
