@@ -207,3 +207,40 @@ def test_find_by_name_orders_by_qualified_name_length_with_exact_total(
     assert graph_store.find_by_name(project, "run", kinds=["Function"]) == ([runs[1], runs[0]], 2)
     with pytest.raises(ValueError):
         graph_store.find_by_name(project, "  ")
+
+
+# A declaration without a body, documented at least as well as its implementation: the
+# implementation ranks first, the declaration right under it (still found).
+_PARSE_DOC = "Parse options from argv, removing known options"
+_MATCH_DOC = "Match searches the routing tree for a handler that matches the method/path."
+_MATCH_ARGS = "Match(rctx *Context, method, path string) bool"
+TYPED_PARSE = node("Method", "typings:Command.parseOptions", "typings/index.d.ts", language="typescript",
+                   signature="parseOptions(argv: string[]): ParseOptionsResult", docstring=f"{_PARSE_DOC}.")  # fmt: skip
+PARSE = node("Method", "lib/command:Command.parseOptions", "lib/command.js", language="javascript",
+             signature="parseOptions(argv)", docstring=f"{_PARSE_DOC}, and return argv split into operands and "
+             "unknown arguments. Side effects: modifies the command by storing options.")  # fmt: skip
+STUB_HEADERS = node("Class", "pkg.headers.Headers", "pkg/headers.pyi", language="python",
+                    docstring="An object that stores HTTP headers.")  # fmt: skip
+HEADERS = node("Class", "pkg.headers.Headers", "pkg/headers.py", language="python")
+INTERFACE_MATCH = node("Method", "chi.Routes.Match", "chi.go", language="go", signature=_MATCH_ARGS,
+                       docstring=_MATCH_DOC)  # fmt: skip
+MUX_MATCH = node("Method", "chi.Mux.Match", "mux.go", language="go", signature=f"func (mx *Mux) {_MATCH_ARGS}",
+                 docstring=f"{_MATCH_DOC} It's similar to routing a http request, but without executing the "
+                 "handler thereafter.")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("query", "implementation", "declaration"),
+    [
+        ("how are options parsed from argv?", PARSE, TYPED_PARSE),  # a TypeScript declaration file's
+        ("parseOptions", PARSE, TYPED_PARSE),
+        ("Headers", HEADERS, STUB_HEADERS),  # a Python stub file's
+        ("how is a handler matched in the routing tree?", MUX_MATCH, INTERFACE_MATCH),  # a Go interface's method
+    ],
+)
+def test_declarations_without_a_body_rank_under_their_implementation(
+    graph_store: GraphStore, project: str, query: str, implementation: Node, declaration: Node
+) -> None:
+    graph_store.apply(project, GraphBatch(nodes=[TYPED_PARSE, PARSE, STUB_HEADERS, HEADERS, INTERFACE_MATCH, MUX_MATCH]))
+    found = [node_id for node_id, _ in ranked(graph_store, [project], query)[0]]
+    assert found[:2] == [implementation.id, declaration.id]

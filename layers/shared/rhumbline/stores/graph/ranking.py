@@ -17,7 +17,8 @@ computed here, identically for both:
     relevance = (sum over groups of idf(g) * sat(sum over fields of weight(f) * matched(g, f))
                  + phrase bonuses) * coverage * prior
     coverage  = the idf of the groups matched / the idf of all groups (Lucene's coordination)
-    prior     = the node's (words.search_class): test code, modules, files and imports weigh less
+    prior     = the node's (words.search_class): test code, modules, files and imports weigh less;
+                so do declarations without a body (words.is_declaration), under the code that runs
     idf(g)    = ln(1 + N_REF / (df(g) + 0.5)), df(g) the most nodes one of its probes matched
                 (at most SELECTIVE + 1: common words all weigh about the same, little)
     sat(x)    = x (K1 + 1) / (x + K1)            (BM25's term-frequency saturation)
@@ -69,6 +70,9 @@ PRIORS = {
 }
 TEST_PRIOR = 0.4
 PRIVATE_PRIOR = 0.7
+# A declaration without a body (a stub file's, an interface's method) ranks under its
+# implementation: the agent asking wants the code that does the work.
+DECLARATION_PRIOR = 0.3
 
 # A small code vocabulary: abbreviations and the words they stand for find each other.
 SYNONYMS = (
@@ -294,6 +298,9 @@ def _score(plan: SearchPlan, weighing: Weighing, row: SearchRow) -> float:
         prior *= TEST_PRIOR
     if row.search_class & words.PRIVATE:
         prior *= PRIVATE_PRIOR
+    node = row.node
+    if words.is_declaration(node.kind, node.file, node.language, node.signature):
+        prior *= DECLARATION_PRIOR
     relevance *= prior
     # Within a tier, a name match with no other relevance still ranks by its prior.
     total = weighing.total

@@ -187,6 +187,19 @@ def search_class(kind: str, file: str | None, name: str) -> int:
     return found
 
 
+# Files of declarations only (TypeScript's declaration files, Python's stub files): their
+# definitions are signatures whose code is elsewhere.
+_DECLARATION_FILE = re.compile(r"\.(?:d\.[cm]?ts|pyi)$")
+
+
+def is_declaration(kind: str, file: str | None, language: str | None, signature: str | None) -> bool:
+    """A declaration without a body: a definition of a declaration-only file, or a method of a Go
+    interface (a method with a body is declared with `func`, an interface's method without)."""
+    if file and _DECLARATION_FILE.search(file):
+        return True
+    return kind == "Method" and language == "go" and bool(signature) and not signature.startswith("func")
+
+
 def _is_test(file: str | None, name: str) -> bool:
     if name.startswith(("test_", "Test")) and not name.startswith("Testing"):
         return True
