@@ -72,3 +72,27 @@ def test_unknown_kind_and_blank_query_are_specific_errors(world):
     assert blank["error"]["code"] == "invalid_arguments"
     too_many = world.call("search", {"query": "cart", "project": world.project, "limit": 51})
     assert "limit: Input should be less than or equal to 50" in too_many["error"]["message"]
+
+
+def test_a_declaration_without_a_body_is_listed_under_its_implementation(world):
+    from rhumbline.runtime import resources
+    from rhumbline.stores.graph.model import GraphBatch, Node
+
+    implementation = Node(
+        id="method:shop/ledger.js:Ledger.reconcile", kind="Method", name="reconcile",
+        qualified_name="shop/ledger:Ledger.reconcile", file="shop/ledger.js", start_line=12, end_line=40,
+        language="javascript", signature="reconcile(entries)",
+    )  # fmt: skip
+    declaration = Node(
+        id="method:types/shop.d.ts:Ledger.reconcile", kind="Method", name="reconcile",
+        qualified_name="types/shop:Ledger.reconcile", file="types/shop.d.ts", start_line=7, end_line=7,
+        language="typescript", signature="reconcile(entries: Entry[]): Balance", docstring="Reconcile the ledger.",
+    )  # fmt: skip
+    resources.graph_store().apply(world.project, GraphBatch(nodes=[implementation, declaration]))
+    result = world.call("search", {"query": "reconcile", "project": world.project})["result"]
+    assert [hit["id"] for hit in result["hits"]] == [implementation.id]
+    assert result["declarations"] == [
+        {"of": implementation.id, "kind": "Method", "id": declaration.id, "qualified_name": "types/shop:Ledger.reconcile",
+         "file": "types/shop.d.ts", "line": 7},
+    ]  # fmt: skip
+    assert result["total"] == 2

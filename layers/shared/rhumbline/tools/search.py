@@ -33,6 +33,15 @@ class SearchInput(StrictInput):
         return value
 
 
+class DeclarationOut(BaseModel):
+    of: str = Field(description="The id of the hit (an implementation) this declaration is folded into.")
+    kind: str
+    id: str
+    qualified_name: str
+    file: str | None
+    line: int | None
+
+
 class SearchHitOut(BaseModel):
     kind: str
     id: str
@@ -49,6 +58,10 @@ class SearchHitOut(BaseModel):
 class SearchOutput(BaseModel):
     hits: list[SearchHitOut]
     total: int = Field(description="Exact number of matching nodes; `hits` holds the best `limit` of them.")
+    declarations: list[DeclarationOut] = Field(
+        description="Declarations without a body (a declaration or stub file's, an interface's methods) of the same "
+        "name and kind as a hit ranked above them: listed here with that hit's id instead of as hits."
+    )
 
 
 def _kinds(arguments: SearchInput) -> list[str]:
@@ -73,7 +86,7 @@ def _snippet(signature: str | None, docstring: str | None) -> str | None:
 def run(arguments: SearchInput, context: ToolContext) -> SearchOutput:
     projects = [arguments.project] if arguments.project else context.visible_projects()
     if not projects:
-        return SearchOutput(hits=[], total=0)
+        return SearchOutput(hits=[], total=0, declarations=[])
     try:
         hits, total = context.graph.search(
             projects, arguments.query, kinds=_kinds(arguments), limit=arguments.limit, docs_only=arguments.docs
@@ -97,6 +110,14 @@ def run(arguments: SearchInput, context: ToolContext) -> SearchOutput:
             for hit in hits
         ],
         total=total,
+        declarations=[
+            DeclarationOut(
+                of=hit.node.id, kind=node.kind, id=node.id, qualified_name=node.qualified_name, file=node.file,
+                line=node.start_line,
+            )
+            for hit in hits
+            for node in hit.declarations
+        ],
     )
 
 

@@ -210,7 +210,7 @@ def test_find_by_name_orders_by_qualified_name_length_with_exact_total(
 
 
 # A declaration without a body, documented at least as well as its implementation: the
-# implementation ranks first, the declaration right under it (still found).
+# implementation ranks first, and the declaration is folded into it rather than listed as a hit.
 _PARSE_DOC = "Parse options from argv, removing known options"
 _MATCH_DOC = "Match searches the routing tree for a handler that matches the method/path."
 _MATCH_ARGS = "Match(rctx *Context, method, path string) bool"
@@ -238,9 +238,17 @@ MUX_MATCH = node("Method", "chi.Mux.Match", "mux.go", language="go", signature=f
         ("how is a handler matched in the routing tree?", MUX_MATCH, INTERFACE_MATCH),  # a Go interface's method
     ],
 )
-def test_declarations_without_a_body_rank_under_their_implementation(
+def test_declarations_without_a_body_rank_under_their_implementation_and_group_with_it(
     graph_store: GraphStore, project: str, query: str, implementation: Node, declaration: Node
 ) -> None:
     graph_store.apply(project, GraphBatch(nodes=[TYPED_PARSE, PARSE, STUB_HEADERS, HEADERS, INTERFACE_MATCH, MUX_MATCH]))
-    found = [node_id for node_id, _ in ranked(graph_store, [project], query)[0]]
-    assert found[:2] == [implementation.id, declaration.id]
+    hits, total = graph_store.search([project], query)
+    assert (hits[0].node, hits[0].declarations) == (implementation, (declaration,))
+    assert declaration.id not in {hit.node.id for hit in hits}
+    assert total >= 2  # the declaration still counts as a match
+
+
+def test_a_declaration_without_its_implementation_above_it_stays_a_hit(graph_store: GraphStore, project: str) -> None:
+    graph_store.apply(project, GraphBatch(nodes=[TYPED_PARSE, INTERFACE_MATCH]))
+    hits, _ = graph_store.search([project], "parseOptions")
+    assert [(hit.node, hit.declarations) for hit in hits] == [(TYPED_PARSE, ())]

@@ -88,6 +88,9 @@ class SearchHit:
     node: Node
     score: float
     match: Literal["exact", "prefix", "fulltext"]
+    # Declarations without a body of the same name and kind, ranked under this implementation:
+    # folded into it rather than listed as hits of their own (ranking.grouped).
+    declarations: tuple[Node, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

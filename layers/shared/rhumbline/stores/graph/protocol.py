@@ -115,7 +115,8 @@ class GraphStore(ABC):
         """Rank (ranking.py): exact name > prefix or name phrase > relevance over names, qualified
         names, signatures, docstrings and paths (stemmed words, any of the query's, BM25-style,
         code synonyms). The best `limit` hits and the exact number of candidates. `docs_only`: only
-        nodes whose docstring or document text holds a query word."""
+        nodes whose docstring or document text holds a query word. A declaration without a body
+        ranked under its implementation is one of that hit's `declarations`, not a hit."""
         plan = SearchPlan.parse(query)
         rows.check_page(limit)
         if not projects or (docs_only and not plan.groups):  # no word a docstring could hold
@@ -128,11 +129,13 @@ class GraphStore(ABC):
         ranked = ranking.rank(plan, weighing, found)
         if self.semantic_ranking:
             ranked = semantic.rerank(plan.typed, ranked)
-        ranked = ranked[:limit]
         hits = [
-            SearchHit(project=r.row.project, node=r.row.node, score=r.score, match=ranking.match_of(r.score))
-            for r in ranked
-        ]
+            SearchHit(
+                project=r.row.project, node=r.row.node, score=r.score, match=ranking.match_of(r.score),
+                declarations=tuple(d.row.node for d in declarations),
+            )
+            for r, declarations in ranking.grouped(ranked)[:limit]
+        ]  # fmt: skip
         return hits, total
 
     @abstractmethod

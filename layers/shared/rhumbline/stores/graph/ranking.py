@@ -271,6 +271,29 @@ def rank(plan: SearchPlan, weighing: Weighing, rows: Sequence[SearchRow]) -> lis
     return ordered([Ranked(_score(plan, weighing, row), row) for row in rows])
 
 
+def grouped(scored: Sequence[Ranked]) -> list[tuple[Ranked, list[Ranked]]]:
+    """Best first, each declaration without a body (words.is_declaration) folded into the
+    best-ranked implementation above it of the same project, kind and name: (hit, its declarations).
+    A declaration with no such implementation above it stays a hit of its own."""
+    groups: list[tuple[Ranked, list[Ranked]]] = []
+    implementations: dict[tuple[str, str, str], int] = {}
+    for ranked in scored:
+        node = ranked.row.node
+        key = (ranked.row.project, node.kind, node.name)
+        if _declared(node):
+            if key in implementations:
+                groups[implementations[key]][1].append(ranked)
+                continue
+        else:
+            implementations.setdefault(key, len(groups))
+        groups.append((ranked, []))
+    return groups
+
+
+def _declared(node: Node) -> bool:
+    return words.is_declaration(node.kind, node.file, node.language, node.signature)
+
+
 def ordered(scored: Sequence[Ranked]) -> list[Ranked]:
     """Best first; ties: shorter qualified name, then id, then project."""
     return sorted(scored, key=lambda r: (-r.score, r.row.qn_length, r.row.node.id, r.row.project))
@@ -298,8 +321,7 @@ def _score(plan: SearchPlan, weighing: Weighing, row: SearchRow) -> float:
         prior *= TEST_PRIOR
     if row.search_class & words.PRIVATE:
         prior *= PRIVATE_PRIOR
-    node = row.node
-    if words.is_declaration(node.kind, node.file, node.language, node.signature):
+    if _declared(row.node):
         prior *= DECLARATION_PRIOR
     relevance *= prior
     # Within a tier, a name match with no other relevance still ranks by its prior.
