@@ -32,6 +32,14 @@ full ingest (the ingest's own duration_s, CPU of the process tree, peak RSS), a 
 re-ingest and the one-file change above. Medians over the rounds, with `uptime` per round.
 Not part of the test suite.
 
+    .venv/bin/python bench/ingest.py --floor [--rounds 3] [--target django]
+
+The ingest against its floor, in the same run: the target through the MCP `ingest` tool of a
+`rhumbline serve` (a full ingest: the first, then `clear`; the call's wall time and the server's CPU,
+its parser workers included) and tree-sitter parsing the same files in one process
+(bench/harness/parse_floor.py), alternated round by round; both, and the ingest as a multiple of
+the parse (target: within 4x), with medians and `uptime`.
+
     .venv/bin/python bench/ingest.py --callgraph [PROJECT ...] [--callgraph-report errors.json]
 
 Python call-graph fidelity (bench/harness/callgraph.py): a jedi ground truth on every call site of each
@@ -57,7 +65,7 @@ from pathlib import Path
 
 from harness import corpus, rivals
 from harness.checkouts import checkout, legend, this_checkout
-from harness.serve import RHUMBLINE, Checkout
+from harness.serve import RHUMBLINE, Checkout, client, create_token, serve, timed_call
 from harness.stats import median, uptime
 
 TARGETS = {"django": "django", "sdist": "django-sdist"}
@@ -307,6 +315,55 @@ def against_main(ref: str, target: str, rounds: int, workers: int | None) -> Non
         print(uptime())
 
 
+def floor_child(target: str) -> None:
+    from harness.parse_floor import parse_floor
+
+    print(json.dumps(parse_floor(corpus.tree(target))))
+
+
+def _tree_cpu_ms(pid: int) -> float:
+    """CPU a process and its reaped children (the ingest's parser workers) have used, in ms."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(value) for value in fields[11:15]) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def floor_main(target: str, rounds: int) -> None:
+    """The target through the MCP ingest tool, and its tree-sitter parse, alternated."""
+    tree = corpus.tree(target)
+    print(f"{tree}: the MCP `ingest` tool of `rhumbline serve` (full: first, then clear) vs tree-sitter parsing")
+    print(f"{'round':<6}{'files':>6}{'parse s':>9}{'cpu s':>7}{'ingest s':>10}{'cpu s':>7}{'x wall':>8}{'x cpu':>7}  load")
+    found: list[tuple[dict, dict]] = []
+    with tempfile.TemporaryDirectory(prefix="rhumbline-floor-") as scratch:
+        home = Path(scratch) / "home"
+        # The timeout API Gateway imposes does not apply to a measurement on a shared machine.
+        env = this_checkout().env(home, RHUMBLINE_INGEST_ROOTS=str(tree), RHUMBLINE_TOOL_TIMEOUT="600")
+        project = "bench/floor"
+        token = create_token(env, project, "read,write,admin")
+        with serve("this", env, token, project) as served, client(served, timeout=600) as http:
+            for number in range(rounds):
+                parse = json.loads(subprocess.run(
+                    [sys.executable, __file__, "--floor-child", target], check=True, capture_output=True, text=True,
+                ).stdout)  # fmt: skip
+                arguments = {"path": str(tree), "project": project, "clear": number > 0}
+                cpu = _tree_cpu_ms(served.pid)
+                ms, _ = timed_call(http, "ingest", arguments, number + 1)
+                ingest = {"s": ms / 1000, "cpu": (_tree_cpu_ms(served.pid) - cpu) / 1000}
+                found.append((parse, ingest))
+                print(
+                    f"{number + 1:<6}{parse['files']:>6}{parse['s']:>9.2f}{parse['cpu']:>7.2f}{ingest['s']:>10.2f}"
+                    f"{ingest['cpu']:>7.2f}{ingest['s'] / parse['s']:>8.2f}{ingest['cpu'] / parse['cpu']:>7.2f}"
+                    f"  {os.getloadavg()[0]:.2f}"
+                )
+    parse_s, parse_cpu = median([p["s"] for p, _ in found]), median([p["cpu"] for p, _ in found])
+    ingest_s, ingest_cpu = median([i["s"] for _, i in found]), median([i["cpu"] for _, i in found])
+    print(
+        f"medians over {rounds}: parse {parse_s:.2f} s ({parse_cpu:.2f} CPU s), ingest {ingest_s:.2f} s"
+        f" ({ingest_cpu:.2f} CPU s): the ingest is {ingest_s / parse_s:.2f}x the parse in wall time,"
+        f" {ingest_cpu / parse_cpu:.2f}x in CPU"
+    )
+    print(uptime())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -321,8 +378,10 @@ def main() -> None:
     )  # fmt: skip
     parser.add_argument("--incremental-child", choices=["sqlite", "neo4j"], help=argparse.SUPPRESS)
     parser.add_argument("--against", metavar="REF", help="this checkout and REF alternated (full, no-change, one-file)")
-    parser.add_argument("--rounds", type=int, default=5, help="--against: rounds (each runs both checkouts)")
-    parser.add_argument("--target", default="django", help="--against: django, django-sdist, requests or a directory")
+    parser.add_argument("--floor", action="store_true", help="the MCP ingest tool vs tree-sitter parsing the same files")
+    parser.add_argument("--floor-child", help=argparse.SUPPRESS)
+    parser.add_argument("--rounds", type=int, help="--against (default 5), --floor (default 3): rounds")
+    parser.add_argument("--target", default="django", help="--against, --floor: django, django-sdist, requests or a directory")
     parser.add_argument(
         "--compare", action="append", default=[], metavar="TOOL",
         help="also run another tool on each target: a known name (cgc, cgr), auto, or a command with {path}",
@@ -354,8 +413,14 @@ def main() -> None:
     if args.incremental_child:
         print(json.dumps(run_incremental(args.incremental_child, args.neo4j, args.workers)))
         return
+    if args.floor_child:
+        floor_child(args.floor_child)
+        return
+    if args.floor:
+        floor_main(args.target, args.rounds or 3)
+        return
     if args.against:
-        against_main(args.against, args.target, args.rounds, args.workers)
+        against_main(args.against, args.target, args.rounds or 5, args.workers)
         return
     if args.incremental:
         incremental_main(args.neo4j or os.environ.get("RHUMBLINE_TEST_NEO4J_URI"), args.workers)

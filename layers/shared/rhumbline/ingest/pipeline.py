@@ -225,7 +225,8 @@ def _build(
     else:
         chosen = plan.diff(version, built, stored or Partitioned.decode(base.blob))
     _save_cache(engine, cache, built.sources)
-    built.seconds["diff"] = round(time.perf_counter() - clock, 3)
+    # A clearing write compares nothing: its time is the new version's snapshot (and the cache).
+    built.seconds["diff" if chosen.changes is not None else "snapshot"] = round(time.perf_counter() - clock, 3)
     summary = summarize(built, project=project, version=number, commit=None,
                         duration_s=time.perf_counter() - started)  # fmt: skip
     if chosen.figures is not None:

@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 from pathlib import PurePosixPath
 
 import Stemmer
@@ -166,12 +167,13 @@ def node_text_values(
     share the last two, and names repeat across a graph."""
     qn_lower = qualified_name.lower()
     name_words, name_terms = _name_terms(name)
-    own = frozenset(name_terms)
     sig = _prose_terms(signature[:SIGNATURE_INDEX_CHARS]) if signature else ()
-    context = [t for t in (*_prefix_terms(_qualifier(qualified_name, name)), *_path_terms(file), *sig) if t not in own]
+    context = dict.fromkeys(chain(_prefix_terms(_qualifier(qualified_name, name)), _path_terms(file), sig))
+    for term in name_terms:
+        context.pop(term, None)
     doc = _prose_terms(docstring[:DOCSTRING_INDEX_CHARS], keep_order=True) if docstring else ()
     return (
-        name.lower(), qn_lower, qn_lower[::-1], name_words, " ".join(name_terms), " ".join(unique(context)),
+        name.lower(), qn_lower, qn_lower[::-1], name_words, " ".join(name_terms), " ".join(context),
         " ".join(doc), len(doc), search_class(kind, file, name),
     )  # fmt: skip
 
@@ -241,7 +243,12 @@ def _path_terms(file: str | None) -> tuple[str, ...]:
 def _prose_terms(text: str, *, keep_order: bool = False) -> tuple[str, ...]:
     """Stemmed terms of prose or code text, stop words left out: in order with repeats
     (`keep_order`: phrases stay adjacent), else distinct."""
-    terms = [stem(w) for w in indexed_words(text) if w not in STOP_WORDS]
-    return tuple(terms) if keep_order else tuple(unique(terms))
+    terms = chain.from_iterable(map(_run_terms, _ALNUM_RUN.findall(text)))
+    return tuple(terms) if keep_order else tuple(dict.fromkeys(terms))
 
 
+# Prose repeats its words: one cached step per run of letters and digits (its words, stop words
+# left out, stemmed) instead of a lookup and a stem per word.
+@lru_cache(maxsize=131_072)
+def _run_terms(run: str) -> tuple[str, ...]:
+    return tuple(stem(word) for word in _run_words(run) if word not in STOP_WORDS)
