@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from rhumbline.ingest.discover import skiprules
 from rhumbline.ingest.discover.git import commits, read_history
-from rhumbline.ingest.discover.parallel import Progress, read_all
+from rhumbline.ingest.discover.parallel import Parse, Progress, read_all, read_all_encoded
 from rhumbline.ingest.discover.walk import discover
 from rhumbline.ingest.facts import SkippedFile, SourceFile
 from rhumbline.ingest.failures import Failures, FileFailure
@@ -74,15 +74,18 @@ def build_graph(
     history: bool = True,
     unchanged: Unchanged | None = None,
     partial: Partial | None = None,
+    parse: Parse | None = None,
 ) -> BuiltGraph:
     """`cache`: phase-1 facts of earlier ingests (incremental.py), parsing only files it lacks.
+    `parse`: how files are parsed (read_all_encoded's signature; default the single reader,
+    discover/parallel.py; the shard plan is sharded/executors.py's ShardedReader).
     `history`: add Contributor nodes from git history when the root is a git checkout.
     `unchanged(sources, history log)`: True when the caller knows these inputs give the graph it
     already has; phase 2 is then skipped and the result has no nodes or edges (`reused`).
     `partial(sources, history log)`: the changed files' partitions when building only those is
     exact (partial.py), else None and the whole phase 2 runs."""
     return _build(
-        root.resolve(), project, exclude, workers, progress, cache, history, unchanged, partial
+        root.resolve(), project, exclude, workers, progress, cache, history, unchanged, partial, parse
     )  # fmt: skip
 
 
@@ -96,6 +99,7 @@ def _build(
     history: bool = True,
     unchanged: Unchanged | None = None,
     partial: Partial | None = None,
+    parse: Parse | None = None,
 ) -> BuiltGraph:
     clock = time.perf_counter()
     seconds: dict[str, float] = {}
@@ -108,8 +112,12 @@ def _build(
 
     discovery = discover(root, exclude)
     lap("walk")
-    reader = read_all if cache is None else cache.read_all
-    outcomes = reader(root, discovery.paths, workers=workers, progress=progress)
+    if cache is not None:
+        outcomes = cache.read_all(root, discovery.paths, workers=workers, progress=progress, parse=parse or read_all_encoded)
+    elif parse is not None:
+        outcomes = [outcome for outcome, _ in parse(root, discovery.paths, workers=workers, progress=progress)]
+    else:
+        outcomes = read_all(root, discovery.paths, workers=workers, progress=progress)
     lap("parse")
     sources = [outcome for outcome in outcomes if isinstance(outcome, SourceFile)]
     skipped = [*discovery.skipped, *(o for o in outcomes if isinstance(o, SkippedFile))]

@@ -1,7 +1,9 @@
 """Ingest a local tree into a project's graph, as a new numbered graph version.
 
     versions.start (running)
-    → read every file whose stat changed, parsing only those the facts cache lacks (phase 1)
+    → read every file whose stat changed, parsing only those the facts cache lacks (phase 1):
+      with the single reader (discover/parallel.py), or above a size as the shard plan
+      (sharded/: shards by directory and size on a pluggable executor, facts by content key)
     → build what phase 2 needs: nothing when the inputs are the stored version's (inputs_key),
       the changed files' partitions when no interface changed (partial.py), else the whole graph
     → the plan (plan.py): reuse, partial, diff against the stored version's snapshot, or clear
@@ -39,11 +41,13 @@ from sqlalchemy import Engine
 from rhumbline.ingest import plan, sources
 from rhumbline.ingest.build import build_graph, summarize
 from rhumbline.ingest.discover.git import answers_kept, head_commit
+from rhumbline.ingest.discover.parallel import Parse
 from rhumbline.ingest.facts import SourceFile
 from rhumbline.ingest.lease import Lease
 from rhumbline.ingest.partial import Planner
+from rhumbline.ingest.sharded.executors import ShardedReader, by_size
 from rhumbline.ingest.snapshots import storage
-from rhumbline.ingest.snapshots.facts_cache import FactCache, clear_cache
+from rhumbline.ingest.snapshots.facts_cache import FactCache, clear_cache, extractor_fingerprint
 from rhumbline.ingest.snapshots.format import Partitioned
 from rhumbline.ingest.snapshots.inputs_key import InputsKey
 from rhumbline.ingest.snapshots.stat_index import StatIndex
@@ -67,6 +71,7 @@ class Options:
     history: bool
     retention: int | None
     blobs: BlobStore
+    parse: Parse  # phase 1's parser: the single reader, the shard plan, or either by size
 
 
 def ingest_local(
@@ -85,6 +90,7 @@ def ingest_local(
     holder: str | None = None,
     deadline: float | None = None,
     blobs: BlobStore | None = None,
+    parse: Parse | None = None,
 ) -> IngestSummary:
     """Parse `root` and make `project`'s graph the result, as a new graph version.
 
@@ -96,7 +102,11 @@ def ingest_local(
     RHUMBLINE_GRAPH_RETENTION, 20). `history`: Contributor nodes from git history. `commit`:
     the commit a fetched tree without .git was taken from (default: git HEAD of the root).
     `holder`: who runs the ingest, named to a concurrent one that is refused. `deadline` (unix
-    seconds): past it the ingest is cancelled before writing (DeadlineExceeded).
+    seconds): past it the ingest is cancelled before writing (DeadlineExceeded). `parse`: how
+    phase 1 parses the files it has no facts for (discover.parallel.Parse): by default the single
+    reader (read_all_encoded) up to sharded.executors.SHARDED_ABOVE_BYTES to parse, and the shard
+    plan above it (ShardedReader: shards of the tree on a process pool, facts through the store in
+    RHUMBLINE_HOME/facts). Both build the same graph.
     """
     started = time.perf_counter()
     root = Path(root).resolve()
@@ -106,7 +116,7 @@ def ingest_local(
         from rhumbline.config import settings
 
         blobs = open_blob_store(settings().contents_bucket)
-    options = Options(exclude, workers, progress, history, retention, blobs)
+    options = Options(exclude, workers, progress, history, retention, blobs, parse or _by_size())
     # The plan, and the graph it holds, are freed inside _write: the collector resumes on little.
     with answers_kept(), _without_cycle_collection():  # answers_kept: git is asked once per root
         summary, same_topology = _write(root, project, store, engine, clear, commit, options, started, holder, deadline)
@@ -120,6 +130,12 @@ def ingest_local(
     summary.phase_seconds["centrality"] = round(time.perf_counter() - clock, 3)
     summary.duration_s = round(time.perf_counter() - started, 3)
     return summary
+
+
+def _by_size() -> Parse:
+    from rhumbline.config import settings
+
+    return by_size(ShardedReader(settings().home / "facts", extractor_fingerprint()))
 
 
 def _write(
@@ -213,7 +229,7 @@ def _build(
     version = plan.Version(number, base_version, key, cache, read_ns=time.time_ns())
     built = build_graph(
         root, project, exclude=options.exclude, workers=options.workers, progress=options.progress,
-        cache=cache, history=options.history, unchanged=key, partial=partial,
+        cache=cache, history=options.history, unchanged=key, partial=partial, parse=options.parse,
     )  # fmt: skip
     clock = time.perf_counter()
     if base is None:

@@ -39,6 +39,9 @@ Progress = Callable[[int, int], None]
 Outcome = SourceFile | SkippedFile
 # An outcome with its facts encoded for the cache (None when no extractor ran).
 Encoded = tuple[Outcome, "bytes | None"]
+# How files are parsed: read_all_encoded's signature, (root, paths, *, workers, progress, sizes)
+# → one Encoded per path, in order (the shard plan is another: ingest/sharded/).
+Parse = Callable[..., list[Encoded]]
 _Result = TypeVar("_Result")
 # (root, paths) → one result per path; module-level functions, so a pool can pickle them.
 _Work = Callable[[str, Sequence[str]], list[_Result]]
@@ -97,7 +100,7 @@ def _run(
 ) -> list[_Result]:
     workers = default_workers() if workers is None else workers
     if workers > 1 and len(paths) >= IN_PROCESS_BELOW:
-        executor = _pool(workers)
+        executor = process_pool(workers)
         if executor is not None:
             with executor:
                 chunks = plan_chunks(str(root), paths, sizes, workers)
@@ -105,7 +108,8 @@ def _run(
     return finish(_read_here(work, str(root), paths, progress))
 
 
-def _pool(workers: int) -> ProcessPoolExecutor | None:
+def process_pool(workers: int) -> ProcessPoolExecutor | None:
+    """A pool of forked workers that die with this process; None where none can be made."""
     try:
         # fork: the workers start with the extractors loaded, and this process is their parent.
         return ProcessPoolExecutor(
@@ -135,7 +139,7 @@ def plan_chunks(
     """Indices of `paths` in chunks, the costliest files first: the pool's last chunks are then
     its cheapest, so the workers finish together instead of one waiting on a late big file."""
     if sizes is None:
-        sizes = [_size(os.path.join(root, path)) for path in paths]
+        sizes = [size_of(os.path.join(root, path)) for path in paths]
     costs = [
         (size or 0) if has_extractor(language_of(path)) else (size or 0) // _READ_ONLY_DISCOUNT
         for path, size in zip(paths, sizes, strict=True)
@@ -156,7 +160,7 @@ def plan_chunks(
     return chunks
 
 
-def _size(full_path: str) -> int | None:
+def size_of(full_path: str) -> int | None:
     try:
         return os.stat(full_path).st_size
     except OSError:

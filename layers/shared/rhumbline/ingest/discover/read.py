@@ -92,10 +92,14 @@ def source_from_bytes(
         path=path,
         language=language,
         content_hash=content_hash or sha256(data).hexdigest(),
-        line_count=data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0),
+        line_count=line_count(data),
         size=len(data),
         code=code,
     )
+
+
+def line_count(data: bytes) -> int:
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
 def _as_utf8(data: bytes, language: str | None) -> bytes | None:

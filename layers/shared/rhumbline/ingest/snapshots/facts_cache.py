@@ -25,7 +25,7 @@ from typing import Any
 
 from sqlalchemy import Engine, delete, select
 
-from rhumbline.ingest.discover.parallel import Outcome, Progress, read_all_encoded
+from rhumbline.ingest.discover.parallel import Outcome, Parse, Progress, read_all_encoded
 from rhumbline.ingest.discover.read import read_bytes, read_source, source_from_bytes
 from rhumbline.ingest.facts import SkippedFile, SourceFile
 from rhumbline.ingest.facts_codec import decode_calls, decode_facts, encode_facts, is_split
@@ -119,8 +119,10 @@ class FactCache:
         *,
         workers: int | None = None,
         progress: Progress | None = None,
+        parse: Parse = read_all_encoded,
     ) -> list[Outcome]:
-        """Like parallel.read_all (outcomes in the order of `paths`), parsing only cache misses."""
+        """Like parallel.read_all (outcomes in the order of `paths`), parsing only cache misses,
+        with `parse` (read_all_encoded's signature: the single reader, or the shard plan)."""
         self._root = root
         outcomes: list[Outcome | None] = [None] * len(paths)
         misses: list[int] = []
@@ -173,7 +175,7 @@ class FactCache:
 
         # Facts come back encoded too, by the workers: the cache stores those bytes.
         stamps = [self.stamps[paths[i]] for i in misses]
-        parsed = read_all_encoded(
+        parsed = parse(
             root, [paths[i] for i in misses], workers=workers, progress=forward,
             sizes=[stamp[0] if stamp is not None else None for stamp in stamps],
         )  # fmt: skip

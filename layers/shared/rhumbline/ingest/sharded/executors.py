@@ -1,0 +1,167 @@
+"""Who runs the shards, and the reader that turns their answers back into phase-1 outcomes.
+
+An executor is `(work, tasks) → (index, answer or the exception it raised)` for every task, in any
+order: a process pool here (`local_pool`), this process (`in_process`), and a distributed map
+whose workers share the facts store is the same shape. The reader retries a failed shard once in
+this process; a second failure fails the ingest, naming the shard.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import as_completed
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rhumbline.ingest.discover.parallel import (
+    Encoded, Parse, Progress, default_workers, process_pool, read_all_encoded, size_of,
+)  # fmt: skip
+from rhumbline.ingest.discover.read import read_source
+from rhumbline.ingest.facts import SkippedFile, SourceFile
+from rhumbline.ingest.facts_codec import decode_facts, encode_facts
+from rhumbline.ingest.sharded.facts_store import FactsDirectory
+from rhumbline.ingest.sharded.layout import SHARD_BYTES, SHARD_FILES, plan_shards
+from rhumbline.ingest.sharded.worker import parse_shard
+
+Task = dict[str, Any]
+Answer = dict[str, Any]
+Work = Callable[[Task], Answer]
+Run = Callable[[Work, Sequence[Task]], Iterator[tuple[int, "Answer | BaseException"]]]
+# workers → a context holding a Run (the pool lives as long as the context)
+Executor = Callable[[int], AbstractContextManager[Run]]
+
+# Trees with more bytes to parse than this take the sharded plan; smaller ones the single reader.
+SHARDED_ABOVE_BYTES = 32 * 1024 * 1024
+
+
+class ShardFailed(RuntimeError):
+    """A shard failed twice (in its worker, then retried here); the message names it."""
+
+
+@contextmanager
+def in_process(workers: int) -> Iterator[Run]:
+    def run(work: Work, tasks: Sequence[Task]) -> Iterator[tuple[int, Answer | BaseException]]:
+        for index, task in enumerate(tasks):
+            try:
+                yield index, work(task)
+            except Exception as error:  # noqa: BLE001 — handed to the reader, which retries then names the shard
+                yield index, error
+
+    yield run
+
+
+@contextmanager
+def local_pool(workers: int) -> Iterator[Run]:
+    """A pool of forked processes (this process where none can be made, as on Lambda)."""
+    pool = process_pool(workers) if workers > 1 else None
+    if pool is None:
+        with in_process(workers) as run:
+            yield run
+        return
+
+    def run(work: Work, tasks: Sequence[Task]) -> Iterator[tuple[int, Answer | BaseException]]:
+        futures = {pool.submit(work, task): index for index, task in enumerate(tasks)}
+        for future in as_completed(futures):
+            error = future.exception()
+            yield futures[future], error if error is not None else future.result()
+
+    try:
+        yield run
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)  # a failed ingest stops its workers' queue
+        raise
+    pool.shutdown(wait=True)
+
+
+@dataclass(frozen=True)
+class ShardedReader:
+    """Phase 1's parse of a FactCache's misses (read_all_encoded's signature) as the shard plan."""
+
+    facts: Path  # the facts store's directory
+    fingerprint: str  # the extractor code's (FactCache.fingerprint)
+    executor: Executor = local_pool
+    max_bytes: int = SHARD_BYTES
+    max_files: int = SHARD_FILES
+
+    def __call__(
+        self,
+        root: Path,
+        paths: Sequence[str],
+        *,
+        workers: int | None = None,
+        progress: Progress | None = None,
+        sizes: Sequence[int | None] | None = None,
+    ) -> list[Encoded]:
+        if not paths:
+            return []
+        known = sizes or [None] * len(paths)
+        weights = [size_of(os.path.join(root, path)) if size is None else size for path, size in zip(paths, known)]
+        weights = [size or 0 for size in weights]  # an unreadable file: its worker reports it
+        shards = plan_shards(paths, weights, max_bytes=self.max_bytes, max_files=self.max_files)
+        store = FactsDirectory(self.facts)
+        store.keep_only(self.fingerprint)
+        tasks = [
+            {"root": str(root), "paths": [paths[i] for i in shard], "facts": str(self.facts),
+             "fingerprint": self.fingerprint}
+            for shard in shards
+        ]  # fmt: skip
+        results: list[Encoded | None] = [None] * len(paths)
+        done = 0
+        with self.executor(default_workers() if workers is None else workers) as run:
+            for number, answer in run(parse_shard, tasks):
+                if isinstance(answer, BaseException):
+                    answer = _retried(tasks[number], number, answer)
+                rows = answer["outcomes"]
+                for index, row in zip(shards[number], rows, strict=True):
+                    results[index] = _encoded(row, store, str(root))
+                done += len(rows)
+                if progress is not None:
+                    progress(done, len(paths))
+        return results  # type: ignore[return-value]  # every index is in exactly one shard
+
+
+def by_size(sharded: Parse, *, above: int = SHARDED_ABOVE_BYTES) -> Parse:
+    """The sharded parse for trees with more than `above` bytes to parse, else the single reader."""
+
+    def parse(root: Path, paths: Sequence[str], *, sizes: Sequence[int | None] | None = None, **options: Any) -> list[Encoded]:
+        if sizes is None:
+            sizes = [size_of(os.path.join(root, path)) for path in paths]
+        chosen = sharded if sum(size or 0 for size in sizes) > above else read_all_encoded
+        return chosen(root, paths, sizes=sizes, **options)
+
+    return parse
+
+
+def _retried(task: Task, number: int, error: BaseException) -> Answer:
+    try:
+        return parse_shard(task)
+    except Exception as again:  # noqa: BLE001 — re-raised as the ingest's error, naming the shard
+        paths = task["paths"]
+        raise ShardFailed(
+            f"shard {number} ({len(paths)} files, {paths[0]} to {paths[-1]}) failed twice: {again!r}"
+            f" (first in its worker: {error!r})"
+        ) from again
+
+
+def _encoded(row: list[Any], store: FactsDirectory, root: str) -> Encoded:
+    if row[0] == "skipped":
+        return SkippedFile(row[1], row[2], row[3]), None
+    _, path, language, content_hash, lines, size, key = row
+    source = SourceFile(path, language, content_hash, lines, size, None)
+    if key is None:
+        return source, None
+    blob = store.get(key)
+    try:
+        return source._replace(code=decode_facts(blob)), blob
+    except Exception:  # noqa: BLE001 — a damaged blob is parsed again here, and replaced
+        again = read_source(root, path)
+        if not isinstance(again, SourceFile) or again.code is None:
+            return again, None
+        blob = encode_facts(again.code)
+        if again.content_hash == content_hash and again.language == language:  # the bytes of the key
+            store.put(key, blob)
+        return again, blob
+

@@ -1,0 +1,64 @@
+"""Where parse workers leave each file's facts: blobs under keys made of what decides them.
+
+A key is `<extractor fingerprint>/<language>/<sha256 of the file's bytes>`: the same bytes parsed
+by the same extractor code give the same facts (facts_codec.py), so a blob is written once and
+read by every later version, project or shard that meets those bytes again. Keys are checked
+against that form before any path is made of them: a key can name nothing outside the store.
+Writes go to a temporary name and are renamed into place, so a reader never sees half a blob and
+two workers writing one key leave one whole copy.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+_KEY = re.compile(r"^([0-9a-f]{16})/([a-z][a-z0-9_]{0,31})/([0-9a-f]{64})$")
+
+
+def facts_key(fingerprint: str, language: str, content_hash: str) -> str:
+    key = f"{fingerprint}/{language}/{content_hash}"
+    if not _KEY.match(key):
+        raise ValueError(f"not a facts key: {key!r}")
+    return key
+
+
+class FactsDirectory:
+    """A facts store in a local directory (a Lambda's /tmp, a machine's RHUMBLINE_HOME)."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+
+    def _path(self, key: str) -> Path:
+        if not _KEY.match(key):
+            raise ValueError(f"not a facts key: {key!r}")
+        return self.root / key
+
+    def has(self, key: str) -> bool:
+        return self._path(key).is_file()
+
+    def get(self, key: str) -> bytes:
+        return self._path(key).read_bytes()
+
+    def put(self, key: str, blob: bytes) -> None:
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".part-")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(blob)
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+
+    def keep_only(self, fingerprint: str) -> None:
+        """Drop the blobs of every other extractor version: no ingest will ask for them again."""
+        if not self.root.is_dir():
+            return
+        for entry in self.root.iterdir():
+            if entry.is_dir() and entry.name != fingerprint and re.fullmatch(r"[0-9a-f]{16}", entry.name):
+                shutil.rmtree(entry, ignore_errors=True)

@@ -1,0 +1,144 @@
+"""The ingest as a plan of shards builds exactly the graph the single reader builds.
+
+The tree is every language fixture (Python, Go, Rust, Java, TypeScript, C, PHP, Ruby, ...), cut
+into shards of a few kB so directories are kept whole and big ones cut; the shards run on a real
+process pool and their facts go through a facts store on disk. Compared: the built graph, what
+the store holds after a full ingest on both backends, the version's snapshot and the facts cache;
+then a re-ingest in which every shard's facts come from the store (nothing parsed) and a `clear`
+rebuild through the plan leave the same graph.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+
+from rhumbline.ingest.build import build_graph
+from rhumbline.ingest.discover.parallel import read_all_encoded
+from rhumbline.ingest.facts_codec import decode_facts
+from rhumbline.ingest.pipeline import ingest_local
+from rhumbline.ingest.sharded.executors import ShardedReader, ShardFailed, by_size, in_process, local_pool
+from rhumbline.ingest.sharded.layout import plan_shards
+from rhumbline.ingest.sharded.worker import parse_shard
+from rhumbline.ingest.snapshots import storage
+from rhumbline.ingest.snapshots.facts_cache import FactCache, extractor_fingerprint
+from rhumbline.ingest.snapshots.records import Snapshot
+from rhumbline.stores.graph.protocol import GraphStore
+from tests.functional.ingest.graph_dump import dump
+from tests.functional.ingest.test_ingest_identity import expected_graph, without_call_order
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "ingest"
+SHARD_BYTES = 6_000  # the fixtures are ~0.5 MB: dozens of shards, some directories cut
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    return shutil.copytree(FIXTURES, tmp_path / "polyglot")
+
+
+def sharded(facts: Path, **options: object) -> ShardedReader:
+    return ShardedReader(facts, extractor_fingerprint(), max_bytes=SHARD_BYTES, **options)  # type: ignore[arg-type]
+
+
+def test_the_sharded_plan_builds_the_single_readers_graph(tree: Path, tmp_path: Path, unique_project: str) -> None:
+    single = build_graph(tree, unique_project, workers=1, history=False)
+    assert {n.language for n in single.nodes} >= {"python", "go", "rust", "java", "typescript", "c", "php", "ruby"}
+    plan = sharded(tmp_path / "facts")
+
+    built = build_graph(tree, unique_project, workers=2, history=False, parse=plan)
+
+    assert expected_graph(built) == expected_graph(single)
+    assert built.sources == single.sources and built.skipped == single.skipped
+    assert built.unresolved_calls == single.unresolved_calls
+
+
+def test_a_sharded_ingest_stores_exactly_the_single_ingests_graph(
+    tree: Path, tmp_path: Path, store: GraphStore, engine: Engine, unique_project: str
+) -> None:
+    single = build_graph(tree, unique_project, workers=1, history=False)
+    nodes, edges = expected_graph(single)
+    plan = sharded(tmp_path / "facts")
+
+    summary = ingest_local(tree, unique_project, store=store, engine=engine, workers=2, history=False, parse=plan)
+
+    assert dump(store, unique_project) == (nodes, edges)
+    assert summary.changes.files_parsed == sum(1 for s in single.sources if s.code is not None)
+    assert storage.load(engine, unique_project, summary.version) == Snapshot.of(single.nodes, single.edges)
+    parsed = {(s.content_hash, s.language): without_call_order(s.code) for s in single.sources if s.code is not None}
+    cache = FactCache.load(engine, unique_project)
+    assert {key: without_call_order(decode_facts(blob)) for key, blob in cache._blobs.items()} == parsed
+
+    # `clear` drops the relational cache, not the facts store: every shard reads its facts back.
+    rebuilt = ingest_local(
+        tree, unique_project, store=store, engine=engine, workers=2, history=False, parse=plan, clear=True
+    )  # fmt: skip
+    assert rebuilt.changes.mode == "full" and rebuilt.changes.files_parsed == summary.changes.files_parsed
+    assert dump(store, unique_project) == (nodes, edges)
+    assert storage.load(engine, unique_project, rebuilt.version) == Snapshot.of(single.nodes, single.edges)
+
+
+def test_a_shard_whose_facts_are_stored_parses_nothing(tree: Path, tmp_path: Path) -> None:
+    paths = sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*.py"))
+    task = {"root": str(tree), "paths": paths, "facts": str(tmp_path / "facts"), "fingerprint": extractor_fingerprint()}
+    first = parse_shard(task)
+    blobs = {p: p.stat().st_mtime_ns for p in (tmp_path / "facts").rglob("*") if p.is_file()}
+    keys = {row[-1] for row in first["outcomes"] if row[0] == "file" and row[-1]}
+    assert keys and {p.relative_to(tmp_path / "facts").as_posix() for p in blobs} == keys  # one blob per distinct bytes
+
+    again = parse_shard(task)
+
+    assert again == first
+    assert {p: p.stat().st_mtime_ns for p in (tmp_path / "facts").rglob("*") if p.is_file()} == blobs
+
+
+def test_a_failed_shard_is_retried_here_and_then_named(tree: Path, tmp_path: Path, unique_project: str) -> None:
+    single = build_graph(tree, unique_project, workers=1, history=False)
+
+    def flaky(workers: int):  # the pool's answers with the first shard's replaced by an error
+        from contextlib import contextmanager
+
+        @contextmanager
+        def executor():
+            with local_pool(workers) as run:
+                yield lambda work, tasks: (
+                    (index, RuntimeError("worker lost") if index == 0 else answer) for index, answer in run(work, tasks)
+                )
+
+        return executor()
+
+    built = build_graph(tree, unique_project, workers=2, history=False, parse=sharded(tmp_path / "f1", executor=flaky))
+    assert expected_graph(built) == expected_graph(single)
+
+    # A facts store that cannot be written fails in the worker and again here: the shard is named.
+    (tmp_path / "f2").write_text("not a directory")
+    with pytest.raises(ShardFailed, match=r"shard \d+ \(\d+ files, .+ to .+\) failed twice"):
+        build_graph(tree, unique_project, workers=1, history=False, parse=sharded(tmp_path / "f2", executor=in_process))
+
+
+def test_the_plan_is_chosen_by_size(tree: Path, tmp_path: Path, unique_project: str) -> None:
+    facts = tmp_path / "facts"
+    small = by_size(sharded(facts), above=10**9)
+    build_graph(tree, unique_project, workers=1, history=False, parse=small)
+    assert not facts.exists()  # the single reader: no facts store
+    large = by_size(sharded(facts), above=1)
+    assert expected_graph(build_graph(tree, unique_project, workers=1, history=False, parse=large)) == expected_graph(
+        build_graph(tree, unique_project, workers=1, history=False, parse=read_all_encoded)
+    )
+    assert any(facts.rglob("*"))
+
+
+def test_shards_keep_directories_whole_and_cut_big_ones() -> None:
+    paths = ["a/1", "a/2", "b/1", "b/2", "b/3", "b/4", "c/1"]
+    sizes = [10, 10, 30, 30, 30, 30, 5]
+
+    shards = plan_shards(paths, sizes, max_bytes=60, max_files=10)
+
+    assert sorted(i for shard in shards for i in shard) == list(range(len(paths)))
+    assert all(sum(sizes[i] for i in shard) <= 60 for shard in shards)
+    assert shards == [[0, 1], [2, 3], [4, 5], [6]]  # a/ whole; b/ (120 bytes) cut; c/ after it
+    assert plan_shards(paths, sizes, max_bytes=10**6, max_files=3) == [[0, 1], [2, 3, 4], [5, 6]]
+    with pytest.raises(ValueError, match="positive budget"):
+        plan_shards(paths, sizes, max_bytes=0)
