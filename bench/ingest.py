@@ -32,13 +32,14 @@ full ingest (the ingest's own duration_s, CPU of the process tree, peak RSS), a 
 re-ingest and the one-file change above. Medians over the rounds, with `uptime` per round.
 Not part of the test suite.
 
-    .venv/bin/python bench/ingest.py --floor [--rounds 3] [--target django]
+    .venv/bin/python bench/ingest.py --floor [--rounds 3] [--target django] [--against REF]
 
 The ingest against its floor, in the same run: the target through the MCP `ingest` tool of a
 `rhumbline serve` (a full ingest: the first, then `clear`; the call's wall time and the server's CPU,
 its parser workers included) and tree-sitter parsing the same files in one process
 (bench/harness/parse_floor.py), alternated round by round; both, and the ingest as a multiple of
-the parse (target: within 4x), with medians and `uptime`.
+the parse (target: within 4x), with medians and `uptime`. With --against, REF's server too (its own
+home), the two alternated round by round, each beside its own parse.
 
     .venv/bin/python bench/ingest.py --callgraph [PROJECT ...] [--callgraph-report errors.json]
 
@@ -327,20 +328,31 @@ def _tree_cpu_ms(pid: int) -> float:
     return sum(int(value) for value in fields[11:15]) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
-def floor_main(target: str, rounds: int) -> None:
-    """The target through the MCP ingest tool, and its tree-sitter parse, alternated."""
+def floor_main(target: str, rounds: int, against: str | None) -> None:
+    """The target through the MCP ingest tool (of this checkout, and of `against`), and its
+    tree-sitter parse, alternated round by round."""
     tree = corpus.tree(target)
-    print(f"{tree}: the MCP `ingest` tool of `rhumbline serve` (full: first, then clear) vs tree-sitter parsing")
-    print(f"{'round':<6}{'files':>6}{'parse s':>9}{'cpu s':>7}{'ingest s':>10}{'cpu s':>7}{'x wall':>8}{'x cpu':>7}  load")
-    found: list[tuple[dict, dict]] = []
-    with tempfile.TemporaryDirectory(prefix="rhumbline-floor-") as scratch:
-        home = Path(scratch) / "home"
-        # The timeout API Gateway imposes does not apply to a measurement on a shared machine.
-        env = this_checkout().env(home, RHUMBLINE_INGEST_ROOTS=str(tree), RHUMBLINE_TOOL_TIMEOUT="600")
-        project = "bench/floor"
-        token = create_token(env, project, "read,write,admin")
-        with serve("this", env, token, project) as served, client(served, timeout=600) as http:
-            for number in range(rounds):
+    project = "bench/floor"
+    with ExitStack() as stack:
+        variants = [this_checkout()] + ([stack.enter_context(checkout(against))] if against else [])
+        scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="rhumbline-floor-")))
+        clients = []
+        for variant in variants:
+            # The timeout API Gateway imposes does not apply to a measurement on a shared machine.
+            env = variant.env(scratch / variant.name, RHUMBLINE_INGEST_ROOTS=str(tree), RHUMBLINE_TOOL_TIMEOUT="600")
+            token = create_token(env, project, "read,write,admin")
+            served = stack.enter_context(serve(variant.name, env, token, project))
+            clients.append((variant.name, served, stack.enter_context(client(served, timeout=600))))
+        print(legend(variants))
+        print(f"{tree}: the MCP `ingest` tool of `rhumbline serve` (full: first, then clear) vs tree-sitter parsing")
+        print(
+            f"{'round':<6}{'checkout':<16}{'files':>6}{'parse s':>9}{'cpu s':>7}{'ingest s':>10}{'cpu s':>7}"
+            f"{'x wall':>8}{'x cpu':>7}  load"
+        )
+        found: dict[str, list[tuple[dict, dict]]] = {name: [] for name, _, _ in clients}
+        for number in range(rounds):
+            order = clients if number % 2 == 0 else clients[::-1]
+            for name, served, http in order:
                 parse = json.loads(subprocess.run(
                     [sys.executable, __file__, "--floor-child", target], check=True, capture_output=True, text=True,
                 ).stdout)  # fmt: skip
@@ -348,19 +360,20 @@ def floor_main(target: str, rounds: int) -> None:
                 cpu = _tree_cpu_ms(served.pid)
                 ms, _ = timed_call(http, "ingest", arguments, number + 1)
                 ingest = {"s": ms / 1000, "cpu": (_tree_cpu_ms(served.pid) - cpu) / 1000}
-                found.append((parse, ingest))
+                found[name].append((parse, ingest))
                 print(
-                    f"{number + 1:<6}{parse['files']:>6}{parse['s']:>9.2f}{parse['cpu']:>7.2f}{ingest['s']:>10.2f}"
-                    f"{ingest['cpu']:>7.2f}{ingest['s'] / parse['s']:>8.2f}{ingest['cpu'] / parse['cpu']:>7.2f}"
-                    f"  {os.getloadavg()[0]:.2f}"
+                    f"{number + 1:<6}{name[:15]:<16}{parse['files']:>6}{parse['s']:>9.2f}{parse['cpu']:>7.2f}"
+                    f"{ingest['s']:>10.2f}{ingest['cpu']:>7.2f}{ingest['s'] / parse['s']:>8.2f}"
+                    f"{ingest['cpu'] / parse['cpu']:>7.2f}  {os.getloadavg()[0]:.2f}"
                 )
-    parse_s, parse_cpu = median([p["s"] for p, _ in found]), median([p["cpu"] for p, _ in found])
-    ingest_s, ingest_cpu = median([i["s"] for _, i in found]), median([i["cpu"] for _, i in found])
-    print(
-        f"medians over {rounds}: parse {parse_s:.2f} s ({parse_cpu:.2f} CPU s), ingest {ingest_s:.2f} s"
-        f" ({ingest_cpu:.2f} CPU s): the ingest is {ingest_s / parse_s:.2f}x the parse in wall time,"
-        f" {ingest_cpu / parse_cpu:.2f}x in CPU"
-    )
+    for name, rows in found.items():
+        parse_s, parse_cpu = median([p["s"] for p, _ in rows]), median([p["cpu"] for p, _ in rows])
+        ingest_s, ingest_cpu = median([i["s"] for _, i in rows]), median([i["cpu"] for _, i in rows])
+        print(
+            f"{name}: medians over {rounds}: parse {parse_s:.2f} s ({parse_cpu:.2f} CPU s), ingest {ingest_s:.2f} s"
+            f" ({ingest_cpu:.2f} CPU s): the ingest is {ingest_s / parse_s:.2f}x the parse in wall time,"
+            f" {ingest_cpu / parse_cpu:.2f}x in CPU"
+        )
     print(uptime())
 
 
@@ -417,9 +430,9 @@ def main() -> None:
         floor_child(args.floor_child)
         return
     if args.floor:
-        floor_main(args.target, args.rounds or 3)
+        floor_main(args.target, args.rounds or 3, args.against)
         return
-    if args.against:
+    if args.against and not args.floor:
         against_main(args.against, args.target, args.rounds or 5, args.workers)
         return
     if args.incremental:

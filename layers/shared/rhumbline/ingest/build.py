@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,16 +114,21 @@ def _build(
 
     discovery = discover(root, exclude)
     lap("walk")
-    if cache is not None:
-        outcomes = cache.read_all(root, discovery.paths, workers=workers, progress=progress, parse=parse or read_all_encoded)
-    elif parse is not None:
-        outcomes = [outcome for outcome, _ in parse(root, discovery.paths, workers=workers, progress=progress)]
-    else:
-        outcomes = read_all(root, discovery.paths, workers=workers, progress=progress)
-    lap("parse")
+    # git reads its history while the files are parsed: a subprocess, waited on without the GIL.
+    with ThreadPoolExecutor(1, thread_name_prefix="ingest-history") as beside:
+        history_log = beside.submit(copy_context().run, read_history, root) if history else None
+        if cache is not None:
+            outcomes = cache.read_all(
+                root, discovery.paths, workers=workers, progress=progress, parse=parse or read_all_encoded
+            )  # fmt: skip
+        elif parse is not None:
+            outcomes = [outcome for outcome, _ in parse(root, discovery.paths, workers=workers, progress=progress)]
+        else:
+            outcomes = read_all(root, discovery.paths, workers=workers, progress=progress)
+        lap("parse")
+        log = history_log.result() if history_log is not None else None
     sources = [outcome for outcome in outcomes if isinstance(outcome, SourceFile)]
     skipped = [*discovery.skipped, *(o for o in outcomes if isinstance(o, SkippedFile))]
-    log = read_history(root) if history else None
     if unchanged is not None and unchanged(sources, log):
         return BuiltGraph([], [], sources, skipped, 0, seconds, reused=True, warnings=discovery.warnings)
     rebuilt = partial(sources, log) if partial is not None else None

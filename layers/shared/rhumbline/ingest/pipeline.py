@@ -7,8 +7,9 @@
     → build what phase 2 needs: nothing when the inputs are the stored version's (inputs_key),
       the changed files' partitions when no interface changed (partial.py), else the whole graph
     → the plan (plan.py): reuse, partial, diff against the stored version's snapshot, or clear
-    → store the new version's snapshot and the updated facts cache (relational), and the
-      files' contents it keeps (sources.py: a manifest, blobs shared by digest)
+    → store the updated facts cache (relational), the files' contents the version keeps
+      (sources.py: a manifest, blobs shared by digest) while its snapshot is encoded beside (a
+      clearing write's from scratch), then the snapshot
     → ONE atomic, conditional store.apply: only the difference, or the whole graph with
       clear=True (first ingest, `clear`, or the stored version has no snapshot)
     → versions.finish (completed, with counts) → prune old versions and the contents no version
@@ -32,6 +33,7 @@ import gc
 import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -161,15 +163,20 @@ def _write(
             chosen, summary, inputs, files = _build(root, project, number, store, engine, clear, checked)
             summary.commit = commit
             lease.check()
-            summary.changes.snapshot_bytes = storage.save(
-                engine, version_id, chosen.blob, inputs=inputs, counts=chosen.counts
-            )
+            # The snapshot is encoded beside the contents' reading, hashing and storing, most of
+            # which runs in C without the GIL; both are stored before the graph is written.
+            with ThreadPoolExecutor(1, thread_name_prefix="ingest-snapshot") as beside:
+                snapshot = beside.submit(chosen.snapshot)
+                clock = time.perf_counter()
+                kept = sources.keep(engine, options.blobs, project, version_id, root, files)
+                summary.changes.source_files, summary.changes.source_bytes_added = kept.files, kept.new_bytes
+                summary.changes.source_files_withheld = kept.withheld
+                summary.phase_seconds["sources"] = round(time.perf_counter() - clock, 3)
+                clock = time.perf_counter()
+                blob = snapshot.result()
             lease.check()
-            clock = time.perf_counter()
-            kept = sources.keep(engine, options.blobs, project, version_id, root, files)
-            summary.changes.source_files, summary.changes.source_bytes_added = kept.files, kept.new_bytes
-            summary.changes.source_files_withheld = kept.withheld
-            summary.phase_seconds["sources"] = round(time.perf_counter() - clock, 3)
+            summary.changes.snapshot_bytes = storage.save(engine, version_id, blob, inputs=inputs, counts=chosen.counts)
+            summary.phase_seconds["snapshot"] = round(time.perf_counter() - clock, 3)  # beyond the sources'
             lease.check()
             clock = time.perf_counter()
             store.apply(project, chosen.batch)
@@ -241,8 +248,8 @@ def _build(
     else:
         chosen = plan.diff(version, built, stored or Partitioned.decode(base.blob))
     _save_cache(engine, cache, built.sources)
-    # A clearing write compares nothing: its time is the new version's snapshot (and the cache).
-    built.seconds["diff" if chosen.changes is not None else "snapshot"] = round(time.perf_counter() - clock, 3)
+    # A clearing write compares nothing: its snapshot is encoded later, beside the sources.
+    built.seconds["diff" if chosen.changes is not None else "facts_cache"] = round(time.perf_counter() - clock, 3)
     summary = summarize(built, project=project, version=number, commit=None,
                         duration_s=time.perf_counter() - started)  # fmt: skip
     if chosen.figures is not None:

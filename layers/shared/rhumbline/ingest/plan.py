@@ -17,6 +17,7 @@ Each returns a Plan: the store batch, the new version's snapshot, and what chang
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -26,7 +27,7 @@ from rhumbline.ingest.snapshots.changes import GraphChanges, graph_changes
 from rhumbline.ingest.snapshots.facts_cache import FactCache
 from rhumbline.ingest.snapshots.format import Partitioned, split
 from rhumbline.ingest.snapshots.inputs_key import InputsKey
-from rhumbline.ingest.snapshots.records import Snapshot
+from rhumbline.ingest.snapshots.records import Snapshot, edge_key
 from rhumbline.ingest.snapshots.stat_index import files_table, skipped_table
 from rhumbline.ingest.snapshots.storage import StoredSnapshot
 from rhumbline.ingest.summary import IngestFailure
@@ -37,7 +38,9 @@ from rhumbline.stores.graph.model import GraphBatch
 class Plan:
     phase2: str  # "skipped", "partial" or "full": how much of the graph was resolved
     batch: GraphBatch
-    blob: bytes  # the new version's snapshot (snapshots/format.py)
+    # The new version's snapshot (snapshots/format.py), encoded when asked: a clearing write
+    # compares nothing, so the pipeline encodes it while the store writes.
+    snapshot: Callable[[], bytes]
     counts: tuple[int, int]  # its nodes and edges
     changes: GraphChanges | None  # None: a clearing write, everything in it is new
     # The graph's figures (IngestSummary fields) when phase 2 did not build the whole graph.
@@ -80,7 +83,7 @@ def reuse(version: Version, built: BuiltGraph, base: StoredSnapshot, stored: Par
         "failures": [IngestFailure.model_validate(failure) for failure in stats.get("failures", [])],
     }
     batch = changes.batch(version=version.number, expect_version=version.base)
-    return Plan("skipped", batch, blob, (base.node_count, base.edge_count), changes, figures)
+    return Plan("skipped", batch, lambda: blob, (base.node_count, base.edge_count), changes, figures)
 
 
 def partial(
@@ -96,7 +99,8 @@ def partial(
     batch = changes.batch(version=version.number, expect_version=version.base)
     counts = (partitioned.node_count, partitioned.edge_count)
     figures = _partial_figures(base, part, sum(unresolved.values()))
-    return Plan("partial", batch, partitioned.encode(), counts, changes, figures)
+    blob = partitioned.encode()
+    return Plan("partial", batch, lambda: blob, counts, changes, figures)
 
 
 def diff(version: Version, built: BuiltGraph, old: Partitioned) -> Plan:
@@ -111,14 +115,20 @@ def diff(version: Version, built: BuiltGraph, old: Partitioned) -> Plan:
         before.edges.update(part_edges)
     changes = graph_changes(before, snapshot, built.nodes, built.edges)
     batch = changes.batch(version=version.number, expect_version=version.base)
-    return Plan("full", batch, blob, (len(snapshot.nodes), len(snapshot.edges)), changes)
+    return Plan("full", batch, lambda: blob, (len(snapshot.nodes), len(snapshot.edges)), changes)
 
 
 def clear(version: Version, built: BuiltGraph) -> Plan:
-    snapshot = Snapshot.of(built.nodes, built.edges)
-    blob = Partitioned.of(snapshot.nodes, snapshot.edges, **_recorded(version, built)).encode()
+    recorded = _recorded(version, built)
+
+    def encoded() -> bytes:
+        snapshot = Snapshot.of(built.nodes, built.edges)
+        return Partitioned.of(snapshot.nodes, snapshot.edges, **recorded).encode()
+
     batch = GraphBatch(nodes=built.nodes, edges=built.edges, clear=True, version=version.number)
-    return Plan("full", batch, blob, (len(snapshot.nodes), len(snapshot.edges)), None)
+    # The last of each node id and edge key counts once, as in the snapshot and the store.
+    counts = (len({node.id for node in built.nodes}), len({edge_key(edge) for edge in built.edges}))
+    return Plan("full", batch, encoded, counts, None)
 
 
 _EMPTY = Snapshot(nodes={}, edges={})

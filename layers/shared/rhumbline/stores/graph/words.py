@@ -167,7 +167,7 @@ def node_text_values(
     share the last two, and names repeat across a graph."""
     qn_lower = qualified_name.lower()
     name_words, name_terms = _name_terms(name)
-    sig = _prose_terms(signature[:SIGNATURE_INDEX_CHARS]) if signature else ()
+    sig = _signature_terms(signature) if signature else ()
     context = dict.fromkeys(chain(_prefix_terms(_qualifier(qualified_name, name)), _path_terms(file), sig))
     for term in name_terms:
         context.pop(term, None)
@@ -238,6 +238,13 @@ def _prefix_terms(prefix: str) -> tuple[str, ...]:
 @lru_cache(maxsize=4_096)  # the nodes of one file share its path
 def _path_terms(file: str | None) -> tuple[str, ...]:
     return tuple(unique(stem(w) for w in indexed_words(file))) if file else ()
+
+
+# Statements repeat across a project's files (`from django.db import models`): about half of a
+# graph's signatures are another node's.
+@lru_cache(maxsize=65_536)
+def _signature_terms(signature: str) -> tuple[str, ...]:
+    return _prose_terms(signature[:SIGNATURE_INDEX_CHARS])
 
 
 def _prose_terms(text: str, *, keep_order: bool = False) -> tuple[str, ...]:
