@@ -34,8 +34,8 @@ Not part of the test suite.
 
     .venv/bin/python bench/ingest.py --floor [--rounds 3] [--target django] [--against REF]
 
-The ingest against its floor, in the same run: the target through the MCP `ingest` tool of a
-`rhumbline serve` (a full ingest: the first, then `clear`; the call's wall time and the server's CPU,
+The ingest against its floor, in the same run: the target through the MCP `ingest` tool of
+`rhumbline mcp` (the gateway's MCP server over stdio; a full ingest: the first, then `clear`; the call's wall time and the server's CPU,
 its parser workers included) and tree-sitter parsing the same files in one process
 (bench/harness/parse_floor.py), alternated round by round; both, and the ingest as a multiple of
 the parse (target: within 4x), with medians and `uptime`. With --against, REF's server too (its own
@@ -66,7 +66,8 @@ from pathlib import Path
 
 from harness import corpus, rivals
 from harness.checkouts import checkout, legend, this_checkout
-from harness.serve import RHUMBLINE, Checkout, client, create_token, serve, timed_call
+from harness.serve import RHUMBLINE, Checkout
+from harness.stdio import stdio_server
 from harness.stats import median, uptime
 
 TARGETS = {"django": "django", "sdist": "django-sdist"}
@@ -336,30 +337,28 @@ def floor_main(target: str, rounds: int, against: str | None) -> None:
     with ExitStack() as stack:
         variants = [this_checkout()] + ([stack.enter_context(checkout(against))] if against else [])
         scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="rhumbline-floor-")))
-        clients = []
+        servers = []
         for variant in variants:
-            # The timeout API Gateway imposes does not apply to a measurement on a shared machine.
+            # The tool's own timeout does not apply to a measurement on a shared machine.
             env = variant.env(scratch / variant.name, RHUMBLINE_INGEST_ROOTS=str(tree), RHUMBLINE_TOOL_TIMEOUT="600")
-            token = create_token(env, project, "read,write,admin")
-            served = stack.enter_context(serve(variant.name, env, token, project))
-            clients.append((variant.name, served, stack.enter_context(client(served, timeout=600))))
+            servers.append((variant.name, stack.enter_context(stdio_server(env))))
         print(legend(variants))
-        print(f"{tree}: the MCP `ingest` tool of `rhumbline serve` (full: first, then clear) vs tree-sitter parsing")
+        print(f"{tree}: the MCP `ingest` tool of `rhumbline mcp` (full: first, then clear) vs tree-sitter parsing")
         print(
             f"{'round':<6}{'checkout':<16}{'files':>6}{'parse s':>9}{'cpu s':>7}{'ingest s':>10}{'cpu s':>7}"
             f"{'x wall':>8}{'x cpu':>7}  load"
         )
-        found: dict[str, list[tuple[dict, dict]]] = {name: [] for name, _, _ in clients}
+        found: dict[str, list[tuple[dict, dict]]] = {name: [] for name, _ in servers}
         for number in range(rounds):
-            order = clients if number % 2 == 0 else clients[::-1]
-            for name, served, http in order:
+            order = servers if number % 2 == 0 else servers[::-1]
+            for name, server in order:
                 parse = json.loads(subprocess.run(
                     [sys.executable, __file__, "--floor-child", target], check=True, capture_output=True, text=True,
                 ).stdout)  # fmt: skip
                 arguments = {"path": str(tree), "project": project, "clear": number > 0}
-                cpu = _tree_cpu_ms(served.pid)
-                ms, _ = timed_call(http, "ingest", arguments, number + 1)
-                ingest = {"s": ms / 1000, "cpu": (_tree_cpu_ms(served.pid) - cpu) / 1000}
+                cpu = _tree_cpu_ms(server.pid)
+                seconds, _ = server.call("ingest", arguments)
+                ingest = {"s": seconds, "cpu": (_tree_cpu_ms(server.pid) - cpu) / 1000}
                 found[name].append((parse, ingest))
                 print(
                     f"{number + 1:<6}{name[:15]:<16}{parse['files']:>6}{parse['s']:>9.2f}{parse['cpu']:>7.2f}"
