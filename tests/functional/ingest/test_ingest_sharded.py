@@ -142,3 +142,19 @@ def test_shards_keep_directories_whole_and_cut_big_ones() -> None:
     assert plan_shards(paths, sizes, max_bytes=10**6, max_files=3) == [[0, 1], [2, 3, 4], [5, 6]]
     with pytest.raises(ValueError, match="positive budget"):
         plan_shards(paths, sizes, max_bytes=0)
+
+
+def test_the_facts_store_keeps_what_the_last_ingest_used(tree: Path, tmp_path: Path, unique_project: str) -> None:
+    facts = tmp_path / "facts"
+    stale = facts / "0123456789abcdef" / "python" / ("0" * 64)  # another extractor version's blob
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"old")
+    build_graph(tree, unique_project, workers=1, history=False, parse=sharded(facts))
+    before = {p.name for p in facts.rglob("*") if p.is_file()}
+    assert stale.name not in before
+    (tree / "pyproj" / "shop" / "services.py").write_text("def replaced():\n    return 1\n")
+
+    build_graph(tree, unique_project, workers=1, history=False, parse=sharded(facts))
+
+    after = {p.name for p in facts.rglob("*") if p.is_file()}
+    assert len(after) == len(before) and len(after - before) == 1  # the old bytes' blob went, the new one came

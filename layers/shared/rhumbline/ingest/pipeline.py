@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import gc
 import logging
+from hashlib import sha256
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -43,7 +44,7 @@ from sqlalchemy import Engine
 from rhumbline.ingest import plan, sources
 from rhumbline.ingest.build import build_graph, summarize
 from rhumbline.ingest.discover.git import answers_kept, head_commit
-from rhumbline.ingest.discover.parallel import Parse
+from rhumbline.ingest.discover.parallel import Parse, read_all_encoded
 from rhumbline.ingest.facts import SourceFile
 from rhumbline.ingest.lease import Lease
 from rhumbline.ingest.partial import Planner
@@ -107,8 +108,8 @@ def ingest_local(
     seconds): past it the ingest is cancelled before writing (DeadlineExceeded). `parse`: how
     phase 1 parses the files it has no facts for (discover.parallel.Parse): by default the single
     reader (read_all_encoded) up to sharded.executors.SHARDED_ABOVE_BYTES to parse, and the shard
-    plan above it (ShardedReader: shards of the tree on a process pool, facts through the store in
-    RHUMBLINE_HOME/facts). Both build the same graph.
+    plan above it (ShardedReader: shards of the tree on a process pool, facts through a store per
+    project under RHUMBLINE_HOME/facts; local mode). Both build the same graph.
     """
     started = time.perf_counter()
     root = Path(root).resolve()
@@ -118,7 +119,7 @@ def ingest_local(
         from rhumbline.config import settings
 
         blobs = open_blob_store(settings().contents_bucket)
-    options = Options(exclude, workers, progress, history, retention, blobs, parse or _by_size())
+    options = Options(exclude, workers, progress, history, retention, blobs, parse or _by_size(project))
     # The plan, and the graph it holds, are freed inside _write: the collector resumes on little.
     with answers_kept(), _without_cycle_collection():  # answers_kept: git is asked once per root
         summary, same_topology = _write(root, project, store, engine, clear, commit, options, started, holder, deadline)
@@ -134,10 +135,16 @@ def ingest_local(
     return summary
 
 
-def _by_size() -> Parse:
+def _by_size(project: str) -> Parse:
+    """The single reader, or above a size the shard plan with a facts store per project (under
+    RHUMBLINE_HOME); a hosted ingest keeps the single reader: its distributed plan has its own."""
     from rhumbline.config import settings
 
-    return by_size(ShardedReader(settings().home / "facts", extractor_fingerprint()))
+    found = settings()
+    if found.mode == "hosted":
+        return read_all_encoded
+    facts = found.home / "facts" / sha256(project.encode()).hexdigest()[:16]
+    return by_size(ShardedReader(facts, extractor_fingerprint()))
 
 
 def _write(

@@ -109,6 +109,7 @@ class ShardedReader:
             for shard in shards
         ]  # fmt: skip
         results: list[Encoded | None] = [None] * len(paths)
+        used: set[str] = set()
         done = 0
         with self.executor(default_workers() if workers is None else workers) as run:
             for number, answer in run(parse_shard, tasks):
@@ -120,6 +121,8 @@ class ShardedReader:
                 done += len(rows)
                 if progress is not None:
                     progress(done, len(paths))
+                used.update(row[-1] for row in rows if row[0] == "file" and row[-1] is not None)
+        store.keep_only(self.fingerprint, used)
         return results  # type: ignore[return-value]  # every index is in exactly one shard
 
 

@@ -5,7 +5,9 @@ by the same extractor code give the same facts (facts_codec.py), so a blob is wr
 read by every later version, project or shard that meets those bytes again. Keys are checked
 against that form before any path is made of them: a key can name nothing outside the store.
 Writes go to a temporary name and are renamed into place, so a reader never sees half a blob and
-two workers writing one key leave one whole copy.
+two workers writing one key leave one whole copy. After an ingest the store keeps only the blobs it
+used (keep_only): the next version of the tree finds its unchanged files' facts, and the store
+never grows past one tree's facts.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Set
 from pathlib import Path
 
 _KEY = re.compile(r"^([0-9a-f]{16})/([a-z][a-z0-9_]{0,31})/([0-9a-f]{64})$")
@@ -55,10 +58,17 @@ class FactsDirectory:
             Path(temporary).unlink(missing_ok=True)
             raise
 
-    def keep_only(self, fingerprint: str) -> None:
-        """Drop the blobs of every other extractor version: no ingest will ask for them again."""
+    def keep_only(self, fingerprint: str, keys: Set[str] | None = None) -> None:
+        """Drop the blobs of every other extractor version (no ingest asks for them again) and,
+        given `keys`, every blob of this one not among them: the store stays the size of the
+        facts of one tree."""
         if not self.root.is_dir():
             return
         for entry in self.root.iterdir():
             if entry.is_dir() and entry.name != fingerprint and re.fullmatch(r"[0-9a-f]{16}", entry.name):
                 shutil.rmtree(entry, ignore_errors=True)
+        if keys is None or not (self.root / fingerprint).is_dir():
+            return
+        for path in (self.root / fingerprint).glob("*/*"):
+            if f"{fingerprint}/{path.parent.name}/{path.name}" not in keys:
+                path.unlink(missing_ok=True)
