@@ -1,7 +1,7 @@
 """The ingest as a plan of shards builds exactly the graph the single reader builds.
 
 The tree is every language fixture (Python, Go, Rust, Java, TypeScript, C, PHP, Ruby, ...), cut
-into shards of a few kB so directories are kept whole and big ones cut; the shards run on a real
+into shards of 1.5 kB so directories are kept whole and big ones cut; the shards run on a real
 process pool and their facts go through a facts store on disk. Compared: the built graph, what
 the store holds after a full ingest on both backends, the version's snapshot and the facts cache;
 then a re-ingest in which every shard's facts come from the store (nothing parsed) and a `clear`
@@ -10,6 +10,7 @@ rebuild through the plan leave the same graph.
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -31,7 +32,7 @@ from tests.functional.ingest.graph_dump import dump
 from tests.functional.ingest.test_ingest_identity import expected_graph, without_call_order
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "ingest"
-SHARD_BYTES = 6_000  # the fixtures are ~0.5 MB: dozens of shards, some directories cut
+SHARD_BYTES = 1_500  # the fixtures' 80 files hold ~20 kB: a dozen shards and more, directories cut
 
 
 @pytest.fixture
@@ -78,6 +79,31 @@ def test_a_sharded_ingest_stores_exactly_the_single_ingests_graph(
     assert rebuilt.changes.mode == "full" and rebuilt.changes.files_parsed == summary.changes.files_parsed
     assert dump(store, unique_project) == (nodes, edges)
     assert storage.load(engine, unique_project, rebuilt.version) == Snapshot.of(single.nodes, single.edges)
+
+
+def test_a_shards_task_and_answer_are_plain_json(tree: Path, tmp_path: Path, unique_project: str) -> None:
+    """What another executor (a distributed map) would carry: each task and answer only as JSON."""
+    carried: list[str] = []
+
+    def over_json(workers: int):
+        from contextlib import contextmanager
+
+        @contextmanager
+        def executor():
+            def run(work, tasks):
+                for index, task in enumerate(tasks):
+                    carried.append(json.dumps(task))
+                    answer = json.dumps(work(json.loads(carried[-1])))
+                    yield index, json.loads(answer)
+
+            yield run
+
+        return executor()
+
+    built = build_graph(tree, unique_project, workers=1, history=False, parse=sharded(tmp_path / "f", executor=over_json))
+
+    assert len(carried) > 10
+    assert expected_graph(built) == expected_graph(build_graph(tree, unique_project, workers=1, history=False))
 
 
 def test_a_shard_whose_facts_are_stored_parses_nothing(tree: Path, tmp_path: Path) -> None:
