@@ -240,8 +240,8 @@ def _path_terms(file: str | None) -> tuple[str, ...]:
     return tuple(unique(stem(w) for w in indexed_words(file))) if file else ()
 
 
-# Statements repeat across a project's files (`from django.db import models`): about half of a
-# graph's signatures are another node's.
+# Statements repeat across a project's files (`from django.db import models`): many of a graph's
+# signatures are another node's.
 @lru_cache(maxsize=65_536)
 def _signature_terms(signature: str) -> tuple[str, ...]:
     return _prose_terms(signature[:SIGNATURE_INDEX_CHARS])
