@@ -41,12 +41,17 @@ its parser workers included) and tree-sitter parsing the same files in one proce
 the parse (target: within 4x), with medians and `uptime`. With --against, REF's server too (its own
 home), the two alternated round by round, each beside its own parse.
 
-    .venv/bin/python bench/ingest.py --callgraph [PROJECT ...] [--callgraph-report errors.json]
+    .venv/bin/python bench/ingest.py --callgraph [PROJECT ...] [--language L] [--set S] [--callgraph-report errors.json]
 
-Python call-graph fidelity (bench/harness/callgraph.py): a jedi ground truth on every call site of each
-project (default: httpx and rich, sdists downloaded into bench/.corpus; also click, starlette,
-attrs), and the precision and recall of our CALLS evidence overall, per confidence label and per
-call kind. Needs jedi (`pip install -e .[bench]`).
+Call-graph fidelity against each language's own resolver, on the sets declared in
+bench/callgraph_sets.json (a dev set and a held-out set per language, both by default; --set dev
+or held-out for one; PROJECT names pick projects of the sets): Python against jedi
+(bench/harness/callgraph.py; also click, starlette and attrs by name), Go against go/types, Java
+against JavaParser's symbol solver, TypeScript against the compiler API
+(bench/harness/callgraph_truth.py; the Go, Maven and npm clients build or fetch them on first use).
+Precision and recall of our CALLS evidence per site, interface/virtual dispatch apart, per
+confidence label (the AMBIGUOUS pairs' share right) and per call kind. Corpora and truths are
+cached in bench/.corpus. Python needs jedi (`pip install -e .[bench]`).
 """
 
 from __future__ import annotations
@@ -402,18 +407,28 @@ def main() -> None:
                         help="seconds before a compared tool is stopped (default 600)")  # fmt: skip
     parser.add_argument(
         "--callgraph", nargs="*", metavar="PROJECT",
-        help="call-graph precision/recall against jedi on these projects (default: httpx rich)",
+        help="call-graph precision/recall against the language's resolver (default: the declared sets)",
     )  # fmt: skip
+    parser.add_argument("--language", default="python", choices=["python", "go", "java", "typescript"],
+                        help="with --callgraph: the language whose sets are scored (default python)")  # fmt: skip
+    parser.add_argument("--set", dest="callgraph_set", default="all", choices=["dev", "held-out", "all"],
+                        help="with --callgraph: which declared set (default: both)")  # fmt: skip
     parser.add_argument("--callgraph-report", type=Path, metavar="FILE",
                         help="with --callgraph: write every wrong and missed site to FILE (JSON)")  # fmt: skip
     args = parser.parse_args()
     if args.callgraph is not None:
-        from harness import callgraph
+        from harness import callgraph, callgraph_sets
 
-        unknown = sorted(set(args.callgraph) - set(callgraph.PROJECTS))
+        declared = {p.name for p in callgraph_sets.projects(args.language, args.callgraph_set)}
+        legacy = set(callgraph.PROJECTS) - declared if args.language == "python" else set()
+        unknown = sorted(set(args.callgraph) - declared - legacy)
         if unknown:
-            parser.error(f"--callgraph: unknown project(s) {unknown}; known: {sorted(callgraph.PROJECTS)}")
-        callgraph.run(args.callgraph or list(callgraph.DEFAULT_PROJECTS), args.callgraph_report)
+            parser.error(f"--callgraph: unknown project(s) {unknown}; known: {sorted(declared | legacy)}")
+        if args.callgraph and set(args.callgraph) <= legacy:
+            callgraph.run(args.callgraph, args.callgraph_report)
+        else:
+            callgraph.run_sets(args.language, args.callgraph_set, args.callgraph, args.callgraph_report)
+        print(uptime())
         return
     try:
         tools = [tool for spec in args.compare for tool in rivals.commands(spec)]

@@ -47,7 +47,6 @@ PROJECTS = {
     "starlette": "0.41.3",
     "attrs": "24.3.0",
 }
-DEFAULT_PROJECTS = ("httpx", "rich")
 
 IN, OUT = "in", "out"  # where jedi's one definition is
 KINDS = ("f()", "mod.f()", "x.m()", "self.m()", "self.x.m()", "super().m()", "chained().m()")
@@ -64,6 +63,9 @@ class Truth:
     decided: dict[Key, tuple[str, str]] = field(default_factory=dict)
     shape: dict[Key, str] = field(default_factory=dict)  # receiver shape (kind before the target split)
     sites: int = 0  # every call site with a name jedi could be asked about
+    # Interface or virtual dispatch (the compiler truths): the targets accepted at that site, the
+    # static one and its implementations in the project. Scored apart from the other sites.
+    dispatch: dict[Key, frozenset[str]] = field(default_factory=dict)
 
     def kind(self, key: Key) -> str:
         shape = self.shape[key]
@@ -82,10 +84,10 @@ def ensure_project(name: str) -> Path:
 # ---- the truth -------------------------------------------------------------------------------
 
 
-def build_truth(name: str, root: Path) -> Truth:
+def build_truth(name: str, root: Path, version: str | None = None) -> Truth:
     import jedi  # noqa: F401 - fails at once when the bench extra is not installed
 
-    truth = _cached_truth(name, root)
+    truth = _cached_truth(name, root, version or PROJECTS[name])
     # jedi's goto through an alias of a classmethod (`get = Measurement.get`) stops at the
     # descriptor protocol (`classmethod.__get__`), not at a target: undecided.
     for key, (where, target) in list(truth.decided.items()):
@@ -99,10 +101,10 @@ _DESCRIPTORS = frozenset(
 )
 
 
-def _cached_truth(name: str, root: Path) -> Truth:
+def _cached_truth(name: str, root: Path, version: str) -> Truth:
     import jedi
 
-    cache = CORPUS / f".callgraph-truth-{name}-{PROJECTS[name]}-jedi{jedi.__version__}.json"
+    cache = CORPUS / f".callgraph-truth-{name}-{version}-jedi{jedi.__version__}.json"
     if cache.exists():
         raw = json.loads(cache.read_text())
         truth = Truth(sites=raw["sites"])
@@ -356,7 +358,8 @@ class Tally:
 
 @dataclass
 class Score:
-    overall: Tally = field(default_factory=Tally)
+    overall: Tally = field(default_factory=Tally)  # every decided site but dispatched ones
+    dispatch: Tally = field(default_factory=Tally)  # interface/virtual dispatch, apart
     by_label: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
     by_kind: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
     sites: int = 0
@@ -367,6 +370,7 @@ class Score:
 
     def add(self, other: "Score") -> None:
         self.overall.add(other.overall)
+        self.dispatch.add(other.dispatch)
         for name in ("by_label", "by_kind"):
             mine = getattr(self, name)
             for key, tally in getattr(other, name).items():
@@ -384,8 +388,13 @@ def score(project: str, truth: Truth, predictions: dict[Key, Prediction]) -> Sco
     for key, (where, target) in truth.decided.items():
         kind = truth.kind(key)
         prediction = predictions.get(key, Prediction())
+        result.decided_in += where == IN
+        result.decided_out += where == OUT
+        accepted = truth.dispatch.get(key)
+        if accepted is not None:
+            _score_dispatch(project, key, accepted, prediction, result)
+            continue
         if where == IN:
-            result.decided_in += 1
             for tally in (result.overall, result.by_kind[kind]):
                 tally.truth += 1
                 tally.found += target in prediction.targets
@@ -393,8 +402,6 @@ def score(project: str, truth: Truth, predictions: dict[Key, Prediction]) -> Sco
                 result.by_label[prediction.targets[target]].found += 1
             else:
                 result.errors.append(_error(project, key, kind, "missed", target, prediction))
-        else:
-            result.decided_out += 1
         for given, label in prediction.targets.items():
             right = where == IN and given == target
             for tally in (result.overall, result.by_kind[kind], result.by_label[label]):
@@ -403,6 +410,24 @@ def score(project: str, truth: Truth, predictions: dict[Key, Prediction]) -> Sco
             if not right:
                 result.errors.append(_error(project, key, kind, "wrong", target, prediction, given))
     return result
+
+
+def _score_dispatch(project: str, key: Key, accepted: frozenset[str], prediction: Prediction, result: Score) -> None:
+    """A dispatched call: a pair is right when it names the static target or an implementation;
+    the site is found when any of them is ours (none in the project: nothing to find)."""
+    tally = result.dispatch
+    if accepted:
+        tally.truth += 1
+        tally.found += bool(accepted & prediction.targets.keys())
+        if not accepted & prediction.targets.keys():
+            result.errors.append(_error(project, key, "dispatch", "missed", sorted(accepted), prediction))
+    for given, label in prediction.targets.items():
+        right = given in accepted
+        for counted in (tally, result.by_label[label]):
+            counted.pairs += 1
+            counted.correct += right
+        if not right:
+            result.errors.append(_error(project, key, "dispatch", "wrong", sorted(accepted), prediction, given))
 
 
 def _error(project, key, kind, what, target, prediction, given=None) -> dict:
@@ -417,7 +442,7 @@ def _error(project, key, kind, what, target, prediction, given=None) -> dict:
 
 
 def run(projects: list[str], report: Path | None = None) -> Score:
-    """Score each project and all together; print the tables; the errors go to `report`."""
+    """Score each named Python project and all together; print the tables; the errors go to `report`."""
     total = Score()
     for name in projects:
         root = ensure_project(name)
@@ -436,10 +461,61 @@ def run(projects: list[str], report: Path | None = None) -> Score:
     return total
 
 
+def run_sets(language: str, set_name: str = "all", names: list[str] | None = None,
+             report: Path | None = None) -> dict[str, Score]:  # fmt: skip
+    """Score the declared projects of a language (bench/callgraph_sets.json), per project and per
+    set; print the tables and the summary; the errors go to `report`. Both sets unless told."""
+    from harness import callgraph_sets
+
+    chosen = [p for p in callgraph_sets.projects(language, set_name) if not names or p.name in names]
+    totals: dict[str, Score] = {}
+    rows: list[tuple[str, str, Score]] = []
+    for project in chosen:
+        root = callgraph_sets.fetch(project)
+        started = time.perf_counter()
+        if language == "python":
+            truth = build_truth(project.name, root, project.version)
+            predictions, unnamed = predict(root), 0
+        else:
+            from harness import callgraph_truth
+
+            found = callgraph_truth.records(project, root)
+            predictions, nodes = callgraph_truth.predict(root, language)
+            truth, unnamed = callgraph_truth.truth_from_records(found, callgraph_truth.NodeIndex(nodes))
+        seconds = time.perf_counter() - started
+        result = score(project.name, truth, predictions)
+        note = f", targets no node of ours holds (undecided): {unnamed}" if unnamed else ""
+        print_score(f"[{project.set_name}] {project.label} ({seconds:.1f} s{note})", result)
+        totals.setdefault(project.set_name, Score()).add(result)
+        rows.append((project.set_name, project.label, result))
+    for set_name_, total in totals.items():
+        rows.append((set_name_, "all", total))
+    print_summary(language, rows)
+    if report is not None:
+        errors = [e for total in totals.values() for e in total.errors]
+        report.write_text(json.dumps(errors, indent=1))
+        print(f"errors: {len(errors)} written to {report}")
+    return totals
+
+
+def print_summary(language: str, rows: list[tuple[str, str, Score]]) -> None:
+    """One line per project and per set: static sites, dispatched sites, AMBIGUOUS pairs right."""
+    print(f"\n{language}: precision / recall (static sites), dispatch apart, AMBIGUOUS pairs right")
+    print(f"  {'set':<9}{'project':<34}{'prec':>7}{'recall':>8}{'sites':>7}{'d.prec':>8}{'d.rec':>7}"
+          f"{'d.sites':>8}{'AMBIG right':>13}")  # fmt: skip
+    for set_name, label, found in rows:
+        precision, recall = found.overall.figures()
+        d_precision, d_recall = found.dispatch.figures()
+        ambiguous = found.by_label.get("AMBIGUOUS", Tally())
+        share = f"{ambiguous.correct}/{ambiguous.pairs}" if ambiguous.pairs else "-"
+        print(f"  {set_name:<9}{label[:33]:<34}{precision:>7}{recall:>8}{found.overall.truth:>7}"
+              f"{d_precision:>8}{d_recall:>7}{found.dispatch.truth:>8}{share:>13}")  # fmt: skip
+
+
 def print_score(title: str, found: Score) -> None:
     print(f"\n{title}")
     print(
-        f"  call sites {found.sites}, decided by jedi: {found.decided_in} in the project, "
+        f"  call sites {found.sites}, decided by the truth: {found.decided_in} in the project, "
         f"{found.decided_out} outside; our pairs at undecided sites (not judged): {found.undecided_pairs}"
     )
     print(f"  {'':<16}{'precision':>10}{'recall':>8}{'pairs':>8}{'wrong':>7}{'sites':>7}{'missed':>8}")
@@ -453,6 +529,8 @@ def print_score(title: str, found: Score) -> None:
         )
 
     row("overall", found.overall)
+    if found.dispatch.pairs or found.dispatch.truth:
+        row("dispatch (apart)", found.dispatch)
     for label in LABELS:
         tally = found.by_label.get(label, Tally())
         # recall per label: the share of decided sites found through that label
