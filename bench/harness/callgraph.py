@@ -392,7 +392,7 @@ def score(project: str, truth: Truth, predictions: dict[Key, Prediction]) -> Sco
         result.decided_out += where == OUT
         accepted = truth.dispatch.get(key)
         if accepted is not None:
-            _score_dispatch(project, key, accepted, prediction, result)
+            _score_dispatch(project, key, where, accepted, prediction, result)
             continue
         if where == IN:
             for tally in (result.overall, result.by_kind[kind]):
@@ -412,11 +412,15 @@ def score(project: str, truth: Truth, predictions: dict[Key, Prediction]) -> Sco
     return result
 
 
-def _score_dispatch(project: str, key: Key, accepted: frozenset[str], prediction: Prediction, result: Score) -> None:
-    """A dispatched call: a pair is right when it names the static target or an implementation;
-    the site is found when any of them is ours (none in the project: nothing to find)."""
+def _score_dispatch(
+    project: str, key: Key, where: str, accepted: frozenset[str], prediction: Prediction, result: Score
+) -> None:
+    """A dispatched call: a pair is right when it names the static target or an implementation.
+    Recall counts the sites whose interface (or overridden method) is the project's: a call
+    through an interface from outside (`err.Error()`) may reach any implementation anywhere, so
+    linking it to the project's implementations is right but not owed."""
     tally = result.dispatch
-    if accepted:
+    if accepted and where == IN:
         tally.truth += 1
         tally.found += bool(accepted & prediction.targets.keys())
         if not accepted & prediction.targets.keys():

@@ -50,21 +50,23 @@ def _ours(targets: dict[str, str]) -> Prediction:
 def test_pairs_are_scored_with_dispatch_apart_and_ambiguous_share():
     truth = Truth(sites=4)
     truth.decided = {("a", 1, "f"): (IN, "f"), ("a", 2, "g"): (OUT, "fmt.g"), ("a", 3, "m"): (IN, "I.m"),
-                     ("a", 4, "h"): (IN, "h")}  # fmt: skip
+                     ("a", 4, "h"): (IN, "h"), ("a", 5, "Error"): (OUT, "(error).Error")}  # fmt: skip
     truth.shape = dict.fromkeys(truth.decided, "static")
-    truth.dispatch = {("a", 3, "m"): frozenset({"I.m", "T.m"})}
+    # an interface of the project, and one from outside that a type of the project implements
+    truth.dispatch = {("a", 3, "m"): frozenset({"I.m", "T.m"}), ("a", 5, "Error"): frozenset({"E.Error"})}
     predictions = {
         ("a", 1, "f"): _ours({"f": "EXTRACTED"}),
         ("a", 2, "g"): _ours({"g": "INFERRED"}),  # a link where the call leaves the project
         ("a", 3, "m"): _ours({"T.m": "AMBIGUOUS", "U.m": "AMBIGUOUS"}),
+        ("a", 5, "Error"): _ours({"E.Error": "INFERRED"}),  # right, but not owed
         ("a", 9, "x"): _ours({"x": "INFERRED"}),  # a site the truth does not decide
     }
     found = score("p", truth, predictions)
     assert (found.overall.pairs, found.overall.correct, found.overall.truth, found.overall.found) == (2, 1, 2, 1)
-    assert (found.dispatch.pairs, found.dispatch.correct, found.dispatch.truth, found.dispatch.found) == (2, 1, 1, 1)
+    assert (found.dispatch.pairs, found.dispatch.correct, found.dispatch.truth, found.dispatch.found) == (3, 2, 1, 1)
     assert (found.by_label["AMBIGUOUS"].pairs, found.by_label["AMBIGUOUS"].correct) == (2, 1)
     assert found.overall.figures() == ("0.500", "0.500")
-    assert (found.decided_in, found.decided_out, found.undecided_pairs) == (3, 1, 1)
+    assert (found.decided_in, found.decided_out, found.undecided_pairs) == (3, 2, 1)
     assert sorted((e["what"], e["line"]) for e in found.errors) == [
         ("missed", 4), ("wrong", 2), ("wrong", 3)
     ]
