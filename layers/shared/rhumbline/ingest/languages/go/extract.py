@@ -7,7 +7,9 @@ and embedded interfaces are the type's bases. A method's receiver is its first p
 `c:Cart`, so `c.total()` is resolved on Cart. Doc comments: the `//` block right above.
 
 Calls: `f()`, `pkg.F()`, `x.m()`; composite literals `Cart{…}` / `&pkg.Cart{…}` are constructor
-calls (`new Cart`). Locals: `x := &Cart{}`, `var y Cart` and typed parameters give receiver types.
+calls (`new Cart`). Locals: `x := &Cart{}`, `var y Cart` and typed parameters give receiver types;
+`x := NewCart()` / `x, err := cart.New()` record the call (`NewCart()`), whose declared result
+type phase 2 reads from the function's signature.
 Imports: module = the import path, alias = the explicit name (`.` imports are `*`, `_` binds
 nothing). CodeFacts.namespace = the package clause's name; module-level `const` / `var` are
 Variables.
@@ -185,7 +187,9 @@ class GoExtractor(LanguageExtractor):
                 continue
             type_text = written
             if type_text is None and len(value_nodes) == len(names):
-                type_text = _literal_type(x, value_nodes[index])
+                type_text = _literal_type(x, value_nodes[index]) or _call_result(x, value_nodes[index])
+            elif type_text is None and index == 0 and len(value_nodes) == 1:  # `x, err := New()`
+                type_text = _call_result(x, value_nodes[0])
             found.append((x.text(name), type_text))
         return found
 
@@ -236,6 +240,16 @@ def _literal_type(x: Context, value: Node) -> str | None:
     if value.type == "composite_literal":
         return _type(x, value.child_by_field_name("type"))
     return None
+
+
+def _call_result(x: Context, value: Node) -> str | None:
+    """`F()` / `pkg.F()` for a value that is the result of calling a named function; None else."""
+    if value.type != "call_expression":
+        return None
+    function = _dotted(x, value.child_by_field_name("function"))
+    if function is None or function.count(".") > 1:
+        return None
+    return f"{function}()"
 
 
 def _dotted(x: Context, node: Node | None) -> str | None:

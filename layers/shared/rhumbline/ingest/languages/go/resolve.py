@@ -14,6 +14,11 @@ from embedded types.
 A type that has every method of an interface of the repository IMPLEMENTS it (INFERRED, by
 method names: Go never says so).
 
+Calls: a local holding a call's result (`r := NewRouter()`) has the first result type declared in
+that function's signature; a local of a type from outside the repository (`srv :=
+httptest.NewServer(…)`, `err := f()` returning `error`) links to nothing. A call of a type is a
+conversion (`Middlewares(x)`), not a call: no edge.
+
 Nodes: each package is a Module (`module:<import path>`), which CONTAINS its files; IMPORTS edges
 go File → Module. Qualified names: `<import path>.<qualname>` (`example.com/shop/cart.Cart.Add`).
 """
@@ -23,16 +28,24 @@ from __future__ import annotations
 import posixpath
 import re
 
-from rhumbline.ingest.facts import ImportFact
+from rhumbline.ingest.facts import CallSite, Definition, ImportFact
 from rhumbline.ingest.graph.edges import INFERRED_SCORE
 from rhumbline.ingest.graph.ids import file_id, module_id
 from rhumbline.ingest.languages.polyglot.extract import CLASS_KINDS
 from rhumbline.ingest.languages.polyglot.resolve import Family
-from rhumbline.ingest.languages.polyglot.symbols import DEF, UNIT, FileIndex, Sym
+from rhumbline.ingest.languages.polyglot.symbols import DEF, UNIT, Evidence, FileIndex, Sym
+from rhumbline.ingest.languages.polyglot.type_names import type_name
 from rhumbline.stores.graph.model import Node
 
 _MODULE_LINE = re.compile(r"^\s*module\s+\"?([^\s\"]+)\"?", re.MULTILINE)
 _VERSION_SUFFIX = re.compile(r"^v\d+$")
+_TYPE_PARAMETERS = re.compile(r"\[[^\[\]]*\]")
+# Go's predeclared types: a value of one has no method of the repository.
+_PREDECLARED = frozenset(
+    "any bool byte comparable complex64 complex128 error float32 float64 int int8 int16 int32 "
+    "int64 rune string uint uint8 uint16 uint32 uint64 uintptr".split()
+)
+_CALL_RESULT = "()"  # the extractor's mark on a local holding a call's result: `NewRouter()`
 
 
 class GoFamily(Family):
@@ -186,6 +199,54 @@ class GoFamily(Family):
                     self.edges.add(candidate, "IMPLEMENTS", interface, "INFERRED", INFERRED_SCORE,
                                    explanation, self.file_of[candidate], info.start_line)
 
+    # -- calls ------------------------------------------------------------------------------------
+    def resolve_call(self, f: FileIndex, call: CallSite) -> list[Evidence]:
+        found = super().resolve_call(f, call)
+        if call.callee.startswith("new "):
+            return found
+        return [e for e in found if self.kinds.get(e.node_id) not in CLASS_KINDS]  # `T(x)`
+
+    def resolve_type(self, f: FileIndex, scope: str, dotted: str) -> list[Sym]:
+        if dotted.endswith(_CALL_RESULT):
+            result = self._result_type(f, scope, dotted.removesuffix(_CALL_RESULT))
+            if result is None:
+                return []
+            where, type_text = result
+            return super().resolve_type(where, "", type_text)
+        return super().resolve_type(f, scope, dotted)
+
+    def outside_type(self, f: FileIndex, scope: str, type_text: str) -> bool:
+        if not type_text.endswith(_CALL_RESULT):
+            return type_text in _PREDECLARED or super().outside_type(f, scope, type_text)
+        function = type_text.removesuffix(_CALL_RESULT)
+        result = self._result_type(f, scope, function)
+        if result is None:  # `httptest.NewServer()`: a function imported from outside
+            return super().outside_type(f, scope, function)
+        where, result_type = result
+        return result_type in _PREDECLARED or super().outside_type(where, "", result_type)
+
+    def _result_type(self, f: FileIndex, scope: str, function: str) -> tuple[FileIndex, str] | None:
+        """The file of the one repository function `function` names, and the first result type
+        its signature declares (`*Mux` → `Mux`); None when either is unknown."""
+        targets = [s.target for s in self.resolve(f, scope, function) if self.kinds.get(s.target) == "Function"]
+        if len(targets) != 1 or targets[0] not in self._definitions:
+            return None
+        where, definition = self._definitions[targets[0]]
+        result = _first_result(definition)
+        return (where, result) if result else None
+
+    @property
+    def _definitions(self) -> dict[str, tuple[FileIndex, Definition]]:
+        table = self.__dict__.get("_definitions_table")
+        if table is None:
+            table = self.__dict__["_definitions_table"] = {
+                node_id: (f, d)
+                for f in self.files.values()
+                for d, node_id in zip(f.code.definitions, f.ids, strict=True)
+                if not d.parent  # package functions: results of methods are not read
+            }
+        return table
+
     def owner_class(self, f: FileIndex, d) -> str | None:
         for s in self.package_members[self.package_of[f.path]].get(d.parent, ()):
             if self.kinds.get(s.target) in CLASS_KINDS:
@@ -226,6 +287,28 @@ class GoFamily(Family):
                 explanation = f"{f.path} belongs to Go package `{name}` ({import_path})"
                 self.edges.extracted(node_id, "CONTAINS", file_id(f.path), explanation, f.path, 1)
         return nodes
+
+
+def _first_result(definition: Definition) -> str | None:
+    """The nominal type of a function's first result, from its signature `func F[T any](…) (R, error)`."""
+    text = _TYPE_PARAMETERS.sub("", definition.signature)
+    start = text.find("(")
+    if start < 0:
+        return None
+    depth = 0
+    for index in range(start, len(text)):  # the end of the parameter list
+        depth += {"(": 1, ")": -1}.get(text[index], 0)
+        if depth == 0:
+            break
+    else:
+        return None
+    results = text[index + 1 :].strip().removesuffix("{").strip()
+    if results.startswith("("):
+        first = results[1:].split(",")[0].strip().removesuffix(")").split()
+        results = first[-1] if first else ""  # a named result `(m *Mux, err error)`
+    if not results or results.startswith(("func", "chan", "map", "[", "interface", "struct")):
+        return None
+    return type_name(results)
 
 
 def _quoted(fact: ImportFact) -> str:

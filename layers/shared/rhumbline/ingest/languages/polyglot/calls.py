@@ -126,6 +126,8 @@ class CallResolution:
             typed = not symbols and self.local_type(f, call.scope, head)
             if typed and typed[0]:
                 type_text = typed[1]
+                if type_text is not None and self.outside_type(f, call.scope, type_text):
+                    return []  # a declared type from outside the repository: no member is ours
                 if type_text is None or "." in rest:
                     return self._by_name(callee, what)
                 classes = self.resolve_type(f, call.scope, type_text)
@@ -137,9 +139,6 @@ class CallResolution:
                     )
                 if classes:
                     return self.classify(unique_symbols(targets), what)
-                type_head = type_text.split(".")[0]
-                if any(s.kind == EXTERNAL for s in self.lookup(f, call.scope, type_head)):
-                    return []  # a declared type imported from outside the repository
                 # A type the repository does not define nor import: a type parameter, a builtin
                 # or prelude type. As good as unknown (builtin method names stay unmatched).
                 return self._by_name(callee, what)
@@ -153,6 +152,12 @@ class CallResolution:
             # receiver's type is unknown. An import or a class of that name would have said.
             return self._by_name(callee, what)
         return []
+
+    def outside_type(self, f: FileIndex, scope: str, type_text: str) -> bool:
+        """Whether a declared type is imported from outside the repository (its head names an
+        import of no repository module)."""
+        type_head = type_text.split(".")[0]
+        return any(s.kind == EXTERNAL for s in self.lookup(f, scope, type_head))
 
     def _field_type(self, class_id: str, field: str) -> tuple[ClassInfo, str] | None:
         """The declared type of a field of the class or an ancestor (fields are recorded as
@@ -227,7 +232,10 @@ def _typed_via(
     """None (explicit: EXTRACTED) when the declared type and its member are in the same file."""
     if member_via is None and type_via is None:
         return None
-    via = f"through receiver `{head}` declared as `{type_text}`"
+    if type_text.endswith("()"):  # a local holding a call's result (Go's extractor marks it so)
+        via = f"through receiver `{head}` typed by the result of `{type_text}`"
+    else:
+        via = f"through receiver `{head}` declared as `{type_text}`"
     if type_via and type_via.startswith("through "):
         via += f" ({type_via.removeprefix('through ')})"
     return via

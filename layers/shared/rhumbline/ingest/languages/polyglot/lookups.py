@@ -81,7 +81,10 @@ class Lookups:
         while current:
             found = f.by_qualname.get(current)
             kind = found[1].kind if found else None
-            if innermost or kind not in CLASS_KINDS:
+            # A scope no definition of this file declares is the type of a method declared
+            # outside its type's body (a Go receiver's type in another file): a class body,
+            # whose members are no bare names.
+            if innermost or (found is not None and kind not in CLASS_KINDS):
                 ids = f.children.get((current, name))
                 if ids:
                     return [Sym(DEF, i, None) for i in ids]

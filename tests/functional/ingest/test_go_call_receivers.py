@@ -1,0 +1,66 @@
+"""Go receivers and call targets as the compiler sees them, one rule per caller of
+tests/fixtures/ingest/go_receivers, through a real ingest into the SQLite and the Neo4j graph
+stores and read back as the tools read it (`edges_of`): a receiver typed by a call's result, a
+bare call inside a method whose type is declared in another file, conversions, and receivers of
+library types."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from sqlalchemy import Engine
+
+from rhumbline.ingest import pipeline
+from rhumbline.stores.graph.protocol import GraphStore
+
+FIXTURE = Path(__file__).parents[2] / "fixtures" / "ingest" / "go_receivers"
+ROUTER, APP = "router/router.go", "app/app.go"
+
+# caller → {target: (confidence, what its explanation says)}
+RULES: dict[str, dict[str, tuple[str, str]]] = {
+    # `r := router.NewRouter()`: the struct the function's signature returns, not the interface
+    # that has a method of that name too; `local, err := newLocal()`: its first result
+    f"function:{APP}:Build": {
+        f"function:{ROUTER}:NewRouter": ("INFERRED", "through `import \"example.com/web/router\"`"),
+        f"method:{ROUTER}:Router.Use": ("INFERRED", "receiver `r` typed by the result of `router.NewRouter()`"),
+        f"function:{APP}:newLocal": ("EXTRACTED", "in the same file"),
+        f"method:{ROUTER}:Router.Close": ("INFERRED", "receiver `local` typed by the result of `newLocal()`"),
+    },
+    # httptest.Server.Close and error.Error are the library's, never the project's methods
+    f"function:{APP}:Probe": {},
+    # `router.Middlewares(nil)` converts: no call
+    f"function:{APP}:Convert": {},
+    # a bare `serve(...)` in method Router.serve (declared in another file than Router): the
+    # package function, not the method itself
+    "method:router/serve.go:Router.serve": {
+        "function:router/helpers.go:serve": ("INFERRED", "in the same package `router`"),
+    },
+}
+
+
+def test_every_go_rule_gives_its_edges(tmp_path: Path, store: GraphStore, engine: Engine, unique_project: str) -> None:
+    root = tmp_path / "go_receivers"
+    shutil.copytree(FIXTURE, root)
+    pipeline.ingest_local(root, unique_project, store=store, engine=engine, history=False)
+    problems = []
+    for caller, expected in RULES.items():
+        views, total = store.edges_of(unique_project, caller, "out", limit=100)
+        assert total < 100
+        calls = {v.other_id: (v.confidence, v.explanation) for v in views if v.relation == "CALLS"}
+        if set(calls) != set(expected):
+            problems.append(f"{caller}: calls {sorted(calls)}, expected {sorted(expected)}")
+            continue
+        for target, (confidence, fragment) in expected.items():
+            got_confidence, explanation = calls[target]
+            if got_confidence != confidence or fragment not in explanation:
+                problems.append(f"{caller} → {target}: {got_confidence} `{explanation}`, expected {confidence} `{fragment}`")
+    # nothing calls the interface's methods, nor the Middlewares type (a conversion is no call)
+    for target in (f"method:{ROUTER}:Handler.Use", f"method:{ROUTER}:Handler.Close", f"class:{ROUTER}:Middlewares"):
+        views, _ = store.edges_of(unique_project, target, "in", limit=100)
+        callers = [v.other_id for v in views if v.relation == "CALLS"]
+        if not any(v.relation == "DEFINES" for v in views):
+            problems.append(f"{target} is no node")
+        if callers:
+            problems.append(f"{target} is called by {callers}")
+    assert not problems, "\n".join(problems)
