@@ -76,6 +76,13 @@ class GoFamily(Family):
             if directory:
                 self._by_basename.setdefault(directory.rsplit("/", 1)[-1], []).append(directory)
         self._imports: dict[str, str | None] = {}
+        # package functions by node id, for the result types their signatures declare
+        self.functions: dict[str, tuple[FileIndex, Definition]] = {
+            node_id: (f, d)
+            for f in self.files.values()
+            for d, node_id in zip(f.code.definitions, f.ids, strict=True)
+            if not d.parent and d.kind == "Function"
+        }
 
     def _import_path(self, directory: str) -> str:
         current = directory
@@ -229,23 +236,11 @@ class GoFamily(Family):
         """The file of the one repository function `function` names, and the first result type
         its signature declares (`*Mux` → `Mux`); None when either is unknown."""
         targets = [s.target for s in self.resolve(f, scope, function) if self.kinds.get(s.target) == "Function"]
-        if len(targets) != 1 or targets[0] not in self._definitions:
+        if len(targets) != 1 or targets[0] not in self.functions:
             return None
-        where, definition = self._definitions[targets[0]]
+        where, definition = self.functions[targets[0]]
         result = _first_result(definition)
         return (where, result) if result else None
-
-    @property
-    def _definitions(self) -> dict[str, tuple[FileIndex, Definition]]:
-        table = self.__dict__.get("_definitions_table")
-        if table is None:
-            table = self.__dict__["_definitions_table"] = {
-                node_id: (f, d)
-                for f in self.files.values()
-                for d, node_id in zip(f.code.definitions, f.ids, strict=True)
-                if not d.parent  # package functions: results of methods are not read
-            }
-        return table
 
     def owner_class(self, f: FileIndex, d) -> str | None:
         for s in self.package_members[self.package_of[f.path]].get(d.parent, ()):
