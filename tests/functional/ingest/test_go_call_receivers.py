@@ -2,7 +2,7 @@
 tests/fixtures/ingest/go_receivers, through a real ingest into the SQLite and the Neo4j graph
 stores and read back as the tools read it (`edges_of`): a receiver typed by a call's result, a
 bare call inside a method whose type is declared in another file, conversions, and receivers of
-library types."""
+library types; a method's result and a type assertion."""
 
 from __future__ import annotations
 
@@ -26,6 +26,13 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
         f"method:{ROUTER}:Router.Use": ("INFERRED", "receiver `r` typed by the result of `router.NewRouter()`"),
         f"function:{APP}:newLocal": ("EXTRACTED", "in the same file"),
         f"method:{ROUTER}:Router.Close": ("INFERRED", "receiver `local` typed by the result of `newLocal()`"),
+    },
+    # `sub := r.Clone()`: a method's result; `m, ok := h.(*router.Router)`: the asserted type
+    f"function:{APP}:Chain": {
+        f"function:{ROUTER}:NewRouter": ("INFERRED", "through `import \"example.com/web/router\"`"),
+        f"method:{ROUTER}:Router.Clone": ("INFERRED", "receiver `r` typed by the result of `router.NewRouter()`"),
+        f"method:{ROUTER}:Router.Use": ("INFERRED", "receiver `sub` typed by the result of `r.Clone()`"),
+        f"method:{ROUTER}:Router.Close": ("INFERRED", "receiver `m` declared as `router.Router`"),
     },
     # httptest.Server.Close and error.Error are the library's, never the project's methods
     f"function:{APP}:Probe": {},

@@ -8,8 +8,9 @@ and embedded interfaces are the type's bases. A method's receiver is its first p
 
 Calls: `f()`, `pkg.F()`, `x.m()`; composite literals `Cart{…}` / `&pkg.Cart{…}` are constructor
 calls (`new Cart`). Locals: `x := &Cart{}`, `var y Cart` and typed parameters give receiver types;
-`x := NewCart()` / `x, err := cart.New()` record the call (`NewCart()`), whose declared result
-type phase 2 reads from the function's signature.
+`x := NewCart()` / `x, err := cart.New()` / `x := c.Clone()` record the call (`NewCart()`), whose
+declared result type phase 2 reads from the function's signature; `x, ok := v.(*Cart)` asserts
+Cart.
 Imports: module = the import path, alias = the explicit name (`.` imports are `*`, `_` binds
 nothing). CodeFacts.namespace = the package clause's name; module-level `const` / `var` are
 Variables.
@@ -189,7 +190,7 @@ class GoExtractor(LanguageExtractor):
             if type_text is None and len(value_nodes) == len(names):
                 type_text = _literal_type(x, value_nodes[index]) or _call_result(x, value_nodes[index])
             elif type_text is None and index == 0 and len(value_nodes) == 1:  # `x, err := New()`
-                type_text = _call_result(x, value_nodes[0])
+                type_text = _literal_type(x, value_nodes[0]) or _call_result(x, value_nodes[0])
             found.append((x.text(name), type_text))
         return found
 
@@ -231,7 +232,9 @@ def _type(x: Context, node: Node | None) -> str | None:
 
 
 def _literal_type(x: Context, value: Node) -> str | None:
-    """The type of `Cart{}` / `&Cart{}` / `pkg.Cart{}`; None for anything else."""
+    """The type of `Cart{}` / `&Cart{}` / `pkg.Cart{}` / `v.(*Cart)`; None for anything else."""
+    if value.type == "type_assertion_expression":
+        return _type(x, value.child_by_field_name("type"))
     if value.type == "unary_expression":
         operand = value.child_by_field_name("operand")
         if operand is None:

@@ -76,13 +76,14 @@ class GoFamily(Family):
             if directory:
                 self._by_basename.setdefault(directory.rsplit("/", 1)[-1], []).append(directory)
         self._imports: dict[str, str | None] = {}
-        # package functions by node id, for the result types their signatures declare
+        # functions and methods by node id, for the result types their signatures declare
         self.functions: dict[str, tuple[FileIndex, Definition]] = {
             node_id: (f, d)
             for f in self.files.values()
             for d, node_id in zip(f.code.definitions, f.ids, strict=True)
-            if not d.parent and d.kind == "Function"
+            if d.kind in ("Function", "Method")
         }
+        self._asking: set[tuple[str, str, str]] = set()  # result types being resolved
 
     def _import_path(self, directory: str) -> str:
         current = directory
@@ -233,14 +234,33 @@ class GoFamily(Family):
         return result_type in _PREDECLARED or super().outside_type(where, "", result_type)
 
     def _result_type(self, f: FileIndex, scope: str, function: str) -> tuple[FileIndex, str] | None:
-        """The file of the one repository function `function` names, and the first result type
-        its signature declares (`*Mux` → `Mux`); None when either is unknown."""
-        targets = [s.target for s in self.resolve(f, scope, function) if self.kinds.get(s.target) == "Function"]
+        """The file of the one repository function or method `function` names (`F`, `pkg.F`,
+        `x.M` on a typed local), and the first result type its signature declares (`*Mux` →
+        `Mux`); None when either is unknown. A local typed by its own call's result (`x :=
+        x.Next()`) names nothing: each question is asked once at a time."""
+        question = (f.path, scope, function)
+        if question in self._asking:
+            return None
+        self._asking.add(question)
+        try:
+            targets = self._callees(f, scope, function)
+        finally:
+            self._asking.discard(question)
         if len(targets) != 1 or targets[0] not in self.functions:
             return None
         where, definition = self.functions[targets[0]]
-        result = _first_result(definition)
+        result = _first_result(definition.signature)
         return (where, result) if result else None
+
+    def _callees(self, f: FileIndex, scope: str, function: str) -> list[str]:
+        head, _, member = function.partition(".")
+        if member:
+            is_local, type_text = self.local_type(f, scope, head)
+            if is_local:
+                classes = self.resolve_type(f, scope, type_text) if type_text else []
+                found = [self.find_member(c.target, member) for c in classes]
+                return list(dict.fromkeys(i for hit in found if hit for i in hit[1]))
+        return [s.target for s in self.resolve(f, scope, function) if self.kinds.get(s.target) == "Function"]
 
     def owner_class(self, f: FileIndex, d) -> str | None:
         for s in self.package_members[self.package_of[f.path]].get(d.parent, ()):
@@ -284,26 +304,33 @@ class GoFamily(Family):
         return nodes
 
 
-def _first_result(definition: Definition) -> str | None:
-    """The nominal type of a function's first result, from its signature `func F[T any](…) (R, error)`."""
-    text = _TYPE_PARAMETERS.sub("", definition.signature)
+def _first_result(signature: str) -> str | None:
+    """The nominal type of a function's first result, from its signature: `func F[T any](…) (R,
+    error)`, `func (m *Mux) With(…) Router`, an interface's `Route(…) Router`."""
+    text = signature.strip().removeprefix("func").lstrip()
+    if text.startswith("("):  # a method's receiver
+        text = text[_group_end(text) :].lstrip()
     start = text.find("(")
-    if start < 0:
+    if start < 0 or not text[:start].split("[")[0].isidentifier():
         return None
-    depth = 0
-    for index in range(start, len(text)):  # the end of the parameter list
-        depth += {"(": 1, ")": -1}.get(text[index], 0)
-        if depth == 0:
-            break
-    else:
-        return None
-    results = text[index + 1 :].strip().removesuffix("{").strip()
+    results = text[_group_end(text, start) :].strip().removesuffix("{").strip()
     if results.startswith("("):
         first = results[1:].split(",")[0].strip().removesuffix(")").split()
         results = first[-1] if first else ""  # a named result `(m *Mux, err error)`
+    results = results.lstrip("*")
     if not results or results.startswith(("func", "chan", "map", "[", "interface", "struct")):
         return None
-    return type_name(results)
+    return type_name(_TYPE_PARAMETERS.sub("", results))
+
+
+def _group_end(text: str, start: int = 0) -> int:
+    """The index just past the bracketed group opening at `start` (the text's end if unclosed)."""
+    depth = 0
+    for index in range(start, len(text)):
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(text[index], 0)
+        if depth == 0:
+            return index + 1
+    return len(text)
 
 
 def _quoted(fact: ImportFact) -> str:
