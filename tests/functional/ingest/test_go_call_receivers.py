@@ -2,7 +2,8 @@
 tests/fixtures/ingest/go_receivers, through a real ingest into the SQLite and the Neo4j graph
 stores and read back as the tools read it (`edges_of`): a receiver typed by a call's result, a
 bare call inside a method whose type is declared in another file, conversions, and receivers of
-library types; a method's result and a type assertion."""
+library types (a function literal's parameters among them); a method's result and a type
+assertion."""
 
 from __future__ import annotations
 
@@ -34,6 +35,12 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
         f"method:{ROUTER}:Router.Use": ("INFERRED", "receiver `sub` typed by the result of `r.Clone()`"),
         f"method:{ROUTER}:Router.Close": ("INFERRED", "receiver `m` declared as `router.Router`"),
     },
+    # a handler literal's `w http.ResponseWriter` is the library's (not the project's only Write);
+    # the function's own `r` keeps its type inside the literal
+    f"function:{APP}:Serve": {
+        f"function:{ROUTER}:NewRouter": ("INFERRED", "through `import \"example.com/web/router\"`"),
+        f"method:{ROUTER}:Router.Use": ("INFERRED", "receiver `r` typed by the result of `router.NewRouter()`"),
+    },
     # httptest.Server.Close and error.Error are the library's, never the project's methods
     f"function:{APP}:Probe": {},
     # `router.Middlewares(nil)` converts: no call
@@ -62,8 +69,10 @@ def test_every_go_rule_gives_its_edges(tmp_path: Path, store: GraphStore, engine
             got_confidence, explanation = calls[target]
             if got_confidence != confidence or fragment not in explanation:
                 problems.append(f"{caller} → {target}: {got_confidence} `{explanation}`, expected {confidence} `{fragment}`")
-    # nothing calls the interface's methods, nor the Middlewares type (a conversion is no call)
-    for target in (f"method:{ROUTER}:Handler.Use", f"method:{ROUTER}:Handler.Close", f"class:{ROUTER}:Middlewares"):
+    # nothing calls the interface's methods, nor Router.Write, nor the Middlewares type (a
+    # conversion is no call)
+    targets = ("Handler.Use", "Handler.Close", "Router.Write")
+    for target in [f"method:{ROUTER}:{t}" for t in targets] + [f"class:{ROUTER}:Middlewares"]:
         views, _ = store.edges_of(unique_project, target, "in", limit=100)
         callers = [v.other_id for v in views if v.relation == "CALLS"]
         if not any(v.relation == "DEFINES" for v in views):

@@ -10,7 +10,7 @@ Calls: `f()`, `pkg.F()`, `x.m()`; composite literals `Cart{â€¦}` / `&pkg.Cart{â€
 calls (`new Cart`). Locals: `x := &Cart{}`, `var y Cart` and typed parameters give receiver types;
 `x := NewCart()` / `x, err := cart.New()` / `x := c.Clone()` record the call (`NewCart()`), whose
 declared result type phase 2 reads from the function's signature; `x, ok := v.(*Cart)` asserts
-Cart.
+Cart; a function literal's typed parameters type the receivers the function's own locals do not.
 Imports: module = the import path, alias = the explicit name (`.` imports are `*`, `_` binds
 nothing). CodeFacts.namespace = the package clause's name; module-level `const` / `var` are
 Variables.
@@ -45,7 +45,12 @@ QUERY = """
 (import_spec) @import
 (short_var_declaration) @local
 (var_spec) @local
+(func_literal parameters: (parameter_list) @local)
 """
+# A function literal's parameters are recorded under this prefix among the enclosing function's
+# locals: they type a receiver only where the function has no local of that name (`r` is often
+# the router outside a handler literal and the request inside it).
+LITERAL_PARAMETER = "literal."
 
 
 class GoExtractor(LanguageExtractor):
@@ -171,6 +176,9 @@ class GoExtractor(LanguageExtractor):
         return f"import {x.text(node)}"
 
     def local(self, x: Context, node: Node) -> Iterable[tuple[str, str | None]]:
+        if node.type == "parameter_list":  # a function literal's
+            found = (parameter.partition(":") for parameter in self._parameters(x, node))
+            return [(LITERAL_PARAMETER + name, written) for name, _, written in found if written]
         if node.type == "var_spec":
             written = _type(x, node.child_by_field_name("type"))
             values = node.child_by_field_name("value")

@@ -31,6 +31,7 @@ import re
 from rhumbline.ingest.facts import CallSite, Definition, ImportFact
 from rhumbline.ingest.graph.edges import INFERRED_SCORE
 from rhumbline.ingest.graph.ids import file_id, module_id
+from rhumbline.ingest.languages.go.extract import LITERAL_PARAMETER
 from rhumbline.ingest.languages.polyglot.extract import CLASS_KINDS
 from rhumbline.ingest.languages.polyglot.resolve import Family
 from rhumbline.ingest.languages.polyglot.symbols import DEF, UNIT, Evidence, FileIndex, Sym
@@ -213,6 +214,10 @@ class GoFamily(Family):
         if call.callee.startswith("new "):
             return found
         return [e for e in found if self.kinds.get(e.node_id) not in CLASS_KINDS]  # `T(x)`
+
+    def local_type(self, f: FileIndex, scope: str, name: str) -> tuple[bool, str | None]:
+        found = super().local_type(f, scope, name)
+        return found if found[0] else super().local_type(f, scope, LITERAL_PARAMETER + name)
 
     def resolve_type(self, f: FileIndex, scope: str, dotted: str) -> list[Sym]:
         if dotted.endswith(_CALL_RESULT):
