@@ -2,8 +2,8 @@
 tests/fixtures/ingest/go_receivers, through a real ingest into the SQLite and the Neo4j graph
 stores and read back as the tools read it (`edges_of`): a receiver typed by a call's result, a
 bare call inside a method whose type is declared in another file, conversions, and receivers of
-library types (a function literal's parameters among them); a method's result and a type
-assertion."""
+library types (a function literal's parameters among them); a method's result, a type
+assertion and a struct's fields."""
 
 from __future__ import annotations
 
@@ -41,6 +41,10 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
         f"function:{ROUTER}:NewRouter": ("INFERRED", "through `import \"example.com/web/router\"`"),
         f"method:{ROUTER}:Router.Use": ("INFERRED", "receiver `r` typed by the result of `router.NewRouter()`"),
     },
+    # through fields: `s.router` declared `*router.Router`; `s.pool` is a library's sync.Pool
+    f"method:{APP}:Server.Start": {
+        f"method:{ROUTER}:Router.Use": ("INFERRED", "through `s.router` declared as `router.Router`"),
+    },
     # httptest.Server.Close and error.Error are the library's, never the project's methods
     f"function:{APP}:Probe": {},
     # `router.Middlewares(nil)` converts: no call
@@ -69,9 +73,9 @@ def test_every_go_rule_gives_its_edges(tmp_path: Path, store: GraphStore, engine
             got_confidence, explanation = calls[target]
             if got_confidence != confidence or fragment not in explanation:
                 problems.append(f"{caller} → {target}: {got_confidence} `{explanation}`, expected {confidence} `{fragment}`")
-    # nothing calls the interface's methods, nor Router.Write, nor the Middlewares type (a
-    # conversion is no call)
-    targets = ("Handler.Use", "Handler.Close", "Router.Write")
+    # nothing calls the interface's methods, nor Router.Write or Router.Get, nor the Middlewares
+    # type (a conversion is no call)
+    targets = ("Handler.Use", "Handler.Close", "Router.Write", "Router.Get")
     for target in [f"method:{ROUTER}:{t}" for t in targets] + [f"class:{ROUTER}:Middlewares"]:
         views, _ = store.edges_of(unique_project, target, "in", limit=100)
         callers = [v.other_id for v in views if v.relation == "CALLS"]

@@ -51,6 +51,9 @@ QUERY = """
 # locals: they type a receiver only where the function has no local of that name (`r` is often
 # the router outside a handler literal and the request inside it).
 LITERAL_PARAMETER = "literal."
+# A struct's named fields are recorded as its locals under this prefix: Go never names a field
+# bare, so they must hide nothing; `x.pool.Get()` reads them (phase 2).
+FIELD = "field."
 
 
 class GoExtractor(LanguageExtractor):
@@ -101,16 +104,19 @@ class GoExtractor(LanguageExtractor):
         if body is None:
             return None
         bases: list[str] = []
+        fields: list[str] = []
         if body.type == "struct_type":
             kind = "Struct"
-            for fields in body.named_children:
-                for field in fields.named_children:
-                    embedded = field.child_by_field_name("name") is None
-                    if field.type == "field_declaration" and embedded:
-                        written = field.child_by_field_name("type")
-                        base = _type(x, written)
-                        if base:
-                            bases.append(base)
+            for declarations in body.named_children:
+                for field in declarations.named_children:
+                    if field.type != "field_declaration":
+                        continue
+                    written = _type(x, field.child_by_field_name("type"))
+                    names = field.children_by_field_name("name")
+                    if not names and written:  # embedded
+                        bases.append(written)
+                    elif written:
+                        fields.extend(f"{FIELD}{x.text(name)}:{written}" for name in names)
         elif body.type == "interface_type":
             kind = "Interface"
             for element in body.named_children:
@@ -125,7 +131,7 @@ class GoExtractor(LanguageExtractor):
         header_end = keyword.end_byte if keyword is not None else node.end_byte
         return DefSpec(
             kind, x.text(name), node, outer, header_end,
-            header_start=outer.start_byte, bases=tuple(bases),
+            header_start=outer.start_byte, bases=tuple(bases), parameters=tuple(fields),
         )
 
     def _receiver(self, x: Context, receiver: Node | None) -> tuple[str | None, tuple[str, ...]]:

@@ -31,10 +31,10 @@ import re
 from rhumbline.ingest.facts import CallSite, Definition, ImportFact
 from rhumbline.ingest.graph.edges import INFERRED_SCORE
 from rhumbline.ingest.graph.ids import file_id, module_id
-from rhumbline.ingest.languages.go.extract import LITERAL_PARAMETER
+from rhumbline.ingest.languages.go.extract import FIELD, LITERAL_PARAMETER
 from rhumbline.ingest.languages.polyglot.extract import CLASS_KINDS
 from rhumbline.ingest.languages.polyglot.resolve import Family
-from rhumbline.ingest.languages.polyglot.symbols import DEF, UNIT, Evidence, FileIndex, Sym
+from rhumbline.ingest.languages.polyglot.symbols import DEF, UNIT, ClassInfo, Evidence, FileIndex, Sym
 from rhumbline.ingest.languages.polyglot.type_names import type_name
 from rhumbline.stores.graph.model import Node
 
@@ -218,6 +218,9 @@ class GoFamily(Family):
     def local_type(self, f: FileIndex, scope: str, name: str) -> tuple[bool, str | None]:
         found = super().local_type(f, scope, name)
         return found if found[0] else super().local_type(f, scope, LITERAL_PARAMETER + name)
+
+    def field_type(self, class_id: str, field: str) -> tuple[ClassInfo, str] | None:
+        return super().field_type(class_id, FIELD + field)
 
     def resolve_type(self, f: FileIndex, scope: str, dotted: str) -> list[Sym]:
         if dotted.endswith(_CALL_RESULT):

@@ -103,7 +103,7 @@ class CallResolution:
                     return self.classify(self._on_class(f, class_id, member), what)
                 return []
             field, _, rest = member.partition(".")
-            typed = self._field_type(class_id, field) if class_id and "." not in rest else None
+            typed = self.field_type(class_id, field) if class_id and "." not in rest else None
             if typed is not None:  # `this.total.render()` with `private Money total;`
                 info, type_text = typed
                 classes = self.resolve_type(info.file, info.definition.parent, type_text)
@@ -128,8 +128,10 @@ class CallResolution:
                 type_text = typed[1]
                 if type_text is not None and self.outside_type(f, call.scope, type_text):
                     return []  # a declared type from outside the repository: no member is ours
-                if type_text is None or "." in rest:
+                if type_text is None:
                     return self._by_name(callee, what)
+                if "." in rest:  # `x.total.render()`: through a field of x's type
+                    return self._through_field(f, call.scope, head, type_text, rest, what)
                 classes = self.resolve_type(f, call.scope, type_text)
                 targets: list[Sym] = []
                 for cls in classes:
@@ -153,13 +155,38 @@ class CallResolution:
             return self._by_name(callee, what)
         return []
 
+    def _through_field(
+        self, f: FileIndex, scope: str, head: str, type_text: str, rest: str, what: str
+    ) -> list[Evidence]:
+        """`x.total.render()` with `x` declared as a type whose field `total` is declared: the
+        member of the field's type; nothing when that type is from outside the repository."""
+        field, _, member = rest.partition(".")
+        callee = f"{head}.{rest}"
+        if "." in member:
+            return self._by_name(callee, what)
+        targets: list[Sym] = []
+        for cls in self.resolve_type(f, scope, type_text):
+            typed = self.field_type(cls.target, field)
+            if typed is None:
+                continue
+            info, field_text = typed
+            if self.outside_type(info.file, info.definition.parent, field_text):
+                return []
+            via = f"through `{head}.{field}` declared as `{field_text}`"
+            for found in self.resolve_type(info.file, info.definition.parent, field_text):
+                targets.extend(s._replace(via=via) if s.owner is None else s
+                               for s in self._on_class(f, found.target, member))  # fmt: skip
+        if targets:
+            return self.classify(unique_symbols(targets), what)
+        return self._by_name(callee, what)
+
     def outside_type(self, f: FileIndex, scope: str, type_text: str) -> bool:
         """Whether a declared type is imported from outside the repository (its head names an
         import of no repository module)."""
         type_head = type_text.split(".")[0]
         return any(s.kind == EXTERNAL for s in self.lookup(f, scope, type_head))
 
-    def _field_type(self, class_id: str, field: str) -> tuple[ClassInfo, str] | None:
+    def field_type(self, class_id: str, field: str) -> tuple[ClassInfo, str] | None:
         """The declared type of a field of the class or an ancestor (fields are recorded as
         typed locals of their class)."""
         for owner in self.ancestors(class_id):
