@@ -33,6 +33,7 @@ import re
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -308,31 +309,41 @@ class Prediction:
     explanations: dict[str, str] = field(default_factory=dict)
 
 
-def predict(root: Path) -> dict[Key, Prediction]:
-    """The resolver's CALLS evidence per site key, recorded before edges are merged."""
-    from rhumbline.ingest.discover.parallel import read_all
-    from rhumbline.ingest.discover.walk import discover
-    from rhumbline.ingest.facts import SourceFile
+def recorder(key_of: Callable[[str, str, int], Key | None]) -> tuple[object, dict[Key, Prediction]]:
+    """An EdgeSet that also records each CALLS evidence (before edges are merged per caller) under
+    `key_of(explanation, file, line)`, and the predictions it fills."""
     from rhumbline.ingest.graph.edges import EdgeSet
-    from rhumbline.ingest.languages.python.graph import build_python_graph
 
     predictions: dict[Key, Prediction] = defaultdict(Prediction)
 
     class Recording(EdgeSet):
         def add(self, source, relation, target, confidence, score, explanation, file, line):  # noqa: ANN001
-            if relation == "CALLS":
-                site = _SITE.match(explanation)
-                if site is not None:
-                    key = (site.group(2), int(site.group(3)), site.group(1).rsplit(".", 1)[-1])
-                    prediction = predictions[key]
-                    prediction.targets[target] = confidence
-                    prediction.explanations[target] = explanation
+            key = key_of(explanation, file, line) if relation == "CALLS" else None
+            if key is not None:
+                prediction = predictions[key]
+                prediction.targets[target] = confidence
+                prediction.explanations[target] = explanation
             super().add(source, relation, target, confidence, score, explanation, file, line)
 
+    return Recording(), predictions
+
+
+def predict(root: Path) -> dict[Key, Prediction]:
+    """The resolver's CALLS evidence per site key, recorded before edges are merged."""
+    from rhumbline.ingest.discover.parallel import read_all
+    from rhumbline.ingest.discover.walk import discover
+    from rhumbline.ingest.facts import SourceFile
+    from rhumbline.ingest.languages.python.graph import build_python_graph
+
+    def key_of(explanation: str, file: str, line: int) -> Key | None:
+        site = _SITE.match(explanation)
+        return None if site is None else (site.group(2), int(site.group(3)), site.group(1).rsplit(".", 1)[-1])
+
+    edges, predictions = recorder(key_of)
     root = root.resolve()
     paths = [path for path in discover(root).paths if path.endswith(".py")]
     sources = [o for o in read_all(root, paths, workers=1) if isinstance(o, SourceFile)]
-    build_python_graph(sources, root.name, Recording())
+    build_python_graph(sources, root.name, edges)
     return dict(predictions)
 
 

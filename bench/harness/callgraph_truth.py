@@ -25,7 +25,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from harness.callgraph import IN, OUT, Key, Prediction, Truth
+from harness.callgraph import IN, OUT, Key, Prediction, Truth, recorder
 from harness.callgraph_sets import Project
 from harness.corpus import CORPUS
 
@@ -143,25 +143,17 @@ def predict(root: Path, language: str) -> tuple[dict[Key, Prediction], list]:
     from rhumbline.ingest.discover.parallel import read_all
     from rhumbline.ingest.discover.walk import discover
     from rhumbline.ingest.facts import SourceFile
-    from rhumbline.ingest.graph.edges import EdgeSet
     from rhumbline.ingest.languages.polyglot.build import build_polyglot_graph
 
-    predictions: dict[Key, Prediction] = defaultdict(Prediction)
+    def key_of(explanation: str, file: str, line: int) -> Key | None:
+        # The explanation's own line is the first site's (memoized per callee): the edge's is this one's.
+        callee = _CALLEE.search(explanation)
+        return None if callee is None else (file, line, callee.group(1).removeprefix("new ").rsplit(".", 1)[-1])
 
-    class Recording(EdgeSet):
-        def add(self, source, relation, target, confidence, score, explanation, file, line):  # noqa: ANN001
-            if relation == "CALLS":
-                callee = _CALLEE.search(explanation)
-                if callee is not None:
-                    name = callee.group(1).removeprefix("new ").rsplit(".", 1)[-1]
-                    prediction = predictions[(file, line, name)]
-                    prediction.targets[target] = confidence
-                    prediction.explanations[target] = explanation
-            super().add(source, relation, target, confidence, score, explanation, file, line)
-
+    edges, predictions = recorder(key_of)
     root = root.resolve()
     wanted = OUR_LANGUAGES[language]
     sources = [o for o in read_all(root, discover(root).paths, workers=1)
                if isinstance(o, SourceFile) and o.language in wanted]  # fmt: skip
-    graph = build_polyglot_graph(sources, root, Recording())
+    graph = build_polyglot_graph(sources, root, edges)
     return dict(predictions), graph.nodes

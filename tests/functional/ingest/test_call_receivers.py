@@ -12,6 +12,7 @@ from sqlalchemy import Engine
 
 from rhumbline.ingest import pipeline
 from rhumbline.stores.graph.protocol import GraphStore
+from tests.functional.ingest.call_rules import call_problems
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "ingest" / "receivers"
 USE = "shop/use.py"
@@ -146,16 +147,7 @@ def test_every_rule_gives_its_edges(tmp_path: Path, store: GraphStore, engine: E
             caller_id = f"method:shop/client.py:{caller}"
         else:
             caller_id = f"{'method' if '.' in caller else 'function'}:{USE}:{caller}"
-        views, total = store.edges_of(unique_project, caller_id, "out", limit=100)
-        assert total < 100
-        calls = {v.other_id: (v.confidence, v.explanation) for v in views if v.relation == "CALLS"}
-        if set(calls) != set(expected):
-            problems.append(f"{caller}: calls {sorted(calls)}, expected {sorted(expected)}")
-            continue
-        for target, (confidence, fragment) in expected.items():
-            got_confidence, explanation = calls[target]
-            if got_confidence != confidence or fragment not in explanation:
-                problems.append(f"{caller} → {target}: {got_confidence} `{explanation}`, expected {confidence} `{fragment}`")
+        problems.extend(call_problems(store, unique_project, str(caller), caller_id, expected))
     # An external receiver (re.Match, logging.Logger, maybe an http.cookiejar.CookieJar) never
     # links to project code, and a property is never a call target.
     for target in ("Tokens.span", "Tokens.info", "Client.clear", "Session.client"):

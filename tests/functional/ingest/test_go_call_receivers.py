@@ -14,6 +14,7 @@ from sqlalchemy import Engine
 
 from rhumbline.ingest import pipeline
 from rhumbline.stores.graph.protocol import GraphStore
+from tests.functional.ingest.call_rules import call_problems
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "ingest" / "go_receivers"
 ROUTER, APP = "router/router.go", "app/app.go"
@@ -63,16 +64,7 @@ def test_every_go_rule_gives_its_edges(tmp_path: Path, store: GraphStore, engine
     pipeline.ingest_local(root, unique_project, store=store, engine=engine, history=False)
     problems = []
     for caller, expected in RULES.items():
-        views, total = store.edges_of(unique_project, caller, "out", limit=100)
-        assert total < 100
-        calls = {v.other_id: (v.confidence, v.explanation) for v in views if v.relation == "CALLS"}
-        if set(calls) != set(expected):
-            problems.append(f"{caller}: calls {sorted(calls)}, expected {sorted(expected)}")
-            continue
-        for target, (confidence, fragment) in expected.items():
-            got_confidence, explanation = calls[target]
-            if got_confidence != confidence or fragment not in explanation:
-                problems.append(f"{caller} → {target}: {got_confidence} `{explanation}`, expected {confidence} `{fragment}`")
+        problems.extend(call_problems(store, unique_project, caller, caller, expected))
     # nothing calls the interface's methods, nor Router.Write or Router.Get, nor the Middlewares
     # type (a conversion is no call)
     targets = ("Handler.Use", "Handler.Close", "Router.Write", "Router.Get")

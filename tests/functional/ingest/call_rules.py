@@ -1,0 +1,24 @@
+"""Checking a caller's CALLS edges as the tools read them (`edges_of`) against a rule: the exact
+targets, each with its confidence and a fragment of its explanation."""
+
+from __future__ import annotations
+
+from rhumbline.stores.graph.protocol import GraphStore
+
+
+def call_problems(
+    store: GraphStore, project: str, caller: str, caller_id: str, expected: dict[str, tuple[str, str]]
+) -> list[str]:
+    """What differs between `caller_id`'s CALLS edges and `expected` (target → (confidence, what
+    its explanation says)); [] when they agree."""
+    views, total = store.edges_of(project, caller_id, "out", limit=100)
+    assert total < 100
+    calls = {v.other_id: (v.confidence, v.explanation) for v in views if v.relation == "CALLS"}
+    if set(calls) != set(expected):
+        return [f"{caller}: calls {sorted(calls)}, expected {sorted(expected)}"]
+    problems = []
+    for target, (confidence, fragment) in expected.items():
+        got_confidence, explanation = calls[target]
+        if got_confidence != confidence or fragment not in explanation:
+            problems.append(f"{caller} → {target}: {got_confidence} `{explanation}`, expected {confidence} `{fragment}`")
+    return problems
