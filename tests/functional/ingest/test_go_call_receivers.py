@@ -3,7 +3,7 @@ tests/fixtures/ingest/go_receivers, through a real ingest into the SQLite and th
 stores and read back as the tools read it (`edges_of`): a receiver typed by a call's result, a
 bare call inside a method whose type is declared in another file, conversions, and receivers of
 library types (a function literal's parameters among them); a method's result, a type
-assertion and a struct's fields."""
+assertion, a struct's fields and a chain of calls."""
 
 from __future__ import annotations
 
@@ -45,6 +45,12 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     # through fields: `s.router` declared `*router.Router`; `s.pool` is a library's sync.Pool
     f"method:{APP}:Server.Start": {
         f"method:{ROUTER}:Router.Use": ("INFERRED", "through `s.router` declared as `router.Router`"),
+    },
+    # a chain: `router.NewRouter().Clone().Use(nil)`
+    f"function:{APP}:Routes": {
+        f"function:{ROUTER}:NewRouter": ("INFERRED", "through `import \"example.com/web/router\"`"),
+        f"method:{ROUTER}:Router.Clone": ("INFERRED", "through the result of `router.NewRouter()`"),
+        f"method:{ROUTER}:Router.Use": ("INFERRED", "through the result of `router.NewRouter().Clone()`"),
     },
     # httptest.Server.Close and error.Error are the library's, never the project's methods
     f"function:{APP}:Probe": {},

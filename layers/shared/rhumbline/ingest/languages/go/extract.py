@@ -6,7 +6,7 @@ Interface, other named types (`type ID string`, which may have methods) → Clas
 and embedded interfaces are the type's bases. A method's receiver is its first parameter,
 `c:Cart`, so `c.total()` is resolved on Cart. Doc comments: the `//` block right above.
 
-Calls: `f()`, `pkg.F()`, `x.m()`; composite literals `Cart{…}` / `&pkg.Cart{…}` are constructor
+Calls: `f()`, `pkg.F()`, `x.m()`, a method of a call's result `r.NewRoute().Path()`; composite literals `Cart{…}` / `&pkg.Cart{…}` are constructor
 calls (`new Cart`). Locals: `x := &Cart{}`, `var y Cart` and typed parameters give receiver types;
 `x := NewCart()` / `x, err := cart.New()` / `x := c.Clone()` record the call (`NewCart()`), whose
 declared result type phase 2 reads from the function's signature; `x, ok := v.(*Cart)` asserts
@@ -34,6 +34,7 @@ from rhumbline.ingest.languages.polyglot.extract import (
 from rhumbline.ingest.languages.polyglot.type_names import type_name
 
 _TYPE_PARAMETERS = re.compile(r"\[[^\[\]]*\]")
+_CHAIN_CALLS = 4  # calls before the method of a chain, `a.B().C().D().E().m()`; longer: dynamic
 
 QUERY = """
 (type_spec) @definition
@@ -163,7 +164,7 @@ class GoExtractor(LanguageExtractor):
             written = _type(x, node.child_by_field_name("type"))
             return f"new {written}" if written else ""
         function = node.child_by_field_name("function")
-        return _dotted(x, function)
+        return _chained(x, function)
 
     def imports(self, x: Context, node: Node) -> Iterable[tuple[str, str | None, str | None, int]]:
         path = node.child_by_field_name("path")
@@ -263,10 +264,24 @@ def _call_result(x: Context, value: Node) -> str | None:
     """`F()` / `pkg.F()` for a value that is the result of calling a named function; None else."""
     if value.type != "call_expression":
         return None
-    function = _dotted(x, value.child_by_field_name("function"))
-    if function is None or function.count(".") > 1:
+    function = _chained(x, value.child_by_field_name("function"))
+    if function is None or (function.count(".") > 1 and "()" not in function):
         return None
     return f"{function}()"
+
+
+def _chained(x: Context, node: Node | None, depth: int = 0) -> str | None:
+    """A dotted name, or a method of a call's result: `r.NewRoute().Path` (at most
+    _CHAIN_CALLS calls deep)."""
+    if node is not None and node.type == "selector_expression":
+        operand = node.child_by_field_name("operand")
+        field = node.child_by_field_name("field")
+        if operand is not None and field is not None and operand.type == "call_expression":
+            if depth >= _CHAIN_CALLS:
+                return None
+            inner = _chained(x, operand.child_by_field_name("function"), depth + 1)
+            return f"{inner}().{x.text(field)}" if inner else None
+    return _dotted(x, node)
 
 
 def _dotted(x: Context, node: Node | None) -> str | None:

@@ -34,7 +34,15 @@ from rhumbline.ingest.graph.ids import file_id, module_id
 from rhumbline.ingest.languages.go.extract import FIELD, LITERAL_PARAMETER
 from rhumbline.ingest.languages.polyglot.extract import CLASS_KINDS
 from rhumbline.ingest.languages.polyglot.resolve import Family
-from rhumbline.ingest.languages.polyglot.symbols import DEF, UNIT, ClassInfo, Evidence, FileIndex, Sym
+from rhumbline.ingest.languages.polyglot.symbols import (
+    DEF,
+    UNIT,
+    ClassInfo,
+    Evidence,
+    FileIndex,
+    Sym,
+    unique_symbols,
+)
 from rhumbline.ingest.languages.polyglot.type_names import type_name
 from rhumbline.stores.graph.model import Node
 
@@ -210,10 +218,26 @@ class GoFamily(Family):
 
     # -- calls ------------------------------------------------------------------------------------
     def resolve_call(self, f: FileIndex, call: CallSite) -> list[Evidence]:
-        found = super().resolve_call(f, call)
         if call.callee.startswith("new "):
-            return found
+            return super().resolve_call(f, call)
+        if _CALL_RESULT in call.callee:
+            return self._chained_call(f, call)
+        found = super().resolve_call(f, call)
         return [e for e in found if self.kinds.get(e.node_id) not in CLASS_KINDS]  # `T(x)`
+
+    def _chained_call(self, f: FileIndex, call: CallSite) -> list[Evidence]:
+        """`r.NewRoute().Path(...)`: the method of the type the receiver call's signature returns;
+        nothing when that type is unknown or from outside the repository."""
+        receiver, _, member = call.callee.rpartition(".")
+        if self.outside_type(f, call.scope, receiver):
+            return []
+        via = f"through the result of `{receiver}`"
+        targets = [
+            s._replace(via=via) if s.owner is None else s
+            for cls in self.resolve_type(f, call.scope, receiver)
+            for s in self._on_class(f, cls.target, member)
+        ]
+        return self.classify(unique_symbols(targets), f"call `{call.callee}(...)` at {f.path}:{call.line}")
 
     def local_type(self, f: FileIndex, scope: str, name: str) -> tuple[bool, str | None]:
         found = super().local_type(f, scope, name)
@@ -261,6 +285,10 @@ class GoFamily(Family):
         return (where, result) if result else None
 
     def _callees(self, f: FileIndex, scope: str, function: str) -> list[str]:
+        receiver, _, member = function.rpartition(".")
+        if receiver.endswith(_CALL_RESULT):  # a chain: `r.NewRoute().Path`
+            found = [self.find_member(c.target, member) for c in self.resolve_type(f, scope, receiver)]
+            return list(dict.fromkeys(i for hit in found if hit for i in hit[1]))
         head, _, member = function.partition(".")
         if member:
             is_local, type_text = self.local_type(f, scope, head)
