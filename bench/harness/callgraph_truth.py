@@ -9,8 +9,9 @@ project depends only on its corpus and the program, so it is cached next to the 
 hash of the program and its pinned dependencies.
 
 Targets are "file:line:name" of a declaration; they become our node ids through the nodes our
-ingest makes for that file: the innermost node of that name whose lines hold that line. A target
-no node holds is left undecided (counted apart), as is a site whose records disagree.
+ingest makes for that file: the innermost node of that name whose lines hold that line, else the
+only node of that name in the file (overloads share the first declaration's node). A target no
+node stands for is left undecided (counted apart), as is a site whose records disagree.
 """
 
 from __future__ import annotations
@@ -98,9 +99,12 @@ class NodeIndex:
     def at(self, where: str) -> str | None:
         path, line_text, name = where.rsplit(":", 2)
         line = int(line_text)
-        holding = [(end - start, node_id) for start, end, node_id in self._by_name.get((path, name), ())
-                   if start <= line <= end]  # fmt: skip
-        return min(holding)[1] if holding else None
+        named = self._by_name.get((path, name), ())
+        holding = [(end - start, node_id) for start, end, node_id in named if start <= line <= end]
+        if holding:
+            return min(holding)[1]
+        # Overloads share one node (the first declaration's): the only node of that name in the file.
+        return named[0][2] if len(named) == 1 else None
 
 
 def truth_from_records(found: dict, index: NodeIndex) -> tuple[Truth, int]:

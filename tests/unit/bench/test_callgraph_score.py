@@ -23,24 +23,26 @@ def _node(node_id: str, name: str, start: int, end: int, file: str = "a.go") -> 
 def test_records_become_a_truth_in_our_node_ids():
     index = NodeIndex([
         _node("class:T", "T", 1, 20), _node("method:T.run", "run", 3, 8), _node("method:U.run", "run", 10, 12),
-        _node("func:run", "run", 1, 30, file="b.go"),
+        _node("func:run", "run", 1, 30, file="b.go"), _node("func:helper", "helper", 32, 35, file="b.go"),
     ])  # fmt: skip
-    found = {"sites": 6, "records": [
+    found = {"sites": 7, "records": [
         ["a.go", 4, "run", "in", "a.go:3:run", False, []],
         ["a.go", 5, "run", "in", "a.go:10:run", True, ["a.go:3:run", "zz.go:1:run"]],
         ["a.go", 6, "Println", "out", "fmt.Println", False, []],
         ["a.go", 7, "run", "in", "a.go:3:run", False, []],  # two sites of one key that disagree:
         ["a.go", 7, "run", "out", "os.run", False, []],  # the key is dropped
         ["a.go", 9, "gone", "in", "a.go:9:gone", False, []],  # no node of ours holds it
+        ["a.go", 11, "helper", "in", "b.go:40:helper", False, []],  # an overload: the file's one node
     ]}  # fmt: skip
     truth, unnamed = truth_from_records(found, index)
     assert truth.decided == {
         ("a.go", 4, "run"): (IN, "method:T.run"),  # the innermost node holding the line
         ("a.go", 5, "run"): (IN, "method:U.run"),
         ("a.go", 6, "Println"): (OUT, "fmt.Println"),
+        ("a.go", 11, "helper"): (IN, "func:helper"),
     }
     assert truth.dispatch == {("a.go", 5, "run"): frozenset({"method:U.run", "method:T.run"})}
-    assert unnamed == 1 and truth.sites == 6
+    assert unnamed == 1 and truth.sites == 7
 
 
 def _ours(targets: dict[str, str]) -> Prediction:
