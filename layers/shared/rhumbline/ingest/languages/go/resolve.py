@@ -14,10 +14,13 @@ from embedded types.
 A type that has every method of an interface of the repository IMPLEMENTS it (INFERRED, by
 method names: Go never says so).
 
-Calls: a local holding a call's result (`r := NewRouter()`) has the first result type declared in
-that function's signature; a local of a type from outside the repository (`srv :=
-httptest.NewServer(…)`, `err := f()` returning `error`) links to nothing. A call of a type is a
-conversion (`Middlewares(x)`), not a call: no edge.
+Calls: a local holding a call's result (`r := NewRouter()`, `sub := r.With(mw)`) has the first
+result type declared in that function's or method's signature, and so has the receiver of a chain
+(`r.NewRoute().Path(p)`); `x.f.m()` goes through the declared type of struct field f; a function
+literal's typed parameters type the names the enclosing function does not declare. A receiver of
+a type from outside the repository (`srv := httptest.NewServer(…)`, `err := f()` returning
+`error`, a `sync.Pool` field) links to nothing. A call of a type is a conversion
+(`Middlewares(x)`), not a call: no edge.
 
 Nodes: each package is a Module (`module:<import path>`), which CONTAINS its files; IMPORTS edges
 go File → Module. Qualified names: `<import path>.<qualname>` (`example.com/shop/cart.Cart.Add`).
