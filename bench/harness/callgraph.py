@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 import sys
 import time
@@ -120,9 +121,16 @@ def _cached_truth(name: str, root: Path, version: str) -> Truth:
     rows = [
         [*key, *truth.decided.get(key, ("", "")), shape] for key, shape in sorted(truth.shape.items())
     ]
-    cache.write_text(json.dumps({"sites": truth.sites, "keys": rows}))
+    write_cache(cache, {"sites": truth.sites, "keys": rows})
     print(f"  truth for {name}: {truth.sites} sites in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     return truth
+
+
+def write_cache(cache: Path, content: object) -> None:
+    """Write a truth's cache whole or not at all: two runs may compute the same truth at once."""
+    partial = cache.with_name(f"{cache.name}.{os.getpid()}.partial")
+    partial.write_text(json.dumps(content))
+    partial.replace(cache)
 
 
 def _python_files(root: Path) -> list[str]:

@@ -26,7 +26,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from harness.callgraph import IN, OUT, Key, Prediction, Truth, recorder
+from harness.callgraph import IN, OUT, Key, Prediction, Truth, recorder, write_cache
 from harness.callgraph_sets import Project
 from harness.corpus import CORPUS
 
@@ -80,7 +80,7 @@ def records(project: Project, root: Path) -> dict:
     if done.returncode != 0:
         raise SystemExit(f"the {project.language} truth failed on {root}:\n{done.stderr[-3000:]}")
     found = json.loads(done.stdout)
-    cache.write_text(json.dumps(found))
+    write_cache(cache, found)
     print(f"  truth for {project.label}: {found['sites']} sites in {time.perf_counter() - started:.0f} s",
           file=sys.stderr)  # fmt: skip
     return found
