@@ -203,10 +203,10 @@ CYPHER_QUERIES = [
 
 def cypher_bench(args: argparse.Namespace) -> None:
     """p50 per query, embedded vs Neo4j, alternated in one run (see the module docstring)."""
-    from rhumbline.cypher import sql_runner
+    from rhumbline.cypher.sqlite import runner as sql_runner
     from rhumbline.cypher.parser import parse
-    from rhumbline.cypher.scoping import scoped
-    from rhumbline.cypher.sql import compile_query
+    from rhumbline.cypher.neo4j.scoping import scoped
+    from rhumbline.cypher.sqlite.compiler import compile_query
     from rhumbline.ingest.build import build_graph
     from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 
@@ -227,7 +227,7 @@ def cypher_bench(args: argparse.Namespace) -> None:
         }
         neo = runner = None
         if args.neo4j:
-            from rhumbline.cypher.runner import CypherRunner, Scope
+            from rhumbline.cypher.neo4j.runner import CypherRunner, Scope
             from rhumbline.stores.graph.factory import Neo4jCredentials
             from rhumbline.stores.graph.neo4j.store import Neo4jGraphStore
 

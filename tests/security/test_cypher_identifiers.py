@@ -174,7 +174,7 @@ def test_the_rewrite_holds_no_text_of_the_caller(position: str, raw: str) -> Non
     escape for Neo4j to decode (not one backslash), no string literal, and only plain names."""
     from rhumbline.cypher.guard import CypherRejected, decoded
     from rhumbline.cypher.parser import parse
-    from rhumbline.cypher.scoping import PLAIN, scoped
+    from rhumbline.cypher.neo4j.scoping import PLAIN, scoped
 
     try:
         parsed = parse(POSITIONS[position].format(i=quoted(raw), s=raw))

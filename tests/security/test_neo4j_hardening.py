@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from rhumbline.cypher.runner import MAX_ANSWER_BYTES, READ_DEADLINE_GRACE_SECONDS, CypherRunner, ReadOnlyViolation
+from rhumbline.cypher.neo4j.runner import MAX_ANSWER_BYTES, READ_DEADLINE_GRACE_SECONDS, CypherRunner, ReadOnlyViolation
 from rhumbline.errors import InvalidArguments
 from rhumbline.stores.graph.factory import Neo4jCredentials
 
@@ -98,7 +98,7 @@ def test_the_all_projects_path_still_runs_graph_reads(runner: CypherRunner) -> N
 
 CHILD = """
 import json, resource, sys, time
-from rhumbline.cypher.runner import CypherRunner
+from rhumbline.cypher.neo4j.runner import CypherRunner
 from rhumbline.errors import ToolFailure
 from rhumbline.stores.graph.factory import Neo4jCredentials
 uri, user, password, doublings = sys.argv[1:5]

@@ -15,7 +15,7 @@ SQLITE_LIMIT_LENGTH refuses the rest), at most 50 columns, rows read within READ
 deadline checked by SQLite and by each function call, and RE2 for regular expressions. On Neo4j
 the server bounds its own work (the transaction timeout, `db.memory.transaction.max`, whose error
 is `query_too_large`), the scoped writer guards every value the query builds by the same
-VALUE_BYTES (scoping.py: the server does not count them), and the client's growth is bounded by
+VALUE_BYTES (cypher/neo4j/scoping.py: the server does not count them), and the client's growth is bounded by
 runner.BoundedReads. Java's regex engine answers the catastrophic pattern at once (measured on
 Neo4j 5.26), so it is sent there too.
 """
@@ -112,8 +112,8 @@ def test_what_would_exhaust_the_neo4j_heap_at_run_time_is_stopped_by_the_guards(
     """Before: sent as written, each made a 768 MB-heap Neo4j exit on OutOfMemoryError."""
     from rhumbline.cypher.budget import ABORT_PARAM, VALUE_BYTES
     from rhumbline.cypher.parser import parse
-    from rhumbline.cypher.scoping import scoped
-    from rhumbline.cypher.sql import compile_query
+    from rhumbline.cypher.neo4j.scoping import scoped
+    from rhumbline.cypher.sqlite.compiler import compile_query
 
     parsed = parse(cypher)
     compile_query(parsed, {**params, "project": None, "projects": []})  # the compiler lets it through
@@ -162,7 +162,7 @@ def test_an_answer_cut_by_its_size_leaves_the_server_fast(shape) -> None:
 @pytest.mark.parametrize("cypher", HEAP_EXHAUSTING)
 def test_what_would_exhaust_the_neo4j_heap_is_refused_before_it_is_sent(shape, cypher: str) -> None:
     from rhumbline.cypher.parser import parse
-    from rhumbline.cypher.sql import compile_query
+    from rhumbline.cypher.sqlite.compiler import compile_query
     from rhumbline.errors import QueryTooLarge
 
     # Checked offline first: were the compiler to let it through, the shared test server would die.

@@ -146,7 +146,7 @@ EXPRESSIONS = [
     Case("RETURN coalesce(null, 'x', 'y') AS a, coalesce(null, null) AS b"),
     Case("RETURN reverse([1, 2, 3]) AS r, isEmpty([]) AS a, isEmpty('') AS b, isEmpty('x') AS c"),
     Case("WITH 'x' AS s RETURN s + s AS ss"),
-    # Values built from computed sizes: written for Neo4j inside guards (scoping.py), same answers.
+    # Values built from computed sizes: written for Neo4j inside guards (cypher/neo4j/scoping.py), same answers.
     Case("UNWIND [1, 2, 2] AS x RETURN toString(x) + '!' AS k, count(*) AS c ORDER BY k"),
     Case("UNWIND [[1], [2]] AS x RETURN collect(x) + collect(x) AS l, size(collect(x) + [0]) AS n"),
     Case("WITH 3 AS n RETURN [x IN range(1, n) | [y IN range(x, n) | toString(y) + $s]] AS l, range(n, 0, -2) AS r", {"s": "x"}),

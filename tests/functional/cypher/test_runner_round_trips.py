@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from rhumbline.cypher.runner import CypherRunner, ReadOnlyViolation, Scope
+from rhumbline.cypher.neo4j.runner import CypherRunner, ReadOnlyViolation, Scope
 from rhumbline.stores.graph.factory import Neo4jCredentials
 
 pytestmark = pytest.mark.neo4j

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from rhumbline.cypher.parser import parse
-from rhumbline.cypher.scoping import PLAIN, scoped
+from rhumbline.cypher.neo4j.scoping import PLAIN, scoped
 
 BOUND = re.compile(r"\((`[^`]+`)(?::`[^`]+`)*:CodeNode(?: \{[^}]*\})? WHERE \1\.project IN \$projects\)")
 

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from rhumbline.cypher import sql_functions as f
+from rhumbline.cypher.sqlite import functions as f
 
 
 def test_numbers_as_neo4j_computes_them() -> None:

@@ -4,7 +4,7 @@ tests/functional/tools/code_context/test_query_readonly.py)."""
 
 from __future__ import annotations
 
-from rhumbline.cypher.runner import PlanVerdicts
+from rhumbline.cypher.neo4j.runner import PlanVerdicts
 
 
 def test_exact_texts_only() -> None:

@@ -1,8 +1,8 @@
 """The largest value a scoped query may build, on both backends (issue 26, item 3).
 
-The embedded store counts a value as its JSON text (sql_functions.py refuses before building one
+The embedded store counts a value as its JSON text (sqlite/functions.py refuses before building one
 past VALUE_BYTES). Neo4j builds values on its heap, which `db.memory.transaction.max` does not
-count, so the scoped writer (scoping.py) guards every value a query builds at run time with the
+count, so the scoped writer (neo4j/scoping.py) guards every value a query builds at run time with the
 same budget, weighed the way its JSON text is at least: a string one unit per character, a list
 two per element (the element and a comma), anything else one.
 """

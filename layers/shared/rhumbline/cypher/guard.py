@@ -6,9 +6,9 @@ Layers, each enough on its own against writes:
    writes, loads or administers (CREATE, MERGE, SET, DELETE, REMOVE, DROP, FOREACH, LOAD CSV,
    USE, SHOW, GRANT, ... and `IN TRANSACTIONS`); CALL only of a short list of procedures;
    namespaced functions only from Neo4j's built-in temporal/spatial/vector namespaces.
-2. `EXPLAIN` of the query must report query type 'r' (runner.py);
+2. `EXPLAIN` of the query must report query type 'r' (neo4j/runner.py);
 3. the query runs in a READ access-mode transaction, which the database itself refuses to let
-   write (runner.py), as a dedicated read-only user when one is configured.
+   write (neo4j/runner.py), as a dedicated read-only user when one is configured.
 
 Layer 1 is also what stops reads that are not graph reads: LOAD CSV (files, URLs) plans as 'r'.
 False positives are accepted: a variable named like a write keyword must be backticked.

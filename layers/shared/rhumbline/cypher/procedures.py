@@ -8,7 +8,9 @@ what the caller's projects hold, the same on SQLite (`SQL`, one column `value`) 
 
 from __future__ import annotations
 
-from rhumbline.cypher.sql_schema import EDGE_COLUMNS, LABEL, NODE_COLUMNS
+from rhumbline.cypher.schema import EDGE_PROPERTY_TYPES as EDGE_COLUMNS
+from rhumbline.cypher.schema import LABEL
+from rhumbline.cypher.schema import NODE_PROPERTY_TYPES as NODE_COLUMNS
 
 _SCOPE = "(SELECT value FROM json_each(:scope))"
 

@@ -1,5 +1,5 @@
-"""The parsed form of a query in the read-only Cypher subset (parser.py builds it; scoping.py
-re-emits it as Cypher for Neo4j, sql.py compiles it to SQL for the embedded store).
+"""The parsed form of a query in the read-only Cypher subset (parser/ builds it; neo4j/scoping.py
+re-emits it as Cypher for Neo4j, sqlite/compiler.py compiles it to SQL for the embedded store).
 
 Only what the subset accepts has a class here: a construct outside it is refused by the parser,
 so every consumer handles every node type below and nothing else.

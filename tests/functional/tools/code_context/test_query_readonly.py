@@ -98,7 +98,7 @@ def test_every_write_and_exfiltration_attempt_fails_and_changes_nothing(neo, tok
 
 def test_each_layer_refuses_writes_on_its_own(neo, neo4j_server) -> None:
     """With the text check bypassed: EXPLAIN reports the write, and the READ transaction refuses it."""
-    from rhumbline.cypher.runner import CypherRunner, ReadOnlyViolation
+    from rhumbline.cypher.neo4j.runner import CypherRunner, ReadOnlyViolation
     from rhumbline.stores.graph.factory import Neo4jCredentials
 
     world, driver = neo
@@ -130,7 +130,7 @@ def test_each_layer_refuses_writes_on_its_own(neo, neo4j_server) -> None:
 def test_a_remembered_verdict_never_lets_a_write_through(neo, neo4j_server) -> None:
     """The plan verdict is remembered per exact text, for reads only; and even a poisoned memory
     (a write text marked read) is refused by the READ transaction, with nothing written."""
-    from rhumbline.cypher.runner import CypherRunner, ReadOnlyViolation
+    from rhumbline.cypher.neo4j.runner import CypherRunner, ReadOnlyViolation
     from rhumbline.stores.graph.factory import Neo4jCredentials
 
     world, driver = neo

@@ -99,7 +99,7 @@ class PatternParser(ExpressionParser):
             raise NotInSubset("relationships pointing both ways (<-->)")
         direction = "in" if incoming else "out" if outgoing else "both"
         if hops is not None and var is not None:
-            pass  # a list of relationships; sql.py and scoping.py handle it
+            pass  # a list of relationships; sqlite/compiler.py and neo4j/scoping.py handle it
         return s.RelPattern(var, tuple(types), direction, properties, hops)
 
     def hops(self) -> tuple[int, int | None]:

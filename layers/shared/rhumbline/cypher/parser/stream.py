@@ -21,7 +21,7 @@ GENERATED = "rhumbline_"  # prefix of the variables the server adds to a query
 CLAUSE_STARTS = {"MATCH", "OPTIONAL", "WITH", "RETURN", "UNWIND", "CALL", "UNION"}
 ESCAPES = {"\\": "\\", "'": "'", '"': '"', "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 QUANTIFIERS = ("any", "all", "none", "single")
-# Functions the subset knows (compiled by sql_expr.py, written as they are for Neo4j).
+# Functions the subset knows (compiled by sqlite/calls.py, written as they are for Neo4j).
 FUNCTIONS = frozenset({
     "count", "collect", "min", "max", "avg", "sum", "id", "elementid", "labels", "type", "startnode", "endnode",
     "properties", "keys", "size", "length", "nodes", "relationships", "coalesce", "tolower", "toupper", "trim",

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from rhumbline.cypher.runner import CypherRunner, Scope
+from rhumbline.cypher.neo4j.runner import CypherRunner, Scope
 from rhumbline.stores.graph.factory import Neo4jCredentials
 from rhumbline.stores.graph.model import Around, GraphBatch, Walk
 from rhumbline.stores.graph.neo4j import staged as neo4j_staged

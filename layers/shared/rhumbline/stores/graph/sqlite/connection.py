@@ -75,7 +75,7 @@ class SqliteConnections:
 
     def read_only_connection(self) -> sqlite3.Connection:
         """A new connection that cannot write (opened read-only, `query_only` on), for reads this
-        store does not make itself: compiled Cypher (rhumbline/cypher/sql_runner.py)."""
+        store does not make itself: compiled Cypher (rhumbline/cypher/sqlite/runner.py)."""
         from urllib.request import pathname2url
 
         conn = sqlite3.connect(

@@ -1,12 +1,12 @@
-"""Runs a compiled query (sql.py) on the embedded graph store and shapes rows as Neo4j's answer.
+"""Runs a compiled query (compiler.py) on the embedded graph store and shapes rows as Neo4j's answer.
 
 Read-only three ways, each enough alone: the compiler emits one SELECT; the connection is opened
 read-only with `query_only` on; an authorizer lets the statement read tables and call functions
 and nothing else (no writes, no PRAGMA, no ATTACH). The time budget is a progress handler that
 interrupts the statement past its deadline; rows are read up to `limit + 1` and the answer is
-bounded in size as on Neo4j (runner.MAX_RESULT_CHARS).
+bounded in size as on Neo4j (answer.MAX_RESULT_CHARS).
 
-The memory budget: no value the statement builds passes sql_functions.VALUE_BYTES (the connection's
+The memory budget: no value the statement builds passes functions.VALUE_BYTES (the connection's
 SQLITE_LIMIT_LENGTH, and the `cy_*` functions before they build), sorts and materialized subqueries
 spill to a temporary file past the page cache, and rows are read off the statement within
 READ_CHARS.
@@ -21,14 +21,13 @@ import json
 import sqlite3
 import threading
 import time
-from typing import Any
+from typing import Any, Protocol
 
-from rhumbline.cypher import sql_functions
-from rhumbline.cypher.runner import MAX_RESULT_CHARS, QueryRun
-from rhumbline.cypher.sql import Compiled
-from rhumbline.cypher.sql_schema import EDGE_COLUMNS, LABEL, NODE_COLUMNS, SCOPE
-from rhumbline.cypher.sql_types import T
-from rhumbline.cypher.values import REDACTED, STRING_CHARS, scalar
+from rhumbline.cypher.answer import MAX_RESULT_CHARS, REDACTED, STRING_CHARS, Answer, scalar
+from rhumbline.cypher.sqlite import functions
+from rhumbline.cypher.sqlite.compiler import Compiled
+from rhumbline.cypher.sqlite.tables import EDGE_COLUMNS, LABEL, NODE_COLUMNS, SCOPE
+from rhumbline.cypher.sqlite.types import T
 from rhumbline.errors import DeadlineExceeded, InvalidArguments, QueryTooLarge, Unavailable, Unsupported
 
 _PROGRESS_STEPS = 1_000  # SQLite VM instructions between deadline checks
@@ -73,29 +72,35 @@ class _Connections(threading.local):
 _connections = _Connections()
 
 
-def _connection(store: Any) -> sqlite3.Connection:
+class ReadOnlyFile(Protocol):
+    """The embedded graph store, as the runner reads it: a read-only connection to its file."""
+
+    def read_only_connection(self) -> sqlite3.Connection: ...
+
+
+def _connection(store: ReadOnlyFile) -> sqlite3.Connection:
     key = (id(store), str(getattr(store, "_path", "")))
     if _connections.key != key or _connections.connection is None:
         if _connections.connection is not None:
             _connections.connection.close()
         connection = store.read_only_connection()
-        sql_functions.register(connection)
+        functions.register(connection)
         # Sorts, DISTINCT and materialized subqueries spill to a temporary file past the page cache.
         connection.execute("PRAGMA temp_store = FILE")
-        connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, sql_functions.VALUE_BYTES)
+        connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, functions.VALUE_BYTES)
         connection.setlimit(sqlite3.SQLITE_LIMIT_COLUMN, _COLUMNS)
         connection.set_authorizer(_authorize)
-        connection.set_progress_handler(lambda: int(sql_functions.past_deadline()), _PROGRESS_STEPS)
+        connection.set_progress_handler(lambda: int(functions.past_deadline()), _PROGRESS_STEPS)
         _connections.key, _connections.connection = key, connection
     return _connections.connection
 
 
-def run(store: Any, compiled: Compiled, *, scope: list[str], limit: int, timeout: float) -> QueryRun:
+def run(store: ReadOnlyFile, compiled: Compiled, *, scope: list[str], limit: int, timeout: float) -> Answer:
     started = time.perf_counter()
     connection = _connection(store)
     params = {**compiled.params, "scope": json.dumps(scope)}
-    sql_functions.set_deadline(time.monotonic() + timeout)
-    sql_functions.last_failure()  # nothing left over from an earlier statement
+    functions.set_deadline(time.monotonic() + timeout)
+    functions.last_failure()  # nothing left over from an earlier statement
     try:
         connection.execute("BEGIN")
         try:
@@ -123,11 +128,11 @@ def run(store: Any, compiled: Compiled, *, scope: list[str], limit: int, timeout
             answer.append(shaped)
     except sqlite3.Error as error:
         raise _translated(error, timeout) from error
-    except sql_functions.DeadlinePassed:
+    except functions.DeadlinePassed:
         raise DeadlineExceeded(f"the query ran past its {timeout:.1f} s timeout (its answer was being read)") from None
     finally:
-        sql_functions.set_deadline(0.0)
-    return QueryRun(
+        functions.set_deadline(0.0)
+    return Answer(
         columns=list(compiled.columns),
         rows=answer,
         more=more,
@@ -135,6 +140,9 @@ def run(store: Any, compiled: Compiled, *, scope: list[str], limit: int, timeout
         redacted=len(missing),
         query_type="r",
         elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
+        backend="sqlite",
+        scoped=True,
+        read_only_user=False,
     )
 
 
@@ -149,8 +157,8 @@ def _on_time(every: int = 1) -> None:
     """Decoding and shaping the rows count against the deadline too: checked every so many
     containers (a row may hold hundreds of thousands)."""
     _steps.count += 1
-    if _steps.count % every == 0 and sql_functions.past_deadline():
-        raise sql_functions.DeadlinePassed("the deadline passed")
+    if _steps.count % every == 0 and functions.past_deadline():
+        raise functions.DeadlinePassed("the deadline passed")
 
 
 def _read(cursor: sqlite3.Cursor, most: int, types: list[T]) -> tuple[list[tuple], bool]:
@@ -173,17 +181,17 @@ def _read(cursor: sqlite3.Cursor, most: int, types: list[T]) -> tuple[list[tuple
 
 def _translated(error: sqlite3.Error, timeout: float) -> Exception:
     message = str(error)
-    failure = sql_functions.last_failure()
-    if "interrupted" in message or isinstance(failure, sql_functions.DeadlinePassed):
+    failure = functions.last_failure()
+    if "interrupted" in message or isinstance(failure, functions.DeadlinePassed):
         return DeadlineExceeded(f"the query ran past its {timeout:.1f} s timeout")
-    if isinstance(failure, sql_functions.ValueTooLarge):
+    if isinstance(failure, functions.ValueTooLarge):
         return _too_large(str(failure))
-    if isinstance(failure, sql_functions.RegexUnsupported):
+    if isinstance(failure, functions.RegexUnsupported):
         return Unsupported(f"query refused: {failure}", details={"construct": "regular expression"})
     if failure is not None:
         return InvalidArguments(f"the query failed: {failure}")
     if "too big" in message:  # SQLITE_TOOBIG: a value past SQLITE_LIMIT_LENGTH
-        return _too_large(f"a value would pass the {sql_functions.VALUE_BYTES:,}-byte limit on a value ({message})")
+        return _too_large(f"a value would pass the {functions.VALUE_BYTES:,}-byte limit on a value ({message})")
     if "too many columns" in message:
         return QueryTooLarge(
             f"the query was stopped: a result or a subquery has more columns than the limit of {_COLUMNS}",
@@ -199,7 +207,7 @@ def _translated(error: sqlite3.Error, timeout: float) -> Exception:
 def _too_large(reason: str) -> QueryTooLarge:
     return QueryTooLarge(
         f"the query was stopped: {reason}. Aggregate or filter sooner (count, size, LIMIT) to build less.",
-        details={"limit": "value_bytes", "value_bytes": sql_functions.VALUE_BYTES},
+        details={"limit": "value_bytes", "value_bytes": functions.VALUE_BYTES},
     )
 
 

@@ -1,4 +1,4 @@
-"""How Cypher values live in SQLite while a compiled query runs (sql.py, sql_expr.py).
+"""How Cypher values live in SQLite while a compiled query runs (compiler.py, expressions.py).
 
 Each compiled expression has a static type, and its SQL value has a fixed form per type:
 
@@ -8,7 +8,7 @@ Each compiled expression has a static type, and its SQL value has a fixed form p
 - boolean: 0/1 (SQL's own three-valued logic matches Cypher's); integer, float, string: native;
 - list, map: JSON text whose elements are in *container form*: JSON true/false for booleans,
   `{"~n": rid}`, `{"~r": [...]}`, `{"~p": [...]}` for nodes, relationships and paths, anything
-  else as itself. Decoding (sql_runner.py) needs no type for what is inside a container.
+  else as itself. Decoding (runner.py) needs no type for what is inside a container.
 
 `any` is a scalar whose type is known only at run time (an edge's extra property).
 """

@@ -1,13 +1,15 @@
-"""A compiled Cypher value (its SQL and static type) and the checks the compiler makes on types."""
+"""A compiled Cypher value (its SQL and static type), the SELECT it is compiled into (`Part`), the
+checks the compiler makes on types, and what an expression needs compiled by the other parts of
+the compiler (`Language`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from rhumbline.cypher import syntax as s
 from rhumbline.cypher.parser import CypherSyntaxError, NotInSubset
-from rhumbline.cypher.sql_types import (
+from rhumbline.cypher.sqlite.types import (
     ANY,
     BOOL,
     FLOAT,
@@ -32,8 +34,62 @@ class V:
     sql: str
     type: T
     alias: str | None = None
-    owner: Any = None
+    owner: Part | None = None
     origin: s.NodePattern | None = field(default=None)  # the pattern that introduced a node
+
+
+class Part:
+    """One SELECT being built: its FROM items, WHERE conditions and the variables in scope."""
+
+    def __init__(self, env: dict[str, V] | None = None, parent: Part | None = None) -> None:
+        # FROM items: (table or subquery, its alias, the ON of a LEFT JOIN or None for an inner one)
+        self.items: list[tuple[str, str, str | None]] = []
+        self.wheres: list[str] = []
+        self.env: dict[str, V] = dict(env or {})
+        self.parent = parent
+
+    def lookup(self, name: str) -> V | None:
+        return self.env.get(name)
+
+    def bind(self, name: str, value: V) -> None:
+        self.env[name] = value
+
+    def child(self) -> Part:
+        """A scope for a subquery expression: sees this part's variables, adds its own."""
+        return Part(self.env, parent=self)
+
+    def add(self, table: str, alias: str) -> None:
+        self.items.append((f"{table} AS {alias}", alias, None))
+
+    def left_join(self, table: str, alias: str, on: str) -> None:
+        self.items.append((f"{table} AS {alias}", alias, on))
+
+    def from_sql(self) -> str:
+        if not self.items:
+            return "(SELECT 1)"
+        text = "" if self.items[0][2] is None else "(SELECT 1)"
+        for i, (table, _, on) in enumerate(self.items):
+            if on is not None:
+                text += f" LEFT JOIN {table} ON {on}"
+            else:
+                text += (", " if i else "") + table
+        return text
+
+    def where_sql(self) -> str:
+        return " WHERE " + " AND ".join(f"({w})" for w in self.wheres) if self.wheres else ""
+
+
+class Language(Protocol):
+    """The compiler as each of its parts sees the whole: any expression (sized as it is built), and
+    the expressions that other parts compile (function calls, pattern subqueries)."""
+
+    def expr(self, e: s.Expr, part: Part) -> V: ...
+
+    def call(self, e: s.Call, part: Part) -> V: ...
+
+    def subquery(self, e: s.Subquery, part: Part) -> V: ...
+
+    def pattern_comprehension(self, e: s.PatternComp, part: Part) -> V: ...
 
 
 def contains_aggregate(expr: Any) -> bool:

@@ -7,7 +7,7 @@ edges are reached only from such rows. Nothing else reads the tables.
 Each part of the query between two WITHs is one SELECT (`Part`): MATCH adds its tables and
 conditions to the part's FROM and WHERE (OPTIONAL MATCH as one LEFT JOIN group), WITH closes the
 part into a subquery the next part reads from, RETURN closes the last. Variable-length
-relationships and shortest paths are recursive CTEs. Value forms: sql_types.py.
+relationships and shortest paths are recursive CTEs. Value forms: types.py.
 """
 
 from __future__ import annotations
@@ -18,13 +18,17 @@ from typing import Any
 
 from rhumbline.cypher import syntax as s
 from rhumbline.cypher.parser import GENERATED, PROCEDURES, CypherSyntaxError, NotInSubset
-from rhumbline.cypher.sql_patterns import Part, PatternCompiler
-from rhumbline.cypher.sql_values import (
+from rhumbline.cypher.sqlite.calls import Calls
+from rhumbline.cypher.sqlite.expressions import Expressions
+from rhumbline.cypher.sqlite.patterns import Patterns
+from rhumbline.cypher.sqlite.statement import Statement
+from rhumbline.cypher.sqlite.values import (
+    Part,
     V,
     boolean,
     contains_aggregate,
 )
-from rhumbline.cypher.sql_types import (
+from rhumbline.cypher.sqlite.types import (
     ANY,
     STR,
     T,
@@ -58,15 +62,21 @@ class Compiled:
     types: list[T]
 
 
-class Compiler(PatternCompiler):
+class Compiler:
+    """The query and its clauses; expressions, function calls and patterns are compiled by the
+    parts it is made of, each of which reaches the others through it (values.Language)."""
+
     def __init__(self, params: dict[str, Any]) -> None:
-        super().__init__(params)
+        self.statement = Statement(params)
+        self.expressions = Expressions(self.statement, self)
+        self.calls = Calls(self.expressions, self)
+        self.patterns = Patterns(self.statement, self.expressions, self)
         # A WITH's alias -> its computed columns (`w3.c0`), and the clause that keeps it whole.
         self.computed: dict[str, tuple[list[str], str]] = {}
         self.copies: dict[str, int] = {}  # a WITH column -> copies of earlier computed values it holds
 
-    def expr(self, e: s.Expr, part: Any) -> V:
-        value = super().expr(e, part)
+    def expr(self, e: s.Expr, part: Part) -> V:
+        value = self.expressions.expr(e, part)
         if len(value.sql) > MAX_EXPRESSION_CHARS:
             raise QueryTooLarge(
                 f"the query compiles to an expression of over {MAX_EXPRESSION_CHARS:,} characters of SQL "
@@ -74,6 +84,15 @@ class Compiler(PatternCompiler):
                 details={"limit": "expression_chars", "expression_chars": MAX_EXPRESSION_CHARS},
             )
         return value
+
+    def call(self, e: s.Call, part: Part) -> V:
+        return self.calls.call(e, part)
+
+    def subquery(self, e: s.Subquery, part: Part) -> V:
+        return self.patterns.subquery(e, part)
+
+    def pattern_comprehension(self, e: s.PatternComp, part: Part) -> V:
+        return self.patterns.pattern_comprehension(e, part)
 
     def copies_in(self, sql: str) -> int:
         copies = sum(self.copies.get(column, 1) for column in _COLUMN.findall(sql)) or 1
@@ -107,15 +126,15 @@ class Compiler(PatternCompiler):
             sql = f"{sql} UNION{' ALL' if union_all else ''} SELECT * FROM ({other_sql})"
         if query.unions:
             sql = f"SELECT * FROM ({sql})"
-        if self.ctes:
-            sql = "WITH RECURSIVE " + ", ".join(self.ctes) + " " + sql
-        return Compiled(self.barriers(sql), self.sql_params, columns, types)
+        if self.statement.ctes:
+            sql = "WITH RECURSIVE " + ", ".join(self.statement.ctes) + " " + sql
+        return Compiled(self.barriers(sql), self.statement.sql_params, columns, types)
 
     def single(self, query: s.Query) -> tuple[str, list[str], list[T]]:
         part = Part()
         for clause in query.clauses:
             if isinstance(clause, s.Match):
-                self.match(part, clause)
+                self.patterns.match(part, clause)
             elif isinstance(clause, s.Unwind):
                 self.unwind(part, clause)
             elif isinstance(clause, s.Procedure):
@@ -190,7 +209,7 @@ class Compiler(PatternCompiler):
         value = self.expr(expr, Part())
         if value.type.kind != "int":
             raise CypherSyntaxError(f"{clause} takes a non-negative integer")
-        literal = self.params.get(expr.name) if isinstance(expr, s.Param) else getattr(expr, "value", None)
+        literal = self.statement.params.get(expr.name) if isinstance(expr, s.Param) else getattr(expr, "value", None)
         if isinstance(literal, int) and literal < 0:
             raise CypherSyntaxError(f"{clause} takes a non-negative integer, not {literal}")
         return value.sql
@@ -205,7 +224,7 @@ class Compiler(PatternCompiler):
 
     def with_(self, part: Part, projection: s.Projection) -> Part:
         sql, items, values, whole = self.projection_sql(part, projection)
-        alias = self.fresh("w")
+        alias = self.statement.fresh("w")
         following = Part()
         following.add(f"({sql}{_BARRIER.format(alias)})", alias)
         for i, (item, value) in enumerate(zip(items, values)):
@@ -226,7 +245,7 @@ class Compiler(PatternCompiler):
             return
         if source.type.kind != "list":
             raise NotInSubset(f"UNWIND of a {source.type}")
-        alias = self.fresh("u")
+        alias = self.statement.fresh("u")
         part.add(f"json_each({source.sql})", alias)
 
         elem = source.type.elem or ANY
@@ -237,7 +256,7 @@ class Compiler(PatternCompiler):
     def procedure(self, part: Part, clause: s.Procedure, *, lone: bool) -> Part:
         from rhumbline.cypher.procedures import SQL
 
-        alias = self.fresh("proc")
+        alias = self.statement.fresh("proc")
         part.add(f"({SQL[clause.name]})", alias)
         column = PROCEDURES[clause.name.lower()]
         for _, name in clause.yields or ((column, column),):

@@ -1,4 +1,4 @@
-"""The SQLite graph store's tables as Cypher sees them (the same properties Neo4j stores).
+"""The SQLite graph store's tables as Cypher sees them (schema.py: the same properties Neo4j stores).
 
 Nodes are `:CodeNode` with `project` and every column of rows.NODE_PROPERTIES that is not null;
 relationships have `project` (their source node's), the edge columns that are not null and the
@@ -7,18 +7,16 @@ keys of the `properties` JSON. SQL snippets take the table alias they read from.
 
 from __future__ import annotations
 
-from rhumbline.cypher.sql_types import FLOAT, INT, STR, T
-from rhumbline.stores.graph.rows import NODE_PROPERTIES
+from rhumbline.cypher.schema import EDGE_PROPERTY_TYPES, LABEL, NODE_PROPERTY_TYPES
+from rhumbline.cypher.sqlite.types import FLOAT, INT, STR, T
 
-LABEL = "CodeNode"
+__all__ = ["LABEL"]
+_TYPES = {str: STR, int: INT, float: FLOAT}
 # The projects the caller's token sees, bound as `:scope` (a JSON list): every `nodes` row a
 # statement reads is filtered on `project IN SCOPE`.
 SCOPE = "(SELECT value FROM json_each(:scope))"
-NODE_COLUMNS: dict[str, T] = {"project": STR, **{name: STR for name in NODE_PROPERTIES}}
-NODE_COLUMNS.update(start_line=INT, end_line=INT)
-EDGE_COLUMNS: dict[str, T] = {
-    "confidence": STR, "confidence_score": FLOAT, "explanation": STR, "file": STR, "line": INT,
-}  # fmt: skip
+NODE_COLUMNS: dict[str, T] = {name: _TYPES[typ] for name, typ in NODE_PROPERTY_TYPES.items()}
+EDGE_COLUMNS: dict[str, T] = {name: _TYPES[typ] for name, typ in EDGE_PROPERTY_TYPES.items()}
 NODE_MAP = T("map", fields=tuple(NODE_COLUMNS.items()))
 EDGE_MAP = T("map")  # extra properties vary
 

@@ -1,15 +1,15 @@
 """Cypher functions and operators SQLite lacks or computes differently, registered as `cy_*` SQL
-functions on the query connection (sql_runner.py). Each follows Neo4j's result for the same
+functions on the query connection (runner.py). Each follows Neo4j's result for the same
 input: null in, null out; integer division and modulo truncate toward zero; round() rounds half
 up; strings change case by Unicode rules; regular expressions match the whole string.
 
-Lists and maps arrive and leave as JSON text in container form (sql_types.py).
+Lists and maps arrive and leave as JSON text in container form (types.py).
 
 Bounded by construction: a function runs inside one step of the statement, where the deadline
 cannot interrupt it, so none builds a value past VALUE_BYTES (the size is known before the value is
 built: a range, a concatenation, a replace) and `collect` stops there too; regular expressions run
 on RE2, whose matching is linear in the text (no backtracking). The connection refuses any other
-value past the same size (sql_runner.py sets SQLITE_LIMIT_LENGTH).
+value past the same size (runner.py sets SQLITE_LIMIT_LENGTH).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def _fails(message: str, kind: type[CypherRuntimeError] = CypherRuntimeError) ->
 
 
 def set_deadline(at: float) -> None:
-    """The monotonic time past which this thread's statement stops (sql_runner.py)."""
+    """The monotonic time past which this thread's statement stops (runner.py)."""
     _clock.deadline = at
 
 

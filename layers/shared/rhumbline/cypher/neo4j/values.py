@@ -15,22 +15,12 @@ import time
 from collections.abc import Collection
 from typing import Any
 
+from rhumbline.cypher.answer import REDACTED, scalar
 from rhumbline.stores.graph.neo4j.keys import Namespace
 
-STRING_CHARS = 10_000
-# Values of one answer converted at most: an answer of 1 MB (runner.MAX_RESULT_CHARS) holds fewer,
+# Values of one answer converted at most: an answer of 1 MB (answer.MAX_RESULT_CHARS) holds fewer,
 # each taking two characters at least, and converting millions would hold the server for seconds.
 MAX_VALUES = 500_000
-REDACTED = {"type": "redacted", "reason": "belongs to a project this token cannot see"}
-
-
-def scalar(value: None | bool | int | float | str) -> Any:
-    """A scalar as the answer shows it: long strings cut, non-finite floats as text."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)
-    if isinstance(value, str):
-        return value if len(value) <= STRING_CHARS else value[: STRING_CHARS - 1] + "…"
-    return value
 
 
 class AnswerTooLarge(ValueError):

@@ -1,12 +1,12 @@
 """A parsed query (syntax.py) written back as Cypher for Neo4j, every node bound to the caller's
-projects: the Neo4j half of tenancy by construction (sql.py is the SQLite half).
+projects: the Neo4j half of tenancy by construction (sqlite/compiler.py is the SQLite half).
 
 Every node pattern that introduces a variable (anonymous ones get a generated name) becomes
 `(v:...:CodeNode WHERE v.project IN $projects)`: the node must be a code node of one of the
 graphs the caller is served (`$projects`, their physical keys, set by the runner). A pattern with
 a variable-length relationship or a shortest path also gets a path variable and
 `all(x IN nodes(p) WHERE x:CodeNode AND x.project IN $projects)` for the nodes inside it.
-Schema procedures become subqueries over those nodes only (procedures.py). `RETURN *` and
+Schema procedures become subqueries over those nodes only (cypher/procedures.py). `RETURN *` and
 `WITH *` are spelled out, so generated names never reach an answer.
 
 No text of the caller's re-enters Cypher as text (Neo4j decodes `\\uXXXX` escapes everywhere

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import re
 
-from rhumbline.cypher import sql_schema as schema
+from rhumbline.cypher.sqlite import tables
 from rhumbline.cypher import syntax as s
 from rhumbline.cypher.parser import MAX_HOPS, CypherSyntaxError, NotInSubset
-from rhumbline.cypher.sql_calls import CallCompiler
-from rhumbline.cypher.sql_types import (
+from rhumbline.cypher.sqlite.expressions import Expressions
+from rhumbline.cypher.sqlite.statement import Statement
+from rhumbline.cypher.sqlite.types import (
     BOOL,
     INT,
     NODE,
@@ -19,7 +20,9 @@ from rhumbline.cypher.sql_types import (
     list_of,
     to_container,
 )
-from rhumbline.cypher.sql_values import (
+from rhumbline.cypher.sqlite.values import (
+    Language,
+    Part,
     V,
     refers_to_variables,
     boolean,
@@ -27,48 +30,12 @@ from rhumbline.cypher.sql_values import (
 )
 
 
-class Part:
-    """One SELECT being built: its FROM items, WHERE conditions and the variables in scope."""
+class Patterns:
+    def __init__(self, statement: Statement, expressions: Expressions, language: Language) -> None:
+        self.statement = statement
+        self.expressions = expressions
+        self.language = language
 
-    def __init__(self, env: dict[str, V] | None = None, parent: Part | None = None) -> None:
-        # FROM items: (table or subquery, its alias, the ON of a LEFT JOIN or None for an inner one)
-        self.items: list[tuple[str, str, str | None]] = []
-        self.wheres: list[str] = []
-        self.env: dict[str, V] = dict(env or {})
-        self.parent = parent
-
-    def lookup(self, name: str) -> V | None:
-        return self.env.get(name)
-
-    def bind(self, name: str, value: V) -> None:
-        self.env[name] = value
-
-    def child(self) -> Part:
-        """A scope for a subquery expression: sees this part's variables, adds its own."""
-        return Part(self.env, parent=self)
-
-    def add(self, table: str, alias: str) -> None:
-        self.items.append((f"{table} AS {alias}", alias, None))
-
-    def left_join(self, table: str, alias: str, on: str) -> None:
-        self.items.append((f"{table} AS {alias}", alias, on))
-
-    def from_sql(self) -> str:
-        if not self.items:
-            return "(SELECT 1)"
-        text = "" if self.items[0][2] is None else "(SELECT 1)"
-        for i, (table, _, on) in enumerate(self.items):
-            if on is not None:
-                text += f" LEFT JOIN {table} ON {on}"
-            else:
-                text += (", " if i else "") + table
-        return text
-
-    def where_sql(self) -> str:
-        return " WHERE " + " AND ".join(f"({w})" for w in self.wheres) if self.wheres else ""
-
-
-class PatternCompiler(CallCompiler):
     # -- patterns --------------------------------------------------------------------------------
 
     def match(self, part: Part, clause: s.Match) -> None:
@@ -78,7 +45,7 @@ class PatternCompiler(CallCompiler):
             self.pattern(target, pattern, rels)
         self.distinct_relationships(target, rels)
         if clause.where is not None:
-            target.wheres.append(boolean(self.expr(clause.where, target), "WHERE").sql)
+            target.wheres.append(boolean(self.language.expr(clause.where, target), "WHERE").sql)
         if not clause.optional:
             return
         if not target.items:
@@ -154,9 +121,9 @@ class PatternCompiler(CallCompiler):
                 raise CypherSyntaxError(f"`{pattern.var}` is a {bound.type}, not a node")
             value = bound
         else:
-            alias = self.fresh("n")
+            alias = self.statement.fresh("n")
             part.add("nodes", alias)
-            part.wheres.append(f"{alias}.project IN {schema.SCOPE}")
+            part.wheres.append(f"{alias}.project IN {tables.SCOPE}")
             value = V(f"{alias}.rid", NODE, alias=alias, owner=part, origin=pattern)
             if pattern.var is not None:
                 part.bind(pattern.var, value)
@@ -165,12 +132,12 @@ class PatternCompiler(CallCompiler):
 
     def node_conditions(self, pattern: s.NodePattern, value: V, part: Part) -> list[str]:
         conditions = []
-        if any(label != schema.LABEL for label in pattern.labels):
+        if any(label != tables.LABEL for label in pattern.labels):
             conditions.append("0")
         for key, expr in self.property_map(pattern.properties):
-            prop = self.property(value, key, part)
-            given = self.expr(expr, part)
-            conditions.append(self.equal(prop, given) + (self.lowered(prop, given, "=") or ""))
+            prop = self.expressions.property(value, key, part)
+            given = self.language.expr(expr, part)
+            conditions.append(self.equal(prop, given) + (self.expressions.lowered(prop, given, "=") or ""))
         return conditions
 
     def property_map(self, properties: s.MapExpr | None) -> tuple[tuple[str, s.Expr], ...]:
@@ -185,7 +152,7 @@ class PatternCompiler(CallCompiler):
     def fixed_relationship(self, part: Part, rel: s.RelPattern, left: V, right: V) -> V:
         if rel.var is not None and part.lookup(rel.var) is not None:
             raise NotInSubset(f"a relationship variable (`{rel.var}`) matched again")
-        alias = self.fresh("e")
+        alias = self.statement.fresh("e")
         part.add(_oriented(rel.direction), alias)
         part.wheres.extend([f"{alias}.near = {left.sql}", f"{alias}.far = {right.sql}"])
         # NULL when an OPTIONAL MATCH found no edge (json_array would give [null, null, null]).
@@ -199,13 +166,13 @@ class PatternCompiler(CallCompiler):
     def relationship_conditions(self, rel: s.RelPattern, alias: str, part: Part) -> list[str]:
         conditions = []
         if rel.types:
-            conditions.append(f"{alias}.relation IN ({', '.join(self.bind(t) for t in rel.types)})")
+            conditions.append(f"{alias}.relation IN ({', '.join(self.statement.bind(t) for t in rel.types)})")
         if rel.properties is not None:
             value = V(f"json_array({alias}.source, {alias}.relation, {alias}.target)", REL, alias=alias)
             for key, expr in self.property_map(rel.properties):
                 if refers_to_variables(expr):
                     raise NotInSubset("relationship pattern properties that refer to variables")
-                conditions.append(self.equal(self.property(value, key, part), self.expr(expr, part)))
+                conditions.append(self.equal(self.expressions.property(value, key, part), self.language.expr(expr, part)))
         return conditions
 
     def seed(self, pattern: s.NodePattern | None, alias: str) -> list[str]:
@@ -228,22 +195,22 @@ class PatternCompiler(CallCompiler):
         backwards = not self.seed(left.origin, "s") and bool(self.seed(right.origin, "s"))
         start, finish = (right, left) if backwards else (left, right)
         direction = {"out": "in", "in": "out", "both": "both"}[rel.direction] if backwards else rel.direction
-        name = self.fresh("walk")
-        step = self.fresh("e")
-        seed = " AND ".join([f"s.project IN {schema.SCOPE}", *self.seed(start.origin, "s")])
+        name = self.statement.fresh("walk")
+        step = self.statement.fresh("e")
+        seed = " AND ".join([f"s.project IN {tables.SCOPE}", *self.seed(start.origin, "s")])
         conditions = " AND ".join([f"w.depth < {high}", *self.relationship_conditions(rel, step, part)])
         key = _edge_key(step)
         new_rel = f"json_object('~r', json_array({step}.source, {step}.relation, {step}.target))"
         rels = f"cy_prepend(w.rels, {new_rel})" if backwards else f"json_insert(w.rels, '$[#]', {new_rel})"
-        self.ctes.append(
+        self.statement.ctes.append(
             f"{name}(start, node, depth, keys, rels) AS ("
             f"SELECT s.rid, s.rid, 0, ',', '[]' FROM nodes AS s WHERE {seed}"
             f" UNION ALL SELECT w.start, {step}.far, w.depth + 1, w.keys || {key} || ',', {rels}"
             f" FROM {name} AS w JOIN {_oriented(direction)} AS {step} ON {step}.near = w.node"
-            f" JOIN nodes AS x ON x.rid = {step}.far AND x.project IN {schema.SCOPE}"
+            f" JOIN nodes AS x ON x.rid = {step}.far AND x.project IN {tables.SCOPE}"
             f" WHERE {conditions} AND instr(w.keys, ',' || {key} || ',') = 0)"
         )
-        alias = self.fresh("w")
+        alias = self.statement.fresh("w")
         part.add(f"(SELECT start, node, keys, rels FROM {name} WHERE depth >= {low})", alias)
         part.wheres.extend([f"{alias}.start = {start.sql}", f"{alias}.node = {finish.sql}"])
         value = V(f"{alias}.rels", list_of(REL), alias=alias, owner=part)
@@ -261,20 +228,20 @@ class PatternCompiler(CallCompiler):
         left, right = (self.node(part, n) for n in pattern.nodes)
         if rel.var is not None and part.lookup(rel.var) is not None:
             raise NotInSubset(f"a relationship variable (`{rel.var}`) matched again")
-        bfs, back, step = self.fresh("bfs"), self.fresh("back"), self.fresh("e")
-        seed = " AND ".join([f"s.project IN {schema.SCOPE}", *self.seed(left.origin, "s")])
+        bfs, back, step = self.statement.fresh("bfs"), self.statement.fresh("back"), self.statement.fresh("e")
+        seed = " AND ".join([f"s.project IN {tables.SCOPE}", *self.seed(left.origin, "s")])
         ends = " AND ".join(["1", *self.seed(right.origin, "t")])
         conditions = " AND ".join(self.relationship_conditions(rel, step, part)) or "1"
         oriented = _oriented(rel.direction)
         new_rel = f"json_object('~r', json_array({step}.source, {step}.relation, {step}.target))"
-        self.ctes.append(
+        self.statement.ctes.append(
             f"{bfs}(start, node, depth) AS (SELECT s.rid, s.rid, 0 FROM nodes AS s WHERE {seed}"
             f" UNION SELECT b.start, {step}.far, b.depth + 1 FROM {bfs} AS b"
             f" JOIN {oriented} AS {step} ON {step}.near = b.node"
-            f" JOIN nodes AS x ON x.rid = {step}.far AND x.project IN {schema.SCOPE}"
+            f" JOIN nodes AS x ON x.rid = {step}.far AND x.project IN {tables.SCOPE}"
             f" WHERE b.depth < {high} AND {conditions})"
         )
-        self.ctes.append(
+        self.statement.ctes.append(
             f"{back}(start, target, node, depth, rels) AS ("
             f"SELECT d.start, d.node, d.node, d.depth, '[]' FROM"
             f" (SELECT start, node, min(depth) AS depth FROM {bfs} GROUP BY start, node) AS d"
@@ -290,7 +257,7 @@ class PatternCompiler(CallCompiler):
                 f"SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY start, target ORDER BY rels) AS rn"
                 f" FROM {back} WHERE depth = 0) WHERE rn = 1"
             )
-        alias = self.fresh("w")
+        alias = self.statement.fresh("w")
         part.add(f"(SELECT start, target, rels FROM ({chosen}))", alias)
         part.wheres.extend([f"{alias}.start = {left.sql}", f"{alias}.target = {right.sql}"])
         if rel.var is not None:
@@ -307,7 +274,7 @@ class PatternCompiler(CallCompiler):
             self.pattern(inner, pattern, rels)
         self.distinct_relationships(inner, rels)
         if e.where is not None:
-            inner.wheres.append(boolean(self.expr(e.where, inner), "WHERE").sql)
+            inner.wheres.append(boolean(self.language.expr(e.where, inner), "WHERE").sql)
         body = f"FROM {inner.from_sql()}{inner.where_sql()}"
         if e.kind == "count":
             return V(f"(SELECT count(*) {body})", INT)
@@ -320,8 +287,8 @@ class PatternCompiler(CallCompiler):
         self.pattern(inner, e.pattern, rels)
         self.distinct_relationships(inner, rels)
         if e.where is not None:
-            inner.wheres.append(self.expr(e.where, inner).sql)
-        value = self.expr(e.projection, inner)
+            inner.wheres.append(self.language.expr(e.where, inner).sql)
+        value = self.language.expr(e.projection, inner)
         body = f"FROM {inner.from_sql()}{inner.where_sql()}"
         return V(f"(SELECT coalesce(cy_collect(json_quote({to_container(value.sql, value.type)})), '[]') {body})", list_of(value.type))
 
@@ -341,9 +308,9 @@ def _bounds(rel: s.RelPattern) -> tuple[int, int]:
 def _oriented(direction: str) -> str:
     """Edges read from the pattern's side: `near` is the end the pattern comes from."""
     if direction == "both":
-        return schema.EDGES_BOTH_WAYS
+        return tables.EDGES_BOTH_WAYS
     near, far = ("source", "target") if direction == "out" else ("target", "source")
-    return f"(SELECT {near} AS near, {far} AS far, {schema.EDGE_SELECT} FROM edges)"
+    return f"(SELECT {near} AS near, {far} AS far, {tables.EDGE_SELECT} FROM edges)"
 
 
 def _edge_key(alias: str | None) -> str:

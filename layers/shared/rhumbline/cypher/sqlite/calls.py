@@ -2,19 +2,18 @@
 
 Functions SQLite lacks or computes differently from Cypher (Unicode case mapping, regular
 expressions, float rounding, list helpers) are Python functions the runner registers on its
-connection (sql_functions.py), all named `cy_*`.
+connection (functions.py), all named `cy_*`.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from rhumbline.cypher import sql_schema as schema
+from rhumbline.cypher.sqlite import tables
 from rhumbline.cypher import syntax as s
 from rhumbline.cypher.parser import CypherSyntaxError, NotInSubset
-from rhumbline.cypher.sql_expr import ExpressionCompiler
-from rhumbline.cypher.sql_types import (
+from rhumbline.cypher.sqlite.expressions import Expressions
+from rhumbline.cypher.sqlite.types import (
     ANY,
     BOOL,
     FLOAT,
@@ -29,7 +28,9 @@ from rhumbline.cypher.sql_types import (
     to_container,
     unify,
 )
-from rhumbline.cypher.sql_values import (
+from rhumbline.cypher.sqlite.values import (
+    Language,
+    Part,
     AGGREGATES,
     V,
     contains_aggregate,
@@ -44,14 +45,18 @@ STRING_FUNCTIONS = {  # name -> (SQL function, arity)
 MATH_FUNCTIONS = {"abs": NUM, "ceil": FLOAT, "floor": FLOAT, "round": FLOAT, "sign": INT, "sqrt": FLOAT}
 
 
-class CallCompiler(ExpressionCompiler):
-    def call(self, e: s.Call, part: Any) -> V:  # noqa: C901
+class Calls:
+    def __init__(self, expressions: Expressions, language: Language) -> None:
+        self.expressions = expressions
+        self.language = language
+
+    def call(self, e: s.Call, part: Part) -> V:  # noqa: C901
         name = e.name
         if name in AGGREGATES:
             return self.aggregate(e, part)
         if e.distinct:
             raise NotInSubset(f"DISTINCT in {name}()")
-        args = [self.expr(a, part) for a in e.args]
+        args = [self.language.expr(a, part) for a in e.args]
         arity = {"substring": (2, 3), "range": (2, 3), "round": (1, 1), "coalesce": (1, 99), "replace": (3, 3),
                  "split": (2, 2), "left": (2, 2), "right": (2, 2)}.get(name, (1, 1))  # fmt: skip
         if not arity[0] <= len(args) <= arity[1]:
@@ -66,7 +71,7 @@ class CallCompiler(ExpressionCompiler):
             raise NotInSubset(f"{name}() of a {a.type}")
         if name == "labels":
             expect(a, "node", name)
-            return V(f"CASE WHEN ({a.sql}) IS NULL THEN NULL ELSE json_array('{schema.LABEL}') END", list_of(STR))
+            return V(f"CASE WHEN ({a.sql}) IS NULL THEN NULL ELSE json_array('{tables.LABEL}') END", list_of(STR))
         if name == "type":
             expect(a, "rel", name)
             return V(f"json_extract({a.sql}, '$[1]')", STR)
@@ -75,11 +80,11 @@ class CallCompiler(ExpressionCompiler):
             return V(f"json_extract({a.sql}, '$[{0 if name == 'startnode' else 2}]')", NODE)
         if name == "properties":
             if kind == "node":
-                props = self.node_read(a, schema.node_properties("{a}"))
-                return V(f"CASE WHEN ({a.sql}) IS NULL THEN NULL ELSE {props} END", schema.NODE_MAP)
+                props = self.expressions.node_read(a, tables.node_properties("{a}"))
+                return V(f"CASE WHEN ({a.sql}) IS NULL THEN NULL ELSE {props} END", tables.NODE_MAP)
             if kind == "rel":
-                props = self.rel_read(a, schema.edge_properties("{a}", "(SELECT project FROM nodes WHERE rid = {a}.source)"))
-                return V(f"CASE WHEN ({a.sql}) IS NULL THEN NULL ELSE {props} END", schema.EDGE_MAP)
+                props = self.expressions.rel_read(a, tables.edge_properties("{a}", "(SELECT project FROM nodes WHERE rid = {a}.source)"))
+                return V(f"CASE WHEN ({a.sql}) IS NULL THEN NULL ELSE {props} END", tables.EDGE_MAP)
             if kind == "map":
                 return a
             raise NotInSubset(f"properties() of a {a.type}")
@@ -153,7 +158,7 @@ class CallCompiler(ExpressionCompiler):
             raise NotInSubset(f"isEmpty() of a {a.type}")
         raise NotInSubset(f"the function {name}()")
 
-    def aggregate(self, e: s.Call, part: Any) -> V:
+    def aggregate(self, e: s.Call, part: Part) -> V:
         name = e.name
         if e.star:
             return V("count(*)", INT)
@@ -161,7 +166,7 @@ class CallCompiler(ExpressionCompiler):
             raise CypherSyntaxError(f"{name}() takes one argument")
         if contains_aggregate(e.args[0]):
             raise CypherSyntaxError("an aggregate inside an aggregate")
-        a = self.expr(e.args[0], part)
+        a = self.language.expr(e.args[0], part)
         distinct = "DISTINCT " if e.distinct else ""
         if name == "count":
             return V(f"count({distinct}{a.sql})", INT)
@@ -183,7 +188,7 @@ def _bounded_range(*bounds: str) -> None:
     backend: the embedded store would refuse it when it ran, and on Neo4j a list built from it
     (`[x IN range(1, 300000000) | x]`) exhausts the server's heap, which
     db.memory.transaction.max does not count."""
-    from rhumbline.cypher.sql_functions import VALUE_BYTES, range_chars
+    from rhumbline.cypher.sqlite.functions import VALUE_BYTES, range_chars
     from rhumbline.errors import QueryTooLarge
 
     numbers = [re.sub(r"[()\s]", "", bound) for bound in bounds]

@@ -33,14 +33,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from rhumbline.cypher.answer import MAX_RESULT_CHARS, Answer
 from rhumbline.cypher.budget import ABORT_MARKER, LIST_ELEMENT_WEIGHT, VALUE_BYTES
-from rhumbline.cypher.values import AnswerTooLarge, AnswerTooLate, Serializer
+from rhumbline.cypher.neo4j.values import AnswerTooLarge, AnswerTooLate, Serializer
 from rhumbline.errors import DeadlineExceeded, Forbidden, InvalidArguments, QueryTooLarge, Unavailable
 from rhumbline.stores.graph.factory import Neo4jCredentials
 from rhumbline.stores.graph.neo4j.begin import begin_pipelined
 from rhumbline.stores.graph.neo4j.keys import Namespace
 
-MAX_RESULT_CHARS = 1_000_000  # serialized rows; Lambda answers are at most 6 MB
 MAX_FETCH = 1_000  # records the driver pulls per round trip
 MAX_VERDICTS = 512  # statement texts whose 'r' verdict a runner remembers (least recently used dropped)
 # Bytes of an answer read off the Bolt connection at most: a few times MAX_RESULT_CHARS (Bolt's
@@ -53,17 +53,6 @@ READ_DEADLINE_GRACE_SECONDS = 0.3
 # Plan operators that read something other than the graph, or act on the server: they plan as
 # reads (query type 'r'), so the query type alone lets them through. Matched by name prefix.
 NOT_GRAPH_READS = ("LoadCSV", "Show", "Terminate", "AdministrationCommand", "SystemProcedureCall")
-
-
-@dataclass(frozen=True)
-class QueryRun:
-    columns: list[str]
-    rows: list[dict[str, Any]]
-    more: bool  # the query has rows beyond `rows`
-    cut_by_size: bool  # `rows` stopped at MAX_RESULT_CHARS rather than at the limit
-    redacted: int
-    query_type: str
-    elapsed_ms: float
 
 
 @dataclass(frozen=True)
@@ -157,7 +146,7 @@ class CypherRunner:
         namespace: Namespace = Namespace(),
         check_plan: bool = True,
         names: Mapping[str, str] | None = None,
-    ) -> QueryRun:
+    ) -> Answer:
         """`params` as given, plus `$project`/`$projects` from `scope` when there is one;
         `namespace`: whose keys the caller's projects are (elements of other namespaces are hidden);
         `names`: generated names of the scoped rewrite -> the caller's, for the answer's column
@@ -217,7 +206,7 @@ class CypherRunner:
                         "(e.g. `left(s, 1000)`, `size(list)`, a few properties rather than whole nodes)"
                     ) from None
                 more = cut = True
-        return QueryRun(
+        return Answer(
             columns=columns,
             rows=rows,
             more=more,
@@ -225,6 +214,9 @@ class CypherRunner:
             redacted=serializer.redacted,
             query_type="r",
             elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
+            backend="neo4j",
+            scoped=visible is not None,
+            read_only_user=self.dedicated,
         )
 
     def close(self) -> None:

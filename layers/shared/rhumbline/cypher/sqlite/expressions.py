@@ -1,16 +1,17 @@
-"""Cypher expressions as SQLite expressions (value forms: sql_types.py), the base of sql.py's
-Compiler: each subclass adds a part of the language (sql_calls.py function calls, sql_patterns.py
-patterns and the subqueries made of them, sql.py the query and its clauses)."""
+"""Cypher expressions as SQLite expressions (value forms: types.py): literals, parameters,
+properties, operators, CASE, list comprehensions and map projections. Function calls (calls.py)
+and pattern subqueries (patterns.py) are compiled by the other parts, reached through the whole
+compiler (values.Language, compiler.py)."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from rhumbline.cypher import sql_schema as schema
+from rhumbline.cypher.sqlite import tables
 from rhumbline.cypher import syntax as s
 from rhumbline.cypher.parser import CypherSyntaxError, NotInSubset
-from rhumbline.cypher.sql_types import (
+from rhumbline.cypher.sqlite.types import (
     ANY,
     BOOL,
     FLOAT,
@@ -26,7 +27,10 @@ from rhumbline.cypher.sql_types import (
     to_container,
     unify,
 )
-from rhumbline.cypher.sql_values import (
+from rhumbline.cypher.sqlite.statement import Statement
+from rhumbline.cypher.sqlite.values import (
+    Language,
+    Part,
     V,
     boolean,
     comparable,
@@ -39,35 +43,14 @@ from rhumbline.cypher.sql_values import (
 _INDEXED_LOWER = re.compile(r"(n\d+)\.(name|qualified_name)")
 
 
-class ExpressionCompiler:
-    """`expr(e, part)` compiles an expression in a part's scope (a SELECT being built, sql_patterns.py)."""
+class Expressions:
+    """`expr(e, part)` compiles an expression in a part's scope (a SELECT being built, values.Part)."""
 
-    def __init__(self, params: dict[str, Any]) -> None:
-        self.params = params
-        self.sql_params: dict[str, Any] = {}
-        self.ctes: list[str] = []
-        self.counter = 0
+    def __init__(self, statement: Statement, language: Language) -> None:
+        self.statement = statement
+        self.language = language
 
-    def fresh(self, prefix: str) -> str:
-        self.counter += 1
-        return f"{prefix}{self.counter}"
-
-    def bind(self, value: Any) -> str:
-        name = self.fresh("p")
-        self.sql_params[name] = value
-        return f":{name}"
-
-    # Parts of expressions compiled by the subclasses.
-    def call(self, e: s.Call, part: Any) -> V:
-        raise NotImplementedError
-
-    def subquery(self, e: s.Subquery, part: Any) -> V:
-        raise NotImplementedError
-
-    def pattern_comprehension(self, e: s.PatternComp, part: Any) -> V:
-        raise NotImplementedError
-
-    def expr(self, e: s.Expr, part: Any) -> V:  # noqa: C901 (one dispatch)
+    def expr(self, e: s.Expr, part: Part) -> V:  # noqa: C901 (one dispatch)
         if isinstance(e, s.Lit):
             return self.literal(e.value)
         if isinstance(e, s.Param):
@@ -78,18 +61,18 @@ class ExpressionCompiler:
                 raise CypherSyntaxError(f"variable `{e.name}` is not defined")
             return found
         if isinstance(e, s.Prop):
-            return self.property(self.expr(e.subject, part), e.key, part)
+            return self.property(self.language.expr(e.subject, part), e.key, part)
         if isinstance(e, s.Index):
             return self.index(e, part)
         if isinstance(e, s.Slice):
-            subject = self.expr(e.subject, part)
+            subject = self.language.expr(e.subject, part)
             if subject.type.kind not in ("list", "null"):
                 raise NotInSubset(f"slicing a {subject.type}")
-            start = self.expr(e.start, part).sql if e.start is not None else "NULL"
-            end = self.expr(e.end, part).sql if e.end is not None else "NULL"
+            start = self.language.expr(e.start, part).sql if e.start is not None else "NULL"
+            end = self.language.expr(e.end, part).sql if e.end is not None else "NULL"
             return V(f"cy_slice({subject.sql}, {start}, {end}, {int(e.start is None)}, {int(e.end is None)})", subject.type)
         if isinstance(e, s.ListExpr):
-            items = [self.expr(item, part) for item in e.items]
+            items = [self.language.expr(item, part) for item in e.items]
             inner = ", ".join(to_container(v.sql, v.type) for v in items)
             return V(f"json_array({inner})", list_of(unify([v.type for v in items]) if items else ANY))
         if isinstance(e, s.MapExpr):
@@ -97,23 +80,23 @@ class ExpressionCompiler:
         if isinstance(e, s.Op):
             return self.operator(e, part)
         if isinstance(e, s.HasLabels):
-            subject = self.expr(e.subject, part)
+            subject = self.language.expr(e.subject, part)
             if subject.type.kind != "node":
                 raise NotInSubset(f"a label test on a {subject.type}")
-            holds = "1" if all(label == schema.LABEL for label in e.labels) else "0"
+            holds = "1" if all(label == tables.LABEL for label in e.labels) else "0"
             return V(f"CASE WHEN ({subject.sql}) IS NULL THEN NULL ELSE {holds} END", BOOL)
         if isinstance(e, s.Call):
-            return self.call(e, part)
+            return self.language.call(e, part)
         if isinstance(e, s.Case):
             return self.case(e, part)
         if isinstance(e, s.ListComp):
             return self.comprehension(e, part)
         if isinstance(e, s.PatternComp):
-            return self.pattern_comprehension(e, part)
+            return self.language.pattern_comprehension(e, part)
         if isinstance(e, s.MapProj):
             return self.map_projection(e, part)
         if isinstance(e, s.Subquery):
-            return self.subquery(e, part)
+            return self.language.subquery(e, part)
         raise NotInSubset(type(e).__name__)
     # -- atoms -----------------------------------------------------------------------------------
 
@@ -127,52 +110,52 @@ class ExpressionCompiler:
                 raise CypherSyntaxError(f"the integer {value} is too large (64-bit integers)")
             return V(str(value), INT)
         if isinstance(value, float):
-            return V(self.bind(value), FLOAT)
-        return V(self.bind(value), STR)
+            return V(self.statement.bind(value), FLOAT)
+        return V(self.statement.bind(value), STR)
 
     def parameter(self, name: str) -> V:
-        if name not in self.params:
+        if name not in self.statement.params:
             raise CypherSyntaxError(f"parameter ${name} is not given (pass it in `params`)")
-        value = self.params[name]
+        value = self.statement.params[name]
         if isinstance(value, (list, dict)):
             import json
 
-            return V(self.bind(json.dumps(value)), json_type(value))
+            return V(self.statement.bind(json.dumps(value)), json_type(value))
         return self.literal(value)
 
-    def map_literal(self, items: tuple[tuple[str, s.Expr], ...], part: Any) -> V:
-        values = [(key, self.expr(value, part)) for key, value in items]
+    def map_literal(self, items: tuple[tuple[str, s.Expr], ...], part: Part) -> V:
+        values = [(key, self.language.expr(value, part)) for key, value in items]
         for key, _ in values:
             if key.startswith("~"):
                 raise NotInSubset("map keys starting with '~'")
-        pairs = ", ".join(f"{self.bind(key)}, {to_container(v.sql, v.type)}" for key, v in values)
+        pairs = ", ".join(f"{self.statement.bind(key)}, {to_container(v.sql, v.type)}" for key, v in values)
         return V(f"json_object({pairs})", T("map", fields=tuple((k, v.type) for k, v in values)))
 
     # -- properties and subscripts ---------------------------------------------------------------
 
-    def property(self, subject: V, key: str, part: Any) -> V:
+    def property(self, subject: V, key: str, part: Part) -> V:
         kind = subject.type.kind
         if kind == "node":
-            if key not in schema.NODE_COLUMNS:
+            if key not in tables.NODE_COLUMNS:
                 return V("NULL", NULL)
-            return V(self.node_read(subject, "{a}." + key), schema.NODE_COLUMNS[key])
+            return V(self.node_read(subject, "{a}." + key), tables.NODE_COLUMNS[key])
         if kind == "rel":
             if key == "project":
                 return V(self.rel_read(subject, "(SELECT project FROM nodes WHERE rid = {a}.source)"), STR)
-            if key in schema.EDGE_COLUMNS:
-                return V(self.rel_read(subject, "{a}." + key), schema.EDGE_COLUMNS[key])
-            return V(self.rel_read(subject, f"json_extract({{a}}.properties, {self.bind(json_key(key))})"), ANY)
+            if key in tables.EDGE_COLUMNS:
+                return V(self.rel_read(subject, "{a}." + key), tables.EDGE_COLUMNS[key])
+            return V(self.rel_read(subject, f"json_extract({{a}}.properties, {self.statement.bind(json_key(key))})"), ANY)
         if kind == "map":
-            return V(extract(subject.sql, self.bind(json_key(key)), subject.type.field(key)), subject.type.field(key))
+            return V(extract(subject.sql, self.statement.bind(json_key(key)), subject.type.field(key)), subject.type.field(key))
         if kind == "null":
             return V("NULL", NULL)
         raise NotInSubset(f"a property of a {subject.type}")
 
-    def index(self, e: s.Index, part: Any) -> V:
-        subject = self.expr(e.subject, part)
+    def index(self, e: s.Index, part: Part) -> V:
+        subject = self.language.expr(e.subject, part)
         if isinstance(e.index, s.Lit) and isinstance(e.index.value, str) and subject.type.kind in ("node", "rel", "map"):
             return self.property(subject, e.index.value, part)
-        index = self.expr(e.index, part)
+        index = self.language.expr(e.index, part)
         if subject.type.kind == "list" and index.type.kind in ("int", "null"):
             elem = subject.type.elem or ANY
             path = f"CASE WHEN ({index.sql}) < 0 THEN '$[#' || ({index.sql}) || ']' ELSE '$[' || ({index.sql}) || ']' END"
@@ -183,9 +166,9 @@ class ExpressionCompiler:
 
     # -- operators -------------------------------------------------------------------------------
 
-    def operator(self, e: s.Op, part: Any) -> V:  # noqa: C901
+    def operator(self, e: s.Op, part: Part) -> V:  # noqa: C901
         op = e.op
-        args = [self.expr(a, part) for a in e.args]
+        args = [self.language.expr(a, part) for a in e.args]
         a = args[0]
         if op in ("and", "or", "xor", "not"):
             for arg in args:
@@ -252,11 +235,11 @@ class ExpressionCompiler:
         column (name_lower = name.lower(), as the store writes it): implied by the comparison,
         so adding it changes no answer, and a scan of the project becomes an index seek."""
         column = _INDEXED_LOWER.fullmatch(a.sql)
-        value = self.sql_params.get(b.sql[1:]) if b.sql.startswith(":") else None
+        value = self.statement.sql_params.get(b.sql[1:]) if b.sql.startswith(":") else None
         if column is None or not isinstance(value, str):
             return None
         alias, key = column.groups()
-        lower = self.bind(value.lower())
+        lower = self.statement.bind(value.lower())
         lowered = f"{alias}.{'name_lower' if key == 'name' else 'qn_lower'}"
         if how == "=":
             return f" AND {lowered} = {lower}"
@@ -292,35 +275,35 @@ class ExpressionCompiler:
 
     # -- conditional and list expressions ---------------------------------------------------------
 
-    def case(self, e: s.Case, part: Any) -> V:
-        subject = self.expr(e.subject, part) if e.subject is not None else None
+    def case(self, e: s.Case, part: Part) -> V:
+        subject = self.language.expr(e.subject, part) if e.subject is not None else None
         parts, types = [], []
         for condition, value in e.whens:
             if subject is not None:
                 test = self.operator(s.Op("=", (e.subject, condition)), part)  # type: ignore[arg-type]
             else:
-                test = self.expr(condition, part)
-            result = self.expr(value, part)
+                test = self.language.expr(condition, part)
+            result = self.language.expr(value, part)
             types.append(result.type)
             parts.append(f"WHEN {test.sql} THEN {result.sql}")
-        default = self.expr(e.default, part) if e.default is not None else V("NULL", NULL)
+        default = self.language.expr(e.default, part) if e.default is not None else V("NULL", NULL)
         types.append(default.type)
         typ = unify(types)
         if typ.kind == "mixed":
             raise NotInSubset("CASE branches of different types")
         return V(f"(CASE {' '.join(parts)} ELSE {default.sql} END)", typ)
 
-    def comprehension(self, e: s.ListComp, part: Any) -> V:
-        source = self.expr(e.source, part)
+    def comprehension(self, e: s.ListComp, part: Part) -> V:
+        source = self.language.expr(e.source, part)
         if source.type.kind == "null":
             return V("NULL", NULL if e.quantifier is None else BOOL)
         if source.type.kind != "list":
             raise NotInSubset(f"a list comprehension over a {source.type}")
         elem = source.type.elem or ANY
-        each = self.fresh("je")
+        each = self.statement.fresh("je")
         inner = part.child()
         inner.bind(e.var, V(from_container(f"{each}.value", elem), elem))
-        where = self.expr(e.where, inner).sql if e.where is not None else "1"
+        where = self.language.expr(e.where, inner).sql if e.where is not None else "1"
         table = f"json_each({source.sql}) AS {each}"
         if e.quantifier is not None:
             exists = f"EXISTS (SELECT 1 FROM {table} WHERE ({where}))"
@@ -333,14 +316,14 @@ class ExpressionCompiler:
                 return V(f"(CASE WHEN {failing} THEN 0 WHEN {unknown} THEN NULL ELSE 1 END)", BOOL)
             count = f"(SELECT count(*) FROM {table} WHERE ({where}))"
             return V(f"(CASE WHEN {count} > 1 THEN 0 WHEN {unknown} THEN NULL ELSE {count} = 1 END)", BOOL)
-        projected = self.expr(e.projection, inner) if e.projection is not None else inner.lookup(e.var)
+        projected = self.language.expr(e.projection, inner) if e.projection is not None else inner.lookup(e.var)
         assert projected is not None
         values = to_container(projected.sql, projected.type)
         body = f"(SELECT coalesce(cy_collect(json_quote({values})), '[]') FROM {table} WHERE ({where}))"
         return V(f"(CASE WHEN ({source.sql}) IS NULL THEN NULL ELSE {body} END)", list_of(projected.type))
 
-    def map_projection(self, e: s.MapProj, part: Any) -> V:
-        subject = self.expr(e.subject, part)
+    def map_projection(self, e: s.MapProj, part: Part) -> V:
+        subject = self.language.expr(e.subject, part)
         if subject.type.kind not in ("node", "rel", "map"):
             raise NotInSubset(f"a map projection of a {subject.type}")
         base = None
@@ -348,18 +331,18 @@ class ExpressionCompiler:
         fields: list[tuple[str, T]] = []
         for item in e.items:
             if item[0] == "all":
-                base = self.call(s.Call("properties", (e.subject,)), part)
+                base = self.language.call(s.Call("properties", (e.subject,)), part)
                 fields.extend(base.type.fields or ())
                 continue
             if item[0] == "prop":
                 key, value = item[1], self.property(subject, item[1], part)
             elif item[0] == "var":
-                key, value = item[1], self.expr(s.Var(item[1]), part)
+                key, value = item[1], self.language.expr(s.Var(item[1]), part)
             else:
-                key, value = item[1], self.expr(item[2], part)
+                key, value = item[1], self.language.expr(item[2], part)
             if key.startswith("~"):
                 raise NotInSubset("map keys starting with '~'")
-            pairs.append(f"{self.bind(key)}, {to_container(value.sql, value.type)}")
+            pairs.append(f"{self.statement.bind(key)}, {to_container(value.sql, value.type)}")
             fields.append((key, value.type))
         built = f"json_object({', '.join(pairs)})"
         if base is not None:
@@ -374,21 +357,21 @@ class ExpressionCompiler:
         FROM clause, joined now if the node was carried over by WITH, or a lookup by row id for a
         node taken from a list or a path."""
         if value.alias is None and value.owner is not None:
-            value.alias = self.fresh("n")
+            value.alias = self.statement.fresh("n")
             value.owner.left_join("nodes", value.alias, f"{value.alias}.rid = {value.sql}")
         if value.alias is not None:
             return template.replace("{a}", value.alias)
-        row = self.fresh("nq")
-        return f"(SELECT {template.replace('{a}', row)} FROM nodes AS {row} WHERE {row}.rid = {value.sql} AND {row}.project IN {schema.SCOPE})"
+        row = self.statement.fresh("nq")
+        return f"(SELECT {template.replace('{a}', row)} FROM nodes AS {row} WHERE {row}.rid = {value.sql} AND {row}.project IN {tables.SCOPE})"
 
     def rel_read(self, value: V, template: str) -> str:
         """`template` (SQL reading the relationship's `edges` row as `{a}`), as node_read."""
         if value.alias is None and value.owner is not None:
-            value.alias = self.fresh("e")
+            value.alias = self.statement.fresh("e")
             value.owner.left_join("edges", value.alias, edge_row(value.alias, value.sql))
         if value.alias is not None:
             return template.replace("{a}", value.alias)
-        row = self.fresh("eq")
+        row = self.statement.fresh("eq")
         return f"(SELECT {template.replace('{a}', row)} FROM edges AS {row} WHERE {edge_row(row, value.sql)})"
 
 

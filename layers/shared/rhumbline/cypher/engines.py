@@ -1,0 +1,26 @@
+"""The Cypher engine of the graph backend the settings name: the one place that tells them apart.
+
+A scoped query on Neo4j must stay within what the embedded store answers alike, so the Neo4j
+engine is given the SQLite compiler as its subset check (the two engines never import each other)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rhumbline.config import Settings
+from rhumbline.cypher.protocol import CypherEngine
+from rhumbline.stores.graph.protocol import GraphStore
+
+
+def open_engine(settings: Settings, graph: Callable[[], GraphStore]) -> CypherEngine:
+    """`graph` opens the graph store (called only by the engine that reads through it)."""
+    if settings.graph_backend == "neo4j":
+        from rhumbline.cypher.neo4j.engine import Neo4jCypher
+        from rhumbline.cypher.sqlite.engine import compiled
+
+        return Neo4jCypher(settings, conforms=compiled)
+    if settings.graph_backend == "sqlite":
+        from rhumbline.cypher.sqlite.engine import SqliteCypher
+
+        return SqliteCypher(graph())
+    raise ValueError(f"unknown graph backend {settings.graph_backend!r}")

@@ -1,0 +1,14 @@
+"""The graph as Cypher sees it, on both backends: one node label, the properties of nodes and
+relationships and their value types (Python's own, each backend maps them to its values)."""
+
+from __future__ import annotations
+
+from rhumbline.stores.graph.rows import NODE_PROPERTIES
+
+LABEL = "CodeNode"
+NODE_PROPERTY_TYPES: dict[str, type] = {"project": str, **{name: str for name in NODE_PROPERTIES}}
+NODE_PROPERTY_TYPES.update(start_line=int, end_line=int)
+# Besides these, a relationship has `project` (its source node's) and the keys of its extra properties.
+EDGE_PROPERTY_TYPES: dict[str, type] = {
+    "confidence": str, "confidence_score": float, "explanation": str, "file": str, "line": int,
+}  # fmt: skip
