@@ -35,6 +35,8 @@ CODE_KINDS = (
 # when asked for by kind, so they never crowd out the definitions they name.
 STATEMENT_KINDS = ("Import", "Decorator")
 NAMED_CODE_KINDS = tuple(kind for kind in CODE_KINDS if kind not in STATEMENT_KINDS)
+# Every kind a node of the graph may have: on Neo4j each such node is labelled by its kind too.
+NODE_KINDS = (*CODE_KINDS, *KNOWLEDGE_KINDS)
 
 CLASS_KINDS = ("Class", "Interface", "Trait", "Struct", "Enum")
 CALLABLE_KINDS = ("Function", "Method")

@@ -25,6 +25,8 @@ class Answer:
     backend: str  # 'sqlite' or 'neo4j'
     scoped: bool  # every pattern was bound to the caller's projects by the server
     read_only_user: bool  # ran as a dedicated read-only database user
+    # Labels and relationship types the query names that match nothing in the caller's projects.
+    warnings: tuple[str, ...] = ()
 
 
 def scalar(value: None | bool | int | float | str) -> Any:

@@ -9,13 +9,18 @@ what the caller's projects hold, the same on SQLite (`SQL`, one column `value`) 
 from __future__ import annotations
 
 from rhumbline.cypher.schema import EDGE_PROPERTY_TYPES as EDGE_COLUMNS
-from rhumbline.cypher.schema import LABEL
+from rhumbline.cypher.schema import KIND_LABELS, LABEL
 from rhumbline.cypher.schema import NODE_PROPERTY_TYPES as NODE_COLUMNS
 
 _SCOPE = "(SELECT value FROM json_each(:scope))"
+# The kinds that are labels, as an SQL list (a fixed set of plain words, never the query's).
+KINDS_SQL = "(" + ", ".join(f"'{kind}'" for kind in sorted(KIND_LABELS)) + ")"
 
 SQL = {
-    "db.labels": f"SELECT '{LABEL}' AS value WHERE EXISTS (SELECT 1 FROM nodes WHERE project IN {_SCOPE})",
+    "db.labels": (
+        f"SELECT '{LABEL}' AS value WHERE EXISTS (SELECT 1 FROM nodes WHERE project IN {_SCOPE})"
+        f" UNION SELECT DISTINCT kind FROM nodes WHERE project IN {_SCOPE} AND kind IN {KINDS_SQL}"
+    ),
     "db.relationshipTypes": (
         "SELECT DISTINCT e.relation AS value FROM nodes AS n JOIN edges AS e ON e.source = n.rid"
         f" WHERE n.project IN {_SCOPE}"

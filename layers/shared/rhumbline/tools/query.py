@@ -69,6 +69,11 @@ class QueryOutput(BaseModel):
     backend: str = Field(description="Where the query ran: 'neo4j' or 'sqlite' (the embedded store).")
     scoped: bool = Field(description="True: every pattern was bound to this token's projects by the server.")
     scope: str
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="Each label or relationship type the query names that matches nothing in this token's "
+        "projects (a misspelling, a kind the projects lack): rows may be missing for that reason.",
+    )
 
 
 def run(arguments: QueryInput, context: ToolContext) -> QueryOutput:
@@ -106,6 +111,7 @@ def run(arguments: QueryInput, context: ToolContext) -> QueryOutput:
         backend=done.backend,
         scoped=done.scoped,
         scope=SCOPE_NOTE if done.scoped else UNSCOPED_NOTE,
+        warnings=list(done.warnings),
     )
 
 
@@ -116,8 +122,10 @@ SPEC = ToolSpec(
     description=(
         "Run one read-only Cypher statement against the code graph and get rows as JSON (nodes, "
         "relationships and paths as {type: node|relationship|path, ...}). Needs the `cypher` scope. Nodes "
-        "are `:CodeNode {project, id, kind, name, qualified_name, file, start_line, ...}`; relationships are "
-        "typed CALLS, IMPORTS, DEFINES, INHERITS, IMPLEMENTS, CONTAINS, ... On the embedded store, and for "
+        "are `:CodeNode {project, id, kind, name, qualified_name, file, start_line, ...}`, labelled by kind too "
+        "(`:Function`, `:Class`, `:Method`, ...); relationships are typed CALLS, IMPORTS, DEFINES, INHERITS, "
+        "IMPLEMENTS, CONTAINS, ... A label or relationship type matching nothing is named in `warnings`. On the "
+        "embedded store, and for "
         "a token limited to some projects, the query runs in a read-only subset (MATCH, OPTIONAL MATCH, WHERE, "
         "WITH, RETURN, UNWIND, aggregation, ORDER BY/SKIP/LIMIT, *1..k up to 10, shortestPath, EXISTS/COUNT "
         "{ }, CALL db.labels()/db.relationshipTypes()/db.propertyKeys()) and every pattern matches only this "

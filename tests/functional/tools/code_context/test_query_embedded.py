@@ -57,7 +57,7 @@ def test_nodes_relationships_and_paths_are_shaped_as_on_neo4j(shop) -> None:
     )
     row = ok(query(shop, {"cypher": cypher, "params": {"id": shop_graph.INNER.id}}))["rows"][0]
     assert row["line"] == 10
-    assert row["a"]["type"] == "node" and row["a"]["labels"] == ["CodeNode"]
+    assert row["a"]["type"] == "node" and row["a"]["labels"] == ["CodeNode", "Function"]
     assert row["a"]["properties"]["qualified_name"] == "shop.services.checkout.inner"
     assert row["a"]["properties"]["project"] == shop.project
     assert row["r"]["type"] == "relationship" and row["r"]["rel_type"] == "CALLS"

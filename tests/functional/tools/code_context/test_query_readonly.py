@@ -204,7 +204,8 @@ def test_nodes_relationships_and_paths_are_serialized(neo) -> None:
     )
     row = ok(query(world, {"cypher": cypher, "params": {"id": shop_graph.INNER.id}}))["rows"][0]
     assert row["line"] == 10
-    assert row["a"]["type"] == "node" and row["a"]["labels"] == ["CodeNode"]
+    # Labelled by kind too, written at ingest (the schema agents expect).
+    assert row["a"]["type"] == "node" and row["a"]["labels"] == ["CodeNode", "Function"]
     assert row["a"]["properties"]["qualified_name"] == "shop.services.checkout.inner"
     # The served graph's key, which names the project: what `$project` is set to.
     assert row["a"]["properties"]["project"] == _served(driver, world.project)
@@ -257,7 +258,8 @@ def test_scope_reserved_params_and_timeout(neo) -> None:
 def test_allowed_procedures_answer(neo) -> None:
     world, _ = neo
     labels = ok(query(world, {"cypher": "CALL db.labels() YIELD label RETURN label ORDER BY label"}))
-    assert labels["rows"] == [{"label": "CodeNode"}]  # the caller's nodes' labels, not the store's own
+    # The caller's nodes' labels (`:CodeNode` and their kinds), not the store's own.
+    assert labels["rows"] == [{"label": label} for label in sorted({"CodeNode", *(n.kind for n in shop_graph.NODES)})]
     fulltext = "CALL db.index.fulltext.queryNodes('code_node_text', 'checkout') YIELD node WHERE node.project = $project RETURN node.id AS id ORDER BY id"
     # Outside the subset: refused for a token limited to some projects...
     refused = failed(query(world, {"cypher": fulltext}), "unsupported")

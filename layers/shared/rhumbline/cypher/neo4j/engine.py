@@ -16,7 +16,9 @@ from rhumbline.config import Settings
 from rhumbline.cypher import subset
 from rhumbline.cypher import syntax as s
 from rhumbline.cypher.answer import Answer
+from rhumbline.cypher.mentions import mentioned
 from rhumbline.cypher.neo4j.runner import Scope as Graphs
+from rhumbline.cypher.parser import CypherSyntaxError, NotInSubset, parse
 from rhumbline.cypher.neo4j.runner import runner_for
 from rhumbline.cypher.neo4j.scoping import scoped as bound_to_projects
 from rhumbline.cypher.protocol import Query, Scope
@@ -38,10 +40,12 @@ class Neo4jCypher:
         scoped = not (scope.every_project and not settings.neo4j_namespace)
         cypher, params, names, bound = query.text, dict(query.params), None, None
         if scoped:
-            parsed = subset.parse(query.text)
+            parsed: s.Query | None = subset.parse(query.text)
             self.conforms(parsed, query, scope)
             bound = bound_to_projects(parsed)
             cypher, params, names = bound.text, bound.parameters(query.params), bound.names
+        else:
+            parsed = _read(query.text)
         credentials, dedicated = neo4j_readonly_credentials(settings)
         if settings.mode == "hosted" and not dedicated:
             # Hosted, the database's own roles are a layer of their own (no LOAD, no other sessions'
@@ -65,9 +69,19 @@ class Neo4jCypher:
                 scope=Graphs(projects=scope.projects, project=scope.project),
                 namespace=Namespace(settings.neo4j_namespace),
                 names=names,
+                mentions=mentioned(parsed),
             )
         except InvalidArguments as error:
             if bound is None:
                 raise
             # Neo4j's message is about the rewritten text: name things as the caller wrote them.
             raise InvalidArguments(bound.readable(error.message), details=error.details) from error
+
+
+def _read(text: str) -> s.Query | None:
+    """A query run as written, in the subset when it is (for its warnings), else None: the full
+    language is not the subset's to read."""
+    try:
+        return parse(text)
+    except (NotInSubset, CypherSyntaxError, RecursionError):
+        return None

@@ -35,11 +35,13 @@ from typing import Any
 
 from rhumbline.cypher.answer import MAX_RESULT_CHARS, Answer
 from rhumbline.cypher.budget import ABORT_MARKER, LIST_ELEMENT_WEIGHT, VALUE_BYTES
+from rhumbline.cypher.mentions import Mentions
+from rhumbline.cypher.schema import LABEL
 from rhumbline.cypher.neo4j.values import AnswerTooLarge, AnswerTooLate, Serializer
 from rhumbline.errors import DeadlineExceeded, Forbidden, InvalidArguments, QueryTooLarge, Unavailable
 from rhumbline.stores.graph.factory import Neo4jCredentials
 from rhumbline.stores.graph.neo4j.begin import begin_pipelined
-from rhumbline.stores.graph.neo4j.keys import Namespace
+from rhumbline.stores.graph.neo4j.keys import RESOLVE, Namespace
 
 MAX_FETCH = 1_000  # records the driver pulls per round trip
 MAX_VERDICTS = 512  # statement texts whose 'r' verdict a runner remembers (least recently used dropped)
@@ -53,6 +55,15 @@ READ_DEADLINE_GRACE_SECONDS = 0.3
 # Plan operators that read something other than the graph, or act on the server: they plan as
 # reads (query type 'r'), so the query type alone lets them through. Matched by name prefix.
 NOT_GRAPH_READS = ("LoadCSV", "Show", "Terminate", "AdministrationCommand", "SystemProcedureCall")
+# keys.RESOLVE, and in the same statement which of the labels and relationship types a query names
+# the caller's served graphs (`$visible`, resolved to `keys`) have (`{checks}`: _checks).
+_RESOLVE_AND_LOOK = """
+UNWIND $graphs AS graph
+OPTIONAL MATCH (h:GraphHead {project: graph})
+WITH collect([graph, coalesce(h.active, graph)]) AS found
+WITH found, [pair IN found WHERE pair[0] IN $visible | pair[1]] AS keys
+RETURN found, [{checks}] AS present
+"""
 
 
 @dataclass(frozen=True)
@@ -146,11 +157,13 @@ class CypherRunner:
         namespace: Namespace = Namespace(),
         check_plan: bool = True,
         names: Mapping[str, str] | None = None,
+        mentions: Mentions | None = None,
     ) -> Answer:
         """`params` as given, plus `$project`/`$projects` from `scope` when there is one;
         `namespace`: whose keys the caller's projects are (elements of other namespaces are hidden);
         `names`: generated names of the scoped rewrite -> the caller's, for the answer's column
-        names and map keys (scoping.Scoped.names).
+        names and map keys (scoping.Scoped.names); `mentions`: the labels and relationship types
+        the query names, those the scope's graphs lack named in the answer's warnings.
         `check_plan=False` only in tests that prove the READ transaction holds on its own."""
         started = time.perf_counter()
         serializer = Serializer(visible, namespace, deadline=time.monotonic() + timeout)
@@ -158,7 +171,7 @@ class CypherRunner:
         more = cut = False
         size = 0
         with self._read_transaction(timeout, fetch_size=min(limit + 1, MAX_FETCH)) as tx:
-            params = _scoped(tx, params, scope, namespace)
+            params, warnings = _scoped(tx, params, scope, namespace, mentions)
             if check_plan and not self.verdicts.known_read(cypher):
                 _check_plan(tx, cypher, params)
                 self.verdicts.remember_read(cypher)
@@ -217,6 +230,7 @@ class CypherRunner:
             backend="neo4j",
             scoped=visible is not None,
             read_only_user=self.dedicated,
+            warnings=warnings,
         )
 
     def close(self) -> None:
@@ -233,19 +247,46 @@ def _renamed(value: Any, names: Mapping[str, str]) -> Any:
     return value
 
 
-def _scoped(tx: Any, params: dict[str, Any], scope: Scope | None, namespace: Namespace) -> dict[str, Any]:
-    """`params` with `$project`/`$projects` bound to the served graphs' keys, read in `tx`."""
+def _scoped(
+    tx: Any, params: dict[str, Any], scope: Scope | None, namespace: Namespace, mentions: Mentions | None
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """`params` with `$project`/`$projects` bound to the served graphs' keys, read in `tx`, and the
+    warnings for what `mentions` names that no element of `$projects` has, read in the same
+    statement (the one BEGIN is pipelined with: no round trip of their own)."""
     if scope is None:
-        return params
-    from rhumbline.stores.graph.neo4j.keys import RESOLVE
-
+        return params, ()
     graphs = sorted({namespace.graph(p) for p in (*scope.projects, *([scope.project] if scope.project else []))})
-    keys = dict(tx.run(RESOLVE, graphs=graphs).single(strict=True)["found"]) if graphs else {}
-    return {
+    checks = _checks(mentions) if mentions is not None else []
+    found, present = [], [False] * len(checks)
+    if graphs and checks:
+        visible = [namespace.graph(p) for p in scope.projects]
+        text = _RESOLVE_AND_LOOK.replace("{checks}", ", ".join(checks))
+        record = tx.run(text, graphs=graphs, visible=visible).single(strict=True)
+        found, present = record["found"], record["present"]
+    elif graphs:
+        found = tx.run(RESOLVE, graphs=graphs).single(strict=True)["found"]
+    keys = dict(found)
+    scoped = {
         **params,
         "project": keys[namespace.graph(scope.project)] if scope.project else None,
         "projects": [keys[namespace.graph(p)] for p in scope.projects],
     }
+    if mentions is None:
+        return scoped, ()
+    absent = {name for name, there in zip((*mentions.labels, *mentions.types), present) if not there}
+    return scoped, mentions.warnings(
+        [name for name in mentions.labels if name in absent], [name for name in mentions.types if name in absent]
+    )
+
+
+def _checks(mentions: Mentions) -> list[str]:
+    """Whether an element of the served graphs (`keys`) has each label and relationship type named:
+    the text holds only the graph's own labels (a fixed set) and plain type names (mentions.py
+    keeps no other)."""
+    return [
+        f"EXISTS {{ MATCH (n:{LABEL}{'' if label == LABEL else f':`{label}`'}) WHERE n.project IN keys }}"
+        for label in mentions.labels
+    ] + [f"EXISTS {{ MATCH (n:{LABEL})-[:`{name}`]->() WHERE n.project IN keys }}" for name in mentions.types]
 
 
 def _explained(tx: Any, cypher: str, params: dict[str, Any]) -> str:

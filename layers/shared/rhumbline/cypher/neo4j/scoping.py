@@ -12,6 +12,8 @@ Schema procedures become subqueries over those nodes only (cypher/procedures.py)
 No text of the caller's re-enters Cypher as text (Neo4j decodes `\\uXXXX` escapes everywhere
 before it lexes, so no escaping of ours could be trusted to hold). The text is written from the
 parsed form alone, every operator parenthesized, and holds only:
+- labels of the graph's own only (schema.GRAPH_LABELS: `CodeNode` and the kind labels, a fixed
+  set); any other label is renamed to a generated one, which no node has;
 - names the writer made (prefix GENERATED, which the parser refuses in the caller's variables) or
   that match PLAIN, ASCII letters, digits and `_`; any other name is renamed to a generated one,
   the same for the same name throughout the query (UNION parts included), and `Scoped.names`
@@ -46,6 +48,7 @@ from rhumbline.cypher import syntax as s
 from rhumbline.cypher.budget import ABORT_MARKER, ABORT_PARAM, LIST_ELEMENT_WEIGHT, VALUE_BYTES
 from rhumbline.cypher.parser import GENERATED, NotInSubset
 from rhumbline.cypher.procedures import CYPHER as PROCEDURE_QUERIES
+from rhumbline.cypher.schema import GRAPH_LABELS
 
 PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -114,6 +117,15 @@ class _Writer:
         """An identifier as written: a name of ours or a plain one, backticked (a keyword may be a
         name); any other becomes a generated name, the same each time."""
         if given in self.made or (PLAIN.fullmatch(given) and not given.lower().startswith(GENERATED)):
+            return f"`{given}`"
+        if given not in self.renamed:
+            self.renamed[given] = self.fresh("i")
+        return f"`{self.renamed[given]}`"
+
+    def label(self, given: str) -> str:
+        """A label as written when the graph has it (a fixed set), else a generated name: the
+        pattern then matches nothing, as the caller's label would."""
+        if given in GRAPH_LABELS:
             return f"`{given}`"
         if given not in self.renamed:
             self.renamed[given] = self.fresh("i")
@@ -222,7 +234,7 @@ class _Writer:
 
     def node(self, node: s.NodePattern, scope: set[str]) -> str:
         var = node.var if node.var is not None else self.fresh("n")
-        labels = "".join(":" + self.name(label) for label in node.labels)
+        labels = "".join(":" + self.label(label) for label in node.labels)
         props = f" {self.expr(node.properties, scope)}" if node.properties is not None else ""
         if var in scope:
             return f"({self.name(var)}{labels}{props})"
@@ -435,7 +447,7 @@ class _Writer:
                 return f"({args[0]} IS NOT NULL)"
             return f"({args[0]} {_BINARY[e.op]} {args[1]})"
         if isinstance(e, s.HasLabels):
-            return f"({self.expr(e.subject, scope)}{''.join(':' + self.name(label) for label in e.labels)})"
+            return f"({self.expr(e.subject, scope)}{''.join(':' + self.label(label) for label in e.labels)})"
         if isinstance(e, s.Call):
             if e.star:
                 return "count(*)"

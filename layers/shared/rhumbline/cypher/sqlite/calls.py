@@ -71,7 +71,12 @@ class Calls:
             raise NotInSubset(f"{name}() of a {a.type}")
         if name == "labels":
             expect(a, "node", name)
-            return V(f"CASE WHEN ({a.sql}) IS NULL THEN NULL ELSE json_array('{tables.LABEL}') END", list_of(STR))
+            kind = self.expressions.node_read(a, "{a}.kind")
+            labels = (
+                f"CASE WHEN ({kind}) IN {tables.KINDS_SQL} THEN json_array('{tables.LABEL}', {kind})"
+                f" ELSE json_array('{tables.LABEL}') END"
+            )
+            return V(f"CASE WHEN ({a.sql}) IS NULL THEN NULL ELSE {labels} END", list_of(STR))
         if name == "type":
             expect(a, "rel", name)
             return V(f"json_extract({a.sql}, '$[1]')", STR)

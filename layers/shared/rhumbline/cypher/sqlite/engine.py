@@ -6,6 +6,7 @@ from __future__ import annotations
 from rhumbline.cypher import subset
 from rhumbline.cypher import syntax as s
 from rhumbline.cypher.answer import Answer
+from rhumbline.cypher.mentions import mentioned
 from rhumbline.cypher.protocol import Query, Scope
 from rhumbline.cypher.sqlite import runner
 from rhumbline.cypher.sqlite.compiler import Compiled, compile_query
@@ -16,8 +17,11 @@ class SqliteCypher:
         self.store = store
 
     def run(self, query: Query, scope: Scope, *, limit: int, timeout: float) -> Answer:
-        done = compiled(subset.parse(query.text), query, scope)
-        return runner.run(self.store, done, scope=list(scope.projects), limit=limit, timeout=timeout)
+        parsed = subset.parse(query.text)
+        done = compiled(parsed, query, scope)
+        return runner.run(
+            self.store, done, scope=list(scope.projects), limit=limit, timeout=timeout, mentions=mentioned(parsed)
+        )
 
 
 def compiled(parsed: s.Query, query: Query, scope: Scope) -> Compiled:

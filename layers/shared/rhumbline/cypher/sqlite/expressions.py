@@ -83,8 +83,8 @@ class Expressions:
             subject = self.language.expr(e.subject, part)
             if subject.type.kind != "node":
                 raise NotInSubset(f"a label test on a {subject.type}")
-            holds = "1" if all(label == tables.LABEL for label in e.labels) else "0"
-            return V(f"CASE WHEN ({subject.sql}) IS NULL THEN NULL ELSE {holds} END", BOOL)
+            holds = " AND ".join(self.has_label(subject, label, part) for label in e.labels) or "1"
+            return V(f"CASE WHEN ({subject.sql}) IS NULL THEN NULL ELSE ({holds}) END", BOOL)
         if isinstance(e, s.Call):
             return self.language.call(e, part)
         if isinstance(e, s.Case):
@@ -130,6 +130,15 @@ class Expressions:
                 raise NotInSubset("map keys starting with '~'")
         pairs = ", ".join(f"{self.statement.bind(key)}, {to_container(v.sql, v.type)}" for key, v in values)
         return V(f"json_object({pairs})", T("map", fields=tuple((k, v.type) for k, v in values)))
+
+    def has_label(self, node: V, label: str, part: Part) -> str:
+        """SQL true when the node has `label`: every node is `:CodeNode`, a node of a kind of the
+        fixed set is labelled by its kind (a stub has none), and no node has another label."""
+        if label == tables.LABEL:
+            return "1"
+        if label not in tables.KIND_LABELS:
+            return "0"
+        return f"coalesce(({self.property(node, 'kind', part).sql}) = {self.statement.bind(label)}, 0)"
 
     # -- properties and subscripts ---------------------------------------------------------------
 

@@ -131,9 +131,9 @@ class Patterns:
         return value
 
     def node_conditions(self, pattern: s.NodePattern, value: V, part: Part) -> list[str]:
-        conditions = []
-        if any(label != tables.LABEL for label in pattern.labels):
-            conditions.append("0")
+        conditions = [
+            self.expressions.has_label(value, label, part) for label in pattern.labels if label != tables.LABEL
+        ]
         for key, expr in self.property_map(pattern.properties):
             prop = self.expressions.property(value, key, part)
             given = self.language.expr(expr, part)

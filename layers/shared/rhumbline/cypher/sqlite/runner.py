@@ -24,9 +24,10 @@ import time
 from typing import Any, Protocol
 
 from rhumbline.cypher.answer import MAX_RESULT_CHARS, REDACTED, STRING_CHARS, Answer, scalar
+from rhumbline.cypher.mentions import Mentions
 from rhumbline.cypher.sqlite import functions
 from rhumbline.cypher.sqlite.compiler import Compiled
-from rhumbline.cypher.sqlite.tables import EDGE_COLUMNS, LABEL, NODE_COLUMNS, SCOPE
+from rhumbline.cypher.sqlite.tables import EDGE_COLUMNS, KIND_LABELS, LABEL, NODE_COLUMNS, SCOPE
 from rhumbline.cypher.sqlite.types import T
 from rhumbline.errors import DeadlineExceeded, InvalidArguments, QueryTooLarge, Unavailable, Unsupported
 
@@ -43,6 +44,14 @@ _ALLOWED = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION,
 _NODE_COLUMNS = ", ".join(NODE_COLUMNS)
 _EDGE_COLUMNS = ", ".join(f"e.{c}" for c in EDGE_COLUMNS)
 _FETCH_NODES = f"SELECT rid, {_NODE_COLUMNS} FROM nodes WHERE rid IN (SELECT value FROM json_each(:ids)) AND project IN {SCOPE}"
+# Of the labels and relationship types a query names, those no node or relationship of the
+# caller's projects has (mentions.py), read in the query's own snapshot.
+_ABSENT = (
+    f"SELECT 'label', l.value FROM json_each(:labels) AS l WHERE NOT EXISTS (SELECT 1 FROM nodes"
+    f" WHERE project IN {SCOPE} AND (l.value = '{LABEL}' OR kind = l.value))"
+    " UNION ALL SELECT 'type', t.value FROM json_each(:types) AS t WHERE NOT EXISTS (SELECT 1 FROM nodes AS n"
+    f" JOIN edges AS e ON e.source = n.rid WHERE n.project IN {SCOPE} AND e.relation = t.value)"
+)
 _FETCH_EDGES = (
     f"SELECT e.source, e.relation, e.target, n.project, {_EDGE_COLUMNS}, e.properties"
     " FROM json_each(:keys) AS k"
@@ -95,7 +104,15 @@ def _connection(store: ReadOnlyFile) -> sqlite3.Connection:
     return _connections.connection
 
 
-def run(store: ReadOnlyFile, compiled: Compiled, *, scope: list[str], limit: int, timeout: float) -> Answer:
+def run(
+    store: ReadOnlyFile,
+    compiled: Compiled,
+    *,
+    scope: list[str],
+    limit: int,
+    timeout: float,
+    mentions: Mentions | None = None,
+) -> Answer:
     started = time.perf_counter()
     connection = _connection(store)
     params = {**compiled.params, "scope": json.dumps(scope)}
@@ -113,6 +130,7 @@ def run(store: ReadOnlyFile, compiled: Compiled, *, scope: list[str], limit: int
                 _on_time()
                 rows.append([decoder.top(value, typ) for value, typ in zip(row, compiled.types)])
             nodes, edges = decoder.fetch(connection, scope)
+            warnings = _warnings(connection, scope, mentions)
         finally:
             connection.execute("ROLLBACK")
         answer: list[dict[str, Any]] = []
@@ -143,7 +161,19 @@ def run(store: ReadOnlyFile, compiled: Compiled, *, scope: list[str], limit: int
         backend="sqlite",
         scoped=True,
         read_only_user=False,
+        warnings=warnings,
     )
+
+
+def _warnings(connection: sqlite3.Connection, scope: list[str], mentions: Mentions | None) -> tuple[str, ...]:
+    if mentions is None:
+        return ()
+    absent: dict[str, list[str]] = {"label": [], "type": []}
+    if mentions.labels or mentions.types:
+        params = {"labels": json.dumps(mentions.labels), "types": json.dumps(mentions.types), "scope": json.dumps(scope)}
+        for what, name in connection.execute(_ABSENT, params):
+            absent[what].append(name)
+    return mentions.warnings(absent["label"], absent["type"])
 
 
 class _Steps(threading.local):
@@ -287,7 +317,9 @@ class _Decoder:
             rows = connection.execute(_FETCH_NODES, {"ids": json.dumps(sorted(self.nodes)), "scope": json.dumps(scope)})
             for rid, *values in rows:
                 properties = {k: scalar(v) for k, v in sorted(zip(NODE_COLUMNS, values)) if v is not None}
-                nodes[rid] = {"type": "node", "element_id": f"n:{rid}", "labels": [LABEL], "properties": properties}
+                kind = properties.get("kind")
+                labels = sorted([LABEL, kind]) if kind in KIND_LABELS else [LABEL]
+                nodes[rid] = {"type": "node", "element_id": f"n:{rid}", "labels": labels, "properties": properties}
         edges: dict[tuple, Any] = {}
         if self.edges:
             keys = json.dumps(sorted(self.edges))

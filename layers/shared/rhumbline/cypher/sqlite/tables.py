@@ -1,16 +1,17 @@
 """The SQLite graph store's tables as Cypher sees them (schema.py: the same properties Neo4j stores).
 
-Nodes are `:CodeNode` with `project` and every column of rows.NODE_PROPERTIES that is not null;
+Nodes are `:CodeNode` and `:<kind>` when their kind is one of schema.KIND_LABELS, with `project` and every column of rows.NODE_PROPERTIES that is not null;
 relationships have `project` (their source node's), the edge columns that are not null and the
 keys of the `properties` JSON. SQL snippets take the table alias they read from.
 """
 
 from __future__ import annotations
 
-from rhumbline.cypher.schema import EDGE_PROPERTY_TYPES, LABEL, NODE_PROPERTY_TYPES
+from rhumbline.cypher.procedures import KINDS_SQL
+from rhumbline.cypher.schema import EDGE_PROPERTY_TYPES, KIND_LABELS, LABEL, NODE_PROPERTY_TYPES
 from rhumbline.cypher.sqlite.types import FLOAT, INT, STR, T
 
-__all__ = ["LABEL"]
+__all__ = ["KIND_LABELS", "KINDS_SQL", "LABEL"]
 _TYPES = {str: STR, int: INT, float: FLOAT}
 # The projects the caller's token sees, bound as `:scope` (a JSON list): every `nodes` row a
 # statement reads is filtered on `project IN SCOPE`.

@@ -78,14 +78,21 @@ def test_kinds_are_set_by_the_element_ids_the_creates_returned() -> None:
     records = [{"created": [["a", "4:x:1"], ["b", "4:x:2"]]}, {}, {"created": [["c", "4:x:3"]]}]
     created = created_ids(records)
     assert created == {"a": "4:x:1", "b": "4:x:2", "c": "4:x:3"}
-    kinds = (("a", "Class"), ("b", "Function"), ("a", "Module"), ("c", "File"))
+    kinds = (("a", "Class"), ("b", "Function"), ("a", "Function"), ("c", "File"), ("d", "Strange"))
+    created["d"] = "4:x:4"
     nodes = [Node(id=i, kind=k, name=i, qualified_name=i) for i, k in kinds]
-    # One row per node id, the last node of an id winning (as in the first pass), `chunk` rows per step.
-    assert list(kind_steps("p@1.aa", nodes, created, 2)) == [
-        (SET_KINDS, {"project": "p@1.aa", "rows": [["4:x:1", "Module"], ["4:x:2", "Function"]]}, 2),
-        (SET_KINDS, {"project": "p@1.aa", "rows": [["4:x:3", "File"]]}, 1),
+    # One row per node id, the last node of an id winning (as in the first pass), `chunk` rows per
+    # step, one kind per statement: its label is written in the text, for a kind of the fixed set only.
+    def labelled(label: str) -> str:
+        return SET_KINDS.replace("{label}", label)
+
+    assert list(kind_steps("p@1.aa", nodes, created, 1)) == [
+        (labelled(", n:`File`"), {"project": "p@1.aa", "rows": [["4:x:3", "File"]]}, 1),
+        (labelled(", n:`Function`"), {"project": "p@1.aa", "rows": [["4:x:1", "Function"]]}, 1),
+        (labelled(", n:`Function`"), {"project": "p@1.aa", "rows": [["4:x:2", "Function"]]}, 1),
+        (labelled(""), {"project": "p@1.aa", "rows": [["4:x:4", "Strange"]]}, 1),
     ]
-    with pytest.raises(RuntimeError, match="1 staged nodes were not reported created .*'c'"):
+    with pytest.raises(RuntimeError, match="2 staged nodes were not reported created .*'c'"):
         list(kind_steps("p@1.aa", nodes, {"a": "4:x:1", "b": "4:x:2"}, 2))
 
 

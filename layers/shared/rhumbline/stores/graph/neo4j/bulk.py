@@ -9,7 +9,7 @@ Rows travel as lists, not maps: the driver packs a map key by key in Python, and
 properties.
 
 A full write runs in phases, each in transactions of its own: nodes (all properties but `kind`)
-and stubs, then edges, then the nodes' kinds (node_steps, edge_steps, kind_steps). The staging
+and stubs, then edges, then the nodes' kinds and kind labels (node_steps, edge_steps, kind_steps). The staging
 key is served to no one until the flip, so the graph in between is never seen.
 
 - Edges and kinds find their nodes by the element id each CREATE returned (`created_ids`), not by
@@ -34,6 +34,7 @@ from typing import Any
 
 from rhumbline.stores.graph import rows
 from rhumbline.stores.graph.model import Edge, Node
+from rhumbline.stores.graph.neo4j.cypher import set_kind_label
 
 _NODE_PROPERTIES = rows.NODE_PROPERTIES
 # Every property but `kind` (see the module doc), in _NODE_PROPERTIES order.
@@ -49,9 +50,10 @@ CREATE_NODES = (
 # row: [element id, kind]. `project` is checked too: an element id is reused once its node is
 # deleted (a concurrent delete_project may drop the stage), and another graph's node must never
 # be touched. Each statement returns how many rows it wrote (`written`; staged.py checks).
+# `{label}` is the kind's label, for rows of one kind (cypher.set_kind_label).
 SET_KINDS = (
     "UNWIND $rows AS row MATCH (n:CodeNode) WHERE elementId(n) = row[0] AND n.project = $project"
-    f" SET n.kind = row[1] RETURN count(*) AS {WRITTEN}"
+    f" SET n.kind = row[1]{{label}} RETURN count(*) AS {WRITTEN}"
 )
 CREATE_STUBS = (
     "UNWIND $ids AS id CREATE (n:CodeNode {project: $project, id: id})"
@@ -110,13 +112,19 @@ def created_ids(records: Iterable[Any]) -> dict[str, str]:
 
 
 def kind_steps(project: str, nodes: Sequence[Node], created: dict[str, str], chunk: int) -> Iterator[Step]:
-    """The statements setting each node's kind, by the element id its CREATE returned: to run in
+    """The statements setting each node's kind and its kind label, by the element id its CREATE
+    returned, one kind per statement (a label cannot be a parameter): to run in
     transactions after the one that created the node (in the same one, they would not move
     `kind` to the chain's head)."""
     latest = _latest(nodes)
     _check_created(latest.keys(), created)
-    for part in chunks([[created[node.id], node.kind] for node in latest.values()], chunk):
-        yield SET_KINDS, {"project": project, "rows": list(part)}, len(part)
+    by_kind: dict[str, list[list[str]]] = {}
+    for node in latest.values():
+        by_kind.setdefault(node.kind, []).append([created[node.id], node.kind])
+    for kind, group in sorted(by_kind.items()):
+        text = SET_KINDS.replace("{label}", set_kind_label(kind))
+        for part in chunks(group, chunk):
+            yield text, {"project": project, "rows": list(part)}, len(part)
 
 
 def _check_created(ids: Iterable[str], created: dict[str, str]) -> None:

@@ -1,7 +1,9 @@
 """The Cypher text of the Neo4j graph store (schema, writes, reads) and its Lucene queries.
 
-Kept apart from the store's Python, as sqlite/sql.py is for SQLite. Relationship types cannot be
-parameters: `{relation}` in UPSERT_EDGES is replaced by a name checked by rows.check_relation.
+Kept apart from the store's Python, as sqlite/sql.py is for SQLite. Relationship types and labels
+cannot be parameters: `{relation}` in UPSERT_EDGES is replaced by a name checked by
+rows.check_relation, and a node's kind label (`:Function` beside `:CodeNode`) is written only for
+a kind of the fixed set vocabulary.NODE_KINDS (`set_kind_label`, `relabel`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import Any
 
 from rhumbline.stores.graph import rows
 from rhumbline.stores.graph.ranking import Probe, SearchPlan
+from rhumbline.vocabulary import NODE_KINDS
 
 # The Lucene index is a boolean query: past this many projects, filter in Cypher only.
 _MAX_PROJECT_CLAUSES = 100
@@ -43,6 +46,21 @@ UPSERT_NODES = (
     "UNWIND $rows AS row MERGE (n:CodeNode {project: $project, id: row.id}) SET "
     + ", ".join(f"n.{p} = row.{p}" for p in rows.NODE_PROPERTIES if p != "id")
 )
+
+
+def set_kind_label(kind: str) -> str:
+    """The SET item labelling node `n` by `kind` (`, n:`Function``), or nothing for a kind outside
+    the fixed set (such a node keeps `:CodeNode` alone)."""
+    return f", n:`{kind}`" if kind in NODE_KINDS else ""
+
+
+def relabel(kind: str) -> str:
+    """Clauses giving node `n`, which may have had another kind, the label of `kind` alone."""
+    others = ":".join(f"`{other}`" for other in NODE_KINDS if other != kind)
+    label = f" SET n:`{kind}`" if kind in NODE_KINDS else ""
+    return f" REMOVE n:{others}{label}"
+
+
 # Both ends first, one MERGE per statement: MERGE-ing both ends of each edge in one statement
 # makes the planner buffer every row (Eager) since one end may be the other's new node.
 ADD_ENDS = "UNWIND $ids AS id MERGE (:CodeNode {project: $project, id: id})"

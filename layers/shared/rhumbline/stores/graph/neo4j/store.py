@@ -1,6 +1,7 @@
 """The hosted graph store: Neo4j 5 over Bolt with the official driver (imported lazily).
 
-Model: `(:CodeNode {project, id, kind, name, ...})`, relationships typed by relation with
+Model: `(:CodeNode:Function {project, id, kind, name, ...})` (labelled by kind too, for a kind of
+vocabulary.NODE_KINDS: the schema agents expect), relationships typed by relation with
 properties {project, confidence, confidence_score, explanation, file, line}. An edge is keyed by
 (source, relation, target): writing it again updates it. An edge may name an end with no node
 (dangling, as in the SQLite backend); Neo4j needs a node at each end, so the missing end is a
@@ -126,9 +127,14 @@ class Neo4jGraphStore(Neo4jLookups, Neo4jNodeBundle, GraphStore):
 
     def _upsert(self, tx: Transaction, project: str, batch: GraphBatch) -> None:
         """Nodes and edges into a project that may hold them already: MERGE."""
-        for chunk in chunks(batch.nodes, WRITE_CHUNK):
-            node_rows = [rows.node_row(n) for n in chunk]
-            tx.run(cypher.UPSERT_NODES, project=project, rows=node_rows).consume()
+        by_kind: dict[str, list[Node]] = {}
+        # Grouped by kind, a node given twice keeps its last version, as successive MERGEs would.
+        for node in {node.id: node for node in batch.nodes}.values():
+            by_kind.setdefault(node.kind, []).append(node)
+        for kind, nodes in sorted(by_kind.items()):
+            text = cypher.UPSERT_NODES + cypher.relabel(kind)  # a node's kind may have changed
+            for chunk in chunks(nodes, WRITE_CHUNK):
+                tx.run(text, project=project, rows=[rows.node_row(n) for n in chunk]).consume()
         ends = {end for e in batch.edges for end in (e.source, e.target)}
         for chunk in chunks(sorted(e for e in ends if isinstance(e, str) and e), WRITE_CHUNK):
             tx.run(cypher.ADD_ENDS, project=project, ids=chunk).consume()
