@@ -39,13 +39,11 @@ class Neo4jCypher:
         # deployment shares its database with other stacks, whose graphs no token may read.
         scoped = not (scope.every_project and not settings.neo4j_namespace)
         cypher, params, names, bound = query.text, dict(query.params), None, None
-        if scoped:
-            parsed: s.Query | None = subset.parse(query.text)
+        parsed = subset.parse(query.text) if scoped else _read(query.text)
+        if scoped and parsed is not None:
             self.conforms(parsed, query, scope)
             bound = bound_to_projects(parsed)
             cypher, params, names = bound.text, bound.parameters(query.params), bound.names
-        else:
-            parsed = _read(query.text)
         credentials, dedicated = neo4j_readonly_credentials(settings)
         if settings.mode == "hosted" and not dedicated:
             # Hosted, the database's own roles are a layer of their own (no LOAD, no other sessions'

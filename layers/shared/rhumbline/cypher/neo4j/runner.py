@@ -10,8 +10,10 @@ transaction with a server-side timeout, is never committed, and is read only up 
 records (the extra one tells "more" from "exactly this many"). A first-seen text is EXPLAINed in
 that same transaction, just before it runs, and the caller's projects are resolved to the keys
 of their served graphs there too (`Scope`): one session, one transaction per call, no extra
-round trips to open and roll back a second one. BEGIN goes out with the key read (pipelined):
-a repeated query is three round trips — BEGIN + key read, the query, ROLLBACK.
+round trips to open and roll back a second one. BEGIN goes out with the key read (pipelined),
+which also tells which of the labels and relationship types the query names the served graphs
+lack (the answer's warnings): a repeated query is three round trips — BEGIN + key read, the
+query, ROLLBACK.
 
 The answer is read off the connection within bounds (`BoundedReads`): at most MAX_ANSWER_BYTES
 and until the call's deadline, whatever the query returns (a value of 2^28 characters included):

@@ -12,7 +12,8 @@ spill to a temporary file past the page cache, and rows are read off the stateme
 READ_CHARS.
 
 Nodes and relationships come out of the statement as row ids and edge keys; their properties are
-read afterwards in one statement each, again filtered on the caller's projects.
+read afterwards in one statement each, again filtered on the caller's projects, and so are the
+labels and relationship types the query names that those projects lack (the answer's warnings).
 """
 
 from __future__ import annotations
