@@ -1,4 +1,5 @@
-"""The Cypher engine of the graph backend the settings name: the one place that tells them apart.
+"""The Cypher engine of the graph backend the settings name: the one place that tells them apart,
+opened beside the graph store (runtime/resources.py) and reached by tools as `context.cypher`.
 
 A scoped query on Neo4j must stay within what the embedded store answers alike, so the Neo4j
 engine is given the SQLite compiler as its subset check (the two engines never import each other)."""

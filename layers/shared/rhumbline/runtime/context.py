@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
     from rhumbline.config import Settings
+    from rhumbline.cypher.protocol import CypherEngine
     from rhumbline.runtime.progress import Reporter
     from rhumbline.stores.graph.protocol import GraphStore
 
@@ -42,6 +43,11 @@ class ToolContext:
     @property
     def graph(self) -> "GraphStore":
         return resources.graph_store()
+
+    @property
+    def cypher(self) -> "CypherEngine":
+        """The graph backend's Cypher engine (the `query` tool's), opened beside the graph store."""
+        return resources.cypher_engine()
 
     @contextmanager
     def db(self) -> Iterator["Session"]:

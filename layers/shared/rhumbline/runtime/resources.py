@@ -10,6 +10,7 @@ from rhumbline.config import settings
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
+    from rhumbline.cypher.protocol import CypherEngine
     from rhumbline.stores.graph.protocol import GraphStore
     from rhumbline.stores.source_blobs import BlobStore
 
@@ -17,6 +18,7 @@ _lock = threading.Lock()
 _engine: "Engine | None" = None
 _autocommit_engine: "Engine | None" = None
 _graph: "GraphStore | None" = None
+_cypher: "CypherEngine | None" = None
 _blobs: "BlobStore | None" = None
 
 
@@ -63,6 +65,19 @@ def graph_store() -> "GraphStore":
         return _graph
 
 
+def cypher_engine() -> "CypherEngine":
+    """The `query` tool's Cypher engine for the graph backend, beside its store (the SQLite one
+    reads through it; the Neo4j one connects as the query user: cypher/engines.py)."""
+    global _cypher
+    if _cypher is None:
+        from rhumbline.cypher.engines import open_engine
+
+        engine = open_engine(settings(), graph_store)  # outside the lock: graph_store takes it
+        with _lock:
+            _cypher = _cypher or engine
+    return _cypher
+
+
 def source_blobs() -> "BlobStore":
     """Where stored files' bytes live (the bucket's client is made once per container)."""
     global _blobs
@@ -76,12 +91,12 @@ def source_blobs() -> "BlobStore":
 
 def reset() -> None:
     """Close and forget the connections (tests switch backends; the CLI exits cleanly)."""
-    global _engine, _autocommit_engine, _graph, _blobs
+    global _engine, _autocommit_engine, _graph, _blobs, _cypher
     with _lock:
         if _graph is not None:
             _graph.close()
         for engine in (_engine, _autocommit_engine):
             if engine is not None:
                 engine.dispose()
-        _engine = _autocommit_engine = _graph = _blobs = None
+        _engine = _autocommit_engine = _graph = _blobs = _cypher = None
     settings.cache_clear()

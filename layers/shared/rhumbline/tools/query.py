@@ -1,6 +1,7 @@
 """query: read-only Cypher over the graph (needs the `cypher` scope), on both backends.
 
-The text guard (cypher/guard.py) first, then the graph backend's Cypher engine (cypher/engines.py).
+The text guard (cypher/guard.py) first, then the graph backend's Cypher engine, opened beside the
+graph store (runtime/resources.py, cypher/engines.py).
 Where the query may read only some projects — always on the embedded SQLite store, and on Neo4j
 for a token limited to some projects — it is parsed into the read-only subset and every pattern
 is bound to those projects by construction: compiled to SQL for SQLite (cypher/sqlite/), written
@@ -79,7 +80,6 @@ class QueryOutput(BaseModel):
 def run(arguments: QueryInput, context: ToolContext) -> QueryOutput:
     from rhumbline.contract import ALL_PROJECTS
     from rhumbline.cypher import guard
-    from rhumbline.cypher.engines import open_engine
     from rhumbline.cypher.protocol import Query, Scope
 
     reserved = sorted(set(arguments.params) & set(RESERVED_PARAMS))
@@ -95,8 +95,7 @@ def run(arguments: QueryInput, context: ToolContext) -> QueryOutput:
         project = projects[0]
     timeout = max(0.5, min(arguments.timeout_s, context.remaining() - 0.5))
     scope = Scope(projects=tuple(projects), project=project, every_project=ALL_PROJECTS in context.caller.projects)
-    engine = open_engine(context.settings, lambda: context.graph)
-    done = engine.run(Query(arguments.cypher, arguments.params), scope, limit=arguments.limit, timeout=timeout)
+    done = context.cypher.run(Query(arguments.cypher, arguments.params), scope, limit=arguments.limit, timeout=timeout)
     return QueryOutput(
         columns=done.columns,
         rows=done.rows,
