@@ -284,11 +284,13 @@ def _scoped(
 def _checks(mentions: Mentions) -> list[str]:
     """Whether an element of the served graphs (`keys`) has each label and relationship type named:
     the text holds only the graph's own labels (a fixed set) and plain type names (mentions.py
-    keeps no other)."""
+    keeps no other). Each reads the served graphs' nodes through the project index: left to
+    itself the planner scans the label or the relationship type across every project."""
+    nodes = f"MATCH (n:{LABEL}) USING INDEX n:{LABEL}(project) WHERE n.project IN keys"
+    edges = f"MATCH (n:{LABEL})-[:`{{name}}`]->() USING INDEX n:{LABEL}(project) WHERE n.project IN keys"
     return [
-        f"EXISTS {{ MATCH (n:{LABEL}{'' if label == LABEL else f':`{label}`'}) WHERE n.project IN keys }}"
-        for label in mentions.labels
-    ] + [f"EXISTS {{ MATCH (n:{LABEL})-[:`{name}`]->() WHERE n.project IN keys }}" for name in mentions.types]
+        f"EXISTS {{ {nodes}{'' if label == LABEL else f' AND n:`{label}`'} }}" for label in mentions.labels
+    ] + [f"EXISTS {{ {edges.replace('{name}', name)} }}" for name in mentions.types]
 
 
 def _explained(tx: Any, cypher: str, params: dict[str, Any]) -> str:
