@@ -79,7 +79,7 @@ def _comparable(outcome: dict, case: Case) -> Any:
     rows = [_normal(row, bag=True) for row in result["rows"]]
     if not ordered:
         rows.sort(key=_sort_key)
-    return {"columns": result["columns"], "rows": rows, "more": result["more"]}
+    return {"columns": result["columns"], "rows": rows, "more": result["more"], "warnings": result["warnings"]}
 
 
 @pytest.mark.parametrize("index", range(len(CASES)), ids=[c.cypher[:60] for c in CASES])
