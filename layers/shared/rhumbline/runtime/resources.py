@@ -18,7 +18,6 @@ _lock = threading.Lock()
 _engine: "Engine | None" = None
 _autocommit_engine: "Engine | None" = None
 _graph: "GraphStore | None" = None
-_cypher: "CypherEngine | None" = None
 _blobs: "BlobStore | None" = None
 
 
@@ -67,15 +66,12 @@ def graph_store() -> "GraphStore":
 
 def cypher_engine() -> "CypherEngine":
     """The `query` tool's Cypher engine for the graph backend, beside its store (the SQLite one
-    reads through it; the Neo4j one connects as the query user: cypher/engines.py)."""
-    global _cypher
-    if _cypher is None:
-        from rhumbline.cypher.engines import open_engine
+    reads through it; the Neo4j one connects as the query user, its driver kept per container by
+    cypher/neo4j/runner.py). Made per call from the current settings, as cheap as reading them:
+    a changed read-only user or password applies at once."""
+    from rhumbline.cypher.engines import open_engine
 
-        engine = open_engine(settings(), graph_store)  # outside the lock: graph_store takes it
-        with _lock:
-            _cypher = _cypher or engine
-    return _cypher
+    return open_engine(settings(), graph_store)
 
 
 def source_blobs() -> "BlobStore":
@@ -91,12 +87,12 @@ def source_blobs() -> "BlobStore":
 
 def reset() -> None:
     """Close and forget the connections (tests switch backends; the CLI exits cleanly)."""
-    global _engine, _autocommit_engine, _graph, _blobs, _cypher
+    global _engine, _autocommit_engine, _graph, _blobs
     with _lock:
         if _graph is not None:
             _graph.close()
         for engine in (_engine, _autocommit_engine):
             if engine is not None:
                 engine.dispose()
-        _engine = _autocommit_engine = _graph = _blobs = _cypher = None
+        _engine = _autocommit_engine = _graph = _blobs = None
     settings.cache_clear()
