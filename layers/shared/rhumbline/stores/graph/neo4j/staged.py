@@ -42,6 +42,9 @@ RETIRED_GRACE_SECONDS = 300.0
 # Longer than any ingest may run (a Lambda's 15-minute limit): an unflipped staging key this old
 # belongs to a writer that died.
 STALE_STAGING_SECONDS = 3600.0
+# A staged graph before its flip, or a retired one being deleted, blocks no reader: its write is
+# bounded against a hung server, not a slow one (a loaded machine or a cold server still finishes).
+BACKGROUND_WRITE_FLOOR_SECONDS = 120.0
 
 STAGE_STAMP = """
 CREATE (m:GraphMeta {project: $project})
@@ -161,7 +164,7 @@ def delete_physical(store: Neo4jClient, key: str) -> None:
     half-deleted graph is one no reader uses, and retrying finishes the job)."""
     nodes = store._read_raw(cypher.NODE_COUNT, project=key)[0]["c"]
     # Relationships are deleted too: allow for about five times the nodes' rows.
-    budget = store._timeout + nodes / 1000 * rows.WRITE_SECONDS_PER_1000_ROWS * 5
+    budget = max(BACKGROUND_WRITE_FLOOR_SECONDS, store._timeout + nodes / 1000 * rows.WRITE_SECONDS_PER_1000_ROWS * 5)
     with store._guard(budget), store._session(write=True) as session:
         for statement in cypher.DELETE_PROJECT:
             session.run(store._neo4j.Query(statement, timeout=budget), project=key).consume()
@@ -207,7 +210,8 @@ def _transactions(first: list[Step], steps: Iterable[Step], tx_rows: int) -> Ite
 
 def _run_transaction(store: Neo4jClient, steps: list[Step]) -> list[Any]:
     """The steps in one transaction, committed; the records they returned."""
-    budget = store._timeout + sum(s[2] for s in steps) / 1000 * rows.WRITE_SECONDS_PER_1000_ROWS
+    written = sum(s[2] for s in steps)
+    budget = max(BACKGROUND_WRITE_FLOOR_SECONDS, store._timeout + written / 1000 * rows.WRITE_SECONDS_PER_1000_ROWS)
     records: list[Any] = []
     with (
         store._guard(budget),
