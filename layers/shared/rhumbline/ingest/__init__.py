@@ -16,7 +16,7 @@ centrality. By stage:
 
 Graph produced (ids in graph/ids.py):
 - Repository → CONTAINS → Directory / File; every ingested text file is a File, language by
-  extension; only languages with an extractor add definitions: Python (languages/python/, the deepest
+  extension (the language table, languages/__init__.py); only parsed languages add definitions: Python (languages/python/, the deepest
   resolution) and JavaScript, TypeScript/TSX, Go, Java, Kotlin, Rust, C, C++, C#, Ruby, PHP
   (one package each on the shared polyglot/ core). vendor/ and third_party/ trees and minified
   bundles are skipped (discover/skiprules.py).

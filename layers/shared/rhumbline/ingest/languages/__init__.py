@@ -1,89 +1,115 @@
-"""Which language a file is in, and which languages have an extractor.
+"""The languages: which language a file is in, and for the parsed ones how their files become graph.
 
 Every ingested text file gets a File node with its language (or None), so the tree is complete; only
-files whose language has an extractor are parsed for definitions. Adding a language means adding an
-extension here and an extractor module (see `extractor_for`).
+files whose language has a `Parsing` are parsed (phase 1, its extractor) and resolved (phase 2, its
+resolver). `LANGUAGES` is the one table of them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from importlib import import_module
+from typing import Any, NamedTuple
 
 from rhumbline.ingest.facts import CodeFacts
 
 Extractor = Callable[[bytes], CodeFacts]
 
-_BY_SUFFIX: dict[str, str] = {
-    ".py": "python",
-    # Stubs describe a module's interface: parsed like Python (see python/modules.py for how a stub
-    # next to its .py shares the module name).
-    ".pyi": "python",
-    ".pyw": "python",
-    ".js": "javascript",
-    ".mjs": "javascript",
-    ".cjs": "javascript",
-    ".jsx": "javascript",
-    ".ts": "typescript",
-    ".mts": "typescript",
-    ".cts": "typescript",
+_PACKAGE = "rhumbline.ingest.languages"
+# Phase 2 outside the polyglot families: build.py calls these two itself (Python first, documents
+# last, once every code node exists).
+PYTHON_GRAPH = f"{_PACKAGE}.python.graph:build_python_graph"
+DOCUMENT_GRAPH = f"{_PACKAGE}.knowledge.graph:build_knowledge_graph"
+# The polyglot families (polyglot/resolve.py `Family`): languages sharing one resolve their names
+# together (a TypeScript file importing a JavaScript one, Kotlin calling Java).
+_JAVASCRIPT = f"{_PACKAGE}.javascript.resolve:JavaScriptFamily"
+_JVM = f"{_PACKAGE}.java.resolve:JvmFamily"
+_C = f"{_PACKAGE}.c.resolve:CFamily"
+
+
+class Parsing(NamedTuple):
+    """How a language's files become graph: all three or none, so a parsed language always has
+    a resolver."""
+
+    extractor: str  # "module:callable", bytes → CodeFacts (DocFacts for documents); imported on first use
+    resolver: str  # "module:name": a polyglot Family, or PYTHON_GRAPH / DOCUMENT_GRAPH
+    # The distribution that parses it, pinned in pyproject.toml and layers/shared/requirements.txt;
+    # None when our own code reads it (Markdown).
+    grammar: str | None
+
+
+class Language(NamedTuple):
+    name: str
+    suffixes: tuple[str, ...]  # lower case, with the dot
+    parsing: Parsing | None = None  # None: a File node with its language, no definitions
+
+
+def _parsed(module: str, extractor: str, resolver: str, grammar: str | None) -> Parsing:
+    return Parsing(f"{_PACKAGE}.{module}:{extractor}", resolver, grammar)
+
+
+# One row per language. Adding one: its module (extract.py, and resolve.py for a new family), its
+# row here, its grammar pinned; tests/unit/ingest/languages/test_language_table.py holds the rest
+# to it (a fixture under tests/fixtures/ingest/ whose calls resolve).
+LANGUAGES: tuple[Language, ...] = (
+    # Stubs (.pyi) describe a module's interface: parsed like Python (see python/modules.py for how
+    # a stub next to its .py shares the module name).
+    Language("python", (".py", ".pyi", ".pyw"),
+             _parsed("python.extract", "extract_python", PYTHON_GRAPH, "tree-sitter-python")),
+    Language("javascript", (".js", ".mjs", ".cjs", ".jsx"),
+             _parsed("javascript.extract", "extract_javascript", _JAVASCRIPT, "tree-sitter-javascript")),
+    Language("typescript", (".ts", ".mts", ".cts"),
+             _parsed("typescript.extract", "extract_typescript", _JAVASCRIPT, "tree-sitter-typescript")),
     # Its own grammar: TSX parses JSX where TypeScript parses `<T>x` casts.
-    ".tsx": "tsx",
-    ".go": "go",
-    ".java": "java",
-    ".rs": "rust",
-    ".c": "c",
-    ".h": "c",
-    ".cc": "cpp",
-    ".cpp": "cpp",
-    ".hpp": "cpp",
-    ".cxx": "cpp",
-    ".hh": "cpp",
-    ".hxx": "cpp",
-    ".cs": "csharp",
-    ".rb": "ruby",
-    ".php": "php",
-    ".kt": "kotlin",
-    ".kts": "kotlin",
-    ".swift": "swift",
-    ".sh": "shell",
-    ".sql": "sql",
-    ".html": "html",
-    ".css": "css",
-    ".md": "markdown",
-    ".rst": "restructuredtext",
-    ".txt": "text",
-    ".json": "json",
-    ".yaml": "yaml",
-    ".yml": "yaml",
-    ".toml": "toml",
-    ".ini": "ini",
-    ".cfg": "ini",
-}
+    Language("tsx", (".tsx",), _parsed("typescript.extract", "extract_tsx", _JAVASCRIPT, "tree-sitter-typescript")),
+    Language("go", (".go",), _parsed("go.extract", "extract_go", f"{_PACKAGE}.go.resolve:GoFamily", "tree-sitter-go")),
+    Language("java", (".java",), _parsed("java.extract", "extract_java", _JVM, "tree-sitter-java")),
+    Language("kotlin", (".kt", ".kts"), _parsed("kotlin.extract", "extract_kotlin", _JVM, "tree-sitter-kotlin")),
+    Language("rust", (".rs",),
+             _parsed("rust.extract", "extract_rust", f"{_PACKAGE}.rust.resolve:RustFamily", "tree-sitter-rust")),
+    # A .h may hold C++: the C extractor looks before it parses (cpp/extract.py).
+    Language("c", (".c", ".h"), _parsed("cpp.extract", "extract_c_file", _C, "tree-sitter-c")),
+    Language("cpp", (".cc", ".cpp", ".hpp", ".cxx", ".hh", ".hxx"),
+             _parsed("cpp.extract", "extract_cpp", _C, "tree-sitter-cpp")),
+    Language("csharp", (".cs",),
+             _parsed("csharp.extract", "extract_csharp", f"{_PACKAGE}.csharp.resolve:CSharpFamily",
+                     "tree-sitter-c-sharp")),
+    Language("ruby", (".rb",),
+             _parsed("ruby.extract", "extract_ruby", f"{_PACKAGE}.ruby.resolve:RubyFamily", "tree-sitter-ruby")),
+    Language("php", (".php",),
+             _parsed("php.extract", "extract_php", f"{_PACKAGE}.php.resolve:PhpFamily", "tree-sitter-php")),
+    # The knowledge layer: documents → DocFacts (languages/knowledge/), not CodeFacts.
+    Language("markdown", (".md",), _parsed("knowledge.markdown", "extract_markdown", DOCUMENT_GRAPH, None)),
+    Language("restructuredtext", (".rst",),
+             _parsed("knowledge.restructuredtext", "extract_restructuredtext", DOCUMENT_GRAPH, "docutils")),
+    Language("swift", (".swift",)),
+    Language("shell", (".sh",)),
+    Language("sql", (".sql",)),
+    Language("html", (".html",)),
+    Language("css", (".css",)),
+    Language("text", (".txt",)),
+    Language("json", (".json",)),
+    Language("yaml", (".yaml", ".yml")),
+    Language("toml", (".toml",)),
+    Language("ini", (".ini", ".cfg")),
+)  # fmt: skip
 
-# language → "module:function" of its extractor; imported on first use so a worker only loads the
-# grammars it needs.
-_EXTRACTORS: dict[str, str] = {
-    "python": "rhumbline.ingest.languages.python.extract:extract_python",
-    # The knowledge layer: Markdown → DocFacts (rhumbline/ingest/knowledge/), not CodeFacts.
-    "markdown": "rhumbline.ingest.languages.knowledge.markdown:extract_markdown",
-    "restructuredtext": "rhumbline.ingest.languages.knowledge.restructuredtext:extract_restructuredtext",
-    # The other tree-sitter languages: see rhumbline/ingest/polyglot/.
-    "javascript": "rhumbline.ingest.languages.javascript.extract:extract_javascript",
-    "typescript": "rhumbline.ingest.languages.typescript.extract:extract_typescript",
-    "tsx": "rhumbline.ingest.languages.typescript.extract:extract_tsx",
-    "go": "rhumbline.ingest.languages.go.extract:extract_go",
-    "java": "rhumbline.ingest.languages.java.extract:extract_java",
-    "kotlin": "rhumbline.ingest.languages.kotlin.extract:extract_kotlin",
-    "rust": "rhumbline.ingest.languages.rust.extract:extract_rust",
-    "c": "rhumbline.ingest.languages.cpp.extract:extract_c_file",
-    "cpp": "rhumbline.ingest.languages.cpp.extract:extract_cpp",
-    "csharp": "rhumbline.ingest.languages.csharp.extract:extract_csharp",
-    "ruby": "rhumbline.ingest.languages.ruby.extract:extract_ruby",
-    "php": "rhumbline.ingest.languages.php.extract:extract_php",
-}
-
+_BY_SUFFIX: dict[str, str] = {suffix: row.name for row in LANGUAGES for suffix in row.suffixes}
+_PARSING: dict[str, Parsing] = {row.name: row.parsing for row in LANGUAGES if row.parsing is not None}
 _loaded: dict[str, Extractor] = {}
+
+
+def families() -> dict[str, frozenset[str]]:
+    """Polyglot family resolver ("module:Class") → the languages it resolves together, in table order."""
+    found: dict[str, set[str]] = {}
+    for name, parsing in _PARSING.items():
+        if parsing.resolver not in (PYTHON_GRAPH, DOCUMENT_GRAPH):
+            found.setdefault(parsing.resolver, set()).add(name)
+    return {resolver: frozenset(names) for resolver, names in found.items()}
+
+
+def parsing_of(language: str) -> Parsing | None:
+    return _PARSING.get(language)
 
 
 # Sphinx projects (Django among them) keep their reStructuredText in .txt files under docs/.
@@ -103,13 +129,18 @@ def language_of(path: str) -> str | None:
 
 
 def has_extractor(language: str | None) -> bool:
-    return language in _EXTRACTORS
+    return language in _PARSING
 
 
 def extractor_for(language: str) -> Extractor:
     extractor = _loaded.get(language)
     if extractor is None:
-        module_name, function_name = _EXTRACTORS[language].split(":")
-        extractor = getattr(import_module(module_name), function_name)
+        extractor = load(_PARSING[language].extractor)
         _loaded[language] = extractor
     return extractor
+
+
+def load(target: str) -> Any:
+    """The object a table entry names ("module:name"), its module imported now."""
+    module_name, name = target.split(":")
+    return getattr(import_module(module_name), name)

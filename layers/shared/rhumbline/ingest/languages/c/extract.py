@@ -32,24 +32,17 @@ from rhumbline.ingest.languages.polyglot.extract import (
 from rhumbline.ingest.languages.polyglot.type_names import type_name
 
 QUERY = """
-(function_definition) @definition
-(struct_specifier body: (_)) @definition
-(union_specifier body: (_)) @definition
-(enum_specifier body: (_)) @definition
-(type_definition
-  type: [(struct_specifier body: (_)) (union_specifier body: (_))
-         (enum_specifier body: (_))]) @definition
+(function_definition) @definition.function
+(struct_specifier name: (_) @name body: (_)) @definition.struct
+(union_specifier name: (_) @name body: (_)) @definition.struct
+(enum_specifier name: (_) @name body: (_)) @definition.enum
+(type_definition type: [(struct_specifier body: (_)) (union_specifier body: (_))]) @definition.struct
+(type_definition type: (enum_specifier body: (_))) @definition.enum
 (call_expression) @call
 (preproc_include) @import
 (declaration) @local
 """
 
-_TYPES = {
-    "struct_specifier": "Struct",
-    "union_specifier": "Struct",
-    "enum_specifier": "Enum",
-    "class_specifier": "Class",
-}
 _DECLARATOR_WRAPPERS = frozenset(
     {
         "pointer_declarator",
@@ -75,31 +68,26 @@ class CExtractor(LanguageExtractor):
         return Language(tree_sitter_c.language())
 
     # -- definitions -----------------------------------------------------------------------------
-    def definition(self, x: Context, node: Node) -> DefSpec | None:
-        kind = node.type
-        if kind == "function_definition":
+    def definition(self, x: Context, spec: DefSpec) -> DefSpec | None:
+        node = spec.node
+        if node.type == "function_definition":  # named by its declarator (self.function)
             return self.function(x, node)
-        if kind == "type_definition":  # `typedef struct { … } Name;`
+        if node.type == "type_definition":  # `typedef struct { … } Name;`
             declarator = node.child_by_field_name("declarator")
             specifier = node.child_by_field_name("type")
             if declarator is None or specifier is None or specifier.child_by_field_name("name"):
                 return None  # a named struct is its own definition
             body = specifier.child_by_field_name("body")
-            return DefSpec(
-                _TYPES[specifier.type], x.text(declarator), specifier, node,
-                body.start_byte if body is not None else node.end_byte,
-            )
-        name = node.child_by_field_name("name")
-        body = node.child_by_field_name("body")
-        if name is None or body is None:
-            return None
+            return spec._replace(
+                name=x.text(declarator), node=specifier,
+                header_end=body.start_byte if body is not None else node.end_byte,
+            )  # fmt: skip
         parent = node.parent
         typedef = parent is not None and parent.type == "type_definition"
-        outer = self.outer(parent if typedef else node)
-        return DefSpec(
-            _TYPES[kind], x.text(name).rsplit("::", 1)[-1], node, outer, body.start_byte,
+        return spec._replace(
+            name=spec.name.rsplit("::", 1)[-1], outer=self.outer(parent if typedef else node),
             bases=self.bases(x, node),
-        )
+        )  # fmt: skip
 
     def function(self, x: Context, node: Node) -> DefSpec | None:
         declarator = node.child_by_field_name("declarator")

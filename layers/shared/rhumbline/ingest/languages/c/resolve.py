@@ -38,7 +38,6 @@ _BUILTIN_METHODS = frozenset(
 
 
 class CFamily(Family):
-    languages = frozenset({"c", "cpp"})
     implicit_this = True
     separator = "::"
     builtin_methods = _BUILTIN_METHODS

@@ -26,16 +26,15 @@ from rhumbline.ingest.languages.polyglot.type_names import type_name
 
 QUERY = """
 (namespace_definition) @scope
-(function_definition) @definition
-(class_specifier body: (_)) @definition
-(struct_specifier body: (_)) @definition
-(union_specifier body: (_)) @definition
-(enum_specifier body: (_)) @definition
-(type_definition
-  type: [(struct_specifier body: (_)) (union_specifier body: (_))
-         (enum_specifier body: (_))]) @definition
-(field_declaration declarator: (function_declarator)) @definition
-(declaration declarator: (function_declarator)) @definition
+(function_definition) @definition.function
+(class_specifier name: (_) @name body: (_)) @definition.class
+(struct_specifier name: (_) @name body: (_)) @definition.struct
+(union_specifier name: (_) @name body: (_)) @definition.struct
+(enum_specifier name: (_) @name body: (_)) @definition.enum
+(type_definition type: [(struct_specifier body: (_)) (union_specifier body: (_))]) @definition.struct
+(type_definition type: (enum_specifier body: (_))) @definition.enum
+(field_declaration declarator: (function_declarator)) @definition.method
+(declaration declarator: (function_declarator)) @definition.method
 (call_expression) @call
 (new_expression) @call
 (preproc_include) @import
@@ -58,7 +57,8 @@ class CppExtractor(CExtractor):
             return ScopeSpec(node, "", methods=False)
         return ScopeSpec(node, x.text(name).replace(" ", ""), methods=False)
 
-    def definition(self, x: Context, node: Node) -> DefSpec | None:
+    def definition(self, x: Context, spec: DefSpec) -> DefSpec | None:
+        node = spec.node
         if node.type in ("field_declaration", "declaration"):
             # a method declared in its class body; elsewhere a prototype (not a node)
             if not x.in_type:
@@ -67,11 +67,8 @@ class CppExtractor(CExtractor):
             name = declarator_name(declarator)
             if name is None or name.type == "qualified_identifier":
                 return None
-            return DefSpec(
-                "Function", x.text(name), node, node, node.end_byte, method=True,
-                parameters=self.parameters(x, declarator), declaration=True,
-            )
-        return super().definition(x, node)
+            return spec._replace(name=x.text(name), parameters=self.parameters(x, declarator), declaration=True)
+        return super().definition(x, spec)
 
     def outer(self, node: Node) -> Node:
         parent = node.parent

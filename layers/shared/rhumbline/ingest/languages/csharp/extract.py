@@ -26,14 +26,14 @@ from rhumbline.ingest.languages.polyglot.extract import Context, DefSpec, Langua
 from rhumbline.ingest.languages.polyglot.type_names import type_name
 
 QUERY = """
-(class_declaration) @definition
-(struct_declaration) @definition
-(interface_declaration) @definition
-(enum_declaration) @definition
-(record_declaration) @definition
-(method_declaration) @definition
-(constructor_declaration) @definition
-(local_function_statement) @definition
+(class_declaration name: (_) @name) @definition.class
+(record_declaration name: (_) @name) @definition.class
+(struct_declaration name: (_) @name) @definition.struct
+(interface_declaration name: (_) @name) @definition.interface
+(enum_declaration name: (_) @name) @definition.enum
+(method_declaration name: (_) @name) @definition.function
+(constructor_declaration name: (_) @name) @definition.function
+(local_function_statement name: (_) @name) @definition.function
 (invocation_expression) @call
 (object_creation_expression) @call
 (constructor_initializer) @call
@@ -42,15 +42,6 @@ QUERY = """
 (field_declaration) @local
 (property_declaration) @local
 """
-
-_TYPES = {
-    "class_declaration": "Class",
-    "record_declaration": "Class",
-    "struct_declaration": "Struct",
-    "interface_declaration": "Interface",
-    "enum_declaration": "Enum",
-}
-
 
 class CSharpExtractor(LanguageExtractor):
     separator = "."
@@ -64,20 +55,14 @@ class CSharpExtractor(LanguageExtractor):
 
         return Language(tree_sitter_c_sharp.language())
 
-    def definition(self, x: Context, node: Node) -> DefSpec | None:
-        name = node.child_by_field_name("name")
-        if name is None:
-            return None
-        body = node.child_by_field_name("body")
-        header_end = body.start_byte if body is not None else node.end_byte
-        kind = _TYPES.get(node.type)
-        if kind is not None:
-            if kind == "Class" and any(c.type == "struct" for c in node.children):
-                kind = "Struct"  # record struct
-            return DefSpec(kind, x.text(name), node, node, header_end, bases=self._bases(x, node))
-        method = None if node.type != "local_function_statement" else False
-        return DefSpec(
-            "Function", x.text(name), node, node, header_end, method=method,
+    def definition(self, x: Context, spec: DefSpec) -> DefSpec:
+        node = spec.node
+        if spec.kind != "Function":
+            if spec.kind == "Class" and any(c.type == "struct" for c in node.children):
+                spec = spec._replace(kind="Struct")  # record struct
+            return spec._replace(bases=self._bases(x, node))
+        return spec._replace(
+            method=False if node.type == "local_function_statement" else None,
             parameters=self._parameters(x, node.child_by_field_name("parameters")),
         )
 

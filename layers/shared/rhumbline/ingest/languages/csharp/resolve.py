@@ -26,7 +26,6 @@ _BUILTIN_METHODS = frozenset(
 
 
 class CSharpFamily(JvmFamily):
-    languages = frozenset({"csharp"})
     builtin_methods = _BUILTIN_METHODS
     package_word = "namespace"
     package_keyword = "namespace"

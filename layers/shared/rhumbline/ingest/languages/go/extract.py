@@ -37,10 +37,10 @@ _TYPE_PARAMETERS = re.compile(r"\[[^\[\]]*\]")
 _CHAIN_CALLS = 4  # calls before the method of a chain, `a.B().C().D().E().m()`; longer: dynamic
 
 QUERY = """
-(type_spec) @definition
-(function_declaration) @definition
-(method_declaration) @definition
-(method_elem) @definition
+(type_spec name: (_) @name type: (_)) @definition.class
+(function_declaration name: (_) @name) @definition.function
+(method_declaration name: (_) @name) @definition.method
+(method_elem name: (_) @name) @definition.method
 (call_expression) @call
 (composite_literal type: [(type_identifier) (qualified_type) (generic_type)]) @call
 (import_spec) @import
@@ -66,35 +66,23 @@ class GoExtractor(LanguageExtractor):
 
         return Language(tree_sitter_go.language())
 
-    def definition(self, x: Context, node: Node) -> DefSpec | None:
-        kind = node.type
-        name = node.child_by_field_name("name")
-        if name is None:
+    def definition(self, x: Context, spec: DefSpec) -> DefSpec | None:
+        node = spec.node
+        if node.type == "type_spec":
+            return self._type(x, spec)
+        if node.type == "method_elem" and not x.in_type:
             return None
-        if kind == "type_spec":
-            return self._type(x, node, name)
-        if kind == "method_elem":
-            if not x.in_type:
-                return None
-            return DefSpec(
-                "Function", x.text(name), node, node, node.end_byte, method=True,
-                parameters=self._parameters(x, node.child_by_field_name("parameters")),
-            )
-        body = node.child_by_field_name("body")
-        header_end = body.start_byte if body is not None else node.end_byte
         parameters = self._parameters(x, node.child_by_field_name("parameters"))
-        if kind == "function_declaration":
-            return DefSpec("Function", x.text(name), node, node, header_end, parameters=parameters)
-        receiver = node.child_by_field_name("receiver")
-        owner, receiver_params = self._receiver(x, receiver)
+        if node.type != "method_declaration":
+            return spec._replace(parameters=parameters)
+        owner, receiver_params = self._receiver(x, node.child_by_field_name("receiver"))
         if owner is None:
             return None
-        return DefSpec(
-            "Function", x.text(name), node, node, header_end, owner=owner,
-            parameters=receiver_params + parameters, method=True,
-        )
+        return spec._replace(owner=owner, parameters=receiver_params + parameters)
 
-    def _type(self, x: Context, node: Node, name: Node) -> DefSpec | None:
+    def _type(self, x: Context, spec: DefSpec) -> DefSpec | None:
+        """Struct, Interface or Class (`type ID string`) by what the spec declares."""
+        node = spec.node
         declaration = node.parent
         # `type ( A …; B … )`: each spec carries its own doc comment; a lone spec's is above `type`.
         grouped = declaration is None or declaration.named_child_count > 1 or any(
@@ -130,9 +118,9 @@ class GoExtractor(LanguageExtractor):
         # `type Cart struct`, `type Shape interface`, `type ID string`
         keyword = body.children[0] if kind != "Class" and body.children else None
         header_end = keyword.end_byte if keyword is not None else node.end_byte
-        return DefSpec(
-            kind, x.text(name), node, outer, header_end,
-            header_start=outer.start_byte, bases=tuple(bases), parameters=tuple(fields),
+        return spec._replace(
+            kind=kind, outer=outer, header_end=header_end, header_start=outer.start_byte, bases=tuple(bases),
+            parameters=tuple(fields),
         )
 
     def _receiver(self, x: Context, receiver: Node | None) -> tuple[str | None, tuple[str, ...]]:

@@ -61,8 +61,6 @@ _CALL_RESULT = "()"  # the extractor's mark on a local holding a call's result: 
 
 
 class GoFamily(Family):
-    languages = frozenset({"go"})
-
     def prepare(self) -> None:
         self.package_of: dict[str, str] = {}  # file path → package directory ("" at the root)
         self.package_members: dict[str, dict[str, list[Sym]]] = {}  # directory → name → definitions

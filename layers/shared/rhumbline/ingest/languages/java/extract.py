@@ -25,14 +25,14 @@ from rhumbline.ingest.languages.polyglot.extract import Context, DefSpec, Langua
 from rhumbline.ingest.languages.polyglot.type_names import type_name
 
 QUERY = """
-(class_declaration) @definition
-(interface_declaration) @definition
-(enum_declaration) @definition
-(record_declaration) @definition
-(annotation_type_declaration) @definition
-(method_declaration) @definition
-(constructor_declaration) @definition
-(compact_constructor_declaration) @definition
+(class_declaration name: (_) @name) @definition.class
+(record_declaration name: (_) @name) @definition.class
+(interface_declaration name: (_) @name) @definition.interface
+(annotation_type_declaration name: (_) @name) @definition.interface
+(enum_declaration name: (_) @name) @definition.enum
+(method_declaration name: (_) @name) @definition.method
+(constructor_declaration name: (_) @name) @definition.method
+(compact_constructor_declaration name: (_) @name) @definition.method
 (method_invocation) @call
 (object_creation_expression) @call
 (explicit_constructor_invocation) @call
@@ -40,14 +40,6 @@ QUERY = """
 (local_variable_declaration) @local
 (field_declaration) @local
 """
-
-_TYPES = {
-    "class_declaration": "Class",
-    "record_declaration": "Class",
-    "interface_declaration": "Interface",
-    "annotation_type_declaration": "Interface",
-    "enum_declaration": "Enum",
-}
 
 
 class JavaExtractor(LanguageExtractor):
@@ -63,19 +55,10 @@ class JavaExtractor(LanguageExtractor):
 
         return Language(tree_sitter_java.language())
 
-    def definition(self, x: Context, node: Node) -> DefSpec | None:
-        name = node.child_by_field_name("name")
-        body = node.child_by_field_name("body")
-        if name is None:
-            return None
-        header_end = body.start_byte if body is not None else node.end_byte
-        kind = _TYPES.get(node.type)
-        if kind is not None:
-            return DefSpec(kind, x.text(name), node, node, header_end, bases=self._bases(x, node))
-        return DefSpec(
-            "Function", x.text(name), node, node, header_end, method=True,
-            parameters=self._parameters(x, node.child_by_field_name("parameters")),
-        )
+    def definition(self, x: Context, spec: DefSpec) -> DefSpec:
+        if spec.kind == "Function":
+            return spec._replace(parameters=self._parameters(x, spec.node.child_by_field_name("parameters")))
+        return spec._replace(bases=self._bases(x, spec.node))
 
     def _bases(self, x: Context, node: Node) -> tuple[str, ...]:
         found: list[str] = []

@@ -41,7 +41,6 @@ _BUILTIN_METHODS = frozenset(
 
 
 class JvmFamily(Family):
-    languages = frozenset({"java", "kotlin"})
     implicit_this = True
     builtin_methods = _BUILTIN_METHODS
     package_word = "the same package"

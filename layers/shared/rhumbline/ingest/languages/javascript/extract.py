@@ -42,16 +42,17 @@ _CLASS_NODES = frozenset({"class_declaration", "abstract_class_declaration", "cl
 _FUNCTION_NODES = frozenset({"function_declaration", "generator_function_declaration"})
 
 JS_QUERY = """
-(class_declaration) @definition
-(function_declaration) @definition
-(generator_function_declaration) @definition
-(method_definition) @definition
+(class_declaration) @definition.class
+(function_declaration name: (_) @name body: (_)) @definition.function
+(generator_function_declaration name: (_) @name body: (_)) @definition.function
+(method_definition) @definition.method
 (variable_declarator
-  value: [(arrow_function) (function_expression) (generator_function)]) @definition
-(field_definition value: [(arrow_function) (function_expression)]) @definition
-(export_statement value: [(function_expression) (arrow_function) (class)]) @definition
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+(field_definition value: [(arrow_function) (function_expression)]) @definition.method
+(export_statement value: [(function_expression) (arrow_function)]) @definition.function
+(export_statement value: (class)) @definition.class
 (assignment_expression
-  left: (member_expression) right: [(function_expression) (arrow_function)]) @definition
+  left: (member_expression) right: [(function_expression) (arrow_function)]) @definition.function
 (call_expression) @call
 (new_expression) @call
 (import_statement) @import
@@ -80,19 +81,13 @@ class JavaScriptExtractor(LanguageExtractor):
         return Language(tree_sitter_javascript.language())
 
     # -- definitions -----------------------------------------------------------------------------
-    def definition(self, x: Context, node: Node) -> DefSpec | None:
+    def definition(self, x: Context, spec: DefSpec) -> DefSpec | None:
+        node = spec.node
         kind = node.type
         if kind in _CLASS_NODES:
             return self._class(x, node)
         if kind in _FUNCTION_NODES:
-            name = node.child_by_field_name("name")
-            body = node.child_by_field_name("body")
-            if name is None or body is None:
-                return None
-            return DefSpec(
-                "Function", x.text(name), node, exported_statement(node), body.start_byte,
-                parameters=self.parameters(x, node),
-            )
+            return spec._replace(outer=exported_statement(node), parameters=self.parameters(x, node))
         if kind == "method_definition":
             return self._method(x, node)
         if kind == "variable_declarator":

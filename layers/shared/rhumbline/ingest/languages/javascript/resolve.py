@@ -51,7 +51,6 @@ _BUILTIN_METHODS = frozenset(
 
 
 class JavaScriptFamily(Family):
-    languages = frozenset({"javascript", "typescript", "tsx"})
     builtin_methods = _BUILTIN_METHODS
 
     def prepare(self) -> None:

@@ -33,9 +33,9 @@ from rhumbline.ingest.languages.polyglot.type_names import type_name
 
 QUERY = """
 (companion_object) @scope
-(class_declaration) @definition
-(object_declaration) @definition
-(function_declaration) @definition
+(class_declaration name: (_) @name) @definition.class
+(object_declaration name: (_) @name) @definition.class
+(function_declaration name: (_) @name) @definition.function
 (call_expression) @call
 (import) @import
 (property_declaration) @local
@@ -69,24 +69,19 @@ class KotlinExtractor(LanguageExtractor):
     def scope(self, x: Context, node: Node) -> ScopeSpec | None:
         return ScopeSpec(node, "", methods=True) if x.in_type else None
 
-    def definition(self, x: Context, node: Node) -> DefSpec | None:
-        name = node.child_by_field_name("name")
-        if name is None:
-            return None
+    def definition(self, x: Context, spec: DefSpec) -> DefSpec:
+        node = spec.node
         body = _body(node)
-        header_end = body.start_byte if body is not None else node.end_byte
-        if node.type == "function_declaration":
+        spec = spec._replace(header_end=body.start_byte if body is not None else node.end_byte)
+        if spec.kind == "Function":
+            name = node.child_by_field_name("name")
             owner = None
             for child in node.children:
                 if child == name:
                     break
                 if child.type in ("user_type", "nullable_type"):  # `fun Cart.total()`
                     owner = type_name(x.text(child))
-            parameters = self._parameters(x, node)
-            if owner and x.at_top:
-                return DefSpec("Function", x.text(name), node, node, header_end, owner=owner,
-                               parameters=parameters)
-            return DefSpec("Function", x.text(name), node, node, header_end, parameters=parameters)
+            return spec._replace(owner=owner if owner and x.at_top else None, parameters=self._parameters(x, node))
         kind = "Class"
         if node.type == "class_declaration":
             keywords = {child.type for child in node.children}
@@ -104,7 +99,7 @@ class KotlinExtractor(LanguageExtractor):
                     base = type_name(x.text(written)) if written is not None else None
                     if base:
                         bases.append(base)
-        return DefSpec(kind, x.text(name), node, node, header_end, bases=tuple(bases))
+        return spec._replace(kind=kind, bases=tuple(bases))
 
     def _parameters(self, x: Context, node: Node) -> tuple[str, ...]:
         found = []

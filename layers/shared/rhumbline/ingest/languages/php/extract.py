@@ -30,12 +30,12 @@ from rhumbline.ingest.languages.polyglot.extract import (
 from rhumbline.ingest.languages.polyglot.type_names import type_name
 
 QUERY = """
-(class_declaration) @definition
-(interface_declaration) @definition
-(trait_declaration) @definition
-(enum_declaration) @definition
-(method_declaration) @definition
-(function_definition) @definition
+(class_declaration name: (_) @name) @definition.class
+(interface_declaration name: (_) @name) @definition.interface
+(trait_declaration name: (_) @name) @definition.trait
+(enum_declaration name: (_) @name) @definition.enum
+(method_declaration name: (_) @name) @definition.function
+(function_definition name: (_) @name) @definition.function
 (function_call_expression) @call
 (member_call_expression) @call
 (nullsafe_member_call_expression) @call
@@ -51,12 +51,6 @@ QUERY = """
 (property_declaration) @local
 """
 
-_TYPES = {
-    "class_declaration": "Class",
-    "interface_declaration": "Interface",
-    "trait_declaration": "Trait",
-    "enum_declaration": "Enum",
-}
 _RELATIVE, _INCLUDE_PATH = 1, 2
 
 
@@ -72,14 +66,10 @@ class PhpExtractor(LanguageExtractor):
 
         return Language(tree_sitter_php.language_php())
 
-    def definition(self, x: Context, node: Node) -> DefSpec | None:
-        name = node.child_by_field_name("name")
-        if name is None:
-            return None
-        body = node.child_by_field_name("body")
-        header_end = body.start_byte if body is not None else node.end_byte
-        kind = _TYPES.get(node.type)
-        if kind is not None:
+    def definition(self, x: Context, spec: DefSpec) -> DefSpec:
+        node = spec.node
+        if spec.kind != "Function":
+            body = node.child_by_field_name("body")
             bases = []
             for child in node.named_children:
                 if child.type in ("base_clause", "class_interface_clause"):
@@ -88,12 +78,8 @@ class PhpExtractor(LanguageExtractor):
                 for member in body.named_children:
                     if member.type == "use_declaration":  # `use Timestamps;`: a trait
                         bases.extend(_name(x, part) for part in member.named_children)
-            return DefSpec(kind, x.text(name), node, node, header_end,
-                           bases=tuple(b for b in bases if b))
-        return DefSpec(
-            "Function", x.text(name), node, node, header_end,
-            parameters=self._parameters(x, node.child_by_field_name("parameters")),
-        )
+            return spec._replace(bases=tuple(b for b in bases if b))
+        return spec._replace(parameters=self._parameters(x, node.child_by_field_name("parameters")))
 
     def _parameters(self, x: Context, parameters: Node | None) -> tuple[str, ...]:
         if parameters is None:

@@ -32,7 +32,6 @@ _BUILTIN_METHODS = frozenset(
 
 
 class PhpFamily(JvmFamily):
-    languages = frozenset({"php"})
     implicit_this = False
     builtin_methods = _BUILTIN_METHODS
     package_word = "namespace"

@@ -1,4 +1,5 @@
-"""Phase 2 for every tree-sitter language but Python: group parsed files by family, resolve each.
+"""Phase 2 for every tree-sitter language but Python: group parsed files by family (the language
+table's resolvers, rhumbline/ingest/languages/__init__.py), resolve each.
 
 A family's module is imported only when the tree has files of its languages, so a Python-only
 ingest pays nothing here.
@@ -8,27 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from importlib import import_module
 from pathlib import Path
 
 from rhumbline.ingest.facts import SourceFile
 from rhumbline.ingest.failures import Failures
 from rhumbline.ingest.graph.edges import EdgeSet
+from rhumbline.ingest.languages import families, load
 from rhumbline.stores.graph.model import Node
-
-# family resolver ("module:Class") → the languages it resolves together
-FAMILIES: dict[str, frozenset[str]] = {
-    "rhumbline.ingest.languages.javascript.resolve:JavaScriptFamily": frozenset(
-        {"javascript", "typescript", "tsx"}
-    ),
-    "rhumbline.ingest.languages.go.resolve:GoFamily": frozenset({"go"}),
-    "rhumbline.ingest.languages.java.resolve:JvmFamily": frozenset({"java", "kotlin"}),
-    "rhumbline.ingest.languages.rust.resolve:RustFamily": frozenset({"rust"}),
-    "rhumbline.ingest.languages.c.resolve:CFamily": frozenset({"c", "cpp"}),
-    "rhumbline.ingest.languages.csharp.resolve:CSharpFamily": frozenset({"csharp"}),
-    "rhumbline.ingest.languages.ruby.resolve:RubyFamily": frozenset({"ruby"}),
-    "rhumbline.ingest.languages.php.resolve:PhpFamily": frozenset({"php"}),
-}
 
 
 @dataclass
@@ -53,12 +40,11 @@ def build_polyglot_graph(
     if not by_language:
         return graph
     seen_ids: set[str] = set()
-    for target, languages in FAMILIES.items():
+    for target, languages in families().items():
         members = [s for language in sorted(languages) for s in by_language.get(language, ())]
         if not members:
             continue
-        module_name, class_name = target.split(":")
-        family = getattr(import_module(module_name), class_name)(members, root, edges, failures)
+        family = load(target)(members, root, edges, failures)
         try:
             family.build()
         except Exception as error:  # noqa: BLE001 — reported; the other families are built

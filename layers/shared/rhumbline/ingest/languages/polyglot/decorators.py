@@ -15,7 +15,7 @@ from tree_sitter import Node
 
 from rhumbline.ingest.facts import DecoratorFact
 from rhumbline.ingest.languages.polyglot.extract import STATEMENT_LIMIT, Context
-from rhumbline.ingest.languages.python.syntax import collapse, shortened
+from rhumbline.ingest.languages.text import collapse, shortened
 
 _DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 

@@ -1,11 +1,16 @@
 """Phase-1 engine for the tree-sitter languages: a file's bytes → CodeFacts. Pure; runs in workers.
 
-A language subclasses `LanguageExtractor`: its query captures the nodes it cares about under four
-names, and one hook per name turns a node into facts:
+A language subclasses `LanguageExtractor`: its query captures the nodes it cares about under
+tree-sitter's tags capture names (https://tree-sitter.github.io/tree-sitter/4-code-navigation.html)
+and a few of its own, and one hook per name turns a node into facts:
 
+- `@definition.class` (`.interface`, `.trait`, `.struct`, `.enum`, `.module`, `.function`,
+  `.method`) with `@name` on its name → `definition()`: the engine reads the common part — the
+  kind from the capture name, the name, the body's start as the end of the signature, a
+  `.method` forced to be a Method — into a DefSpec the hook completes (bases, parameters, an
+  owner), corrects or drops (None). A pattern without `@name` leaves the name to the hook;
 - `@scope` → `scope()`: a block that prefixes names without being a definition (C++/C# namespace,
   Rust `impl`, TS `namespace`);
-- `@definition` → `definition()`: a class-like or callable (DefSpec);
 - `@call` → `call()`: the callee as a dotted path (CallSite conventions in __init__.py), or None
   when it is dynamic (`f()()`, `x[0]()`);
 - `@import` → `imports()`;
@@ -33,7 +38,7 @@ from rhumbline.ingest.facts import (
     Variable,
 )
 from rhumbline.ingest.languages.polyglot.comments import doc_comment
-from rhumbline.ingest.languages.python.syntax import collapse, shortened
+from rhumbline.ingest.languages.text import collapse, node_text, shortened
 
 SIGNATURE_LIMIT = 300
 SNIPPET_LIMIT = 120
@@ -44,6 +49,19 @@ CALLABLE_KINDS = frozenset({"Function", "Method"})
 
 # Order of captures starting at the same byte: scopes enclose definitions, which enclose the rest.
 _SCOPE, _DEFINITION, _OTHER = range(3)
+
+# A definition capture's name → the Definition kind it starts as (a `.method` is forced a Method).
+DEFINITION_KINDS = {
+    "definition.class": "Class",
+    "definition.interface": "Interface",
+    "definition.trait": "Trait",
+    "definition.struct": "Struct",
+    "definition.enum": "Enum",
+    "definition.module": "Module",
+    "definition.function": "Function",
+    "definition.method": "Function",
+}
+_ROLES = frozenset({"scope", "call", "import", "local", *DEFINITION_KINDS})
 
 
 class DefSpec(NamedTuple):
@@ -95,9 +113,7 @@ class Context:
         self._stack: list[_Frame] = []
 
     def text(self, node: Node | None) -> str:
-        if node is None:
-            return ""
-        return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+        return node_text(self.source, node)
 
     @property
     def prefix(self) -> str:
@@ -131,8 +147,9 @@ class LanguageExtractor:
     def scope(self, x: Context, node: Node) -> ScopeSpec | None:
         return None
 
-    def definition(self, x: Context, node: Node) -> DefSpec | None:
-        return None
+    def definition(self, x: Context, spec: DefSpec) -> DefSpec | None:
+        """The engine's DefSpec of a `@definition.*` capture, completed; None: not a definition."""
+        return spec
 
     def call(self, x: Context, node: Node) -> str | None:
         return None
@@ -180,11 +197,15 @@ class LanguageExtractor:
         _, query = self._parser_and_query()
         if root is None:
             root = self.parse(source)
-        captures = QueryCursor(query).captures(root)
-        events: list[tuple[int, int, int, str, Node]] = []
-        for name, nodes in captures.items():
-            order = _SCOPE if name == "scope" else _DEFINITION if name == "definition" else _OTHER
-            events.extend((n.start_byte, order, -n.end_byte, name, n) for n in nodes)
+        events: list[tuple[int, int, int, str, Node, Node | None]] = []
+        for _pattern, captured in QueryCursor(query).matches(root):
+            names = captured.get("name")
+            name = names[0] if names else None
+            for capture, nodes in captured.items():
+                if capture not in _ROLES:  # `@name`, and `@_x` helpers of predicates
+                    continue
+                order = _SCOPE if capture == "scope" else _DEFINITION if capture in DEFINITION_KINDS else _OTHER
+                events.extend((n.start_byte, order, -n.end_byte, capture, n, name) for n in nodes)
         events.sort(key=itemgetter(0, 1, 2))
         x = Context(source, self.separator)
         stack = x._stack
@@ -195,16 +216,16 @@ class LanguageExtractor:
         calls: list[CallSite] = []
         imports: list[ImportFact] = []
         dynamic = 0
-        for start, _order, _end, capture, node in events:
+        for start, order, _end, capture, node, name in events:
             while stack and stack[-1].end <= start:
                 stack.pop()
-            if capture == "definition" or capture == "scope":
+            if order != _OTHER:
                 key = node.id
                 if key in seen_nodes:  # two patterns matched one node
                     continue
                 seen_nodes.add(key)
-            if capture == "definition":
-                spec = self.definition(x, node)
+            if order == _DEFINITION:
+                spec = self.definition(x, _preamble(x, capture, node, name))
                 if spec is None:
                     continue
                 self._open_definition(x, spec, pending, params, seen)
@@ -344,6 +365,17 @@ class LanguageExtractor:
                 spec.declaration,
             ]
         )
+
+
+def _preamble(x: Context, capture: str, node: Node, name: Node | None) -> DefSpec:
+    """What every language's definition starts from: the kind its capture names, its `@name`,
+    the signature up to the body."""
+    body = node.child_by_field_name("body")
+    return DefSpec(
+        DEFINITION_KINDS[capture], x.text(name), node, node,
+        body.start_byte if body is not None else node.end_byte,
+        method=True if capture == "definition.method" else None,
+    )  # fmt: skip
 
 
 def _innermost_definition(stack: list[_Frame]) -> int:

@@ -41,7 +41,6 @@ from rhumbline.stores.graph.model import Node
 
 
 class Family(Lookups, CallResolution, StatementResolution):
-    languages: frozenset[str] = frozenset()
     # Java, C#, Kotlin, C++, Ruby: a bare `m()` in a method means `this.m()` when the class has m.
     implicit_this = False
     # Method names of the languages' standard types: never matched by name on an unknown receiver.

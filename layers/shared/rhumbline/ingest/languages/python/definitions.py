@@ -12,12 +12,10 @@ from rhumbline.ingest.facts import DecoratorFact, Definition, TypeHint
 from rhumbline.ingest.languages.python.hints import definition_hints
 from rhumbline.ingest.languages.python.syntax import (
     DOTTED_NAME,
-    collapse,
     docstring_of,
     first_named_child,
-    node_text,
-    shortened,
 )
+from rhumbline.ingest.languages.text import collapse, node_text, shortened
 
 SIGNATURE_LIMIT = 300
 STATEMENT_LIMIT = 200

@@ -19,6 +19,7 @@ from rhumbline.ingest.facts import (
     ImportFact,
     TypeHint,
 )
+from rhumbline.ingest.languages.python.definitions import STATEMENT_LIMIT, Scope, read_definitions
 from rhumbline.ingest.languages.python.hints import (
     ANNOTATED,
     RETURNS,
@@ -27,16 +28,13 @@ from rhumbline.ingest.languages.python.hints import (
     chain,
     iteration_hints,
 )
-from rhumbline.ingest.languages.python.definitions import STATEMENT_LIMIT, Scope, read_definitions
 from rhumbline.ingest.languages.python.syntax import (
     DOTTED_NAME,
-    collapse,
     matchable_by_name,
     module_docstring,
-    node_text,
-    shortened,
 )
 from rhumbline.ingest.languages.python.variables import module_variables
+from rhumbline.ingest.languages.text import collapse, node_text, shortened
 
 # Read with captures() (one list per capture name), not matches() (a dict per match): cheaper.
 # Assignments are matched only in the shapes a TypeHint can come of (hints.py), in C.

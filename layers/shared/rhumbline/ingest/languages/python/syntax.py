@@ -1,4 +1,5 @@
-"""Small text helpers over tree-sitter nodes: text, names, docstrings, string literals."""
+"""Small helpers over Python's tree-sitter nodes: names, docstrings, string literals (text of any
+language: languages/text.py)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,6 @@ from tree_sitter import Node
 # `a . b` across lines) is dynamic.
 DOTTED_NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 DOCSTRING_LIMIT = 500
-_WHITESPACE = re.compile(r"\s+")
-_BRACKET_PADDING = re.compile(r"([(\[]) | (?=[)\]])")
-# A trailing comma before a closing bracket on its own line (black style); `(1,)` stays.
-_MAGIC_TRAILING_COMMA = re.compile(r",\s*\n\s*(?=[)\]])")
 
 
 # Methods of builtin types: a call `x.append()` on an unknown receiver is almost always one of
@@ -37,25 +34,6 @@ def is_secondary_site(qualname: str) -> bool:
     """A definition's other site (`f~1`, `C.x~2`: an overload stub, a setter, a second branch),
     named in the graph but never what the name binds (extract.py `_definitions`)."""
     return "~" in qualname.rpartition(".")[2]
-
-
-def shortened(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def node_text(source: bytes, node: Node | None) -> str:
-    if node is None:
-        return ""
-    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
-
-
-def collapse(text: str) -> str:
-    """One line: runs of whitespace become one space, minus the padding line breaks leave inside
-    brackets (`def f(\n    a,\n)` → `def f(a)`)."""
-    if "\n" not in text and "  " not in text and "\t" not in text:
-        return text.strip()  # the common case: already one line
-    text = _MAGIC_TRAILING_COMMA.sub("", text)
-    return _BRACKET_PADDING.sub(r"\1", _WHITESPACE.sub(" ", text)).strip()
 
 
 def docstring_of(source: bytes, body: Node) -> str | None:

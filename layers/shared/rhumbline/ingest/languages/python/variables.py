@@ -9,12 +9,10 @@ from tree_sitter import Node
 from rhumbline.ingest.facts import Variable
 from rhumbline.ingest.languages.python.syntax import (
     DOTTED_NAME,
-    collapse,
     first_named_child,
-    node_text,
-    shortened,
     string_literal_value,
 )
+from rhumbline.ingest.languages.text import collapse, node_text, shortened
 
 # Compound statements whose blocks still run at module level (`if TYPE_CHECKING:`, `try: import`).
 _MODULE_LEVEL_BLOCKS = frozenset(

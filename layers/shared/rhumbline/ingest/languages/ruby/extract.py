@@ -29,10 +29,10 @@ from rhumbline.ingest.languages.polyglot.extract import (
 )
 
 QUERY = """
-(module) @definition
-(class) @definition
-(method) @definition
-(singleton_method) @definition
+(module name: (_) @name) @definition.module
+(class name: (_) @name) @definition.class
+(method name: (_) @name) @definition.function
+(singleton_method name: (_) @name) @definition.function
 (call) @call
 (body_statement (identifier) @call)
 (super) @call
@@ -66,16 +66,12 @@ class RubyExtractor(LanguageExtractor):
 
         return Language(tree_sitter_ruby.language())
 
-    def definition(self, x: Context, node: Node) -> DefSpec | None:
-        name = node.child_by_field_name("name")
-        if name is None:
-            return None
+    def definition(self, x: Context, spec: DefSpec) -> DefSpec:
+        node = spec.node
         body = node.child_by_field_name("body")
-        header_end = _header_end(node, body)
-        docstring = _doc(x, node)
-        kind = node.type
-        if kind in ("class", "module"):
-            text = x.text(name).replace(" ", "").lstrip(":")
+        spec = spec._replace(header_end=_header_end(node, body), docstring=_doc(x, node))
+        if spec.kind != "Function":
+            text = spec.name.replace(" ", "").lstrip(":")
             owner, _, simple = text.rpartition("::")
             bases = []
             superclass = node.child_by_field_name("superclass")
@@ -85,15 +81,12 @@ class RubyExtractor(LanguageExtractor):
                     bases.append(base)
             if body is not None:
                 bases.extend(_mixins(x, body))
-            return DefSpec(
-                "Class" if kind == "class" else "Module", simple, node, node, header_end,
-                bases=tuple(bases), owner=owner or None, joiner="::" if owner else None,
-                docstring=docstring, method=False,
+            return spec._replace(
+                name=simple, bases=tuple(bases), owner=owner or None, joiner="::" if owner else None, method=False
             )
-        singleton = kind == "singleton_method" or _in_singleton_class(node)
-        return DefSpec(
-            "Function", x.text(name), node, node, header_end,
-            joiner="." if singleton else "#", docstring=docstring,
+        singleton = node.type == "singleton_method" or _in_singleton_class(node)
+        return spec._replace(
+            joiner="." if singleton else "#",
             parameters=self._parameters(x, node.child_by_field_name("parameters")),
         )
 

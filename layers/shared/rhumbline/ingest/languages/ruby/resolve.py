@@ -39,7 +39,6 @@ _BUILTIN_METHODS = frozenset(
 
 
 class RubyFamily(Family):
-    languages = frozenset({"ruby"})
     implicit_this = True
     builtin_methods = _BUILTIN_METHODS
 

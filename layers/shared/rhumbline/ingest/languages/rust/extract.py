@@ -37,25 +37,18 @@ from rhumbline.ingest.languages.polyglot.type_names import type_name
 QUERY = """
 (impl_item) @scope
 (mod_item body: (_)) @scope
-(struct_item) @definition
-(union_item) @definition
-(enum_item) @definition
-(trait_item) @definition
-(function_item) @definition
-(function_signature_item) @definition
+(struct_item name: (_) @name) @definition.struct
+(union_item name: (_) @name) @definition.struct
+(enum_item name: (_) @name) @definition.enum
+(trait_item name: (_) @name) @definition.trait
+(function_item name: (_) @name) @definition.function
+(function_signature_item name: (_) @name) @definition.function
 (call_expression) @call
 (struct_expression) @call
 (use_declaration) @import
 (mod_item !body) @import
 (let_declaration) @local
 """
-
-_KINDS = {
-    "struct_item": "Struct",
-    "union_item": "Struct",
-    "enum_item": "Enum",
-    "trait_item": "Trait",
-}
 
 
 class RustExtractor(LanguageExtractor):
@@ -88,24 +81,15 @@ class RustExtractor(LanguageExtractor):
             node, f"<{owner} as {trait_name}>", methods=True, bases=(trait,), owner=owner
         )
 
-    def definition(self, x: Context, node: Node) -> DefSpec | None:
-        name = node.child_by_field_name("name")
-        if name is None:
-            return None
-        body = node.child_by_field_name("body")
-        header_end = body.start_byte if body is not None else node.end_byte
-        kind = _KINDS.get(node.type)
-        if kind is not None:
-            bases: tuple[str, ...] = ()
-            if kind == "Trait":
-                bounds = node.child_by_field_name("bounds")
-                if bounds is not None:
-                    bases = tuple(b for b in (_type(x, n) for n in bounds.named_children) if b)
-            return DefSpec(kind, x.text(name), node, node, header_end, bases=bases)
-        return DefSpec(
-            "Function", x.text(name), node, node, header_end,
-            parameters=self._parameters(x, node.child_by_field_name("parameters")),
-        )
+    def definition(self, x: Context, spec: DefSpec) -> DefSpec:
+        node = spec.node
+        if spec.kind == "Trait":
+            bounds = node.child_by_field_name("bounds")
+            if bounds is not None:
+                return spec._replace(bases=tuple(b for b in (_type(x, n) for n in bounds.named_children) if b))
+        if spec.kind == "Function":
+            return spec._replace(parameters=self._parameters(x, node.child_by_field_name("parameters")))
+        return spec
 
     def _parameters(self, x: Context, parameters: Node | None) -> tuple[str, ...]:
         if parameters is None:

@@ -50,7 +50,6 @@ _BUILTIN_METHODS = frozenset(
 
 
 class RustFamily(Family):
-    languages = frozenset({"rust"})
     separator = "::"
     builtin_methods = _BUILTIN_METHODS
 

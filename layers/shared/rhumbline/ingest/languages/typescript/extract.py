@@ -21,22 +21,23 @@ from rhumbline.ingest.languages.polyglot.type_names import type_name
 
 TS_QUERY = """
 (internal_module) @scope
-(class_declaration) @definition
-(abstract_class_declaration) @definition
-(interface_declaration) @definition
-(enum_declaration) @definition
-(function_declaration) @definition
-(generator_function_declaration) @definition
-(function_signature) @definition
-(method_definition) @definition
-(method_signature) @definition
-(abstract_method_signature) @definition
+(class_declaration) @definition.class
+(abstract_class_declaration) @definition.class
+(interface_declaration name: (_) @name body: (_)) @definition.interface
+(enum_declaration name: (_) @name body: (_)) @definition.enum
+(function_declaration name: (_) @name body: (_)) @definition.function
+(generator_function_declaration name: (_) @name body: (_)) @definition.function
+(function_signature name: (_) @name) @definition.function
+(method_definition) @definition.method
+(method_signature name: (_) @name) @definition.method
+(abstract_method_signature name: (_) @name) @definition.method
 (variable_declarator
-  value: [(arrow_function) (function_expression) (generator_function)]) @definition
-(public_field_definition value: [(arrow_function) (function_expression)]) @definition
-(export_statement value: [(function_expression) (arrow_function) (class)]) @definition
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+(public_field_definition value: [(arrow_function) (function_expression)]) @definition.method
+(export_statement value: [(function_expression) (arrow_function)]) @definition.function
+(export_statement value: (class)) @definition.class
 (assignment_expression
-  left: (member_expression) right: [(function_expression) (arrow_function)]) @definition
+  left: (member_expression) right: [(function_expression) (arrow_function)]) @definition.function
 (call_expression) @call
 (new_expression) @call
 (import_statement) @import
@@ -80,45 +81,28 @@ class TypeScriptMixin:
             return None  # `declare module "x"`: an ambient module, not a namespace
         return ScopeSpec(node, x.text(name), methods=False)
 
-    def definition(self, x: Context, node: Node) -> DefSpec | None:
+    def definition(self, x: Context, spec: DefSpec) -> DefSpec | None:
+        node = spec.node
         kind = node.type
         if kind == "interface_declaration":
-            name = node.child_by_field_name("name")
-            body = node.child_by_field_name("body")
-            if name is None or body is None:
-                return None
             bases = []
             for child in node.named_children:
                 if child.type == "extends_type_clause":
                     bases.extend(self._heritage(x, t) for t in child.named_children)
-            return DefSpec(
-                "Interface", x.text(name), node, exported_statement(node), body.start_byte,
-                bases=tuple(b for found in bases for b in found),
-            )
+            return spec._replace(outer=exported_statement(node), bases=tuple(b for found in bases for b in found))
         if kind == "enum_declaration":
-            name = node.child_by_field_name("name")
-            body = node.child_by_field_name("body")
-            if name is None or body is None:
-                return None
-            return DefSpec("Enum", x.text(name), node, exported_statement(node), body.start_byte)
+            return spec._replace(outer=exported_statement(node))
         if kind == "function_signature":  # `declare function f(): T;`, an overload: no body
-            name = node.child_by_field_name("name")
-            if name is None:
-                return None
             ambient = node.parent if node.parent is not None and node.parent.type == "ambient_declaration" else node
-            return DefSpec(
-                "Function", x.text(name), node, exported_statement(ambient), node.end_byte,
-                parameters=self.parameters(x, node), declaration=True,
+            return spec._replace(
+                outer=exported_statement(ambient), parameters=self.parameters(x, node), declaration=True
             )
         if kind in ("method_signature", "abstract_method_signature"):
             name = node.child_by_field_name("name")
             if name is None or name.type not in NAME_TYPES or not x.in_type:
                 return None
-            return DefSpec(
-                "Function", x.text(name), node, node, node.end_byte, method=True,
-                parameters=self.parameters(x, node),
-            )
-        return super().definition(x, node)  # type: ignore[misc]
+            return spec._replace(parameters=self.parameters(x, node))
+        return super().definition(x, spec)  # type: ignore[misc]
 
     def bases(self, x: Context, node: Node) -> tuple[str, ...]:
         found: list[str] = []
