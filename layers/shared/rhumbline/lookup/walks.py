@@ -11,7 +11,12 @@ from pydantic import BaseModel, Field
 from rhumbline.lookup.views import EXPLANATION_CHARS, NodeRef, clip
 
 if TYPE_CHECKING:
-    from rhumbline.stores.graph.model import Walk, WalkResult
+    from rhumbline.stores.graph.model import Edge, Node, Walk, WalkResult
+    from rhumbline.stores.graph.protocol import GraphStore
+
+# A walk lists each node once, so the subject's call of itself would never show among its callers
+# and callees: it is read apart (self_calls) and marked with this one field.
+RECURSION_FIELD = Field(default=False, description="A call of itself: recursion (the subject's own CALLS edge).")
 
 
 class Step(NodeRef):
@@ -25,6 +30,7 @@ class Step(NodeRef):
     confidence: str
     confidence_score: float
     explanation: str
+    recursion: bool = RECURSION_FIELD
 
 
 class StepListing(BaseModel):
@@ -65,6 +71,29 @@ def listing(walked: "WalkResult", *, depth: int, limit: int) -> StepListing:
     return StepListing(items=items, total=max(0, walked.total - 1), depth=depth)
 
 
+def self_calls(graph: "GraphStore", project: str, node_ids: Sequence[str]) -> dict[str, "Edge"]:
+    """Node id → its CALLS edge to itself, for those of `node_ids` that call themselves."""
+    from rhumbline.stores.graph.traversal import MAX_WALK_LIMIT
+
+    if not node_ids:
+        return {}
+    edges, _ = graph.edges_among(project, node_ids, limit=MAX_WALK_LIMIT, relations=("CALLS",))
+    return {edge.source: edge for edge in edges if edge.source == edge.target}
+
+
+def with_recursion(listing: StepListing, node: "Node", call: "Edge | None", *, limit: int) -> StepListing:
+    """`listing` (callers or callees of `node`) with its call of itself first, marked as recursion."""
+    if call is None:
+        return listing
+    step = Step(
+        id=node.id, kind=node.kind, name=node.name, qualified_name=node.qualified_name, file=node.file,
+        line=node.start_line, depth=1, via=node.id, relation=call.relation, evidence_file=call.file,
+        evidence_line=call.line, confidence=call.confidence, confidence_score=call.confidence_score,
+        explanation=clip(call.explanation, EXPLANATION_CHARS) or "", recursion=True,
+    )  # fmt: skip
+    return StepListing(items=[step, *listing.items][:limit], total=listing.total + 1, depth=listing.depth)
+
+
 def step_line(item: Step) -> str:
     """Markdown: `- d2 `pkg.f` (Function, pkg.py:3) via `id` inferred @ pkg.py:9`"""
     from rhumbline.lookup import markdown as md
@@ -72,6 +101,8 @@ def step_line(item: Step) -> str:
     text = f"- d{item.depth} {md.ref(item)}"
     if item.depth > 1:
         text += f" via `{item.via}`"
+    if item.recursion:
+        text += " recursion"
     if item.confidence != "EXTRACTED":
         text += f" {item.confidence.lower()}"
     location = md.where(item.evidence_file, item.evidence_line)

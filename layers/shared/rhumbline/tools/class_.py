@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from rhumbline.lookup import markdown as md
 from rhumbline.lookup.views import FORMAT_FIELD, Annotation, Definition, Format, Link, Listing
-from rhumbline.lookup.walks import Step, StepListing, step_line
+from rhumbline.lookup.walks import RECURSION_FIELD, Step, StepListing, step_line
 from rhumbline.runtime.context import ToolContext
 from rhumbline.runtime.spec import ToolSpec
 from rhumbline.tools.common import StrictInput, project_field
@@ -46,7 +46,8 @@ class ClassInput(StrictInput):
 
 
 class Method(Definition):
-    callers: int = Field(description="Exact number of direct callers (incoming CALLS edges).")
+    callers: int = Field(description="Exact number of direct callers (incoming CALLS edges, its own call included).")
+    recursion: bool = RECURSION_FIELD
 
 
 class Reference(Link):
@@ -77,7 +78,7 @@ def run(arguments: ClassInput, context: ToolContext) -> ClassOutput:
     from rhumbline.lookup import annotations
     from rhumbline.lookup.bundle import resolve_bundle
     from rhumbline.lookup.views import definition, link, links, merged
-    from rhumbline.lookup.walks import listing, walk_for
+    from rhumbline.lookup.walks import listing, self_calls, walk_for
     from rhumbline.stores.graph.model import Around, Keep
     from rhumbline.vocabulary import CLASS_KINDS, HIERARCHY_RELATIONS
 
@@ -104,6 +105,7 @@ def run(arguments: ClassInput, context: ToolContext) -> ClassOutput:
     methods = [m.other for m in defined["DEFINES"].edges if m.other is not None] if "DEFINES" in defined else []
     used, used_total = merged(inward, list(REFERENCE_RELATIONS), limit)
     bases, subclasses = (listing(walked, depth=HIERARCHY_DEPTH, limit=limit) for walked in bundle.walks)
+    recursive = self_calls(context.graph, project, [m.id for m in methods])
     answer = ClassOutput(
         project=project,
         format=arguments.format,
@@ -113,7 +115,10 @@ def run(arguments: ClassInput, context: ToolContext) -> ClassOutput:
         subclasses=subclasses,
         methods=Listing[Method](
             items=[
-                definition(m, docstring_chars=MEMBER_DOCSTRING_CHARS, model=Method, callers=callers.get(m.id, 0))
+                definition(
+                    m, docstring_chars=MEMBER_DOCSTRING_CHARS, model=Method, callers=callers.get(m.id, 0),
+                    recursion=m.id in recursive,
+                )
                 for m in methods
             ],
             total=bundle.kept[0].get("DEFINES", 0),
@@ -145,6 +150,8 @@ def _source(arguments: ClassInput, context: ToolContext, project: str, node: "No
 
 def _method_line(item: Method) -> str:
     text = f"- {item.line or ''} `{item.signature or item.name}` — {item.callers} caller{'s' if item.callers != 1 else ''}"
+    if item.recursion:
+        text += " (recursion)"
     doc = md.first_line(item.docstring, 100)
     return text + (f" — {doc}" if doc else "")
 

@@ -46,8 +46,11 @@ class FunctionOutput(BaseModel):
     node: Definition | None = None
     owner: NodeRef | None = Field(default=None, description="The class, function or file that defines it.")
     decorators: Listing[Link] | None = Field(default=None, description="Resolved decorators applied to it.")
-    callers: StepListing | None = Field(default=None, description="Who calls it, to `depth`; evidence = the call.")
-    callees: StepListing | None = Field(default=None, description="What it calls, to `depth`.")
+    callers: StepListing | None = Field(
+        default=None, description="Who calls it, to `depth`; evidence = the call. A call of itself is listed first, "
+        "marked `recursion`."
+    )
+    callees: StepListing | None = Field(default=None, description="What it calls, to `depth` (itself too: `recursion`).")
     documented_by: Listing[Link] | None = None
     annotations: Listing[Annotation] | None = None
     source: SourceText | SourceMissing | None = Field(
@@ -59,7 +62,7 @@ def run(arguments: FunctionInput, context: ToolContext) -> FunctionOutput:
     from rhumbline.lookup import annotations
     from rhumbline.lookup.bundle import resolve_bundle
     from rhumbline.lookup.views import definition, links, node_ref
-    from rhumbline.lookup.walks import listing, walk_for
+    from rhumbline.lookup.walks import listing, self_calls, walk_for, with_recursion
     from rhumbline.stores.graph.model import Around
     from rhumbline.vocabulary import CALLABLE_KINDS
 
@@ -75,7 +78,11 @@ def run(arguments: FunctionInput, context: ToolContext) -> FunctionOutput:
     )  # fmt: skip
     annotated = annotations.for_nodes(context, project, [node.id])
     [inward] = bundle.around
-    callers, callees = (listing(walked, depth=depth, limit=limit) for walked in bundle.walks)
+    call_of_itself = self_calls(context.graph, project, [node.id]).get(node.id)
+    callers, callees = (
+        with_recursion(listing(walked, depth=depth, limit=limit), node, call_of_itself, limit=limit)
+        for walked in bundle.walks
+    )
     owners = inward.get("DEFINES")
     owner = owners.edges[0].other if owners else None
     answer = FunctionOutput(
