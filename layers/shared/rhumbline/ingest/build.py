@@ -27,6 +27,7 @@ from rhumbline.ingest.graph.structure import build_structure
 from rhumbline.ingest.languages.knowledge.graph import build_knowledge_graph
 from rhumbline.ingest.languages.polyglot.build import build_polyglot_graph
 from rhumbline.ingest.languages.python.graph import build_python_graph
+from rhumbline.ingest.languages.python.packaging import package_dirs
 from rhumbline.ingest.snapshots.facts_cache import FactCache
 from rhumbline.ingest.summary import IngestFailure, IngestSummary, SkippedExample
 from rhumbline.stores.graph.model import Edge, Node
@@ -140,7 +141,8 @@ def _build(
     edges = EdgeSet()
     failures = Failures()
     nodes = build_structure(project, sources, edges)
-    python = build_python_graph(sources, root.name, edges, failures=failures)
+    declared = package_dirs(root, (source.path for source in sources))
+    python = build_python_graph(sources, root.name, edges, failures=failures, package_dirs=declared)
     nodes.extend(python.nodes)
     others = build_polyglot_graph(sources, root, edges, failures)  # every other parsed language
     nodes.extend(others.nodes)

@@ -9,7 +9,8 @@ stored version's and takes the *partial* path when all of these hold:
 - the same set of paths with the same languages (an added, removed or renamed file changes module
   names, directory nodes and what imports resolve to: full phase 2);
 - every changed file is Python whose interface (python/interface.py: everything another file's
-  resolution can observe) is unchanged, or a file without an extractor (its File node only);
+  resolution can observe) is unchanged, or a file without an extractor (its File node only) but
+  a packaging configuration (pyproject.toml, setup.cfg: python/packaging.py may move packages);
 - no document links to a line of a changed file (such a link lands on whichever definition spans
   that line).
 
@@ -40,6 +41,7 @@ from rhumbline.ingest.languages.knowledge.facts import DocFacts
 from rhumbline.ingest.languages.knowledge.graph import line_linked_files
 from rhumbline.ingest.languages.python.graph import build_python_graph
 from rhumbline.ingest.languages.python.interface import interface
+from rhumbline.ingest.languages.python.packaging import CONFIG_FILES, package_dirs
 from rhumbline.ingest.snapshots.facts_cache import FactCache
 from rhumbline.ingest.snapshots.format import Partitioned, edge_partition, node_partition
 from rhumbline.ingest.snapshots.history_records import rebase_history
@@ -109,6 +111,8 @@ class Planner:
         if not changed and not self.history_changed:
             return self._refuse("no file changed")  # the inputs key decides this case
         for source in changed:
+            if source.path.rpartition("/")[2] in CONFIG_FILES:
+                return self._refuse(f"{source.path} may move Python packages")
             if source.code is None:
                 continue  # no extractor: its File node is all it has
             if source.language != "python":
@@ -139,7 +143,10 @@ class Planner:
             built = [e for e in structure.edges() if e.file in parts]
             edges = EdgeSet()
             failures = Failures()
-            python = build_python_graph(sources, self.root.name, edges, only=parts, failures=failures)
+            declared = package_dirs(self.root, (source.path for source in sources))
+            python = build_python_graph(
+                sources, self.root.name, edges, only=parts, failures=failures, package_dirs=declared
+            )
             if failures:  # the full phase 2 reports it, with every other file's
                 return self._refuse(f"resolving {failures.found[0].path} failed")
             nodes.extend(python.nodes)

@@ -97,7 +97,9 @@ def read(
 
 
 def excerpt(path: str, version: int, digest: str, data: bytes, start_line: int, end_line: int | None) -> SourceText:
-    text = data.removeprefix(b"\xef\xbb\xbf").decode("utf-8", errors="replace")
+    from rhumbline.ingest.discover.read import text_of
+
+    text = text_of(path, data)
     # Lines as the parsers count them (a line ends at "\n"), so node spans index them directly.
     lines = text.split("\n")
     ended = lines[-1] == ""  # the last line has its "\n"

@@ -174,3 +174,20 @@ def test_a_version_without_stored_contents_and_a_project_without_versions_are_na
     # The seeded project's graph was written without an ingest: it has no version at all.
     never = failed(world.call("read_file", {"path": "shop/cart.py"}), "not_found")
     assert never["details"]["reason"] == "not_ingested" and "run `ingest` first" in never["message"], never
+
+
+def test_a_latin_1_source_reads_back_in_its_encoding(world, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Java file in ISO-8859-1 is ingested (not skipped as undecodable) and read back as text,
+    its lines those of its nodes."""
+    root = tmp_path / "legacy"
+    root.mkdir()
+    text = "/** Le panier de la Société. */\npublic class Cart {\n    void add() {}\n}\n"
+    (root / "Cart.java").write_bytes(text.encode("latin-1"))
+    monkeypatch.setenv("RHUMBLINE_INGEST_ROOTS", str(tmp_path))
+    settings.cache_clear()
+    slug = f"legacy/cart{uuid.uuid4().hex[:8]}"
+    _ingest(world, root, slug)
+    assert ok(world.call("read_file", {"path": "Cart.java"}, projects=(slug,)))["text"] == text
+    found = ok(world.call("class", {"name": "Cart", "include_source": True}, projects=(slug,)))
+    assert found["node"]["docstring"] == "Le panier de la Société."
+    assert found["source"]["text"] == text.split("\n", 1)[1]  # the class's lines, 2-4

@@ -17,9 +17,15 @@ from rhumbline.ingest.languages import extractor_for, has_extractor, language_of
 
 MAX_FILE_BYTES = 1024 * 1024
 BINARY_PROBE_BYTES = 8192
-# PEP 263: a `coding` declaration on one of the first two lines.
+# PEP 263: a `coding` declaration on one of the first two lines (Ruby's magic comment is the same).
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+_DECLARING = frozenset({"python", "ruby"})
 _UTF8_BOM = codecs.BOM_UTF8
+# What a source file not in UTF-8 and declaring nothing is detected as: the legacy encodings source
+# code is written in (Western, Cyrillic, Japanese, Chinese, Korean). Left open, the detector takes a
+# Latin-1 Java file with a few accents for a Baltic code page.
+_DETECTABLE = ["cp1252", "latin_1", "cp1251", "koi8_r", "shift_jis", "euc_jp", "gb18030", "big5", "euc_kr"]
+_RANK = {name: rank for rank, name in enumerate(_DETECTABLE)}
 
 
 def read_sources(root: str, paths: Sequence[str]) -> list[SourceFile | SkippedFile]:
@@ -102,21 +108,43 @@ def line_count(data: bytes) -> int:
     return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
+def text_of(path: str, data: bytes) -> str:
+    """A stored file's text, read in the encoding its ingest parsed it in (so its lines are the
+    nodes' lines); bytes in no encoding with U+FFFD where they fail."""
+    utf8 = _as_utf8(data, language_of(path))
+    return (utf8 if utf8 is not None else data.removeprefix(_UTF8_BOM)).decode("utf-8", errors="replace")
+
+
 def _as_utf8(data: bytes, language: str | None) -> bytes | None:
-    """The bytes as UTF-8 without a BOM (what the parsers expect), or None if not text."""
-    encoding = _declared_encoding(data) if language == "python" else None
+    """The bytes as UTF-8 without a BOM (what the parsers expect), or None if not text. Read in
+    the encoding the file declares, else UTF-8, else the one detected."""
+    encoding = _declared_encoding(data) if language in _DECLARING else None
     if data.startswith(_UTF8_BOM):
         data = data[len(_UTF8_BOM) :]
     if encoding is None or codecs.lookup(encoding).name == "utf-8":
         try:
             data.decode("utf-8")
         except UnicodeDecodeError:
-            return None
-        return data
+            encoding = _detected_encoding(data)
+            if encoding is None:
+                return None
+        else:
+            return data
     try:
         return data.decode(encoding).encode("utf-8")
     except (UnicodeDecodeError, LookupError):
         return None
+
+
+def _detected_encoding(data: bytes) -> str | None:
+    from charset_normalizer import from_bytes  # only for the rare file not in UTF-8
+
+    candidates = list(from_bytes(data, cp_isolation=_DETECTABLE))
+    if not candidates:
+        return None
+    # A tie (a few accents read as well in any code page) goes to the earlier in _DETECTABLE.
+    best = min(candidates, key=lambda c: (c.chaos, -c.coherence, _RANK.get(c.encoding, len(_RANK))))
+    return best.encoding
 
 
 def _declared_encoding(data: bytes) -> str | None:

@@ -7,7 +7,7 @@ methods) → IMPORTS, INHERITS, DECORATES and CALLS, then the Import and Decorat
 
 from __future__ import annotations
 
-from collections.abc import Sequence, Set
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
 from rhumbline.ingest.facts import SourceFile
@@ -39,16 +39,18 @@ def build_python_graph(
     *,
     only: Set[str] | None = None,
     failures: Failures | None = None,
+    package_dirs: Mapping[str, str] | None = None,
 ) -> PythonGraph:
     """Nodes of the Python files in `sources` (their File nodes excepted); edges go into `edges`.
 
     `only`: the paths whose nodes and edges are wanted (an incremental rebuild, partial.py); the
     symbol tables are still built from every file, so those files resolve exactly as in a full
     build. Default: every file. `failures`: where a file whose resolution raised is recorded
-    (its nodes and edges may then be incomplete); default: discarded."""
+    (its nodes and edges may then be incomplete); default: discarded. `package_dirs`: the source
+    directories the packaging declares (python/packaging.py)."""
     failures = Failures() if failures is None else failures
     python = [s for s in sources if s.language == "python" and s.code is not None]
-    index = ModuleIndex(root_name, (s.path for s in python))
+    index = ModuleIndex(root_name, (s.path for s in python), package_dirs)
     resolver = Resolver(Namespaces(index, {s.path: s.code for s in python}))
     graph = PythonGraph()
     # Qualified names of every Python node, for explanations (a full build's nodes would give the

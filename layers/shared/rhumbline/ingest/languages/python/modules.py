@@ -1,10 +1,17 @@
 """Python module names of the files of a tree, the way the interpreter would import them.
 
-A file's module name comes from the chain of packages (directories with `__init__.py`) above it:
-`django/db/models/query.py` is `django.db.models.query` and `django/db/__init__.py` is `django.db`.
-The first directory that is not a package is a source root (`src/`, Django's `tests/`), so
-`src/pkg/mod.py` is `pkg.mod`. When the ingest root is itself a package (ingesting `django/`
-alone), its own name starts every module name, so qualified names match the real imports.
+A file's module name is its path from its source root: `django/db/models/query.py` is
+`django.db.models.query` and `django/db/__init__.py` is `django.db`. The source root is, in order:
+- the deepest directory the packaging declares (python/packaging.py: setuptools `package-dir`,
+  `packages.find where`) or a `src/` directory that is not a package itself (the src layout): below
+  it every directory is a package, regular or namespace (PEP 420);
+- else the parent of the outermost package (directory with `__init__.py`) above the file: a
+  directory without `__init__.py` inside a package is a namespace package that keeps the prefix
+  (`pkg/sansio/app.py` is `pkg.sansio.app`), and a directory outside every package is a source root
+  (Django's `tests/`: `tests/admin_views/models.py` is `admin_views.models`);
+- else the file's own directory (`scripts/run.py` is `run`).
+When the ingest root is itself a package (ingesting `django/` alone), its own name starts every
+module name, so qualified names match the real imports.
 
 Two files can claim one name (`setup.py` in two source roots, `mod.py` next to `mod.pyi`). The
 claim goes to a `.py` over a stub, then the shallower path, then the first in path order; the
@@ -13,18 +20,30 @@ others keep the name for their qualified names but get no Module node and receiv
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import PurePosixPath
 
 _INIT_STEMS = ("__init__",)
+_SRC = "src"
 _INIT_FILES = ("__init__.py", "__init__.pyi")
 
 
 class ModuleIndex:
-    def __init__(self, root_name: str, python_paths: Iterable[str]) -> None:
+    def __init__(
+        self, root_name: str, python_paths: Iterable[str], package_dirs: Mapping[str, str] | None = None
+    ) -> None:
+        """`package_dirs`: directory → the package its files belong to ("": a source root), as the
+        packaging declares them (python/packaging.py)."""
         paths = sorted(python_paths)
         self._packages = {_parent(path) for path in paths if path.rsplit("/", 1)[-1] in _INIT_FILES}
         self._root_name = root_name
+        src_layouts = {
+            directory
+            for path in paths
+            for directory in _ancestors(path)
+            if directory.rpartition("/")[2] == _SRC and directory not in self._packages
+        }
+        self._declared: dict[str, str] = {**dict.fromkeys(src_layouts, ""), **(package_dirs or {})}
         self._package_files = {path: PurePosixPath(path).stem in _INIT_STEMS for path in paths}
         self.name_of: dict[str, str] = {path: self._module_name(path) for path in paths}
         claimants: dict[str, list[str]] = {}
@@ -69,14 +88,39 @@ class ModuleIndex:
         parts = path.split("/")
         directories = parts[:-1]
         stem = PurePosixPath(parts[-1]).stem
-        depth = len(directories)
-        while depth > 0 and "/".join(directories[:depth]) in self._packages:
-            depth -= 1
-        package = directories[depth:]
-        if depth == 0 and "" in self._packages and self._root_name:
-            package = [self._root_name, *directories]
+        package = self._declared_package(directories)
+        if package is None:
+            outermost = None
+            for depth in range(len(directories), -1, -1):
+                if "/".join(directories[:depth]) in self._packages:
+                    outermost = depth
+            if outermost is None:
+                package = []
+            elif outermost == 0:  # the ingest root is a package
+                package = [self._root_name, *directories] if self._root_name else directories
+            else:
+                package = directories[outermost - 1 :]
         names = package if stem in _INIT_STEMS else [*package, stem]
         return ".".join(names) or stem
+
+    def _declared_package(self, directories: list[str]) -> list[str] | None:
+        """The package path of a file in `directories` below its deepest declared source
+        directory, or None when none is above it."""
+        if not self._declared:
+            return None
+        for depth in range(len(directories), -1, -1):
+            prefix = self._declared.get("/".join(directories[:depth]))
+            if prefix is not None:
+                return [*(prefix.split(".") if prefix else ()), *directories[depth:]]
+        return None
+
+
+def _ancestors(path: str) -> Iterable[str]:
+    """The directories above `path`, deepest first (the root "" excluded)."""
+    directory = _parent(path)
+    while directory:
+        yield directory
+        directory = _parent(directory)
 
 
 def _parent(path: str) -> str:
