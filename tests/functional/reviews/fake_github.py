@@ -2,8 +2,9 @@
 
 GET /repos/{owner}/{repo}/pulls/{number}/files?per_page=N&page=K answers the files set for that PR,
 a page at a time with GitHub's `Link: <...>; rel="next"` header. Scripted answers (`fail`) come
-first, one per request: an HTTP status with its headers (a 502, a rate limit). Every request is
-recorded (path and Authorization header).
+first, one per request: an HTTP status with its headers (a 502, a rate limit). `delay` holds every
+answer back (a stalled GitHub); `link_base` makes the `Link` header point elsewhere. Every request
+is recorded (path and Authorization header).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -26,6 +28,8 @@ class FakeGitHub:
     files: dict[tuple[str, int], list[str]] = field(default_factory=dict)
     scripted: list[tuple[int, dict[str, str]]] = field(default_factory=list)
     requests: list[tuple[str, str | None]] = field(default_factory=list)
+    delay: float = 0.0
+    link_base: str | None = None
 
     def fail(self, status: int, **headers: str) -> None:
         self.scripted.append((status, headers))
@@ -44,6 +48,7 @@ def serving() -> Iterator[FakeGitHub]:
             with lock:
                 fake.requests.append((self.path, self.headers.get("Authorization")))
                 scripted = fake.scripted.pop(0) if fake.scripted else None
+            time.sleep(fake.delay)
             if scripted is not None:
                 status, headers = scripted
                 self._answer(status, {"message": "scripted"}, headers)
@@ -60,7 +65,7 @@ def serving() -> Iterator[FakeGitHub]:
             chunk = files[(page - 1) * per_page : page * per_page]
             headers = {}
             if page * per_page < len(files):
-                headers["Link"] = f'<{fake.url}{parsed.path}?per_page={per_page}&page={page + 1}>; rel="next"'
+                headers["Link"] = f'<{fake.link_base or fake.url}{parsed.path}?per_page={per_page}&page={page + 1}>; rel="next"'
             self._answer(200, [{"filename": name, "status": "modified"} for name in chunk], headers)
 
         def _answer(self, status: int, body: object, headers: dict[str, str]) -> None:

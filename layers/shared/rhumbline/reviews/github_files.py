@@ -3,7 +3,7 @@
 Webhook payloads carry no file list; this reads it. The standard library's HTTP client, as
 ingest/sources.py: one request at a time, each bounded by a timeout, within an overall deadline.
 Pages of 100 files, following the `Link: rel="next"` header (only to the same API host: the token
-never goes elsewhere), up to GitHub's own cap of 3,000 files. A 5xx or a network error is retried
+never goes elsewhere, and a link to another host is an error, never a shorter list), up to GitHub's own cap of 3,000 files. A 5xx or a network error is retried
 with exponential backoff; a rate limit (403/429 with `X-RateLimit-Remaining: 0` or `Retry-After`)
 is waited out when the wait fits the deadline, else reported with when it resets.
 """
@@ -54,7 +54,14 @@ def pull_request_files(
             raise GitHubFilesError(f"GitHub answered something other than a list of files for {repository}#{number}")
         files.extend(str(item["filename"]) for item in page if isinstance(item, dict) and item.get("filename"))
         found = _NEXT.search(link or "")
-        url = found.group(1) if found and found.group(1).startswith(base + "/") else None
+        url = found.group(1) if found else None
+        if url is not None and not url.startswith(base + "/"):
+            # Stopping here would answer part of the list as if it were all of it.
+            host = urllib.parse.urlsplit(url).hostname or url
+            raise GitHubFilesError(
+                f"GitHub pointed to another host ({host}), which is not followed: the files of "
+                f"{repository}#{number} past the first {len(files)} are not read"
+            )
     return list(dict.fromkeys(files))
 
 
