@@ -6,8 +6,9 @@ class and record → Class (the signature says which), interface and `@interface
 → Enum; `extends` and `implements` are the bases. Doc comments: the Javadoc (or `//` block) above,
 annotations and modifiers being part of the declaration.
 
-Calls: `m()`, `obj.m()`, `a.b.m()`, `this.m()`, `super.m()`, `new Cart()` (`new Cart`), `super(…)`
-in a constructor (`super`). Parameters, locals (`var x = new Cart()` included) and fields
+Calls: `m()`, `obj.m()`, `a.b.m()`, `this.m()`, `Outer.this.m()`, `super.m()`, `new Cart()`
+(`new Cart`), `super(…)` in a constructor (`super`), `this(…)` (`new this`: the enclosing class).
+Parameters, locals (`var x = new Cart()`, enhanced-for and catch variables included) and fields
 (recorded as locals of their class) carry their declared types for receiver resolution.
 Imports: `import a.b.C` → module `a.b`, name `C`; `a.b.*` → name `*`; `import static a.b.C.m` →
 module `a.b.C`, name `m`, level 1. CodeFacts.namespace = the package.
@@ -39,6 +40,8 @@ QUERY = """
 (import_declaration) @import
 (local_variable_declaration) @local
 (field_declaration) @local
+(enhanced_for_statement) @local
+(catch_formal_parameter) @local
 """
 
 
@@ -94,7 +97,10 @@ class JavaExtractor(LanguageExtractor):
             return f"new {written}" if written else None
         if node.type == "explicit_constructor_invocation":
             constructor = node.child_by_field_name("constructor")
-            return "super" if constructor is not None and constructor.type == "super" else ""
+            if constructor is not None and constructor.type == "super":
+                return "super"
+            # `this(…)`: another constructor of the class, i.e. the enclosing class.
+            return "new this" if constructor is not None and constructor.type == "this" else ""
         name = node.child_by_field_name("name")
         if name is None:
             return None
@@ -123,6 +129,16 @@ class JavaExtractor(LanguageExtractor):
         return ((module, name, None, level),)
 
     def local(self, x: Context, node: Node) -> Iterable[tuple[str, str | None]]:
+        if node.type == "catch_formal_parameter":  # `catch (IOException | X e)`: one type or none
+            name = node.child_by_field_name("name")
+            types = [c for c in node.named_children if c.type == "catch_type"]
+            caught = types[0].named_children if types else []
+            written = type_name(x.text(caught[0])) if len(caught) == 1 else None
+            return ((x.text(name), written),) if name is not None else ()
+        if node.type == "enhanced_for_statement":  # `for (Map.Entry<K, V> e : entries)`
+            name = node.child_by_field_name("name")
+            written = type_name(x.text(node.child_by_field_name("type")))
+            return ((x.text(name), None if written == "var" else written),) if name is not None else ()
         written = type_name(x.text(node.child_by_field_name("type")))
         found = []
         for declarator in node.children_by_field_name("declarator"):

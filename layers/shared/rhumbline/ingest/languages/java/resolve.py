@@ -5,7 +5,9 @@ this order: its own definitions, its imports (`import a.b.C` finds C among the t
 package a.b, or a Kotlin top-level function; `import static a.b.C.m` finds member m of class C;
 nested types `a.b.Outer.Inner`), the other files of its package, its star imports (`a.b.*`: a
 package's types, or a class's static members), then fully qualified names (`com.shop.Money`).
-`java.lang` and other libraries are outside the repository.
+`java.lang` and other libraries are outside the repository: a receiver declared with a type the
+repository neither defines nor imports (`String`, `Number`), or a class name it does not know
+(`Integer.parseInt`), is the library's, never matched by name to a repository method.
 
 Bare calls inside a class mean `this.m()` first (implicit this, up the superclasses and
 interfaces). Fields and locals carry their declared types, so `items.add()` on a `List` field
@@ -45,6 +47,13 @@ class JvmFamily(Family):
     builtin_methods = _BUILTIN_METHODS
     package_word = "the same package"
     package_keyword = "package"
+
+    def library_type(self, type_text: str) -> bool:
+        # A capitalised name the repository neither defines nor imports is `java.lang`'s (or
+        # Kotlin's default imports'); a one- or two-capital name is rather a type parameter, and
+        # Kotlin's `Any` is usually smart-cast (`if (x is Cart) x.add()`) to a type of ours.
+        head = type_text.split(".", 1)[0]
+        return head[:1].isupper() and not head.isupper() and head != "Any"
 
     def prepare(self) -> None:
         self.package_of: dict[str, str] = {}

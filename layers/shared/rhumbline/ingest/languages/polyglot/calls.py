@@ -28,7 +28,7 @@ from rhumbline.ingest.languages.polyglot.symbols import (
     unique_symbols,
 )
 
-_THIS, _SUPER, _NEW = "this.", "super.", "new "
+_THIS, _SUPER, _NEW, _QUALIFIED_THIS = "this.", "super.", "new ", ".this."
 
 
 class CallResolution:
@@ -95,6 +95,10 @@ class CallResolution:
                 return []
             owner, ids = found
             return self.classify([Sym(DEF, i, None, owner) for i in ids], what)
+        outer, qualified_this, member = callee.partition(_QUALIFIED_THIS)
+        if qualified_this and "." not in member:  # Java's `Outer.this.m()`
+            classes = self.resolve_type(f, call.scope, outer)
+            return self.classify([s for c in classes for s in self._on_class(f, c.target, member)], what)
         if callee.startswith(_THIS):
             member = callee[len(_THIS) :]
             class_id = self.enclosing_class(f, call.scope)
@@ -117,9 +121,11 @@ class CallResolution:
                     return self.classify(targets, what)
             return self._by_name(callee, what)  # the field's type is unknown
         if self.implicit_this and "." not in callee:
-            class_id = self.enclosing_class(f, call.scope)
-            if class_id is not None and self.find_member(class_id, callee) is not None:
-                return self.classify(self._on_class(f, class_id, callee), what)
+            # The enclosing class first, then the classes around it (an inner class calls its
+            # outer instance's methods by their bare names).
+            for class_id in self.enclosing_classes(f, call.scope):
+                if self.find_member(class_id, callee) is not None:
+                    return self.classify(self._on_class(f, class_id, callee), what)
         head, _, rest = callee.partition(".")
         symbols = heads = self.lookup(f, call.scope, head)
         if rest:
@@ -141,11 +147,19 @@ class CallResolution:
                     )
                 if classes:
                     return self.classify(unique_symbols(targets), what)
+                if self.library_type(type_text):
+                    return []  # the language's own library (Java's `String`): no member is ours
                 # A type the repository does not define nor import: a type parameter, a builtin
                 # or prelude type. As good as unknown (builtin method names stay unmatched).
                 return self._by_name(callee, what)
-            for attribute in rest.split("."):
-                symbols = self.members(symbols, attribute)
+            if not symbols and self.library_type(head):
+                return []  # `Integer.parseInt(…)`: a class of the language's library
+            attributes = rest.split(".")
+            for index, attribute in enumerate(attributes):
+                found = self.members(symbols, attribute)
+                if not found and index < len(attributes) - 1:
+                    found = self._field_values(symbols, attribute)
+                symbols = found
         targets = [s for s in symbols if s.kind == DEF]
         if targets:
             return self.classify(targets, what)
@@ -179,6 +193,28 @@ class CallResolution:
         if targets:
             return self.classify(unique_symbols(targets), what)
         return self._by_name(callee, what)
+
+    def library_type(self, type_text: str) -> bool:
+        """Whether a type name the repository neither defines nor imports is the language's own
+        library's (implicitly imported: Java's `java.lang`), whose members are never ours."""
+        return False
+
+    def _field_values(self, symbols: list[Sym], attribute: str) -> list[Sym]:
+        """`Style.PRETTY` / `X.INSTANCE`: a static field of a class as a value of its declared
+        type (an enum's constant is of the enum), so a call on it is looked up on that type."""
+        found: list[Sym] = []
+        for s in symbols:
+            if s.kind != DEF or s.target not in self.classes:
+                continue
+            typed = self.field_type(s.target, attribute)
+            if typed is not None:
+                info, type_text = typed
+                via = f"through `{self.qualified[s.target]}.{attribute}` declared as `{type_text}`"
+                found.extend(c._replace(via=via)
+                             for c in self.resolve_type(info.file, info.definition.qualname, type_text))  # fmt: skip
+            elif self.kinds.get(s.target) == "Enum" and attribute.isupper():
+                found.append(Sym(DEF, s.target, f"through enum constant `{self.qualified[s.target]}.{attribute}`"))
+        return unique_symbols(found)
 
     def outside_type(self, f: FileIndex, scope: str, type_text: str) -> bool:
         """Whether a declared type is imported from outside the repository (its head names an

@@ -336,6 +336,11 @@ class LanguageExtractor:
             fields = pending[first]
             if spec.declaration or fields is None or not fields[11]:
                 pending.append(None)
+                if fields is not None:
+                    # The body's parameters and locals are the first's too: its calls are
+                    # resolved in that one scope, so their receivers keep their types.
+                    params[first].extend(spec.parameters)
+                    stack[-1] = stack[-1]._replace(definition=first)
                 return
             pending[first] = None
             params[first] = []

@@ -73,6 +73,18 @@ class Lookups:
             current = d.parent
         return None
 
+    def enclosing_classes(self, f: FileIndex, scope: str) -> list[str]:
+        """The class-like enclosing `scope`, then the classes lexically around it, innermost first."""
+        found: list[str] = []
+        class_id = self.enclosing_class(f, scope)
+        while class_id is not None and class_id not in found:
+            found.append(class_id)
+            info = self.classes.get(class_id)
+            if info is None or info.file is not f or not info.definition.parent:
+                break
+            class_id = self.enclosing_class(f, info.definition.parent)
+        return found
+
     # -- names --------------------------------------------------------------------------------
     def lookup(self, f: FileIndex, scope: str, name: str) -> list[Sym]:
         """What `name` means in `scope` of file `f`: nested definitions, imports, locals (which
@@ -84,8 +96,12 @@ class Lookups:
             # A scope no definition of this file declares is the type of a method declared
             # outside its type's body (a Go receiver's type in another file): a class body,
             # whose members are no bare names.
-            if innermost or (found is not None and kind not in CLASS_KINDS):
+            if innermost or found is not None:
                 ids = f.children.get((current, name))
+                if ids and kind in CLASS_KINDS:
+                    # A class body's names are its nested types: its methods are reached through
+                    # `this` (a constructor is no name for its class), its fields are no definitions.
+                    ids = [i for i in ids if self.kinds.get(i) in CLASS_KINDS]
                 if ids:
                     return [Sym(DEF, i, None) for i in ids]
             facts = f.bindings.get((current, name))
