@@ -19,15 +19,23 @@ IMPORTS edges: File → File, for every import, re-export and require of a repos
 from __future__ import annotations
 
 import posixpath
+import re
 
-from rhumbline.ingest.facts import ImportFact
+from rhumbline.ingest.facts import Definition, ImportFact
 from rhumbline.ingest.graph.ids import file_id
+from rhumbline.ingest.languages.javascript.syntax import CALLBACK_TYPE, CONTEXTUAL_TYPE
+from rhumbline.ingest.languages.polyglot.extract import CLASS_KINDS
 from rhumbline.ingest.languages.polyglot.resolve import Family
-from rhumbline.ingest.languages.polyglot.symbols import DEF, EXTERNAL, UNIT, FileIndex, Sym
+from rhumbline.ingest.languages.polyglot.symbols import DEF, EXTERNAL, UNIT, FileIndex, Sym, unique_symbols
 
 _EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 _JS_EXTENSIONS = (".js", ".jsx", ".mjs", ".cjs")
 _RE_EXPORT = 1
+_LIBRARY_TYPE = re.compile(r"[A-Z]\w*[a-z]\w*")
+_TYPE_PARAMETER = re.compile(r"T[A-Z0-9]\w*")
+_UTILITY_TYPES = frozenset(
+    "Awaited Exclude Extract NonNullable Omit Partial Pick Readonly Required ReturnType".split()
+)
 
 # Methods of the standard library and the DOM: an unknown receiver calling one of these is almost
 # surely not calling the repository's method of the same name.
@@ -52,6 +60,58 @@ _BUILTIN_METHODS = frozenset(
 
 class JavaScriptFamily(Family):
     builtin_methods = _BUILTIN_METHODS
+
+    def library_type(self, type_text: str) -> bool:
+        # A capitalised type the repository neither defines nor imports is a global of the
+        # runtime's library (`Response`, `HTMLElement`, `Map`); `T`, `TData` are type parameters,
+        # and a utility type (`Exclude<X, Y>`) stands for a type it was given.
+        head = type_text.split(".", 1)[0]
+        return (
+            bool(_LIBRARY_TYPE.fullmatch(head))
+            and not _TYPE_PARAMETER.fullmatch(head)
+            and head not in _UTILITY_TYPES
+        )
+
+    def contextual_classes(self, f: FileIndex, scope: str, type_text: str) -> list[Sym] | None:
+        """`@operate#0.1`: the second parameter of the callback passed as operate's first
+        argument, typed by operate's declared parameter `init: (source: A, sink: B) => void`
+        (for `new C(…)`, C's constructor), the type resolved where the callee declares it."""
+        if not type_text.startswith(CONTEXTUAL_TYPE):
+            return None
+        callee, _, place = type_text[len(CONTEXTUAL_TYPE) :].rpartition("#")
+        argument, parameter = (int(n) for n in place.split("."))
+        name = callee.removeprefix("new ")
+        found: list[Sym] = []
+        for s in self.resolve(f, scope, name):
+            if self.kinds.get(s.target) in CLASS_KINDS:
+                member = self.find_member(s.target, "constructor") if name != callee else None
+                ids = member[1] if member else []
+            else:
+                ids = [s.target]
+            for node_id in ids:
+                declared = self._declared(node_id)
+                if declared is None:
+                    continue
+                owner, d = declared
+                written = [p for p in d.parameters if not p.startswith("this.")]
+                callback = written[argument].partition(":")[2] if argument < len(written) else ""
+                if not callback.endswith(CALLBACK_TYPE):
+                    continue
+                parts = callback[1 : -len(CALLBACK_TYPE) - 1].split(",")
+                if parameter < len(parts) and parts[parameter]:
+                    found.extend(self.resolve_type(owner, d.qualname, parts[parameter]))
+        return unique_symbols(found)
+
+    def _declared(self, node_id: str) -> tuple[FileIndex, Definition] | None:
+        """The file and definition of a node id."""
+        path = self.file_of.get(node_id)
+        owner = self.files.get(path) if path is not None else None
+        if owner is None:
+            return None
+        for d, i in zip(owner.code.definitions, owner.ids, strict=True):
+            if i == node_id:
+                return owner, d
+        return None
 
     def prepare(self) -> None:
         self._specifiers: dict[tuple[str, str], str | None] = {}

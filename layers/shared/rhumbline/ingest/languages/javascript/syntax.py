@@ -16,6 +16,12 @@ NAME_TYPES = frozenset(
 )
 
 
+# How phase 1 writes a function type's parameter types, `(A,B)=>`, and a callback parameter's
+# place in a call, `@callee#argument.parameter`, as local types phase 2 reads.
+CALLBACK_TYPE = "=>"
+CONTEXTUAL_TYPE = "@"
+
+
 def dotted(x: Context, node: Node | None) -> str | None:
     """`a.b.c`, `this.m`, `super.m` for a member chain of plain names; None otherwise."""
     if node is None:

@@ -132,6 +132,14 @@ class CallResolution:
             typed = not symbols and self.local_type(f, call.scope, head)
             if typed and typed[0]:
                 type_text = typed[1]
+                contextual = self.contextual_classes(f, call.scope, type_text) if type_text else None
+                if contextual is not None:  # a callback's parameter, typed by its callee
+                    if not contextual or "." in rest:
+                        return self._by_name(callee, what)
+                    via = f"through callback parameter `{head}`, typed by the parameter it is passed for"
+                    targets = [s._replace(via=via) if s.owner is None else s
+                               for cls in contextual for s in self._on_class(f, cls.target, rest)]  # fmt: skip
+                    return self.classify(unique_symbols(targets), what)
                 if type_text is not None and self.outside_type(f, call.scope, type_text):
                     return []  # a declared type from outside the repository: no member is ours
                 if type_text is None:
@@ -193,6 +201,11 @@ class CallResolution:
         if targets:
             return self.classify(unique_symbols(targets), what)
         return self._by_name(callee, what)
+
+    def contextual_classes(self, f: FileIndex, scope: str, type_text: str) -> list[Sym] | None:
+        """The classes a local typed by its place in a call stands for (TypeScript's callback
+        parameters); None when `type_text` is a written type."""
+        return None
 
     def library_type(self, type_text: str) -> bool:
         """Whether a type name the repository neither defines nor imports is the language's own

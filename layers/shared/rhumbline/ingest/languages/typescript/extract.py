@@ -4,18 +4,26 @@ Everything in javascript/extract.py applies (qualnames with `.`, imports, export
 interfaces (kind Interface, `extends` as bases), enums (Enum), abstract classes, method signatures
 of interfaces and abstract methods (Method), `implements` clauses as bases, `namespace X { }`
 blocks prefixing qualnames (`X.inner`), `import x = require("m")`, and types of parameters and
-locals (`c: Cart`) for receiver resolution. `.ts` files use the TypeScript grammar, `.tsx` files the
+locals (`c: Cart`) for receiver resolution; a callback's untyped parameters are typed by their
+place in the call (phase 2 reads the callee's parameter of function type). `.ts` files use the TypeScript grammar, `.tsx` files the
 TSX one (they differ on `<T>x` casts versus JSX).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from tree_sitter import Language, Node
 
 from rhumbline.ingest.languages.javascript.extract import JavaScriptExtractor
-from rhumbline.ingest.languages.javascript.syntax import NAME_TYPES, exported_statement
+from rhumbline.ingest.languages.javascript.syntax import (
+    CALLBACK_TYPE,
+    CONTEXTUAL_TYPE,
+    NAME_TYPES,
+    dotted,
+    exported_statement,
+)
 from rhumbline.ingest.languages.polyglot.extract import Context, DefSpec, ScopeSpec
 from rhumbline.ingest.languages.polyglot.type_names import type_name
 
@@ -46,6 +54,7 @@ TS_QUERY = """
 (variable_declarator name: (identifier)) @local
 (assignment_expression left: (member_expression object: (this)) right: (new_expression)) @local
 (public_field_definition) @local
+(arguments [(arrow_function) (function_expression)] @local)
 """
 
 
@@ -130,6 +139,8 @@ class TypeScriptMixin:
                 return []
             annotation = node.child_by_field_name("type")
             written = type_name(x.text(annotation).lstrip(":")) if annotation is not None else None
+            if written is None and annotation is not None:
+                written = _callback_type(x, annotation)
             name = x.text(pattern)
             found = [f"{name}:{written}" if written else name]
             modifiers = {c.type for c in node.children}
@@ -138,12 +149,65 @@ class TypeScriptMixin:
             return found
         return super()._parameter(x, node)  # type: ignore[misc]
 
+    def local(self, x: Context, node: Node) -> Iterable[tuple[str, str | None]]:
+        if node.type in ("arrow_function", "function_expression"):
+            return _callback_parameters(x, node)
+        return super().local(x, node)  # type: ignore[misc]
+
     def local_type(self, x: Context, node: Node, value: Node | None) -> str | None:
         annotation = node.child_by_field_name("type")
         if annotation is not None:
             return type_name(x.text(annotation).lstrip(":"))
         return super().local_type(x, node, value)  # type: ignore[misc]
 
+
+
+def _callback_type(x: Context, annotation: Node) -> str | None:
+    """A function type's parameter types, `(Observable,Subscriber)=>` (a part left empty when
+    not a plain name, `this` left out), so a callback passed for it has typed parameters."""
+    written = annotation.named_child(0) if annotation.named_child_count else None
+    while written is not None and written.type == "parenthesized_type" and written.named_child_count:
+        written = written.named_child(0)
+    if written is None or written.type != "function_type":
+        return None
+    parameters = written.child_by_field_name("parameters")
+    found = []
+    for parameter in parameters.named_children if parameters is not None else ():
+        pattern = parameter.child_by_field_name("pattern")
+        if pattern is not None and pattern.type == "this":
+            continue
+        inner = parameter.child_by_field_name("type")
+        found.append((type_name(x.text(inner).lstrip(":")) if inner is not None else None) or "")
+    return f"({','.join(found)}){CALLBACK_TYPE}"
+
+
+def _callback_parameters(x: Context, node: Node) -> list[tuple[str, str | None]]:
+    """A callback's parameters, passed as an argument: their written types, else their place in
+    the call (`@operate#0.1`: the second parameter of the callback given as operate's first
+    argument), which phase 2 reads in the callee's declared parameter type."""
+    arguments = node.parent
+    call = arguments.parent if arguments is not None else None
+    callee = None
+    if call is not None and call.type == "call_expression":
+        callee = dotted(x, call.child_by_field_name("function"))
+    elif call is not None and call.type == "new_expression":
+        constructor = dotted(x, call.child_by_field_name("constructor"))
+        callee = f"new {constructor}" if constructor else None
+    argument = [c.id for c in arguments.named_children].index(node.id) if arguments is not None else 0
+    single = node.child_by_field_name("parameter")
+    parameters = node.child_by_field_name("parameters")
+    children = [single] if single is not None else parameters.named_children if parameters is not None else []
+    found: list[tuple[str, str | None]] = []
+    for index, parameter in enumerate(children):
+        pattern = parameter if parameter.type == "identifier" else parameter.child_by_field_name("pattern")
+        if pattern is None or pattern.type != "identifier":
+            continue
+        annotation = parameter.child_by_field_name("type")
+        written = type_name(x.text(annotation).lstrip(":")) if annotation is not None else None
+        if written is None and annotation is None and callee is not None:
+            written = f"{CONTEXTUAL_TYPE}{callee}#{argument}.{index}"
+        found.append((x.text(pattern), written))
+    return found
 
 
 class TypeScriptExtractor(TypeScriptMixin, JavaScriptExtractor):

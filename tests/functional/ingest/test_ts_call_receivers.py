@@ -1,0 +1,48 @@
+"""TypeScript call targets as the compiler sees them, one rule per caller of
+tests/fixtures/ingest/ts_calls, through a real ingest into the SQLite and the Neo4j graph stores
+and read back as the tools read it (`edges_of`): a callback's untyped parameters typed by the
+parameter it is passed for (a function's, a constructor's), and receivers of the runtime's own
+types (`Response`, `Object`) that share a method name with the project."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from sqlalchemy import Engine
+
+from rhumbline.ingest import pipeline
+from rhumbline.stores.graph.protocol import GraphStore
+from tests.functional.ingest.call_rules import call_problems
+
+FIXTURE = Path(__file__).parents[2] / "fixtures" / "ingest" / "ts_calls"
+STREAM, OPS = "src/stream.ts", "src/ops.ts"
+CALLBACK = "through callback parameter"
+
+# caller → {target: (confidence, what its explanation says)}
+RULES: dict[str, dict[str, tuple[str, str]]] = {
+    # `operate((source, subscriber) => …)`: operate declares `init: (source: Observable,
+    # subscriber: Subscriber) => void`, so neither call is matched by name (Subject has both)
+    f"function:{OPS}:take": {
+        f"function:{STREAM}:operate": ("INFERRED", "through `import { Observable, operate }"),
+        f"method:{STREAM}:Observable.subscribe": ("INFERRED", f"{CALLBACK} `source`"),
+        f"method:{STREAM}:Subscriber.complete": ("INFERRED", f"{CALLBACK} `subscriber`"),
+    },
+    # `new Observable((subscriber) => …)`: the constructor's parameter, `this` left out
+    f"function:{OPS}:empty": {
+        f"class:{STREAM}:Observable": ("INFERRED", "through `import { Observable, operate }"),
+        f"method:{STREAM}:Subscriber.complete": ("INFERRED", f"{CALLBACK} `subscriber`"),
+    },
+    # `res: Response` is the DOM's, not the project's only `arrayBuffer`; `Object.keys` neither
+    f"function:{OPS}:download": {},
+}
+
+
+def test_every_typescript_rule_gives_its_edges(tmp_path: Path, store: GraphStore, engine: Engine, unique_project: str) -> None:
+    root = tmp_path / "ts_calls"
+    shutil.copytree(FIXTURE, root)
+    pipeline.ingest_local(root, unique_project, store=store, engine=engine, history=False)
+    problems = []
+    for caller, expected in RULES.items():
+        problems.extend(call_problems(store, unique_project, caller, caller, expected))
+    assert not problems, "\n".join(problems)
