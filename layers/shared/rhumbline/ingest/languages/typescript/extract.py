@@ -66,6 +66,7 @@ TS_QUERY = """
 _GENERIC_IMPORT_TYPE = re.compile(
     rb"""\bimport[ \t]*\([ \t]*(?:"[^"\n]*"|'[^'\n]*')[ \t]*\)(?=(?:[ \t]*\.[ \t]*[A-Za-z_$][\w$]*)+[ \t]*<)"""
 )
+_EMPTY = frozenset({"null", "undefined", "void"})
 _TYPE_STAR_EXPORT = re.compile(rb"\bexport(\s+)type(?=\s*\*)")
 
 
@@ -138,7 +139,7 @@ class TypeScriptMixin:
             if pattern is None or pattern.type != "identifier":
                 return []
             annotation = node.child_by_field_name("type")
-            written = type_name(x.text(annotation).lstrip(":")) if annotation is not None else None
+            written = _annotated(x.text(annotation)) if annotation is not None else None
             if written is None and annotation is not None:
                 written = _callback_type(x, annotation)
             name = x.text(pattern)
@@ -157,9 +158,20 @@ class TypeScriptMixin:
     def local_type(self, x: Context, node: Node, value: Node | None) -> str | None:
         annotation = node.child_by_field_name("type")
         if annotation is not None:
-            return type_name(x.text(annotation).lstrip(":"))
+            return _annotated(x.text(annotation))
         return super().local_type(x, node, value)  # type: ignore[misc]
 
+
+
+def _annotated(text: str) -> str | None:
+    """The nominal type of an annotation; a union with `null` or `undefined` is its other member
+    (`let sub: Subscription | null`)."""
+    text = text.lstrip(":")
+    written = type_name(text)
+    if written is not None or "|" not in text:
+        return written
+    parts = [p for p in (part.strip() for part in text.split("|")) if p and p not in _EMPTY]
+    return type_name(parts[0]) if len(parts) == 1 else None
 
 
 def _callback_type(x: Context, annotation: Node) -> str | None:
@@ -177,7 +189,7 @@ def _callback_type(x: Context, annotation: Node) -> str | None:
         if pattern is not None and pattern.type == "this":
             continue
         inner = parameter.child_by_field_name("type")
-        found.append((type_name(x.text(inner).lstrip(":")) if inner is not None else None) or "")
+        found.append((_annotated(x.text(inner)) if inner is not None else None) or "")
     return f"({','.join(found)}){CALLBACK_TYPE}"
 
 
@@ -203,7 +215,7 @@ def _callback_parameters(x: Context, node: Node) -> list[tuple[str, str | None]]
         if pattern is None or pattern.type != "identifier":
             continue
         annotation = parameter.child_by_field_name("type")
-        written = type_name(x.text(annotation).lstrip(":")) if annotation is not None else None
+        written = _annotated(x.text(annotation)) if annotation is not None else None
         if written is None and annotation is None and callee is not None:
             written = f"{CONTEXTUAL_TYPE}{callee}#{argument}.{index}"
         found.append((x.text(pattern), written))
