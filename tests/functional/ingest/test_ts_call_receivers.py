@@ -1,7 +1,7 @@
 """TypeScript call targets as the compiler sees them, one rule per caller of
 tests/fixtures/ingest/ts_calls, through a real ingest into the SQLite and the Neo4j graph stores
 and read back as the tools read it (`edges_of`): a callback's untyped parameters typed by the
-parameter it is passed for (a function's, a constructor's), a union with `null`, and receivers of the runtime's own
+parameter it is passed for (a function's, a constructor's), a union with `null`, the name match of an unknown receiver among at most two methods, and receivers of the runtime's own
 types (`Response`, `Object`) that share a method name with the project."""
 
 from __future__ import annotations
@@ -35,6 +35,11 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     },
     # `res: Response` is the DOM's, not the project's only `arrayBuffer`; `Object.keys` neither
     f"function:{OPS}:download": {},
+    # an untyped parameter: matched by name among two methods (AMBIGUOUS), not among three
+    f"function:{OPS}:finish": {
+        f"method:{STREAM}:Subscriber.complete": ("AMBIGUOUS", "(receiver type unknown) has 2 candidates"),
+        f"method:{STREAM}:Subject.complete": ("AMBIGUOUS", "(receiver type unknown) has 2 candidates"),
+    },
     # `sub: Subscriber | null`: a union with null is its other member
     f"function:{OPS}:stop": {
         f"method:{STREAM}:Subscriber.complete": ("INFERRED", "receiver `sub` declared as `Subscriber`"),

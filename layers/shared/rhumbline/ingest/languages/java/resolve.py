@@ -45,6 +45,7 @@ _BUILTIN_METHODS = frozenset(
 class JvmFamily(Family):
     implicit_this = True
     builtin_methods = _BUILTIN_METHODS
+    name_match_limit = 2
     package_word = "the same package"
     package_keyword = "package"
 

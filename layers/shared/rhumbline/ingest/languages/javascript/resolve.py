@@ -60,6 +60,7 @@ _BUILTIN_METHODS = frozenset(
 
 class JavaScriptFamily(Family):
     builtin_methods = _BUILTIN_METHODS
+    name_match_limit = 2
 
     def library_type(self, type_text: str) -> bool:
         # A capitalised type the repository neither defines nor imports is a global of the

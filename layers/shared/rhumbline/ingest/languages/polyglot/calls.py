@@ -4,7 +4,8 @@
 names to members first in languages with an implicit `this`, then scopes, imports and packages; a
 receiver whose type is declared (`c: Cart`, `c := &Cart{}`, a Go receiver) is looked up on that
 type; an unknown receiver falls back to the methods of that name in the family (one: INFERRED at a
-low score, two to five: AMBIGUOUS, more: unresolved).
+low score, two up to the family's `name_match_limit`, five by default: AMBIGUOUS, more:
+unresolved).
 """
 
 from __future__ import annotations
@@ -202,6 +203,10 @@ class CallResolution:
             return self.classify(unique_symbols(targets), what)
         return self._by_name(callee, what)
 
+    # At most this many same-named methods are offered as AMBIGUOUS targets of a receiver of
+    # unknown type: beyond it, each candidate is more likely wrong than right.
+    name_match_limit = MAX_CANDIDATES
+
     def contextual_classes(self, f: FileIndex, scope: str, type_text: str) -> list[Sym] | None:
         """The classes a local typed by its place in a call stands for (TypeScript's callback
         parameters); None when `type_text` is a written type."""
@@ -267,7 +272,7 @@ class CallResolution:
         if name in self.builtin_methods:
             return []
         candidates = self.methods_by_name.get(name, ())
-        if not candidates or len(candidates) > MAX_CANDIDATES:
+        if not candidates or len(candidates) > self.name_match_limit:
             return []
         if len(candidates) > 1:
             return self.classify(
