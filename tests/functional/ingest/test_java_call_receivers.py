@@ -3,7 +3,7 @@ tests/fixtures/ingest/java_calls, through a real ingest into the SQLite and the 
 and read back as the tools read it (`edges_of`): a later overload's parameters, enhanced-for
 variables, `java.lang` receivers (`String`, `Integer`) that share a method name with the project,
 `new Self()` in a field initialiser, `this(…)` chaining, `new Nested()` inside the outer class,
-implicit outer-instance calls, `Outer.this.m()`, and static-field and enum-constant receivers."""
+implicit outer-instance calls (from an anonymous class too), `Outer.this.m()`, and static-field and enum-constant receivers."""
 
 from __future__ import annotations
 
@@ -46,6 +46,11 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     f"method:{TREE}:Tree.Node.drop": {
         f"method:{TREE}:Tree.removeInternal": ("EXTRACTED", "in the same file"),
         f"method:{TREE}:Tree.clear": ("EXTRACTED", "in the same file"),
+    },
+    # in an anonymous class: the outer class's method, unless the anonymous class declares one
+    f"method:{TREE}:Tree.task.run": {
+        f"method:{TREE}:Tree.removeInternal": ("EXTRACTED", "in the same file"),
+        f"method:{TREE}:Tree.task.clear": ("EXTRACTED", "in the same file"),
     },
 }
 

@@ -122,9 +122,18 @@ class CallResolution:
                     return self.classify(targets, what)
             return self._by_name(callee, what)  # the field's type is unknown
         if self.implicit_this and "." not in callee:
-            # The enclosing class first, then the classes around it (an inner class calls its
-            # outer instance's methods by their bare names).
-            for class_id in self.enclosing_classes(f, call.scope):
+            # The enclosing class first, then the classes around it (an inner or anonymous class
+            # calls its outer instance's methods by their bare names) once no method of that name
+            # is declared in between (an anonymous class's own, declared in an enclosing method).
+            first = self.enclosing_class(f, call.scope)
+            if first is not None and self.find_member(first, callee) is not None:
+                return self.classify(self._on_class(f, first, callee), what)
+            outer = [c for c in self.enclosing_classes(f, call.scope) if c != first]
+            if outer:
+                lexical = [s for s in self.lookup(f, call.scope, callee) if self.kinds.get(s.target) == "Method"]
+                if lexical:
+                    return self.classify(lexical, what)
+            for class_id in outer:
                 if self.find_member(class_id, callee) is not None:
                     return self.classify(self._on_class(f, class_id, callee), what)
         head, _, rest = callee.partition(".")

@@ -74,15 +74,21 @@ class Lookups:
         return None
 
     def enclosing_classes(self, f: FileIndex, scope: str) -> list[str]:
-        """The class-like enclosing `scope`, then the classes lexically around it, innermost first."""
+        """The class-like enclosing `scope`, then the classes lexically around it, innermost
+        first (through methods too: an anonymous class's methods are declared in one)."""
         found: list[str] = []
-        class_id = self.enclosing_class(f, scope)
-        while class_id is not None and class_id not in found:
-            found.append(class_id)
-            info = self.classes.get(class_id)
-            if info is None or info.file is not f or not info.definition.parent:
+        first = self.enclosing_class(f, scope)
+        if first is not None:
+            found.append(first)
+        current = scope
+        while current:
+            hit = f.by_qualname.get(current)
+            if hit is None:
                 break
-            class_id = self.enclosing_class(f, info.definition.parent)
+            node_id, d = hit
+            if d.kind in CLASS_KINDS and node_id not in found:
+                found.append(node_id)
+            current = d.parent
         return found
 
     # -- names --------------------------------------------------------------------------------
