@@ -1,8 +1,9 @@
 """TypeScript call targets as the compiler sees them, one rule per caller of
 tests/fixtures/ingest/ts_calls, through a real ingest into the SQLite and the Neo4j graph stores
 and read back as the tools read it (`edges_of`): a callback's untyped parameters typed by the
-parameter it is passed for (a function's, a constructor's), a union with `null`, the name match of an unknown receiver among at most two methods, and receivers of the runtime's own
-types (`Response`, `Object`) that share a method name with the project."""
+parameter it is passed for (a function's, a constructor's), a union with `null`, the name match of
+an unknown receiver among at most two methods, a class expression, and receivers of the runtime's
+own types (`Response`, `Object`) that share a method name with the project."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from rhumbline.stores.graph.protocol import GraphStore
 from tests.functional.ingest.call_rules import call_problems
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "ingest" / "ts_calls"
-STREAM, OPS = "src/stream.ts", "src/ops.ts"
+STREAM, OPS, SHAPES = "src/stream.ts", "src/ops.ts", "src/shapes.ts"
 CALLBACK = "through callback parameter"
 
 # caller → {target: (confidence, what its explanation says)}
@@ -43,6 +44,11 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     # `sub: Subscriber | null`: a union with null is its other member
     f"function:{OPS}:stop": {
         f"method:{STREAM}:Subscriber.complete": ("INFERRED", "receiver `sub` declared as `Subscriber`"),
+    },
+    # `const Shape = class { area() … }`: a class expression is a class with its methods
+    f"function:{SHAPES}:measure": {
+        f"class:{SHAPES}:Shape": ("EXTRACTED", "in the same file"),
+        f"method:{SHAPES}:Shape.area": ("EXTRACTED", "in the same file"),
     },
 }
 

@@ -1,8 +1,9 @@
 """Phase 1 for JavaScript (and, through typescript/extract.py, TypeScript and TSX).
 
 Qualnames use `.`: `Cart`, `Cart.addItem`, `outer.inner`. Definitions: classes, function
-declarations, functions assigned to a `const`/`let`/`var` (`const add = (a, b) => …`), methods,
-class fields holding functions (`handle = () => …`), `Foo.prototype.m = function` (method `Foo.m`),
+declarations, functions and class expressions assigned to a `const`/`let`/`var` (`const add =
+(a, b) => …`, `const Cart = class { … }`), methods, class fields holding functions
+(`handle = () => …`), `Foo.prototype.m = function` (method `Foo.m`),
 CommonJS `exports.f = function` (function `f`), and an anonymous `export default function` (named
 `default`). Doc comments: the comment block right above (JSDoc or `//`).
 
@@ -48,6 +49,7 @@ JS_QUERY = """
 (method_definition) @definition.method
 (variable_declarator
   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+(variable_declarator value: (class)) @definition.class
 (field_definition value: [(arrow_function) (function_expression)]) @definition.method
 (export_statement value: [(function_expression) (arrow_function)]) @definition.function
 (export_statement value: (class)) @definition.class
@@ -145,6 +147,9 @@ class JavaScriptExtractor(LanguageExtractor):
             return None
         declaration = node.parent
         outer = exported_statement(declaration) if declaration is not None else node
+        if value.type == "class":  # `const Cart = class { … }`: a class named by its variable
+            spec = self._class(x, value, name=x.text(name))
+            return spec._replace(outer=outer) if spec is not None else None
         return DefSpec(
             "Function", x.text(name), node, outer, body_start(value),
             header_start=declaration.start_byte if declaration is not None else None,

@@ -41,6 +41,7 @@ TS_QUERY = """
 (abstract_method_signature name: (_) @name) @definition.method
 (variable_declarator
   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+(variable_declarator value: (class)) @definition.class
 (public_field_definition value: [(arrow_function) (function_expression)]) @definition.method
 (export_statement value: [(function_expression) (arrow_function)]) @definition.function
 (export_statement value: (class)) @definition.class
