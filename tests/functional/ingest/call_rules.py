@@ -1,8 +1,15 @@
 """Checking a caller's CALLS edges as the tools read them (`edges_of`) against a rule: the exact
-targets, each with its confidence and a fragment of its explanation."""
+targets, each with its confidence and a fragment of its explanation; and a fixture's rules after
+ingesting a copy of it."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+from sqlalchemy import Engine
+
+from rhumbline.ingest import pipeline
 from rhumbline.stores.graph.protocol import GraphStore
 
 
@@ -21,4 +28,18 @@ def call_problems(
         got_confidence, explanation = calls[target]
         if got_confidence != confidence or fragment not in explanation:
             problems.append(f"{caller} → {target}: {got_confidence} `{explanation}`, expected {confidence} `{fragment}`")
+    return problems
+
+
+def fixture_problems(
+    fixture: Path, tmp_path: Path, store: GraphStore, engine: Engine, project: str,
+    rules: dict[str, dict[str, tuple[str, str]]],
+) -> list[str]:
+    """Ingest a copy of `fixture` into `store` and check every caller's rule; [] when all agree."""
+    root = tmp_path / fixture.name
+    shutil.copytree(fixture, root)
+    pipeline.ingest_local(root, project, store=store, engine=engine, history=False)
+    problems = []
+    for caller, expected in rules.items():
+        problems.extend(call_problems(store, project, caller, caller, expected))
     return problems

@@ -7,14 +7,12 @@ implicit outer-instance calls (from an anonymous class too), `Outer.this.m()`, a
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from sqlalchemy import Engine
 
-from rhumbline.ingest import pipeline
 from rhumbline.stores.graph.protocol import GraphStore
-from tests.functional.ingest.call_rules import call_problems
+from tests.functional.ingest.call_rules import fixture_problems
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "ingest" / "java_calls"
 SHOP = "src/com/shop"
@@ -56,10 +54,5 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
 
 
 def test_every_java_rule_gives_its_edges(tmp_path: Path, store: GraphStore, engine: Engine, unique_project: str) -> None:
-    root = tmp_path / "java_calls"
-    shutil.copytree(FIXTURE, root)
-    pipeline.ingest_local(root, unique_project, store=store, engine=engine, history=False)
-    problems = []
-    for caller, expected in RULES.items():
-        problems.extend(call_problems(store, unique_project, caller, caller, expected))
+    problems = fixture_problems(FIXTURE, tmp_path, store, engine, unique_project, RULES)
     assert not problems, "\n".join(problems)

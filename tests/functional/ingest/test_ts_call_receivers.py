@@ -7,14 +7,12 @@ own types (`Response`, `Object`) that share a method name with the project."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from sqlalchemy import Engine
 
-from rhumbline.ingest import pipeline
 from rhumbline.stores.graph.protocol import GraphStore
-from tests.functional.ingest.call_rules import call_problems
+from tests.functional.ingest.call_rules import fixture_problems
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "ingest" / "ts_calls"
 STREAM, OPS, SHAPES = "src/stream.ts", "src/ops.ts", "src/shapes.ts"
@@ -54,10 +52,5 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
 
 
 def test_every_typescript_rule_gives_its_edges(tmp_path: Path, store: GraphStore, engine: Engine, unique_project: str) -> None:
-    root = tmp_path / "ts_calls"
-    shutil.copytree(FIXTURE, root)
-    pipeline.ingest_local(root, unique_project, store=store, engine=engine, history=False)
-    problems = []
-    for caller, expected in RULES.items():
-        problems.extend(call_problems(store, unique_project, caller, caller, expected))
+    problems = fixture_problems(FIXTURE, tmp_path, store, engine, unique_project, RULES)
     assert not problems, "\n".join(problems)
