@@ -1,9 +1,10 @@
 """TypeScript call targets as the compiler sees them, one rule per caller of
 tests/fixtures/ingest/ts_calls, through a real ingest into the SQLite and the Neo4j graph stores
 and read back as the tools read it (`edges_of`): a callback's untyped parameters typed by the
-parameter it is passed for (a function's, a constructor's), a union with `null`, the name match of
-an unknown receiver among at most two methods, a class expression, and receivers of the runtime's
-own types (`Response`, `Object`) that share a method name with the project."""
+parameter it is passed for (a function's, a constructor's), a union with `null`, a method of a
+function's declared result, the name match of an unknown receiver among at most two methods, a
+class expression, and receivers of the runtime's own types (`Response`, `Object`) that share a
+method name with the project."""
 
 from __future__ import annotations
 
@@ -23,13 +24,13 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     # `operate((source, subscriber) => …)`: operate declares `init: (source: Observable,
     # subscriber: Subscriber) => void`, so neither call is matched by name (Subject has both)
     f"function:{OPS}:take": {
-        f"function:{STREAM}:operate": ("INFERRED", "through `import { Observable, Subscriber, operate }"),
+        f"function:{STREAM}:operate": ("INFERRED", "through `import { Observable, Subscriber, innerFrom, operate }"),
         f"method:{STREAM}:Observable.subscribe": ("INFERRED", f"{CALLBACK} `source`"),
         f"method:{STREAM}:Subscriber.complete": ("INFERRED", f"{CALLBACK} `subscriber`"),
     },
     # `new Observable((subscriber) => …)`: the constructor's parameter, `this` left out
     f"function:{OPS}:empty": {
-        f"class:{STREAM}:Observable": ("INFERRED", "through `import { Observable, Subscriber, operate }"),
+        f"class:{STREAM}:Observable": ("INFERRED", "through `import { Observable, Subscriber, innerFrom, operate }"),
         f"method:{STREAM}:Subscriber.complete": ("INFERRED", f"{CALLBACK} `subscriber`"),
     },
     # `res: Response` is the DOM's, not the project's only `arrayBuffer`; `Object.keys` neither
@@ -42,6 +43,11 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     # `sub: Subscriber | null`: a union with null is its other member
     f"function:{OPS}:stop": {
         f"method:{STREAM}:Subscriber.complete": ("INFERRED", "receiver `sub` declared as `Subscriber`"),
+    },
+    # `innerFrom(1).subscribe()`: the method of the class innerFrom declares it returns
+    f"function:{OPS}:chain": {
+        f"function:{STREAM}:innerFrom": ("INFERRED", "through `import { Observable, Subscriber, innerFrom, operate }"),
+        f"method:{STREAM}:Observable.subscribe": ("INFERRED", "through the result of `innerFrom()`"),
     },
     # `const Shape = class { area() … }`: a class expression is a class with its methods
     f"function:{SHAPES}:measure": {

@@ -29,6 +29,7 @@ from rhumbline.ingest.languages.javascript.modules import (
     module_level_facts,
 )
 from rhumbline.ingest.languages.javascript.syntax import (
+    CALL_RESULT,
     FUNCTION_VALUES,
     NAME_TYPES,
     body_start,
@@ -231,6 +232,12 @@ class JavaScriptExtractor(LanguageExtractor):
         name = dotted(x, function)
         if name == "require":
             return ""  # an import (see `imports`)
+        if name is None and function.type == "member_expression":  # `innerFrom(x).subscribe()`
+            inner = function.child_by_field_name("object")
+            member = function.child_by_field_name("property")
+            called = dotted(x, inner.child_by_field_name("function")) if inner is not None and inner.type == "call_expression" else None
+            if called is not None and member is not None and member.type in NAME_TYPES:
+                return f"{called}{CALL_RESULT}.{x.text(member)}"
         return name
 
     # -- imports (javascript/modules.py) -----------------------------------------------------------

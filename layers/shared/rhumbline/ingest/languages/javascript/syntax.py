@@ -20,6 +20,8 @@ NAME_TYPES = frozenset(
 # place in a call, `@callee#argument.parameter`, as local types phase 2 reads.
 CALLBACK_TYPE = "=>"
 CONTEXTUAL_TYPE = "@"
+# A method called on a named function's result, `innerFrom(x).subscribe()`: `innerFrom().subscribe`.
+CALL_RESULT = "()"
 
 
 def dotted(x: Context, node: Node | None) -> str | None:
