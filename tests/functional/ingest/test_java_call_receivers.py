@@ -3,7 +3,8 @@ tests/fixtures/ingest/java_calls, through a real ingest into the SQLite and the 
 and read back as the tools read it (`edges_of`): a later overload's parameters, enhanced-for
 variables, `java.lang` receivers (`String`, `Integer`) that share a method name with the project,
 `new Self()` in a field initialiser, `this(…)` chaining, `new Nested()` inside the outer class,
-implicit outer-instance calls (from an anonymous class too), `Outer.this.m()`, and static-field and enum-constant receivers."""
+implicit outer-instance calls (from an anonymous class too), `Outer.this.m()`, static-field and
+enum-constant receivers, and chains of calls (builders)."""
 
 from __future__ import annotations
 
@@ -44,6 +45,16 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     f"method:{TREE}:Tree.Node.drop": {
         f"method:{TREE}:Tree.removeInternal": ("EXTRACTED", "in the same file"),
         f"method:{TREE}:Tree.clear": ("EXTRACTED", "in the same file"),
+    },
+    # chains: each method on the class the previous one declares it returns
+    f"method:{TREE}:Tree.built": {
+        f"method:{STYLE}:Style.builder": ("INFERRED", "in the same package `com.shop`"),
+        f"method:{STYLE}:Style.Builder.indent": ("INFERRED", "through the result of `Style.builder()`"),
+        f"method:{STYLE}:Style.Builder.build": ("INFERRED", "through the result of `Style.builder().indent()`"),
+    },
+    f"method:{TREE}:Tree.prune": {
+        f"method:{TREE}:Tree.root": ("EXTRACTED", "in the same file"),
+        f"method:{TREE}:Tree.Node.drop": ("INFERRED", "through the result of `root()`"),
     },
     # in an anonymous class: the outer class's method, unless the anonymous class declares one
     f"method:{TREE}:Tree.task.run": {

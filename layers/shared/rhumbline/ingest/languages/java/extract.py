@@ -6,8 +6,9 @@ class and record → Class (the signature says which), interface and `@interface
 → Enum; `extends` and `implements` are the bases. Doc comments: the Javadoc (or `//` block) above,
 annotations and modifiers being part of the declaration.
 
-Calls: `m()`, `obj.m()`, `a.b.m()`, `this.m()`, `Outer.this.m()`, `super.m()`, `new Cart()`
-(`new Cart`), `super(…)` in a constructor (`super`), `this(…)` (`new this`: the enclosing class).
+Calls: `m()`, `obj.m()`, `a.b.m()`, `this.m()`, `Outer.this.m()`, `super.m()`, `a().b().m()`
+(`a().b().m`: phase 2 reads each method's declared return type), `new Cart()` (`new Cart`),
+`super(…)` in a constructor (`super`), `this(…)` (`new this`: the enclosing class).
 Parameters, locals (`var x = new Cart()`, enhanced-for and catch variables included) and fields
 (recorded as locals of their class) carry their declared types for receiver resolution.
 Imports: `import a.b.C` → module `a.b`, name `C`; `a.b.*` → name `*`; `import static a.b.C.m` →
@@ -108,6 +109,9 @@ class JavaExtractor(LanguageExtractor):
         if target is None:
             return x.text(name)
         receiver = _dotted(x, target)
+        if receiver is None and target.type == "method_invocation":  # `Cmd.builder().build()`
+            inner = self.call(x, target)
+            receiver = f"{inner}()" if inner else None
         return f"{receiver}.{x.text(name)}" if receiver else None
 
     def imports(self, x: Context, node: Node) -> Iterable[tuple[str, str | None, str | None, int]]:

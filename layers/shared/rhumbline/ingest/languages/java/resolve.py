@@ -20,11 +20,12 @@ star import of a repository package. Qualified names: `<package>.<qualname>`.
 
 from __future__ import annotations
 
-from rhumbline.ingest.facts import ImportFact
+from rhumbline.ingest.facts import Definition, ImportFact
 from rhumbline.ingest.graph.ids import file_id, module_id
 from rhumbline.ingest.languages.polyglot.extract import CLASS_KINDS
 from rhumbline.ingest.languages.polyglot.resolve import Family
 from rhumbline.ingest.languages.polyglot.symbols import DEF, UNIT, FileIndex, Sym
+from rhumbline.ingest.languages.polyglot.type_names import type_name
 from rhumbline.stores.graph.model import Node
 
 _BUILTIN_METHODS = frozenset(
@@ -48,6 +49,13 @@ class JvmFamily(Family):
     name_match_limit = 2
     package_word = "the same package"
     package_keyword = "package"
+
+    def return_type(self, definition: Definition) -> str | None:
+        # `public static Builder builder()`: the word before the name (Kotlin writes `: T` after
+        # the parameters, which this does not read).
+        before, found, _ = (definition.signature or "").partition(f" {definition.name}(")
+        words = before.split()
+        return type_name(words[-1]) if found and words and definition.kind == "Method" else None
 
     def library_type(self, type_text: str) -> bool:
         # A capitalised name the repository neither defines nor imports is `java.lang`'s (or

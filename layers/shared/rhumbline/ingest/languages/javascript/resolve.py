@@ -21,16 +21,15 @@ from __future__ import annotations
 import posixpath
 import re
 
-from rhumbline.ingest.facts import CallSite, Definition, ImportFact
+from rhumbline.ingest.facts import Definition, ImportFact
 from rhumbline.ingest.graph.ids import file_id
-from rhumbline.ingest.languages.javascript.syntax import CALL_RESULT, CALLBACK_TYPE, CONTEXTUAL_TYPE
+from rhumbline.ingest.languages.javascript.syntax import CALLBACK_TYPE, CONTEXTUAL_TYPE
 from rhumbline.ingest.languages.polyglot.extract import CLASS_KINDS
 from rhumbline.ingest.languages.polyglot.resolve import Family
 from rhumbline.ingest.languages.polyglot.symbols import (
     DEF,
     EXTERNAL,
     UNIT,
-    Evidence,
     FileIndex,
     Sym,
     unique_symbols,
@@ -101,7 +100,7 @@ class JavaScriptFamily(Family):
             else:
                 ids = [s.target]
             for node_id in ids:
-                declared = self._declared(node_id)
+                declared = self.declared(node_id)
                 if declared is None:
                     continue
                 owner, d = declared
@@ -114,43 +113,9 @@ class JavaScriptFamily(Family):
                     found.extend(self.resolve_type(owner, d.qualname, parts[parameter]))
         return unique_symbols(found)
 
-    def resolve_call(self, f: FileIndex, call: CallSite) -> list[Evidence]:
-        receiver, chained, member = call.callee.rpartition(CALL_RESULT + ".")
-        if not chained:
-            return super().resolve_call(f, call)
-        # `innerFrom(x).subscribe()`: the method of the class the function declares it returns
-        via = f"through the result of `{receiver}{CALL_RESULT}`"
-        targets = [
-            s._replace(via=via) if s.owner is None else s
-            for cls in self._returned_classes(f, call.scope, receiver)
-            for s in self._on_class(f, cls.target, member)
-        ]
-        return self.classify(unique_symbols(targets), f"call `{call.callee}(...)` at {f.path}:{call.line}")
-
-    def _returned_classes(self, f: FileIndex, scope: str, function: str) -> list[Sym]:
-        """The repository classes the functions `function` names declare they return."""
-        found: list[Sym] = []
-        for s in self.resolve(f, scope, function):
-            declared = self._declared(s.target) if self.kinds.get(s.target) in ("Function", "Method") else None
-            if declared is None:
-                continue
-            owner, d = declared
-            returned = _RETURN_TYPE.search(d.signature or "")
-            written = type_name(returned.group(1)) if returned else None
-            if written:
-                found.extend(self.resolve_type(owner, d.qualname, written))
-        return unique_symbols(found)
-
-    def _declared(self, node_id: str) -> tuple[FileIndex, Definition] | None:
-        """The file and definition of a node id."""
-        path = self.file_of.get(node_id)
-        owner = self.files.get(path) if path is not None else None
-        if owner is None:
-            return None
-        for d, i in zip(owner.code.definitions, owner.ids, strict=True):
-            if i == node_id:
-                return owner, d
-        return None
+    def return_type(self, definition: Definition) -> str | None:
+        returned = _RETURN_TYPE.search(definition.signature or "")
+        return type_name(returned.group(1)) if returned else None
 
     def prepare(self) -> None:
         self._specifiers: dict[tuple[str, str], str | None] = {}

@@ -10,7 +10,7 @@ unresolved).
 
 from __future__ import annotations
 
-from rhumbline.ingest.facts import CallSite
+from rhumbline.ingest.facts import CallSite, Definition
 from rhumbline.ingest.graph.edges import (
     EXTRACTED_SCORE,
     INFERRED_SCORE,
@@ -30,6 +30,7 @@ from rhumbline.ingest.languages.polyglot.symbols import (
 )
 
 _THIS, _SUPER, _NEW, _QUALIFIED_THIS = "this.", "super.", "new ", ".this."
+_CALL_RESULT = "()."  # a method of a call's result: `innerFrom().subscribe`
 
 
 class CallResolution:
@@ -66,6 +67,15 @@ class CallResolution:
     def resolve_call(self, f: FileIndex, call: CallSite) -> list[Evidence]:
         callee = call.callee
         what = f"call `{callee}(...)` at {f.path}:{call.line}"
+        receiver, chained, member = callee.rpartition(_CALL_RESULT)
+        if chained:  # `innerFrom(x).subscribe()`, `Cmd.builder().build()`
+            via = f"through the result of `{receiver}()`"
+            targets = [
+                s._replace(via=via) if s.owner is None else s
+                for cls in self.returned_classes(f, call.scope, receiver)
+                for s in self._on_class(f, cls.target, member)
+            ]
+            return self.classify(unique_symbols(targets), what)
         if callee.startswith(_NEW):
             what = f"`{callee}(...)` at {f.path}:{call.line}"
             name = callee[len(_NEW) :]
@@ -186,6 +196,53 @@ class CallResolution:
             # receiver's type is unknown. An import or a class of that name would have said.
             return self._by_name(callee, what)
         return []
+
+    def returned_classes(self, f: FileIndex, scope: str, function: str) -> list[Sym]:
+        """The repository classes the functions or methods `function` names (`f`, `X.f`, `x.m`
+        on a typed local, a bare method of the enclosing classes, a chain `a().b`) declare they
+        return; [] when unknown."""
+        found: list[Sym] = []
+        for node_id in self._callees(f, scope, function):
+            declared = self.declared(node_id)
+            written = self.return_type(declared[1]) if declared is not None else None
+            if written:
+                found.extend(self.resolve_type(declared[0], declared[1].qualname, written))
+        return unique_symbols(found)
+
+    def _callees(self, f: FileIndex, scope: str, function: str) -> list[str]:
+        receiver, chained, member = function.rpartition(_CALL_RESULT)
+        if chained:  # each step is a shorter name: the recursion ends
+            hits = [self.find_member(c.target, member) for c in self.returned_classes(f, scope, receiver)]
+            return [i for hit in hits if hit for i in hit[1]]
+        if "." not in function and self.implicit_this:
+            for class_id in self.enclosing_classes(f, scope):
+                hit = self.find_member(class_id, function)
+                if hit is not None:
+                    return hit[1]
+        head, _, rest = function.partition(".")
+        if rest and "." not in rest:
+            is_local, type_text = self.local_type(f, scope, head)
+            if is_local:
+                classes = self.resolve_type(f, scope, type_text) if type_text else []
+                hits = [self.find_member(c.target, rest) for c in classes]
+                return [i for hit in hits if hit for i in hit[1]]
+        return [s.target for s in self.resolve(f, scope, function) if self.kinds.get(s.target) in ("Function", "Method")]
+
+    def return_type(self, definition: Definition) -> str | None:
+        """The type a function's signature declares it returns (None: not declared, or the
+        language's hook is not written)."""
+        return None
+
+    def declared(self, node_id: str) -> tuple[FileIndex, Definition] | None:
+        """The file and definition of a node id."""
+        path = self.file_of.get(node_id)
+        owner = self.files.get(path) if path is not None else None
+        if owner is None:
+            return None
+        for d, i in zip(owner.code.definitions, owner.ids, strict=True):
+            if i == node_id:
+                return owner, d
+        return None
 
     def _through_field(
         self, f: FileIndex, scope: str, head: str, type_text: str, rest: str, what: str
