@@ -1,10 +1,10 @@
 """TypeScript call targets as the compiler sees them, one rule per caller of
 tests/fixtures/ingest/ts_calls, through a real ingest into the SQLite and the Neo4j graph stores
 and read back as the tools read it (`edges_of`): a callback's untyped parameters typed by the
-parameter it is passed for (a function's, a constructor's), a union with `null`, a method of a
-function's declared result, the name match of an unknown receiver among at most two methods, a
-class expression, and receivers of the runtime's own types (`Response`, `Object`) that share a
-method name with the project."""
+parameter it is passed for (a function's, a constructor's), a returned arrow's typed parameters,
+a union with `null`, a method of a function's declared result, the name match of an unknown
+receiver among at most two methods, a class expression, and receivers of the runtime's own types
+(`Response`, `Object`) that share a method name with the project."""
 
 from __future__ import annotations
 
@@ -39,6 +39,10 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     f"function:{OPS}:finish": {
         f"method:{STREAM}:Subscriber.complete": ("AMBIGUOUS", "(receiver type unknown) has 2 candidates"),
         f"method:{STREAM}:Subject.complete": ("AMBIGUOUS", "(receiver type unknown) has 2 candidates"),
+    },
+    # a returned arrow function's typed parameters type its receivers
+    f"function:{OPS}:lift": {
+        f"method:{STREAM}:Subscriber.complete": ("INFERRED", "receiver `subscriber` declared as `Subscriber`"),
     },
     # `sub: Subscriber | null`: a union with null is its other member
     f"function:{OPS}:stop": {

@@ -4,8 +4,9 @@ Everything in javascript/extract.py applies (qualnames with `.`, imports, export
 interfaces (kind Interface, `extends` as bases), enums (Enum), abstract classes, method signatures
 of interfaces and abstract methods (Method), `implements` clauses as bases, `namespace X { }`
 blocks prefixing qualnames (`X.inner`), `import x = require("m")`, and types of parameters and
-locals (`c: Cart`) for receiver resolution; a callback's untyped parameters are typed by their
-place in the call (phase 2 reads the callee's parameter of function type). `.ts` files use the TypeScript grammar, `.tsx` files the
+locals (`c: Cart`, a function expression's parameters included) for receiver resolution; a
+callback's untyped parameters are typed by their place in the call (phase 2 reads the callee's
+parameter of function type). `.ts` files use the TypeScript grammar, `.tsx` files the
 TSX one (they differ on `<T>x` casts versus JSX).
 """
 
@@ -55,7 +56,8 @@ TS_QUERY = """
 (variable_declarator name: (identifier)) @local
 (assignment_expression left: (member_expression object: (this)) right: (new_expression)) @local
 (public_field_definition) @local
-(arguments [(arrow_function) (function_expression)] @local)
+(arrow_function) @local
+(function_expression) @local
 """
 
 
@@ -195,10 +197,10 @@ def _callback_type(x: Context, annotation: Node) -> str | None:
 
 
 def _callback_parameters(x: Context, node: Node) -> list[tuple[str, str | None]]:
-    """A callback's parameters, passed as an argument: their written types, else their place in
-    the call (`@operate#0.1`: the second parameter of the callback given as operate's first
+    """A function expression's parameters: their written types, else, for a callback passed as
+    an argument, their place in the call (`@operate#0.1`: the second parameter of the callback given as operate's first
     argument), which phase 2 reads in the callee's declared parameter type."""
-    arguments = node.parent
+    arguments = node.parent if node.parent is not None and node.parent.type == "arguments" else None
     call = arguments.parent if arguments is not None else None
     callee = None
     if call is not None and call.type == "call_expression":
