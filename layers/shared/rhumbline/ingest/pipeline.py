@@ -94,6 +94,7 @@ def ingest_local(
     deadline: float | None = None,
     blobs: BlobStore | None = None,
     parse: Parse | None = None,
+    started: tuple[int, int] | None = None,
 ) -> IngestSummary:
     """Parse `root` and make `project`'s graph the result, as a new graph version.
 
@@ -109,9 +110,11 @@ def ingest_local(
     phase 1 parses the files it has no facts for (discover.parallel.Parse): by default the single
     reader (read_all_encoded) up to sharded.executors.SHARDED_ABOVE_BYTES to parse, and the shard
     plan above it (ShardedReader: shards of the tree on a process pool, facts through a store per
-    project under RHUMBLINE_HOME/facts; local mode). Both build the same graph.
+    project under RHUMBLINE_HOME/facts; local mode). Both build the same graph. `started`: the
+    (id, number) of a running version this ingest continues (a hosted run's plan step started it,
+    holding the project's lease while its shards were parsed) instead of starting one.
     """
-    started = time.perf_counter()
+    began = time.perf_counter()
     root = Path(root).resolve()
     if not root.is_dir():
         raise NotADirectoryError(f"ingest root {root} is not a directory")
@@ -122,7 +125,9 @@ def ingest_local(
     options = Options(exclude, workers, progress, history, retention, blobs, parse or _by_size(project))
     # The plan, and the graph it holds, are freed inside _write: the collector resumes on little.
     with answers_kept(), _without_cycle_collection():  # answers_kept: git is asked once per root
-        summary, same_topology = _write(root, project, store, engine, clear, commit, options, started, holder, deadline)
+        summary, same_topology = _write(
+            root, project, store, engine, clear, commit, options, began, holder, deadline, started
+        )  # fmt: skip
     # Betweenness for blast_radius, once per graph version (never raises; rhumbline/centrality.py).
     from rhumbline import centrality
 
@@ -131,7 +136,7 @@ def ingest_local(
     base = summary.changes.base_version if same_topology else None
     centrality.refresh(store, engine, project, same_topology_as=base)
     summary.phase_seconds["centrality"] = round(time.perf_counter() - clock, 3)
-    summary.duration_s = round(time.perf_counter() - started, 3)
+    summary.duration_s = round(time.perf_counter() - began, 3)
     return summary
 
 
@@ -150,6 +155,7 @@ def _by_size(project: str) -> Parse:
 def _write(
     root: Path, project: str, store: GraphStore, engine: Engine, clear: bool, commit: str | None,
     options: Options, started: float, holder: str | None, deadline: float | None,
+    running: tuple[int, int] | None = None,
 ) -> tuple[IngestSummary, bool]:
     """A new version: built, planned, its snapshot stored, written, finished (or failed). Also
     whether the dependency topology is the stored version's."""
@@ -157,9 +163,11 @@ def _write(
 
     commit = commit or head_commit(root)
     seconds = settings().ingest_lease_seconds
-    with session_scope(engine) as session:
-        row = versions.start(session, project, commit_sha=commit, holder=holder, lease_seconds=seconds)
-        version_id, number = row.id, row.version
+    if running is None:
+        with session_scope(engine) as session:
+            row = versions.start(session, project, commit_sha=commit, holder=holder, lease_seconds=seconds)
+            running = row.id, row.version
+    version_id, number = running
     applied = False
     lease = Lease(engine, version_id, seconds=seconds, deadline=deadline)
     try:

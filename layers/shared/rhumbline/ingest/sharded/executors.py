@@ -22,8 +22,8 @@ from rhumbline.ingest.discover.parallel import (
 from rhumbline.ingest.discover.read import read_source
 from rhumbline.ingest.facts import SkippedFile, SourceFile
 from rhumbline.ingest.facts_codec import decode_facts, encode_facts
-from rhumbline.ingest.sharded.facts_store import FactsDirectory
-from rhumbline.ingest.sharded.layout import SHARD_BYTES, SHARD_FILES, plan_shards
+from rhumbline.ingest.sharded.facts_store import FactsDirectory, FactsStore
+from rhumbline.ingest.sharded.layout import SHARD_BYTES, SHARD_FILES, described, plan_shards
 from rhumbline.ingest.sharded.worker import parse_shard
 
 Task = dict[str, Any]
@@ -117,7 +117,7 @@ class ShardedReader:
                     answer = _retried(tasks[number], number, answer)
                 rows = answer["outcomes"]
                 for index, row in zip(shards[number], rows, strict=True):
-                    results[index] = _encoded(row, store, str(root))
+                    results[index] = outcome_of(row, store, str(root))
                 done += len(rows)
                 if progress is not None:
                     progress(done, len(paths))
@@ -132,10 +132,15 @@ def by_size(sharded: Parse, *, above: int = SHARDED_ABOVE_BYTES) -> Parse:
     def parse(root: Path, paths: Sequence[str], *, sizes: Sequence[int | None] | None = None, **options: Any) -> list[Encoded]:
         if sizes is None:
             sizes = [size_of(os.path.join(root, path)) for path in paths]
-        chosen = sharded if sum(size or 0 for size in sizes) > above else read_all_encoded
+        chosen = sharded if wants_shards(sizes, above=above) else read_all_encoded
         return chosen(root, paths, sizes=sizes, **options)
 
     return parse
+
+
+def wants_shards(sizes: Sequence[int | None], *, above: int = SHARDED_ABOVE_BYTES) -> bool:
+    """The rule by size, here and hosted: more than `above` bytes to parse take the shard plan."""
+    return sum(size or 0 for size in sizes) > above
 
 
 def _retried(task: Task, number: int, error: BaseException) -> Answer:
@@ -144,12 +149,13 @@ def _retried(task: Task, number: int, error: BaseException) -> Answer:
     except Exception as again:  # noqa: BLE001 — re-raised as the ingest's error, naming the shard
         paths = task["paths"]
         raise ShardFailed(
-            f"shard {number} ({len(paths)} files, {paths[0]} to {paths[-1]}) failed twice: {again!r}"
+            f"{described(number, len(paths), paths[0], paths[-1])} failed twice: {again!r}"
             f" (first in its worker: {error!r})"
         ) from again
 
 
-def _encoded(row: list[Any], store: FactsDirectory, root: str) -> Encoded:
+def outcome_of(row: list[Any], store: FactsStore, root: str) -> Encoded:
+    """A worker's row (worker.py) as phase 1's outcome, its facts read back from the store."""
     if row[0] == "skipped":
         return SkippedFile(row[1], row[2], row[3]), None
     _, path, language, content_hash, lines, size, key = row

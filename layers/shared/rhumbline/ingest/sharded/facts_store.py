@@ -18,15 +18,29 @@ import shutil
 import tempfile
 from collections.abc import Set
 from pathlib import Path
+from typing import Protocol
 
 _KEY = re.compile(r"^([0-9a-f]{16})/([a-z][a-z0-9_]{0,31})/([0-9a-f]{64})$")
 
 
 def facts_key(fingerprint: str, language: str, content_hash: str) -> str:
-    key = f"{fingerprint}/{language}/{content_hash}"
+    return checked_key(f"{fingerprint}/{language}/{content_hash}")
+
+
+def checked_key(key: str) -> str:
     if not _KEY.match(key):
         raise ValueError(f"not a facts key: {key!r}")
     return key
+
+
+class FactsStore(Protocol):
+    """What a worker and the reader of its answers need of a facts store: FactsDirectory here,
+    FactsBucket (facts_bucket.py) in S3."""
+
+    def has(self, key: str) -> bool: ...
+    def get(self, key: str) -> bytes: ...
+    def put(self, key: str, blob: bytes) -> None: ...
+    def keep_only(self, fingerprint: str, keys: Set[str] | None = None) -> None: ...
 
 
 class FactsDirectory:
@@ -36,9 +50,7 @@ class FactsDirectory:
         self.root = Path(root)
 
     def _path(self, key: str) -> Path:
-        if not _KEY.match(key):
-            raise ValueError(f"not a facts key: {key!r}")
-        return self.root / key
+        return self.root / checked_key(key)
 
     def has(self, key: str) -> bool:
         return self._path(key).is_file()

@@ -40,3 +40,8 @@ def plan_shards(
     if current:
         shards.append(current)
     return shards
+
+
+def described(number: int, files: int, first: str, last: str) -> str:
+    """How a failure names a shard: its number and the paths it spans."""
+    return f"shard {number} ({files} files, {first} to {last})"

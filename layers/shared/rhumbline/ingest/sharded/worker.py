@@ -4,7 +4,8 @@ The task and the answer are JSON-able dicts (strings, numbers, lists), so the wo
 forked process, another machine's function or this process alike:
 
     task   {"root": tree directory, "paths": [posix paths relative to it],
-            "facts": facts store location, "fingerprint": the extractor code's}
+            "facts": facts store location (a directory, or s3://bucket/prefix/),
+            "fingerprint": the extractor code's}
     answer {"outcomes": one per path, in order:
               ["file", path, language or null, sha256, line count, size, facts key or null]
               ["skipped", path, reason, detail]}
@@ -21,18 +22,19 @@ from rhumbline.ingest.discover.read import line_count, read_bytes, source_from_b
 from rhumbline.ingest.facts import SkippedFile, SourceFile
 from rhumbline.ingest.facts_codec import encode_facts
 from rhumbline.ingest.languages import has_extractor, language_of
-from rhumbline.ingest.sharded.facts_store import FactsDirectory, facts_key
+from rhumbline.ingest.sharded.facts_bucket import open_facts
+from rhumbline.ingest.sharded.facts_store import FactsStore, facts_key
 
 Row = list[Any]
 
 
 def parse_shard(task: dict[str, Any]) -> dict[str, Any]:
-    store = FactsDirectory(task["facts"])
+    store = open_facts(task["facts"])
     root, fingerprint = task["root"], task["fingerprint"]
     return {"outcomes": [_parse(root, path, store, fingerprint) for path in task["paths"]]}
 
 
-def _parse(root: str, path: str, store: FactsDirectory, fingerprint: str) -> Row:
+def _parse(root: str, path: str, store: FactsStore, fingerprint: str) -> Row:
     data = read_bytes(root, path)
     if isinstance(data, SkippedFile):
         return skipped_row(data)

@@ -1,0 +1,15 @@
+"""The shard plan hosted on Step Functions (template.yaml, statemachines/ingest.asl.json).
+
+    plan    fetch the source, list and shard the tree (sharded/layout.py), start the version
+            (the project's lease, held for the whole run), upload the tree and one archive per
+            shard, write the shard list the Distributed Map reads
+    shard   one per shard, in the Map: its archive in, sharded/worker.py's parse_shard with the
+            facts in S3 (sharded/facts_bucket.py), its answer written beside the run
+    finish  the tree again, and the ingest as ever (pipeline.ingest_local, continuing the
+            plan's version) with phase 1 read from the answers and the facts in S3
+    failed  a step or a shard failed past its retry: the version fails, naming the shard
+
+Each step's input and output are small JSON objects; everything large is under the run's prefix
+in the ingest bucket (run.py). A tree at most sharded.executors.SHARDED_ABOVE_BYTES to parse skips
+the Map: finish parses it with the single reader, as the one-function ingest does.
+"""

@@ -1,0 +1,98 @@
+"""The run's last step: resolution, the staged graph write and the head flip, as ever.
+
+pipeline.ingest_local runs on the plan's tree and continues the plan's version; its phase 1
+reads the shards' answers and the facts in S3 instead of parsing (a tree the plan did not shard
+is parsed here by the single reader, as the one-function ingest does).
+
+In:  the plan step's output.  Out: {"project", "version", "node_count", "edge_count", "files"}.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+from sqlalchemy import Engine
+
+from rhumbline.ingest.discover.parallel import Encoded, Parse, Progress, read_all_encoded
+from rhumbline.ingest.distributed.run import Run
+from rhumbline.ingest.distributed.shard import answer_key
+from rhumbline.ingest.pipeline import ingest_local
+from rhumbline.ingest.sharded.facts_bucket import FactsBucket
+from rhumbline.ingest.sharded.executors import outcome_of
+from rhumbline.observability import lambda_entry
+from rhumbline.stores.graph.protocol import GraphStore
+
+_PROGRESS_EVERY = 1_000  # files: each report checks (and renews) the version's lease
+
+
+class FinishRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    run: str
+    project: str
+    source: str
+    clear: bool = False
+    version_id: int
+    version: int
+    commit: str | None
+    sharded: bool
+    shards: int
+    root: str
+
+
+@dataclass(frozen=True)
+class AnsweredReader:
+    """Phase 1 (read_all_encoded's signature) from the shards' answers: path → its worker's row."""
+
+    rows: dict[str, list[Any]]
+    facts: FactsBucket
+
+    @classmethod
+    def of(cls, run: Run, shards: int) -> AnsweredReader:
+        rows: dict[str, list[Any]] = {}
+        for number in range(shards):
+            for row in json.loads(run.get(answer_key(run, number)))["outcomes"]:
+                rows[row[1]] = row
+        return cls(rows, FactsBucket.at(run.facts, run.client))
+
+    def __call__(
+        self, root: Path, paths: Sequence[str], *, workers: int | None = None, progress: Progress | None = None,
+        sizes: Sequence[int | None] | None = None,
+    ) -> list[Encoded]:  # fmt: skip
+        missing = [path for path in paths if path not in self.rows]
+        if missing:  # the plan listed the same tree: a difference is a bug, never a partial graph
+            raise RuntimeError(f"{len(missing)} files have no shard answer, first {missing[0]!r}")
+        results = []
+        for done, path in enumerate(paths, 1):
+            results.append(outcome_of(self.rows[path], self.facts, str(root)))
+            if progress is not None and (done % _PROGRESS_EVERY == 0 or done == len(paths)):
+                progress(done, len(paths))
+        return results
+
+
+def finish(request: FinishRequest, run: Run, store: GraphStore, engine: Engine) -> dict[str, Any]:
+    parse: Parse = AnsweredReader.of(run, request.shards) if request.sharded else read_all_encoded
+    with run.extracted(run.key("tree.tar"), request.root) as (root, _):
+        summary = ingest_local(
+            root, request.project, store=store, engine=engine, clear=request.clear, commit=request.commit,
+            history=False, holder=f"hosted ingest run {run.name}", parse=parse,
+            started=(request.version_id, request.version),
+        )  # fmt: skip
+    return {
+        "project": request.project, "version": summary.version, "node_count": summary.node_count,
+        "edge_count": summary.edge_count, "files": summary.files,
+    }  # fmt: skip
+
+
+def handle(event: Any, _context: Any) -> dict[str, Any]:
+    from rhumbline.runtime import resources
+
+    request = FinishRequest.model_validate(event)
+    return finish(request, Run.named(request.run), resources.graph_store(), resources.relational_engine())
+
+
+handler = lambda_entry(handle, function="ingest-finish")

@@ -1,0 +1,82 @@
+"""The run's first step: fetch the source, list and shard it, start the version, write the plan.
+
+In:  {"run": execution name, "project": owner/repo, "source": github:... or s3://..., "clear": bool}
+Out: the same, plus {"version_id", "version", "commit", "sharded", "shards", "root" (the tree's
+     directory name, which names the graph's root module)}: what the Map and
+     the finish step need (the shard list itself is in S3, too large for a state's input).
+
+The version started here is the project's lease for the whole run (RUN_LEASE_SECONDS, the state
+machine's own timeout): a second ingest of the project is refused, naming this one, until the
+finish step completes it or the failed step fails it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import Engine
+
+from rhumbline.ingest.discover.parallel import size_of
+from rhumbline.ingest.discover.sources import fetched
+from rhumbline.ingest.discover.walk import discover
+from rhumbline.ingest.distributed.run import Run
+from rhumbline.ingest.sharded.executors import SHARDED_ABOVE_BYTES, wants_shards
+from rhumbline.ingest.sharded.layout import SHARD_BYTES, SHARD_FILES, plan_shards
+from rhumbline.observability import lambda_entry
+from rhumbline.stores.relational import versions
+from rhumbline.stores.relational.session import session_scope
+
+# The state machine's TimeoutSeconds (statemachines/ingest.asl.json): the lease outlives no run.
+RUN_LEASE_SECONDS = 2 * 3600
+
+
+class PlanRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    run: str
+    project: str = Field(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+    source: str
+    clear: bool = False
+
+
+def plan(
+    request: PlanRequest, run: Run, engine: Engine, *,
+    above: int = SHARDED_ABOVE_BYTES, max_bytes: int = SHARD_BYTES, max_files: int = SHARD_FILES,
+) -> dict[str, Any]:  # fmt: skip
+    with fetched(request.source) as tree:
+        root = Path(tree.root)
+        paths = discover(root).paths
+        sizes = [size_of(str(root / path)) or 0 for path in paths]
+        sharded = wants_shards(sizes, above=above)
+        shards = plan_shards(paths, sizes, max_bytes=max_bytes, max_files=max_files) if sharded else []
+        items = []
+        for number, shard in enumerate(shards):
+            members = [paths[index] for index in shard]
+            key = run.key("shards", f"{number}.tar")
+            run.upload_tar(key, root, members)
+            items.append({"number": number, "files": len(members), "first": members[0], "last": members[-1]})
+        run.upload_tar(run.key("tree.tar"), root)
+        run.put(run.key("shards.json"), json.dumps(items).encode())
+        commit, name = tree.commit, root.name
+    with session_scope(engine) as session:
+        row = versions.start(
+            session, request.project, commit_sha=commit, holder=f"hosted ingest run {run.name}",
+            lease_seconds=RUN_LEASE_SECONDS,
+        )  # fmt: skip
+        version_id, number = row.id, row.version
+    return {
+        **request.model_dump(), "version_id": version_id, "version": number, "commit": commit,
+        "sharded": sharded, "shards": len(items), "root": name,
+    }  # fmt: skip
+
+
+def handle(event: Any, _context: Any) -> dict[str, Any]:
+    from rhumbline.runtime import resources
+
+    request = PlanRequest.model_validate(event)
+    return plan(request, Run.named(request.run), resources.relational_engine())
+
+
+handler = lambda_entry(handle, function="ingest-plan")

@@ -1,0 +1,92 @@
+"""Where a hosted run keeps its files: `runs/<execution name>/` in the ingest bucket.
+
+    runs/<run>/tree.tar              the fetched tree, as the plan step saw it
+    runs/<run>/shards.json           [{"number", "files", "first", "last"}]: the Map's items
+    runs/<run>/shards/<n>.tar        shard n's files
+    runs/<run>/answers/<n>.json      shard n's parse_shard answer
+    facts/<fingerprint>/<language>/<sha256>   every run's facts, shared (facts_bucket.py)
+
+The bucket is the function's own (RHUMBLINE_INGEST_BUCKET), never one a step's input names, and
+a run's name is checked before a key is made of it. The lifecycle rules expire runs/ after a day.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tarfile
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rhumbline.ingest.sharded.facts_bucket import s3_client
+
+BUCKET_VARIABLE = "RHUMBLINE_INGEST_BUCKET"
+FACTS_PREFIX = "facts/"
+# Step Functions' execution names: 1-80 of these characters.
+_RUN = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
+_ROOT_NAME = re.compile(r"^[A-Za-z0-9_.@+-]{1,255}$")
+
+
+@dataclass(frozen=True)
+class Run:
+    bucket: str
+    name: str
+    client: Any
+
+    @classmethod
+    def named(cls, name: object, client: Any = None) -> Run:
+        if not isinstance(name, str) or not _RUN.match(name):
+            raise ValueError(f"not a run name: {name!r} (an execution name, 1-80 of A-Z a-z 0-9 _ -)")
+        bucket = os.environ.get(BUCKET_VARIABLE, "").strip()
+        if not bucket:
+            raise RuntimeError(f"{BUCKET_VARIABLE} is unset: the ingest bucket is not configured")
+        return cls(bucket, name, client or s3_client())
+
+    def key(self, *parts: str) -> str:
+        return "/".join(("runs", self.name, *parts))
+
+    @property
+    def facts(self) -> str:
+        return f"s3://{self.bucket}/{FACTS_PREFIX}"
+
+    def put(self, key: str, body: bytes) -> None:
+        self.client.put_object(Bucket=self.bucket, Key=key, Body=body)
+
+    def get(self, key: str) -> bytes:
+        return self.client.get_object(Bucket=self.bucket, Key=key)["Body"].read()
+
+    def exists(self, key: str) -> bool:
+        listed = self.client.list_objects_v2(Bucket=self.bucket, Prefix=key, MaxKeys=1)
+        return any(item["Key"] == key for item in listed.get("Contents", ()))
+
+    def upload_tar(self, key: str, root: Path, paths: Sequence[str] | None = None) -> None:
+        """The files `paths` of `root` (all of it when None) as an uncompressed tar at `key`."""
+        with tempfile.TemporaryFile() as spool:
+            with tarfile.open(fileobj=spool, mode="w") as archive:
+                if paths is None:
+                    archive.add(root, arcname=".")
+                for path in paths or ():
+                    archive.add(root / path, arcname=path, recursive=False)
+            spool.seek(0)
+            self.client.upload_fileobj(spool, self.bucket, key)
+
+    @contextmanager
+    def extracted(self, key: str, name: str = "tree") -> Iterator[tuple[Path, list[str]]]:
+        """The tar at `key` unpacked in a temporary directory called `name` (the graph's root
+        module is named after it, so the finish step uses the fetched tree's), and its regular
+        files' names in archive order. tarfile's `data` filter refuses links out, absolute paths
+        and devices."""
+        if not _ROOT_NAME.match(name) or name in (".", ".."):
+            raise ValueError(f"not a directory name: {name!r}")
+        with tempfile.TemporaryDirectory(prefix="rhumbline-run-") as directory, tempfile.TemporaryFile() as spool:
+            self.client.download_fileobj(self.bucket, key, spool)
+            spool.seek(0)
+            root = Path(directory) / name
+            with tarfile.open(fileobj=spool, mode="r") as archive:
+                names = [member.name.removeprefix("./") for member in archive.getmembers() if member.isfile()]
+                archive.extractall(root, filter="data")
+            yield root, names

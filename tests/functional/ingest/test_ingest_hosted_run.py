@@ -1,0 +1,143 @@
+"""The hosted ingest's steps (ingest/distributed/), driven in the state machine's order against moto
+S3 and the real stores: plan → every shard → finish builds exactly the graph the local sharded
+ingest builds (SQLite and Neo4j), a second run reads every file's facts back from S3 (no blob
+added), a small tree skips the Map and is parsed by the finish step, and a shard that fails fails
+the version naming it, which frees the project for the next ingest.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import tarfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine
+
+from rhumbline.ingest.build import build_graph
+from rhumbline.ingest.distributed.failed import FailedRequest, fail
+from rhumbline.ingest.distributed.finish import FinishRequest, finish
+from rhumbline.ingest.distributed.plan import PlanRequest, plan
+from rhumbline.ingest.distributed.run import Run
+from rhumbline.ingest.distributed.shard import ShardRequest, parse
+from rhumbline.ingest.sharded.executors import ShardedReader
+from rhumbline.ingest.snapshots.facts_cache import extractor_fingerprint
+from rhumbline.stores.graph.protocol import GraphStore
+from rhumbline.stores.relational import versions
+from rhumbline.stores.relational.session import session_scope
+from tests.functional.ingest.graph_dump import dump
+from tests.functional.ingest.test_ingest_identity import expected_graph
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "ingest"
+SHARD_BYTES = 1_500  # as the local plan's identity test: a dozen shards and more, directories cut
+BUCKET, SOURCES = "rhumbline-ingest-test", "rhumbline-sources-test"
+SOURCE = f"s3://{SOURCES}/ci/polyglot.tar.gz"
+
+
+@pytest.fixture
+def s3(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    from moto import mock_aws
+
+    env = {"AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "x", "AWS_DEFAULT_REGION": "us-east-1",
+           "RHUMBLINE_INGEST_BUCKET": BUCKET}  # fmt: skip
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with mock_aws():
+        import boto3
+
+        client = boto3.client("s3", region_name="us-east-1")
+        client.create_bucket(Bucket=BUCKET)
+        client.create_bucket(Bucket=SOURCES)
+        archive = io.BytesIO()
+        with tarfile.open(fileobj=archive, mode="w:gz") as tar:
+            tar.add(FIXTURES, arcname="polyglot")  # fetched() strips the top directory: root "polyglot"
+        client.put_object(Bucket=SOURCES, Key="ci/polyglot.tar.gz", Body=archive.getvalue())
+        yield client
+
+
+def run_steps(name: str, project: str, s3: Any, store: GraphStore, engine: Engine, **sizes: int) -> dict[str, Any]:
+    """plan → the Map's items, each once → finish, as the state machine runs them."""
+    run = Run.named(name, s3)
+    planned = plan(PlanRequest(run=name, project=project, source=SOURCE), run, engine, **sizes)
+    for item in json.loads(run.get(run.key("shards.json"))):
+        parse(ShardRequest.model_validate({"run": name, "shard": item}), run)
+    return {**planned, "finished": finish(FinishRequest.model_validate(planned), run, store, engine)}
+
+
+def facts(s3: Any) -> set[str]:
+    pages = s3.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix="facts/")
+    return {item["Key"] for page in pages for item in page.get("Contents", ())}
+
+
+def test_the_hosted_run_builds_the_local_sharded_ingests_graph(
+    s3: Any, store: GraphStore, engine: Engine, tmp_path: Path, unique_project: str
+) -> None:
+    tree = Path(shutil.copytree(FIXTURES, tmp_path / "polyglot"))
+    local = ShardedReader(tmp_path / "local-facts", extractor_fingerprint(), max_bytes=SHARD_BYTES)
+    expected = expected_graph(build_graph(tree, unique_project, workers=1, history=False, parse=local))
+
+    first = run_steps("run-1", unique_project, s3, store, engine, above=0, max_bytes=SHARD_BYTES)
+
+    assert first["sharded"] and first["shards"] >= 10, first
+    assert dump(store, unique_project) == expected
+    assert first["finished"]["version"] == first["version"]
+    with session_scope(engine) as session:
+        row = versions.latest(session, unique_project)
+        assert (row.version, row.status, row.holder) == (first["version"], "completed", "hosted ingest run run-1")
+    stored = facts(s3)
+    assert stored and all(key.startswith(f"facts/{extractor_fingerprint()}/") for key in stored)
+
+    # The next version: every shard finds its files' facts in S3, and the graph is the same.
+    second = run_steps("run-2", unique_project, s3, store, engine, above=0, max_bytes=SHARD_BYTES)
+    assert second["version"] == first["version"] + 1 and facts(s3) == stored
+    assert dump(store, unique_project) == expected
+
+
+def test_a_small_tree_skips_the_map_and_builds_the_same_graph(
+    s3: Any, graph_store: GraphStore, engine: Engine, tmp_path: Path, unique_project: str
+) -> None:
+    tree = Path(shutil.copytree(FIXTURES, tmp_path / "polyglot"))
+    expected = expected_graph(build_graph(tree, unique_project, workers=1, history=False))
+
+    run = run_steps("run-small", unique_project, s3, graph_store, engine)  # the default size rule
+
+    assert (run["sharded"], run["shards"]) == (False, 0)
+    assert json.loads(Run.named("run-small", s3).get("runs/run-small/shards.json")) == []
+    assert dump(graph_store, unique_project) == expected and facts(s3) == set()
+
+
+def test_a_failed_shard_fails_the_version_naming_it(
+    s3: Any, graph_store: GraphStore, engine: Engine, unique_project: str
+) -> None:
+    run = Run.named("run-broken", s3)
+    planned = plan(PlanRequest(run=run.name, project=unique_project, source=SOURCE), run, engine,
+                   above=0, max_bytes=SHARD_BYTES)  # fmt: skip
+    items = json.loads(run.get(run.key("shards.json")))
+    s3.delete_object(Bucket=BUCKET, Key=run.key("shards", "1.tar"))  # shard 1 cannot be read: it fails
+    for item in items:
+        request = ShardRequest.model_validate({"run": run.name, "shard": item})
+        if item["number"] == 1:
+            with pytest.raises(Exception, match="NoSuchKey|Not Found|404"):
+                parse(request, run)
+        else:
+            parse(request, run)
+    with session_scope(engine) as session:
+        assert versions.latest(session, unique_project).status == "running"  # the lease held through the Map
+
+    failure = {"Error": "States.ExceedToleratedFailureThreshold", "Cause": "a child execution failed"}
+    outcome = fail(FailedRequest.model_validate({**planned, "failure": failure}), run, engine)
+
+    shard = items[1]
+    named = f"shard 1 ({shard['files']} files, {shard['first']} to {shard['last']})"
+    assert outcome["error"].startswith(f"1 shard(s) failed after a retry: {named}"), outcome
+    assert "States.ExceedToleratedFailureThreshold" in outcome["error"]
+    with session_scope(engine) as session:
+        row = versions.latest(session, unique_project)
+        assert (row.version, row.status, row.error) == (planned["version"], "failed", outcome["error"])
+    # The project is free: the next run starts the next version and completes it.
+    again = run_steps("run-again", unique_project, s3, graph_store, engine, above=0, max_bytes=SHARD_BYTES)
+    assert again["version"] == planned["version"] + 1 and again["finished"]["node_count"] > 0
