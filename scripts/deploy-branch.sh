@@ -131,7 +131,7 @@ parameters=(
 if [[ "$stage" == branch ]]; then
     # Reserved concurrency comes out of the account's pool, whatever the stack's traffic: the
     # previews of every open branch reserve none.
-    parameters+=("GatewayReservedConcurrency=0" "ToolReservedConcurrency=0")
+    parameters+=("GatewayReservedConcurrency=0" "ToolReservedConcurrency=0" "IngestWorkerReservedConcurrency=0")
     # Nor do they keep SnapStart snapshots, charged per GB and hour whether called or not.
     parameters+=("SnapStart=None")
 fi

@@ -267,6 +267,10 @@ def test_timeouts_fit_api_gateway(template: dict[str, Any], resources: dict[str,
         elif logical_id == migrate:
             custom = next(r for r in resources.values() if r["Type"] == "Custom::Migrations")
             assert timeout < custom["Properties"]["ServiceTimeout"] <= 3600
+        elif str(properties.get("CodeUri")).startswith("functions/ingest_"):
+            # The hosted ingest's steps: started by the state machine, never behind the API
+            # (their timeouts against the state machine's: test_template_ingest.py).
+            assert timeout <= 900, logical_id
         else:
             assert timeout <= 29, f"{logical_id}: API Gateway gives up after 30 s"
 
@@ -514,4 +518,8 @@ def test_the_contents_bucket_is_private_and_each_function_gets_only_what_it_does
         assert (bucket_env == {"Ref": "FileContentsBucket"}) == bool(actions), logical_id
         if actions:
             granted[logical_id] = actions
-    assert granted == {tools[tool]: actions for tool, actions in CONTENTS_ACCESS.items()}
+    # The hosted ingest's finish step stores the version's contents as the ingest tool does.
+    finish = function_for_code(resources, "functions/ingest_finish")
+    assert granted == {tools[tool]: actions for tool, actions in CONTENTS_ACCESS.items()} | {
+        finish: CONTENTS_ACCESS["ingest"]
+    }

@@ -20,7 +20,8 @@ from tests.functional.infra.test_template_stacks import (  # noqa: F401 - `templ
 )
 
 ROOT = Path(__file__).resolve().parents[3]
-NOT_TOOLS = {"GatewayFunction", "GitHubWebhookFunction", "AdminFunction", "MigrateFunction"}
+INGEST_STEPS = {"IngestPlanFunction", "IngestShardFunction", "IngestFinishFunction", "IngestFailedFunction"}
+NOT_TOOLS = {"GatewayFunction", "GitHubWebhookFunction", "AdminFunction", "MigrateFunction", *INGEST_STEPS}
 ALARMS = {
     "ApiServerErrorsAlarm": ("AWS/ApiGateway", "5xx", {"ApiId": {"Ref": "HttpApi"}}),
     "GatewayErrorsAlarm": ("AWS/Lambda", "Errors", {"FunctionName": {"Ref": "GatewayFunction"}}),
@@ -64,25 +65,29 @@ def test_concurrency_is_reserved_for_the_gateway_and_each_tool_unless_zero(templ
     assert own["GatewayFunction"] == {"Ref": "GatewayReservedConcurrency"}
     tools = set(own) - NOT_TOOLS
     assert len(tools) >= 20 and all(own[name] == {"Ref": "ToolReservedConcurrency"} for name in tools)
-    assert all(own[name] is None for name in NOT_TOOLS - {"GatewayFunction"})
+    # The hosted ingest's parse workers: what all ingests together may run at once.
+    assert own["IngestShardFunction"] == {"Ref": "IngestWorkerReservedConcurrency"}
+    assert all(own[name] is None for name in NOT_TOOLS - {"GatewayFunction", "IngestShardFunction"})
     values = parameter_values(template, OWN)
     assert (values["GatewayReservedConcurrency"], values["ToolReservedConcurrency"]) == (50, 10)
+    assert values["IngestWorkerReservedConcurrency"] == 100
 
     # 0 means unreserved: no property at all (a reservation of 0 would stop the function).
-    unreserved = reserved(template, {**OWN, "GatewayReservedConcurrency": "0", "ToolReservedConcurrency": "0"})
+    zero = {"GatewayReservedConcurrency": "0", "ToolReservedConcurrency": "0", "IngestWorkerReservedConcurrency": "0"}
+    unreserved = reserved(template, {**OWN, **zero})
     assert set(unreserved.values()) == {None}
 
 
 def test_branch_previews_reserve_no_concurrency() -> None:
     script = (ROOT / "scripts" / "deploy-branch.sh").read_text()
-    assert re.search(r'stage" == branch \]\]; then\n(?:\s*#.*\n)*\s*parameters\+=\("GatewayReservedConcurrency=0" "ToolReservedConcurrency=0"\)', script)
+    assert re.search(r'stage" == branch \]\]; then\n(?:\s*#.*\n)*\s*parameters\+=\("GatewayReservedConcurrency=0" "ToolReservedConcurrency=0" "IngestWorkerReservedConcurrency=0"\)', script)
 
 
 @pytest.mark.parametrize("given", [OWN, BRANCH], ids=["own-backends", "shared-backends"])
 def test_alarms_on_5xx_throttles_and_errors(template: dict[str, Any], given: dict[str, str]) -> None:
     resources, _, _ = deployed(template, given)
     alarms = {name: r["Properties"] for name, r in resources.items() if r["Type"] == "AWS::CloudWatch::Alarm"}
-    assert set(alarms) == set(ALARMS)
+    assert set(alarms) == set(ALARMS) | {"IngestFailedExecutionsAlarm"}  # that one: test_template_ingest.py
     for name, (namespace, metric, dimensions) in ALARMS.items():
         alarm = alarms[name]
         assert (alarm["Namespace"], alarm["MetricName"]) == (namespace, metric), name

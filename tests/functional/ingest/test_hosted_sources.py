@@ -188,6 +188,30 @@ def test_async_schedules_the_same_function_in_hosted_mode(call, monkeypatch) -> 
     assert payload["caller"]["projects"] == ["acme/shop"]
 
 
+def test_async_starts_the_hosted_ingest_state_machine_when_there_is_one(call, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from moto import mock_aws
+
+    for name, value in {"AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "x", "AWS_DEFAULT_REGION": "us-east-1"}.items():
+        monkeypatch.setenv(name, value)
+    with mock_aws():
+        import boto3
+
+        states = boto3.client("stepfunctions", region_name="us-east-1")
+        machine = states.create_state_machine(
+            name="rhumbline-dev-ingest", roleArn="arn:aws:iam::123456789012:role/ingest",
+            definition=json.dumps({"StartAt": "Done", "States": {"Done": {"Type": "Succeed"}}}),
+        )["stateMachineArn"]  # fmt: skip
+        monkeypatch.setenv("RHUMBLINE_INGEST_STATE_MACHINE_ARN", machine)
+        outcome = call("ingest", {"source": f"github:acme/shop@{SHA}", "async": True, "clear": True})
+        started = states.list_executions(stateMachineArn=machine)["executions"]
+        inputs = [json.loads(states.describe_execution(executionArn=e["executionArn"])["input"]) for e in started]
+    if call.mode == "local":
+        assert (outcome["ok"], outcome["error"]["code"], inputs) == (False, "invalid_arguments", []), outcome
+        return
+    assert outcome["ok"] and outcome["result"]["status"] == "scheduled", outcome
+    assert inputs == [{"project": "acme/shop", "source": f"github:acme/shop@{SHA}", "clear": True}]
+
+
 def test_hosted_mode_still_refuses_a_path(call, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     outcome = call("ingest", {"path": str(tmp_path)})
     if call.mode == "hosted":

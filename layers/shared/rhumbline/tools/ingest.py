@@ -20,6 +20,8 @@ from rhumbline.tools.common import StrictInput, project_field
 # A GitHub repository at an optional ref, or an S3 object: what a hosted deployment can fetch.
 # How long a local ingest waits for another ingest of the same project before saying so.
 BUSY_WAIT_SECONDS = 5.0
+# Set in a hosted deployment: `async` ingests start this state machine (template.yaml).
+STATE_MACHINE_VARIABLE = "RHUMBLINE_INGEST_STATE_MACHINE_ARN"
 SOURCE_PATTERN = r"^(github:[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(@[^\s]+)?|s3://[a-z0-9.-]{3,63}/\S+)$"
 
 
@@ -200,12 +202,18 @@ def _run_source(arguments: IngestInput, context: ToolContext) -> IngestOutput:
 
 
 def _schedule_self(arguments: IngestInput, project: str, context: ToolContext) -> None:
-    """Invoke this very function asynchronously (InvocationType Event) with the same invocation,
-    minus `async`: the Lambda runs up to its own timeout, not API Gateway's 30 s."""
+    """Start the hosted ingest's state machine when the deployment has one (its plan step picks
+    the shard plan or the single reader by size), else invoke this very function asynchronously
+    (InvocationType Event) with the same invocation, minus `async`: either runs past API Gateway's
+    30 s."""
     import time
 
     from rhumbline.contract import ToolInvocation
 
+    machine = os.environ.get(STATE_MACHINE_VARIABLE, "").strip()
+    if machine:
+        _start_run(machine, {"project": project, "source": arguments.source, "clear": arguments.clear})
+        return
     function = os.environ.get("AWS_LAMBDA_FUNCTION_NAME", "").strip()
     if not function:
         raise Unsupported("`async` needs to run inside the ingest Lambda function (AWS_LAMBDA_FUNCTION_NAME is unset)")
@@ -236,6 +244,22 @@ def _schedule_self(arguments: IngestInput, project: str, context: ToolContext) -
         raise Unavailable(f"the asynchronous ingest could not be started: {error}") from None
     if response.get("StatusCode") != 202:
         raise Unavailable(f"the asynchronous ingest was refused (status {response.get('StatusCode')})")
+
+
+
+def _start_run(machine: str, run_input: dict[str, object]) -> None:
+    try:
+        import boto3
+        from botocore.config import Config
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        client = boto3.client(
+            "stepfunctions",
+            config=Config(connect_timeout=2, read_timeout=5, retries={"total_max_attempts": 2, "mode": "standard"}),
+        )
+        client.start_execution(stateMachineArn=machine, input=json.dumps(run_input))
+    except (BotoCoreError, ClientError) as error:
+        raise Unavailable(f"the hosted ingest could not be started: {error}") from None
 
 
 SPEC = ToolSpec(
