@@ -208,3 +208,18 @@ def test_a_failed_execution_sets_off_an_alarm(template: dict[str, Any]) -> None:
     resources, _, _ = deployed(template, {**OWN, "AlarmTopicArn": topic})
     alarm = resources["IngestFailedExecutionsAlarm"]["Properties"]
     assert alarm["AlarmActions"] == alarm["OKActions"] == [{"Ref": "AlarmTopicArn"}]
+
+
+def test_the_plan_fetches_what_its_functions_tmp_holds(template: dict[str, Any]) -> None:  # noqa: F811
+    from rhumbline.ingest.discover import sources
+    from rhumbline.ingest.distributed.plan import FETCH_LIMITS, TMP_BYTES
+
+    resources = template["Resources"]
+    for name in ("IngestPlanFunction", "IngestFinishFunction"):
+        assert resources[name]["Properties"]["EphemeralStorage"]["Size"] * 1024**2 == TMP_BYTES, name
+    # The plan: the archive beside its tree, then the tree beside its tar; the finish: tar and tree.
+    assert FETCH_LIMITS.download_bytes + FETCH_LIMITS.unpacked_bytes <= TMP_BYTES
+    assert 2 * FETCH_LIMITS.unpacked_bytes <= TMP_BYTES
+    # More than the one-function ingest may fetch, which keeps its own limits.
+    assert sources.limits() == sources.FetchLimits(sources.MAX_DOWNLOAD_BYTES, sources.MAX_UNPACKED_BYTES, sources.MAX_FILES)
+    assert FETCH_LIMITS.files > sources.MAX_FILES and FETCH_LIMITS.unpacked_bytes > sources.MAX_UNPACKED_BYTES

@@ -113,6 +113,22 @@ def test_file_count_and_size_caps(tmp_path: Path, monkeypatch) -> None:  # type:
         extract(archive, dest)
 
 
+def test_limits_chosen_for_a_context_apply_there_only(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(sources, "MAX_FILES", 2)
+    archive = write(tmp_path, tarball({"t/a": "1", "t/b": "2", "t/c": "3"}))
+    roomy = sources.FetchLimits(download_bytes=10**6, unpacked_bytes=10**6, files=3)
+    with sources.fetch_limits(roomy):
+        (tmp_path / "in").mkdir()
+        assert extract(archive, tmp_path / "in") == "t"
+        tight = sources.FetchLimits(download_bytes=10**6, unpacked_bytes=2, files=10)
+        with sources.fetch_limits(tight), pytest.raises(SourceTooLarge, match="unpacks to more than 0 MB"):
+            (tmp_path / "tight").mkdir()
+            extract(archive, tmp_path / "tight")
+    (tmp_path / "after").mkdir()
+    with pytest.raises(SourceTooLarge, match="more than 2 files"):  # the module's limit again
+        extract(archive, tmp_path / "after")
+
+
 def test_commit_from_the_top_level_directory_or_the_ref() -> None:
     assert commit_from(f"acme-shop-{SHA[:7]}", None) == SHA[:7]
     assert commit_from(f"acme-shop-{SHA[:7]}", SHA) == SHA

@@ -25,6 +25,7 @@ import urllib.request
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -41,6 +42,32 @@ MAX_FILES = 100_000
 CONNECT_TIMEOUT_SECONDS = 10.0
 READ_TIMEOUT_SECONDS = 60.0
 _CHUNK = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class FetchLimits:
+    download_bytes: int
+    unpacked_bytes: int
+    files: int
+
+
+# Set by a caller with more room than the ingest function (the hosted run's plan step); read at
+# each check, so the module's limits stay the default everywhere else.
+_LIMITS: ContextVar[FetchLimits | None] = ContextVar("rhumbline_fetch_limits", default=None)
+
+
+def limits() -> FetchLimits:
+    return _LIMITS.get() or FetchLimits(MAX_DOWNLOAD_BYTES, MAX_UNPACKED_BYTES, MAX_FILES)
+
+
+@contextmanager
+def fetch_limits(chosen: FetchLimits) -> Iterator[None]:
+    """Fetch with these limits instead of the module's, in this context only."""
+    token = _LIMITS.set(chosen)
+    try:
+        yield
+    finally:
+        _LIMITS.reset(token)
 
 _GITHUB = re.compile(r"^github:(?P<owner>[A-Za-z0-9_.-]+)/(?P<repo>[A-Za-z0-9_.-]+)(?:@(?P<ref>\S+))?$")
 _S3 = re.compile(r"^s3://(?P<bucket>[a-z0-9.-]{3,63})/(?P<key>\S+)$")
@@ -176,7 +203,7 @@ def _download_github(owner: str, repo: str, ref: str | None, dest: Path) -> None
         # urllib's one timeout bounds the connect and every blocking read.
         with opener.open(request, timeout=READ_TIMEOUT_SECONDS) as response:
             length = response.headers.get("Content-Length")
-            if length and length.isdigit() and int(length) > MAX_DOWNLOAD_BYTES:
+            if length and length.isdigit() and int(length) > limits().download_bytes:
                 raise SourceTooLarge(_too_large(name, int(length)))
             _copy_capped(response, dest, name)
     except urllib.error.HTTPError as error:
@@ -199,7 +226,7 @@ def _download_github(owner: str, repo: str, ref: str | None, dest: Path) -> None
 
 
 def _too_large(name: str, size: int) -> str:
-    return f"{name} is too large to ingest here ({size // (1024 * 1024)} MB; the limit is {MAX_DOWNLOAD_BYTES // (1024 * 1024)} MB)"
+    return f"{name} is too large to ingest here ({size // (1024 * 1024)} MB; the limit is {limits().download_bytes // (1024 * 1024)} MB)"
 
 
 def _copy_capped(stream, dest: Path, name: str) -> None:
@@ -207,7 +234,7 @@ def _copy_capped(stream, dest: Path, name: str) -> None:
     with dest.open("wb") as out:
         while chunk := stream.read(_CHUNK):
             total += len(chunk)
-            if total > MAX_DOWNLOAD_BYTES:
+            if total > limits().download_bytes:
                 raise SourceTooLarge(_too_large(name, total))
             out.write(chunk)
 
@@ -234,7 +261,7 @@ def _download_s3(bucket: str, key: str, dest: Path) -> None:
     try:
         response = client.get_object(Bucket=bucket, Key=key)
         size = int(response.get("ContentLength") or 0)
-        if size > MAX_DOWNLOAD_BYTES:
+        if size > limits().download_bytes:
             raise SourceTooLarge(_too_large(name, size))
         _copy_capped(response["Body"], dest, name)
     except ClientError as error:
@@ -278,10 +305,11 @@ def extract(archive: Path, dest: Path, *, fmt: str = "tar") -> str | None:
 
 
 def _check_budget(count: int, size: int) -> None:
-    if count > MAX_FILES:
-        raise SourceTooLarge(f"the archive holds more than {MAX_FILES} files")
-    if size > MAX_UNPACKED_BYTES:
-        raise SourceTooLarge(f"the archive unpacks to more than {MAX_UNPACKED_BYTES // (1024 * 1024)} MB")
+    budget = limits()
+    if count > budget.files:
+        raise SourceTooLarge(f"the archive holds more than {budget.files} files")
+    if size > budget.unpacked_bytes:
+        raise SourceTooLarge(f"the archive unpacks to more than {budget.unpacked_bytes // (1024 * 1024)} MB")
 
 
 def _check_link(member: tarfile.TarInfo, relative: PurePosixPath) -> None:

@@ -1,4 +1,4 @@
-"""The shard plan hosted on Step Functions (template.yaml, statemachines/ingest.asl.json).
+"""The shard plan hosted on Step Functions (template.yaml, statemachines/ingest.asl.yaml).
 
     plan    fetch the source, list and shard the tree (sharded/layout.py), start the version
             (the project's lease, held for the whole run), upload the tree and one archive per

@@ -5,7 +5,8 @@ Out: the same, plus {"version_id", "version", "commit", "sharded", "shards", "ro
      directory name, which names the graph's root module)}: what the Map and
      the finish step need (the shard list itself is in S3, too large for a state's input).
 
-The version started here is the project's lease for the whole run (RUN_LEASE_SECONDS, the state
+The source may be larger than the one-function ingest fetches (FETCH_LIMITS). The version
+started here is the project's lease for the whole run (RUN_LEASE_SECONDS, the state
 machine's own timeout): a second ingest of the project is refused, naming this one, until the
 finish step completes it or the failed step fails it.
 """
@@ -20,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import Engine
 
 from rhumbline.ingest.discover.parallel import size_of
-from rhumbline.ingest.discover.sources import fetched
+from rhumbline.ingest.discover.sources import FetchLimits, fetch_limits, fetched
 from rhumbline.ingest.discover.walk import discover
 from rhumbline.ingest.distributed.run import Run
 from rhumbline.ingest.sharded.executors import SHARDED_ABOVE_BYTES, wants_shards
@@ -29,8 +30,12 @@ from rhumbline.observability import lambda_entry
 from rhumbline.stores.relational import versions
 from rhumbline.stores.relational.session import session_scope
 
-# The state machine's TimeoutSeconds (statemachines/ingest.asl.json): the lease outlives no run.
+# The state machine's TimeoutSeconds (statemachines/ingest.asl.yaml): the lease outlives no run.
 RUN_LEASE_SECONDS = 2 * 3600
+# What the plan and finish functions' 10 GB of /tmp hold at once: the archive beside the tree it
+# unpacks to, then the tree beside its tar (plan); the tar beside the tree (finish).
+TMP_BYTES = 10 * 1024**3
+FETCH_LIMITS = FetchLimits(download_bytes=4 * 1024**3, unpacked_bytes=4608 * 1024**2, files=1_000_000)
 
 
 class PlanRequest(BaseModel):
@@ -45,7 +50,7 @@ def plan(
     request: PlanRequest, run: Run, engine: Engine, *,
     above: int = SHARDED_ABOVE_BYTES, max_bytes: int = SHARD_BYTES, max_files: int = SHARD_FILES,
 ) -> dict[str, Any]:  # fmt: skip
-    with fetched(request.source) as tree:
+    with fetch_limits(FETCH_LIMITS), fetched(request.source) as tree:
         root = Path(tree.root)
         paths = discover(root).paths
         sizes = [size_of(str(root / path)) or 0 for path in paths]
