@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -101,3 +102,50 @@ def test_a_run_uses_only_the_functions_own_bucket(s3: Any, monkeypatch: pytest.M
     with pytest.raises(ValueError, match="not a directory name"):
         with run.extracted("runs/run-1/tree.tar", ".."):
             pass
+
+
+@pytest.mark.parametrize("member", ["../escaped.py", "link"])
+def test_a_shard_archive_that_leaves_its_directory_is_refused(
+    s3: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Any, member: str
+) -> None:
+    import io
+    import tarfile
+
+    from rhumbline.ingest.distributed.shard import ShardRequest, parse
+
+    monkeypatch.setenv("RHUMBLINE_INGEST_BUCKET", BUCKET)
+    run = Run.named("run-evil", s3)
+    archive = io.BytesIO()
+    with tarfile.open(fileobj=archive, mode="w") as tar:
+        info = tarfile.TarInfo(member)
+        if member == "link":  # a link out of the tree, then a file written through it
+            info.type, info.linkname = tarfile.SYMTYPE, str(tmp_path)
+            tar.addfile(info)
+            info = tarfile.TarInfo("link/escaped.py")
+        info.size = 5
+        tar.addfile(info, io.BytesIO(b"x = 1"))
+    s3.put_object(Bucket=BUCKET, Key=run.key("shards", "0.tar"), Body=archive.getvalue())
+    request = ShardRequest.model_validate({"run": run.name, "shard": {"number": 0, "files": 1, "first": "a", "last": "a"}})
+
+    with pytest.raises(tarfile.FilterError):
+        parse(request, run)
+    assert not list(tmp_path.rglob("escaped.py")) and objects(s3) == [run.key("shards", "0.tar")]
+
+
+def test_an_absolute_member_of_a_shard_archive_lands_inside_the_tree(s3: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import tarfile
+
+    monkeypatch.setenv("RHUMBLINE_INGEST_BUCKET", BUCKET)
+    run = Run.named("run-absolute", s3)
+    archive = io.BytesIO()
+    with tarfile.open(fileobj=archive, mode="w") as tar:
+        info = tarfile.TarInfo("/tmp/rhumbline-absolute-escape.py")
+        info.size = 5
+        tar.addfile(info, io.BytesIO(b"x = 1"))
+    s3.put_object(Bucket=BUCKET, Key=run.key("tree.tar"), Body=archive.getvalue())
+
+    with run.extracted(run.key("tree.tar")) as (root, names):
+        assert names == ["tmp/rhumbline-absolute-escape.py"]  # as tarfile's data filter extracts it
+        assert (root / names[0]).read_bytes() == b"x = 1"
+    assert not Path("/tmp/rhumbline-absolute-escape.py").exists()

@@ -87,6 +87,9 @@ class Run:
             spool.seek(0)
             root = Path(directory) / name
             with tarfile.open(fileobj=spool, mode="r") as archive:
-                names = [member.name.removeprefix("./") for member in archive.getmembers() if member.isfile()]
-                archive.extractall(root, filter="data")
+                # The names as the filter extracts them (an absolute one made relative), so no
+                # name handed on can point outside the tree.
+                members = [tarfile.data_filter(member, str(root)) for member in archive.getmembers()]
+                archive.extractall(root, members=members, filter="data")
+                names = [member.name.removeprefix("./") for member in members if member.isfile()]
             yield root, names
