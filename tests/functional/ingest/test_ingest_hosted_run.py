@@ -116,6 +116,14 @@ def test_a_failed_shard_fails_the_version_naming_it(
     run = Run.named("run-broken", s3)
     planned = plan(PlanRequest(run=run.name, project=unique_project, source=SOURCE), run, engine,
                    above=0, max_bytes=SHARD_BYTES)  # fmt: skip
+    # The plan step retried (its function's answer lost): the same run keeps its one version.
+    again = plan(PlanRequest(run=run.name, project=unique_project, source=SOURCE), run, engine,
+                 above=0, max_bytes=SHARD_BYTES)  # fmt: skip
+    assert (again["version_id"], again["version"]) == (planned["version_id"], planned["version"])
+    # Another run of the project is refused while this one holds the lease, naming it.
+    other = Run.named("run-other", s3)
+    with pytest.raises(versions.IngestInProgress, match="hosted ingest run run-broken"):
+        plan(PlanRequest(run=other.name, project=unique_project, source=SOURCE), other, engine)
     items = json.loads(run.get(run.key("shards.json")))
     s3.delete_object(Bucket=BUCKET, Key=run.key("shards", "1.tar"))  # shard 1 cannot be read: it fails
     for item in items:

@@ -65,12 +65,16 @@ def plan(
         run.upload_tar(run.key("tree.tar"), root)
         run.put(run.key("shards.json"), json.dumps(items).encode())
         commit, name = tree.commit, root.name
+    holder = f"hosted ingest run {run.name}"
     with session_scope(engine) as session:
-        row = versions.start(
-            session, request.project, commit_sha=commit, holder=f"hosted ingest run {run.name}",
-            lease_seconds=RUN_LEASE_SECONDS,
-        )  # fmt: skip
-        version_id, number = row.id, row.version
+        running = versions.latest(session, request.project, status="running")
+        if running is not None and running.holder == holder:  # this run's plan, retried
+            version_id, number = running.id, running.version
+        else:
+            row = versions.start(
+                session, request.project, commit_sha=commit, holder=holder, lease_seconds=RUN_LEASE_SECONDS
+            )  # fmt: skip
+            version_id, number = row.id, row.version
     return {
         **request.model_dump(), "version_id": version_id, "version": number, "commit": commit,
         "sharded": sharded, "shards": len(items), "root": name,
