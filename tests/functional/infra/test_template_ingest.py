@@ -223,3 +223,19 @@ def test_the_plan_fetches_what_its_functions_tmp_holds(template: dict[str, Any])
     # More than the one-function ingest may fetch, which keeps its own limits.
     assert sources.limits() == sources.FetchLimits(sources.MAX_DOWNLOAD_BYTES, sources.MAX_UNPACKED_BYTES, sources.MAX_FILES)
     assert FETCH_LIMITS.files > sources.MAX_FILES and FETCH_LIMITS.unpacked_bytes > sources.MAX_UNPACKED_BYTES
+
+
+def test_each_step_is_given_exactly_what_its_handler_reads(definition: dict[str, Any]) -> None:
+    from rhumbline.ingest.distributed.failed import FailedRequest
+    from rhumbline.ingest.distributed.plan import PlanRequest
+    from rhumbline.ingest.distributed.shard import ShardRequest
+
+    states = definition["States"]
+    plan_payload = {key.removesuffix(".$") for key in states["Plan"]["Parameters"]["Payload"]}
+    assert plan_payload == set(PlanRequest.model_fields)
+    assert {key.removesuffix(".$") for key in states["ParseShards"]["ItemSelector"]} == set(ShardRequest.model_fields)
+    # finish and failed get the plan's output (with the Catch's `failure`): the functional test
+    # (test_ingest_hosted_run.py) validates that output as FinishRequest, which forbids extras.
+    assert states["Finish"]["Parameters"]["Payload.$"] == states["MarkFailed"]["Parameters"]["Payload.$"] == "$"
+    assert {"run", "version_id", "sharded", "failure"} <= set(FailedRequest.model_fields)
+    assert states["Sharded"]["Choices"][0]["Variable"] == "$.sharded"
