@@ -9,6 +9,7 @@
 A shard's task and its answer are plain dicts of strings and numbers, and its facts are blobs
 under keys that depend only on the file's bytes, its language and the extractor's code, so any
 executor that can call `parse_shard` somewhere the facts store reaches runs the same plan: here a
-process pool (executors.py); a distributed map over functions is another. The single-process
+process pool (executors.py); a Step Functions Distributed Map over Lambda functions is another
+(ingest/distributed/, the facts in S3: facts_bucket.py). The single-process
 reader (discover/parallel.py) stays the path for small trees, chosen by size (executors.by_size).
 """
