@@ -100,7 +100,7 @@ def test_the_gateways_authentication_is_its_admission(
     with session_scope(engine) as session:
         plaintext, _ = tokens.create(session, principal="trips@example.com", projects=["*"], scopes=["read"], monthly_quota=10_000)
     monkeypatch.setattr(resources, "autocommit_engine", lambda: autocommit)
-    authenticator = Authenticator(RelationalMeter(), lambda: NOW)
+    authenticator = Authenticator(RelationalMeter(resources.stores()), lambda: NOW)
     authenticator.authenticate(f"Bearer {plaintext}", counted=True)  # prepared once
     for counted in (True, False):
         assert round_trips.of(lambda c=counted: authenticator.authenticate(f"Bearer {plaintext}", counted=c)) == 1

@@ -13,15 +13,18 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from rhumbline.contract import INVOCATION_CONTRACT
-from rhumbline.runtime import resources
+from rhumbline.config import settings
+from rhumbline.runtime.context import Stores
 from rhumbline.runtime.handler import handle
 from rhumbline.stores.graph.model import GraphBatch
 from tests.functional.tools.code_context import shop_graph
+from tests.stores import neo4j_environment, neo4j_settings, opened_stores, sqlite_url
 
 pytestmark = pytest.mark.neo4j
 
@@ -42,48 +45,51 @@ BUDGETS: list[tuple[str, dict[str, Any], int]] = [
 ]
 
 
+@dataclass(frozen=True)
+class Project:
+    slug: str
+    stores: Stores
+
+
 @pytest.fixture(scope="module")
-def project(neo4j_server: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def project(neo4j_server: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
     home = tmp_path_factory.mktemp("round-trips")
     slug = f"perf/trips{uuid.uuid4().hex[:10]}"
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("RHUMBLINE_HOME", str(home))
         patch.setenv("RHUMBLINE_MODE", "local")
-        patch.setenv("RHUMBLINE_DATABASE_URL", f"sqlite:///{home / 'rhumbline.sqlite3'}")
-        patch.setenv("RHUMBLINE_GRAPH_BACKEND", "neo4j")
-        patch.setenv("RHUMBLINE_NEO4J_URI", neo4j_server["uri"])
-        patch.setenv("RHUMBLINE_NEO4J_USER", neo4j_server["user"])
-        patch.setenv("RHUMBLINE_NEO4J_PASSWORD", neo4j_server["password"])
-        resources.reset()
-        from rhumbline.stores.relational import migrate, projects
+        # `query` opens its own read-only connection to Neo4j, from the configuration.
+        for name, value in neo4j_environment(neo4j_server).items():
+            patch.setenv(name, value)
+        settings.cache_clear()
+        from rhumbline.stores.relational import projects
         from rhumbline.stores.relational.session import session_scope
 
-        engine = resources.relational_engine()
-        migrate.upgrade(engine)
-        with session_scope(engine) as session:
-            projects.get_or_create(session, slug)
-        graph = resources.graph_store()
-        graph.apply(slug, GraphBatch(nodes=shop_graph.NODES, edges=shop_graph.EDGES, clear=True))
-        try:
-            yield slug
-        finally:
-            graph.delete_project(slug)
-            resources.reset()
+        with opened_stores(sqlite_url(home), neo4j_settings(neo4j_server)) as stores:
+            with session_scope(stores.relational()) as session:
+                projects.get_or_create(session, slug)
+            graph = stores.graph()
+            graph.apply(slug, GraphBatch(nodes=shop_graph.NODES, edges=shop_graph.EDGES, clear=True))
+            try:
+                yield Project(slug, stores)
+            finally:
+                graph.delete_project(slug)
+                settings.cache_clear()
 
 
-def call(tool: str, arguments: dict[str, Any], project: str) -> dict[str, Any]:
+def call(tool: str, arguments: dict[str, Any], project: Project) -> dict[str, Any]:
     outcome = handle(tool, {
-        "contract": INVOCATION_CONTRACT, "tool": tool, "arguments": {**arguments, "project": project},
-        "caller": {"principal": "perf", "token_id": "tk_perf", "projects": [project], "scopes": ["read", "cypher"]},
+        "contract": INVOCATION_CONTRACT, "tool": tool, "arguments": {**arguments, "project": project.slug},
+        "caller": {"principal": "perf", "token_id": "tk_perf", "projects": [project.slug], "scopes": ["read", "cypher"]},
         "request_id": "perf", "deadline_ms": int((time.time() + 30) * 1000),
-    })  # fmt: skip
+    }, project.stores)  # fmt: skip
     assert outcome["ok"], outcome
     return outcome
 
 
 @pytest.mark.parametrize(("tool", "arguments", "budget"), BUDGETS, ids=[tool for tool, *_ in BUDGETS])
 def test_a_warm_call_stays_within_its_round_trips(
-    project: str, bolt_writes: list[bytes], tool: str, arguments: dict[str, Any], budget: int
+    project: Project, bolt_writes: list[bytes], tool: str, arguments: dict[str, Any], budget: int
 ) -> None:
     for _ in range(2):  # warm: keys resolved, connections pooled, plans cached
         call(tool, arguments, project)

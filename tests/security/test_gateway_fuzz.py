@@ -88,9 +88,10 @@ def gateway(world, external: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     rhumbline_settings.cache_clear()
     # A real token: the gateway authenticates and admits each call against its row (gateway/meter.py).
     caller = {"principal": "fuzz@example.com", "token_id": f"tk_fuzz{uuid.uuid4().hex[:6]}", "projects": "*", "scopes": "admin,cypher"}
-    token = token_for(caller)
+    token = token_for(caller, engine=world.engine)
     catalog = Catalog.from_registry()
-    calls = ToolCalls(catalog, InProcessDispatcher(), RelationalAuditLog(), RelationalMeter(), tool_timeout=20.0)
+    stores = world.stores
+    calls = ToolCalls(catalog, InProcessDispatcher(stores), RelationalAuditLog(stores), RelationalMeter(stores), tool_timeout=20.0)
     container = GatewayContainer(*build_gateway_app(replace(rhumbline_settings(), mode="hosted"), catalog, calls)).start()
     try:
         yield container.lambda_handler(), catalog, world, tree, token

@@ -23,7 +23,6 @@ from pathlib import Path
 import pytest
 
 from rhumbline.config import settings
-from rhumbline.runtime import resources
 from rhumbline.stores.relational import versions
 from rhumbline.stores.relational.schema.base import utcnow
 from rhumbline.stores.relational.schema.core import GraphVersion
@@ -52,7 +51,7 @@ def _ingest(world, tree: Path, slug: str, **options) -> dict:
 
 def test_a_second_ingest_of_a_project_gets_conflict_naming_the_running_one(world, tree: Path) -> None:
     slug = _slug()
-    with session_scope(resources.relational_engine()) as session:
+    with session_scope(world.engine) as session:
         running = versions.start(session, slug, holder="alice@example.com (token tk_alice, request r-1)")
         running_id = running.id
     refused = _ingest(world, tree, slug)
@@ -63,7 +62,7 @@ def test_a_second_ingest_of_a_project_gets_conflict_naming_the_running_one(world
     assert refused["error"]["details"]["running_version"] == 1
     assert refused["error"]["details"]["holder"] == "alice@example.com (token tk_alice, request r-1)"
     # The running ingest is untouched, and once it is done the next one runs.
-    with session_scope(resources.relational_engine()) as session:
+    with session_scope(world.engine) as session:
         assert session.get(GraphVersion, running_id).status == "running"
         versions.finish(session, running_id, status="completed", node_count=0, edge_count=0)
     done = _ingest(world, tree, slug)
@@ -93,14 +92,14 @@ def test_an_ingest_past_its_deadline_is_cancelled_and_its_build_failed(world, tr
         "contract": INVOCATION_CONTRACT, "tool": "ingest", "arguments": {"path": str(tree), "project": slug},
         "caller": {"principal": "tester", "token_id": "tk_test", "projects": [slug], "scopes": ["admin"]},
         "request_id": "req-deadline", "deadline_ms": int((time.time() + 0.3) * 1000),
-    })  # fmt: skip
+    }, world.stores)  # fmt: skip
     assert not outcome["ok"] and outcome["error"]["code"] == "deadline_exceeded", (time.monotonic() - started, outcome)
     assert "was cancelled before writing" in outcome["error"]["message"]
     assert time.monotonic() - started < 30
-    with session_scope(resources.relational_engine()) as session:
+    with session_scope(world.engine) as session:
         [build] = versions.list_for(session, slug)
         assert build.status == "failed" and "DeadlineExceeded" in build.error
-    assert resources.graph_store().graph_version(slug) is None  # nothing was written
+    assert world.graph.graph_version(slug) is None  # nothing was written
     listed = world.call("list_projects", {}, projects=(slug,))["result"]["projects"][0]
     assert listed["last_build"]["status"] == "failed" and listed["node_count"] == 0
 
@@ -108,7 +107,7 @@ def test_an_ingest_past_its_deadline_is_cancelled_and_its_build_failed(world, tr
 def test_a_killed_ingest_shows_failed_once_its_lease_expires_and_frees_the_project(world, tree: Path) -> None:
     slug = _slug()
     assert _ingest(world, tree, slug)["ok"]
-    with session_scope(resources.relational_engine()) as session:
+    with session_scope(world.engine) as session:
         killed = versions.start(session, slug, holder="a killed ingest")
         killed.lease_expires_at = utcnow() - timedelta(seconds=1)  # it stopped renewing
         killed_id = killed.id
@@ -118,17 +117,17 @@ def test_a_killed_ingest_shows_failed_once_its_lease_expires_and_frees_the_proje
     assert listed["serving"]["version"] == 1
     again = _ingest(world, tree, slug)
     assert again["ok"] and again["result"]["version"] == 3, again
-    with session_scope(resources.relational_engine()) as session:
+    with session_scope(world.engine) as session:
         assert session.get(GraphVersion, killed_id).status == "failed"
 
 
 HOLD_THE_LEASE = """
 import sys, time
-from rhumbline.runtime import resources
 from rhumbline.stores.relational import versions
+from rhumbline.stores.relational.engine import create_engine_from_url
 from rhumbline.stores.relational.session import session_scope
 
-with session_scope(resources.relational_engine()) as session:
+with session_scope(create_engine_from_url(sys.argv[2])) as session:
     versions.start(session, sys.argv[1], holder="a killed ingest", lease_seconds=600)
 print("held", flush=True)
 time.sleep(600)
@@ -139,7 +138,7 @@ def test_a_lease_held_by_a_dead_process_on_this_machine_is_released_at_once(worl
     slug = _slug()
     assert _ingest(world, tree, slug)["ok"]
     child = subprocess.Popen(
-        [sys.executable, "-c", HOLD_THE_LEASE, slug], stdout=subprocess.PIPE, text=True,
+        [sys.executable, "-c", HOLD_THE_LEASE, slug, world.database_url], stdout=subprocess.PIPE, text=True,
         # The environment's own PYTHONPATH first: under --clock-ahead it shifts the child's clock too.
         env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), *sys.path]))},
     )
@@ -153,7 +152,7 @@ def test_a_lease_held_by_a_dead_process_on_this_machine_is_released_at_once(worl
         child.wait(30)
     again = _ingest(world, tree, slug)
     assert again["ok"] and again["result"]["version"] == 3, again
-    with session_scope(resources.relational_engine()) as session:
+    with session_scope(world.engine) as session:
         killed = versions.list_for(session, slug)[1]
         assert killed.status == "failed", killed.status
         assert killed.error.startswith("abandoned: its ingest (a killed ingest) ended on this machine without finishing")

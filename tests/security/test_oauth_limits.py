@@ -24,6 +24,7 @@ from rhumbline.gateway.container import GatewayContainer
 from rhumbline.gateway.dispatch import InProcessDispatcher
 from rhumbline.gateway.meter import RelationalMeter
 from rhumbline.gateway.server import build_gateway_app
+from rhumbline.runtime import resources
 
 RATE = 10
 
@@ -44,7 +45,7 @@ def send(store: str, issuer: LocalIssuer, monkeypatch: pytest.MonkeyPatch) -> It
     monkeypatch.setattr(authentication, "_verifier", None)
     current = settings()
     catalog = Catalog.from_registry()
-    calls = ToolCalls(catalog, InProcessDispatcher(), RelationalAuditLog(), RelationalMeter.from_settings(current), tool_timeout=10.0)
+    calls = ToolCalls(catalog, InProcessDispatcher(), RelationalAuditLog(resources.stores()), RelationalMeter.from_settings(current, resources.stores()), tool_timeout=10.0)
     container = GatewayContainer(*build_gateway_app(replace(current, mode="hosted"), catalog, calls)).start()
     handler = container.lambda_handler()
 

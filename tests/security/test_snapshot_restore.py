@@ -11,16 +11,21 @@ import os
 import random
 import subprocess
 import sys
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 import snapshot_restore_py
 from sqlalchemy import create_engine, text
 
+from tests.stores import neo4j_environment, sqlite_url
+
 from rhumbline import secrets
 from rhumbline.config import settings
+from rhumbline.contract import INVOCATION_CONTRACT
 from rhumbline.runtime import resources, snapshot
+from rhumbline.runtime.handler import handle
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,10 +47,38 @@ def backend_connections(url: str) -> int:
         engine.dispose()
 
 
-def test_after_restore_closes_what_a_call_before_the_snapshot_opened(world: Any) -> None:
+@pytest.fixture(params=["embedded", "production"])
+def container(request, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[], dict]]:
+    """A tool function's container, configured as the environment of a deployment names its stores
+    (this test is about the container's own stores): a `list_projects` call through the handler."""
+    monkeypatch.setenv("RHUMBLINE_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("RHUMBLINE_MODE", "local")
+    if request.param == "embedded":
+        monkeypatch.setenv("RHUMBLINE_DATABASE_URL", sqlite_url(tmp_path))
+        monkeypatch.setenv("RHUMBLINE_GRAPH_BACKEND", "sqlite")
+        monkeypatch.setenv("RHUMBLINE_GRAPH_PATH", str(tmp_path / "graph.sqlite3"))
+    else:
+        monkeypatch.setenv("RHUMBLINE_DATABASE_URL", request.getfixturevalue("tools_database_url"))
+        for name, value in neo4j_environment(request.getfixturevalue("neo4j_server")).items():
+            monkeypatch.setenv(name, value)
+    resources.reset()
+
+    def call() -> dict:
+        invocation = {
+            "contract": INVOCATION_CONTRACT, "tool": "list_projects", "arguments": {}, "request_id": "req-restore",
+            "caller": {"principal": "tester", "token_id": "tk_test", "projects": ["*"], "scopes": ["read"]},
+            "deadline_ms": int((time.time() + 30) * 1000),
+        }  # fmt: skip
+        return handle("list_projects", invocation)
+
+    yield call
+    resources.reset()
+
+
+def test_after_restore_closes_what_a_call_before_the_snapshot_opened(container: Callable[[], dict]) -> None:
     assert snapshot.register() is True  # the registry is there: the hook is registered with it
     assert sum(function is snapshot.after_restore for function, _, _ in snapshot_restore_py.get_after_restore()) == 1
-    world.call("list_projects", {})  # opens the relational engine and the graph store
+    assert container()["ok"] is True  # opens the relational engine and the graph store
     engine, graph, current = resources.relational_engine(), resources.graph_store(), settings()
     postgres = engine.dialect.name == "postgresql"
     if postgres:
@@ -59,7 +92,7 @@ def test_after_restore_closes_what_a_call_before_the_snapshot_opened(world: Any)
     assert resources.relational_engine() is not engine
     assert resources.graph_store() is not graph
     assert settings() is not current
-    assert world.call("list_projects", {})["ok"] is True  # the next call opens its own
+    assert container()["ok"] is True  # the next call opens its own
 
 
 def test_after_restore_forgets_the_secrets_client_and_its_cached_secrets(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -25,7 +25,7 @@ def test_secrets_ignored_and_binary_files_are_never_stored(world, tree: Path) ->
         error = failed(world.call("read_file", {"path": path}, projects=(slug,)), "not_found")
         assert why in error["message"] and error["details"]["reason"] == reason, error
     # Not merely refused: the bytes are nowhere in the store.
-    rows = _blob_rows(_project_id(slug))
+    rows = _blob_rows(world.engine, _project_id(world.engine, slug))
     assert rows and not [digest for digest, content in rows if content is not None and SECRET.encode() in content]
     assert hashlib.sha256((tree / ".env").read_bytes()).hexdigest() not in {digest for digest, _ in rows}
     for path in ("../../../etc/passwd", "requests/../../.env", "..\\.env"):

@@ -72,7 +72,7 @@ def make_gateway(local_store: Path) -> Iterator[Callable[..., Callable[[dict, An
     ) -> Callable[[dict, Any], dict]:
         catalog = Catalog.from_registry()
         calls = ToolCalls(
-            catalog, dispatcher or InProcessDispatcher(), RelationalAuditLog(), RelationalMeter(),
+            catalog, dispatcher or InProcessDispatcher(), RelationalAuditLog(resources.stores()), RelationalMeter(resources.stores()),
             tool_timeout=tool_timeout, **options,
         )  # fmt: skip
         gateway_settings = replace(settings(), mode=mode)

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel
+from sqlalchemy import Engine
 
 from rhumbline.errors import InvalidArguments
 from rhumbline.runtime.spec import ToolSpec, module_name
@@ -36,9 +37,10 @@ def split(value: str | None) -> list[str]:
     return [item for item in (value or "").split(",") if item]
 
 
-def token_for(caller: Mapping[str, str], **limits: Any) -> str:
-    """The plaintext of `caller`'s token: its row in the test's store (rhumbline.runtime.resources),
-    made on first use with `limits` (rate_per_minute, rate_burst, monthly_quota, expires_at ...)."""
+def token_for(caller: Mapping[str, str], *, engine: Engine | None = None, **limits: Any) -> str:
+    """The plaintext of `caller`'s token: its row in the relational store of `engine` (default: the
+    container's, rhumbline.runtime.resources), made on first use with `limits` (rate_per_minute,
+    rate_burst, monthly_quota, expires_at ...)."""
     from rhumbline.runtime import resources
     from rhumbline.stores.relational import tokens
     from rhumbline.stores.relational.schema.base import utcnow
@@ -48,7 +50,7 @@ def token_for(caller: Mapping[str, str], **limits: Any) -> str:
     token_id = caller["token_id"]
     plaintext = plaintext_of(token_id)
     wanted = (caller["principal"], split(caller["projects"]), sorted(split(caller["scopes"])), split(caller.get("toolsets")) or None)
-    with session_scope(resources.relational_engine()) as session:
+    with session_scope(engine or resources.relational_engine()) as session:
         row = tokens.get(session, token_id)
         if row is None:
             principal, projects, scopes, toolsets = wanted

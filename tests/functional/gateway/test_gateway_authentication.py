@@ -22,7 +22,7 @@ from rhumbline.stores.relational.schema.base import utcnow
 
 @pytest.fixture
 def authenticate(local_store: Path) -> Any:
-    authenticator = Authenticator(RelationalMeter(), utcnow)
+    authenticator = Authenticator(RelationalMeter(resources.stores()), utcnow)
     return lambda header, counted=False: authenticator.authenticate(header, counted=counted)
 
 

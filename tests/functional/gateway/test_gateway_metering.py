@@ -58,6 +58,7 @@ class CrashingDispatcher(InProcessDispatcher):
     """The in-process dispatcher, but a call whose text is "crash" finds its function dead."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.dispatched = 0
         self._lock = threading.Lock()
 
@@ -110,8 +111,8 @@ def gateway(store: str, echo_tools: None, clock: Clock, dispatcher: CrashingDisp
         *, monthly_ceiling: int | None = None, subject_limits: limits.Limits | None = None, tool_timeout: float = 10.0
     ) -> Any:
         catalog = Catalog.from_registry()
-        meter = RelationalMeter(monthly_ceiling=monthly_ceiling, subject_limits=subject_limits)
-        calls = ToolCalls(catalog, dispatcher, RelationalAuditLog(), meter, tool_timeout=tool_timeout, clock=clock)
+        meter = RelationalMeter(resources.stores(), monthly_ceiling=monthly_ceiling, subject_limits=subject_limits)
+        calls = ToolCalls(catalog, dispatcher, RelationalAuditLog(resources.stores()), meter, tool_timeout=tool_timeout, clock=clock)
         container = GatewayContainer(*build_gateway_app(replace(settings(), mode="hosted"), catalog, calls)).start()
         containers.append(container)
         return container.lambda_handler()
@@ -359,7 +360,7 @@ def test_without_default_limits_an_oidc_subject_is_counted_not_limited(
     clock.now += timedelta(seconds=61)
     assert refusal(call(handler, oidc, {"text": "x"}))[0] == "quota_exceeded"
     # The local stdio principal is the machine's own user: never limited, whatever the defaults.
-    meter = RelationalMeter(subject_limits=limits.Limits(rate_per_minute=1, monthly_quota=1))
+    meter = RelationalMeter(resources.stores(), subject_limits=limits.Limits(rate_per_minute=1, monthly_quota=1))
     assert all(meter.admit(LOCAL_TOKEN_ID, clock.now).admitted for _ in range(3))
 
 

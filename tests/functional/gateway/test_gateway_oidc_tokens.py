@@ -17,6 +17,7 @@ from rhumbline.gateway.authentication import Authenticator
 from rhumbline.gateway.identity import Identity
 from rhumbline.gateway.meter import RelationalMeter
 from rhumbline.gateway.oidc import IssuerUnreachable, OidcConfig, OidcRefusal, OidcVerifier
+from rhumbline.runtime import resources
 from rhumbline.stores.relational.schema.base import utcnow
 
 
@@ -96,7 +97,7 @@ def test_an_unreachable_issuer_is_an_outage_not_a_bad_token(monkeypatch: pytest.
     monkeypatch.setattr(authentication, "_verifier", None)
     settings.cache_clear()
     try:
-        identity = Authenticator(RelationalMeter(), utcnow).authenticate(f"Bearer {token}", counted=False)
+        identity = Authenticator(RelationalMeter(resources.stores()), utcnow).authenticate(f"Bearer {token}", counted=False)
         assert identity == Identity(caller=None, reason="unavailable")
     finally:
         settings.cache_clear()
@@ -105,7 +106,6 @@ def test_an_unreachable_issuer_is_an_outage_not_a_bad_token(monkeypatch: pytest.
 def test_the_gateway_accepts_issuer_tokens_beside_static_ones(
     issuer: LocalIssuer, local_store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rhumbline.runtime import resources
     from rhumbline.stores.relational import tokens
     from rhumbline.stores.relational.session import session_scope
 
@@ -113,7 +113,7 @@ def test_the_gateway_accepts_issuer_tokens_beside_static_ones(
     monkeypatch.setenv("RHUMBLINE_OIDC_DEFAULT_PROJECTS", "*")
     monkeypatch.setattr(authentication, "_verifier", None)
     settings.cache_clear()
-    authenticate = Authenticator(RelationalMeter(), utcnow).authenticate
+    authenticate = Authenticator(RelationalMeter(resources.stores()), utcnow).authenticate
     try:
         identity = authenticate(f"Bearer {issuer.token(scope='read write', rhumbline_toolsets=['code'])}", counted=True)
         assert identity.caller is not None and identity.admitted and identity.refusal is None

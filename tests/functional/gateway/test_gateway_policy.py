@@ -28,6 +28,7 @@ class CountingDispatcher(InProcessDispatcher):
     """The in-process dispatcher, counting what reaches the tools."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.tools: list[str] = []
 
     def invoke(self, tool: str, payload: dict[str, Any], timeout: float) -> dict[str, Any]:
@@ -172,6 +173,7 @@ class HangingDispatcher(InProcessDispatcher):
     """The in-process dispatcher, except that an echo of "hang" waits until released."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.entered = threading.Event()
         self.release = threading.Event()
         self.threads: list[int] = []

@@ -14,9 +14,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from tests.stores import embedded_stores
 
 from rhumbline.contract import INVOCATION_CONTRACT
-from rhumbline.runtime import resources
+from rhumbline.config import settings
 from rhumbline.runtime.handler import handle
 
 SHA = "feedfacecafebeef0123456789abcdef01234567"
@@ -75,32 +76,30 @@ def github(monkeypatch) -> Iterator[dict[str, tuple[int, bytes]]]:  # type: igno
 
 @pytest.fixture(params=["local", "hosted"])
 def call(request, tmp_path: Path, monkeypatch):  # type: ignore[no-untyped-def]
+    """Invoke a tool through the handler on stores of the test's own, in either mode (configuration)."""
     monkeypatch.setenv("RHUMBLINE_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("RHUMBLINE_MODE", request.param)
-    monkeypatch.setenv("RHUMBLINE_DATABASE_URL", f"sqlite:///{tmp_path / 'rhumbline.sqlite3'}")
-    monkeypatch.setenv("RHUMBLINE_GRAPH_BACKEND", "sqlite")
-    monkeypatch.setenv("RHUMBLINE_GRAPH_PATH", str(tmp_path / "graph.sqlite3"))
-    resources.reset()
-    from rhumbline.stores.relational import migrate
+    settings.cache_clear()
+    with embedded_stores(tmp_path / "stores") as stores:
 
-    migrate.upgrade(resources.relational_engine())
+        def invoke(tool: str, arguments: dict, *, projects=("acme/shop",), scopes=("read", "write")) -> dict:
+            return handle(
+                tool,
+                {
+                    "contract": INVOCATION_CONTRACT,
+                    "tool": tool,
+                    "arguments": arguments,
+                    "caller": {"principal": "tester", "token_id": "tk_test", "projects": list(projects), "scopes": list(scopes)},
+                    "request_id": f"req-{uuid.uuid4().hex[:8]}",
+                    "deadline_ms": int((time.time() + 60) * 1000),
+                },
+                stores,
+            )
 
-    def invoke(tool: str, arguments: dict, *, projects=("acme/shop",), scopes=("read", "write")) -> dict:
-        return handle(
-            tool,
-            {
-                "contract": INVOCATION_CONTRACT,
-                "tool": tool,
-                "arguments": arguments,
-                "caller": {"principal": "tester", "token_id": "tk_test", "projects": list(projects), "scopes": list(scopes)},
-                "request_id": f"req-{uuid.uuid4().hex[:8]}",
-                "deadline_ms": int((time.time() + 60) * 1000),
-            },
-        )
-
-    invoke.mode = request.param  # type: ignore[attr-defined]
-    yield invoke
-    resources.reset()
+        invoke.mode = request.param  # type: ignore[attr-defined]
+        invoke.graph = stores.graph()  # type: ignore[attr-defined]
+        yield invoke
+    settings.cache_clear()
 
 
 def test_a_github_source_is_fetched_ingested_and_its_commit_recorded(call, github) -> None:  # type: ignore[no-untyped-def]
@@ -113,7 +112,7 @@ def test_a_github_source_is_fetched_ingested_and_its_commit_recorded(call, githu
     assert result["files"] == 3 and result["version"] == 1
     assert result["nodes_by_kind"]["Class"] == 1 and result["nodes_by_kind"]["Method"] == 1
 
-    graph = resources.graph_store()
+    graph = call.graph
     assert graph.get_node("acme/shop", "class:shop/cart.py:ShoppingCart") is not None
     assert graph.get_node("acme/shop", "function:shop/pricing.py:price_of") is not None
     listed = call("list_projects", {})
@@ -155,7 +154,7 @@ def test_an_s3_archive_is_ingested(call, monkeypatch) -> None:  # type: ignore[n
         no_project = call("ingest", {"source": "s3://rhumbline-sources/ci/acme-shop.tar.gz"})
     assert outcome["ok"], outcome
     assert (outcome["result"]["files"], outcome["result"]["commit"]) == (3, None)
-    assert resources.graph_store().get_node("acme/shop", "class:shop/cart.py:ShoppingCart") is not None
+    assert call.graph.get_node("acme/shop", "class:shop/cart.py:ShoppingCart") is not None
     assert (no_project["ok"], no_project["error"]["code"]) == (False, "invalid_arguments")
 
 
@@ -280,7 +279,7 @@ def test_publish_packs_by_the_walk_rules_uploads_and_asks_for_an_ingest(call, tm
     assert asked == [("https://mcp.example/mcp", "rl_tok", {"source": source, "project": "acme/shop"})]
     assert (outcome["source"], outcome["commit"]) == (source, sha)
     assert (outcome["result"]["commit"], outcome["result"]["status"]) == (sha, "completed")
-    assert resources.graph_store().get_node("acme/shop", "function:shop/pricing.py:price_of") is not None
+    assert call.graph.get_node("acme/shop", "function:shop/pricing.py:price_of") is not None
 
 
 def test_publish_cli_needs_a_token(tmp_path: Path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]

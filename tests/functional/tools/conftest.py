@@ -3,9 +3,10 @@
 - embedded: SQLite relational store + SQLite graph (the local default);
 - production: PostgreSQL relational store + Neo4j graph (what the SAM stack runs).
 
-Each test gets fresh stores (a fresh SQLite file, or a fresh PostgreSQL schema and unique Neo4j
-project slugs), a known graph written through the store's own `apply`, and a `call` helper that
-builds a real `ToolInvocation` and runs `rhumbline.runtime.handler.handle`.
+Each test gets stores of its own, opened by the fixture (a fresh SQLite file, or the suite's
+PostgreSQL database and unique Neo4j project slugs: tests/stores.py), a known graph written through
+the store's own `apply`, and a `call` helper that builds a real `ToolInvocation` and runs
+`rhumbline.runtime.handler.handle` with those stores, as the handler passes a tool the container's.
 """
 
 from __future__ import annotations
@@ -15,14 +16,21 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import NoReturn
 
 import pytest
 
+from sqlalchemy import Engine
+from tests.stores import embedded_stores, neo4j_environment, production_stores, sqlite_url
+
+from rhumbline.config import settings
 from rhumbline.contract import INVOCATION_CONTRACT
 from rhumbline.runtime import resources
+from rhumbline.runtime.context import Stores
 from rhumbline.runtime.handler import handle
 from rhumbline.runtime.spec import load_spec
 from rhumbline.stores.graph.model import Edge, GraphBatch, Node
+from rhumbline.stores.graph.protocol import GraphStore
 
 
 def shop_graph() -> tuple[list[Node], list[Edge]]:
@@ -75,7 +83,35 @@ class ToolWorld:
     shape: str
     project: str  # the seeded project
     other_project: str  # a second seeded project the default token cannot see
-    call: Callable[..., dict]
+    stores: Stores  # what every call reaches: opened by the fixture (a test may replace one)
+    database_url: str  # the relational store's, for a child process to reach it
+
+    @property
+    def graph(self) -> GraphStore:
+        return self.stores.graph()
+
+    @property
+    def engine(self) -> Engine:
+        return self.stores.relational()
+
+    def call(self, tool: str, arguments: dict, *, projects=None, scopes=("read",)) -> dict:
+        """The outcome of a real invocation of `tool` by a token of `projects` (default: the
+        seeded one) and `scopes`, through the tool handler, with the world's stores."""
+        outcome = handle(
+            tool,
+            {
+                "contract": INVOCATION_CONTRACT,
+                "tool": tool,
+                "arguments": arguments,
+                "caller": _caller((self.project,) if projects is None else projects, scopes),
+                "request_id": f"req-{uuid.uuid4().hex[:8]}",
+                "deadline_ms": int((time.time() + 30) * 1000),
+            },
+            self.stores,
+        )
+        if outcome["ok"]:
+            assert_output_contract(tool, outcome["result"])
+        return outcome
 
 
 def _caller(projects, scopes) -> dict:
@@ -93,58 +129,52 @@ def tools_database_url(postgres_url) -> Iterator[str]:
     drop()
 
 
+def _refused(opener: str) -> Callable[[], NoReturn]:
+    def reach() -> NoReturn:
+        raise AssertionError(f"a call reached the container's {opener}() (runtime/resources.py), not its own stores")
+
+    return reach
+
+
 @pytest.fixture(params=["embedded", "production"])
 def world(request, tmp_path, monkeypatch) -> Iterator[ToolWorld]:
     suffix = uuid.uuid4().hex[:10]
     project, other = f"acme/shop{suffix}", f"rival/shop{suffix}"
+    # Configuration the tools read (where a local ingest takes its lock, what mode it runs in); the
+    # stores themselves are opened here and handed to every call.
     monkeypatch.setenv("RHUMBLINE_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("RHUMBLINE_MODE", "local")
     if request.param == "embedded":
-        monkeypatch.setenv("RHUMBLINE_DATABASE_URL", f"sqlite:///{tmp_path / 'rhumbline.sqlite3'}")
-        monkeypatch.setenv("RHUMBLINE_GRAPH_BACKEND", "sqlite")
-        monkeypatch.setenv("RHUMBLINE_GRAPH_PATH", str(tmp_path / "graph.sqlite3"))
+        database_url = sqlite_url(tmp_path / "stores")
+        opening = embedded_stores(tmp_path / "stores")
     else:
         neo4j = request.getfixturevalue("neo4j_server")
-        monkeypatch.setenv("RHUMBLINE_DATABASE_URL", request.getfixturevalue("tools_database_url"))
-        monkeypatch.setenv("RHUMBLINE_GRAPH_BACKEND", "neo4j")
-        monkeypatch.setenv("RHUMBLINE_NEO4J_URI", neo4j["uri"])
-        monkeypatch.setenv("RHUMBLINE_NEO4J_USER", neo4j["user"])
-        monkeypatch.setenv("RHUMBLINE_NEO4J_PASSWORD", neo4j["password"])
-    resources.reset()
+        database_url = request.getfixturevalue("tools_database_url")
+        opening = production_stores(database_url, neo4j)
+        # `query` opens its own read-only connection to Neo4j, from the configuration.
+        for name, value in neo4j_environment(neo4j).items():
+            monkeypatch.setenv(name, value)
+    settings.cache_clear()
+    # One door: a call reaches the stores it is given; the container's are out of its reach.
+    for opener in ("relational_engine", "autocommit_engine", "graph_store", "source_blobs"):
+        monkeypatch.setattr(resources, opener, _refused(opener))
+    with opening as stores:
+        from rhumbline.stores.relational import projects
+        from rhumbline.stores.relational.session import session_scope
 
-    from rhumbline.stores.relational import migrate, projects
-    from rhumbline.stores.relational.session import session_scope
+        with session_scope(stores.relational()) as session:
+            projects.get_or_create(session, project)
+            projects.get_or_create(session, other)
+        graph = stores.graph()
+        nodes, edges = shop_graph()
+        graph.apply(project, GraphBatch(nodes=nodes, edges=edges))
+        graph.apply(other, GraphBatch(nodes=nodes[:3], edges=edges[:2]))
 
-    engine = resources.relational_engine()
-    migrate.upgrade(engine)
-    with session_scope(engine) as session:
-        projects.get_or_create(session, project)
-        projects.get_or_create(session, other)
-    graph = resources.graph_store()
-    nodes, edges = shop_graph()
-    graph.apply(project, GraphBatch(nodes=nodes, edges=edges))
-    graph.apply(other, GraphBatch(nodes=nodes[:3], edges=edges[:2]))
-
-    def call(tool: str, arguments: dict, *, projects=(project,), scopes=("read",)) -> dict:
-        outcome = handle(
-            tool,
-            {
-                "contract": INVOCATION_CONTRACT,
-                "tool": tool,
-                "arguments": arguments,
-                "caller": _caller(projects, scopes),
-                "request_id": f"req-{uuid.uuid4().hex[:8]}",
-                "deadline_ms": int((time.time() + 30) * 1000),
-            },
-        )
-        if outcome["ok"]:
-            assert_output_contract(tool, outcome["result"])
-        return outcome
-
-    try:
-        yield ToolWorld(shape=request.param, project=project, other_project=other, call=call)
-    finally:
-        # The container's store of now: a test may have made it anew (a SnapStart restore).
-        resources.graph_store().delete_project(project)
-        resources.graph_store().delete_project(other)
-        resources.reset()
+        try:
+            yield ToolWorld(
+                shape=request.param, project=project, other_project=other, stores=stores, database_url=database_url
+            )
+        finally:
+            graph.delete_project(project)
+            graph.delete_project(other)
+            settings.cache_clear()

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 from rhumbline.contract import Caller
-from rhumbline.runtime import resources
 from rhumbline.runtime.context import ToolContext
 from rhumbline.stores.relational import versions
 from rhumbline.stores.relational.session import session_scope
@@ -19,7 +18,7 @@ def test_lists_only_the_tokens_projects_with_graph_sizes(world):
 
 
 def test_shows_running_and_failed_builds_honestly(world):
-    engine = resources.relational_engine()
+    engine = world.engine
     with session_scope(engine) as session:
         first = versions.start(session, world.project, commit_sha="a" * 40)
         versions.finish(session, first.id, status="completed", node_count=7, edge_count=8)
@@ -52,7 +51,8 @@ def test_a_token_sees_only_the_existing_projects_it_names(world):
     assert outcome["result"]["total"] == 1
     # A token for every project sees every existing one (the shared test database holds others).
     everyone = ToolContext(
-        caller=Caller(principal="t", token_id="t", projects=("*",), scopes=("read",)), request_id="r", deadline=0
+        caller=Caller(principal="t", token_id="t", projects=("*",), scopes=("read",)), request_id="r", deadline=0,
+        stores=world.stores,
     )
     assert {world.project, world.other_project} <= set(everyone.visible_projects())
 

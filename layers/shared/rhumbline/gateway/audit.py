@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from rhumbline.runtime import resources
-
 if TYPE_CHECKING:
     from sqlalchemy import Connection
+
+    from rhumbline.runtime.context import Stores
 
 logger = logging.getLogger("rhumbline.gateway.audit")
 
@@ -43,15 +43,18 @@ class AuditLog(Protocol):
 
 
 class RelationalAuditLog:
-    """Rows in the relational store's audit table, through the container's shared engine.
+    """Rows in the audit table of the relational store of `stores` (the container's, in a gateway).
 
     The gateway awaits `write` before the call's response leaves, so a Lambda container frozen
     right after answering loses nothing.
     """
 
+    def __init__(self, stores: "Stores") -> None:
+        self.stores = stores
+
     def write(self, entry: AuditEntry) -> None:
         try:
-            with resources.relational_engine().begin() as connection:
+            with self.stores.relational().begin() as connection:
                 record_call(connection, entry)
         except Exception:  # noqa: BLE001 - an audit failure must never fail the call
             logger.exception("audit write failed for request %s (%s)", entry.request_id, entry.tool)

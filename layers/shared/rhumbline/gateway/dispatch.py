@@ -16,6 +16,7 @@ import pydantic_core
 
 if TYPE_CHECKING:
     from rhumbline.config import Settings
+    from rhumbline.runtime.context import Stores
 
 logger = logging.getLogger("rhumbline.gateway")
 
@@ -42,13 +43,17 @@ class Dispatcher(Protocol):
 
 
 class InProcessDispatcher:
-    """Calls the tool's Lambda handler logic directly: the local default, no network involved."""
+    """Calls the tool's Lambda handler logic directly: the local default, no network involved.
+    The tools reach `stores` (default: the container's, as a tool function's do)."""
+
+    def __init__(self, stores: "Stores | None" = None) -> None:
+        self.stores = stores
 
     def invoke(self, tool: str, payload: dict[str, Any], timeout: float) -> dict[str, Any]:
         from rhumbline.runtime.handler import handle
 
         # The payload's deadline bounds the tool itself; `timeout` is enforced by the caller.
-        return handle(tool, payload)
+        return handle(tool, payload, self.stores)
 
 
 class LambdaDispatcher:

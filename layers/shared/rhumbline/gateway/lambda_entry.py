@@ -21,7 +21,7 @@ from rhumbline.gateway.container import GatewayContainer
 from rhumbline.gateway.dispatch import dispatcher_from_environment
 from rhumbline.gateway.server import build_gateway_app
 from rhumbline.observability import lambda_entry
-from rhumbline.runtime import snapshot
+from rhumbline.runtime import resources, snapshot
 
 if TYPE_CHECKING:
     from rhumbline.config import Settings
@@ -51,7 +51,7 @@ class BuiltOnFirstUse:
 def relational_meter(current: "Settings") -> "Meter":
     from rhumbline.gateway.meter import RelationalMeter
 
-    return RelationalMeter.from_settings(current)
+    return RelationalMeter.from_settings(current, resources.stores())
 
 
 def build_container() -> GatewayContainer:
@@ -61,7 +61,7 @@ def build_container() -> GatewayContainer:
     tool_calls = ToolCalls(
         catalog,
         dispatcher_from_environment(current),
-        RelationalAuditLog(),
+        RelationalAuditLog(resources.stores()),
         cast("Meter", meter),
         tool_timeout=current.tool_timeout,
     )

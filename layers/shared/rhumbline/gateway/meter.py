@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING, Protocol
 
 from rhumbline.contract import ToolErrorBody
 from rhumbline.gateway.identity import REASON_DESCRIPTIONS
-from rhumbline.runtime import resources
 from rhumbline.stores.relational import limits, tokens, usage
 from rhumbline.stores.relational.oneshot import OneShot
 
 if TYPE_CHECKING:
     from rhumbline.config import Settings
+    from rhumbline.runtime.context import Stores
 
 # How stale the deployment's count of the month's calls may be: the ceiling is a guard on the
 # bill, so it is read once a minute per container rather than on every call.
@@ -46,7 +46,13 @@ class Meter(Protocol):
 
 
 class RelationalMeter:
-    def __init__(self, *, monthly_ceiling: int | None = None, subject_limits: limits.Limits | None = None) -> None:
+    """Admission in the relational store of `stores` (reached on each admission: after a SnapStart
+    restore the container's engines are made anew)."""
+
+    def __init__(
+        self, stores: "Stores", *, monthly_ceiling: int | None = None, subject_limits: limits.Limits | None = None
+    ) -> None:
+        self.stores = stores
         self.monthly_ceiling = monthly_ceiling
         # An OIDC subject's limits: the deployment's default token limits (None: none).
         self.subject_limits = subject_limits or limits.Limits()
@@ -55,9 +61,9 @@ class RelationalMeter:
         self._ceiling_checked: tuple[datetime, int] | None = None  # (when, calls that ran this month)
 
     @classmethod
-    def from_settings(cls, settings: "Settings") -> "RelationalMeter":
+    def from_settings(cls, settings: "Settings", stores: "Stores") -> "RelationalMeter":
         defaults = limits.Limits(settings.default_rate_per_minute, settings.default_rate_burst, settings.default_monthly_quota)
-        return cls(monthly_ceiling=settings.monthly_call_ceiling, subject_limits=defaults)
+        return cls(stores, monthly_ceiling=settings.monthly_call_ceiling, subject_limits=defaults)
 
     def admit_token(self, presented: tuple[str, str], now: datetime, *, counted: bool = True) -> limits.Verdict:
         ceiling = self._ceiling_refusal(now) if counted else None
@@ -91,8 +97,8 @@ class RelationalMeter:
         )
 
     def _rows(self) -> OneShot:
-        # Per engine: the container's engines are made again after resources.reset().
-        engine = resources.autocommit_engine()
+        # Per engine: the container's engines are made again after a reset (a SnapStart restore).
+        engine = self.stores.autocommit()
         oneshot = self._oneshot
         if oneshot is None or oneshot.engine is not engine:
             oneshot = self._oneshot = OneShot(engine)
@@ -104,7 +110,7 @@ class RelationalMeter:
             fresh = checked is not None and limits.month_of(checked[0]) == limits.month_of(now)
             if fresh and checked is not None and now - checked[0] < CEILING_REFRESH:
                 return checked[1]
-            with resources.relational_engine().connect() as connection:
+            with self.stores.relational().connect() as connection:
                 count = usage.calls_run_this_month(connection, now)
             self._ceiling_checked = (now, count)
             return count

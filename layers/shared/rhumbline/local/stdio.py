@@ -49,10 +49,14 @@ async def serve_stdio(settings: "Settings", access: Access) -> None:
     from rhumbline.gateway.dispatch import InProcessDispatcher
     from rhumbline.gateway.meter import RelationalMeter
     from rhumbline.gateway.server import build_mcp_server
+    from rhumbline.runtime import resources
 
     catalog = Catalog.from_registry()
-    meter = RelationalMeter.from_settings(settings)
-    tool_calls = ToolCalls(catalog, InProcessDispatcher(), RelationalAuditLog(), meter, tool_timeout=settings.tool_timeout)
+    stores = resources.stores()
+    meter = RelationalMeter.from_settings(settings, stores)
+    tool_calls = ToolCalls(
+        catalog, InProcessDispatcher(stores), RelationalAuditLog(stores), meter, tool_timeout=settings.tool_timeout
+    )
     server = build_mcp_server(catalog, tool_calls, fixed_access(access))
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())

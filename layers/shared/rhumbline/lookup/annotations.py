@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from rhumbline.lookup.annotation_probe import any_annotation
 from rhumbline.lookup.views import Annotation, Listing, clip
-from rhumbline.runtime import resources
 
 if TYPE_CHECKING:
     from rhumbline.runtime.context import ToolContext
@@ -29,7 +28,7 @@ def for_nodes(context: "ToolContext", project: str, node_ids: Sequence[str]) -> 
     if not ids:
         return Listing[Annotation](items=[], total=0)
     # The usual case is a project without annotations: one indexed probe says so (annotation_probe).
-    if not any_annotation(resources.relational_engine(), project, ids):
+    if not any_annotation(context.engine, project, ids):
         return Listing[Annotation](items=[], total=0)
     with context.read_db() as connection:
         totals = store.counts(connection, project, ids)

@@ -2,23 +2,84 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from rhumbline.contract import Caller, Scope
 from rhumbline.errors import DeadlineExceeded, Forbidden, InvalidArguments
-from rhumbline.runtime import resources
 
 if TYPE_CHECKING:
-    from sqlalchemy import Connection
+    from sqlalchemy import Connection, Engine
     from sqlalchemy.orm import Session
 
     from rhumbline.config import Settings
     from rhumbline.cypher.protocol import CypherEngine
     from rhumbline.runtime.progress import Reporter
     from rhumbline.stores.graph.protocol import GraphStore
+    from rhumbline.stores.source_blobs import BlobStore
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Stores:
+    """Every store a call reaches, each opened by its own function on first use: a tool that reads
+    only the graph never connects to the relational store. The tool handler passes the container's
+    (runtime/resources.py); a test passes stores it opened itself."""
+
+    relational: "Callable[[], Engine]"
+    graph: "Callable[[], GraphStore]"
+    blobs: "Callable[[], BlobStore]"
+    # Single statements in one round trip (stores/relational/oneshot.py); the relational engine on SQLite.
+    autocommit: "Callable[[], Engine]"
+    # The graph backend's Cypher engine (the `query` tool's), opened beside the graph store.
+    cypher: "Callable[[], CypherEngine]"
+
+    @classmethod
+    def opened(
+        cls,
+        relational: "Engine",
+        graph: "GraphStore | None" = None,
+        blobs: "BlobStore | None" = None,
+        autocommit: "Engine | None" = None,
+    ) -> "Stores":
+        """Stores already open; blobs default to the relational store's own (no bucket). A store
+        left out fails, naming itself, when a call reaches it."""
+        if blobs is None:
+            from rhumbline.stores.source_blobs import InlineBlobs
+
+            blobs = InlineBlobs()
+        reach_graph = _given(graph, "graph store")
+        return cls(
+            relational=_given(relational, "relational store"),
+            graph=reach_graph,
+            blobs=_given(blobs, "contents store"),
+            autocommit=_given(autocommit or relational, "autocommit engine"),
+            cypher=_cypher_beside(reach_graph),
+        )
+
+
+def _cypher_beside(graph: "Callable[[], GraphStore]") -> "Callable[[], CypherEngine]":
+    """The settings' backend's Cypher engine, reading through `graph` where it reads the store."""
+
+    def reach() -> "CypherEngine":
+        from rhumbline.config import settings
+        from rhumbline.cypher.engines import open_engine
+
+        return open_engine(settings(), graph)
+
+    return reach
+
+
+def _given(store: "T | None", name: str) -> "Callable[[], T]":
+    def reach() -> T:
+        if store is None:
+            raise RuntimeError(f"no {name} was given to this call's stores")
+        return store
+
+    return reach
 
 
 @dataclass
@@ -26,6 +87,7 @@ class ToolContext:
     caller: Caller
     request_id: str
     deadline: float  # unix seconds
+    stores: Stores
 
     @property
     def settings(self) -> "Settings":
@@ -42,19 +104,29 @@ class ToolContext:
 
     @property
     def graph(self) -> "GraphStore":
-        return resources.graph_store()
+        return self.stores.graph()
+
+    @property
+    def engine(self) -> "Engine":
+        """The relational store's engine, for code that opens its own sessions (ingest, centrality)."""
+        return self.stores.relational()
+
+    @property
+    def blobs(self) -> "BlobStore":
+        """Where the stored files' bytes live (stores/source_blobs.py)."""
+        return self.stores.blobs()
 
     @property
     def cypher(self) -> "CypherEngine":
         """The graph backend's Cypher engine (the `query` tool's), opened beside the graph store."""
-        return resources.cypher_engine()
+        return self.stores.cypher()
 
     @contextmanager
     def db(self) -> Iterator["Session"]:
         """A relational session committed on success, rolled back on error."""
         from rhumbline.stores.relational.session import session_scope
 
-        with session_scope(resources.relational_engine()) as session:
+        with session_scope(self.engine) as session:
             yield session
 
     @contextmanager
@@ -64,7 +136,7 @@ class ToolContext:
         read-only: on SQLite it takes no write lock (stores/relational/engine.py)."""
         from rhumbline.stores.relational.engine import READ_ONLY
 
-        with resources.relational_engine().connect().execution_options(**{READ_ONLY: True}) as connection:
+        with self.engine.connect().execution_options(**{READ_ONLY: True}) as connection:
             yield connection
 
     def remaining(self) -> float:

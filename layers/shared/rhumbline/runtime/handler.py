@@ -12,7 +12,7 @@ import logging
 import os
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -20,6 +20,9 @@ from rhumbline.contract import ToolInvocation, ToolOutcome, success_payload
 from rhumbline.errors import DeadlineExceeded, Forbidden, InvalidArguments, ToolFailure
 from rhumbline.runtime.spec import ToolSpec, load_spec
 from rhumbline.runtime import snapshot
+
+if TYPE_CHECKING:
+    from rhumbline.runtime.context import Stores
 
 logger = logging.getLogger("rhumbline.tool")
 # Tool functions are named <stack>-tool-<tool>; a tool name has no "-".
@@ -37,14 +40,22 @@ def describe_validation_error(error: ValidationError) -> str:
     return "; ".join(lines)
 
 
-def execute(spec: ToolSpec, invocation: ToolInvocation) -> dict[str, Any]:
-    """Run one validated invocation and return the tool's result as JSON-ready data."""
+def execute(spec: ToolSpec, invocation: ToolInvocation, stores: "Stores | None" = None) -> dict[str, Any]:
+    """Run one validated invocation with these stores (default: the container's) and return the
+    tool's result as JSON-ready data."""
     from rhumbline.runtime.context import ToolContext
 
     if invocation.remaining_seconds() <= 0:
         raise DeadlineExceeded("the call arrived after its deadline")
+    if stores is None:
+        from rhumbline.runtime import resources
+
+        stores = resources.stores()
     context = ToolContext(
-        caller=invocation.caller, request_id=invocation.request_id, deadline=invocation.deadline_ms / 1000.0
+        caller=invocation.caller,
+        request_id=invocation.request_id,
+        deadline=invocation.deadline_ms / 1000.0,
+        stores=stores,
     )
     context.require_scope(spec.scope)
     try:
@@ -59,7 +70,8 @@ def execute(spec: ToolSpec, invocation: ToolInvocation) -> dict[str, Any]:
     return spec.run(arguments, context).model_dump(mode="json")
 
 
-def handle(tool_name: str, event: Any) -> dict[str, Any]:
+def handle(tool_name: str, event: Any, stores: "Stores | None" = None) -> dict[str, Any]:
+    """One invocation's outcome; `stores`: what the tool reaches (default: the container's)."""
     started = time.perf_counter()
     request_id = event.get("request_id", "") if isinstance(event, dict) else ""
 
@@ -70,7 +82,7 @@ def handle(tool_name: str, event: Any) -> dict[str, Any]:
         invocation = ToolInvocation.model_validate(event)
         if invocation.tool != tool_name:
             raise InvalidArguments(f"this function serves '{tool_name}', not '{invocation.tool}'")
-        result = execute(load_spec(tool_name), invocation)
+        result = execute(load_spec(tool_name), invocation, stores)
         return success_payload(invocation.request_id, result, elapsed())
     except ValidationError as error:
         failure = InvalidArguments(f"malformed tool invocation: {describe_validation_error(error)}")

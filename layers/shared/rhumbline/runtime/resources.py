@@ -1,4 +1,8 @@
-"""Per-container backend connections, opened lazily on first use and reused by warm invocations."""
+"""Per-container backend connections, opened lazily on first use and reused by warm invocations.
+
+Only the places that build a call read them here (the tool handler, the gateway's and the CLI's
+entry points): tools, lookups and the meter receive them as `Stores` (runtime/context.py).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
     from rhumbline.cypher.protocol import CypherEngine
+    from rhumbline.runtime.context import Stores
     from rhumbline.stores.graph.protocol import GraphStore
     from rhumbline.stores.source_blobs import BlobStore
 
@@ -83,6 +88,17 @@ def source_blobs() -> "BlobStore":
 
             _blobs = open_blob_store(settings().contents_bucket)
         return _blobs
+
+
+def stores() -> "Stores":
+    """The container's stores, each opened when a call first reaches it (after a SnapStart restore
+    too: every reach asks this module anew)."""
+    from rhumbline.runtime.context import Stores
+
+    return Stores(
+        relational=relational_engine, graph=graph_store, blobs=source_blobs, autocommit=autocommit_engine,
+        cypher=cypher_engine,
+    )
 
 
 def reset() -> None:

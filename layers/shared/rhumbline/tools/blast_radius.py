@@ -69,7 +69,6 @@ class BlastRadiusOutput(BaseModel):
 
 def run(arguments: BlastRadiusInput, context: ToolContext) -> BlastRadiusOutput:
     from rhumbline import centrality
-    from rhumbline.runtime import resources
     from rhumbline.tools import cursors
 
     project = context.project(arguments.project)
@@ -86,7 +85,7 @@ def run(arguments: BlastRadiusInput, context: ToolContext) -> BlastRadiusOutput:
     found = graph.reach(project, sorted(start), legs=centrality.DEPENDENTS, depth=arguments.depth)
     dependents = {i: d for i, d in found.items() if i not in start}
     budget = min(centrality.LAZY_SECONDS, context.remaining() / 2)
-    scores = centrality.scores(graph, resources.relational_engine(), project, seconds=budget, version=version)
+    scores = centrality.scores(graph, context.engine, project, seconds=budget, version=version)
     ranked = sorted(dependents, key=lambda i: (-scores.of(i), dependents[i], i))
     page = ranked[offset : offset + arguments.limit]
     nodes = graph.nodes(project, page)

@@ -45,13 +45,16 @@ class DeleteProjectOutput(BaseModel):
 
 def run(arguments: DeleteProjectInput, context: ToolContext) -> DeleteProjectOutput:
     from rhumbline import project_deletion
-    from rhumbline.runtime import resources
 
     if arguments.confirm is not None and arguments.confirm != arguments.project:
         raise InvalidArguments(f"`confirm` must repeat the project slug '{arguments.project}' exactly")
-    act = project_deletion.delete if arguments.confirm else project_deletion.plan
     try:
-        outcome = act(arguments.project, graph=context.graph, engine=resources.relational_engine(), reviews=arguments.reviews)
+        if arguments.confirm:
+            outcome = project_deletion.delete(
+                arguments.project, graph=context.graph, engine=context.engine, reviews=arguments.reviews, blobs=context.blobs
+            )
+        else:
+            outcome = project_deletion.plan(arguments.project, graph=context.graph, engine=context.engine, reviews=arguments.reviews)
     except project_deletion.UnknownProject:
         raise NotFound(f"no project '{arguments.project}'") from None
     return DeleteProjectOutput(

@@ -105,9 +105,8 @@ def _annotations(context: ToolContext, project: str, node_id: str) -> Annotation
     """The node's newest MAX_ANNOTATIONS and their exact total."""
     from rhumbline import annotations
     from rhumbline.lookup.annotation_probe import any_annotation
-    from rhumbline.runtime import resources
 
-    if not any_annotation(resources.relational_engine(), project, [node_id]):  # the usual case
+    if not any_annotation(context.engine, project, [node_id]):  # the usual case
         return AnnotationList(annotations=[], total=0)
     with context.read_db() as connection:
         found = annotations.for_nodes(connection, project, [node_id], per_node=MAX_ANNOTATIONS).get(node_id, [])

@@ -92,9 +92,8 @@ class GraphDiffOutput(BaseModel):
 
 def _diff(context: ToolContext, project: str, from_version: int | None, to_version: int | None) -> Any:
     from rhumbline.ingest.snapshots.diff import VersionNotDiffable, diff_versions
-    from rhumbline.runtime import resources
 
-    engine = resources.relational_engine()
+    engine = context.engine
     key = (project, from_version or 0, to_version or 0)
     if from_version is not None and to_version is not None:
         with _lock:

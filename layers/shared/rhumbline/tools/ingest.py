@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -16,6 +16,9 @@ from rhumbline.ingest.summary import IngestChanges, IngestFailure
 from rhumbline.runtime.context import ToolContext
 from rhumbline.runtime.spec import ToolSpec
 from rhumbline.tools.common import StrictInput, project_field
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 # A GitHub repository at an optional ref, or an S3 object: what a hosted deployment can fetch.
 # How long a local ingest waits for another ingest of the same project before saying so.
@@ -102,7 +105,6 @@ class IngestOutput(BaseModel):
 def run(arguments: IngestInput, context: ToolContext) -> IngestOutput:
     from rhumbline.ingest.lock import IngestBusy, exclusive_ingest
     from rhumbline.ingest.pipeline import ingest_local
-    from rhumbline.runtime import resources
 
     if context.settings.mode == "hosted" and not arguments.source:
         raise Unsupported(
@@ -130,24 +132,24 @@ def run(arguments: IngestInput, context: ToolContext) -> IngestOutput:
                 root,
                 project,
                 store=context.graph,
-                engine=resources.relational_engine(),
+                engine=context.engine,
+                blobs=context.blobs,
                 clear=arguments.clear,
                 progress=context.progress,
                 holder=_holder(context),
                 deadline=context.deadline,
             )
     except IngestBusy as busy:
-        raise _busy(project, str(busy)) from None
+        raise _busy(context.engine, project, str(busy)) from None
     return IngestOutput.model_validate(summary.model_dump())
 
 
-def _busy(project: str, reason: str) -> Conflict:
+def _busy(engine: "Engine", project: str, reason: str) -> Conflict:
     """Another local ingest of the project holds the machine's lock: the conflict names its version."""
-    from rhumbline.runtime import resources
     from rhumbline.stores.relational import versions
     from rhumbline.stores.relational.session import session_scope
 
-    with session_scope(resources.relational_engine()) as session:
+    with session_scope(engine) as session:
         running = versions.latest(session, project, status="running")
         if running is None:
             return Conflict(reason)
@@ -170,7 +172,6 @@ def _run_source(arguments: IngestInput, context: ToolContext) -> IngestOutput:
     like a local tree, with the commit the archive names; or, with `async`, scheduled."""
     from rhumbline.ingest.pipeline import ingest_local
     from rhumbline.ingest.discover.sources import fetched
-    from rhumbline.runtime import resources
 
     source = arguments.source or ""
     project = arguments.project or _source_project(source)
@@ -188,7 +189,8 @@ def _run_source(arguments: IngestInput, context: ToolContext) -> IngestOutput:
             tree.root,
             project,
             store=context.graph,
-            engine=resources.relational_engine(),
+            engine=context.engine,
+            blobs=context.blobs,
             clear=arguments.clear,
             commit=tree.commit,
             history=False,

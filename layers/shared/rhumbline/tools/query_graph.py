@@ -125,7 +125,6 @@ def _relevance(node, groups) -> float:  # type: ignore[no-untyped-def]
 def run(arguments: QueryGraphInput, context: ToolContext) -> QueryGraphOutput:
     from rhumbline import annotations, centrality
     from rhumbline.lookup.project_state import empty_project_failure
-    from rhumbline.runtime import resources
     from rhumbline.stores.graph.ranking import SearchPlan
 
     project = context.project(arguments.project)
@@ -147,7 +146,7 @@ def run(arguments: QueryGraphInput, context: ToolContext) -> QueryGraphOutput:
     walked = graph.walk(project, start, direction="both", depth=DEPTH, limit=MAX_NEIGHBOURHOOD, relations=CODE_RELATIONS)
     version = graph.graph_version(project)
     budget = min(centrality.LAZY_SECONDS, context.remaining() / 3)
-    scores = centrality.scores(graph, resources.relational_engine(), project, seconds=budget, version=version)
+    scores = centrality.scores(graph, context.engine, project, seconds=budget, version=version)
     groups = SearchPlan.parse(text).groups
     others = [s for s in walked.steps if s.depth > 0]
     top = max((scores.of(s.node.id) for s in others), default=0.0) or 1.0

@@ -59,7 +59,6 @@ def read(
     """Lines `start_line`..`end_line` (default: to the end) of `path` as stored with `version`
     (default: the served one)."""
     from rhumbline.ingest.discover.skiprules import holds_secrets
-    from rhumbline.runtime import resources
     from rhumbline.stores.relational import sources
 
     if end_line is not None and end_line < start_line:
@@ -92,7 +91,7 @@ def read(
             details={"project": project, "version": number, "path": path,
                      "reason": "secret_pattern" if secret else "not_stored"},
         )  # fmt: skip
-    data = found.content if found.content is not None else resources.source_blobs().get(found.project_id, found.digest)
+    data = found.content if found.content is not None else context.blobs.get(found.project_id, found.digest)
     return excerpt(found.path, number, found.digest, data, start_line, end_line)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from rhumbline.runtime import resources
 
 ADMIN = ("admin",)
 
@@ -17,7 +16,7 @@ def seeded(world):
     from rhumbline.stores.relational import versions
     from rhumbline.stores.relational.session import session_scope
 
-    with session_scope(resources.relational_engine()) as session:
+    with session_scope(world.engine) as session:
         version = versions.start(session, world.project)
         versions.finish(session, version.id, status="completed", node_count=7, edge_count=8)
     annotated = world.call(
@@ -42,7 +41,7 @@ def test_without_confirm_nothing_is_deleted_and_the_answer_counts_what_would_be(
         "project": seeded.project, "deleted": False, "reviews": "drop",
         "counts": {"nodes": 8, "edges": 8, "graph_versions": 1, "snapshots": 0, "annotations": 1, "pull_requests": 1, "reviews": 1},
     }  # fmt: skip
-    assert resources.graph_store().get_node(seeded.project, "function:shop/pricing.py:price_of") is not None
+    assert seeded.graph.get_node(seeded.project, "function:shop/pricing.py:price_of") is not None
 
 
 def test_keeping_reviews_deletes_the_graph_and_its_records_and_keeps_the_project(seeded) -> None:
@@ -50,7 +49,7 @@ def test_keeping_reviews_deletes_the_graph_and_its_records_and_keeps_the_project
         "delete_project", {"project": seeded.project, "reviews": "keep", "confirm": seeded.project}, scopes=ADMIN
     )
     assert answer["ok"] and answer["result"]["deleted"] is True, answer
-    graph = resources.graph_store()
+    graph = seeded.graph
     assert graph.get_node(seeded.project, "function:shop/pricing.py:price_of") is None
     assert graph.graph_version(seeded.project) is None
     # The other project's graph is untouched.

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import pytest
 
-from rhumbline.runtime import resources
 from rhumbline.stores.graph.model import GraphBatch
 from tests.functional.tools.code_context import shop_graph
 
 
 @pytest.fixture
 def shop(world):
-    resources.graph_store().apply(world.project, GraphBatch(nodes=shop_graph.NODES, edges=shop_graph.EDGES, clear=True))
+    world.graph.apply(world.project, GraphBatch(nodes=shop_graph.NODES, edges=shop_graph.EDGES, clear=True))
     return world
 
 

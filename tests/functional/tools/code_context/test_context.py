@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from rhumbline.runtime import resources
 from rhumbline.stores.graph.model import Edge, GraphBatch, Node
 from tests.functional.tools.code_context import shop_graph as g
 from tests.functional.tools.code_context.conftest import failed, ok
@@ -120,7 +119,7 @@ def test_definitions_are_capped_with_an_exact_total_and_continued_by_a_cursor(sh
     nodes += [Node(f"function:{path}:f{i:03}", "Function", f"f{i:03}", f"shop.generated.f{i:03}", path, i + 2, i + 2,
                    "python", f"def f{i:03}()") for i in range(205)]  # fmt: skip
     edges = [Edge(nodes[0].id, n.id, "DEFINES", "EXTRACTED", 1.0, "defines", path, n.start_line) for n in nodes[1:]]
-    resources.graph_store().apply(shop.project, GraphBatch(nodes=nodes, edges=edges))
+    shop.graph.apply(shop.project, GraphBatch(nodes=nodes, edges=edges))
     every = [f"function:{path}:f{i:03}" for i in range(205)]
     result = ok(shop.call("context", {"file": path}))
     assert result["definitions"]["total"] == 205
@@ -183,7 +182,7 @@ def test_annotations_of_the_files_nodes_with_exact_totals_and_none_from_another_
     counts and reads those of the file's nodes: both steps stay scoped to the project."""
     assert ok(shop.call("context", {"file": "shop/models.py"}))["annotations"] == {"items": [], "total": 0}
     # A note on the same node id in another project must not show up here.
-    resources.graph_store().apply(shop.other_project, GraphBatch(nodes=[g.PRODUCT_SAVE], edges=[]))
+    shop.graph.apply(shop.other_project, GraphBatch(nodes=[g.PRODUCT_SAVE], edges=[]))
     note = {"project": shop.other_project, "node_id": g.PRODUCT_SAVE.id, "content": "rival note"}
     ok(shop.call("add_annotation", note, projects=(shop.other_project,), scopes=("write",)))
     assert ok(shop.call("context", {"file": "shop/models.py"}))["annotations"] == {"items": [], "total": 0}

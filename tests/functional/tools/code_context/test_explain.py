@@ -80,12 +80,11 @@ def test_files_and_modules(shop) -> None:
 
 
 def test_more_documents_than_examples_are_all_listed(shop) -> None:
-    from rhumbline.runtime import resources
     from rhumbline.stores.graph.model import Edge, GraphBatch, Node
 
     pages = [Node(f"wikipage:wiki/Slugs-{i}.md", "WikiPage", f"Slugs {i}", f"wiki/Slugs-{i}.md") for i in range(7)]
     edges = [Edge(p.id, g.SLUGIFY.id, "DOCUMENTS", "INFERRED", 0.8, "`slugify` mentioned") for p in pages]
-    resources.graph_store().apply(shop.project, GraphBatch(nodes=pages, edges=edges))
+    shop.graph.apply(shop.project, GraphBatch(nodes=pages, edges=edges))
     result = ok(shop.call("explain", {"name": "slugify"}))
     assert [d["node"]["id"] for d in result["documents"]["items"]] == [p.id for p in pages]
     assert result["documents"]["total"] == 7

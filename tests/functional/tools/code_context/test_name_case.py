@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from rhumbline.runtime import resources
 from rhumbline.stores.graph.model import GraphBatch, Node
 from tests.functional.tools.code_context.conftest import failed, ok
 
@@ -28,7 +27,7 @@ RENDER_UPPER = Node("function:views.py:Render", "Function", "Render", "views.Ren
 @pytest.fixture
 def cased(world):
     nodes = [QUERYSET, LIST_QUERYSET, FIELD_QUERYSET, GET, GET_UPPER, RENDER, RENDER_UPPER]
-    resources.graph_store().apply(world.project, GraphBatch(nodes=nodes, edges=[], clear=True))
+    world.graph.apply(world.project, GraphBatch(nodes=nodes, edges=[], clear=True))
     return world
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import uuid
 
 import pytest
+from sqlalchemy import Engine
 
-from rhumbline.runtime import resources
 from rhumbline.stores.relational import versions
 from rhumbline.stores.relational.session import session_scope
 from tests.functional.tools.code_context.conftest import failed
@@ -26,11 +26,11 @@ LOOKUPS = [
 ]
 
 
-def _project(state: str) -> str:
+def _project(engine: Engine, state: str) -> str:
     slug = f"acme/{state}{uuid.uuid4().hex[:8]}"
     if state == "never":
         return slug  # not even a project row
-    with session_scope(resources.relational_engine()) as session:
+    with session_scope(engine) as session:
         if state == "listed":
             from rhumbline.stores.relational import projects
 
@@ -60,7 +60,7 @@ EXPECTED = {
 @pytest.mark.parametrize("state", sorted(EXPECTED))
 @pytest.mark.parametrize(("tool", "arguments"), LOOKUPS, ids=[tool for tool, _ in LOOKUPS])
 def test_an_empty_project_says_why(world, state: str, tool: str, arguments: dict) -> None:
-    slug = _project(state)
+    slug = _project(world.engine, state)
     error = failed(world.call(tool, {**arguments, "project": slug}, projects=(slug,), scopes=("read", "write")), "not_found")
     reason, message = EXPECTED[state]
     assert error["message"] == message.format(slug=slug)

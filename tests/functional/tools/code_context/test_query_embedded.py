@@ -7,7 +7,6 @@ import sqlite3
 
 import pytest
 
-from rhumbline.config import load_settings
 from tests.functional.tools.code_context import shop_graph
 from tests.functional.tools.code_context.conftest import failed, ok
 from tests.functional.tools.code_context.cypher_attacks import ATTACKS, MARK, PROP
@@ -85,7 +84,7 @@ def test_rows_caps_timeout_and_refusals(shop) -> None:
 
 
 def test_every_write_and_exfiltration_attempt_fails_and_changes_nothing(shop) -> None:
-    path = str(load_settings().graph_path)
+    path = shop.graph._path  # the file the tool reads, opened behind its back
     before = _state(path, shop.project)
     assert before["nodes"] == (len(shop_graph.NODES) + 1,)  # + the unresolved base's stub
     passed = []

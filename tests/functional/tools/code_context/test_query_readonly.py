@@ -272,7 +272,6 @@ def test_allowed_procedures_answer(neo) -> None:
 def test_project_params_follow_a_full_rewrite(neo) -> None:
     """`$project` is resolved in each call's own transaction: a staged rewrite between two calls
     (a new physical key) is seen by the next call, never a stale key."""
-    from rhumbline.runtime import resources
     from rhumbline.stores.graph.model import GraphBatch
 
     world, driver = neo
@@ -281,7 +280,7 @@ def test_project_params_follow_a_full_rewrite(neo) -> None:
     assert before == [{"key": _served(driver, world.project), "keys": [_served(driver, world.project)],
                        "c": len(shop_graph.NODES)}]  # fmt: skip
     fewer = shop_graph.NODES[:3]
-    resources.graph_store().apply(world.project, GraphBatch(nodes=fewer, edges=[], clear=True))
+    world.graph.apply(world.project, GraphBatch(nodes=fewer, edges=[], clear=True))
     after = ok(query(world, {"cypher": cypher}))["rows"]
     assert after == [{"key": _served(driver, world.project), "keys": [_served(driver, world.project)], "c": 3}]
     assert after[0]["key"] != before[0]["key"]

@@ -12,10 +12,9 @@ import uuid
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import Engine, func, select
 
 from rhumbline.config import settings
-from rhumbline.runtime import resources
 from rhumbline.stores.relational.schema.core import Project
 from rhumbline.stores.relational.schema.sources import SourceBlob
 from rhumbline.tools.source_text import MAX_BYTES, MAX_LINES
@@ -48,14 +47,14 @@ def _ingest(world, tree: Path, slug: str) -> dict:
     return ok(world.call("ingest", {"path": str(tree), "project": slug}, projects=(slug,), scopes=("admin",)))
 
 
-def _project_id(slug: str) -> int:
-    with resources.relational_engine().connect() as connection:
+def _project_id(engine: Engine, slug: str) -> int:
+    with engine.connect() as connection:
         return connection.scalar(select(Project.id).where(Project.slug == slug))
 
 
-def _blob_rows(project_id: int) -> list[tuple[str, bytes | None]]:
+def _blob_rows(engine: Engine, project_id: int) -> list[tuple[str, bytes | None]]:
     """The project's stored contents (other tests' projects share the PostgreSQL database)."""
-    with resources.relational_engine().connect() as connection:
+    with engine.connect() as connection:
         found = select(SourceBlob.digest, SourceBlob.content).where(SourceBlob.project_id == project_id)
         return [(digest, content) for digest, content in connection.execute(found)]
 
@@ -113,15 +112,15 @@ def test_versions_share_unchanged_files_and_retention_deletes_unnamed_contents(
 ) -> None:
     slug = f"psf/requests{uuid.uuid4().hex[:8]}"
     first = _ingest(world, tree, slug)
-    project_id = _project_id(slug)
-    blobs_after_first = len(_blob_rows(project_id))
+    project_id = _project_id(world.engine, slug)
+    blobs_after_first = len(_blob_rows(world.engine, project_id))
     assert first["changes"]["source_files"] == blobs_after_first  # every file distinct here
     (tree / "long.py").write_text("changed = True\n")
     help_text = (tree / "requests" / "help.py").read_text()
     (tree / "requests" / "help.py").unlink()
     second = _ingest(world, tree, slug)
     # One new content; every other file names the blob version 1 stored; one file fewer.
-    assert len(_blob_rows(project_id)) == blobs_after_first + 1
+    assert len(_blob_rows(world.engine, project_id)) == blobs_after_first + 1
     assert second["changes"]["source_bytes_added"] == len("changed = True\n")
     assert second["changes"]["source_files"] == first["changes"]["source_files"] - 1
     removed = failed(world.call("read_file", {"path": "requests/help.py"}, projects=(slug,)), "not_found")
@@ -138,7 +137,7 @@ def test_versions_share_unchanged_files_and_retention_deletes_unnamed_contents(
     (tree / "long.py").write_text("changed = 2\n")
     third = _ingest(world, tree, slug)
     assert third["changes"]["pruned_versions"] == 2
-    digests = {d for d, _ in _blob_rows(project_id)}
+    digests = {d for d, _ in _blob_rows(world.engine, project_id)}
     assert hashlib.sha256(b"".join(f"x{n} = {n}\n".encode() for n in range(1, 3001))).hexdigest() not in digests
     assert len(digests) == third["changes"]["source_files"]  # exactly the files of the one version left
     gone = failed(world.call("read_file", {"path": "long.py", "version": first["version"]}, projects=(slug,)), "not_found")
@@ -146,7 +145,7 @@ def test_versions_share_unchanged_files_and_retention_deletes_unnamed_contents(
     # Deleting the project deletes every content.
     ok(world.call("delete_project", {"project": slug, "confirm": slug, "reviews": "drop"}, projects=(slug,),
                   scopes=("admin",)))  # fmt: skip
-    with resources.relational_engine().connect() as connection:
+    with world.engine.connect() as connection:
         assert connection.scalar(select(func.count()).where(SourceBlob.project_id == project_id)) == 0
 
 
@@ -159,8 +158,8 @@ def test_a_version_without_stored_contents_and_a_project_without_versions_are_na
     slug = f"psf/requests{uuid.uuid4().hex[:8]}"
     summary = _ingest(world, tree, slug)
     # As a version ingested before contents were kept: no manifest.
-    project_id = _project_id(slug)
-    with resources.relational_engine().begin() as connection:
+    project_id = _project_id(world.engine, slug)
+    with world.engine.begin() as connection:
         version_id = connection.scalar(
             select(GraphVersion.id).where(GraphVersion.project_id == project_id, GraphVersion.version == summary["version"])
         )

@@ -8,6 +8,7 @@ import hashlib
 import inspect
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import boto3
@@ -15,7 +16,7 @@ import pytest
 from moto import mock_aws
 
 from rhumbline.config import settings
-from rhumbline.runtime import resources
+from rhumbline.stores.source_blobs import InlineBlobs, S3Blobs
 from tests.functional.tools.code_context.conftest import failed, ok
 from tests.functional.tools.code_context.test_read_file import _blob_rows, _ingest, _project_id, tree  # noqa: F401
 
@@ -32,8 +33,8 @@ def bucket(world, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     with mock_aws():
         client = boto3.client("s3", region_name="us-east-1")
         client.create_bucket(Bucket=BUCKET)
-        monkeypatch.setenv("RHUMBLINE_CONTENTS_BUCKET", BUCKET)
-        settings.cache_clear()
+        blobs = S3Blobs(BUCKET)
+        world.stores = replace(world.stores, blobs=lambda: blobs)
         yield client
 
 
@@ -52,8 +53,8 @@ def test_contents_live_in_the_bucket_and_go_with_their_versions(
 
     slug = f"psf/requests{uuid.uuid4().hex[:8]}"
     first = _ingest(world, tree, slug)
-    project_id = _project_id(slug)
-    rows = _blob_rows(project_id)
+    project_id = _project_id(world.engine, slug)
+    rows = _blob_rows(world.engine, project_id)
     objects = _objects(bucket, project_id)
     # The rows are the index: one per object, no bytes of their own; each object is its digest's.
     assert {digest for digest, _ in rows} == set(objects) and all(content is None for _, content in rows)
@@ -78,18 +79,16 @@ def test_contents_live_in_the_bucket_and_go_with_their_versions(
 def test_a_bucket_that_cannot_be_read_is_unavailable_naming_it(world, tree: Path, bucket) -> None:
     slug = f"psf/requests{uuid.uuid4().hex[:8]}"
     _ingest(world, tree, slug)
-    project_id = _project_id(slug)
+    project_id = _project_id(world.engine, slug)
     for key in _objects(bucket, project_id):
         bucket.delete_object(Bucket=BUCKET, Key=f"sources/{project_id}/{key}")
     error = failed(world.call("read_file", {"path": "requests/sessions.py"}, projects=(slug,)), "unavailable")
     assert f"S3 bucket {BUCKET}: GetObject failed" in error["message"] and error["details"] == {"store": "s3"}
 
 
-def test_a_server_not_told_of_the_bucket_says_so(world, tree: Path, bucket, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_server_not_told_of_the_bucket_says_so(world, tree: Path, bucket) -> None:
     slug = f"psf/requests{uuid.uuid4().hex[:8]}"
     _ingest(world, tree, slug)
-    monkeypatch.delenv("RHUMBLINE_CONTENTS_BUCKET")
-    settings.cache_clear()
-    monkeypatch.setattr(resources, "_blobs", None)  # the next read opens the blob store without a bucket
+    world.stores = replace(world.stores, blobs=InlineBlobs)  # a server not told of the bucket
     error = failed(world.call("read_file", {"path": "requests/sessions.py"}, projects=(slug,)), "unavailable")
     assert "this server has none configured (RHUMBLINE_CONTENTS_BUCKET)" in error["message"]

@@ -4,7 +4,6 @@ keeps docstring and wiki matches, `kinds` filters, `limit` caps with an exact to
 
 from __future__ import annotations
 
-from rhumbline.runtime import resources
 from rhumbline.stores.graph.model import GraphBatch, Node
 from tests.functional.tools.code_context import shop_graph as g
 from tests.functional.tools.code_context.conftest import failed, ok
@@ -53,7 +52,7 @@ def test_kinds_limit_and_exact_totals(shop) -> None:
 def test_projects_are_merged_by_score(shop) -> None:
     other = Node("function:lib/flow.py:checkout_all", "Function", "checkout_all", "lib.flow.checkout_all",
                  "lib/flow.py", 1, 3, "python", "def checkout_all()")  # fmt: skip
-    resources.graph_store().apply(shop.other_project, GraphBatch(nodes=[other]))
+    shop.graph.apply(shop.other_project, GraphBatch(nodes=[other]))
     both = (shop.project, shop.other_project)
     result = ok(shop.call("search", {"query": "checkout"}, projects=both))
     found = [(h["project"], h["id"], h["match"]) for h in result["hits"]]

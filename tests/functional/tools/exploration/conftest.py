@@ -9,7 +9,6 @@ import pytest
 from tests.functional.tools.exploration.depot import DEPOT_EDGES, DEPOT_NODES, Caller
 
 from rhumbline import centrality
-from rhumbline.runtime import resources
 from rhumbline.stores.graph.model import GraphBatch
 
 
@@ -23,10 +22,10 @@ def _fresh_centrality():
 @pytest.fixture
 def depot(world):
     """The world, its project's graph extended with the depot nodes and edges."""
-    resources.graph_store().apply(world.project, GraphBatch(nodes=DEPOT_NODES, edges=DEPOT_EDGES))
+    world.graph.apply(world.project, GraphBatch(nodes=DEPOT_NODES, edges=DEPOT_EDGES))
     return world
 
 
 @pytest.fixture
 def call_as(world) -> Callable[..., dict]:
-    return Caller(world.project)
+    return Caller(world)

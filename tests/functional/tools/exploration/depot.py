@@ -18,10 +18,14 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rhumbline.contract import INVOCATION_CONTRACT
 from rhumbline.runtime.handler import handle
 from rhumbline.stores.graph.model import Edge, Node
+
+if TYPE_CHECKING:
+    from tests.functional.tools.conftest import ToolWorld
 
 CART = "class:shop/cart.py:ShoppingCart"
 ADD_ITEM = "method:shop/cart.py:ShoppingCart.add_item"
@@ -73,9 +77,10 @@ DEPOT_EDGES = [
 
 @dataclass
 class Caller:
-    """Calls a tool through the real handler as any token: `call_as(tool, arguments, token_id=...)`."""
+    """Calls a tool through the real handler as any token, with the world's stores:
+    `call_as(tool, arguments, token_id=...)`."""
 
-    project: str
+    world: ToolWorld
 
     def __call__(
         self, tool: str, arguments: dict, *, token_id: str = "tk_test", projects=None, scopes=("read",)
@@ -89,12 +94,13 @@ class Caller:
                 "caller": {
                     "principal": f"tester-{token_id}",
                     "token_id": token_id,
-                    "projects": list(projects or (self.project,)),
+                    "projects": list(projects or (self.world.project,)),
                     "scopes": list(scopes),
                 },
                 "request_id": f"req-{uuid.uuid4().hex[:8]}",
                 "deadline_ms": int((time.time() + 30) * 1000),
             },
+            self.world.stores,
         )
 
 

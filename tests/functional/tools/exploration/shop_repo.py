@@ -10,6 +10,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from rhumbline.runtime.context import Stores
+
 ONE = {
     "shop/__init__.py": "",
     "shop/cart.py": '''"""Carts."""
@@ -75,12 +77,11 @@ def new_repo(root: Path) -> Path:
     return root
 
 
-def ingest(root: Path, project: str, **options: object):  # type: ignore[no-untyped-def]
-    """Ingest through the real pipeline into the stores the tools use."""
+def ingest(stores: Stores, root: Path, project: str, **options: object):  # type: ignore[no-untyped-def]
+    """Ingest through the real pipeline into `stores` (the world's, which its tools reach)."""
     from rhumbline.ingest.pipeline import ingest_local
-    from rhumbline.runtime import resources
 
     return ingest_local(
-        root, project, store=resources.graph_store(), engine=resources.relational_engine(), history=False,
+        root, project, store=stores.graph(), engine=stores.relational(), blobs=stores.blobs(), history=False,
         workers=1, **options,
     )  # fmt: skip

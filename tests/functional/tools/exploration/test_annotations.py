@@ -9,7 +9,6 @@ import pytest
 from tests.functional.tools.exploration.depot import CART, ok
 from tests.functional.tools.exploration.shop_repo import TWO, commit, ingest, new_repo
 
-from rhumbline.runtime import resources
 
 WRITE = ("read", "write")
 CLASS = "class:shop/cart.py:Cart"
@@ -20,12 +19,12 @@ CLEAR = "method:shop/cart.py:Cart.clear"
 def real_project(world):
     slug = f"acme/real{uuid.uuid4().hex[:10]}"
     yield slug
-    resources.graph_store().delete_project(slug)
+    world.graph.delete_project(slug)
 
 
 def test_annotations_survive_rebuilds_and_clear_and_orphans_stay_listed(world, call_as, real_project, tmp_path):
     repo = new_repo(tmp_path / "repo")
-    ingest(repo, real_project)
+    ingest(world.stores, repo, real_project)
     on_class = ok(call_as("add_annotation", {"project": real_project, "node_id": CLASS, "content": "Carts are per session."},
                           scopes=WRITE, projects=(real_project,)))  # fmt: skip
     on_clear = ok(call_as("add_annotation", {"project": real_project, "node_id": CLEAR,
@@ -36,14 +35,14 @@ def test_annotations_survive_rebuilds_and_clear_and_orphans_stay_listed(world, c
         result = ok(call_as("get_node", {"project": real_project, "node_id": node_id}, projects=(real_project,)))
         return [a["content"] for a in result["annotations"]["annotations"]]
 
-    ingest(repo, real_project)  # a rebuild (incremental, nothing changed)
+    ingest(world.stores, repo, real_project)  # a rebuild (incremental, nothing changed)
     assert shown(CLASS) == ["Carts are per session."]
-    ingest(repo, real_project, clear=True)  # the graph wiped and rebuilt
+    ingest(world.stores, repo, real_project, clear=True)  # the graph wiped and rebuilt
     assert shown(CLASS) == ["Carts are per session."]
     assert shown(CLEAR) == ["clear() keeps the reservation."]
 
     commit(repo, TWO, "two")  # clear() is gone
-    ingest(repo, real_project)
+    ingest(world.stores, repo, real_project)
     assert shown(CLASS) == ["Carts are per session."]
     listed = ok(call_as("list_annotations", {"project": real_project}, projects=(real_project,)))
     assert [(a["id"], a["node_id"], a["orphaned"]) for a in listed["annotations"]] == [

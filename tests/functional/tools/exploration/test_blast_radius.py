@@ -7,7 +7,6 @@ from tests.functional.tools.exploration.depot import (
 )  # fmt: skip
 
 from rhumbline import centrality
-from rhumbline.runtime import resources
 
 # Betweenness (see depot.py), as stored: six significant digits.
 B = {CHECKOUT: 0.0909091, PRICE_OF: 0.0909091, HANDLE: 0.0545455, TOTAL: 0.0409091, ADD_ITEM: 0.0409091}
@@ -86,5 +85,5 @@ def test_centrality_is_computed_once_per_graph_and_stored(depot, call_as, monkey
     centrality.forget()
     ok(call_as("blast_radius", {"project": depot.project, "node_id": PRICE_OF}))
     assert len(calls) == 1
-    stored = centrality.scores(resources.graph_store(), resources.relational_engine(), depot.project)
+    stored = centrality.scores(depot.graph, depot.engine, depot.project)
     assert stored.values == B and stored.exact and stored.node_count == 12 and stored.edge_count == 10

@@ -10,7 +10,6 @@ from tests.functional.tools.exploration.depot import ok
 from tests.functional.tools.exploration.shop_repo import TWO, commit, ingest, new_repo
 
 from rhumbline import centrality
-from rhumbline.runtime import resources
 from rhumbline.stores.relational.schema.exploration import GraphCentrality
 from rhumbline.stores.relational.schema.core import Project
 from rhumbline.stores.relational.session import session_scope
@@ -20,22 +19,22 @@ from rhumbline.stores.relational.session import session_scope
 def real_project(world):
     slug = f"acme/bc{uuid.uuid4().hex[:10]}"
     yield slug
-    resources.graph_store().delete_project(slug)
+    world.graph.delete_project(slug)
 
 
-def _stored_keys(project: str) -> list[str]:
-    with session_scope(resources.relational_engine()) as session:
+def _stored_keys(world, project: str) -> list[str]:
+    with session_scope(world.engine) as session:
         query = select(GraphCentrality.graph_key).join(Project).where(Project.slug == project)
         return sorted(session.scalars(query))
 
 
 def test_each_ingest_stores_its_versions_scores_and_drops_the_old_ones(world, call_as, real_project, tmp_path, monkeypatch):
     repo = new_repo(tmp_path / "repo")
-    ingest(repo, real_project)
-    assert _stored_keys(real_project) == ["v1"]
+    ingest(world.stores, repo, real_project)
+    assert _stored_keys(world, real_project) == ["v1"]
     commit(repo, TWO, "two")
-    ingest(repo, real_project)
-    assert _stored_keys(real_project) == ["v2"]
+    ingest(world.stores, repo, real_project)
+    assert _stored_keys(world, real_project) == ["v2"]
 
     # Served from the store: no computation on a call, even in a cold process.
     centrality.forget()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from tests.functional.tools.exploration.depot import ADD_ITEM, CART, CART_FILE, GIFT_CART, TOTAL, ok
 
-from rhumbline.runtime import resources
 from rhumbline.stores.graph.model import GraphBatch
 from rhumbline.tools import cursors
 
@@ -73,7 +72,7 @@ def test_a_cursor_expires_and_dies_with_the_graph_version(depot, call_as, monkey
     monkeypatch.undo()
 
     cursor = ok(call_as("get_node", arguments))["next_cursor"]
-    resources.graph_store().apply(depot.project, GraphBatch(version=7))  # a new graph version lands
+    depot.graph.apply(depot.project, GraphBatch(version=7))  # a new graph version lands
     assert _refused(call_as("get_node", {**arguments, "cursor": cursor}))[0] == "graph_changed"
 
 

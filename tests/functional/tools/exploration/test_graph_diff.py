@@ -8,21 +8,20 @@ import pytest
 from tests.functional.tools.exploration.depot import ok
 from tests.functional.tools.exploration.shop_repo import TWO, commit, ingest, new_repo
 
-from rhumbline.runtime import resources
 
 
 @pytest.fixture
 def real_project(world):
     slug = f"acme/diff{uuid.uuid4().hex[:10]}"
     yield slug
-    resources.graph_store().delete_project(slug)
+    world.graph.delete_project(slug)
 
 
 def test_diff_of_two_commits_lists_every_change_exactly(world, call_as, real_project, tmp_path):
     repo = new_repo(tmp_path / "repo")
-    ingest(repo, real_project)
+    ingest(world.stores, repo, real_project)
     commit(repo, TWO, "two")
-    ingest(repo, real_project)
+    ingest(world.stores, repo, real_project)
 
     result = ok(call_as("graph_diff", {"project": real_project}, projects=(real_project,)))
 
@@ -77,10 +76,10 @@ def test_diff_of_two_commits_lists_every_change_exactly(world, call_as, real_pro
 
 def test_lists_are_capped_at_100_with_exact_counts_and_continued(world, call_as, real_project, tmp_path):
     repo = new_repo(tmp_path / "repo")
-    ingest(repo, real_project)
+    ingest(world.stores, repo, real_project)
     many = "".join(f"def f{i:03}():\n    return {i}\n\n\n" for i in range(150))
     commit(repo, {"shop/many.py": many}, "many")
-    ingest(repo, real_project)
+    ingest(world.stores, repo, real_project)
     arguments = {"project": real_project}
 
     first = ok(call_as("graph_diff", arguments, projects=(real_project,)))
@@ -99,7 +98,7 @@ def test_lists_are_capped_at_100_with_exact_counts_and_continued(world, call_as,
 
 def test_versions_that_cannot_be_diffed_are_a_clear_error(world, call_as, real_project, tmp_path):
     repo = new_repo(tmp_path / "repo")
-    ingest(repo, real_project)
+    ingest(world.stores, repo, real_project)
     only_one = call_as("graph_diff", {"project": real_project}, projects=(real_project,))
     assert only_one["error"]["code"] == "not_found"
     assert "no diffable graph version before 1" in only_one["error"]["message"]

@@ -9,7 +9,6 @@ import pytest
 from tests.functional.tools.exploration.depot import ok
 from tests.functional.tools.exploration.shop_repo import ingest, new_repo
 
-from rhumbline.runtime import resources
 
 PRICE_OF = "function:shop/pricing.py:price_of"
 IMPORT = "import:shop/cart.py:price_of"  # `from shop.pricing import price_of` in shop/cart.py
@@ -18,9 +17,9 @@ IMPORT = "import:shop/cart.py:price_of"  # `from shop.pricing import price_of` i
 @pytest.fixture
 def real_project(world, call_as, tmp_path):
     slug = f"acme/kinds{uuid.uuid4().hex[:10]}"
-    ingest(new_repo(tmp_path / "repo"), slug)
+    ingest(world.stores, new_repo(tmp_path / "repo"), slug)
     yield slug
-    resources.graph_store().delete_project(slug)
+    world.graph.delete_project(slug)
 
 
 def test_search_lists_import_nodes_only_when_asked(call_as, real_project):

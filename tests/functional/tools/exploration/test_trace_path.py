@@ -56,10 +56,9 @@ def test_undirected_fallback_says_so_and_marks_backward_hops(depot, call_as):
 
 def test_no_path_and_same_node(depot, call_as, world):
     lonely = "function:shop/lonely.py:alone"
-    from rhumbline.runtime import resources
     from rhumbline.stores.graph.model import GraphBatch, Node
 
-    resources.graph_store().apply(depot.project, GraphBatch(nodes=[Node(lonely, "Function", "alone", "shop.lonely.alone")]))
+    depot.graph.apply(depot.project, GraphBatch(nodes=[Node(lonely, "Function", "alone", "shop.lonely.alone")]))
     none = ok(call_as("trace_path", {"project": depot.project, "from_node": ROUTE, "to_node": lonely}))
     assert (none["direction"], none["length"], none["total"], none["paths"]) == ("none", None, 0, [])
 
@@ -69,7 +68,6 @@ def test_no_path_and_same_node(depot, call_as, world):
 
 
 def test_names_resolve_and_ambiguity_is_reported(depot, call_as):
-    from rhumbline.runtime import resources
     from rhumbline.stores.graph.model import GraphBatch, Node
 
     result = ok(call_as("trace_path", {"project": depot.project, "from_node": "shop.api.route", "to_node": "checkout"}))
@@ -77,7 +75,7 @@ def test_names_resolve_and_ambiguity_is_reported(depot, call_as):
     assert call_as("trace_path", {"project": depot.project, "from_node": "nothing_here", "to_node": ROUTE})["error"]["code"] == "not_found"
 
     twins = [Node(f"function:shop/{m}.py:helper", "Function", "helper", f"shop.{m}.helper") for m in ("a", "b")]
-    resources.graph_store().apply(depot.project, GraphBatch(nodes=twins))
+    depot.graph.apply(depot.project, GraphBatch(nodes=twins))
     ambiguous = call_as("trace_path", {"project": depot.project, "from_node": "helper", "to_node": ROUTE})
     assert ambiguous["error"]["code"] == "ambiguous"
     assert [c["id"] for c in ambiguous["error"]["details"]["candidates"]] == [t.id for t in twins]

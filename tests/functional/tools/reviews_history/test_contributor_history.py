@@ -7,7 +7,6 @@ import subprocess
 from pathlib import Path
 
 from rhumbline.ingest.pipeline import ingest_local
-from rhumbline.runtime import resources
 
 
 def _commit(root: Path, files: dict[str, str], author: tuple[str, str], date: str) -> None:
@@ -30,7 +29,7 @@ def test_commit_counts_are_distinct_commits_not_file_touches(world, tmp_path: Pa
     _commit(root, {"a.py": "A = 1\n", "b.py": "B = 1\n", "c.py": "C = 1\n"}, ann, "2026-01-01T10:00:00+00:00")
     _commit(root, {"a.py": "A = 2\n"}, bob, "2026-02-01T10:00:00+00:00")
     _commit(root, {"a.py": "A = 3\n", "b.py": "B = 2\n"}, ann, "2026-03-01T10:00:00+00:00")
-    ingest_local(root, world.project, store=resources.graph_store(), engine=resources.relational_engine(), clear=True)
+    ingest_local(root, world.project, store=world.graph, engine=world.engine, clear=True)
 
     outcome = world.call("get_contributor_stats", {"repo": world.project})
     assert outcome["ok"], outcome
