@@ -79,7 +79,7 @@ def build_graph(
     partial: Partial | None = None,
     parse: Parse | None = None,
 ) -> BuiltGraph:
-    """`cache`: phase-1 facts of earlier ingests (incremental.py), parsing only files it lacks.
+    """`cache`: phase-1 facts of earlier ingests (snapshots/facts_cache.py), parsing only files it lacks.
     `parse`: how files are parsed (read_all_encoded's signature; default the single reader,
     discover/parallel.py; the shard plan is sharded/executors.py's ShardedReader).
     `history`: add Contributor nodes from git history when the root is a git checkout.

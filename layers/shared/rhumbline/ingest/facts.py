@@ -94,7 +94,7 @@ class CodeFacts(NamedTuple):
     syntax_errors: bool
     # The file's declared package or namespace (Java/Kotlin `package`, Go package clause, C#/PHP
     # namespace); None for languages without one. Other languages' conventions for the fields
-    # above are documented in rhumbline/ingest/polyglot/__init__.py.
+    # above are documented in rhumbline/ingest/languages/polyglot/__init__.py.
     namespace: str | None = None
     hints: tuple[TypeHint, ...] = ()  # Python: what assignments and annotations say of names
 

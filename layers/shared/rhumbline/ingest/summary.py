@@ -19,7 +19,7 @@ class IngestFailure(BaseModel):
 
 
 class IngestChanges(BaseModel):
-    """How this version differs from the graph it replaced (see rhumbline/ingest/incremental.py)."""
+    """How this version differs from the graph it replaced (see rhumbline/ingest/plan.py and docs/incremental.md)."""
 
     mode: str = Field(
         description="unchanged: same inputs as the stored version, its graph reused (only the"
