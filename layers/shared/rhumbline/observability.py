@@ -7,7 +7,7 @@ Every entry point (gateway, each tool) is wrapped once, at import:
   pays for), flushed as the call ends; one more for a tool invocation that produced no outcome
   (`DispatchFailures`, no tool dimension: the series template.yaml's alarm watches). `rhumbline serve` disables them (POWERTOOLS_METRICS_DISABLED)
   so a terminal is not flooded with EMF JSON.
-- Tracing: only the gateway loads Powertools' Tracer (the X-Ray SDK costs ~0.6 s of cold start);
+- Tracing: only the gateway loads Powertools' Tracer (the X-Ray SDK is a large part of a cold start);
   tool functions rely on the Lambda service's own active-tracing segments.
 
 The wrapper is explicit rather than Powertools' decorators because the same handlers also run

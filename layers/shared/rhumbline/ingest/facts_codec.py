@@ -7,15 +7,14 @@ first part (`calls=False`); FactCache.complete() reads the rest when the whole p
 Other facts (documents, files without calls) are one pickle.
 
 Not compressed: a full ingest encodes every parsed file's facts in the pool workers and decodes
-them in the parent (they are also what the workers send back), and zlib was most of that
-(sdist, all 2,834 parsed files: encoding 0.59 -> 0.14 CPU s, decoding 0.34 -> 0.22; the rows
-take 13.8 MB instead of 6.0). Rows written by earlier code are never decoded: the extractor
+them in the parent (they are also what the workers send back), and zlib was most of that cost;
+the rows take about twice the room. Rows written by earlier code are never decoded: the extractor
 fingerprint changes with this file, so those files are parsed again.
 
 The parts of a split blob hold plain tuples, not the NamedTuples themselves: pickling a
 NamedTuple calls a Python method per object each way (`__getnewargs__`, the class's `__new__`),
-which made this codec a visible part of phase 1 on both sides of the pool (sdist: 230k records,
-about 0.7 CPU s to encode in the workers and as much to decode in the parent). The head's records
+which made this codec a visible part of phase 1 on both sides of the pool (encoding in the
+workers, decoding in the parent). The head's records
 are stored as rows and the calls as columns (scopes, callees, lines, arguments); decoding rebuilds the
 NamedTuples with `tuple.__new__` in C after checking each row's width.
 

@@ -1,7 +1,7 @@
 """A full (clearing) write on Neo4j in transactions of bounded size, invisible until complete.
 
 One transaction cannot hold a large repository (the server caps transaction memory:
-`db.memory.transaction.max`; the full Django sdist, 77k nodes and 199k edges, exceeds 1 GiB). So:
+`db.memory.transaction.max`, and a large repository's graph exceeds a usual setting). So:
 
 1. *stage*: the new graph is written under a fresh physical key (`owner/name@<version>.<token>`,
    see keys.py) in transactions of at most `tx_rows` rows each: nodes and stubs, then edges,

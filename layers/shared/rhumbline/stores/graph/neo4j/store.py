@@ -40,8 +40,8 @@ if TYPE_CHECKING:
 WRITE_CHUNK = 2_000
 # A clearing write's CREATE rows (list-shaped, no Eager plan): fewer, larger round trips.
 BULK_CHUNK = 10_000
-# Rows per transaction of a staged (clearing) write: Django's `django/` (81k rows) fit one
-# transaction under a 1 GiB db.memory.transaction.max, the full sdist (276k rows) did not.
+# Rows per transaction of a staged (clearing) write: small enough that a transaction fits a
+# server's usual db.memory.transaction.max (RHUMBLINE_NEO4J_TX_ROWS lowers it for smaller ones).
 TX_ROWS = 50_000
 
 

@@ -2,21 +2,20 @@
 
 A clearing write starts from a project with no row: nothing can conflict, so every rid is chosen
 here (the next ones SQLite would give, above the file's highest) and the edges' ends need no
-lookup (a `SELECT id, rid ... json_each` of every end cost Django's `django/` 0.28 CPU s).
+lookup (a `SELECT id, rid ... json_each` of every end, a visible share of a large write).
 
 Large ones (BULK_NODES) drop the lookup indexes (the four node indexes and edges_in) and rebuild
-them after the rows go in: building an index by one sort afterwards costs about half of inserting
-into it row by row (Django's `django/`, 18.7k nodes: 0.7 → 0.4 CPU s for the node rows; the full
-sdist's 53.6k: 2.0 → 1.3; edges_in on the sdist's 199k edges: 1.2 → 1.05 for the edge rows). Only
-when the write's nodes outnumber every other node of the file: rebuilding re-indexes the other
-projects' rows too. The (project, id) key and the edges' primary key stay: upserts need them.
+them after the rows go in: building an index by one sort afterwards costs less than inserting
+into it row by row. Only when the write's nodes outnumber every other node of the file:
+rebuilding re-indexes the other projects' rows too. The (project, id) key and the edges' primary
+key stay: upserts need them.
 
 Inside the write's transaction: a failure rolls the drop back with everything else, and readers
 (WAL) keep their snapshot, indexes included, until the commit.
 
 Edges go in sorted by their key (source rid, relation, target rid): the edges table is a WITHOUT
 ROWID B-tree on that key, so each row is appended to its last leaf instead of splitting pages all
-over the tree (the sdist's 199k edges: 0.79 -> 0.62 CPU s for the inserts, 0.07 for the sort).
+over the tree (the sort costs far less than the page splits it saves).
 The sort is stable: of two edges with one key the later one is still written last and wins.
 """
 
@@ -83,8 +82,8 @@ def insert_cleared(
 def edge_values(edge: Edge, rid_of: dict[str, int]) -> tuple[object, ...]:
     """An edge's row (sql.UPSERT_EDGE), its ends as rids; checked first."""
     explanation, score = edge.explanation, edge.confidence_score
-    # The usual edge passes these few tests inline (the sdist's 199k edges: a call and a copy of
-    # every explanation less each); any other gets check_edge's specific error, or passes it.
+    # The usual edge passes these few tests inline (no call and no copy of its explanation per
+    # edge); any other gets check_edge's specific error, or passes it.
     if (
         edge.properties is not None
         or edge.confidence not in rows.CONFIDENCES
