@@ -7,7 +7,6 @@ import logging
 import re
 import sqlite3
 import threading
-import time
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -158,14 +157,30 @@ def test_no_lambda_time_left_means_no_dispatch(handler: Any, dispatcher: Countin
     assert (row.outcome, row.error_code) == ("error", "timeout")
 
 
+class FinishingDispatcher(InProcessDispatcher):
+    """The in-process dispatcher, telling when a tool has answered (even to a call that gave up)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.answered = threading.Event()
+
+    def invoke(self, tool: str, payload: dict[str, Any], timeout: float) -> dict[str, Any]:
+        try:
+            return super().invoke(tool, payload, timeout)
+        finally:
+            self.answered.set()
+
+
 def test_a_tool_overrunning_its_deadline_is_abandoned(make_gateway: Any, echo_tools: None, audit_rows: Any) -> None:
-    handler = make_gateway(tool_timeout=0.2)
+    dispatcher = FinishingDispatcher()
+    handler = make_gateway(dispatcher, tool_timeout=0.2)
     result = call(handler, "echo", {"text": "x", "sleep": 1.5}, request_id="req-slow")
     assert text_of(result) == "timeout: the 'echo' tool did not answer within 0.2 s (request id req-slow)"
+    assert not dispatcher.answered.is_set()  # the call was answered before its tool
     assert [(row.outcome, row.error_code) for row in audit_rows()] == [("error", "timeout")]
     assert audit_rows()[0].latency_ms < 1200
     # The abandoned thread finishes later: the call still has exactly one row.
-    time.sleep(1.6)
+    assert dispatcher.answered.wait(10)
     assert [(row.request_id, row.outcome) for row in audit_rows()] == [("req-slow", "error")]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import textwrap
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -133,18 +134,30 @@ def test_a_function_runs_at_most_its_concurrency_at_once(tmp_path: Path) -> None
     assert max(asyncio.run(main())) == 2
 
 
+BLOCKING = """
+    def handler(event, context):
+        event["started"].set()
+        event["release"].wait(10)
+        return "released"
+"""
+
+
 def test_a_busy_function_does_not_hold_up_another(tmp_path: Path) -> None:
-    runner = FunctionRunner(template_of(tmp_path, {"Busy": COUNTING, "Quick": COUNTING}), concurrency=1)
+    runner = FunctionRunner(template_of(tmp_path, {"Busy": BLOCKING, "Quick": COUNTING}), concurrency=1)
     finished: list[str] = []
+    started, release = threading.Event(), threading.Event()
 
     async def run(name: str, event: dict[str, Any]) -> None:
         await runner.invoke_async(name, event)
         finished.append(name)
 
     async def main() -> None:
-        busy = asyncio.create_task(run("Busy", {"sleep": 0.5}))
-        await asyncio.sleep(0.05)
-        await run("Quick", {"sleep": 0})
+        busy = asyncio.create_task(run("Busy", {"started": started, "release": release}))
+        try:
+            assert await asyncio.to_thread(started.wait, 10)  # Busy holds its only slot
+            await run("Quick", {"sleep": 0})
+        finally:
+            release.set()
         await busy
 
     asyncio.run(main())

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 from sqlalchemy import func, select
@@ -10,6 +9,7 @@ from sqlalchemy.exc import IntegrityError
 from rhumbline.stores.relational import projects, versions
 from rhumbline.stores.relational.schema.core import GraphVersion, Project
 from rhumbline.stores.relational.session import session_scope
+from tests.functional.stores.relational.races import reached
 
 
 def test_get_or_create_is_idempotent(engine, unique_project: str) -> None:
@@ -48,11 +48,11 @@ def test_get_or_create_loses_a_race_gracefully(engine, unique_project: str) -> N
         except BaseException as error:  # noqa: BLE001 - reported by the assert below
             errors.append(error)
 
-    with session_scope(engine) as session:
+    with reached(engine, "INSERT") as second_waits, session_scope(engine) as session:
         results["first"] = projects.get_or_create(session, unique_project).id
         thread = threading.Thread(target=second_creator)
         thread.start()
-        time.sleep(0.3)  # let the second transaction reach its SELECT / INSERT
+        assert second_waits.wait(15), "the second transaction never reached its INSERT (its BEGIN on SQLite)"
     thread.join(timeout=15)
 
     assert errors == []

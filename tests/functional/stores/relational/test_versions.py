@@ -1,13 +1,13 @@
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 
 from rhumbline.stores.relational import versions
 from rhumbline.stores.relational.schema.core import GraphVersion
 from rhumbline.stores.relational.session import session_scope
+from tests.functional.stores.relational.races import reached
 
 
 def _run(engine, slug: str, status: str = "completed", nodes: int = 0) -> int:
@@ -48,11 +48,11 @@ def test_a_second_ingest_is_refused_while_the_first_holds_the_lease(engine, uniq
         except BaseException as error:  # noqa: BLE001 - checked below
             outcome["second"] = error
 
-    with session_scope(engine) as session:
+    with reached(engine, "INSERT") as second_waits, session_scope(engine) as session:
         outcome["first"] = versions.start(session, unique_project, holder="alice (request r1)").version
         thread = threading.Thread(target=second_ingest)
         thread.start()
-        time.sleep(0.3)  # let the second transaction reach its INSERT
+        assert second_waits.wait(15), "the second transaction never reached its INSERT (its BEGIN on SQLite)"
     thread.join(timeout=15)
 
     refused = outcome["second"]
