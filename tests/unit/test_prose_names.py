@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import io
 import re
+import subprocess
 import tokenize
 import tomllib
 from collections.abc import Iterator
@@ -40,16 +41,18 @@ ILLUSTRATIVE = {
     "b.py", "mod.py", "pkg.py", "f.json", "_.py",  # a module, a file named in an id's example
     "package.json", "claude_desktop_config.json",  # a user's npm package, an MCP client's settings
     "alembic.ini",  # named to say there is none
+    "setup.cfg", "src/pkg/m.py", "tests/admin_views/models.py",  # a Python project's files, as the importer reads them
 }
 
 
 def repository_files() -> list[str]:
-    skipped = {".git", "__pycache__", ".venv", "node_modules", ".pytest_cache", ".ruff_cache"}
-    return [
-        path.relative_to(ROOT).as_posix()
-        for path in ROOT.rglob("*")
-        if path.is_file() and not skipped.intersection(path.relative_to(ROOT).parts)
-    ]
+    """The files git tracks or would track: never what a checkout downloaded or built (corpora,
+    virtualenvs), which differ from one machine to the next."""
+    listed = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        capture_output=True, check=True, timeout=60,
+    ).stdout.decode()
+    return [name for name in listed.split("\0") if name and (ROOT / name).is_file()]
 
 
 FILES = repository_files()
