@@ -27,10 +27,9 @@ def _count(world, label: str) -> int:
 
 def test_a_kind_label_counts_what_the_ingest_counted(world, tmp_path: Path) -> None:
     from rhumbline.ingest import pipeline
-    from rhumbline.runtime import resources
 
     summary = pipeline.ingest_local(
-        FIXTURE, world.project, store=resources.graph_store(), engine=resources.relational_engine(),
+        FIXTURE, world.project, store=world.stores.graph(), engine=world.stores.relational(),
         clear=True, history=False,
     )  # fmt: skip
     kinds = summary.nodes_by_kind
@@ -49,9 +48,8 @@ def test_a_kind_label_counts_what_the_ingest_counted(world, tmp_path: Path) -> N
 
 
 def test_an_incremental_write_labels_by_kind_and_relabels_a_changed_kind(world) -> None:
-    from rhumbline.runtime import resources
 
-    graph = resources.graph_store()
+    graph = world.stores.graph()
     before = _count(world, "Function"), _count(world, "Class")
     node = Node("function:shop/extra.py:helper", "Function", "helper", "shop.extra.helper", "shop/extra.py", 1, 2)
     graph.apply(world.project, GraphBatch(nodes=[node]))
@@ -86,9 +84,8 @@ def test_a_label_or_type_that_matches_nothing_is_named(world) -> None:
                 assert said.startswith(start), (world.shape, cypher, warnings)
     # What another project has does not count: the token sees only its own.
     only_there = Node("decision:adr/1.md:d", "Decision", "d", "d", "adr/1.md", 1, 2)
-    from rhumbline.runtime import resources
 
-    resources.graph_store().apply(world.other_project, GraphBatch(nodes=[only_there]))
+    world.stores.graph().apply(world.other_project, GraphBatch(nodes=[only_there]))
     outcome = world.call("query", {"cypher": "MATCH (n:Decision) RETURN count(n) AS c"}, scopes=CYPHER)
     assert outcome["result"]["rows"] == [{"c": 0}]
     assert outcome["result"]["warnings"] == ["the label :Decision matches no node in this token's projects"]

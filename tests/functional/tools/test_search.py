@@ -75,7 +75,6 @@ def test_unknown_kind_and_blank_query_are_specific_errors(world):
 
 
 def test_a_declaration_without_a_body_is_listed_under_its_implementation(world):
-    from rhumbline.runtime import resources
     from rhumbline.stores.graph.model import GraphBatch, Node
 
     implementation = Node(
@@ -88,7 +87,7 @@ def test_a_declaration_without_a_body_is_listed_under_its_implementation(world):
         qualified_name="types/shop:Ledger.reconcile", file="types/shop.d.ts", start_line=7, end_line=7,
         language="typescript", signature="reconcile(entries: Entry[]): Balance", docstring="Reconcile the ledger.",
     )  # fmt: skip
-    resources.graph_store().apply(world.project, GraphBatch(nodes=[implementation, declaration]))
+    world.stores.graph().apply(world.project, GraphBatch(nodes=[implementation, declaration]))
     result = world.call("search", {"query": "reconcile", "project": world.project})["result"]
     assert [hit["id"] for hit in result["hits"]] == [implementation.id]
     assert result["declarations"] == [

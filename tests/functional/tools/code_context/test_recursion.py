@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from rhumbline.runtime import resources
 from rhumbline.stores.graph.model import GraphBatch
 from tests.functional.tools.code_context import shop_graph as g
 from tests.functional.tools.code_context.conftest import ok
@@ -18,7 +17,7 @@ CALLS_ITSELF = [
 
 @pytest.fixture
 def recursive(shop):
-    resources.graph_store().apply(shop.project, GraphBatch(edges=CALLS_ITSELF))
+    shop.stores.graph().apply(shop.project, GraphBatch(edges=CALLS_ITSELF))
     return shop
 
 
