@@ -42,6 +42,7 @@ ILLUSTRATIVE = {
     "package.json", "claude_desktop_config.json",  # a user's npm package, an MCP client's settings
     "alembic.ini",  # named to say there is none
     "setup.cfg", "src/pkg/m.py", "tests/admin_views/models.py",  # a Python project's files, as the importer reads them
+    "shards.json",  # an object a hosted ingest run writes to its bucket
 }
 
 
