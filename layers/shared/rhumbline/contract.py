@@ -9,12 +9,12 @@ not know instead of guessing.
 from __future__ import annotations
 
 import time
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-INVOCATION_CONTRACT = "rhumbline.tool-invocation/1"
-OUTCOME_CONTRACT = "rhumbline.tool-outcome/1"
+INVOCATION_CONTRACT: Final = "rhumbline.tool-invocation/1"
+OUTCOME_CONTRACT: Final = "rhumbline.tool-outcome/1"
 
 Scope = Literal["read", "write", "admin", "cypher"]
 ALL_PROJECTS = "*"

@@ -41,7 +41,7 @@ def secrets_provider() -> "SecretsProvider":
 
 def read_secret(arn: str, *, transform: str | None = None) -> Any:
     """The secret's value (parsed when `transform="json"`), cached for SECRET_MAX_AGE_SECONDS."""
-    return secrets_provider().get(arn, transform=transform, max_age=SECRET_MAX_AGE_SECONDS)  # type: ignore[call-overload]
+    return secrets_provider().get(arn, transform=transform, max_age=SECRET_MAX_AGE_SECONDS)
 
 
 def reset() -> None:

@@ -22,6 +22,10 @@ def open_engine(settings: Settings, graph: Callable[[], GraphStore]) -> CypherEn
         return Neo4jCypher(settings, conforms=compiled)
     if settings.graph_backend == "sqlite":
         from rhumbline.cypher.sqlite.engine import SqliteCypher
+        from rhumbline.cypher.sqlite.runner import ReadOnlyFile
 
-        return SqliteCypher(graph())
+        store = graph()
+        if not isinstance(store, ReadOnlyFile):
+            raise TypeError(f"the sqlite backend's graph store {type(store).__name__} has no read-only connection")
+        return SqliteCypher(store)
     raise ValueError(f"unknown graph backend {settings.graph_backend!r}")

@@ -8,6 +8,7 @@ so every consumer handles every node type below and nothing else.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 # -- expressions --------------------------------------------------------------------------------
 
@@ -118,7 +119,7 @@ class MapProj:
     ('entry', key, expr)."""
 
     subject: Var
-    items: tuple[tuple, ...]
+    items: tuple[tuple[Any, ...], ...]
 
 
 @dataclass(frozen=True)

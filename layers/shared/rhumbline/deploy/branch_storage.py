@@ -189,7 +189,7 @@ def _put_secret(arn: str, value: Mapping[str, Any]) -> None:
     import boto3
     from botocore.config import Config
 
-    client = boto3.client("secretsmanager", config=Config(**AWS_TIMEOUTS))  # type: ignore[arg-type]
+    client = boto3.client("secretsmanager", config=Config(**AWS_TIMEOUTS))
     client.put_secret_value(SecretId=arn, SecretString=json.dumps(dict(value)))
 
 

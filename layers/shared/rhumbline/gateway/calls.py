@@ -182,6 +182,7 @@ class ToolCalls:
         """The call's MCP result, returned only once its audit row is committed."""
         started = time.perf_counter()
         rejection = check_call(self.catalog, request)
+        error_code: str | None
         if rejection is not None:
             result, error_code = error_result(rejection.code, rejection.message), rejection.code
         else:
@@ -249,7 +250,7 @@ class ToolCalls:
             failure = expected_failure(error)
             if failure is not None:
                 message = f"this token could not be checked: {failure.message} (request id {request_id})"
-                return ToolErrorBody(code=failure.code, message=message, details=failure.details or None)
+                return ToolErrorBody(code=failure.code, message=message, details=failure.details or {})
             message = f"the relational store could not check this token's limits; retry shortly (request id {request_id})"
             return ToolErrorBody(code="unavailable", message=message, details={"store": "relational"})
         if admission.admitted:

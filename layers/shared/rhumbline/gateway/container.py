@@ -17,6 +17,7 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
+    from mangum.types import Response
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from starlette.types import ASGIApp, Message, Scope
 
@@ -93,7 +94,8 @@ class GatewayContainer:
         # on 3.12+ when none is set (Kludex/mangum#377); its translation never uses that loop.
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", "There is no current event loop", DeprecationWarning)
-            mangum = Mangum(self.app, lifespan="off")
+            # Starlette types an app as returning any awaitable, Mangum as returning a coroutine.
+            mangum = Mangum(self.app, lifespan="off")  # type: ignore[arg-type]
 
         def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
             adapter = mangum.infer(event, context)
@@ -102,13 +104,13 @@ class GatewayContainer:
 
         return handler
 
-    async def serve_http(self, scope: "Scope", body: bytes) -> dict[str, Any]:
+    async def serve_http(self, scope: "Scope", body: bytes) -> "Response":
         """Run one buffered HTTP exchange through the app: Mangum's response dict (status, headers, body).
 
         Lambda cannot stream a response either, so the whole body is collected. An app that raises
         before answering gives a 500, as Mangum's own cycle would.
         """
-        response: dict[str, Any] = {"status": 500, "headers": [], "body": b""}
+        response: Response = {"status": 500, "headers": [], "body": b""}
         chunks: list[bytes] = []
         responded = asyncio.Event()
         delivered = False

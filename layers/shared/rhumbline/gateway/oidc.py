@@ -124,9 +124,10 @@ def string(claims: dict[str, Any], name: str) -> str | None:
     """A claim that must be a JSON string; None when absent (a JSON null is no string)."""
     if name not in claims:
         return None
-    if not isinstance(claims[name], str):
+    value = claims[name]
+    if not isinstance(value, str):
         raise invalid(f"the {name} claim must be a string")
-    return claims[name]
+    return value
 
 
 def audiences(claims: dict[str, Any]) -> tuple[str, ...]:

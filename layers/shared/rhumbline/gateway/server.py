@@ -126,7 +126,9 @@ def build_mcp_server(catalog: Catalog, tool_calls: ToolCalls, access_of: AccessO
         instructions=INSTRUCTIONS,
         get_tool_input_schema=catalog.input_schema,
         on_list_tools=list_tools,
-        on_call_tool=call_tool,
+        # The SDK sends a plain result dict as it is (its runner accepts a model or a dict); its
+        # annotation names only the model.
+        on_call_tool=call_tool,  # type: ignore[arg-type]
     )
     if not tracing_configured():
         # The SDK's OpenTelemetry middleware opens a span per message even when no tracer provider

@@ -59,7 +59,7 @@ class S3Blobs:
             from botocore.config import Config
 
             self._client = boto3.client(
-                "s3", config=Config(max_pool_connections=UPLOAD_THREADS, **S3_TIMEOUTS)  # type: ignore[arg-type]
+                "s3", config=Config(max_pool_connections=UPLOAD_THREADS, **S3_TIMEOUTS)
             )
         return self._client
 

@@ -90,7 +90,7 @@ def run(arguments: ExplainInput, context: ToolContext) -> ExplainOutput:
     )  # fmt: skip
     around = dict(zip(directions, bundle.around[:2]))
     neighborhood = [
-        RelationSummary(relation=relation, direction=direction, total=group.total, examples=links(group).items)  # type: ignore[arg-type]
+        RelationSummary(relation=relation, direction=direction, total=group.total, examples=links(group).items)
         for direction, found in around.items()
         for relation, group in found.items()
         if relation != DOCUMENT_RELATION

@@ -357,7 +357,7 @@ class BoundedReads:
                 self.tripped = self.timed_out = True
                 raise OSError(f"the answer was still arriving after {self.seconds:.1f} s")
             try:
-                received = receive(buffer, nbytes)
+                received: int = receive(buffer, nbytes)
             except SocketDeadlineExceededError:  # blocked until the socket's read deadline
                 self.tripped = self.timed_out = True
                 raise

@@ -454,8 +454,8 @@ class _Writer:
             building = self.building_call(e, scope)
             if building is not None:
                 return building
-            args = ", ".join(self.expr(a, scope) for a in e.args)
-            return f"{e.name}({'DISTINCT ' if e.distinct else ''}{args})"
+            arguments = ", ".join(self.expr(a, scope) for a in e.args)
+            return f"{e.name}({'DISTINCT ' if e.distinct else ''}{arguments})"
         if isinstance(e, s.Case):
             subject = f" {self.expr(e.subject, scope)}" if e.subject is not None else ""
             whens = " ".join(f"WHEN {self.expr(c, scope)} THEN {self.expr(v, scope)}" for c, v in e.whens)

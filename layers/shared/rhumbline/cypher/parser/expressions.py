@@ -3,6 +3,8 @@ pattern comprehensions, EXISTS/COUNT subqueries, maps and CASE."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from rhumbline.cypher import syntax as s
 from rhumbline.cypher.parser.stream import (
     CLAUSE_STARTS,
@@ -323,7 +325,7 @@ class ExpressionParser(TokenStream):
 
     def map_projection(self, var: s.Var) -> s.MapProj:
         self.expect_symbol("{")
-        items: list[tuple] = []
+        items: list[tuple[Any, ...]] = []
         if not self.accept_symbol("}"):
             while True:
                 if self.accept_symbol("."):

@@ -193,7 +193,8 @@ def _bounded_range(*bounds: str) -> None:
     backend: the embedded store would refuse it when it ran, and on Neo4j a list built from it
     (`[x IN range(1, 300000000) | x]`) exhausts the server's heap, which
     db.memory.transaction.max does not count."""
-    from rhumbline.cypher.sqlite.functions import VALUE_BYTES, range_chars
+    from rhumbline.cypher.budget import VALUE_BYTES
+    from rhumbline.cypher.sqlite.functions import range_chars
     from rhumbline.errors import QueryTooLarge
 
     numbers = [re.sub(r"[()\s]", "", bound) for bound in bounds]

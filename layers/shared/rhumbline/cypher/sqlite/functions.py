@@ -55,8 +55,9 @@ def last_failure() -> CypherRuntimeError | None:
 
 
 def _fails(message: str, kind: type[CypherRuntimeError] = CypherRuntimeError) -> CypherRuntimeError:
-    _failure.error = kind(message)
-    return _failure.error
+    error = kind(message)
+    _failure.error = error
+    return error
 
 
 def set_deadline(at: float) -> None:
@@ -218,7 +219,7 @@ def regex(value: Any, pattern: Any) -> int | None:
     return int(_regex(pattern).fullmatch(value) is not None)
 
 
-def substring(value: Any, start: Any, length: Any = -1) -> str | None:
+def substring(value: str | None, start: int | None, length: int | None = -1) -> str | None:
     if value is None or start is None or length is None:
         return None
     if start < 0 or (length != -1 and length < 0):
@@ -257,7 +258,7 @@ def list_slice(items: Any, start: Any, end: Any, start_missing: int, end_missing
     return json.dumps(values[None if start_missing else start : None if end_missing else end], ensure_ascii=False)
 
 
-def concat(a: Any, b: Any) -> str | None:
+def concat(a: str | None, b: str | None) -> str | None:
     if a is None or b is None:
         return None
     _within(len(a) + len(b), "a list concatenation")
@@ -380,7 +381,7 @@ def _text(function: Callable[[str], Any]) -> Callable[[Any], Any]:
     return wrapped
 
 
-def replace(value: Any, old: Any, new: Any) -> str | None:
+def replace(value: str | None, old: str | None, new: str | None) -> str | None:
     if value is None or old is None or new is None:
         return None
     count = value.count(old) if old else len(value) + 1
@@ -408,7 +409,7 @@ class Collect:
         return "[" + ",".join(self.parts) + "]"
 
 
-def _sign(value: Any) -> int:
+def _sign(value: float) -> int:
     return (value > 0) - (value < 0)
 
 

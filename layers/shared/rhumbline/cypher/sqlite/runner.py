@@ -6,7 +6,7 @@ and nothing else (no writes, no PRAGMA, no ATTACH). The time budget is a progres
 interrupts the statement past its deadline; rows are read up to `limit + 1` and the answer is
 bounded in size as on Neo4j (answer.MAX_RESULT_CHARS).
 
-The memory budget: no value the statement builds passes functions.VALUE_BYTES (the connection's
+The memory budget: no value the statement builds passes VALUE_BYTES (the connection's
 SQLITE_LIMIT_LENGTH, and the `cy_*` functions before they build), sorts and materialized subqueries
 spill to a temporary file past the page cache, and rows are read off the statement within
 READ_CHARS.
@@ -22,9 +22,10 @@ import json
 import sqlite3
 import threading
 import time
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from rhumbline.cypher.answer import MAX_RESULT_CHARS, REDACTED, STRING_CHARS, Answer, scalar
+from rhumbline.cypher.budget import VALUE_BYTES
 from rhumbline.cypher.mentions import Mentions
 from rhumbline.cypher.sqlite import functions
 from rhumbline.cypher.sqlite.compiler import Compiled
@@ -82,6 +83,7 @@ class _Connections(threading.local):
 _connections = _Connections()
 
 
+@runtime_checkable
 class ReadOnlyFile(Protocol):
     """The embedded graph store, as the runner reads it: a read-only connection to its file."""
 
@@ -97,7 +99,7 @@ def _connection(store: ReadOnlyFile) -> sqlite3.Connection:
         functions.register(connection)
         # Sorts, DISTINCT and materialized subqueries spill to a temporary file past the page cache.
         connection.execute("PRAGMA temp_store = FILE")
-        connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, functions.VALUE_BYTES)
+        connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, VALUE_BYTES)
         connection.setlimit(sqlite3.SQLITE_LIMIT_COLUMN, _COLUMNS)
         connection.set_authorizer(_authorize)
         connection.set_progress_handler(lambda: int(functions.past_deadline()), _PROGRESS_STEPS)
@@ -126,10 +128,10 @@ def run(
             raw, read_cut = _read(cursor, limit + 1, compiled.types)
             more = read_cut or len(raw) > limit
             decoder = _Decoder()
-            rows = []
-            for row in raw[:limit]:
+            rows: list[list[Any]] = []
+            for read in raw[:limit]:
                 _on_time()
-                rows.append([decoder.top(value, typ) for value, typ in zip(row, compiled.types)])
+                rows.append([decoder.top(value, typ) for value, typ in zip(read, compiled.types)])
             nodes, edges = decoder.fetch(connection, scope)
             warnings = _warnings(connection, scope, mentions)
         finally:
@@ -192,9 +194,9 @@ def _on_time(every: int = 1) -> None:
         raise functions.DeadlinePassed("the deadline passed")
 
 
-def _read(cursor: sqlite3.Cursor, most: int, types: list[T]) -> tuple[list[tuple], bool]:
+def _read(cursor: sqlite3.Cursor, most: int, types: list[T]) -> tuple[list[tuple[Any, ...]], bool]:
     """Up to `most` rows, and whether READ_CHARS stopped the reading first."""
-    rows: list[tuple] = []
+    rows: list[tuple[Any, ...]] = []
     size = 0
     for row in cursor:
         for value, typ in zip(row, types):
@@ -222,7 +224,7 @@ def _translated(error: sqlite3.Error, timeout: float) -> Exception:
     if failure is not None:
         return InvalidArguments(f"the query failed: {failure}")
     if "too big" in message:  # SQLITE_TOOBIG: a value past SQLITE_LIMIT_LENGTH
-        return _too_large(f"a value would pass the {functions.VALUE_BYTES:,}-byte limit on a value ({message})")
+        return _too_large(f"a value would pass the {VALUE_BYTES:,}-byte limit on a value ({message})")
     if "too many columns" in message:
         return QueryTooLarge(
             f"the query was stopped: a result or a subquery has more columns than the limit of {_COLUMNS}",
@@ -238,7 +240,7 @@ def _translated(error: sqlite3.Error, timeout: float) -> Exception:
 def _too_large(reason: str) -> QueryTooLarge:
     return QueryTooLarge(
         f"the query was stopped: {reason}. Aggregate or filter sooner (count, size, LIMIT) to build less.",
-        details={"limit": "value_bytes", "value_bytes": functions.VALUE_BYTES},
+        details={"limit": "value_bytes", "value_bytes": VALUE_BYTES},
     )
 
 
@@ -312,7 +314,7 @@ class _Decoder:
             return {k: self.inner(v) for k, v in value.items()}
         return value
 
-    def fetch(self, connection: sqlite3.Connection, scope: list[str]) -> tuple[dict[int, Any], dict[tuple, Any]]:
+    def fetch(self, connection: sqlite3.Connection, scope: list[str]) -> tuple[dict[int, Any], dict[tuple[Any, ...], Any]]:
         nodes: dict[int, Any] = {}
         if self.nodes:
             rows = connection.execute(_FETCH_NODES, {"ids": json.dumps(sorted(self.nodes)), "scope": json.dumps(scope)})
@@ -321,7 +323,7 @@ class _Decoder:
                 kind = properties.get("kind")
                 labels = sorted([LABEL, kind]) if kind in KIND_LABELS else [LABEL]
                 nodes[rid] = {"type": "node", "element_id": f"n:{rid}", "labels": labels, "properties": properties}
-        edges: dict[tuple, Any] = {}
+        edges: dict[tuple[Any, ...], Any] = {}
         if self.edges:
             keys = json.dumps(sorted(self.edges))
             for source, relation, target, project, *values in connection.execute(
@@ -340,7 +342,7 @@ class _Decoder:
         return nodes, edges
 
 
-def _resolve(value: Any, nodes: dict[int, Any], edges: dict[tuple, Any], missing: list[int]) -> Any:
+def _resolve(value: Any, nodes: dict[int, Any], edges: dict[tuple[Any, ...], Any], missing: list[int]) -> Any:
     if isinstance(value, _Final):
         return value.value
     if isinstance(value, _Node):

@@ -52,7 +52,7 @@ class StatementResolution:
         view = copy.copy(f)
         view.code = f.code._replace(imports=(fact,))
         recorder = _Recorder()
-        edges, self.edges = self.edges, recorder  # type: ignore[assignment]
+        edges, self.edges = self.edges, recorder
         try:
             self.add_imports(view)
         finally:

@@ -156,7 +156,7 @@ class Neo4jReader:
         )
         if not wanted or not frontier:
             return []
-        return [tuple(row) for row in self._one(expand_cypher(wanted), frontier=list(frontier))]  # type: ignore[misc]
+        return [tuple(row) for row in self._one(expand_cypher(wanted), frontier=list(frontier))]
 
     def edges(self, keys: Sequence[EdgeKey]) -> dict[EdgeKey, EdgeFacts]:
         if not keys:

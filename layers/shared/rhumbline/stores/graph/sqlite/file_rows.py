@@ -30,7 +30,7 @@ def _relation_rows(
 ) -> dict[str, RelationRows]:
     return {
         relation: RelationRows(
-            [(*row[:_PROPERTIES], *row[_PROPERTIES + 1 :]) for row in kept], total  # type: ignore[misc]
+            [(*row[:_PROPERTIES], *row[_PROPERTIES + 1 :]) for row in kept], total
         )
         for relation, (kept, total) in cut_by_relation(found, limit, totals).items()
     }
