@@ -9,7 +9,7 @@ not know instead of guessing.
 from __future__ import annotations
 
 import time
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -17,6 +17,8 @@ INVOCATION_CONTRACT: Final = "rhumbline.tool-invocation/1"
 OUTCOME_CONTRACT: Final = "rhumbline.tool-outcome/1"
 
 Scope = Literal["read", "write", "admin", "cypher"]
+# Every scope, in the order above: the one list the token store, OIDC and the metadata derive from.
+SCOPES: Final[tuple[Scope, ...]] = get_args(Scope)
 ALL_PROJECTS = "*"
 
 

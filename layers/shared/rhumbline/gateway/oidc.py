@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import jwt
 
-from rhumbline.contract import Caller
+from rhumbline.contract import SCOPES, Caller
 from rhumbline.stores.relational.tokens import SUBJECT_PREFIX, validate_projects, validate_toolsets
 
 if TYPE_CHECKING:
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("rhumbline.gateway")
 
-OUR_SCOPES = ("read", "write", "admin", "cypher")
 # The algorithms an issuer's key may be for (asymmetric only: a shared secret in a JWKS is refused).
 ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512"]
 FETCH_TIMEOUT_SECONDS = 3.0
@@ -208,7 +207,7 @@ class OidcVerifier:
         prefix = self.config.scope_prefix
         # `scope` is split on spaces only (RFC 9068 §2.2.3): `read,write` names no scope of ours.
         granted = (*(string(claims, "scope") or "").split(" "), *(string_list(claims, "scp") or ()))
-        scopes = sorted({name[len(prefix):] for name in granted if name.startswith(prefix)} & set(OUR_SCOPES))
+        scopes = sorted(scope for scope in SCOPES if f"{prefix}{scope}" in granted)
         if not scopes:
             raise OidcRefusal("unknown", "the token grants none of the scopes read, write, admin, cypher")
         listed = string_list(claims, self.config.projects_claim)
@@ -225,6 +224,6 @@ class OidcVerifier:
             principal=principal[:200],
             token_id=f"{SUBJECT_PREFIX}{digest[:11]}",
             projects=tuple(projects),
-            scopes=tuple(scopes),  # type: ignore[arg-type]
+            scopes=tuple(scopes),
         )
         return OidcCaller(caller=caller, toolsets=tuple(toolsets))

@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from rhumbline.contract import SCOPES
+
 if TYPE_CHECKING:
     from rhumbline.config import Settings
 
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
-SCOPES = ("read", "write", "admin", "cypher")
 REALM = "rhumbline"
 
 

@@ -10,11 +10,13 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rhumbline.contract import SCOPES
+
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
 DEV_PRINCIPAL = "local-dev"
-DEV_SCOPES = ["read", "write", "admin", "cypher"]
+DEV_SCOPES: list[str] = list(SCOPES)
 TOKEN_FILE = "dev-token"
 
 

@@ -226,7 +226,8 @@ class _Writer:
         if pattern.shortest is not None:
             chain = f"{'shortestPath' if pattern.shortest == 'shortest' else 'allShortestPaths'}({chain})"
         if needs_inside:
-            inside.append(_INSIDE.format(p=self.name(path_var)))  # type: ignore[arg-type]
+            assert path_var is not None  # named above when the query left it anonymous
+            inside.append(_INSIDE.format(p=self.name(path_var)))
         if path_var is not None:
             scope.add(path_var)
             return f"{self.name(path_var)} = {chain}"

@@ -119,12 +119,13 @@ class ClauseParser(PatternParser):
     def item(self, final: bool) -> s.Item:
         start = self.peek()
         expr = self.expr()
+        assert start is not None  # an expression was read from it
         end = self.tokens[self.i - 1]
         if self.accept("AS"):
             return s.Item(expr, self.alias(), True)
         if not final and not isinstance(expr, s.Var):
-            raise CypherSyntaxError(f"expression in WITH must be aliased (use AS) at offset {start.offset}")  # type: ignore[union-attr]
-        return s.Item(expr, self.text[start.offset : end.end], False)  # type: ignore[union-attr]
+            raise CypherSyntaxError(f"expression in WITH must be aliased (use AS) at offset {start.offset}")
+        return s.Item(expr, self.text[start.offset : end.end], False)
 
     def procedure(self) -> s.Procedure:
         if self.symbol("{") or self.symbol("("):

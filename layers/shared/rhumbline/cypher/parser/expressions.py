@@ -147,7 +147,8 @@ class ExpressionParser(TokenStream):
                     expr = s.Slice(expr, start, end)
                 else:
                     self.expect_symbol("]")
-                    expr = s.Index(expr, start)  # type: ignore[arg-type]
+                    assert start is not None  # `[..` always takes the slice branch
+                    expr = s.Index(expr, start)
             elif self.symbol(":") and isinstance(expr, s.Var):
                 expr = s.HasLabels(expr, self.labels())
             else:
@@ -205,7 +206,7 @@ class ExpressionParser(TokenStream):
         """`name(...)` or `ns.name(...)`; None (position kept) when the name is not followed by `(`."""
         start = self.i
         parts = [self.name()]
-        while self.symbol(".") and self.peek(1) is not None and self.peek(1).kind in ("word", "quoted"):  # type: ignore[union-attr]
+        while self.symbol(".") and self.kind(1) in ("word", "quoted"):
             self.i += 1
             parts.append(self.name())
         if not self.symbol("("):
@@ -268,7 +269,7 @@ class ExpressionParser(TokenStream):
     def try_pattern(self) -> s.PathPattern | None:
         """A relationship pattern starting here, or None with the position kept (an expression)."""
         start = self.i
-        if self.peek(1) is not None and self.peek(1).kind == "word" and self.keyword(1) in ("SHORTESTPATH",):  # type: ignore[union-attr]
+        if self.keyword(1) in ("SHORTESTPATH",):
             return None
         try:
             pattern = self.path_pattern(top=False)

@@ -17,7 +17,7 @@ class PatternParser(ExpressionParser):
         word = self.keyword()
         if word in ("SHORTESTPATH", "ALLSHORTESTPATHS") and self.symbol("(", 1):
             if not top:
-                raise NotInSubset(f"{self.peek().text} outside MATCH")  # type: ignore[union-attr]
+                raise NotInSubset(f"{self.tokens[self.i].text} outside MATCH")
             self.i += 2
             shortest = "shortest" if word == "SHORTESTPATH" else "all"
         elif word in ("SHORTEST", "ANY", "ALL") and top:
@@ -103,9 +103,9 @@ class PatternParser(ExpressionParser):
         return s.RelPattern(var, tuple(types), direction, properties, hops)
 
     def hops(self) -> tuple[int, int | None]:
-        low = self.integer() if self.peek() is not None and self.peek().kind == "number" else None  # type: ignore[union-attr]
+        low = self.integer() if self.kind() == "number" else None
         if self.accept_symbol(".."):
-            high = self.integer() if self.peek() is not None and self.peek().kind == "number" else None  # type: ignore[union-attr]
+            high = self.integer() if self.kind() == "number" else None
             return (1 if low is None else low, high)
         if low is None:
             return (1, None)
@@ -118,4 +118,4 @@ class PatternParser(ExpressionParser):
         if not isinstance(value, int) or value < 0:
             self.fail("expected a non-negative integer")
         self.i += 1
-        return value  # type: ignore[return-value]
+        return value

@@ -4,6 +4,7 @@ token stream it reads (guard.py's tokens) and the literals it decodes."""
 from __future__ import annotations
 
 import re
+from typing import NoReturn
 
 from rhumbline.cypher.guard import CypherRejected, Token, decoded, tokenize
 
@@ -55,6 +56,11 @@ class TokenStream:
         at = self.i + ahead
         return self.tokens[at] if at < len(self.tokens) else None
 
+    def kind(self, ahead: int = 0) -> str:
+        """The kind of the token `ahead` of the position; "" past the end."""
+        token = self.peek(ahead)
+        return token.kind if token is not None else ""
+
     def keyword(self, ahead: int = 0) -> str:
         token = self.peek(ahead)
         return token.text.upper() if token is not None and token.kind == "word" else ""
@@ -94,7 +100,7 @@ class TokenStream:
         if not self.accept_symbol(chars):
             self.fail(f"expected '{chars}'")
 
-    def fail(self, message: str) -> None:
+    def fail(self, message: str) -> NoReturn:
         token = self.peek()
         where = f"at offset {token.offset} ('{token.text}')" if token else "at the end of the query"
         raise CypherSyntaxError(f"{message} {where}")
@@ -104,7 +110,6 @@ class TokenStream:
         token = self.peek()
         if token is None or token.kind not in ("word", "quoted"):
             self.fail("expected a name")
-        assert token is not None
         self.i += 1
         return token.text
 

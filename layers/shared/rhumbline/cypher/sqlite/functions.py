@@ -435,4 +435,5 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 def register(connection: sqlite3.Connection) -> None:
     for name, function in FUNCTIONS.items():
         connection.create_function(name, -1, _on_time(function), deterministic=True)
+    # typeshed's aggregate protocol has finalize() return an int; SQLite takes any SQL value.
     connection.create_aggregate("cy_collect", 1, Collect)  # type: ignore[arg-type]

@@ -263,7 +263,7 @@ class _Node(int):
     """A node's row id in a decoded row, resolved once the nodes are read."""
 
 
-class _Rel(tuple):  # type: ignore[type-arg]
+class _Rel(tuple[Any, ...]):
     """A relationship's (source, type, target) in a decoded row."""
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from rhumbline import contract
 from rhumbline.contract import ALL_PROJECTS, Caller
 from rhumbline.stores.relational.schema.base import utcnow
 from rhumbline.stores.relational.schema.core import ApiToken
@@ -29,7 +30,7 @@ ID_PREFIX = "tk_"
 # The caller id of an OIDC subject (gateway/oidc.py): metered on a row of subject_meters.
 SUBJECT_PREFIX = "oidc_"
 ID_LENGTH = 10
-SCOPES = ("admin", "cypher", "read", "write")
+SCOPES = tuple(sorted(contract.SCOPES))
 MAX_PROJECTS_PER_TOKEN = 1000
 MAX_LISTED = 1000
 # Recording every use would turn each read-only call into a write.
@@ -240,5 +241,5 @@ def to_caller(token: ApiToken) -> Caller:
         principal=token.principal,
         token_id=token.id,
         projects=tuple(token.projects),
-        scopes=tuple(token.scopes),  # type: ignore[arg-type]  # validated against SCOPES at creation
+        scopes=tuple(scope for scope in SCOPES if scope in token.scopes),  # validated against SCOPES at creation
     )
