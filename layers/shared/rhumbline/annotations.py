@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, bindparam, func, select
+from sqlalchemy import Connection, Select, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from rhumbline.stores.relational.schema.exploration import Annotation, MAX_CONTENT, MAX_NODE_ID
@@ -211,7 +211,7 @@ def _existing(graph: GraphStore, project: str, node_ids: Sequence[str]) -> set[s
     return alive
 
 
-def _of_project(project: str):  # type: ignore[no-untyped-def]
+def _of_project(project: str) -> Select[Annotation]:
     return select(Annotation).join(Project, Project.id == Annotation.project_id).where(Project.slug == project)
 
 

@@ -11,10 +11,11 @@ import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar, get_args
 
 Mode = Literal["local", "hosted"]
 GraphBackend = Literal["sqlite", "neo4j"]
+Choice = TypeVar("Choice", bound=str)
 
 
 @dataclass(frozen=True)
@@ -129,22 +130,26 @@ def _optional_limit(name: str) -> int | None:
     return int(text)
 
 
+def _one_of(variable: str, value: str, choices: tuple[Choice, ...]) -> Choice:
+    """`value` as the choice it names (typed as the choice), or a ValueError naming the choices."""
+    for choice in choices:
+        if value == choice:
+            return choice
+    raise ValueError(f"{variable} must be {' or '.join(map(repr, choices))}, not {value!r}")
+
+
 def load_settings() -> Settings:
     # Absolute once, here: a relative home would follow each command's working directory, and a
     # server started elsewhere would open another (empty) store.
     home = Path(_env("RHUMBLINE_HOME", ".rhumbline")).expanduser().resolve()
-    mode = _env("RHUMBLINE_MODE", "local")
-    backend = _env("RHUMBLINE_GRAPH_BACKEND", "sqlite")
-    if mode not in ("local", "hosted"):
-        raise ValueError(f"RHUMBLINE_MODE must be 'local' or 'hosted', not {mode!r}")
-    if backend not in ("sqlite", "neo4j"):
-        raise ValueError(f"RHUMBLINE_GRAPH_BACKEND must be 'sqlite' or 'neo4j', not {backend!r}")
+    mode = _one_of("RHUMBLINE_MODE", _env("RHUMBLINE_MODE", "local"), get_args(Mode))
+    backend = _one_of("RHUMBLINE_GRAPH_BACKEND", _env("RHUMBLINE_GRAPH_BACKEND", "sqlite"), get_args(GraphBackend))
     return Settings(
-        mode=mode,  # type: ignore[arg-type]
+        mode=mode,
         home=home,
         database_url=_env("RHUMBLINE_DATABASE_URL"),
         database_secret_arn=_env("RHUMBLINE_DATABASE_SECRET_ARN"),
-        graph_backend=backend,  # type: ignore[arg-type]
+        graph_backend=backend,
         graph_path=Path(_env("RHUMBLINE_GRAPH_PATH", str(home / "graph.sqlite3"))).expanduser().resolve(),
         neo4j_uri=_env("RHUMBLINE_NEO4J_URI"),
         neo4j_user=_env("RHUMBLINE_NEO4J_USER", "neo4j"),

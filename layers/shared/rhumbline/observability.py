@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
+import functools
 from functools import lru_cache
 from typing import Any
 
@@ -101,7 +102,7 @@ def lambda_entry(handler: Handler, *, function: str, trace: bool = False) -> Han
             logger.remove_keys(["function", "request_id"])
 
     observed.__name__ = getattr(handler, "__name__", function)
-    observed.__wrapped__ = handler  # type: ignore[attr-defined]
+    functools.update_wrapper(observed, handler, assigned=(), updated=())  # only __wrapped__
     if os.environ.get("LAMBDA_TASK_ROOT"):
         # Every function's init ends by wrapping its handler (functions/*/app.py): what is alive
         # now lives as long as the container, so the collector need not walk it on every full

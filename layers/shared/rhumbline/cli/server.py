@@ -132,18 +132,17 @@ def selection_from_args(args: argparse.Namespace) -> Any:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     from dataclasses import replace
-    from typing import get_args
 
     from rhumbline.admin.cli import split_csv
     from rhumbline.config import settings
-    from rhumbline.contract import Scope
+    from rhumbline.contract import SCOPES
     from rhumbline.local.stdio import local_access, run_stdio
 
-    scopes = tuple(split_csv(args.scopes))
-    unknown = sorted(set(scopes) - set(get_args(Scope)))
-    if not scopes or unknown:
-        raise CliError(f"--scopes: choose from read, write, admin, cypher (not {', '.join(unknown) or 'nothing'})")
-    access = local_access(scopes, selection_from_args(args))  # type: ignore[arg-type]
+    named = split_csv(args.scopes)
+    unknown = sorted(set(named) - set(SCOPES))
+    if not named or unknown:
+        raise CliError(f"--scopes: choose from {', '.join(SCOPES)} (not {', '.join(unknown) or 'nothing'})")
+    access = local_access(tuple(scope for scope in SCOPES if scope in named), selection_from_args(args))
     # The client shows stderr to its user: no EMF blob per call there (an explicit setting wins).
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")

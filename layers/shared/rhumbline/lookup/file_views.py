@@ -97,9 +97,9 @@ def _edge(row: Sequence[Any]) -> dict[str, Any]:
 
 
 def _listing(model: type[M], group: RelationRows | None, item: Callable[[Sequence[Any]], M]) -> Listing[M]:
-    if group is None:
-        return Listing[model](items=[], total=0)  # type: ignore[valid-type]
-    return Listing[model](items=[item(row) for row in group.rows], total=group.total)  # type: ignore[valid-type]
+    rows, total = (group.rows, group.total) if group is not None else ([], 0)
+    # Listing of the concrete class, so pydantic checks and serializes the items as that model.
+    return Listing[model](items=[item(row) for row in rows], total=total)  # type: ignore[valid-type]
 
 
 def imports(group: RelationRows | None) -> Listing[FileImport]:

@@ -11,7 +11,7 @@ Ranked by activity = pr_count + commit_count, then the most recently active, the
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy.orm import Session
@@ -25,12 +25,8 @@ class ContributorRow:
     login: str
     pr_count: int = 0
     commit_count: int | None = None
-    files: set[str] | None = None
+    files: set[str] = field(default_factory=set)
     last_active: datetime | None = None
-
-    def __post_init__(self) -> None:
-        if self.files is None:
-            self.files = set()
 
     def seen(self, moment: datetime | None) -> None:
         if moment is not None and (self.last_active is None or moment > self.last_active):
@@ -44,7 +40,7 @@ def from_pull_requests(session: Session, project_id: int) -> dict[str, Contribut
         row.pr_count += count
         row.seen(latest)
     for author, path in pull_requests.author_files(session, project_id):
-        rows[author.lower()].files.add(path)  # type: ignore[union-attr]
+        rows[author.lower()].files.add(path)
     return rows
 
 
@@ -68,7 +64,7 @@ def merge_history(
                 continue  # a node with no history (e.g. written for a PR author): nothing to add
             row = rows[key] = ContributorRow(login=display, commit_count=0)
         row.commit_count = (row.commit_count or 0) + contributor.commit_count
-        row.files.update(contributor.files)  # type: ignore[union-attr]
+        row.files.update(contributor.files)
         row.seen(contributor.last_at)
 
 

@@ -36,4 +36,4 @@ def bot_logins() -> frozenset[str]:
 
 
 def is_review_bot(login: str | None) -> bool:
-    return bool(login) and login.strip().lower() in bot_logins()  # type: ignore[union-attr]
+    return login is not None and login.strip().lower() in bot_logins()

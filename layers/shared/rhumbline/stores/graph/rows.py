@@ -95,7 +95,7 @@ RESERVED_PROPERTIES = frozenset(
 
 
 def check_properties(edge: Edge) -> None:
-    for key, value in edge.properties.items():  # type: ignore[union-attr]
+    for key, value in (edge.properties or {}).items():
         if not isinstance(key, str) or not PROPERTY_NAME.match(key) or key in RESERVED_PROPERTIES:
             raise ValueError(f"edge property name {key!r} is not allowed")
         if not isinstance(value, (str, int, float, bool)):

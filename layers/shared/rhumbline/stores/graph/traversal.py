@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from rhumbline.stores.graph.model import EdgeView, Leg, Node, WalkResult, WalkStep
+from rhumbline.stores.graph.model import Direction, EdgeView, Leg, Node, WalkResult, WalkStep
 from rhumbline.stores.graph.rows import check_relation
 
 WalkDirection = Literal["in", "out", "both"]
@@ -35,7 +35,7 @@ MAX_PATH_VISITED = 50_000
 MAX_EDGE_PAIRS = 5_000_000
 
 # (parent id, relation, other id, direction of the edge seen from the parent, its confidence score)
-Expansion = tuple[str, str, str, Literal["in", "out"], float]
+Expansion = tuple[str, str, str, Direction, float]
 EdgeKey = tuple[str, str, str]  # (source, relation, target): an edge's identity
 
 
@@ -73,7 +73,7 @@ class Reader(Protocol):
 
 # A reached node: (depth, parent id, relation, direction seen from the parent, minus the edge's
 # confidence score); start nodes have (0, None, None, None, 0.0).
-Reached = tuple[int, "str | None", "str | None", "str | None", float]
+Reached = tuple[int, "str | None", "str | None", "Direction | None", float]
 
 
 def bfs(reader: Reader, start: list[str], legs: Sequence[Leg], depth: int) -> dict[str, Reached]:
@@ -82,7 +82,7 @@ def bfs(reader: Reader, start: list[str], legs: Sequence[Leg], depth: int) -> di
     for level in range(1, depth + 1):
         if not frontier:
             break
-        best: dict[str, tuple[float, str, str, str]] = {}
+        best: dict[str, tuple[float, str, str, Direction]] = {}
         for parent, relation, other, seen_as, score in reader.expand(frontier, legs):
             if other in found:
                 continue
@@ -114,12 +114,12 @@ def walk(
     for node_id in page:
         level, parent, relation, seen_as, _ = found[node_id]
         via = None
-        if parent is not None:
+        if parent is not None and seen_as is not None:  # both set together, on every node but a start
             fact = facts[keys[node_id]]
             node = nodes[node_id]
             via = EdgeView(
                 relation=relation or "",
-                direction=seen_as,  # type: ignore[arg-type]
+                direction=seen_as,
                 confidence=fact.confidence,
                 confidence_score=fact.confidence_score,
                 explanation=fact.explanation,

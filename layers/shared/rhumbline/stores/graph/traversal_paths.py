@@ -14,7 +14,7 @@ and every shortest path crosses the just-grown level at one of the meeting nodes
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal
 
 from rhumbline.stores.graph.model import GraphPath, PathHop, PathResult
@@ -95,7 +95,7 @@ def shortest_paths(
     return PathResult(paths=paths, length=length, total=total)
 
 
-def _counter(parents: Parents):  # type: ignore[no-untyped-def]
+def _counter(parents: Parents) -> Callable[[str], int]:
     """Number of shortest paths from the side's root to a node (memoized, iterative)."""
     memo: dict[str, int] = {}
 

@@ -241,7 +241,7 @@ def prune(session: Session, project_slug: str, *, keep: int = 20) -> int:
     return session.execute(doomed).rowcount
 
 
-def _of_project(project_slug: str) -> Select:  # type: ignore[type-arg]
+def _of_project(project_slug: str) -> Select[GraphVersion]:
     return (
         select(GraphVersion)
         .join(Project, Project.id == GraphVersion.project_id)

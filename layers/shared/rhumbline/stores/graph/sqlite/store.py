@@ -146,9 +146,10 @@ class SqliteGraphStore(SqliteLookups, SqliteFileRows, GraphStore):
             if row is None:
                 return None
             sides: dict[str, tuple[list[EdgeView], int]] = {}
-            for direction, offset in (("out", out_offset), ("in", in_offset)):
-                page, total = _edges_page(conn, project, node_id, direction, limit, offset)  # type: ignore[arg-type]
-                sides[direction] = [edge_view_at(direction, r) for r in page], total  # type: ignore[arg-type]
+            pages: tuple[tuple[Direction, int], ...] = (("out", out_offset), ("in", in_offset))
+            for direction, offset in pages:
+                page, total = _edges_page(conn, project, node_id, direction, limit, offset)
+                sides[direction] = [edge_view_at(direction, r) for r in page], total
             stamp = conn.execute(sql.GET_STAMP, (project,)).fetchone()
         return NodeEdges(
             node=rows.node_at(row),
