@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import os
-from typing import Literal
 
-Verdict = Literal["APPROVED", "CHANGES_REQUESTED", "COMMENT", "UNKNOWN"]
-ReviewStatus = Literal["pending", "processing", "completed", "failed"]
+from rhumbline.stores.relational.schema.reviews import Verdict
 
 BOT_LOGINS_VARIABLE = "RHUMBLINE_REVIEW_BOT_LOGINS"
 

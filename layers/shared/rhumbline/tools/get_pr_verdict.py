@@ -56,13 +56,13 @@ def run(arguments: PrVerdictInput, context: ToolContext) -> PrVerdictOutput:
         return PrVerdictOutput(
             repo=repo,
             pr_number=number,
-            verdict=review.verdict,  # type: ignore[arg-type]
+            verdict=review.verdict,
             summary=review.summary,
             created_at=review.created_at,
             reviewer=review.reviewer,
             head_sha=review.head_sha,
-            state=pr.state,  # type: ignore[arg-type]
-            status=review.status,  # type: ignore[arg-type]
+            state=pr.state,
+            status=review.status,
             review_id=review.id,
             is_bot=review.is_bot,
             pr_head_sha=pr.head_sha,

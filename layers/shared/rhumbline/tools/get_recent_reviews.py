@@ -63,11 +63,11 @@ def run(arguments: RecentReviewsInput, context: ToolContext) -> RecentReviewsOut
                 id=row.id,
                 repo=repo,
                 pr_number=row.pr_number,
-                verdict=row.verdict,  # type: ignore[arg-type]  # a CHECK constraint holds it to the Literal
+                verdict=row.verdict,
                 summary=summary,
                 summary_truncated=truncated,
                 created_at=row.created_at,
-                status=row.status,  # type: ignore[arg-type]
+                status=row.status,
                 reviewer=row.reviewer,
                 head_sha=row.head_sha,
                 dismissed=row.dismissed_at is not None,

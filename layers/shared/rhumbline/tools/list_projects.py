@@ -73,7 +73,7 @@ def run(arguments: ListProjectsInput, context: ToolContext) -> ListProjectsOutpu
                 commit=version.commit_sha,
                 built_at=version.started_at,
                 finished_at=version.finished_at,
-                status="failed" if dead else version.status,  # type: ignore[arg-type]
+                status="failed" if dead else version.status,
                 error=dead or version.error,
             )
         done = served[slug]

@@ -13,8 +13,8 @@ from datetime import datetime
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from rhumbline.stores.relational.schema.base import utcnow
-from rhumbline.stores.relational.schema.reviews import PR_STATES, PullRequest, PullRequestFile
+from rhumbline.stores.relational.schema.base import checked, utcnow
+from rhumbline.stores.relational.schema.reviews import PR_STATES, PrState, PullRequest, PullRequestFile
 from rhumbline.stores.relational.session import added
 
 MAX_FILES_PER_PR = 3000  # GitHub's own cap on a PR's listed files
@@ -66,25 +66,24 @@ def _must_get(session: Session, project_id: int, number: int) -> PullRequest:
 def upsert(session: Session, project_id: int, facts: PullRequestFacts) -> tuple[PullRequest, bool]:
     """Insert or update a PR from an event. Returns the row and whether the facts were applied
     (False: the stored row is newer than this delivery)."""
-    if facts.state not in PR_STATES:
-        raise ValueError(f"PR state must be one of {', '.join(PR_STATES)}, not {facts.state!r}")
+    state = checked("PR state", facts.state, PR_STATES)
     row = get(session, project_id, facts.number)
     if row is None:
-        row = _apply(PullRequest(project_id=project_id, number=facts.number), facts)
+        row = _apply(PullRequest(project_id=project_id, number=facts.number), facts, state)
         if added(session, row):
             return row, True
         row = _must_get(session, project_id, facts.number)
     # A row with no state came from a review alone: its updated_at is our clock, not GitHub's.
     if row.state is not None and row.updated_at > facts.updated_at:
         return row, False
-    _apply(row, facts)
+    _apply(row, facts, state)
     session.flush()
     return row, True
 
 
-def _apply(row: PullRequest, facts: PullRequestFacts) -> PullRequest:
+def _apply(row: PullRequest, facts: PullRequestFacts, reported: PrState) -> PullRequest:
     # Merged is final on GitHub: a stale "closed" or "open" must not undo it.
-    state = "merged" if row.state == "merged" else facts.state
+    state = "merged" if row.state == "merged" else reported
     row.title = facts.title[:TITLE_LIMIT] if facts.title is not None else row.title
     row.author = facts.author or row.author
     row.state = state

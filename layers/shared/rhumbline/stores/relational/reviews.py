@@ -11,8 +11,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
-from rhumbline.stores.relational.schema.base import utcnow
-from rhumbline.stores.relational.schema.reviews import PullRequest, REVIEW_STATUSES, Review, VERDICTS
+from rhumbline.stores.relational.schema.base import checked, utcnow
+from rhumbline.stores.relational.schema.reviews import (
+    REVIEW_STATUSES, VERDICTS, PullRequest, Review, ReviewStatus, Verdict,
+)
 
 MAX_RECENT = 50
 SUMMARY_LIMIT = 65_536  # GitHub's own limit on a review body
@@ -26,18 +28,15 @@ class GitHubReview:
     github_review_id: int
     pr_number: int
     reviewer: str
-    verdict: str
+    verdict: Verdict
     summary: str
     head_sha: str | None
     submitted_at: datetime | None
     is_bot: bool
 
 
-def _check(verdict: str, status: str) -> None:
-    if verdict not in VERDICTS:
-        raise ValueError(f"verdict must be one of {', '.join(VERDICTS)}, not {verdict!r}")
-    if status not in REVIEW_STATUSES:
-        raise ValueError(f"status must be one of {', '.join(REVIEW_STATUSES)}, not {status!r}")
+def _check(verdict: str, status: str) -> tuple[Verdict, ReviewStatus]:
+    return checked("verdict", verdict, VERDICTS), checked("status", status, REVIEW_STATUSES)
 
 
 def _clip(summary: str) -> str:
@@ -121,7 +120,7 @@ def record_api(
     and head SHA by the same reviewer is updated in place (pending → processing → completed), and
     an exact repeat of a finished review (a retried CI job) returns the existing row.
     """
-    _check(verdict, status)
+    verdict, status = _check(verdict, status)
     summary = _clip(summary)
     now = utcnow()
     if head_sha is not None:

@@ -23,12 +23,12 @@ from sqlalchemy import Select, delete, func, select, update
 from sqlalchemy.orm import Session
 
 from rhumbline.stores.relational import projects
-from rhumbline.stores.relational.schema.base import utcnow
-from rhumbline.stores.relational.schema.core import GraphVersion, Project
+from rhumbline.stores.relational.schema.base import checked, utcnow
+from rhumbline.stores.relational.schema.core import GraphVersion, Project, VersionStatus
 from rhumbline.stores.relational.session import added
 
 MAX_LISTED = 200
-FINAL_STATUSES = ("completed", "failed")
+FINAL_STATUSES: tuple[VersionStatus, ...] = ("completed", "failed")
 # Two ingests of one project racing for a number: each retry sees the other's committed row.
 START_ATTEMPTS = 5
 # Twice the ingest function's 15-minute Lambda limit: a version running longer was abandoned.
@@ -179,14 +179,13 @@ def finish(
     stats: dict[str, Any] | None = None,
     error: str | None = None,
 ) -> GraphVersion:
-    if status not in FINAL_STATUSES:
-        raise ValueError(f"status must be one of {', '.join(FINAL_STATUSES)}, not {status!r}")
+    final = checked("status", status, FINAL_STATUSES)
     version = session.get(GraphVersion, version_id)
     if version is None:
         raise LookupError(f"no graph version with id {version_id}")
     if version.status != "running":
         raise ValueError(f"graph version {version.version} is already {version.status}")
-    version.status = status
+    version.status = final
     version.finished_at = utcnow()
     version.node_count = node_count
     version.edge_count = edge_count

@@ -7,6 +7,7 @@ The same models run on SQLite (embedded default) and PostgreSQL (Aurora).
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from typing import TypeVar
 
 from sqlalchemy import JSON, BigInteger, DateTime, Dialect, Integer, MetaData, TypeDecorator
 from sqlalchemy.dialects.postgresql import JSONB
@@ -57,6 +58,17 @@ class UTCDateTime(TypeDecorator[datetime]):
         if value.tzinfo is None:
             return value.replace(tzinfo=timezone.utc)
         return value.astimezone(timezone.utc)
+
+
+Value = TypeVar("Value", bound=str)
+
+
+def checked(what: str, value: str, values: tuple[Value, ...]) -> Value:
+    """`value` as the one of `values` it is (typed as a column's Literal), or a ValueError naming them."""
+    for known in values:
+        if value == known:
+            return known
+    raise ValueError(f"{what} must be one of {', '.join(values)}, not {value!r}")
 
 
 def one_of(column: str, values: tuple[str, ...]) -> str:

@@ -4,7 +4,7 @@ the tokens' toolsets: 0006_token_toolsets; their limits and meter state: 0007_me
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal, get_args
 
 from sqlalchemy import CheckConstraint, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
@@ -12,7 +12,8 @@ from sqlalchemy.orm import Mapped, mapped_column
 from rhumbline.stores.relational.schema.base import AutoBigInt, Base, PortableJSON, UTCDateTime, one_of, utcnow
 
 AUDIT_OUTCOMES = ("ok", "denied", "error", "invalid")
-VERSION_STATUSES = ("running", "completed", "failed")
+VersionStatus = Literal["running", "completed", "failed"]
+VERSION_STATUSES: tuple[VersionStatus, ...] = get_args(VersionStatus)
 
 
 class Project(Base):
@@ -100,7 +101,7 @@ class GraphVersion(Base):
     )
     version: Mapped[int] = mapped_column(Integer, nullable=False)
     commit_sha: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    status: Mapped[str] = mapped_column(String(10), nullable=False)
+    status: Mapped[VersionStatus] = mapped_column(String(10), nullable=False)
     started_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False, default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     node_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")

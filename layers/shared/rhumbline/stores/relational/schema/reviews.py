@@ -9,6 +9,7 @@ so migrations and the models-vs-migrations drift test see them. Migrations: 0002
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal, get_args
 
 from sqlalchemy import (
     BigInteger,
@@ -27,9 +28,13 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from rhumbline.stores.relational.schema.base import AutoBigInt, Base, UTCDateTime, one_of, utcnow
 
-PR_STATES = ("open", "closed", "merged")
-VERDICTS = ("APPROVED", "CHANGES_REQUESTED", "COMMENT", "UNKNOWN")
-REVIEW_STATUSES = ("pending", "processing", "completed", "failed")
+# Each set of values once, as the type of the column and the tuple its CHECK constraint lists.
+PrState = Literal["open", "closed", "merged"]
+PR_STATES: tuple[PrState, ...] = get_args(PrState)
+Verdict = Literal["APPROVED", "CHANGES_REQUESTED", "COMMENT", "UNKNOWN"]
+VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
+ReviewStatus = Literal["pending", "processing", "completed", "failed"]
+REVIEW_STATUSES: tuple[ReviewStatus, ...] = get_args(ReviewStatus)
 REVIEW_SOURCES = ("github", "api")
 DELIVERY_OUTCOMES = ("processed", "ignored", "reingest_invoked", "reingest_recorded")
 
@@ -55,7 +60,7 @@ class PullRequest(Base):
     number: Mapped[int] = mapped_column(Integer, nullable=False)
     title: Mapped[str | None] = mapped_column(String(1024), nullable=True)
     author: Mapped[str | None] = mapped_column(String(100), nullable=True)
-    state: Mapped[str | None] = mapped_column(String(10), nullable=True)
+    state: Mapped[PrState | None] = mapped_column(String(10), nullable=True)
     base_ref: Mapped[str | None] = mapped_column(Text, nullable=True)
     head_ref: Mapped[str | None] = mapped_column(Text, nullable=True)
     head_sha: Mapped[str | None] = mapped_column(String(64), nullable=True)
@@ -120,9 +125,9 @@ class Review(Base):
     # No foreign key to pull_requests: a review may be recorded before its PR's first event.
     pr_number: Mapped[int] = mapped_column(Integer, nullable=False)
     reviewer: Mapped[str] = mapped_column(String(200), nullable=False)
-    verdict: Mapped[str] = mapped_column(String(20), nullable=False)
+    verdict: Mapped[Verdict] = mapped_column(String(20), nullable=False)
     summary: Mapped[str] = mapped_column(Text, nullable=False, default="")
-    status: Mapped[str] = mapped_column(String(12), nullable=False)
+    status: Mapped[ReviewStatus] = mapped_column(String(12), nullable=False)
     head_sha: Mapped[str | None] = mapped_column(String(64), nullable=True)
     github_review_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     source: Mapped[str] = mapped_column(String(10), nullable=False)
