@@ -84,7 +84,7 @@ def label(node: Node) -> str:
     return node.qualified_name or node.name or node.id
 
 
-class _Done(Future):  # type: ignore[type-arg]
+class _Done(Future[Any]):
     """A read already made: what `overlapped` gives when overlapping would not pay."""
 
     def __init__(self, value: Any) -> None:

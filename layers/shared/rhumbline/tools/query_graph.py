@@ -15,6 +15,7 @@ most connected nodes, and what was cut.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
@@ -23,6 +24,9 @@ from rhumbline.runtime.spec import ToolSpec
 from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.tools.graph_common import CODE_RELATIONS, label
 from rhumbline.vocabulary import KNOWLEDGE_KINDS, NAMED_CODE_KINDS
+
+if TYPE_CHECKING:
+    from rhumbline.stores.graph.model import Edge, Node, SearchHit, WalkResult, WalkStep
 
 MAX_SEEDS = 5
 # Hits this close to the best one's score (a tier is 1 wide, relevance within it 0.5) are seeds too.
@@ -101,7 +105,7 @@ def _question(question: str, project: str) -> tuple[str, list[str]]:
     return (" ".join(kept) if kept else question), list(dict.fromkeys(ignored))
 
 
-def _seeds(context: ToolContext, project: str, text: str, count: int) -> list:  # type: ignore[type-arg]
+def _seeds(context: ToolContext, project: str, text: str, count: int) -> list[SearchHit]:
     kinds = list(NAMED_CODE_KINDS) + list(KNOWLEDGE_KINDS)
     try:
         hits = context.graph.search([project], text, kinds=kinds, limit=SEARCH_LIMIT)[0]
@@ -112,7 +116,7 @@ def _seeds(context: ToolContext, project: str, text: str, count: int) -> list:  
     return [hit for hit in hits if hit.score >= hits[0].score - SEED_SPAN][:count]
 
 
-def _relevance(node, groups) -> float:  # type: ignore[no-untyped-def]
+def _relevance(node: Node, groups: tuple[tuple[str, ...], ...]) -> float:
     """The share of the question's term groups the node's name and qualified name hold."""
     from rhumbline.stores.graph import words
 
@@ -151,7 +155,7 @@ def run(arguments: QueryGraphInput, context: ToolContext) -> QueryGraphOutput:
     others = [s for s in walked.steps if s.depth > 0]
     top = max((scores.of(s.node.id) for s in others), default=0.0) or 1.0
 
-    def weight(step) -> float:  # type: ignore[no-untyped-def]
+    def weight(step: WalkStep) -> float:
         certainty = step.via.confidence_score if step.via is not None else 1.0
         return certainty * (1.0 + scores.of(step.node.id) / top) * (1.0 + 2.0 * _relevance(step.node, groups)) / step.depth
 
@@ -181,7 +185,10 @@ def run(arguments: QueryGraphInput, context: ToolContext) -> QueryGraphOutput:
     )  # fmt: skip
 
 
-def _summary(text, ignored, seeds, steps, walked, edges, edges_total, counted) -> str:  # type: ignore[no-untyped-def]
+def _summary(
+    text: str, ignored: list[str], seeds: list[Node], steps: list[WalkStep], walked: WalkResult, edges: list[Edge],
+    edges_total: int, counted: dict[str, int],
+) -> str:
     by_id = {s.node.id: s.node for s in steps}
     left_out = f" (left out: {', '.join(ignored)})" if ignored else ""
     seed_text = "; ".join(f"{label(n)} ({n.kind})" for n in seeds)

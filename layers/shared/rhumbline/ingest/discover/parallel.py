@@ -191,7 +191,7 @@ def _read_in_pool(
     futures: dict[Future[list[_Result]], list[int]] = {
         executor.submit(work, root, [paths[index] for index in chunk]): chunk for chunk in chunks
     }
-    results: list[_Result | None] = [None] * len(paths)
+    results: dict[int, _Result] = {}
     done, total = 0, len(paths)
     try:
         for future in as_completed(futures):
@@ -205,4 +205,4 @@ def _read_in_pool(
         for future in futures:  # a failed ingest should not keep the workers parsing
             future.cancel()
         raise
-    return results  # type: ignore[return-value]  # every index is in exactly one chunk
+    return [results[index] for index in range(len(paths))]  # every index is in exactly one chunk

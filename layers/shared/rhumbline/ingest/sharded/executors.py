@@ -108,7 +108,7 @@ class ShardedReader:
              "fingerprint": self.fingerprint}
             for shard in shards
         ]  # fmt: skip
-        results: list[Encoded | None] = [None] * len(paths)
+        results: dict[int, Encoded] = {}
         used: set[str] = set()
         done = 0
         with self.executor(default_workers() if workers is None else workers) as run:
@@ -123,7 +123,7 @@ class ShardedReader:
                     progress(done, len(paths))
                 used.update(row[-1] for row in rows if row[0] == "file" and row[-1] is not None)
         store.keep_only(self.fingerprint, used)
-        return results  # type: ignore[return-value]  # every index is in exactly one shard
+        return [results[index] for index in range(len(paths))]  # every index is in exactly one shard
 
 
 def by_size(sharded: Parse, *, above: int = SHARDED_ABOVE_BYTES) -> Parse:

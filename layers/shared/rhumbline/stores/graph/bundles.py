@@ -68,6 +68,12 @@ def check_keep(keep: Keep) -> None:
         raise ValueError(f"keep.limit must be between 1 and {MAX_PAGE}, not {keep.limit}")
 
 
+def _position(edge: LinkedEdge) -> tuple[int, str]:
+    """Where the edge's other end is defined (an edge without one, never kept, sorts first)."""
+    other = edge.other
+    return (other.start_line or 0, other.id) if other is not None else (0, "")
+
+
 def cut_to_keep(found: dict[str, RelationEdges], keep: Keep) -> tuple[dict[str, RelationEdges], dict[str, int]]:
     """Each page cut to its kept edges, and how many matched per relation (see Keep)."""
     check_keep(keep)
@@ -76,7 +82,7 @@ def cut_to_keep(found: dict[str, RelationEdges], keep: Keep) -> tuple[dict[str, 
         kept = [e for e in group.edges if e.other is not None and e.other.kind in keep.kinds]
         if not kept:
             continue
-        kept.sort(key=lambda e: (e.other.start_line or 0, e.other.id))  # type: ignore[union-attr]
+        kept.sort(key=_position)
         pages[relation] = RelationEdges(edges=kept[: keep.limit], total=group.total)
         matched[relation] = len(kept)
     return pages, matched

@@ -126,12 +126,12 @@ def _register_roles() -> None:
     from docutils import nodes
     from docutils.parsers.rst import roles
 
-    def role(name: str, rawtext: str, text: str, lineno: int, inliner: Any, options: Any = None, content: Any = None):  # type: ignore[no-untyped-def]
+    def role(name: str, rawtext: str, text: str, lineno: int, inliner: Any, options: Any = None, content: Any = None) -> tuple[list[Any], list[Any]]:
         node = nodes.literal(rawtext, text if name in DOC_ROLES else _target(text))
         node["rhumbline_role"] = name
         return [node], []
 
-    def text_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any, options: Any = None, content: Any = None):  # type: ignore[no-untyped-def]
+    def text_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any, options: Any = None, content: Any = None) -> tuple[list[Any], list[Any]]:
         return [nodes.inline(rawtext, text)], []
 
     for name in (*CODE_ROLES, *DOC_ROLES):
