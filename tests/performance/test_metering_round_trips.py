@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from rhumbline.gateway.audit import AuditEntry, record_call
+from rhumbline.gateway.audit import CallRecord, write_call
 from rhumbline.gateway.authentication import Authenticator
 from rhumbline.gateway.meter import RelationalMeter
 from rhumbline.runtime import resources
@@ -134,8 +134,8 @@ def test_the_usage_rollup_adds_no_round_trip_to_the_audit_write(engines: tuple[E
     engine, _ = engines
     token_id = new_token(engine, monthly_quota=100)[0]
 
-    def entry(outcome: str) -> AuditEntry:
-        return AuditEntry(
+    def entry(outcome: str) -> CallRecord:
+        return CallRecord(
             request_id=uuid.uuid4().hex, principal="trips@example.com", token_id=token_id, tool="search",
             project="acme/shop", arguments={"query": "x"}, outcome=outcome, error_code=None if outcome == "ok" else "x",  # type: ignore[arg-type]
             latency_ms=1.0, result_bytes=10, at=NOW,
@@ -151,7 +151,7 @@ def test_the_usage_rollup_adds_no_round_trip_to_the_audit_write(engines: tuple[E
     def metered_write(outcome: str) -> Any:
         def write() -> None:
             with engine.begin() as connection:
-                record_call(connection, entry(outcome))
+                write_call(connection, entry(outcome))
 
         return write
 

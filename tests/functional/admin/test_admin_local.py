@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from rhumbline import cli
 from rhumbline.cli.common import prepared_engine
-from rhumbline.gateway.audit import AuditEntry, record_call
+from rhumbline.gateway.audit import CallRecord, write_call
 from rhumbline.runtime import resources
 
 
@@ -47,9 +47,9 @@ def calls(*entries: tuple[str, str, str | None, str, datetime]) -> None:
     engine = prepared_engine()
     with engine.begin() as connection:
         for principal, tool, project, outcome, at in entries:
-            record_call(
+            write_call(
                 connection,
-                AuditEntry(
+                CallRecord(
                     request_id=uuid.uuid4().hex, principal=principal, token_id="tk_" + principal[:10], tool=tool,
                     project=project, arguments={}, outcome=outcome, error_code=None if outcome == "ok" else "x",  # type: ignore[arg-type]
                     latency_ms=2.5, result_bytes=1000 if outcome == "ok" else 0, at=at,

@@ -186,7 +186,7 @@ def test_create_list_revoke_run_in_the_stack(aws: StackAws, capsys: pytest.Captu
 def test_limits_usage_and_retention_run_in_the_stack(aws: StackAws, capsys: pytest.CaptureFixture[str]) -> None:
     from datetime import timedelta
 
-    from rhumbline.gateway.audit import AuditEntry, record_call
+    from rhumbline.gateway.audit import CallRecord, write_call
     from rhumbline.stores.relational.engine import create_engine_from_url
 
     code, out, err = rhumbline(
@@ -204,11 +204,11 @@ def test_limits_usage_and_retention_run_in_the_stack(aws: StackAws, capsys: pyte
     try:
         with engine.begin() as connection:
             for at in (now, now - timedelta(days=400)):
-                entry = AuditEntry(
+                entry = CallRecord(
                     request_id=uuid.uuid4().hex, principal="team@example.com", token_id=token_id, tool="search",
                     project="acme/shop", arguments={}, outcome="ok", error_code=None, latency_ms=3.0, result_bytes=10, at=at,
                 )  # fmt: skip
-                record_call(connection, entry)
+                write_call(connection, entry)
     finally:
         engine.dispose()
 

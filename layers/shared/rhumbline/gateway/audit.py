@@ -10,27 +10,26 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
 
     from rhumbline.runtime.context import Stores
+    from rhumbline.stores.relational.schema.core import AuditOutcome
 
 logger = logging.getLogger("rhumbline.gateway.audit")
 
-Verdict = Literal["ok", "denied", "invalid", "error"]
-
 
 @dataclass(frozen=True)
-class AuditEntry:
+class CallRecord:
     request_id: str
     principal: str
     token_id: str
     tool: str
     project: str | None
     arguments: dict[str, Any] = field(repr=False)
-    outcome: Verdict
+    outcome: AuditOutcome
     error_code: str | None
     latency_ms: float
     result_bytes: int
@@ -38,7 +37,7 @@ class AuditEntry:
 
 
 class AuditLog(Protocol):
-    def write(self, entry: AuditEntry) -> None:
+    def write(self, entry: CallRecord) -> None:
         """Blocking; must not raise."""
 
 
@@ -52,15 +51,15 @@ class RelationalAuditLog:
     def __init__(self, stores: "Stores") -> None:
         self.stores = stores
 
-    def write(self, entry: AuditEntry) -> None:
+    def write(self, entry: CallRecord) -> None:
         try:
             with self.stores.relational().begin() as connection:
-                record_call(connection, entry)
+                write_call(connection, entry)
         except Exception:  # noqa: BLE001 - an audit failure must never fail the call
             logger.exception("audit write failed for request %s (%s)", entry.request_id, entry.tool)
 
 
-def record_call(connection: Connection, entry: AuditEntry) -> None:
+def write_call(connection: Connection, entry: CallRecord) -> None:
     """What one call writes, inside the caller's transaction: committed together or not at all."""
     # Here, not at the top: the gateway's init imports this module, and SQLAlchemy loads with the first call.
     from rhumbline.stores.relational import audit, usage

@@ -69,7 +69,7 @@ def refused(reason: str) -> Identity:
     return Identity(caller=None, reason=reason)
 
 
-def admitted(verdict: "limits.Verdict", identity: Identity) -> Identity:
+def admitted(verdict: "limits.Admission", identity: Identity) -> Identity:
     """`identity` with the admission's verdict: a refusal names the limit and when to retry."""
     from rhumbline.gateway.meter import refusal_of
 

@@ -23,7 +23,7 @@ import pydantic_core
 from pydantic import ValidationError
 
 from rhumbline.contract import Caller, ToolErrorBody, ToolInvocation, ToolOutcome
-from rhumbline.gateway.audit import AuditEntry, AuditLog, Verdict
+from rhumbline.gateway.audit import AuditLog, CallRecord
 from rhumbline.gateway.catalog import Catalog
 from rhumbline.gateway.dispatch import Dispatcher, DispatchError
 from rhumbline.gateway.toolsets import EVERYTHING, Selection
@@ -31,6 +31,7 @@ from rhumbline.observability import record_dispatch_failure, record_tool_call
 
 if TYPE_CHECKING:
     from rhumbline.gateway.meter import Meter
+    from rhumbline.stores.relational.schema.core import AuditOutcome
 
 logger = logging.getLogger("rhumbline.gateway")
 
@@ -69,7 +70,7 @@ class CallRequest:
     refusal: ToolErrorBody | None = None
 
 
-def verdict_for(error_code: str | None) -> Verdict:
+def verdict_for(error_code: str | None) -> AuditOutcome:
     if error_code is None:
         return "ok"
     if error_code in DENIED_CODES:
@@ -282,7 +283,7 @@ class ToolCalls:
             logger.error("the %s function returned a malformed outcome (request %s)", request.tool, request.request_id)
             raise DispatchError("dispatch_failed", f"the '{request.tool}' tool answered with a malformed outcome") from None
 
-    def _record(self, entry: AuditEntry) -> None:
+    def _record(self, entry: CallRecord) -> None:
         """Blocking: the audit row (its writer never raises), then the metric (best effort)."""
         self.audit_log.write(entry)
         try:
@@ -298,8 +299,8 @@ def audit_entry(
     started: float,
     result: WireResult,
     at: datetime,
-) -> AuditEntry:
-    return AuditEntry(
+) -> CallRecord:
+    return CallRecord(
         request_id=request.request_id,
         principal=request.caller.principal,
         token_id=request.caller.token_id,

@@ -36,11 +36,11 @@ CEILING_REFRESH = timedelta(seconds=60)
 
 
 class Meter(Protocol):
-    def admit_token(self, presented: tuple[str, str], now: datetime, *, counted: bool = True) -> limits.Verdict:
+    def admit_token(self, presented: tuple[str, str], now: datetime, *, counted: bool = True) -> limits.Admission:
         """Authenticate and admit a presented `rhl_` token (tokens.presented). Blocking; raises
         when the store cannot answer."""
 
-    def admit(self, token_id: str, now: datetime, *, counted: bool = True) -> limits.Verdict:
+    def admit(self, token_id: str, now: datetime, *, counted: bool = True) -> limits.Admission:
         """Admit a caller authenticated otherwise (an OIDC subject, the local principal). Blocking;
         raises when the store cannot answer."""
 
@@ -65,7 +65,7 @@ class RelationalMeter:
         defaults = limits.Limits(settings.default_rate_per_minute, settings.default_rate_burst, settings.default_monthly_quota)
         return cls(stores, monthly_ceiling=settings.monthly_call_ceiling, subject_limits=defaults)
 
-    def admit_token(self, presented: tuple[str, str], now: datetime, *, counted: bool = True) -> limits.Verdict:
+    def admit_token(self, presented: tuple[str, str], now: datetime, *, counted: bool = True) -> limits.Admission:
         ceiling = self._ceiling_refusal(now) if counted else None
         # Over the ceiling the token is still authenticated (a stranger learns nothing of the
         # deployment), its call taken from its bucket but not counted.
@@ -74,21 +74,21 @@ class RelationalMeter:
             return replace(ceiling, holder=verdict.holder)
         return verdict
 
-    def admit(self, token_id: str, now: datetime, *, counted: bool = True) -> limits.Verdict:
+    def admit(self, token_id: str, now: datetime, *, counted: bool = True) -> limits.Admission:
         if tokens.is_stored(token_id):
             # A token row's caller is admitted with its secret only (admit_token).
-            return limits.Verdict(admitted=False, month=limits.month_of(now), reason="unknown")
+            return limits.Admission(admitted=False, month=limits.month_of(now), reason="unknown")
         ceiling = self._ceiling_refusal(now) if counted else None
         if ceiling is not None:
             return ceiling
         if tokens.is_subject(token_id) and self.subject_limits.any:
             return limits.admit_subject(self._rows().rows, token_id, now, self.subject_limits, counted=counted)
-        return limits.Verdict(admitted=True, month=None)
+        return limits.Admission(admitted=True, month=None)
 
-    def _ceiling_refusal(self, now: datetime) -> limits.Verdict | None:
+    def _ceiling_refusal(self, now: datetime) -> limits.Admission | None:
         if self.monthly_ceiling is None or self._month_calls(now) < self.monthly_ceiling:
             return None
-        return limits.Verdict(
+        return limits.Admission(
             admitted=False,
             month=limits.month_of(now),
             reason="ceiling_reached",
@@ -116,7 +116,7 @@ class RelationalMeter:
             return count
 
 
-def refusal_of(verdict: limits.Verdict) -> ToolErrorBody:
+def refusal_of(verdict: limits.Admission) -> ToolErrorBody:
     """What a caller is told when the meter refuses its call: why, the limit, and when to retry."""
     reason = verdict.reason or "unknown"
     if reason in ("unknown", "revoked", "expired"):

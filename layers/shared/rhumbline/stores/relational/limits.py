@@ -157,7 +157,7 @@ DEAD = frozenset({"unknown", "revoked", "expired"})
 
 
 @dataclass(frozen=True)
-class Verdict:
+class Admission:
     """`reason` when refused: 'unknown', 'revoked', 'expired' (DEAD: the token authenticates no
     one), 'rate_limited' or 'quota_exceeded'."""
 
@@ -188,7 +188,7 @@ def parameters(token_id: str, now: datetime, *, counted: bool = True) -> dict[st
     return {"token_id": token_id, "now": now, "now_s": now.timestamp(), "month": month_of(now), "counted": int(counted)}
 
 
-def admit(rows: Any, presented: tuple[str, str], now: datetime, *, counted: bool = True) -> Verdict:
+def admit(rows: Any, presented: tuple[str, str], now: datetime, *, counted: bool = True) -> Admission:
     """Authenticate and admit one call of the presented token (its id and hash: tokens.presented)
     at `now`, or say why not. `rows(statement, parameters)` runs one statement by itself and
     returns its rows (oneshot.OneShot.rows). `counted`: the call counts in the month's quota (a
@@ -197,18 +197,18 @@ def admit(rows: Any, presented: tuple[str, str], now: datetime, *, counted: bool
     return _admit(rows, ADMIT, EXPLAIN, {**parameters(token_id, now, counted=counted), "presented_hash": token_hash}, now)
 
 
-def admit_subject(rows: Any, subject_id: str, now: datetime, limits: Limits, *, counted: bool = True) -> Verdict:
+def admit_subject(rows: Any, subject_id: str, now: datetime, limits: Limits, *, counted: bool = True) -> Admission:
     """`admit` for a caller without a token row (an OIDC subject), under `limits`; its meter row is
     made on first use."""
     return _admit(rows, ADMIT_SUBJECT, EXPLAIN_SUBJECT, {**parameters(subject_id, now, counted=counted), **limits.parameters()}, now)
 
 
-def _admit(rows: Any, admit_statement: Any, explain_statement: Any, values: dict[str, Any], now: datetime) -> Verdict:
+def _admit(rows: Any, admit_statement: Any, explain_statement: Any, values: dict[str, Any], now: datetime) -> Admission:
     found: list[Any] = []
     for _ in range(ATTEMPTS):
         admitted = rows(admit_statement, values)
         if admitted:
-            return Verdict(admitted=True, month=values["month"], holder=holder_of(admitted[0]))
+            return Admission(admitted=True, month=values["month"], holder=holder_of(admitted[0]))
         found = rows(explain_statement, values)
         verdict = refusal(found[0] if found else None, now)
         if verdict is not None:
@@ -217,7 +217,7 @@ def _admit(rows: Any, admit_statement: Any, explain_statement: Any, values: dict
     rate, burst = found[0][2:4] if found else (None, None)
     limit = {"rate_per_minute": rate, "burst": burst}
     holder = holder_of(found[0][EXPLAINED:]) if found else None
-    return Verdict(admitted=False, month=values["month"], reason="rate_limited", retry_after_s=1.0, limit=limit, holder=holder)
+    return Admission(admitted=False, month=values["month"], reason="rate_limited", retry_after_s=1.0, limit=limit, holder=holder)
 
 
 # The columns of an explanation before the holder's (a subject's explanation has none after them).
@@ -229,20 +229,20 @@ def holder_of(row: Any) -> Holder | None:
     return Holder.of(tuple(row)) if len(row) == len(HOLDER) else None
 
 
-def refusal(row: Any, now: datetime) -> Verdict | None:
+def refusal(row: Any, now: datetime) -> Admission | None:
     """Why `EXPLAIN`'s row refuses a call at `now`; None when it does not (it changed since)."""
     month = month_of(now)
     if row is None:
-        return Verdict(admitted=False, month=month, reason="unknown")
+        return Admission(admitted=False, month=month, reason="unknown")
     revoked_at, expires_at, rate, burst, level, quota, used = row[:EXPLAINED]
     holder = holder_of(row[EXPLAINED:])
     if revoked_at is not None:
-        return Verdict(admitted=False, month=month, reason="revoked")
+        return Admission(admitted=False, month=month, reason="revoked")
     if expires_at is not None and expires_at <= now:
-        return Verdict(admitted=False, month=month, reason="expired")
+        return Admission(admitted=False, month=month, reason="expired")
     if rate is not None and level is not None and level < 1:
         wait = (1 - level) * 60.0 / rate
-        return Verdict(
+        return Admission(
             admitted=False,
             month=month,
             reason="rate_limited",
@@ -251,7 +251,7 @@ def refusal(row: Any, now: datetime) -> Verdict | None:
             holder=holder,
         )
     if quota is not None and used >= quota:
-        return Verdict(
+        return Admission(
             admitted=False,
             month=month,
             reason="quota_exceeded",

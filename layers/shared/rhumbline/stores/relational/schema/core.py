@@ -11,7 +11,8 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from rhumbline.stores.relational.schema.base import AutoBigInt, Base, PortableJSON, UTCDateTime, one_of, utcnow
 
-AUDIT_OUTCOMES = ("ok", "denied", "error", "invalid")
+AuditOutcome = Literal["ok", "denied", "error", "invalid"]
+AUDIT_OUTCOMES: tuple[AuditOutcome, ...] = get_args(AuditOutcome)
 VersionStatus = Literal["running", "completed", "failed"]
 VERSION_STATUSES: tuple[VersionStatus, ...] = get_args(VersionStatus)
 
