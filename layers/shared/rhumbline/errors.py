@@ -7,19 +7,21 @@ and the gateway turns that into an MCP `isError: true` result.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class ToolFailure(Exception):
     """Base class: an expected failure with a message safe to show the caller."""
 
     code = "tool_error"
 
-    def __init__(self, message: str, *, details: dict | None = None) -> None:
+    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.details = details or {}
 
-    def to_dict(self) -> dict:
-        error = {"code": self.code, "message": self.message}
+    def to_dict(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.details:
             error["details"] = self.details
         return error

@@ -9,7 +9,7 @@ warm invocations free (a rotated secret is picked up within SECRET_MAX_AGE_SECON
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.parameters import SecretsProvider
@@ -39,7 +39,7 @@ def secrets_provider() -> "SecretsProvider":
         return _provider
 
 
-def read_secret(arn: str, *, transform: str | None = None) -> Any:
+def read_secret(arn: str, *, transform: Literal["json", "binary", "auto"] | None = None) -> Any:
     """The secret's value (parsed when `transform="json"`), cached for SECRET_MAX_AGE_SECONDS."""
     return secrets_provider().get(arn, transform=transform, max_age=SECRET_MAX_AGE_SECONDS)
 

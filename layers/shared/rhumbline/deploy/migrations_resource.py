@@ -146,7 +146,8 @@ def handler(event: dict[str, Any], context: Any) -> None:
         logger.error("no ResponseURL in the event; ignoring it")
         return
     physical_id = event.get("PhysicalResourceId") or PHYSICAL_RESOURCE_ID
-    status, reason, data = "SUCCESS", f"{request_type}: nothing to do", {}
+    status, reason = "SUCCESS", f"{request_type}: nothing to do"
+    data: dict[str, Any] = {}
     try:
         if request_type not in ("Create", "Update", "Delete"):
             raise ValueError(f"unknown RequestType {request_type!r}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rhumbline.errors import Ambiguous, InvalidArguments, NotFound
 from rhumbline.lookup.project_state import empty_project_failure
@@ -209,7 +209,7 @@ def _unknown(
     )
 
 
-def closest_names(context: "ToolContext", project: str, name: str, *, kinds: Sequence[str] | None) -> list[dict]:
+def closest_names(context: "ToolContext", project: str, name: str, *, kinds: Sequence[str] | None) -> list[dict[str, Any]]:
     """Up to CLOSEST nodes whose names look like `name`: full-text and prefix hits on its last
     part, ranked by string similarity (typos included: `chekout` finds `checkout`)."""
     last = [part for part in _SEPARATORS.split(name) if part][-1:] or [name]

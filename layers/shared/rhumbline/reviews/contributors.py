@@ -53,8 +53,8 @@ def merge_history(
     login's."""
     if history is None or not history.has_history:
         return
-    for row in rows.values():
-        row.commit_count = 0
+    for known in rows.values():
+        known.commit_count = 0
     for contributor in history.contributors:
         login = (logins or {}).get(contributor.key)
         key, display = (login.lower(), login) if login else (contributor.key, contributor.display)

@@ -77,7 +77,8 @@ class S3Blobs:
 
     def get(self, project_id: int, digest: str) -> bytes:
         answer = self._call("GetObject", self.client.get_object, Bucket=self.bucket, Key=key_of(project_id, digest))
-        return answer["Body"].read()
+        body: bytes = answer["Body"].read()
+        return body
 
     def delete_many(self, project_id: int, digests: Sequence[str]) -> None:
         for start in range(0, len(digests), _DELETE_BATCH):

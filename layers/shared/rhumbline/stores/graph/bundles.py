@@ -28,6 +28,7 @@ from rhumbline.stores.graph.model import (
 
 def link_row_of(edge: LinkedEdge) -> LinkRow:
     view, other = edge.edge, edge.other
+    far: tuple[str, str, str, str, str | None, int | None]
     if other is None:  # a stub: only its id is known (EdgeView names it by its id)
         far = (view.other_id, view.other_kind, view.other_name, view.other_name, None, None)
     else:

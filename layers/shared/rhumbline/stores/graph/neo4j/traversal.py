@@ -140,7 +140,8 @@ class Neo4jReader:
 
     def _one(self, text: str, **params: Any) -> list[Any]:
         """The list a collecting statement answers."""
-        return self._run(text, **params)[0]["found"]
+        found: list[Any] = self._run(text, **params)[0]["found"]
+        return found
 
     def nodes(self, ids: Sequence[str]) -> dict[str, Node]:
         if not ids:

@@ -46,7 +46,7 @@ class SqliteConnections:
         self._checkpoints = Checkpoints(self._path, timeout)
 
     def _connection(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "connection", None)
+        conn: sqlite3.Connection | None = getattr(self._local, "connection", None)
         if conn is not None:
             return conn
         # isolation_level=None: we issue BEGIN/COMMIT ourselves. check_same_thread=False only so
