@@ -19,7 +19,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qs
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from rhumbline.reviews.graph_projection import PullRequestSnapshot
 from rhumbline.runtime.handler import describe_validation_error
@@ -159,10 +159,11 @@ def process(delivery: Delivery, document: dict[str, Any], secret_key: str = DEFA
     if model is None:
         return response(202, {**body, "outcome": "ignored", "detail": f"'{event}' events are not used by Rhumbline"})
     try:
-        payload: BaseModel = model.model_validate(document)
+        payload = model.model_validate(document)
     except ValidationError as error:
         raise HttpError(400, f"malformed {event} payload: {describe_validation_error(error)}") from None
-    action, repository = getattr(payload, "action", None), payload.repository  # type: ignore[attr-defined]
+    action, repository = getattr(payload, "action", None), payload.repository
+    assert repository is not None  # each event's model requires it
     body.update(action=action, repository=repository.full_name)
     tracked = events.TRACKED_ACTIONS.get(event)
     if tracked is not None and action not in tracked:
@@ -181,7 +182,8 @@ def process(delivery: Delivery, document: dict[str, Any], secret_key: str = DEFA
     if event == "pull_request" and result.outcome == "processed" and action in pr_files.ACTIONS:
         from rhumbline.config import settings
 
-        pr = payload.pull_request  # type: ignore[attr-defined]
+        assert isinstance(payload, payloads.PullRequestEvent)  # the event's model
+        pr = payload.pull_request
         job = pr_files.job_for(project, repository.full_name, pr.number, pr.head.sha.lower())
         body["files"] = pr_files.schedule(job, hosted=settings().mode == "hosted")
     return response(result.status, body)
