@@ -57,7 +57,7 @@ class Run:
         self.client.put_object(Bucket=self.bucket, Key=key, Body=body)
 
     def get(self, key: str) -> bytes:
-        return self.client.get_object(Bucket=self.bucket, Key=key)["Body"].read()
+        return bytes(self.client.get_object(Bucket=self.bucket, Key=key)["Body"].read())
 
     def exists(self, key: str) -> bool:
         listed = self.client.list_objects_v2(Bucket=self.bucket, Prefix=key, MaxKeys=1)

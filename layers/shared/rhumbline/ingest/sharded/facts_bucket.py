@@ -70,7 +70,7 @@ class FactsBucket:
         return True
 
     def get(self, key: str) -> bytes:
-        return self.client.get_object(Bucket=self.bucket, Key=self._key(key))["Body"].read()
+        return bytes(self.client.get_object(Bucket=self.bucket, Key=self._key(key))["Body"].read())
 
     def put(self, key: str, blob: bytes) -> None:
         self.client.put_object(Bucket=self.bucket, Key=self._key(key), Body=blob)

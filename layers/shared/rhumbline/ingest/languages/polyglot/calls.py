@@ -204,9 +204,12 @@ class CallResolution:
         found: list[Sym] = []
         for node_id in self._callees(f, scope, function):
             declared = self.declared(node_id)
-            written = self.return_type(declared[1]) if declared is not None else None
+            if declared is None:
+                continue
+            index, definition = declared
+            written = self.return_type(definition)
             if written:
-                found.extend(self.resolve_type(declared[0], declared[1].qualname, written))
+                found.extend(self.resolve_type(index, definition.qualname, written))
         return unique_symbols(found)
 
     def _callees(self, f: FileIndex, scope: str, function: str) -> list[str]:
@@ -218,7 +221,7 @@ class CallResolution:
             for class_id in self.enclosing_classes(f, scope):
                 hit = self.find_member(class_id, function)
                 if hit is not None:
-                    return hit[1]
+                    return list(hit[1])
         head, _, rest = function.partition(".")
         if rest and "." not in rest:
             is_local, type_text = self.local_type(f, scope, head)

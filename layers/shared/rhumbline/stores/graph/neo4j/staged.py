@@ -210,8 +210,8 @@ def _transactions(first: list[Step], steps: Iterable[Step], tx_rows: int) -> Ite
 
 def _run_transaction(store: Neo4jClient, steps: list[Step]) -> list[Any]:
     """The steps in one transaction, committed; the records they returned."""
-    written = sum(s[2] for s in steps)
-    budget = max(BACKGROUND_WRITE_FLOOR_SECONDS, store._timeout + written / 1000 * rows.WRITE_SECONDS_PER_1000_ROWS)
+    rows_in_steps = sum(s[2] for s in steps)
+    budget = max(BACKGROUND_WRITE_FLOOR_SECONDS, store._timeout + rows_in_steps / 1000 * rows.WRITE_SECONDS_PER_1000_ROWS)
     records: list[Any] = []
     with (
         store._guard(budget),
