@@ -139,3 +139,54 @@ def test_annotations_are_surfaced_by_context_explain_function_and_class(shop) ->
     ]
     text = ok(shop.call("context", {"file": "shop/models.py", "format": "markdown"}))["markdown"]
     assert text.endswith("## Annotations (1)\n- CONTRIBUTED on `shop.models.Product`: Product ids are SKUs. — tester")
+
+
+def _sections(shop, *where: tuple[str, str]) -> list:
+    """A WikiPage section titled `title` in each document `path`, as ingest writes it (file, document, section)."""
+    from rhumbline.runtime import resources
+    from rhumbline.stores.graph.model import Edge, GraphBatch, Node
+
+    nodes, edges = [], []
+    for path, title in where:
+        anchor = "handling-application-errors"
+        doc = Node(f"document:{path}", "Document", path.rsplit("/", 1)[-1], path, path, 1, 20, "markdown")
+        section = Node(f"wikipage:{path}#{anchor}", "WikiPage", title, f"{path}#{anchor}", path, 3, 20, "markdown",
+                       f"{doc.name} > {title}", "Register an error handler with `errorhandler`.")  # fmt: skip
+        file = Node(f"file:{path}", "File", path.rsplit("/", 1)[-1], path, path, 1, 20, "markdown")
+        nodes += [file, doc, section]
+        edges += [Edge(file.id, doc.id, "DEFINES", "EXTRACTED", 1.0, f"{path} is the source of document {path}"),
+                  Edge(doc.id, section.id, "DEFINES", "EXTRACTED", 1.0, f"document {path} has wikipage `{title}`")]
+    resources.graph_store().apply(shop.project, GraphBatch(nodes=nodes, edges=edges))
+    return [n for n in nodes if n.kind == "WikiPage"]
+
+
+def test_a_section_by_its_heading_whatever_the_case_punctuation_or_markup(shop) -> None:
+    [section] = _sections(shop, ("docs/errors.md", "Handling Application Errors"))
+    for typed in ("Handling Application Errors", "handling application errors", "Handling application errors.",
+                  "`Handling` **Application** Errors:", "handling-application-errors", "  HANDLING  APPLICATION ERRORS "):  # fmt: skip
+        result = ok(shop.call("explain", {"name": typed}))
+        assert (result["node"]["id"], result["layer"], result["parent"]["id"]) == (
+            section.id, "knowledge", "document:docs/errors.md"), typed  # fmt: skip
+    # Only the whole heading: its words in another order, or some of them, name nothing.
+    for typed in ("application errors", "errors handling application", "handling application errors twice"):
+        assert failed(shop.call("explain", {"name": typed}), "not_found")["details"]["reason"] == "unknown_name"
+
+
+def test_sections_sharing_a_heading_are_candidates_until_narrowed(shop) -> None:
+    first, second = _sections(shop, ("docs/errors.md", "Handling Application Errors"),
+                              ("docs/guide/errors.md", "Handling application errors"))  # fmt: skip
+    error = failed(shop.call("explain", {"name": "handling application errors!"}), "ambiguous")
+    assert [c["id"] for c in error["details"]["candidates"]] == [first.id, second.id]
+    assert error["details"]["total"] == 2
+    narrowed = ok(shop.call("explain", {"name": "handling application errors!", "file": "docs/guide/errors.md"}))
+    assert narrowed["node"]["id"] == second.id
+    # Typed with one section's own case, the name picks it, as for code names.
+    assert ok(shop.call("explain", {"name": "Handling Application Errors"}))["node"]["id"] == first.id
+
+
+def test_code_names_are_not_found_by_their_words(shop) -> None:
+    # `DigitalProduct`'s words are "digital product": a heading's tolerance does not reach code.
+    assert failed(shop.call("explain", {"name": "digital product"}), "not_found")["details"]["reason"] == "unknown_name"
+    assert ok(shop.call("explain", {"name": "digitalproduct"}))["node"]["id"] == g.DIGITAL.id
+    # A knowledge node already named exactly keeps being found; its words find it too.
+    assert ok(shop.call("explain", {"name": "checkout-rules"}))["node"]["id"] == g.RULE.id

@@ -225,9 +225,15 @@ def _qualifier(qualified_name: str, name: str) -> str:
 
 
 @lru_cache(maxsize=65_536)  # names repeat (`__init__`, `save`, the names imports bind)
+def name_words(name: str) -> str:
+    """NodeText.name_words of a name: its words joined, in order. A title looked up by its words
+    matches whatever the case, punctuation or markup it was typed with."""
+    return " ".join(split_words(name))
+
+
 def _name_terms(name: str) -> tuple[str, tuple[str, ...]]:
     """(the name's words joined, in order; its distinct stemmed terms, whole identifiers too)."""
-    return " ".join(split_words(name)), tuple(unique(stem(w) for w in indexed_words(name)))
+    return name_words(name), tuple(unique(stem(w) for w in indexed_words(name)))
 
 
 @lru_cache(maxsize=16_384)  # a file's nodes share a handful of prefixes (module, classes)

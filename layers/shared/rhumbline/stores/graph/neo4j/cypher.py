@@ -13,7 +13,8 @@ from typing import Any
 
 from rhumbline.stores.graph import rows
 from rhumbline.stores.graph.ranking import Probe, SearchPlan
-from rhumbline.vocabulary import NODE_KINDS
+from rhumbline.stores.graph.words import name_words
+from rhumbline.vocabulary import KNOWLEDGE_KINDS, NODE_KINDS
 
 # The Lucene index is a boolean query: past this many projects, filter in Cypher only.
 _MAX_PROJECT_CLAUSES = 100
@@ -225,15 +226,19 @@ RETURN total, n.project AS project, {rows.node_list_cypher("n")} AS node, size(n
 """
 
 
-# Every node find_by_name finds, in its order, as `found` (node_bundle.py reads on from it).
-FOUND_BY_NAME = """
-CALL () {
+# Every node find_by_name finds, in its order, as `found` (node_bundle.py reads on from it). A
+# document or section is also found by its title's words, as on SQLite (sqlite/sql.py _FIND_MATCHES).
+FOUND_BY_NAME = f"""
+CALL () {{
     MATCH (n:CodeNode) WHERE n.project = $project AND n.name_lower = $name RETURN n
     UNION
     MATCH (n:CodeNode) WHERE n.project = $project AND n.qn_lower = $name RETURN n
     UNION
     MATCH (n:CodeNode) WHERE n.project = $project AND n.qn_rev STARTS WITH $suffix RETURN n
-}
+    UNION
+    CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $heading) YIELD node AS n
+    WITH n WHERE n.project = $project AND n.name_words = $words AND n.kind IN $knowledge RETURN n
+}}
 WITH n WHERE $kinds IS NULL OR n.kind IN $kinds
 WITH n ORDER BY size(n.qualified_name), n.id
 WITH collect(n) AS found
@@ -252,7 +257,11 @@ def by_name_params(name: str, kinds: Sequence[str] | None, limit: int) -> dict[s
     if not lowered:
         raise ValueError("name is empty")
     listed = list(kinds) if kinds is not None else None
-    return {"name": lowered, "suffix": ("." + lowered)[::-1], "kinds": listed, "limit": limit}
+    heading = name_words(name)
+    # Every word required (the equality then keeps the whole title); `project:""` matches nothing.
+    words = " ".join(f"+name_words:{_lucene_escape(w)}" for w in heading.split()) or '+project:""'
+    return {"name": lowered, "suffix": ("." + lowered)[::-1], "kinds": listed, "limit": limit,
+            "words": heading, "heading": words, "knowledge": list(KNOWLEDGE_KINDS)}  # fmt: skip
 
 
 NODES_OF_KIND = f"""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from rhumbline.stores.graph.rows import NODE_FIELDS, NODE_PROPERTIES
+from rhumbline.vocabulary import KNOWLEDGE_KINDS
 
 # 2: search text by field (words.py), stemmed, ranked by ranking.py.
 SCHEMA_VERSION = 2
@@ -298,12 +299,18 @@ FROM kept AS k CROSS JOIN nodes AS n ON n.rid = k.rid
 """
 
 
+# find_by_name: a document or section is also found by its title's words, whatever their case,
+# punctuation or markup (`handling application errors` finds "Handling Application Errors"); the
+# phrase query narrows through the FTS index, the equality keeps only the whole title.
 _FIND_MATCHES = f"""
 WITH matches (rid) AS (
     SELECT rid FROM nodes WHERE project = :project AND name_lower = :name
     UNION SELECT rid FROM nodes WHERE project = :project AND qn_lower = :name
     UNION SELECT rid FROM nodes
         WHERE project = :project AND qn_rev >= :suffix AND qn_rev < :suffix_end
+    UNION SELECT n.rid FROM name_fts JOIN nodes AS n ON n.rid = name_fts.rowid
+        WHERE name_fts MATCH :heading AND n.project = :project AND n.name_words = :words
+        AND n.kind IN ({", ".join(f"'{k}'" for k in KNOWLEDGE_KINDS)})
 )
 SELECT {{columns}} FROM matches JOIN nodes AS n ON n.rid = matches.rid
 WHERE {_KIND_FILTER}
