@@ -26,7 +26,7 @@ class ExplainInput(StrictInput):
         min_length=1,
         max_length=1000,
         description="Any name: a function, class, module or file path, a concept, rule, decision, wiki page "
-        "or document title, bare or qualified, or a node id.",
+        "or document title or section heading (any case or punctuation), bare or qualified, or a node id.",
     )
     file: str | None = Field(default=None, max_length=4096, description="The file it is in, to disambiguate.")
     project: str | None = project_field()

@@ -167,7 +167,9 @@ class GraphStore(ABC):
     ) -> tuple[list[Node], int]:
         """Nodes whose name or qualified name equals `name` (case-insensitive), or whose qualified
         name ends with `.name` (`QuerySet.filter` finds `django.db.models.query.QuerySet.filter`),
-        shortest qualified name first, and their exact total."""
+        or, for a knowledge node (a document or section), whose name's words (words.name_words)
+        are the typed name's words: a heading typed with any case, punctuation or markup.
+        Shortest qualified name first, and their exact total."""
 
     @abstractmethod
     def nodes_of_kind(self, project: str, kind: str, *, limit: int, offset: int = 0) -> tuple[list[Node], int]:
