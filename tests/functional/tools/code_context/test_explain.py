@@ -172,6 +172,13 @@ def test_a_section_by_its_heading_whatever_the_case_punctuation_or_markup(shop) 
         assert failed(shop.call("explain", {"name": typed}), "not_found")["details"]["reason"] == "unknown_name"
 
 
+def test_a_heading_with_mixed_case_words_typed_in_one_case(shop) -> None:
+    # `URLs` and `GitHub` split into words at their case changes; typed in one case they do not.
+    [section] = _sections(shop, ("docs/urls.md", "Building URLs on GitHub"))
+    for typed in ("building urls on github.", "BUILDING URLS ON GITHUB", "Building URLs on Git-Hub"):
+        assert ok(shop.call("explain", {"name": typed}))["node"]["id"] == section.id, typed
+
+
 def test_sections_sharing_a_heading_are_candidates_until_narrowed(shop) -> None:
     first, second = _sections(shop, ("docs/errors.md", "Handling Application Errors"),
                               ("docs/guide/errors.md", "Handling application errors"))  # fmt: skip

@@ -225,15 +225,18 @@ def _qualifier(qualified_name: str, name: str) -> str:
 
 
 @lru_cache(maxsize=65_536)  # names repeat (`__init__`, `save`, the names imports bind)
-def name_words(name: str) -> str:
-    """NodeText.name_words of a name: its words joined, in order. A title looked up by its words
-    matches whatever the case, punctuation or markup it was typed with."""
-    return " ".join(split_words(name))
+def title_key(name: str) -> tuple[str, tuple[str, ...]]:
+    """How find_by_name knows a title whatever the case, punctuation or markup it is typed with:
+    its letters and digits in order, lowercased (a stored name's name_words without its spaces:
+    case splits only add spaces, so `GitHub` and `github` agree), and the stemmed terms of its
+    runs of letters and digits, each of which a name holding the run whole has in name_terms."""
+    runs = _ALNUM_RUN.findall(name)
+    return "".join(split_words(name)), tuple(unique(stem(run.lower()) for run in runs))
 
 
 def _name_terms(name: str) -> tuple[str, tuple[str, ...]]:
     """(the name's words joined, in order; its distinct stemmed terms, whole identifiers too)."""
-    return name_words(name), tuple(unique(stem(w) for w in indexed_words(name)))
+    return " ".join(split_words(name)), tuple(unique(stem(w) for w in indexed_words(name)))
 
 
 @lru_cache(maxsize=16_384)  # a file's nodes share a handful of prefixes (module, classes)

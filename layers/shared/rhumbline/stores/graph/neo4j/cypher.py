@@ -13,7 +13,7 @@ from typing import Any
 
 from rhumbline.stores.graph import rows
 from rhumbline.stores.graph.ranking import Probe, SearchPlan
-from rhumbline.stores.graph.words import name_words
+from rhumbline.stores.graph.words import title_key
 from rhumbline.vocabulary import KNOWLEDGE_KINDS, NODE_KINDS
 
 # The Lucene index is a boolean query: past this many projects, filter in Cypher only.
@@ -227,7 +227,7 @@ RETURN total, n.project AS project, {rows.node_list_cypher("n")} AS node, size(n
 
 
 # Every node find_by_name finds, in its order, as `found` (node_bundle.py reads on from it). A
-# document or section is also found by its title's words, as on SQLite (sqlite/sql.py _FIND_MATCHES).
+# document or section is also found by its title typed any way, as on SQLite (sqlite/sql.py _FIND_MATCHES).
 FOUND_BY_NAME = f"""
 CALL () {{
     MATCH (n:CodeNode) WHERE n.project = $project AND n.name_lower = $name RETURN n
@@ -236,8 +236,9 @@ CALL () {{
     UNION
     MATCH (n:CodeNode) WHERE n.project = $project AND n.qn_rev STARTS WITH $suffix RETURN n
     UNION
-    CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $heading) YIELD node AS n
-    WITH n WHERE n.project = $project AND n.name_words = $words AND n.kind IN $knowledge RETURN n
+    CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $title_terms) YIELD node AS n
+    WITH n WHERE n.project = $project AND replace(n.name_words, ' ', '') = $title_letters
+        AND n.kind IN $knowledge RETURN n
 }}
 WITH n WHERE $kinds IS NULL OR n.kind IN $kinds
 WITH n ORDER BY size(n.qualified_name), n.id
@@ -257,11 +258,11 @@ def by_name_params(name: str, kinds: Sequence[str] | None, limit: int) -> dict[s
     if not lowered:
         raise ValueError("name is empty")
     listed = list(kinds) if kinds is not None else None
-    heading = name_words(name)
-    # Every word required (the equality then keeps the whole title); `project:""` matches nothing.
-    words = " ".join(f"+name_words:{_lucene_escape(w)}" for w in heading.split()) or '+project:""'
+    letters, terms = title_key(name)
+    # Every term required (the letters then keep the whole title); `project:""` matches nothing.
+    required = " ".join(f"+name_terms:{_quoted(t)}" for t in terms) or '+project:""'
     return {"name": lowered, "suffix": ("." + lowered)[::-1], "kinds": listed, "limit": limit,
-            "words": heading, "heading": words, "knowledge": list(KNOWLEDGE_KINDS)}  # fmt: skip
+            "title_letters": letters, "title_terms": required, "knowledge": list(KNOWLEDGE_KINDS)}  # fmt: skip
 
 
 NODES_OF_KIND = f"""

@@ -299,18 +299,19 @@ FROM kept AS k CROSS JOIN nodes AS n ON n.rid = k.rid
 """
 
 
-# find_by_name: a document or section is also found by its title's words, whatever their case,
-# punctuation or markup (`handling application errors` finds "Handling Application Errors"); the
-# phrase query narrows through the FTS index, the equality keeps only the whole title.
+# find_by_name: a document or section is also found by its title whatever the case, punctuation or
+# markup typed (`handling application errors.` finds "Handling Application Errors"): the title's
+# terms narrow through the FTS index, its letters in order keep only the whole title (words.title_key).
+# CROSS JOIN keeps the FTS first: the planner would otherwise scan the project's nodes.
 _FIND_MATCHES = f"""
 WITH matches (rid) AS (
     SELECT rid FROM nodes WHERE project = :project AND name_lower = :name
     UNION SELECT rid FROM nodes WHERE project = :project AND qn_lower = :name
     UNION SELECT rid FROM nodes
         WHERE project = :project AND qn_rev >= :suffix AND qn_rev < :suffix_end
-    UNION SELECT n.rid FROM name_fts JOIN nodes AS n ON n.rid = name_fts.rowid
-        WHERE name_fts MATCH :heading AND n.project = :project AND n.name_words = :words
-        AND n.kind IN ({", ".join(f"'{k}'" for k in KNOWLEDGE_KINDS)})
+    UNION SELECT n.rid FROM name_fts CROSS JOIN nodes AS n ON n.rid = name_fts.rowid
+        WHERE name_fts MATCH :title_terms AND n.project = :project
+        AND replace(n.name_words, ' ', '') = :title_letters AND n.kind IN ({", ".join(f"'{k}'" for k in KNOWLEDGE_KINDS)})
 )
 SELECT {{columns}} FROM matches JOIN nodes AS n ON n.rid = matches.rid
 WHERE {_KIND_FILTER}

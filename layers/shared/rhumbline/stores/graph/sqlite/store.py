@@ -18,7 +18,7 @@ from contextlib import AbstractContextManager
 from typing import cast
 
 from rhumbline.stores.graph import ranking, rows
-from rhumbline.stores.graph.words import name_words
+from rhumbline.stores.graph.words import title_key
 from rhumbline.stores.graph.model import Direction, Edge, EdgeView, GraphBatch, GraphCounts, Node, NodeEdges
 from rhumbline.stores.graph.protocol import GraphConflict, GraphStore
 from rhumbline.stores.graph.sqlite import sql
@@ -217,7 +217,7 @@ class SqliteGraphStore(SqliteLookups, SqliteFileRows, GraphStore):
         if not lowered:
             raise ValueError("name is empty")
         suffix = ("." + lowered)[::-1]
-        heading = name_words(name)
+        letters, terms = title_key(name)
         params = {
             "project": project,
             "name": lowered,
@@ -225,8 +225,8 @@ class SqliteGraphStore(SqliteLookups, SqliteFileRows, GraphStore):
             "suffix_end": suffix + _HIGH,
             "kinds": json.dumps(list(kinds)) if kinds is not None else None,
             "limit": limit,
-            "words": heading,
-            "heading": f"name_words : {_quoted(heading)}",
+            "title_letters": letters,
+            "title_terms": f"name_terms : ({' AND '.join(map(_quoted, terms)) or _quoted('')})",
         }
         with self._reading() as conn:
             page = conn.execute(sql.FIND_PAGE, params).fetchall()
