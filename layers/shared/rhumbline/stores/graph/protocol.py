@@ -167,8 +167,8 @@ class GraphStore(ABC):
     ) -> tuple[list[Node], int]:
         """Nodes whose name or qualified name equals `name` (case-insensitive), or whose qualified
         name ends with `.name` (`QuerySet.filter` finds `django.db.models.query.QuerySet.filter`),
-        or, for a knowledge node (a document or section), whose name's words (words.name_words)
-        are the typed name's words: a heading typed with any case, punctuation or markup.
+        or, for a knowledge node (a document or section), whose title has the typed name's letters
+        and digits in order (words.title_key): a heading typed with any case, punctuation or markup.
         Shortest qualified name first, and their exact total."""
 
     @abstractmethod
