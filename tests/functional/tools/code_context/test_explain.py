@@ -143,7 +143,6 @@ def test_annotations_are_surfaced_by_context_explain_function_and_class(shop) ->
 
 def _sections(shop, *where: tuple[str, str]) -> list:
     """A WikiPage section titled `title` in each document `path`, as ingest writes it (file, document, section)."""
-    from rhumbline.runtime import resources
     from rhumbline.stores.graph.model import Edge, GraphBatch, Node
 
     nodes, edges = [], []
@@ -156,7 +155,7 @@ def _sections(shop, *where: tuple[str, str]) -> list:
         nodes += [file, doc, section]
         edges += [Edge(file.id, doc.id, "DEFINES", "EXTRACTED", 1.0, f"{path} is the source of document {path}"),
                   Edge(doc.id, section.id, "DEFINES", "EXTRACTED", 1.0, f"document {path} has wikipage `{title}`")]
-    resources.graph_store().apply(shop.project, GraphBatch(nodes=nodes, edges=edges))
+    shop.stores.graph().apply(shop.project, GraphBatch(nodes=nodes, edges=edges))
     return [n for n in nodes if n.kind == "WikiPage"]
 
 
