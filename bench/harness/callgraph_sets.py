@@ -4,7 +4,8 @@ Each language has a dev set (what tuning may look at) and a held-out set (declar
 measurement, never tuned on). A project is a pinned registry release, fetched on first use into
 bench/.corpus by the language's own client: a PyPI sdist (pip), a Go module (`go mod download`
 from the module proxy), a Maven Central `-sources.jar` (`mvn dependency:get`), an npm package
-(`npm pack`) that ships its TypeScript sources.
+(`npm pack`) that ships its TypeScript sources; the zoo (bench/zoo.py) also fetches crates, the
+`.crate` archive from crates.io's download host.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import shutil
 import subprocess
 import tarfile
+import urllib.request
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,7 +60,8 @@ def fetch(project: Project) -> Path:
     partial = root.with_name(root.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     partial.parent.mkdir(parents=True, exist_ok=True)
-    {"go": _go_module, "java": _sources_jar, "typescript": _npm_package}[project.language](project, partial)
+    fetchers = {"go": _go_module, "java": _sources_jar, "typescript": _npm_package, "rust": _crate}
+    fetchers[project.language](project, partial)
     partial.rename(root)
     return root
 
@@ -100,3 +103,23 @@ def _npm_package(project: Project, destination: Path) -> None:
     for path in (destination / "package").iterdir():
         path.rename(destination / path.name)
     (destination / "package").rmdir()
+
+
+CRATES_DOWNLOAD = "https://static.crates.io/crates/{name}/{name}-{version}.crate"
+
+
+def _crate(project: Project, destination: Path) -> None:
+    """A crate's published archive (what cargo downloads): a .tar.gz holding `<name>-<version>/`."""
+    archives = corpus.CORPUS / "rust" / ".archives"
+    archives.mkdir(parents=True, exist_ok=True)
+    archive = archives / f"{project.slug}.crate"
+    if not archive.exists():
+        url = CRATES_DOWNLOAD.format(name=project.name, version=project.version)
+        with urllib.request.urlopen(url, timeout=FETCH_TIMEOUT_S) as response:
+            archive.write_bytes(response.read())
+    with tarfile.open(archive) as opened:
+        opened.extractall(destination, filter="data")
+    top = destination / f"{project.name}-{project.version}"
+    for path in top.iterdir():
+        path.rename(destination / path.name)
+    top.rmdir()
