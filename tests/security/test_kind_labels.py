@@ -74,11 +74,20 @@ def test_a_label_or_type_that_matches_nothing_is_named(world) -> None:
         "MATCH (a:Method)-[:CALLS]->(b:Function) RETURN count(*) AS c": [],
         "MATCH (a) WHERE EXISTS { (a)-[:DEFINES]->(:Method) } RETURN count(a) AS c": [],
     }
+    # No graph has these, whatever else the session's shared stores hold.
+    nowhere = ("the label :Fucntion ", "the relationship type :calls ")
     for cypher, expected in cases.items():
         for projects in ((world.project,), ("*",)):  # "*": on Neo4j the query runs as written
             outcome = world.call("query", {"cypher": cypher}, projects=projects, scopes=CYPHER)
             assert outcome["ok"], outcome
             warnings = outcome["result"]["warnings"]
+            if projects == ("*",):
+                # Such a token also sees the projects earlier tests left in the session's stores:
+                # a label one of them has is rightly not named, one that nothing has always is.
+                assert all(any(said.startswith(start) for start in expected) for said in warnings), warnings
+                needed = [start for start in expected if start.startswith(nowhere)]
+                assert all(any(said.startswith(start) for said in warnings) for start in needed), warnings
+                continue
             assert len(warnings) == len(expected), (world.shape, cypher, warnings)
             for said, start in zip(warnings, expected):
                 assert said.startswith(start), (world.shape, cypher, warnings)
