@@ -28,7 +28,10 @@ def resolve(value: Any, answers: dict[str, Any], tree: str) -> Any:
         label, _, path = value[1:].partition(":")
         found = answers[label].get("result") or {}
         for part in path.split("."):
-            found = found[int(part)] if isinstance(found, list) else found.get(part) if isinstance(found, dict) else None
+            if isinstance(found, list):
+                found = found[int(part)] if int(part) < len(found) else None
+            else:
+                found = found.get(part) if isinstance(found, dict) else None
             if found is None:
                 return None
         return found
@@ -41,7 +44,7 @@ def main() -> None:
     from rhumbline.runtime.handler import handle
 
     caller = {"principal": "bench", "token_id": "tk_bench", "projects": [request["project"]],
-              "scopes": ["read", "write", "cypher"]}  # fmt: skip
+              "scopes": ["read", "write", "admin", "cypher"]}  # fmt: skip
     tree = request["tree"]
     answers: dict[str, Any] = {}
     written = []

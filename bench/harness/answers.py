@@ -198,7 +198,9 @@ def run_checkout(
     request = {"tree": str(tree), "project": PROJECT, "out": str(out), "steps": steps(profile),
                "delete_after": bool(graph_env)}  # fmt: skip
     done = subprocess.run(
-        [sys.executable, str(CHILD)], input=json.dumps(request), env=variant.env(home, **graph_env),
+        # The tree is ingested by path, which a server allows only under its ingest roots.
+        [sys.executable, str(CHILD)], input=json.dumps(request),
+        env=variant.env(home, RHUMBLINE_INGEST_ROOTS=str(tree), **graph_env),
         capture_output=True, text=True, timeout=3600,
     )  # fmt: skip
     if done.returncode != 0:
