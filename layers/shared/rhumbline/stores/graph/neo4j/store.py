@@ -85,7 +85,9 @@ class Neo4jGraphStore(Neo4jLookups, Neo4jNodeBundle, GraphStore):
         if batch.clear:
             staged.write_staged(self, project, batch, tx_rows=self.tx_rows, chunk=BULK_CHUNK)
             return
-        budget = rows.write_budget(self._timeout, batch)
+        # Readers never wait on it, and the project's lease keeps other ingests out: the same
+        # bound against a hung server, not a slow one, as a staged write's.
+        budget = max(staged.BACKGROUND_WRITE_FLOOR_SECONDS, rows.write_budget(self._timeout, batch))
         with (
             self._guard(budget),
             self._session(write=True) as session,
