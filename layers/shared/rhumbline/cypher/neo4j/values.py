@@ -18,8 +18,8 @@ from typing import Any
 from rhumbline.cypher.answer import REDACTED, scalar
 from rhumbline.stores.graph.neo4j.keys import Namespace
 
-# Values of one answer converted at most: an answer of 1 MB (answer.MAX_RESULT_CHARS) holds fewer,
-# each taking two characters at least, and converting millions would hold the server for seconds.
+# Values of one answer converted at most: an answer within answer.MAX_RESULT_CHARS holds fewer,
+# each taking two characters at least, and converting millions would hold the server.
 MAX_VALUES = 500_000
 
 
