@@ -34,10 +34,10 @@ BUDGETS: list[tuple[str, dict[str, Any], int]] = [
     # Two: the probes' counts decide which words select candidates (ranking.weigh), then the candidates.
     ("search", {"query": "checkout"}, 2),
     ("context", {"file": "shop/services.py"}, 1),
-    # Three: the bundle, then its subjects' own CALLS edges (recursion, which the walks cannot
-    # list: they reach each node once), read apart as edges_among's keys and facts.
-    ("function", {"name": "shop.services.checkout", "depth": 2}, 3),
-    ("class", {"name": "Product"}, 3),
+    # One: the bundle holds their subjects' own CALLS edges too (recursion, which the walks
+    # cannot list: they reach each node once).
+    ("function", {"name": "shop.services.checkout", "depth": 2}, 1),
+    ("class", {"name": "Product"}, 1),
     ("explain", {"name": "Product.save"}, 1),
     # Its seeds are a search: one more than its walk.
     ("query_graph", {"question": "checkout"}, 15),

@@ -15,9 +15,10 @@ if TYPE_CHECKING:
 
 
 def read_bundle(
-    context: "ToolContext", project: str, node: "Node", *, around: Sequence["Around"] = (), walks: Sequence["Walk"] = ()
-) -> "NodeBundle":
-    found = context.graph.node_bundle(project, node.id, around=around, walks=walks)
+    context: "ToolContext", project: str, node: "Node", *, around: Sequence["Around"] = (), walks: Sequence["Walk"] = (),
+    loops: Sequence[str] = (),
+) -> "NodeBundle":  # fmt: skip
+    found = context.graph.node_bundle(project, node.id, around=around, walks=walks, loops=loops)
     if found is None:  # removed between resolving the name and this read: an ingest replaced it
         raise NotFound(
             f"'{node.id}' was removed from project '{project}' while it was being read (a new ingest); call again",
@@ -37,6 +38,7 @@ def resolve_bundle(
     other_kind_hint: str = "",
     around: Sequence["Around"] = (),
     walks: Sequence["Walk"] = (),
+    loops: Sequence[str] = (),
 ) -> tuple["Node", "NodeBundle"]:
     """names.resolve_name, then read_bundle of the node: the same node, bundle and errors. A store
     with `named_bundle` (Neo4j) answers a plain name (no node id, no `file`) with both in one
@@ -48,9 +50,11 @@ def resolve_bundle(
         node = resolve_name(
             context, project, name, kinds=kinds, file=file, noun=noun, other_kind_hint=other_kind_hint
         )
-        return node, read_bundle(context, project, node, around=around, walks=walks)
+        return node, read_bundle(context, project, node, around=around, walks=walks, loops=loops)
     name = name.strip()
-    found, total, bundle = named(project, name, kinds=kinds, limit=CANDIDATES + 1, around=around, walks=walks)
+    found, total, bundle = named(
+        project, name, kinds=kinds, limit=CANDIDATES + 1, around=around, walks=walks, loops=loops
+    )
     # resolve_name's rule and errors on the same page; the statement bundled the node it guessed
     # the rule would pick. Should they differ (the rule changed, the statement did not), one more
     # read: slower, never wrong.
@@ -58,5 +62,5 @@ def resolve_bundle(
         context, project, name, found, total, kinds=kinds, path=None, noun=noun, other_kind_hint=other_kind_hint
     )
     if bundle is None or bundle.node.id != node.id:
-        bundle = read_bundle(context, project, node, around=around, walks=walks)
+        bundle = read_bundle(context, project, node, around=around, walks=walks, loops=loops)
     return node, bundle

@@ -12,10 +12,9 @@ from rhumbline.lookup.views import EXPLANATION_CHARS, NodeRef, clip
 
 if TYPE_CHECKING:
     from rhumbline.stores.graph.model import Edge, Node, Walk, WalkResult
-    from rhumbline.stores.graph.protocol import GraphStore
 
 # A walk lists each node once, so the subject's call of itself would never show among its callers
-# and callees: it is read apart (self_calls) and marked with this one field.
+# and callees: the bundle reads it apart (NodeBundle.loops) and it is marked with this one field.
 RECURSION_FIELD = Field(default=False, description="A call of itself: recursion (the subject's own CALLS edge).")
 
 
@@ -69,16 +68,6 @@ def listing(walked: "WalkResult", *, depth: int, limit: int) -> StepListing:
         )
     # The walk's total counts the start node (it exists: it was resolved first).
     return StepListing(items=items, total=max(0, walked.total - 1), depth=depth)
-
-
-def self_calls(graph: "GraphStore", project: str, node_ids: Sequence[str]) -> dict[str, "Edge"]:
-    """Node id → its CALLS edge to itself, for those of `node_ids` that call themselves."""
-    from rhumbline.stores.graph.traversal import MAX_WALK_LIMIT
-
-    if not node_ids:
-        return {}
-    edges, _ = graph.edges_among(project, node_ids, limit=MAX_WALK_LIMIT, relations=("CALLS",))
-    return {edge.source: edge for edge in edges if edge.source == edge.target}
 
 
 def with_recursion(listing: StepListing, node: "Node", call: "Edge | None", *, limit: int) -> StepListing:

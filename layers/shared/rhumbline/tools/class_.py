@@ -78,15 +78,15 @@ def run(arguments: ClassInput, context: ToolContext) -> ClassOutput:
     from rhumbline.lookup import annotations
     from rhumbline.lookup.bundle import resolve_bundle
     from rhumbline.lookup.views import definition, link, links, merged
-    from rhumbline.lookup.walks import listing, self_calls, walk_for
+    from rhumbline.lookup.walks import listing, walk_for
     from rhumbline.stores.graph.model import Around, Keep
     from rhumbline.vocabulary import CLASS_KINDS, HIERARCHY_RELATIONS
 
     project = context.project(arguments.project)
     limit = arguments.limit
     # One read (on Neo4j one statement, the name lookup included): the first methods in source
-    # order with their callers count (the other members are only counted), bases out, uses in,
-    # the hierarchy both ways.
+    # order with their callers count (the other members are only counted) and their calls of
+    # themselves, bases out, uses in, the hierarchy both ways.
     hierarchy = tuple(HIERARCHY_RELATIONS)
     node, bundle = resolve_bundle(
         context, project, arguments.name, kinds=CLASS_KINDS, file=arguments.file,
@@ -97,6 +97,7 @@ def run(arguments: ClassInput, context: ToolContext) -> ClassOutput:
             Around("in", (*REFERENCE_RELATIONS, "DECORATES", "DOCUMENTS"), limit),
         ],
         walks=[walk_for(way, hierarchy, depth=HIERARCHY_DEPTH, limit=limit) for way in ("out", "in")],
+        loops=["CALLS"],
     )  # fmt: skip
     annotated = annotations.for_nodes(context, project, [node.id])
     defined, based, inward = bundle.around
@@ -105,7 +106,6 @@ def run(arguments: ClassInput, context: ToolContext) -> ClassOutput:
     methods = [m.other for m in defined["DEFINES"].edges if m.other is not None] if "DEFINES" in defined else []
     used, used_total = merged(inward, list(REFERENCE_RELATIONS), limit)
     bases, subclasses = (listing(walked, depth=HIERARCHY_DEPTH, limit=limit) for walked in bundle.walks)
-    recursive = self_calls(context.graph, project, [m.id for m in methods])
     answer = ClassOutput(
         project=project,
         format=arguments.format,
@@ -117,7 +117,7 @@ def run(arguments: ClassInput, context: ToolContext) -> ClassOutput:
             items=[
                 definition(
                     m, docstring_chars=MEMBER_DOCSTRING_CHARS, model=Method, callers=callers.get(m.id, 0),
-                    recursion=m.id in recursive,
+                    recursion=m.id in bundle.loops,
                 )
                 for m in methods
             ],

@@ -62,23 +62,24 @@ def run(arguments: FunctionInput, context: ToolContext) -> FunctionOutput:
     from rhumbline.lookup import annotations
     from rhumbline.lookup.bundle import resolve_bundle
     from rhumbline.lookup.views import definition, links, node_ref
-    from rhumbline.lookup.walks import listing, self_calls, walk_for, with_recursion
+    from rhumbline.lookup.walks import listing, walk_for, with_recursion
     from rhumbline.stores.graph.model import Around
     from rhumbline.vocabulary import CALLABLE_KINDS
 
     project = context.project(arguments.project)
     depth, limit = arguments.depth, arguments.limit
     # One read (on Neo4j one statement, the name lookup included): owner, decorators and
-    # documents in, callers and callees.
+    # documents in, callers and callees, and its call of itself.
     node, bundle = resolve_bundle(
         context, project, arguments.name, kinds=CALLABLE_KINDS, file=arguments.file,
         noun="function or method", other_kind_hint=": use `class` for classes, `explain` for anything else",
         around=[Around("in", ("DECORATES", "DEFINES", "DOCUMENTS"), MAX_LINKS)],
-        walks=[walk_for(way, ["CALLS"], depth=depth, limit=limit) for way in ("in", "out")],
+        walks=[walk_for(way, ["CALLS"], depth=depth, limit=limit) for way in ("in", "out")], loops=["CALLS"],
     )  # fmt: skip
     annotated = annotations.for_nodes(context, project, [node.id])
     [inward] = bundle.around
-    call_of_itself = self_calls(context.graph, project, [node.id]).get(node.id)
+    loops = bundle.loops.get(node.id)  # one at most: a CALLS edge from it to itself
+    call_of_itself = loops[0] if loops else None
     callers, callees = (
         with_recursion(listing(walked, depth=depth, limit=limit), node, call_of_itself, limit=limit)
         for walked in bundle.walks

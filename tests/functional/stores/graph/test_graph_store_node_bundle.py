@@ -169,3 +169,57 @@ def test_bad_keep_is_refused(klass: GraphStore, project: str) -> None:
     for keep in (Keep((), 3), Keep("Method", 3), Keep(("Method",), 0), Keep(("Method",), 1001)):  # type: ignore[arg-type]
         with pytest.raises(ValueError, match="keep"):
             klass.node_bundle(project, K.id, around=[Around("out", None, 5, keep=keep)])
+
+
+# Edges from a node to itself: a kept member's (two relations), a member the Keep cuts out, the
+# class's own, and a caller's (a far end of the edges in).
+LOOPS = [
+    edge(MEMBERS[0].id, MEMBERS[0].id, file="pkg/k.py", line=7, properties={"weight": 3}),
+    edge(MEMBERS[0].id, MEMBERS[0].id, "REFERENCES"),
+    edge(MEMBERS[3].id, MEMBERS[3].id),
+    edge(K.id, K.id),
+    edge(CALLER.id, CALLER.id, confidence="INFERRED", confidence_score=0.5),
+]
+
+
+@pytest.fixture
+def looped(klass: GraphStore, project: str) -> GraphStore:
+    klass.apply(project, GraphBatch(edges=LOOPS))
+    return klass
+
+
+def test_loops_equal_their_composed_definition(looped: GraphStore, project: str) -> None:
+    for start in (K.id, MEMBERS[0].id, MEMBERS[3].id, CALLER.id):
+        for loops in (["CALLS"], ["CALLS", "REFERENCES"], ["NONE_SUCH"], []):
+            single, composed = _both(looped, project, start, around=KEEPS[:1] + KEEPS[4:], walks=WALKS[:1], loops=loops)
+            assert single is not None
+            assert single == composed, (start, loops)
+        single, composed = _both(looped, project, start, walks=WALKS[5:6], loops=["CALLS"])
+        assert single == composed, start
+
+
+def test_loops_are_the_node_s_and_its_far_ends_own_edges(looped: GraphStore, project: str) -> None:
+    found = looped.node_bundle(project, K.id, around=KEEPS[:1], walks=WALKS[:1], loops=["CALLS", "REFERENCES"])
+    assert found is not None
+    # beta calls itself, but the Keep cut it (the first three members are nowhere, zeta, helper)
+    assert {node_id: [e.relation for e in edges] for node_id, edges in found.loops.items()} == {
+        K.id: ["CALLS"], MEMBERS[0].id: ["CALLS", "REFERENCES"]
+    }
+    call = found.loops[MEMBERS[0].id][0]
+    assert (call.source, call.target, call.file, call.line, call.properties) == (
+        MEMBERS[0].id, MEMBERS[0].id, "pkg/k.py", 7, {"weight": 3}
+    )
+    # a walk never lists the node itself, an edge to itself or not
+    assert [s.node.id for s in found.walks[0].steps] == [K.id]
+    callers = looped.node_bundle(project, MEMBERS[3].id, around=[Around("in", CALLS, 20)], loops=["CALLS"])
+    assert callers is not None
+    assert {node_id: [(e.confidence, e.confidence_score) for e in edges] for node_id, edges in callers.loops.items()} == {
+        CALLER.id: [("INFERRED", 0.5)], MEMBERS[3].id: [("EXTRACTED", 1.0)]
+    }  # helper calls beta too, and not itself
+    assert looped.node_bundle(project, K.id, around=KEEPS[:1]).loops == {}  # not asked
+
+
+def test_bad_loops_are_refused(looped: GraphStore, project: str) -> None:
+    for loops in ("CALLS", ["calls; DROP"], [""]):
+        with pytest.raises(ValueError, match="loops|relation"):
+            looped.node_bundle(project, K.id, loops=loops)  # type: ignore[arg-type]

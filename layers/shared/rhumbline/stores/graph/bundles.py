@@ -11,6 +11,7 @@ definition, and a backend may answer otherwise only if it gives exactly the same
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from rhumbline.stores.graph.model import (
@@ -24,6 +25,7 @@ from rhumbline.stores.graph.model import (
     RelationEdges,
     RelationRows,
 )
+from rhumbline.stores.graph.rows import check_relation
 
 
 def link_row_of(edge: LinkedEdge) -> LinkRow:
@@ -67,6 +69,13 @@ def check_keep(keep: Keep) -> None:
         raise ValueError(f"keep.kinds must be a non-empty sequence of kind names, not {keep.kinds!r}")
     if not 1 <= keep.limit <= MAX_PAGE:
         raise ValueError(f"keep.limit must be between 1 and {MAX_PAGE}, not {keep.limit}")
+
+
+def checked_loops(relations: Sequence[str]) -> list[str]:
+    """node_bundle's `loops`, validated (on Neo4j they become the statement's text)."""
+    if isinstance(relations, str):
+        raise ValueError("loops must be a sequence of relation names, not one string")
+    return sorted({check_relation(r) for r in relations})
 
 
 def _position(edge: LinkedEdge) -> tuple[int, str]:

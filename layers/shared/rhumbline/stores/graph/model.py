@@ -324,10 +324,14 @@ class Walk:
 class NodeBundle:
     """A node; per `Around`, its edges that way grouped by relation, the far ends' degrees and,
     with `keep`, how many edges of each relation's page matched its kinds before the cut (both
-    empty when not asked); per `Walk`, the walk's result."""
+    empty when not asked); per `Walk`, the walk's result. `loops`: the edges from a node to
+    itself over the relations asked (recursion, which a walk never lists: it reaches each node
+    once), of the node and of the real far ends of its arounds' pages, by node id (ordered by
+    relation; nodes without one left out)."""
 
     node: Node
     around: list[dict[str, RelationEdges]]
     far_degrees: list[dict[str, int]]
     kept: list[dict[str, int]]
     walks: list[WalkResult]
+    loops: dict[str, list[Edge]]

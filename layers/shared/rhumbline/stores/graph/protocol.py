@@ -17,7 +17,7 @@ from contextlib import AbstractContextManager
 from typing import Literal
 
 from rhumbline.stores.graph import ranking, rows, semantic, traversal
-from rhumbline.stores.graph.bundles import cut_to_keep, file_rows_of
+from rhumbline.stores.graph.bundles import checked_loops, cut_to_keep, file_rows_of
 from rhumbline.stores.graph.model import (
     MAX_PAGE,
     MODULE,
@@ -286,13 +286,7 @@ class GraphStore(ABC):
         _check_limit(limit, traversal.MAX_WALK_LIMIT)
         with self._traversal_reader(project) as reader:
             keys = sorted(set(reader.among(ids, relations)) if relations is None or relations else ())
-            facts = reader.edges(keys[:limit])
-        edges = [
-            Edge(source=s, target=t, relation=r, confidence=f.confidence, confidence_score=f.confidence_score,
-                 explanation=f.explanation, file=f.file, line=f.line, properties=f.properties)
-            for (s, r, t), f in ((key, facts[key]) for key in keys[:limit])
-        ]  # fmt: skip
-        return edges, len(keys)
+            return _edges(reader, keys[:limit]), len(keys)
 
     def edge_pairs(self, project: str, *, relations: Sequence[str], limit: int) -> tuple[list[tuple[str, str]], int]:
         """(source, target) of the project's edges of `relations` between real nodes, at most
@@ -335,10 +329,13 @@ class GraphStore(ABC):
         return file_rows_of(self.file_bundle(project, file_id, query))
 
     def node_bundle(
-        self, project: str, node_id: str, *, around: Sequence[Around] = (), walks: Sequence[Walk] = ()
-    ) -> NodeBundle | None:
+        self, project: str, node_id: str, *, around: Sequence[Around] = (), walks: Sequence[Walk] = (),
+        loops: Sequence[str] = (),
+    ) -> NodeBundle | None:  # fmt: skip
         """`function`'s, `class`'s and `explain`'s reads of a resolved node as one, from get_node,
-        edges_around, degrees and walk; None if there is no such node."""
+        edges_around, degrees, walk and the edges among each of its nodes alone (`loops`: the
+        relations of NodeBundle.loops); None if there is no such node."""
+        loop_relations = checked_loops(loops)
         node = self.get_node(project, node_id)
         if node is None:
             return None
@@ -355,7 +352,21 @@ class GraphStore(ABC):
             self.walk(project, [node.id], direction=w.direction, depth=w.depth, limit=w.limit, relations=w.relations)
             for w in walks
         ]
-        return NodeBundle(node=node, around=grouped, far_degrees=counted, kept=kept, walks=walked)
+        ends = {e.other.id for found in grouped for group in found.values() for e in group.edges if e.other is not None}
+        looped = self._loops(project, sorted(ends | {node.id}), loop_relations)
+        return NodeBundle(node=node, around=grouped, far_degrees=counted, kept=kept, walks=walked, loops=looped)
+
+    def _loops(self, project: str, ids: list[str], relations: list[str]) -> dict[str, list[Edge]]:
+        """NodeBundle.loops of `ids`: an edge among one node alone is an edge to itself."""
+        found: dict[str, list[Edge]] = {}
+        if not relations:
+            return found
+        with self._traversal_reader(project) as reader:
+            for start in range(0, len(ids), traversal.MAX_IDS):
+                keys = sorted(k for k in reader.among(ids[start : start + traversal.MAX_IDS], relations) if k[0] == k[2])
+                for loop in _edges(reader, keys):
+                    found.setdefault(loop.source, []).append(loop)
+        return dict(sorted(found.items()))
 
     def _far_degrees(
         self, project: str, found: dict[str, RelationEdges], asked: tuple[Direction, tuple[str, ...]] | None
@@ -370,6 +381,16 @@ class GraphStore(ABC):
             by_relation = self.degrees(project, ends[start : start + MAX_PAGE], direction, relations=relations)
             counted.update({node_id: sum(by.values()) for node_id, by in by_relation.items()})
         return dict(sorted(counted.items()))
+
+
+def _edges(reader: traversal.Reader, keys: Sequence[traversal.EdgeKey]) -> list[Edge]:
+    """The edges of `keys`, in their order."""
+    facts = reader.edges(keys)
+    return [
+        Edge(source=s, target=t, relation=r, confidence=f.confidence, confidence_score=f.confidence_score,
+             explanation=f.explanation, file=f.file, line=f.line, properties=f.properties)
+        for (s, r, t), f in ((key, facts[key]) for key in keys)
+    ]  # fmt: skip
 
 
 def _check_limit(limit: int, most: int) -> None:

@@ -1,5 +1,6 @@
 """Neo4j: a node's bundle (`GraphStore.node_bundle`) as ONE statement — the node, the edges
-around it, the far ends' degrees and breadth-first walks from it — where the composed form
+around it, the far ends' degrees, its and their edges to themselves (loops) and breadth-first
+walks from it — where the composed form
 (GraphStore.node_bundle's composition) costs a round trip per read and per walk level.
 
 A walk is one `ANY SHORTEST` search with an unbound end (a breadth-first search inside the
@@ -21,8 +22,8 @@ from functools import lru_cache
 from typing import Any
 
 from rhumbline.stores.graph import rows
-from rhumbline.stores.graph.bundles import check_keep
-from rhumbline.stores.graph.model import Around, EdgeView, Node, NodeBundle, Walk, WalkResult, WalkStep
+from rhumbline.stores.graph.bundles import check_keep, checked_loops
+from rhumbline.stores.graph.model import Around, Edge, EdgeView, Node, NodeBundle, Walk, WalkResult, WalkStep
 from rhumbline.stores.graph.neo4j.client import Neo4jClient
 from rhumbline.stores.graph.neo4j.cypher import FOUND_BY_NAME, by_name_params, extra_properties
 from rhumbline.stores.graph.neo4j.lookups import _EXTRA, _GROUPED_PAGES, _groups
@@ -35,6 +36,7 @@ _SEEN_AS = {"out": "'out'", "in": "'in'", "both": "CASE WHEN startNode(r) = p TH
 # Shapes (what the statement text depends on; everything else is a parameter).
 AroundShape = tuple[str, str | None, bool]  # (direction, far-degree direction, keep)
 WalkShape = tuple[str, tuple[str, ...] | None, int]  # (direction, checked relations, levels)
+LoopsShape = tuple[str, ...]  # checked relations
 
 
 # Where _GROUPED_PAGES turns each page's rows into lists: a Keep cuts the rows just before.
@@ -81,6 +83,20 @@ def _far_degrees(i: int, direction: str) -> str:
     MATCH (o:CodeNode {{project: $project, id: other_id}})
     WITH o, COUNT {{ (o){pattern}() WHERE type(r) IN $d{i}_relations }} AS c WHERE c > 0
     RETURN collect([o.id, c]) AS d{i}
+}}
+"""
+
+
+def _loops(arounds: int, relations: tuple[str, ...]) -> str:
+    """NodeBundle.loops as `loops`: the edges from `n`, and from each real far end of the
+    arounds' pages (a page's item: [8] the other id, [11] null for a stub), to itself."""
+    pages = " + ".join(f"a{i}" for i in range(arounds)) or "[]"
+    types = "|".join(f"`{r}`" for r in relations)
+    return f"""CALL (n{"".join(f", a{i}" for i in range(arounds))}) {{
+    UNWIND [n.id] + reduce(ids = [], g IN {pages} | ids + [x IN g.page WHERE x[11] IS NOT NULL | x[8]]) AS other_id
+    WITH DISTINCT other_id
+    MATCH (o:CodeNode {{project: $project, id: other_id}})-[r:{types}]->(o)
+    RETURN collect([o.id, type(r), r.confidence, r.confidence_score, r.explanation, r.file, r.line, {_EXTRA}]) AS loops
 }}
 """
 
@@ -167,7 +183,9 @@ _NAMED_RETURNS = ("named_total", f"[c IN page | {rows.node_list_cypher('c')}] AS
 
 
 @lru_cache(maxsize=64)
-def node_bundle_cypher(around: tuple[AroundShape, ...], walks: tuple[WalkShape, ...], *, named: bool = False) -> str:
+def node_bundle_cypher(
+    around: tuple[AroundShape, ...], walks: tuple[WalkShape, ...], loops: LoopsShape, *, named: bool = False
+) -> str:
     """The bundle of `n`: the node of `$id`, or with `named` the one `$name` names (_BY_NAME)."""
     parts = [_BY_NAME if named else _BY_ID]
     returned = [*(_NAMED_RETURNS if named else ()), f"{rows.node_list_cypher('n')} AS node"]
@@ -177,6 +195,9 @@ def node_bundle_cypher(around: tuple[AroundShape, ...], walks: tuple[WalkShape, 
         if far is not None:
             parts.append(_far_degrees(i, far))
             returned.append(f"d{i}")
+    if loops:
+        parts.append(_loops(len(around), loops))
+        returned.append("loops")
     for j, (direction, relations, levels) in enumerate(walks):
         parts.append(_walk(j, direction, relations, levels))
         returned.extend((f"w{j}_total", f"w{j}_steps"))
@@ -221,11 +242,12 @@ class Neo4jNodeBundle(Neo4jClient):
     """GraphStore.node_bundle in one statement, and named_bundle."""
 
     def node_bundle(
-        self, project: str, node_id: str, *, around: Sequence[Around] = (), walks: Sequence[Walk] = ()
-    ) -> NodeBundle | None:
-        params, shapes = _bundle_params(around, walks)
+        self, project: str, node_id: str, *, around: Sequence[Around] = (), walks: Sequence[Walk] = (),
+        loops: Sequence[str] = (),
+    ) -> NodeBundle | None:  # fmt: skip
+        params, shapes = _bundle_params(around, walks, loops)
         found = self._read(node_bundle_cypher(*shapes), project=project, id=node_id, **params)
-        return _bundle_of(found[0], around, walks) if found else None
+        return _bundle_of(found[0], around, walks, loops) if found else None
 
     def named_bundle(
         self,
@@ -236,21 +258,22 @@ class Neo4jNodeBundle(Neo4jClient):
         limit: int,
         around: Sequence[Around] = (),
         walks: Sequence[Walk] = (),
+        loops: Sequence[str] = (),
     ) -> tuple[list[Node], int, NodeBundle | None]:
         """find_by_name's page (at most `limit`) and total for `name`, and the node_bundle of the
         node lookup.names.choose would pick from them (None when it picks none): one statement,
         one round trip, where find_by_name then node_bundle take two."""
-        params, shapes = _bundle_params(around, walks)
+        params, shapes = _bundle_params(around, walks, loops)
         params.update(by_name_params(name, kinds, limit), exact=name.strip())
         [record] = self._read(node_bundle_cypher(*shapes, named=True), project=project, **params)
         found = [rows.node_at(values) for values in record["named_page"]]
-        bundle = _bundle_of(record, around, walks) if record["named_id"] is not None else None
+        bundle = _bundle_of(record, around, walks, loops) if record["named_id"] is not None else None
         return found, record["named_total"], bundle
 
 
 def _bundle_params(
-    around: Sequence[Around], walks: Sequence[Walk]
-) -> tuple[dict[str, Any], tuple[tuple[AroundShape, ...], tuple[WalkShape, ...]]]:
+    around: Sequence[Around], walks: Sequence[Walk], loops: Sequence[str]
+) -> tuple[dict[str, Any], tuple[tuple[AroundShape, ...], tuple[WalkShape, ...], LoopsShape]]:
     """The statement's parameters for `around` and `walks`, and its shapes (its text's key)."""
     params: dict[str, Any] = {}
     around_shapes = []
@@ -268,10 +291,10 @@ def _bundle_params(
     for j, spec in enumerate(walks):
         walk_shapes.append(_checked_walk(spec))
         params[f"w{j}_page"] = spec.limit - 1  # the start node is the walk's first step
-    return params, (tuple(around_shapes), tuple(walk_shapes))
+    return params, (tuple(around_shapes), tuple(walk_shapes), tuple(checked_loops(loops)))
 
 
-def _bundle_of(record: Any, around: Sequence[Around], walks: Sequence[Walk]) -> NodeBundle:
+def _bundle_of(record: Any, around: Sequence[Around], walks: Sequence[Walk], loops: Sequence[str]) -> NodeBundle:
     node = rows.node_at(record["node"])
     return NodeBundle(
         node=node,
@@ -290,4 +313,17 @@ def _bundle_of(record: Any, around: Sequence[Around], walks: Sequence[Walk]) -> 
             _walk_result(node, record[f"w{j}_total"], record[f"w{j}_steps"], spec.limit)
             for j, spec in enumerate(walks)
         ],
+        loops=_loops_of(record["loops"]) if loops else {},
     )
+
+
+def _loops_of(found: list[list[Any]]) -> dict[str, list[Edge]]:
+    loops: dict[str, list[Edge]] = {}
+    for node_id, relation, confidence, score, explanation, file, line, stored in sorted(found, key=lambda x: x[:2]):
+        loops.setdefault(node_id, []).append(
+            Edge(
+                source=node_id, target=node_id, relation=relation, confidence=confidence, confidence_score=score,
+                explanation=explanation, file=file, line=line, properties=extra_properties(stored),
+            )  # fmt: skip
+        )
+    return dict(sorted(loops.items()))
