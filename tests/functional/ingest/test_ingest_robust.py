@@ -257,8 +257,54 @@ def test_the_cli_json_summary_carries_failures_and_warnings(
 
 
 # Forms the grammars fail on (tree-sitter-typescript 0.23.2, tree-sitter-kotlin 1.1.0), parsed as
-# same-length forms they know (typescript/extract.py, kotlin/extract.py).
+# same-length forms they know (typescript/extract.py, kotlin/extract.py); and C++ in a `.h`, which
+# the C grammar fails on, parsed as C++ (languages/ `language_in`) beside a C header that is not.
 GRAMMAR_GAPS = {
+    "src/variance.ts": (
+        "export interface Producer<out T> {\n"
+        "    make(): T;\n"
+        "}\n"
+        "export interface Channel<in A, out B = () => void, C = string> {\n"
+        "    send(a: A): B;\n"
+        "}\n"
+        "export class Cell<\n"
+        "    in out T,\n"
+        "    out extends object = {},\n"
+        "> {\n"
+        "    swap(value: T): T { return value; }\n"
+        "}\n"
+        "export type Reader<out T> = (text: string) => T;\n"
+        "export function parse(text: string): Cell<number, {}> { return new Cell(); }\n"
+    ),
+    "include/shop/widget.h": (
+        "#pragma once\n"
+        "#include <string>\n"
+        "\n"
+        "namespace shop {\n"
+        "\n"
+        "class Widget {\n"
+        "public:\n"
+        "    explicit Widget(std::string name) : name_(std::move(name)) {}\n"
+        "    const std::string& name() const { return name_; }\n"
+        "private:\n"
+        "    std::string name_;\n"
+        "};\n"
+        "\n"
+        "template <typename T>\n"
+        "T twice(T x) { return x + x; }\n"
+        "\n"
+        "}  // namespace shop\n"
+    ),
+    "include/shop/money.h": (
+        "/* Amounts in cents. From C++: `std::string text = shop_format(12);` */\n"
+        "#if defined(__cplusplus) && (__cplusplus >= 201103L)\n"
+        "#define SHOP_NOEXCEPT noexcept\n"
+        "#else\n"
+        "#define SHOP_NOEXCEPT\n"
+        "#endif\n"
+        "struct price { int cents; };\n"
+        "static inline int shop_cents(struct price p) { return p.cents; }\n"
+    ),
     "types/index.d.ts": (
         "/** Formats a date. */\n"
         'export declare function format(date: import("./core").DateArg<Date>, pattern: string): string;\n'
@@ -297,6 +343,23 @@ def test_forms_the_grammars_fail_on_are_parsed(
         assert store.get_node(unique_project, node_id) is not None, node_id
     views, _ = store.edges_of(unique_project, "file:types/index.d.ts", "out", limit=50)
     assert ("IMPORTS", "file:types/core.d.ts") in {(view.relation, view.other_id) for view in views}
+    # variance annotations: every declaration of the file, its text as written
+    defined, _ = store.nodes_in_file(unique_project, "src/variance.ts", limit=50)
+    assert [(n.kind, n.id.rpartition(":")[2]) for n in defined] == [
+        ("Interface", "Producer"), ("Method", "Producer.make"), ("Interface", "Channel"), ("Method", "Channel.send"),
+        ("Class", "Cell"), ("Method", "Cell.swap"), ("Function", "parse"),
+    ]  # fmt: skip
+    assert "in out T," in (store.get_node(unique_project, "class:src/variance.ts:Cell").signature or "")
+    # a `.h` of C++ is C++, one of C (which shows and serves C++ callers) is C
+    headers = ("include/shop/widget.h", "include/shop/money.h")
+    languages = [getattr(store.get_node(unique_project, f"file:{path}"), "language", None) for path in headers]
+    assert languages == ["cpp", "c"]
+    defined, _ = store.nodes_in_file(unique_project, "include/shop/widget.h", limit=50)
+    assert {(n.kind, n.qualified_name) for n in defined} >= {
+        ("Class", "shop::Widget"), ("Method", "shop::Widget::name"), ("Function", "shop::twice"),
+    }  # fmt: skip
+    assert {n.language for n in defined} == {"cpp"}  # its nodes have the file's language
+    assert store.get_node(unique_project, "function:include/shop/money.h:shop_cents") is not None
 
 
 def test_edges_a_failed_file_left_without_an_end_are_dropped(

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rhumbline.ingest.facts import CodeFacts
-from rhumbline.ingest.languages import extractor_for, families, has_extractor, language_of
+from rhumbline.ingest.languages import extractor_for, families, has_extractor, language_in, language_of
 
 FIXTURES = Path(__file__).parents[3] / "fixtures" / "ingest"
 # Every tree-sitter language of the table's polyglot families.
@@ -39,17 +39,57 @@ def test_every_language_of_the_brief_has_an_extractor():
     assert language_of("a.tsx") == "tsx" and language_of("a.mts") == "typescript"
 
 
-def test_a_cpp_header_named_h_is_parsed_as_cpp():
-    facts = extractor_for("c")(b"namespace shop {\nclass Cart {\n  void add();\n};\n}\n")
+def test_a_cpp_header_named_h_is_cpp():
+    cpp = b"namespace shop {\nclass Cart {\n  void add();\n  const Item& first() const { return items_[0]; }\n};\n}\n"
+    assert (language_in("include/shop/cart.h", cpp), language_in("src/cart.c", cpp)) == ("cpp", "c")
+    facts = extractor_for("cpp")(cpp)
     assert [(d.kind, d.qualname) for d in facts.definitions] == [
         ("Class", "shop::Cart"),
         ("Method", "shop::Cart::add"),
+        ("Method", "shop::Cart::first"),  # returns a reference: `&first()`
     ]
-    plain = extractor_for("c")(b"struct cart { int n; };\nint total(struct cart *c) { return 0; }\n")
-    assert [(d.kind, d.qualname) for d in plain.definitions] == [
+    plain = b"struct cart { int n; };\nint total(struct cart *c) { return 0; }\n"
+    assert language_in("cart.h", plain) == "c"
+    assert [(d.kind, d.qualname) for d in extractor_for("c")(plain).definitions] == [
         ("Struct", "cart"),
         ("Function", "total"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("content", "language"),
+    [
+        (b"#include <vector>\n", "cpp"), (b"  #  include <iostream>\n", "cpp"), (b"#include <stdio.h>\n", "c"),
+        (b"template <typename T> T twice(T x);\n", "cpp"), (b"class Cart;\n", "cpp"), (b"using namespace std;\n", "cpp"),
+        (b"struct s {\n  public:\n  int n;\n};\n", "cpp"), (b"  try {\n", "cpp"), (b"constexpr int n = 1;\n", "cpp"),
+        (b"int n = std::max(a, b);\n", "cpp"),
+        # where C headers speak of C++ without being it
+        (b"/* From C++: std::string s = f(); */\n", "c"), (b" * std::string s = f();\n", "c"),
+        (b"// std::vector<int> v;\n", "c"), (b"#if defined(__cplusplus) && (__cplusplus >= 201103L)\n#endif\n", "c"),
+        (b"#if __has_cpp_attribute(nodiscard)\n#endif\n", "c"), (b"try_lock(m);\n", "c"), (b"int class_count;\n", "c"),
+        # Objective-C comes first, as in linguist: we parse none, its headers stay C
+        (b"@interface Cart : NSObject\n@end\nclass Bag;\n", "c"),
+    ],
+)  # fmt: skip
+def test_a_header_s_language_is_its_content_s_as_linguist_decides(content, language):
+    assert language_in("include/x.h", content) == language
+    assert language_in("include/X.H", content) == language
+
+
+@pytest.mark.parametrize("language", ["typescript", "tsx"])
+def test_variance_annotations_parse_and_their_text_stays(language):
+    source = (
+        b"export interface Box<in out T, out> {\n  get(): T;\n}\n"  # `out` alone names a parameter
+        b"export class Pair<in A, out B extends object = {}> {\n  left(a: A): void {}\n}\n"
+        b"export type Fn<out R = () => void> = () => R;\n"
+        b"for (const k in obj) { use(k); }\n"
+    )
+    facts = extractor_for(language)(source)
+    assert not facts.syntax_errors
+    assert [(d.kind, d.qualname, d.signature) for d in facts.definitions] == [
+        ("Interface", "Box", "export interface Box<in out T, out>"), ("Method", "Box.get", "get(): T"),
+        ("Class", "Pair", "export class Pair<in A, out B extends object = {}>"), ("Method", "Pair.left", "left(a: A): void"),
+    ]  # fmt: skip
 
 
 def test_a_minified_bundle_gives_no_definitions():

@@ -13,7 +13,7 @@ from rhumbline.ingest.discover import skiprules
 from rhumbline.ingest.facts import SkippedFile, SourceFile
 from rhumbline.ingest.failures import reason_of
 from rhumbline.ingest.facts_codec import decode_facts, encode_facts
-from rhumbline.ingest.languages import extractor_for, has_extractor, language_of
+from rhumbline.ingest.languages import extractor_for, has_extractor, language_in, language_of
 
 MAX_FILE_BYTES = 1024 * 1024
 BINARY_PROBE_BYTES = 8192
@@ -84,7 +84,7 @@ def source_from_bytes(
     spare recomputing them."""
     if b"\0" in data[:BINARY_PROBE_BYTES]:
         return SkippedFile(path, skiprules.BINARY)
-    language = language_of(path)
+    language = language_in(path, data)
     parseable = _as_utf8(data, language)
     if parseable is None:
         return SkippedFile(path, skiprules.UNDECODABLE)

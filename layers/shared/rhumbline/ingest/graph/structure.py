@@ -1,6 +1,7 @@
 """The tree: Repository → Directory → File nodes and CONTAINS edges, for every ingested file.
 
-Every text file that survives the walk gets a File node (language by extension, possibly None), so
+Every text file that survives the walk gets a File node (language by extension, a `.h` header's by
+its content: languages/ `language_in`; possibly None), so
 agents see the whole tree; only languages with an extractor add definitions under their files.
 Directories appear when they hold at least one ingested file.
 """

@@ -7,6 +7,7 @@ resolver). `LANGUAGES` is the one table of them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from importlib import import_module
 from typing import Any, NamedTuple
@@ -67,8 +68,8 @@ LANGUAGES: tuple[Language, ...] = (
     Language("kotlin", (".kt", ".kts"), _parsed("kotlin.extract", "extract_kotlin", _JVM, "tree-sitter-kotlin")),
     Language("rust", (".rs",),
              _parsed("rust.extract", "extract_rust", f"{_PACKAGE}.rust.resolve:RustFamily", "tree-sitter-rust")),
-    # A .h may hold C++: the C extractor looks before it parses (cpp/extract.py).
-    Language("c", (".c", ".h"), _parsed("cpp.extract", "extract_c_file", _C, "tree-sitter-c")),
+    # A .h whose content reads like C++ is C++ (language_in).
+    Language("c", (".c", ".h"), _parsed("c.extract", "extract_c", _C, "tree-sitter-c")),
     Language("cpp", (".cc", ".cpp", ".hpp", ".cxx", ".hh", ".hxx"),
              _parsed("cpp.extract", "extract_cpp", _C, "tree-sitter-cpp")),
     Language("csharp", (".cs",),
@@ -126,6 +127,46 @@ def language_of(path: str) -> str | None:
     if found == "text" and (path.startswith(_DOC_DIRECTORIES) or "/docs/" in path or "/doc/" in path):
         return "restructuredtext"
     return found
+
+
+# A `.h` header is C, C++ or Objective-C. Decided from its own content as GitHub linguist decides
+# (heuristics.yml for `.h`: its Objective-C pattern first, then its C++ one, else C), but with
+# word ends after `try` and `constexpr` (a C line starting `try_lock(` is no C++), `std::` only
+# on a line that is no comment's (C headers show C++ callers in their docs: xxhash.h), and
+# without `__cplusplus >` and `__has_cpp_attribute`, which C headers test to serve C++ callers
+# (zstd.h, lz4.h). We parse no Objective-C: its headers stay C.
+_OBJECTIVE_C = re.compile(
+    rb"^\s*(?:@(?:interface|class|protocol|property|end|synchronised|selector|implementation)\b"
+    rb"|#import\s+.+\.h[\">])",
+    re.MULTILINE,
+)
+_CPP = re.compile(
+    rb"^\s*#\s*include <(?:cstdint|string|vector|map|list|array|bitset|queue|stack|forward_list"
+    rb"|unordered_map|unordered_set|(?:i|o|io)stream)>"
+    rb"|^\s*template\s*<|^[ \t]*(?:try|constexpr)\b|^[ \t]*catch\s*\("
+    rb"|^[ \t]*(?:class|(?:using[ \t]+)?namespace)\s+\w+|^[ \t]*(?:private|public|protected):\r?$",
+    re.MULTILINE,
+)
+_STD = re.compile(rb"\bstd::\w")
+
+
+def language_in(path: str, data: bytes) -> str | None:
+    """The language of a file read: language_of its path, and for a `.h` header its content's."""
+    language = language_of(path)
+    if language == "c" and path[-2:].lower() == ".h" and _reads_as_cpp(data) and not _OBJECTIVE_C.search(data):
+        return "cpp"
+    return language
+
+
+def _reads_as_cpp(data: bytes) -> bool:
+    if _CPP.search(data):
+        return True
+    # `std::` found fast, then its line's start read (a search for it line by line is slower).
+    for found in _STD.finditer(data):
+        line = data[data.rfind(b"\n", 0, found.start()) + 1 : found.start()].lstrip()
+        if not line.startswith((b"/", b"*")):
+            return True
+    return False
 
 
 def has_extractor(language: str | None) -> bool:

@@ -21,7 +21,7 @@ from typing import Any
 from rhumbline.ingest.discover.read import line_count, read_bytes, source_from_bytes
 from rhumbline.ingest.facts import SkippedFile, SourceFile
 from rhumbline.ingest.facts_codec import encode_facts
-from rhumbline.ingest.languages import has_extractor, language_of
+from rhumbline.ingest.languages import has_extractor, language_in
 from rhumbline.ingest.sharded.facts_bucket import open_facts
 from rhumbline.ingest.sharded.facts_store import FactsStore, facts_key
 
@@ -38,7 +38,7 @@ def _parse(root: str, path: str, store: FactsStore, fingerprint: str) -> Row:
     data = read_bytes(root, path)
     if isinstance(data, SkippedFile):
         return skipped_row(data)
-    language = language_of(path)
+    language = language_in(path, data)
     content_hash = sha256(data).hexdigest()
     key = facts_key(fingerprint, language, content_hash) if language is not None and has_extractor(language) else None
     if key is not None and store.has(key):

@@ -29,7 +29,7 @@ from rhumbline.ingest.discover.parallel import Outcome, Parse, Progress, read_al
 from rhumbline.ingest.discover.read import read_bytes, read_source, source_from_bytes
 from rhumbline.ingest.facts import SkippedFile, SourceFile
 from rhumbline.ingest.facts_codec import decode_calls, decode_facts, encode_facts, is_split
-from rhumbline.ingest.languages import has_extractor, language_of
+from rhumbline.ingest.languages import has_extractor, language_in
 from rhumbline.ingest.snapshots.stat_index import FileEntry, Stamp, StatIndex, stamp_of
 from rhumbline.stores.relational import projects
 from rhumbline.stores.relational.schema.ingest import IngestedFile
@@ -151,7 +151,7 @@ class FactCache:
             if isinstance(data, SkippedFile):
                 outcomes[index] = data
                 continue
-            language = language_of(path)
+            language = language_in(path, data)
             if language is None or not has_extractor(language):
                 outcomes[index] = source_from_bytes(path, data)
                 continue

@@ -11,8 +11,8 @@ methods of that name). Locals and parameters carry their written type (`struct c
 Imports: `#include "x.h"` → module `x.h`, level 1; `#include <x.h>` → module `x.h`, level 0
 (looked up in the repository too: projects include their own headers with `<…>`).
 
-A `.h` file is C by extension, but one that reads like C++ is parsed as C++ (cpp/extract.py
-`extract_c_file`).
+A `.h` file is C unless its content reads like C++: then its language is C++ (languages/
+`language_in`).
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ class CExtractor(LanguageExtractor):
 
     def parameters(self, x: Context, declarator: Node | None) -> tuple[str, ...]:
         while declarator is not None and declarator.type != "function_declarator":
-            declarator = declarator.child_by_field_name("declarator")
+            declarator = inner_declarator(declarator)
         if declarator is None:
             return ()
         parameters = declarator.child_by_field_name("parameters")
@@ -188,17 +188,25 @@ class CExtractor(LanguageExtractor):
                 while inner is not None and inner.type in _DECLARATOR_WRAPPERS:
                     if inner.type == "function_declarator":
                         break
-                    inner = inner.child_by_field_name("declarator")
+                    inner = inner_declarator(inner)
                 if inner is not None and inner.type == "identifier":
                     name = x.text(inner)
                     variables.setdefault(name, variable(x, child, name))
         return list(variables.values()), None, None
 
 
+def inner_declarator(node: Node) -> Node | None:
+    """The declarator a wrapper wraps: C++'s `&f()` (a reference) holds it under no field name."""
+    inner = node.child_by_field_name("declarator")
+    if inner is None and node.type == "reference_declarator" and node.named_child_count:
+        return node.named_children[-1]
+    return inner
+
+
 def declarator_name(node: Node | None) -> Node | None:
     """The name inside a declarator: `*f(int)` → f, `Cart::add(…)` → Cart::add."""
     while node is not None and node.type in _DECLARATOR_WRAPPERS:
-        inner = node.child_by_field_name("declarator")
+        inner = inner_declarator(node)
         if inner is None:
             return None
         node = inner

@@ -14,13 +14,11 @@ Calls add `this->m()` (→ `this.m`), `Base::m()`, `ns::f()`, `obj.m()` / `ptr->
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from tree_sitter import Language, Node
 
-from rhumbline.ingest.facts import CodeFacts
-from rhumbline.ingest.languages.c.extract import CExtractor, declarator_name, extract_c
+from rhumbline.ingest.languages.c.extract import CExtractor, declarator_name
 from rhumbline.ingest.languages.polyglot.extract import Context, DefSpec, ScopeSpec
 from rhumbline.ingest.languages.polyglot.type_names import type_name
 
@@ -93,15 +91,3 @@ class CppExtractor(CExtractor):
 
 
 extract_cpp = CppExtractor()
-
-
-# Many C++ projects name their headers `.h`: a C file that reads like C++ is parsed as C++.
-_CPP_MARKERS = re.compile(
-    rb"^\s*(?:class|namespace|template|public:|private:|protected:)\b|::", re.MULTILINE
-)
-
-
-def extract_c_file(source: bytes) -> CodeFacts:
-    """A file of language "c" (`.c`, `.h`): C, or C++ when it reads like C++ (`class`,
-    `namespace`, `template`, `public:`, `::`)."""
-    return extract_cpp(source) if _CPP_MARKERS.search(source) else extract_c(source)

@@ -13,6 +13,7 @@ TSX one (they differ on `<T>x` casts versus JSX).
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable
 
 from tree_sitter import Language, Node
@@ -71,6 +72,16 @@ _GENERIC_IMPORT_TYPE = re.compile(
 )
 _EMPTY = frozenset({"null", "undefined", "void"})
 _TYPE_STAR_EXPORT = re.compile(rb"\bexport(\s+)type(?=\s*\*)")
+# It fails too on variance annotations (`interface X<in A, out B>`, `class Y<in out T>`), which
+# TypeScript allows on the type parameters of classes, interfaces and type aliases: in a file the
+# grammar fails on, they are blanked to spaces, only at the start of a parameter in such a list
+# (`<out>`, `<out extends X>` name a parameter `out`: left alone), and the file parsed again.
+_TYPE_PARAMETERS = re.compile(rb"\b(?:class|interface|type)[ \t]+[A-Za-z_$][\w$]*[ \t]*<|\bclass[ \t]*<")
+_VARIANCE = re.compile(rb"\s*((?:(?:in|out)\s+)+)(?=(?!extends\b)[A-Za-z_$])")
+# What a variance annotation looks like out of context, found first (fast): only the lists near one are read.
+_MAYBE_VARIANCE = re.compile(rb"\b(?:in|out)\s+(?:out\s+)?[A-Za-z_$][\w$]*\s*(?:[,>=]|extends\b)")
+_NESTING = {ord("<"): 1, ord("("): 1, ord("["): 1, ord("{"): 1, ord(">"): -1, ord(")"): -1, ord("]"): -1, ord("}"): -1}
+_LIST_SCAN = 4096  # bytes read of one type-parameter list at most: an unclosed `<` costs no more
 
 
 def parseable(source: bytes) -> bytes:
@@ -82,11 +93,52 @@ def parseable(source: bytes) -> bytes:
     return source
 
 
+def _without_variance(source: bytes) -> bytes:
+    """`source` with the variance annotations of its type-parameter lists blanked."""
+    near = [found.start() for found in _MAYBE_VARIANCE.finditer(source)]
+    if not near:
+        return source
+    blanks: list[tuple[int, int]] = []
+    for head in _TYPE_PARAMETERS.finditer(source):
+        starts, depth, at = [head.end()], 1, head.end()
+        end = min(len(source), at + _LIST_SCAN)
+        after = bisect_left(near, at - 1)
+        if after == len(near) or near[after] >= end:
+            continue
+        while at < end and depth:
+            byte = source[at]
+            if byte == ord(">") and source[at - 1] == ord("="):  # `=>` in a default's function type
+                pass
+            elif byte in _NESTING:
+                depth += _NESTING[byte]
+            elif byte == ord(",") and depth == 1:
+                starts.append(at + 1)
+            at += 1
+        for start in starts:
+            found = _VARIANCE.match(source, start)
+            if found is not None:
+                blanks.append(found.span(1))
+    if not blanks:
+        return source
+    edited = bytearray(source)
+    for start, stop in blanks:
+        edited[start:stop] = b" " * (stop - start)
+    return bytes(edited)
+
+
 class TypeScriptMixin:
     """What TypeScript adds: interfaces, enums, abstract members, namespaces, typed locals."""
 
     def parse(self, source: bytes) -> Node:
-        return super().parse(parseable(source))  # type: ignore[misc]
+        source = parseable(source)
+        root: Node = super().parse(source)  # type: ignore[misc]
+        # Only a file the grammar fails on is searched for variance annotations: searching every
+        # file would cost each a few per cent of its parse.
+        if root.has_error:
+            blanked = _without_variance(source)
+            if blanked is not source:
+                return super().parse(blanked)  # type: ignore[misc]
+        return root
 
     def scope(self, x: Context, node: Node) -> ScopeSpec | None:
         name = node.child_by_field_name("name")
