@@ -9,8 +9,9 @@ and embedded interfaces are the type's bases. A method's receiver is its first p
 Calls: `f()`, `pkg.F()`, `x.m()`, a method of a call's result `r.NewRoute().Path()`; composite literals `Cart{…}` / `&pkg.Cart{…}` are constructor
 calls (`new Cart`). Locals: `x := &Cart{}`, `var y Cart` and typed parameters give receiver types;
 `x := NewCart()` / `x, err := cart.New()` / `x := c.Clone()` record the call (`NewCart()`), whose
-declared result type phase 2 reads from the function's signature; `x, ok := v.(*Cart)` asserts
-Cart; a function literal's typed parameters type the receivers the function's own locals do not.
+declared result type phase 2 reads from the function's signature (a conversion `Cart(v)` is
+recorded alike, phase 2 knows Cart for a type); `x, ok := v.(*Cart)` asserts Cart, `x :=
+new(Cart)` allocates one; a function literal's typed parameters type the receivers the function's own locals do not.
 Imports: module = the import path, alias = the explicit name (`.` imports are `*`, `_` binds
 nothing). CodeFacts.namespace = the package clause's name; module-level `const` / `var` are
 Variables.
@@ -235,9 +236,15 @@ def _type(x: Context, node: Node | None) -> str | None:
 
 
 def _literal_type(x: Context, value: Node) -> str | None:
-    """The type of `Cart{}` / `&Cart{}` / `pkg.Cart{}` / `v.(*Cart)`; None for anything else."""
+    """The type of `Cart{}` / `&Cart{}` / `pkg.Cart{}` / `v.(*Cart)` / `new(Cart)`; None for
+    anything else."""
     if value.type == "type_assertion_expression":
         return _type(x, value.child_by_field_name("type"))
+    if value.type == "call_expression" and x.text(value.child_by_field_name("function") or value) == "new":
+        arguments = value.child_by_field_name("arguments")
+        if arguments is not None and arguments.named_child_count == 1:  # the builtin: `new(T)`
+            return _type(x, arguments.named_child(0))
+        return None
     if value.type == "unary_expression":
         operand = value.child_by_field_name("operand")
         if operand is None:

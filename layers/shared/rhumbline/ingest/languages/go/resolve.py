@@ -6,8 +6,10 @@ it is one of those paths; without a matching go.mod, when the path ends with a p
 (`example.com/shop/money` → `money/`, the longest such suffix). Everything else (the standard
 library, other modules) is outside the repository.
 
-Names: a file sees its package's top-level definitions in every file of the directory, its
-imports (`pkg.F`, by the package clause's name or the import's alias; `.` imports), and through a
+Names: a file sees its package's top-level definitions in every file of the directory (an
+external test package, `package x_test` in x_test.go files, is a package of its own; of a name
+defined in several files under opposite build constraints, the definition a default build
+compiles: build_tags.py), its imports (`pkg.F`, by the package clause's name or the import's alias; `.` imports), and through a
 receiver or a typed local, the methods of a type — declared in any file of the package, promoted
 from embedded types.
 
@@ -19,8 +21,10 @@ result type declared in that function's or method's signature, and so has the re
 (`r.NewRoute().Path(p)`); `x.f.m()` goes through the declared type of struct field f; a function
 literal's typed parameters type the names the enclosing function does not declare. A receiver of
 a type from outside the repository (`srv := httptest.NewServer(…)`, `err := f()` returning
-`error`, a `sync.Pool` field) links to nothing. A call of a type is a conversion
-(`Middlewares(x)`), not a call: no edge.
+`error`, a `sync.Pool` field, `h := w.Header().Clone()` with `w` a library's type, `b :=
+new(strings.Builder)`) links to nothing. A call of a type is a conversion (`Middlewares(x)`), not
+a call: no edge, but its value has that type (`Middlewares(x).Len()`). A call of a package
+variable calls the function value it holds, not a definition: no edge.
 
 Nodes: each package is a Module (`module:<import path>`), which CONTAINS its files; IMPORTS edges
 go File → Module. Qualified names: `<import path>.<qualname>` (`example.com/shop/cart.Cart.Add`).
@@ -30,10 +34,13 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
+from typing import Any
 
 from rhumbline.ingest.facts import CallSite, Definition, ImportFact
 from rhumbline.ingest.graph.edges import INFERRED_SCORE
 from rhumbline.ingest.graph.ids import file_id, module_id
+from rhumbline.ingest.languages.go import build_tags
 from rhumbline.ingest.languages.go.extract import FIELD, LITERAL_PARAMETER
 from rhumbline.ingest.languages.polyglot.extract import CLASS_KINDS
 from rhumbline.ingest.languages.polyglot.resolve import Family
@@ -57,6 +64,8 @@ _PREDECLARED = frozenset(
     "any bool byte comparable complex64 complex128 error float32 float64 int int8 int16 int32 "
     "int64 rune string uint uint8 uint16 uint32 uint64 uintptr".split()
 )
+_HEADER_BYTES = 4096  # where a file's build constraint is: above its package clause
+_NOT_CALLED = CLASS_KINDS | {"Variable"}
 _CALL_RESULT = "()"  # the extractor's mark on a local holding a call's result: `NewRouter()`
 
 
@@ -66,6 +75,10 @@ class GoFamily(Family):
         self.package_members: dict[str, dict[str, list[Sym]]] = {}  # directory → name → definitions
         self.package_files: dict[str, list[FileIndex]] = {}
         self.package_name: dict[str, str] = {}
+        # directory → name → definitions of its external test package (`package x_test` in
+        # x_test.go files): a package of its own, which imports the directory's package
+        self.test_members: dict[str, dict[str, list[Sym]]] = {}
+        self._compiled: dict[str, bool] = {}  # path → whether a default build compiles it
         for path, f in self.files.items():
             directory = posixpath.dirname(path)
             self.package_of[path] = directory
@@ -73,11 +86,18 @@ class GoFamily(Family):
             if f.namespace and not f.namespace.endswith("_test"):
                 self.package_name.setdefault(directory, f.namespace)
             table = self.package_members.setdefault(directory, {})
+            if _external_test(f):
+                table = self.test_members.setdefault(directory, {})
             for d, node_id in zip(f.code.definitions, f.ids, strict=True):
                 if not d.parent:
                     table.setdefault(d.name, []).append(Sym(DEF, node_id, f.path))
             for name, node_id in f.variables.items():
                 table.setdefault(name, []).append(Sym(DEF, node_id, f.path))
+        for tables in (self.package_members, self.test_members):
+            for table in tables.values():
+                for name, found in table.items():
+                    if len(found) > 1:
+                        table[name] = self._default_build(found, lambda s: s.via)
         self._go_mods: dict[str, str | None] = {}
         self.import_path = {d: self._import_path(d) for d in self.package_members}
         self.by_import_path = {path: directory for directory, path in self.import_path.items()}
@@ -134,6 +154,40 @@ class GoFamily(Family):
         self._imports[import_path] = found
         return found
 
+    def members_of(self, f: FileIndex) -> dict[str, list[Sym]]:
+        """The top-level names of the package `f` belongs to."""
+        directory = self.package_of[f.path]
+        if _external_test(f):
+            return self.test_members[directory]
+        return self.package_members[directory]
+
+    def _default_build(self, found: list, path_of: Callable[[Any], str]) -> list:
+        """Of several definitions of one name, those in files a default build compiles (one of
+        `//go:build go1.22` / `//go:build !go1.22`); all of them when none or all are."""
+        kept = [item for item in found if self._in_default_build(path_of(item))]
+        return kept or found
+
+    def _in_default_build(self, path: str) -> bool:
+        compiled = self._compiled.get(path)
+        if compiled is None:
+            try:  # phase 1 keeps no comments: the constraint is read where go.mod is
+                with (self.root / path).open(encoding="utf-8", errors="replace") as handle:
+                    header = handle.read(_HEADER_BYTES)
+            except OSError:
+                header = ""
+            compiled = self._compiled[path] = not build_tags.excluded(path, header)
+        return compiled
+
+    def members_attached(self) -> None:
+        """A method declared twice under opposite build constraints is the compiled one."""
+        for info in self.classes.values():
+            for name, ids in info.members.items():
+                if len(ids) > 1:
+                    info.members[name] = self._default_build(ids, self.file_of.__getitem__)
+        for name, ids in self.methods_by_name.items():
+            if 1 < len(ids) <= self.name_match_limit:
+                self.methods_by_name[name] = self._default_build(ids, self.file_of.__getitem__)
+
     # -- hooks ------------------------------------------------------------------------------------
     def binding_name(self, f: FileIndex, fact: ImportFact) -> str | None:
         if fact.name == "*":
@@ -156,9 +210,9 @@ class GoFamily(Family):
 
     def unit_lookup(self, f: FileIndex, scope: str, name: str) -> list[Sym]:
         directory = self.package_of[f.path]
-        found = self.package_members[directory].get(name)
+        found = self.members_of(f).get(name)
         if found:
-            package = self.package_name.get(directory, directory)
+            package = f.namespace if _external_test(f) else self.package_name.get(directory, directory)
             return [
                 Sym(DEF, s.target, None if s.via == f.path else f"in the same package `{package}`")
                 for s in found
@@ -224,7 +278,9 @@ class GoFamily(Family):
         if _CALL_RESULT in call.callee:
             return self._chained_call(f, call)
         found = super().resolve_call(f, call)
-        return [e for e in found if self.kinds.get(e.node_id) not in CLASS_KINDS]  # `T(x)`
+        # `T(x)` converts; `Marshal(v)` with `var Marshal = json.Marshal` calls whatever function
+        # value the variable holds: neither is a call of that definition.
+        return [e for e in found if self.kinds.get(e.node_id) not in _NOT_CALLED]
 
     def _chained_call(self, f: FileIndex, call: CallSite) -> list[Evidence]:
         """`r.NewRoute().Path(...)`: the method of the type the receiver call's signature returns;
@@ -261,15 +317,35 @@ class GoFamily(Family):
             return type_text in _PREDECLARED or super().outside_type(f, scope, type_text)
         function = type_text.removesuffix(_CALL_RESULT)
         result = self._result_type(f, scope, function)
-        if result is None:  # `httptest.NewServer()`: a function imported from outside
-            return super().outside_type(f, scope, function)
+        if result is None:  # `httptest.NewServer()`, `w.Header().Clone()`: outside's functions
+            return super().outside_type(f, scope, function) or self._outside_receiver(f, scope, function)
         where, result_type = result
         return result_type in _PREDECLARED or super().outside_type(where, "", result_type)
+
+    def _outside_receiver(self, f: FileIndex, scope: str, function: str) -> bool:
+        """Whether `function` is a method of a value whose type is from outside the repository
+        (`w.Header`, `req.Context().Done` with `w`, `req` typed by a library): such a method
+        returns no type of the repository. A local typed by its own call (`x := x.Next()`) is
+        asked about once at a time."""
+        receiver, _, _member = function.rpartition(".")
+        if not receiver:
+            return False
+        question = (f.path, scope, "outside " + receiver)
+        if question in self._asking:
+            return False
+        self._asking.add(question)
+        try:
+            if receiver.endswith(_CALL_RESULT):
+                return self.outside_type(f, scope, receiver)
+            is_local, type_text = self.local_type(f, scope, receiver) if "." not in receiver else (False, None)
+            return bool(is_local and type_text) and self.outside_type(f, scope, type_text)
+        finally:
+            self._asking.discard(question)
 
     def _result_type(self, f: FileIndex, scope: str, function: str) -> tuple[FileIndex, str] | None:
         """The file of the one repository function or method `function` names (`F`, `pkg.F`,
         `x.M` on a typed local), and the first result type its signature declares (`*Mux` →
-        `Mux`); None when either is unknown. A local typed by its own call's result (`x :=
+        `Mux`), or the type a conversion `T(x)` names; None when either is unknown. A local typed by its own call's result (`x :=
         x.Next()`) names nothing: each question is asked once at a time."""
         question = (f.path, scope, function)
         if question in self._asking:
@@ -279,7 +355,12 @@ class GoFamily(Family):
             targets = self._callees(f, scope, function)
         finally:
             self._asking.discard(question)
-        if len(targets) != 1 or targets[0] not in self.functions:
+        if len(targets) != 1:
+            return None
+        converted = self.classes.get(targets[0])
+        if converted is not None:  # a conversion `Middlewares(x)`: a value of that type
+            return converted.file, converted.definition.qualname
+        if targets[0] not in self.functions:
             return None
         where, definition = self.functions[targets[0]]
         result = _first_result(definition.signature)
@@ -297,10 +378,11 @@ class GoFamily(Family):
                 classes = self.resolve_type(f, scope, type_text) if type_text else []
                 found = [self.find_member(c.target, member) for c in classes]
                 return list(dict.fromkeys(i for hit in found if hit for i in hit[1]))
-        return [s.target for s in self.resolve(f, scope, function) if self.kinds.get(s.target) == "Function"]
+        return [s.target for s in self.resolve(f, scope, function)
+                if self.kinds.get(s.target) == "Function" or self.kinds.get(s.target) in CLASS_KINDS]  # fmt: skip
 
     def owner_class(self, f: FileIndex, d) -> str | None:
-        for s in self.package_members[self.package_of[f.path]].get(d.parent, ()):
+        for s in self.members_of(f).get(d.parent, ()):
             if self.kinds.get(s.target) in CLASS_KINDS:
                 return s.target
         return None
@@ -374,3 +456,7 @@ def _quoted(fact: ImportFact) -> str:
     if fact.name == "*":
         return f'. "{fact.module}"'
     return f'{fact.alias} "{fact.module}"' if fact.alias else f'"{fact.module}"'
+
+
+def _external_test(f: FileIndex) -> bool:
+    return f.path.endswith("_test.go") and bool(f.namespace) and f.namespace.endswith("_test")
