@@ -3,8 +3,8 @@ tests/fixtures/ingest/go_receivers, through a real ingest into the SQLite and th
 stores and read back as the tools read it (`edges_of`): a receiver typed by a call's result, a
 bare call inside a method whose type is declared in another file, conversions, and receivers of
 library types (a function literal's parameters among them, and what library methods return); a
-method's result, a type assertion, `new(T)`, a conversion's value, a struct's fields and a chain
-of calls; functions defined under opposite build constraints, an external test package, and
+method's result, a type assertion, `new(T)`, a conversion's value, a composite literal, a typed
+package variable, a struct's fields and a chain of calls; functions defined under opposite build constraints, an external test package, and
 package variables holding function values."""
 
 from __future__ import annotations
@@ -81,6 +81,18 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     "function:router/router_ext_test.go:TestUse": {
         "function:router/helpers_ext_test.go:fixture": ("INFERRED", "in the same package `router_test`"),
         f"method:{ROUTER}:Router.Use": ("INFERRED", "through the result of `fixture()`"),
+    },
+    # package variables typed by their values: `var Shared = NewRouter()`, `var Plain = Router{}`
+    f"function:{APP}:Globals": {
+        f"method:{ROUTER}:Router.Close": ("INFERRED", "through package variable `router.Shared` of type `NewRouter()`"),
+        f"method:{ROUTER}:Router.Clone": ("INFERRED", "through package variable `router.Plain` of type `Router`"),
+    },
+    # `var scratch bytes.Buffer`: a library type's Write, not Router.Write
+    f"method:{ROUTER}:Router.Dump": {},
+    # `(&router.Router{}).Close()`: a method of a composite literal
+    f"function:{APP}:Literal": {
+        f"struct:{ROUTER}:Router": ("INFERRED", "through `import \"example.com/web/router\"`"),
+        f"method:{ROUTER}:Router.Close": ("INFERRED", "through the result of `router.Router()`"),
     },
     # a bare `serve(...)` in method Router.serve (declared in another file than Router): the
     # package function, not the method itself

@@ -67,7 +67,8 @@ class CallSite(NamedTuple):
 
 
 class TypeHint(NamedTuple):
-    """What one statement says about the value of a name (Python): read, not yet resolved.
+    """What one statement says about the value of a name (Python; Go: the type a package-level
+    variable is declared or assigned, `how` "declared"): read, not yet resolved.
 
     `expression` is written in a small chain syntax: dotted names where `()` marks a call's
     result and `[]` an item (`Client()`, `self.pool[].get()`, `super().m`); an annotation's is

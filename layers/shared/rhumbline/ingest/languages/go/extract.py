@@ -7,7 +7,8 @@ and embedded interfaces are the type's bases. A method's receiver is its first p
 `c:Cart`, so `c.total()` is resolved on Cart. Doc comments: the `//` block right above.
 
 Calls: `f()`, `pkg.F()`, `x.m()`, a method of a call's result `r.NewRoute().Path()`; composite literals `Cart{…}` / `&pkg.Cart{…}` are constructor
-calls (`new Cart`). Locals: `x := &Cart{}`, `var y Cart` and typed parameters give receiver types;
+calls (`new Cart`), and a method of one (`(Cart{}).Total()`) is recorded as of a conversion's value
+(`Cart().Total`). Locals: `x := &Cart{}`, `var y Cart` and typed parameters give receiver types;
 `x := NewCart()` / `x, err := cart.New()` / `x := c.Clone()` record the call (`NewCart()`), whose
 declared result type phase 2 reads from the function's signature (a conversion `Cart(v)` is
 recorded alike, phase 2 knows Cart for a type); `x, ok := v.(*Cart)` asserts Cart, `x :=
@@ -24,7 +25,7 @@ from collections.abc import Iterable
 
 from tree_sitter import Language, Node
 
-from rhumbline.ingest.facts import Variable
+from rhumbline.ingest.facts import CodeFacts, TypeHint, Variable
 from rhumbline.ingest.languages.polyglot.comments import doc_comment
 from rhumbline.ingest.languages.polyglot.extract import (
     Context,
@@ -56,6 +57,8 @@ LITERAL_PARAMETER = "literal."
 # A struct's named fields are recorded as its locals under this prefix: Go never names a field
 # bare, so they must hide nothing; `x.pool.Get()` reads them (phase 2).
 FIELD = "field."
+# A package-level variable's type, as a hint (`TypeHint.how`): declared, or its value's.
+DECLARED = "declared"
 
 
 class GoExtractor(LanguageExtractor):
@@ -207,12 +210,7 @@ class GoExtractor(LanguageExtractor):
                     if part.type == "package_identifier":
                         namespace = x.text(part)
             elif child.type in ("const_declaration", "var_declaration"):
-                specs = [
-                    spec
-                    for part in child.named_children
-                    for spec in (part.named_children if part.type == "var_spec_list" else [part])
-                    if spec.type in ("const_spec", "var_spec")
-                ]
+                specs = _specs(child)
                 for spec in specs:
                     for name in spec.children_by_field_name("name"):
                         text = x.text(name)
@@ -221,11 +219,38 @@ class GoExtractor(LanguageExtractor):
                             variables.setdefault(text, variable(x, statement, text))
         return list(variables.values()), None, namespace
 
+    def extract(self, source: bytes, root: Node | None = None) -> CodeFacts:
+        """The base facts, with the types package-level variables are declared or assigned
+        (`var JSON Binding = jsonBinding{}`, `var pool = NewPool()`) as hints of scope ""."""
+        if root is None:
+            root = self.parse(source)
+        facts = super().extract(source, root)
+        x = Context(source, self.separator)
+        hints = [
+            TypeHint("", name, DECLARED, type_text, spec.start_point.row + 1)
+            for child in root.named_children
+            if child.type == "var_declaration"
+            for spec in _specs(child)
+            for name, type_text in self.local(x, spec)
+            if type_text
+        ]
+        return facts._replace(hints=tuple(hints))
+
     def file_docstring(self, x: Context, root: Node) -> str | None:
         for child in root.named_children:
             if child.type == "package_clause":
                 return doc_comment(x.source, child, self.comment_types)
         return None
+
+
+def _specs(declaration: Node) -> list[Node]:
+    """The specs of a `const` / `var` declaration, grouped (`var ( … )`) or not."""
+    return [
+        spec
+        for part in declaration.named_children
+        for spec in (part.named_children if part.type == "var_spec_list" else [part])
+        if spec.type in ("const_spec", "var_spec")
+    ]
 
 
 def _type(x: Context, node: Node | None) -> str | None:
@@ -255,6 +280,21 @@ def _literal_type(x: Context, value: Node) -> str | None:
     return None
 
 
+def _composite_type(x: Context, node: Node | None) -> str | None:
+    """The named type of a composite literal `T{…}`, `(T{…})`, `(&pkg.T{…})`; None for anything
+    else (a slice or map literal among them)."""
+    while node is not None and node.type in ("parenthesized_expression", "unary_expression"):
+        if node.type == "unary_expression" and x.text(node.child_by_field_name("operator")) != "&":
+            return None
+        node = node.named_child(0) if node.type == "parenthesized_expression" else node.child_by_field_name("operand")
+    if node is None or node.type != "composite_literal":
+        return None
+    written = node.child_by_field_name("type")
+    if written is None or written.type not in ("type_identifier", "qualified_type", "generic_type"):
+        return None
+    return _type(x, written)
+
+
 def _call_result(x: Context, value: Node) -> str | None:
     """`F()` / `pkg.F()` for a value that is the result of calling a named function; None else."""
     if value.type != "call_expression":
@@ -271,6 +311,9 @@ def _chained(x: Context, node: Node | None, depth: int = 0) -> str | None:
     if node is not None and node.type == "selector_expression":
         operand = node.child_by_field_name("operand")
         field = node.child_by_field_name("field")
+        literal = _composite_type(x, operand)
+        if literal is not None and field is not None:  # `(JSON{data}).Render`: as `JSON(v).Render`
+            return f"{literal}().{x.text(field)}"
         if operand is not None and field is not None and operand.type == "call_expression":
             if depth >= _CHAIN_CALLS:
                 return None

@@ -39,9 +39,9 @@ from typing import Any
 
 from rhumbline.ingest.facts import CallSite, Definition, ImportFact
 from rhumbline.ingest.graph.edges import INFERRED_SCORE
-from rhumbline.ingest.graph.ids import file_id, module_id
+from rhumbline.ingest.graph.ids import file_id, module_id, variable_id
 from rhumbline.ingest.languages.go import build_tags
-from rhumbline.ingest.languages.go.extract import FIELD, LITERAL_PARAMETER
+from rhumbline.ingest.languages.go.extract import DECLARED, FIELD, LITERAL_PARAMETER
 from rhumbline.ingest.languages.polyglot.extract import CLASS_KINDS
 from rhumbline.ingest.languages.polyglot.resolve import Family
 from rhumbline.ingest.languages.polyglot.symbols import (
@@ -114,6 +114,13 @@ class GoFamily(Family):
             if d.kind in ("Function", "Method")
         }
         self._asking: set[tuple[str, str, str]] = set()  # result types being resolved
+        # package-level variable → (its file, the type it is declared or assigned)
+        self.variable_types: dict[str, tuple[FileIndex, str]] = {
+            variable_id(f.path, hint.name): (f, hint.expression)
+            for f in self.files.values()
+            for hint in f.code.hints
+            if hint.how == DECLARED and not hint.scope
+        }
 
     def _import_path(self, directory: str) -> str:
         current = directory
@@ -277,10 +284,36 @@ class GoFamily(Family):
             return super().resolve_call(f, call)
         if _CALL_RESULT in call.callee:
             return self._chained_call(f, call)
+        through_variable = self._variable_call(f, call)
+        if through_variable is not None:
+            return through_variable
         found = super().resolve_call(f, call)
         # `T(x)` converts; `Marshal(v)` with `var Marshal = json.Marshal` calls whatever function
         # value the variable holds: neither is a call of that definition.
         return [e for e in found if self.kinds.get(e.node_id) not in _NOT_CALLED]
+
+    def _variable_call(self, f: FileIndex, call: CallSite) -> list[Evidence] | None:
+        """`JSON.Bind(…)` / `binding.JSON.Bind(…)` with `var JSON Binding = …`: the method of the
+        variable's type; None when the receiver is no typed package variable or the type has no
+        such method (the caller's rules then apply)."""
+        receiver, _, member = call.callee.rpartition(".")
+        if not receiver:
+            return None
+        found = self.resolve(f, call.scope, receiver)
+        if len(found) != 1 or found[0].target not in self.variable_types:
+            return None
+        where, type_text = self.variable_types[found[0].target]
+        if self.outside_type(where, "", type_text):
+            return []
+        via = f"through package variable `{receiver}` of type `{type_text}`"
+        targets = [
+            s._replace(via=via) if s.owner is None else s
+            for cls in self.resolve_type(where, "", type_text)
+            for s in self._on_class(f, cls.target, member)
+        ]
+        if not targets:
+            return None
+        return self.classify(unique_symbols(targets), f"call `{call.callee}(...)` at {f.path}:{call.line}")
 
     def _chained_call(self, f: FileIndex, call: CallSite) -> list[Evidence]:
         """`r.NewRoute().Path(...)`: the method of the type the receiver call's signature returns;
