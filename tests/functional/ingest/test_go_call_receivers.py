@@ -4,7 +4,8 @@ stores and read back as the tools read it (`edges_of`): a receiver typed by a ca
 bare call inside a method whose type is declared in another file, conversions, and receivers of
 library types (a function literal's parameters among them, and what library methods return); a
 method's result, a type assertion, `new(T)`, a conversion's value, a composite literal, a typed
-package variable, a struct's fields and a chain of calls; functions defined under opposite build constraints, an external test package, and
+package variable (called, or copied into a local), a struct's fields (embedded, or a chain of
+them) and a chain of calls; functions defined under opposite build constraints, an external test package, and
 package variables holding function values."""
 
 from __future__ import annotations
@@ -93,6 +94,16 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     f"function:{APP}:Literal": {
         f"struct:{ROUTER}:Router": ("INFERRED", "through `import \"example.com/web/router\"`"),
         f"method:{ROUTER}:Router.Close": ("INFERRED", "through the result of `router.Router()`"),
+    },
+    # `e.Router` names the embedded field; `e.srv.router` a chain of declared fields; `e.req.Header`
+    # a library type's field (not Router.Get)
+    f"method:{APP}:Engine.Run": {
+        f"method:{ROUTER}:Router.Close": ("INFERRED", "through `e.Router` declared as `router.Router`"),
+        f"method:{ROUTER}:Router.Use": ("INFERRED", "through `e.srv.router`, by its fields' declared types"),
+    },
+    # `r := router.Shared`: the package variable's type
+    f"function:{APP}:Copied": {
+        f"method:{ROUTER}:Router.Clone": ("INFERRED", "receiver `r` declared as `router.Shared`"),
     },
     # a bare `serve(...)` in method Router.serve (declared in another file than Router): the
     # package function, not the method itself

@@ -195,9 +195,9 @@ class GoExtractor(LanguageExtractor):
                 continue
             type_text = written
             if type_text is None and len(value_nodes) == len(names):
-                type_text = _literal_type(x, value_nodes[index]) or _call_result(x, value_nodes[index])
+                type_text = _value_type(x, value_nodes[index])
             elif type_text is None and index == 0 and len(value_nodes) == 1:  # `x, err := New()`
-                type_text = _literal_type(x, value_nodes[0]) or _call_result(x, value_nodes[0])
+                type_text = _value_type(x, value_nodes[0])
             found.append((x.text(name), type_text))
         return found
 
@@ -278,6 +278,16 @@ def _literal_type(x: Context, value: Node) -> str | None:
     if value.type == "composite_literal":
         return _type(x, value.child_by_field_name("type"))
     return None
+
+
+def _value_type(x: Context, value: Node) -> str | None:
+    """What types a local by its value: a literal's type, a call (`F()`), or the name of what it
+    copies (`b := Query`, `b := binding.Query`: phase 2 reads a package variable's type)."""
+    if value.type == "identifier" or (
+        value.type == "selector_expression" and value.child_by_field_name("operand").type == "identifier"
+    ):
+        return x.text(value)
+    return _literal_type(x, value) or _call_result(x, value)
 
 
 def _composite_type(x: Context, node: Node | None) -> str | None:

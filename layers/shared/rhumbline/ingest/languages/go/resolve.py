@@ -18,7 +18,9 @@ method names: Go never says so).
 
 Calls: a local holding a call's result (`r := NewRouter()`, `sub := r.With(mw)`) has the first
 result type declared in that function's or method's signature, and so has the receiver of a chain
-(`r.NewRoute().Path(p)`); `x.f.m()` goes through the declared type of struct field f; a function
+(`r.NewRoute().Path(p)`); `x.f.m()` goes through the declared type of struct field f (an embedded
+field is named by its type), `x.f.g.m()` field by field; a package variable has the type it is
+declared or assigned, and so has a local copying it; a function
 literal's typed parameters type the names the enclosing function does not declare. A receiver of
 a type from outside the repository (`srv := httptest.NewServer(…)`, `err := f()` returning
 `error`, a `sync.Pool` field, `h := w.Header().Clone()` with `w` a library's type, `b :=
@@ -287,6 +289,14 @@ class GoFamily(Family):
         through_variable = self._variable_call(f, call)
         if through_variable is not None:
             return through_variable
+        receiver, _, member = call.callee.rpartition(".")
+        if receiver.count(".") > 1 and not self.lookup(f, call.scope, receiver.partition(".")[0]):
+            classes = self._field_chain(f, call.scope, receiver)  # `c.Request.Header.Set(…)`
+            if classes is not None:
+                via = f"through `{receiver}`, by its fields' declared types"
+                targets = [s._replace(via=via) if s.owner is None else s
+                           for cls in classes for s in self._on_class(f, cls.target, member)]  # fmt: skip
+                return self.classify(unique_symbols(targets), f"call `{call.callee}(...)` at {f.path}:{call.line}")
         found = super().resolve_call(f, call)
         # `T(x)` converts; `Marshal(v)` with `var Marshal = json.Marshal` calls whatever function
         # value the variable holds: neither is a call of that definition.
@@ -297,12 +307,10 @@ class GoFamily(Family):
         variable's type; None when the receiver is no typed package variable or the type has no
         such method (the caller's rules then apply)."""
         receiver, _, member = call.callee.rpartition(".")
-        if not receiver:
+        typed = self._variable_type(f, call.scope, receiver) if receiver else None
+        if typed is None:
             return None
-        found = self.resolve(f, call.scope, receiver)
-        if len(found) != 1 or found[0].target not in self.variable_types:
-            return None
-        where, type_text = self.variable_types[found[0].target]
+        where, type_text = typed
         if self.outside_type(where, "", type_text):
             return []
         via = f"through package variable `{receiver}` of type `{type_text}`"
@@ -314,6 +322,15 @@ class GoFamily(Family):
         if not targets:
             return None
         return self.classify(unique_symbols(targets), f"call `{call.callee}(...)` at {f.path}:{call.line}")
+
+    def _variable_type(self, f: FileIndex, scope: str, dotted: str) -> tuple[FileIndex, str] | None:
+        """The file and type of the typed package variable `dotted` names (`JSON`, `binding.JSON`)."""
+        if _CALL_RESULT in dotted:
+            return None
+        found = self.resolve(f, scope, dotted)
+        if len(found) != 1:
+            return None
+        return self.variable_types.get(found[0].target)
 
     def _chained_call(self, f: FileIndex, call: CallSite) -> list[Evidence]:
         """`r.NewRoute().Path(...)`: the method of the type the receiver call's signature returns;
@@ -334,7 +351,39 @@ class GoFamily(Family):
         return found if found[0] else super().local_type(f, scope, LITERAL_PARAMETER + name)
 
     def field_type(self, class_id: str, field: str) -> tuple[ClassInfo, str] | None:
-        return super().field_type(class_id, FIELD + field)
+        """A named field's declared type, or an embedded one's (`e.RouterGroup` is the embedded
+        `RouterGroup`, `*pkg.RouterGroup` alike)."""
+        found = super().field_type(class_id, FIELD + field)
+        if found is not None:
+            return found
+        for owner in self.ancestors(class_id):
+            info = self.classes[owner]
+            for base in info.definition.bases:
+                if base.rsplit(".", 1)[-1] == field:
+                    return info, base
+        return None
+
+    def _field_chain(self, f: FileIndex, scope: str, receiver: str) -> list[Sym] | None:
+        """The types of `x.a.b` (x a typed local, a and b declared fields, the last's type): []
+        when a step's type is from outside the repository (`c.Request.Header`), None when one is
+        unknown."""
+        head, *fields = receiver.split(".")
+        is_local, type_text = self.local_type(f, scope, head)
+        if not is_local or not type_text:
+            return None
+        where, where_scope = f, scope
+        for field in fields:
+            if self.outside_type(where, where_scope, type_text):
+                return []
+            found = (self.field_type(c.target, field) for c in self.resolve_type(where, where_scope, type_text))
+            typed = next((t for t in found if t is not None), None)
+            if typed is None:
+                return None
+            info, type_text = typed
+            where, where_scope = info.file, info.definition.parent
+        if self.outside_type(where, where_scope, type_text):
+            return []
+        return self.resolve_type(where, where_scope, type_text) or None
 
     def resolve_type(self, f: FileIndex, scope: str, dotted: str) -> list[Sym]:
         if dotted.endswith(_CALL_RESULT):
@@ -343,11 +392,32 @@ class GoFamily(Family):
                 return []
             where, type_text = result
             return super().resolve_type(where, "", type_text)
-        return super().resolve_type(f, scope, dotted)
+        found = super().resolve_type(f, scope, dotted)
+        if found:
+            return found
+        variable = self._variable_type(f, scope, dotted)  # `b := Query`: Query's type
+        question = (f.path, scope, "variable " + dotted)
+        if variable is None or question in self._asking:
+            return []
+        self._asking.add(question)
+        try:
+            return self.resolve_type(variable[0], "", variable[1])
+        finally:
+            self._asking.discard(question)
 
     def outside_type(self, f: FileIndex, scope: str, type_text: str) -> bool:
         if not type_text.endswith(_CALL_RESULT):
-            return type_text in _PREDECLARED or super().outside_type(f, scope, type_text)
+            if type_text in _PREDECLARED or super().outside_type(f, scope, type_text):
+                return True
+            variable = self._variable_type(f, scope, type_text)  # `b := bytes.Buffer{}` held in a variable
+            question = (f.path, scope, "outside variable " + type_text)
+            if variable is None or question in self._asking:
+                return False
+            self._asking.add(question)
+            try:
+                return self.outside_type(variable[0], "", variable[1])
+            finally:
+                self._asking.discard(question)
         function = type_text.removesuffix(_CALL_RESULT)
         result = self._result_type(f, scope, function)
         if result is None:  # `httptest.NewServer()`, `w.Header().Clone()`: outside's functions
