@@ -6,7 +6,8 @@ library types (a function literal's parameters among them, and what library meth
 method's result, a type assertion, `new(T)`, a conversion's value, a composite literal, a typed
 package variable (called, or copied into a local), a struct's fields (embedded, or a chain of
 them) and a chain of calls; functions defined under opposite build constraints, an external test package, and
-package variables holding function values."""
+package variables holding function values; receivers of unknown type matched by name only among
+the methods the call may reach, and only when at most two have that name."""
 
 from __future__ import annotations
 
@@ -105,6 +106,11 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     f"function:{APP}:Copied": {
         f"method:{ROUTER}:Router.Clone": ("INFERRED", "receiver `r` declared as `router.Shared`"),
     },
+    # range variables of unknown type, by name: `j.serve()` not router's unexported serve,
+    # `f.Flush()` not a test file's Flush, `c.Close()` none of three Close methods
+    f"function:{APP}:Ranged": {
+        f"method:{APP}:Job.serve": ("INFERRED", "is the only method named `serve`"),
+    },
     # a bare `serve(...)` in method Router.serve (declared in another file than Router): the
     # package function, not the method itself
     "method:router/serve.go:Router.serve": {
@@ -126,6 +132,7 @@ def test_every_go_rule_gives_its_edges(tmp_path: Path, store: GraphStore, engine
     targets = [f"method:{ROUTER}:{t}" for t in ("Handler.Use", "Handler.Close", "Router.Write", "Router.Get")]
     targets += [f"class:{ROUTER}:Middlewares", "function:router/hash_purego.go:hash",
                 "function:router/hash_windows.go:hash", "function:router/internal_test.go:fixture",
+                "method:router/internal_test.go:fakeFlusher.Flush", f"method:{APP}:Job.Close",
                 "variable:router/codec.go:Marshal"]  # fmt: skip
     for target in targets:
         views, _ = store.edges_of(unique_project, target, "in", limit=100)

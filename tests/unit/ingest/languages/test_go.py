@@ -49,9 +49,8 @@ EDGES = {
     (f"function:{CART}:Checkout", "CALLS", f"method:{CART}:Cart.Add", "EXTRACTED"),
     # `s Saver`: the interface's method
     (f"function:{CART}:Checkout", "CALLS", f"method:{BASE}:Saver.Save", "INFERRED"),
-    # `anything.Save()` on an anonymous interface type: three methods named Save
-    (f"function:{CART}:Checkout", "CALLS", f"method:{BASE}:Base.Save", "AMBIGUOUS"),
-    (f"function:{CART}:Checkout", "CALLS", f"method:{CART}:Wishlist.Save", "AMBIGUOUS"),
+    # `anything.Save()` on an anonymous interface type: three methods named Save, too many to
+    # match by name (no edge)
 }
 
 
@@ -59,7 +58,7 @@ def test_go_packages_receivers_and_embedding(build_fixture):
     built = build_fixture("go")
     assert definition_ids(built) == NODE_IDS
     assert edge_tuples(built) == EDGES
-    assert built.unresolved_calls == 3  # append, len, fmt.Println
+    assert built.unresolved_calls == 4  # append, len, fmt.Println, anything.Save
     add = node(built, f"method:{CART}:Cart.Add")
     assert (add.qualified_name, add.signature, add.docstring, add.start_line, add.end_line) == (
         "example.com/shop/cart.Cart.Add",

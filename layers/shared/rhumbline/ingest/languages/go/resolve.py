@@ -72,6 +72,10 @@ _CALL_RESULT = "()"  # the extractor's mark on a local holding a call's result: 
 
 
 class GoFamily(Family):
+    # A receiver of unknown type is matched by method name among at most two methods: with three
+    # or more, each candidate is wrong more often than right.
+    name_match_limit = 2
+
     def prepare(self) -> None:
         self.package_of: dict[str, str] = {}  # file path → package directory ("" at the root)
         self.package_members: dict[str, dict[str, list[Sym]]] = {}  # directory → name → definitions
@@ -196,6 +200,20 @@ class GoFamily(Family):
         for name, ids in self.methods_by_name.items():
             if 1 < len(ids) <= self.name_match_limit:
                 self.methods_by_name[name] = self._default_build(ids, self.file_of.__getitem__)
+
+    def name_candidates(self, f: FileIndex, name: str) -> list[str]:
+        """Of the methods named `name`, those a call in `f` can reach: an unexported method only
+        from its own package (directory), one declared in a _test.go file only from that
+        directory's test files (test files are no part of the package others import)."""
+        directory, test = self.package_of[f.path], f.path.endswith("_test.go")
+        exported = name[:1].isupper()
+        return [
+            m
+            for m in self.methods_by_name.get(name, [])
+            if (exported or posixpath.dirname(self.file_of[m]) == directory)
+            and (test or not self.file_of[m].endswith("_test.go"))
+            and (not self.file_of[m].endswith("_test.go") or posixpath.dirname(self.file_of[m]) == directory)
+        ]
 
     # -- hooks ------------------------------------------------------------------------------------
     def binding_name(self, f: FileIndex, fact: ImportFact) -> str | None:

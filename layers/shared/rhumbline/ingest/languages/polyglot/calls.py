@@ -130,7 +130,7 @@ class CallResolution:
                         for s in self._on_class(f, cls.target, rest)
                     ]
                     return self.classify(targets, what)
-            return self._by_name(callee, what)  # the field's type is unknown
+            return self._by_name(f, callee, what)  # the field's type is unknown
         if self.implicit_this and "." not in callee:
             # The enclosing class first, then the classes around it (an inner or anonymous class
             # calls its outer instance's methods by their bare names) once no method of that name
@@ -155,7 +155,7 @@ class CallResolution:
                 contextual = self.contextual_classes(f, call.scope, type_text) if type_text else None
                 if contextual is not None:  # a callback's parameter, typed by its callee
                     if not contextual or "." in rest:
-                        return self._by_name(callee, what)
+                        return self._by_name(f, callee, what)
                     via = f"through callback parameter `{head}`, typed by the parameter it is passed for"
                     targets = [s._replace(via=via) if s.owner is None else s
                                for cls in contextual for s in self._on_class(f, cls.target, rest)]  # fmt: skip
@@ -163,7 +163,7 @@ class CallResolution:
                 if type_text is not None and self.outside_type(f, call.scope, type_text):
                     return []  # a declared type from outside the repository: no member is ours
                 if type_text is None:
-                    return self._by_name(callee, what)
+                    return self._by_name(f, callee, what)
                 if "." in rest:  # `x.total.render()`: through a field of x's type
                     return self._through_field(f, call.scope, head, type_text, rest, what)
                 classes = self.resolve_type(f, call.scope, type_text)
@@ -179,7 +179,7 @@ class CallResolution:
                     return []  # the language's own library (Java's `String`): no member is ours
                 # A type the repository does not define nor import: a type parameter, a builtin
                 # or prelude type. As good as unknown (builtin method names stay unmatched).
-                return self._by_name(callee, what)
+                return self._by_name(f, callee, what)
             if not symbols and self.library_type(head):
                 return []  # `Integer.parseInt(…)`: a class of the language's library
             attributes = rest.split(".")
@@ -194,7 +194,7 @@ class CallResolution:
         if rest and all(self.kinds.get(s.target) == "Variable" for s in heads):
             # An unknown name (a local, a global of the runtime) or a module-level variable: the
             # receiver's type is unknown. An import or a class of that name would have said.
-            return self._by_name(callee, what)
+            return self._by_name(f, callee, what)
         return []
 
     def returned_classes(self, f: FileIndex, scope: str, function: str) -> list[Sym]:
@@ -255,7 +255,7 @@ class CallResolution:
         field, _, member = rest.partition(".")
         callee = f"{head}.{rest}"
         if "." in member:
-            return self._by_name(callee, what)
+            return self._by_name(f, callee, what)
         targets: list[Sym] = []
         for cls in self.resolve_type(f, scope, type_text):
             typed = self.field_type(cls.target, field)
@@ -270,7 +270,7 @@ class CallResolution:
                                for s in self._on_class(f, found.target, member))  # fmt: skip
         if targets:
             return self.classify(unique_symbols(targets), what)
-        return self._by_name(callee, what)
+        return self._by_name(f, callee, what)
 
     # At most this many same-named methods are offered as AMBIGUOUS targets of a receiver of
     # unknown type: beyond it, each candidate is more likely wrong than right.
@@ -336,11 +336,16 @@ class CallResolution:
             for i in ids
         ]
 
-    def _by_name(self, callee: str, what: str) -> list[Evidence]:
+    def name_candidates(self, f: FileIndex, name: str) -> list[str]:
+        """The methods named `name` that a call in `f` on a receiver of unknown type may reach
+        (the language may rule some out: Go's unexported methods of other packages)."""
+        return self.methods_by_name.get(name, [])
+
+    def _by_name(self, f: FileIndex, callee: str, what: str) -> list[Evidence]:
         name = callee.rsplit(".", 1)[1]
         if name in self.builtin_methods:
             return []
-        candidates = self.methods_by_name.get(name, ())
+        candidates = self.name_candidates(f, name)
         if not candidates or len(candidates) > self.name_match_limit:
             return []
         if len(candidates) > 1:
