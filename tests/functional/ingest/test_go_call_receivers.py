@@ -5,7 +5,7 @@ bare call inside a method whose type is declared in another file, conversions, a
 library types (a function literal's parameters among them, and what library methods return); a
 method's result, a type assertion, `new(T)`, a conversion's value, a composite literal, a typed
 package variable (called, or copied into a local), a struct's fields (embedded, or a chain of
-them) and a chain of calls; functions defined under opposite build constraints, an external test package, and
+them), a range over a collection and a chain of calls; functions defined under opposite build constraints, an external test package, and
 package variables holding function values; receivers of unknown type matched by name only among
 the methods the call may reach, and only when at most two have that name."""
 
@@ -106,10 +106,19 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     f"function:{APP}:Copied": {
         f"method:{ROUTER}:Router.Clone": ("INFERRED", "receiver `r` declared as `router.Shared`"),
     },
-    # range variables of unknown type, by name: `j.serve()` not router's unexported serve,
-    # `f.Flush()` not a test file's Flush, `c.Close()` none of three Close methods
-    f"function:{APP}:Ranged": {
+    # receivers of unknown type, by name: `j.serve()` not router's unexported serve, `f.Flush()`
+    # not a test file's Flush, `c.Close()` none of three Close methods
+    f"function:{APP}:Unknown": {
         f"method:{APP}:Job.serve": ("INFERRED", "is the only method named `serve`"),
+    },
+    # range variables: the elements of a slice, a map, a method's result (`[]*Router`); a library
+    # slice's `b.Write` is not Router.Write
+    f"function:{APP}:Ranges": {
+        f"method:{ROUTER}:Router.Close": ("INFERRED", "receiver `r` declared as `routers`"),
+        f"method:{ROUTER}:Router.Clone": ("INFERRED", "receiver `named` declared as `byName`"),
+        f"function:{ROUTER}:NewRouter": ("INFERRED", "through `import \"example.com/web/router\"`"),
+        f"method:{ROUTER}:Router.Children": ("INFERRED", "through the result of `router.NewRouter()`"),
+        f"method:{ROUTER}:Router.Use": ("INFERRED", "receiver `child` typed by the result of `router.NewRouter().Children()`"),
     },
     # a bare `serve(...)` in method Router.serve (declared in another file than Router): the
     # package function, not the method itself

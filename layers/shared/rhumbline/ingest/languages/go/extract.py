@@ -9,7 +9,8 @@ and embedded interfaces are the type's bases. A method's receiver is its first p
 Calls: `f()`, `pkg.F()`, `x.m()`, a method of a call's result `r.NewRoute().Path()`; composite literals `Cart{…}` / `&pkg.Cart{…}` are constructor
 calls (`new Cart`), and a method of one (`(Cart{}).Total()`) is recorded as of a conversion's value
 (`Cart().Total`). Locals: `x := &Cart{}`, `var y Cart` and typed parameters give receiver types;
-`x := NewCart()` / `x, err := cart.New()` / `x := c.Clone()` record the call (`NewCart()`), whose
+`for _, c := range carts` types c as carts' elements (a collection's type is its elements': Go
+calls no method on a slice or a map), `x := NewCart()` / `x, err := cart.New()` / `x := c.Clone()` record the call (`NewCart()`), whose
 declared result type phase 2 reads from the function's signature (a conversion `Cart(v)` is
 recorded alike, phase 2 knows Cart for a type); `x, ok := v.(*Cart)` asserts Cart, `x :=
 new(Cart)` allocates one; a function literal's typed parameters type the receivers the function's own locals do not.
@@ -48,6 +49,7 @@ QUERY = """
 (import_spec) @import
 (short_var_declaration) @local
 (var_spec) @local
+(range_clause left: (_)) @local
 (func_literal parameters: (parameter_list) @local)
 """
 # A function literal's parameters are recorded under this prefix among the enclosing function's
@@ -178,6 +180,13 @@ class GoExtractor(LanguageExtractor):
         if node.type == "parameter_list":  # a function literal's
             found = (parameter.partition(":") for parameter in self._parameters(x, node))
             return [(LITERAL_PARAMETER + name, written) for name, _, written in found if written]
+        if node.type == "range_clause":  # `for _, v := range xs`: v holds xs's elements
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            names = left.named_children if left is not None else []
+            if len(names) != 2 or names[1].type != "identifier" or right is None:
+                return []
+            element = _value_type(x, right)
+            return [(x.text(names[1]), element)] if element else []
         if node.type == "var_spec":
             written = _type(x, node.child_by_field_name("type"))
             values = node.child_by_field_name("value")
@@ -254,6 +263,10 @@ def _specs(declaration: Node) -> list[Node]:
 
 
 def _type(x: Context, node: Node | None) -> str | None:
+    """The nominal type written at `node`; a slice's, an array's or a map's is its elements'
+    (`[]*Route`, `map[string]*Route` → `Route`), the type a range over it gives its values."""
+    while node is not None and node.type in ("map_type", "slice_type", "array_type"):
+        node = node.child_by_field_name("value" if node.type == "map_type" else "element")
     if node is None:
         return None
     text = _TYPE_PARAMETERS.sub("", x.text(node))

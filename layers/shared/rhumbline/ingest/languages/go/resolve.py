@@ -20,7 +20,8 @@ Calls: a local holding a call's result (`r := NewRouter()`, `sub := r.With(mw)`)
 result type declared in that function's or method's signature, and so has the receiver of a chain
 (`r.NewRoute().Path(p)`); `x.f.m()` goes through the declared type of struct field f (an embedded
 field is named by its type), `x.f.g.m()` field by field; a package variable has the type it is
-declared or assigned, and so has a local copying it; a function
+declared or assigned, and so has a local copying it; a range's value (`for _, r := range
+routes`) has the collection's element type; a function
 literal's typed parameters type the names the enclosing function does not declare. A receiver of
 a type from outside the repository (`srv := httptest.NewServer(…)`, `err := f()` returning
 `error`, a `sync.Pool` field, `h := w.Header().Clone()` with `w` a library's type, `b :=
@@ -61,6 +62,7 @@ from rhumbline.stores.graph.model import Node
 _MODULE_LINE = re.compile(r"^\s*module\s+\"?([^\s\"]+)\"?", re.MULTILINE)
 _VERSION_SUFFIX = re.compile(r"^v\d+$")
 _TYPE_PARAMETERS = re.compile(r"\[[^\[\]]*\]")
+_ELEMENTS = re.compile(r"^(?:\*?(?:\[\w*\]|map\[[^\[\]]*\]))+")  # `[]*T`, `map[string]T`, `[4]T`
 # Go's predeclared types: a value of one has no method of the repository.
 _PREDECLARED = frozenset(
     "any bool byte comparable complex64 complex128 error float32 float64 int int8 int16 int32 "
@@ -309,8 +311,11 @@ class GoFamily(Family):
             return through_variable
         receiver, _, member = call.callee.rpartition(".")
         if receiver.count(".") > 1 and not self.lookup(f, call.scope, receiver.partition(".")[0]):
-            classes = self._field_chain(f, call.scope, receiver)  # `c.Request.Header.Set(…)`
-            if classes is not None:
+            typed = self._copied(f, call.scope, receiver)  # `c.Request.Header.Set(…)`
+            if typed is not None and self.outside_type(*typed):
+                return []
+            classes = self.resolve_type(*typed) if typed is not None else []
+            if classes:
                 via = f"through `{receiver}`, by its fields' declared types"
                 targets = [s._replace(via=via) if s.owner is None else s
                            for cls in classes for s in self._on_class(f, cls.target, member)]  # fmt: skip
@@ -381,27 +386,40 @@ class GoFamily(Family):
                     return info, base
         return None
 
-    def _field_chain(self, f: FileIndex, scope: str, receiver: str) -> list[Sym] | None:
-        """The types of `x.a.b` (x a typed local, a and b declared fields, the last's type): []
-        when a step's type is from outside the repository (`c.Request.Header`), None when one is
-        unknown."""
-        head, *fields = receiver.split(".")
+    def _copied(self, f: FileIndex, scope: str, dotted: str) -> tuple[FileIndex, str, str] | None:
+        """Where and as what the value `dotted` names is typed (file, scope, type text): a typed
+        package variable (`Query`, `binding.Query`), a typed local (`routes`), or a chain of
+        fields from one (`s.routes`, `c.Request.Header`: the first field whose type is from
+        outside the repository ends it); None when unknown."""
+        variable = self._variable_type(f, scope, dotted)
+        if variable is not None:
+            return variable[0], "", variable[1]
+        head, *fields = dotted.split(".")
         is_local, type_text = self.local_type(f, scope, head)
         if not is_local or not type_text:
             return None
         where, where_scope = f, scope
         for field in fields:
             if self.outside_type(where, where_scope, type_text):
-                return []
+                break
             found = (self.field_type(c.target, field) for c in self.resolve_type(where, where_scope, type_text))
             typed = next((t for t in found if t is not None), None)
             if typed is None:
                 return None
             info, type_text = typed
             where, where_scope = info.file, info.definition.parent
-        if self.outside_type(where, where_scope, type_text):
-            return []
-        return self.resolve_type(where, where_scope, type_text) or None
+        return where, where_scope, type_text
+
+    def _once(self, question: tuple[str, str, str], ask: Callable[[], Any], unanswered: Any) -> Any:
+        """`ask()`, or `unanswered` while the same question is being answered (a local typed by
+        itself, `x := x.Next()`, a package variable copying another that copies it)."""
+        if question in self._asking:
+            return unanswered
+        self._asking.add(question)
+        try:
+            return ask()
+        finally:
+            self._asking.discard(question)
 
     def resolve_type(self, f: FileIndex, scope: str, dotted: str) -> list[Sym]:
         if dotted.endswith(_CALL_RESULT):
@@ -413,29 +431,22 @@ class GoFamily(Family):
         found = super().resolve_type(f, scope, dotted)
         if found:
             return found
-        variable = self._variable_type(f, scope, dotted)  # `b := Query`: Query's type
-        question = (f.path, scope, "variable " + dotted)
-        if variable is None or question in self._asking:
-            return []
-        self._asking.add(question)
-        try:
-            return self.resolve_type(variable[0], "", variable[1])
-        finally:
-            self._asking.discard(question)
+        def copied() -> list[Sym]:  # `b := Query`, `for _, r := range routes`, `range s.routes`
+            typed = self._copied(f, scope, dotted)
+            return self.resolve_type(*typed) if typed else []
+
+        return self._once((f.path, scope, "copy " + dotted), copied, [])
 
     def outside_type(self, f: FileIndex, scope: str, type_text: str) -> bool:
         if not type_text.endswith(_CALL_RESULT):
             if type_text in _PREDECLARED or super().outside_type(f, scope, type_text):
                 return True
-            variable = self._variable_type(f, scope, type_text)  # `b := bytes.Buffer{}` held in a variable
-            question = (f.path, scope, "outside variable " + type_text)
-            if variable is None or question in self._asking:
-                return False
-            self._asking.add(question)
-            try:
-                return self.outside_type(variable[0], "", variable[1])
-            finally:
-                self._asking.discard(question)
+
+            def copied() -> bool:  # `var scratch bytes.Buffer`, `for _, b := range buffers`
+                typed = self._copied(f, scope, type_text)
+                return typed is not None and self.outside_type(*typed)
+
+            return self._once((f.path, scope, "outside copy " + type_text), copied, False)
         function = type_text.removesuffix(_CALL_RESULT)
         result = self._result_type(f, scope, function)
         if result is None:  # `httptest.NewServer()`, `w.Header().Clone()`: outside's functions
@@ -451,31 +462,21 @@ class GoFamily(Family):
         receiver, _, _member = function.rpartition(".")
         if not receiver:
             return False
-        question = (f.path, scope, "outside " + receiver)
-        if question in self._asking:
-            return False
-        self._asking.add(question)
-        try:
+
+        def outside() -> bool:
             if receiver.endswith(_CALL_RESULT):
                 return self.outside_type(f, scope, receiver)
             is_local, type_text = self.local_type(f, scope, receiver) if "." not in receiver else (False, None)
             return bool(is_local and type_text) and self.outside_type(f, scope, type_text)
-        finally:
-            self._asking.discard(question)
+
+        return self._once((f.path, scope, "outside " + receiver), outside, False)
 
     def _result_type(self, f: FileIndex, scope: str, function: str) -> tuple[FileIndex, str] | None:
         """The file of the one repository function or method `function` names (`F`, `pkg.F`,
         `x.M` on a typed local), and the first result type its signature declares (`*Mux` →
         `Mux`), or the type a conversion `T(x)` names; None when either is unknown. A local typed by its own call's result (`x :=
         x.Next()`) names nothing: each question is asked once at a time."""
-        question = (f.path, scope, function)
-        if question in self._asking:
-            return None
-        self._asking.add(question)
-        try:
-            targets = self._callees(f, scope, function)
-        finally:
-            self._asking.discard(question)
+        targets = self._once((f.path, scope, function), lambda: self._callees(f, scope, function), [])
         if len(targets) != 1:
             return None
         converted = self.classes.get(targets[0])
@@ -557,7 +558,7 @@ def _first_result(signature: str) -> str | None:
     if results.startswith("("):
         first = results[1:].split(",")[0].strip().removesuffix(")").split()
         results = first[-1] if first else ""  # a named result `(m *Mux, err error)`
-    results = results.lstrip("*")
+    results = _ELEMENTS.sub("", results).lstrip("*")  # a collection's elements (as locals' types)
     if not results or results.startswith(("func", "chan", "map", "[", "interface", "struct")):
         return None
     return type_name(_TYPE_PARAMETERS.sub("", results))
