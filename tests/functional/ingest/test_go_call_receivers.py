@@ -5,7 +5,9 @@ bare call inside a method whose type is declared in another file, conversions, a
 library types (a function literal's parameters among them, and what library methods return); a
 method's result, a type assertion, `new(T)`, a conversion's value, a composite literal, a typed
 package variable (called, or copied into a local), a struct's fields (embedded, or a chain of
-them), a range over a collection and a chain of calls; functions defined under opposite build constraints, an external test package, and
+them), a range over a collection, a map's element,
+a named result, a typed constant and a chain of calls; a method a type has from an embedded library
+type; functions defined under opposite build constraints, an external test package, and
 package variables holding function values; receivers of unknown type matched by name only among
 the methods the call may reach, and only when at most two have that name."""
 
@@ -100,8 +102,22 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     # a library type's field (not Router.Get)
     f"method:{APP}:Engine.Run": {
         f"method:{ROUTER}:Router.Close": ("INFERRED", "through `e.Router` declared as `router.Router`"),
-        f"method:{ROUTER}:Router.Use": ("INFERRED", "through `e.srv.router`, by its fields' declared types"),
+        f"method:{ROUTER}:Router.Use": ("INFERRED", "through `e.srv.router` declared as `router.Router`"),
     },
+    # a method's result reached through fields
+    f"method:{APP}:Engine.Again": {
+        f"method:{ROUTER}:Router.Clone": ("INFERRED", "through `e.srv.router` declared as `router.Router`"),
+        f"method:{ROUTER}:Router.Use": ("INFERRED", "through the result of `e.srv.router.Clone()`"),
+    },
+    # a named result `r *router.Router`, a map's element `byName["a"]`, a constant typed by the
+    # one above it (`Loose` after `Strict Mode = iota`)
+    f"function:{APP}:Named": {
+        f"method:{ROUTER}:Router.Close": ("INFERRED", "receiver `r` declared as `router.Router`"),
+        f"method:{ROUTER}:Router.Clone": ("INFERRED", "receiver `picked` declared as `byName`"),
+        f"method:{ROUTER}:Mode.String": ("INFERRED", "through package variable `router.Loose` of type `Mode`"),
+    },
+    # `h.rec.Reset()`: Recorder has Reset from its embedded library type, not Router.Reset
+    f"method:{APP}:Holder.Drain": {},
     # `r := router.Shared`: the package variable's type
     f"function:{APP}:Copied": {
         f"method:{ROUTER}:Router.Clone": ("INFERRED", "receiver `r` declared as `router.Shared`"),
@@ -138,7 +154,7 @@ def test_every_go_rule_gives_its_edges(tmp_path: Path, store: GraphStore, engine
     # nothing calls the interface's methods, nor Router.Write or Router.Get, nor the Middlewares
     # type (a conversion is no call), nor the definitions a default build leaves out or the
     # package's own `fixture`, nor a variable
-    targets = [f"method:{ROUTER}:{t}" for t in ("Handler.Use", "Handler.Close", "Router.Write", "Router.Get")]
+    targets = [f"method:{ROUTER}:{t}" for t in ("Handler.Use", "Handler.Close", "Router.Write", "Router.Get", "Router.Reset")]
     targets += [f"class:{ROUTER}:Middlewares", "function:router/hash_purego.go:hash",
                 "function:router/hash_windows.go:hash", "function:router/internal_test.go:fixture",
                 "method:router/internal_test.go:fakeFlusher.Flush", f"method:{APP}:Job.Close",

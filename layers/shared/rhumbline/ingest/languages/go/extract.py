@@ -14,6 +14,8 @@ calls no method on a slice or a map), `x := NewCart()` / `x, err := cart.New()` 
 declared result type phase 2 reads from the function's signature (a conversion `Cart(v)` is
 recorded alike, phase 2 knows Cart for a type); `x, ok := v.(*Cart)` asserts Cart, `x :=
 new(Cart)` allocates one; a function literal's typed parameters type the receivers the function's own locals do not.
+Named results are parameters. Package-level `var` and typed `const` specs record their types as
+hints (a `const` without type and value repeats the one above).
 Imports: module = the import path, alias = the explicit name (`.` imports are `*`, `_` binds
 nothing). CodeFacts.namespace = the package clause's name; module-level `const` / `var` are
 Variables.
@@ -79,6 +81,9 @@ class GoExtractor(LanguageExtractor):
         if node.type == "method_elem" and not x.in_type:
             return None
         parameters = self._parameters(x, node.child_by_field_name("parameters"))
+        results = node.child_by_field_name("result")
+        if results is not None and results.type == "parameter_list":  # named results `(c *Context, …)`
+            parameters += self._parameters(x, results)
         if node.type != "method_declaration":
             return spec._replace(parameters=parameters)
         owner, receiver_params = self._receiver(x, node.child_by_field_name("receiver"))
@@ -235,14 +240,17 @@ class GoExtractor(LanguageExtractor):
             root = self.parse(source)
         facts = super().extract(source, root)
         x = Context(source, self.separator)
-        hints = [
-            TypeHint("", name, DECLARED, type_text, spec.start_point.row + 1)
-            for child in root.named_children
-            if child.type == "var_declaration"
-            for spec in _specs(child)
-            for name, type_text in self.local(x, spec)
-            if type_text
-        ]
+        hints = []
+        for child in root.named_children:
+            if child.type not in ("var_declaration", "const_declaration"):
+                continue
+            implicit = None  # a constant without type and value repeats the one above (`iota`)
+            for spec in _specs(child):
+                typed = self.local(x, spec) if spec.type == "var_spec" else _constants(x, spec, implicit)
+                if spec.type == "const_spec":
+                    implicit = typed[0][1] if typed else None
+                line = spec.start_point.row + 1
+                hints.extend(TypeHint("", name, DECLARED, text, line) for name, text in typed if text)
         return facts._replace(hints=tuple(hints))
 
     def file_docstring(self, x: Context, root: Node) -> str | None:
@@ -250,6 +258,15 @@ class GoExtractor(LanguageExtractor):
             if child.type == "package_clause":
                 return doc_comment(x.source, child, self.comment_types)
         return None
+
+
+def _constants(x: Context, spec: Node, implicit: str | None) -> list[tuple[str, str | None]]:
+    """The names of a `const` spec with their declared type (`Red Color = iota`), or the type of
+    the spec above when this one has neither type nor value (`Green`); None when untyped."""
+    written = _type(x, spec.child_by_field_name("type"))
+    if written is None and spec.child_by_field_name("value") is None:
+        written = implicit
+    return [(x.text(name), written) for name in spec.children_by_field_name("name")]
 
 
 def _specs(declaration: Node) -> list[Node]:
@@ -296,10 +313,12 @@ def _literal_type(x: Context, value: Node) -> str | None:
 def _value_type(x: Context, value: Node) -> str | None:
     """What types a local by its value: a literal's type, a call (`F()`), or the name of what it
     copies (`b := Query`, `b := binding.Query`: phase 2 reads a package variable's type)."""
+    if value.type == "index_expression":  # `m[k]`, `s.pools[name]`: an element of what it indexes
+        value = value.child_by_field_name("operand")
     if value.type == "identifier" or (
-        value.type == "selector_expression" and value.child_by_field_name("operand").type == "identifier"
+        value.type == "selector_expression" and _dotted(x, value) is not None and value.child_by_field_name("operand").type != "call_expression"
     ):
-        return x.text(value)
+        return _dotted(x, value)
     return _literal_type(x, value) or _call_result(x, value)
 
 

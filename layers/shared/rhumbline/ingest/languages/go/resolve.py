@@ -19,7 +19,9 @@ method names: Go never says so).
 Calls: a local holding a call's result (`r := NewRouter()`, `sub := r.With(mw)`) has the first
 result type declared in that function's or method's signature, and so has the receiver of a chain
 (`r.NewRoute().Path(p)`); `x.f.m()` goes through the declared type of struct field f (an embedded
-field is named by its type), `x.f.g.m()` field by field; a package variable has the type it is
+field is named by its type), `x.f.g.m()` field by field (a method the last field's type of the
+repository lacks is an embedded library type's: no edge); an element `m[k]` has the type of what
+it indexes (a collection's type is its elements'); a package variable has the type it is
 declared or assigned, and so has a local copying it; a range's value (`for _, r := range
 routes`) has the collection's element type; a function
 literal's typed parameters type the names the enclosing function does not declare. A receiver of
@@ -310,13 +312,15 @@ class GoFamily(Family):
         if through_variable is not None:
             return through_variable
         receiver, _, member = call.callee.rpartition(".")
-        if receiver.count(".") > 1 and not self.lookup(f, call.scope, receiver.partition(".")[0]):
-            typed = self._copied(f, call.scope, receiver)  # `c.Request.Header.Set(…)`
+        if "." in receiver and not self.lookup(f, call.scope, receiver.partition(".")[0]):
+            # `s.router.Use(…)`, `c.Request.Header.Set(…)`: field by field from a local. A type of
+            # the repository without that method has it from an embedded library type: no edge.
+            typed = self._copied(f, call.scope, receiver)
             if typed is not None and self.outside_type(*typed):
                 return []
             classes = self.resolve_type(*typed) if typed is not None else []
             if classes:
-                via = f"through `{receiver}`, by its fields' declared types"
+                via = f"through `{receiver}` declared as `{typed[2]}`"
                 targets = [s._replace(via=via) if s.owner is None else s
                            for cls in classes for s in self._on_class(f, cls.target, member)]  # fmt: skip
                 return self.classify(unique_symbols(targets), f"call `{call.callee}(...)` at {f.path}:{call.line}")
@@ -493,13 +497,10 @@ class GoFamily(Family):
         if receiver.endswith(_CALL_RESULT):  # a chain: `r.NewRoute().Path`
             found = [self.find_member(c.target, member) for c in self.resolve_type(f, scope, receiver)]
             return list(dict.fromkeys(i for hit in found if hit for i in hit[1]))
-        head, _, member = function.partition(".")
-        if member:
-            is_local, type_text = self.local_type(f, scope, head)
-            if is_local:
-                classes = self.resolve_type(f, scope, type_text) if type_text else []
-                found = [self.find_member(c.target, member) for c in classes]
-                return list(dict.fromkeys(i for hit in found if hit for i in hit[1]))
+        typed = self._copied(f, scope, receiver) if receiver else None
+        if typed is not None:  # `x.M`, `x.f.M`, `pkgVar.M`
+            found = [self.find_member(c.target, member) for c in self.resolve_type(*typed)]
+            return list(dict.fromkeys(i for hit in found if hit for i in hit[1]))
         return [s.target for s in self.resolve(f, scope, function)
                 if self.kinds.get(s.target) == "Function" or self.kinds.get(s.target) in CLASS_KINDS]  # fmt: skip
 
