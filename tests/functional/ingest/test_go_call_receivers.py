@@ -6,7 +6,8 @@ library types (a function literal's parameters among them, and what library meth
 method's result, a type assertion, `new(T)`, a conversion's value, a composite literal, a typed
 package variable (called, or copied into a local), a struct's fields (embedded, or a chain of
 them), a range over a collection, a map's element,
-a named result, a typed constant and a chain of calls; a method a type has from an embedded library
+a named result, a typed constant, a package variable holding a function or method value and a
+chain of calls; a method a type has from an embedded library
 type; functions defined under opposite build constraints, an external test package, and
 package variables holding function values; receivers of unknown type matched by name only among
 the methods the call may reach, and only when at most two have that name."""
@@ -118,6 +119,12 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     },
     # `h.rec.Reset()`: Recorder has Reset from its embedded library type, not Router.Reset
     f"method:{APP}:Holder.Drain": {},
+    # `var Make = NewRouter`, `var Copy = Shared.Clone`: what the values they hold return (the
+    # variables themselves are not called definitions)
+    f"function:{APP}:Held": {
+        f"method:{ROUTER}:Router.Use": ("INFERRED", "through the result of `router.Make()`"),
+        f"method:{ROUTER}:Router.Close": ("INFERRED", "receiver `c` typed by the result of `router.Copy()`"),
+    },
     # `r := router.Shared`: the package variable's type
     f"function:{APP}:Copied": {
         f"method:{ROUTER}:Router.Clone": ("INFERRED", "receiver `r` declared as `router.Shared`"),

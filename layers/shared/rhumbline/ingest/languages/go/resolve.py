@@ -72,6 +72,7 @@ _PREDECLARED = frozenset(
 )
 _HEADER_BYTES = 4096  # where a file's build constraint is: above its package clause
 _NOT_CALLED = CLASS_KINDS | {"Variable"}
+_RESULT_KINDS = CLASS_KINDS | {"Function"}  # what `F(x)` names when its result is typed
 _CALL_RESULT = "()"  # the extractor's mark on a local holding a call's result: `NewRouter()`
 
 
@@ -477,15 +478,22 @@ class GoFamily(Family):
 
     def _result_type(self, f: FileIndex, scope: str, function: str) -> tuple[FileIndex, str] | None:
         """The file of the one repository function or method `function` names (`F`, `pkg.F`,
-        `x.M` on a typed local), and the first result type its signature declares (`*Mux` →
-        `Mux`), or the type a conversion `T(x)` names; None when either is unknown. A local typed by its own call's result (`x :=
+        `x.M` on a typed local, a package variable holding one: `var Get = pool.Get`), and the
+        first result type its signature declares (`*Mux` → `Mux`), or the type a conversion
+        `T(x)` names; None when either is unknown. A local typed by its own call's result (`x :=
         x.Next()`) names nothing: each question is asked once at a time."""
-        targets = self._once((f.path, scope, function), lambda: self._callees(f, scope, function), [])
+        return self._once((f.path, scope, "result " + function), lambda: self._result(f, scope, function), None)
+
+    def _result(self, f: FileIndex, scope: str, function: str) -> tuple[FileIndex, str] | None:
+        targets = self._callees(f, scope, function)
         if len(targets) != 1:
             return None
         converted = self.classes.get(targets[0])
         if converted is not None:  # a conversion `Middlewares(x)`: a value of that type
             return converted.file, converted.definition.qualname
+        held = self.variable_types.get(targets[0])
+        if held is not None:  # `var Get = _pool.Get`: what the function value it holds returns
+            return self._result_type(held[0], "", held[1])
         if targets[0] not in self.functions:
             return None
         where, definition = self.functions[targets[0]]
@@ -502,7 +510,7 @@ class GoFamily(Family):
             found = [self.find_member(c.target, member) for c in self.resolve_type(*typed)]
             return list(dict.fromkeys(i for hit in found if hit for i in hit[1]))
         return [s.target for s in self.resolve(f, scope, function)
-                if self.kinds.get(s.target) == "Function" or self.kinds.get(s.target) in CLASS_KINDS]  # fmt: skip
+                if self.kinds.get(s.target) in _RESULT_KINDS or s.target in self.variable_types]  # fmt: skip
 
     def owner_class(self, f: FileIndex, d) -> str | None:
         for s in self.members_of(f).get(d.parent, ()):
