@@ -2,7 +2,8 @@
 tests/fixtures/ingest/go_receivers, through a real ingest into the SQLite and the Neo4j graph
 stores and read back as the tools read it (`edges_of`): a receiver typed by a call's result, a
 bare call inside a method whose type is declared in another file, conversions, and receivers of
-library types (a function literal's parameters among them, and what library methods return); a
+library types (a function literal's parameters among them, shadowing the function's own names
+inside it, and what library methods return); a
 method's result, a type assertion, `new(T)`, a conversion's value, a composite literal, a typed
 package variable (called, or copied into a local), a struct's fields (embedded, or a chain of
 them), a range over a collection, a map's element,
@@ -125,6 +126,13 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
         f"method:{ROUTER}:Router.Use": ("INFERRED", "through the result of `router.Make()`"),
         f"method:{ROUTER}:Router.Close": ("INFERRED", "receiver `c` typed by the result of `router.Copy()`"),
     },
+    # literals' parameters shadow the function's own `r` inside them: `ctx := r.Context()` is the
+    # library request's (not Mode.Value), `r.Clone()` the literal's router parameter's
+    f"function:{APP}:Shadowed": {
+        f"function:{ROUTER}:NewRouter": ("INFERRED", "through `import \"example.com/web/router\"`"),
+        f"method:{ROUTER}:Router.Use": ("INFERRED", "receiver `r` typed by the result of `router.NewRouter()`"),
+        f"method:{ROUTER}:Router.Clone": ("INFERRED", "receiver `r@219` declared as `router.Router`"),
+    },
     # `r := router.Shared`: the package variable's type
     f"function:{APP}:Copied": {
         f"method:{ROUTER}:Router.Clone": ("INFERRED", "receiver `r` declared as `router.Shared`"),
@@ -161,7 +169,7 @@ def test_every_go_rule_gives_its_edges(tmp_path: Path, store: GraphStore, engine
     # nothing calls the interface's methods, nor Router.Write or Router.Get, nor the Middlewares
     # type (a conversion is no call), nor the definitions a default build leaves out or the
     # package's own `fixture`, nor a variable
-    targets = [f"method:{ROUTER}:{t}" for t in ("Handler.Use", "Handler.Close", "Router.Write", "Router.Get", "Router.Reset")]
+    targets = [f"method:{ROUTER}:{t}" for t in ("Handler.Use", "Handler.Close", "Router.Write", "Router.Get", "Router.Reset", "Mode.Value")]
     targets += [f"class:{ROUTER}:Middlewares", "function:router/hash_purego.go:hash",
                 "function:router/hash_windows.go:hash", "function:router/internal_test.go:fixture",
                 "method:router/internal_test.go:fakeFlusher.Flush", f"method:{APP}:Job.Close",

@@ -13,7 +13,8 @@ calls (`new Cart`), and a method of one (`(Cart{}).Total()`) is recorded as of a
 calls no method on a slice or a map), `x := NewCart()` / `x, err := cart.New()` / `x := c.Clone()` record the call (`NewCart()`), whose
 declared result type phase 2 reads from the function's signature (a conversion `Cart(v)` is
 recorded alike, phase 2 knows Cart for a type); `x, ok := v.(*Cart)` asserts Cart, `x :=
-new(Cart)` allocates one; a function literal's typed parameters type the receivers the function's own locals do not.
+new(Cart)` allocates one; a function literal's typed parameters type the receivers inside it that they name (recorded as
+`r@line`, uses inside the literal alike).
 Named results are parameters. Package-level `var` and typed `const` specs record their types as
 hints (a `const` without type and value repeats the one above).
 Imports: module = the import path, alias = the explicit name (`.` imports are `*`, `_` binds
@@ -54,10 +55,11 @@ QUERY = """
 (range_clause left: (_)) @local
 (func_literal parameters: (parameter_list) @local)
 """
-# A function literal's parameters are recorded under this prefix among the enclosing function's
-# locals: they type a receiver only where the function has no local of that name (`r` is often
-# the router outside a handler literal and the request inside it).
-LITERAL_PARAMETER = "literal."
+# A function literal's parameters are recorded among the enclosing function's locals as
+# `name@line` (the line of the literal's parameter list), and so is a name used inside the literal
+# that one of its parameters declares (`r@12.Context`): `r` is often the router outside a handler
+# literal and the request inside it, and each keeps its own type.
+LITERAL_PARAMETER = "@"
 # A struct's named fields are recorded as its locals under this prefix: Go never names a field
 # bare, so they must hide nothing; `x.pool.Get()` reads them (phase 2).
 FIELD = "field."
@@ -163,7 +165,7 @@ class GoExtractor(LanguageExtractor):
             written = _type(x, node.child_by_field_name("type"))
             return f"new {written}" if written else ""
         function = node.child_by_field_name("function")
-        return _chained(x, function)
+        return _in_literal(x, node, _chained(x, function))
 
     def imports(self, x: Context, node: Node) -> Iterable[tuple[str, str | None, str | None, int]]:
         path = node.child_by_field_name("path")
@@ -184,7 +186,8 @@ class GoExtractor(LanguageExtractor):
     def local(self, x: Context, node: Node) -> Iterable[tuple[str, str | None]]:
         if node.type == "parameter_list":  # a function literal's
             found = (parameter.partition(":") for parameter in self._parameters(x, node))
-            return [(LITERAL_PARAMETER + name, written) for name, _, written in found if written]
+            line = node.start_point.row + 1
+            return [(f"{name}{LITERAL_PARAMETER}{line}", written) for name, _, written in found if written]
         if node.type == "range_clause":  # `for _, v := range xs`: v holds xs's elements
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             names = left.named_children if left is not None else []
@@ -318,8 +321,29 @@ def _value_type(x: Context, value: Node) -> str | None:
     if value.type == "identifier" or (
         value.type == "selector_expression" and _dotted(x, value) is not None and value.child_by_field_name("operand").type != "call_expression"
     ):
-        return _dotted(x, value)
-    return _literal_type(x, value) or _call_result(x, value)
+        return _in_literal(x, value, _dotted(x, value))
+    return _literal_type(x, value) or _in_literal(x, value, _call_result(x, value))
+
+
+def _in_literal(x: Context, node: Node, dotted: str | None) -> str | None:
+    """`dotted` with its head marked `head@line` when that is a parameter of a function literal
+    around `node` (the innermost, inside the enclosing declaration)."""
+    if not dotted:
+        return dotted
+    first, dot, rest = dotted.partition(".")
+    head = first.removesuffix("()")
+    current = node.parent
+    while current is not None and current.type not in ("function_declaration", "method_declaration"):
+        if current.type == "func_literal":
+            parameters = current.child_by_field_name("parameters")
+            names = [] if parameters is None else [
+                x.text(name) for parameter in parameters.named_children for name in parameter.children_by_field_name("name")
+            ]  # fmt: skip
+            if head in names:
+                marked = f"{head}{LITERAL_PARAMETER}{parameters.start_point.row + 1}"
+                return f"{marked}{first[len(head):]}{dot}{rest}"
+        current = current.parent
+    return dotted
 
 
 def _composite_type(x: Context, node: Node | None) -> str | None:

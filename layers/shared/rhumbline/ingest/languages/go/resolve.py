@@ -24,7 +24,7 @@ repository lacks is an embedded library type's: no edge); an element `m[k]` has 
 it indexes (a collection's type is its elements'); a package variable has the type it is
 declared or assigned, and so has a local copying it; a range's value (`for _, r := range
 routes`) has the collection's element type; a function
-literal's typed parameters type the names the enclosing function does not declare. A receiver of
+literal's typed parameters type its names inside it (phase 1 marks them `r@line`). A receiver of
 a type from outside the repository (`srv := httptest.NewServer(…)`, `err := f()` returning
 `error`, a `sync.Pool` field, `h := w.Header().Clone()` with `w` a library's type, `b :=
 new(strings.Builder)`) links to nothing. A call of a type is a conversion (`Middlewares(x)`), not
@@ -46,7 +46,7 @@ from rhumbline.ingest.facts import CallSite, Definition, ImportFact
 from rhumbline.ingest.graph.edges import INFERRED_SCORE
 from rhumbline.ingest.graph.ids import file_id, module_id, variable_id
 from rhumbline.ingest.languages.go import build_tags
-from rhumbline.ingest.languages.go.extract import DECLARED, FIELD, LITERAL_PARAMETER
+from rhumbline.ingest.languages.go.extract import DECLARED, FIELD
 from rhumbline.ingest.languages.polyglot.extract import CLASS_KINDS
 from rhumbline.ingest.languages.polyglot.resolve import Family
 from rhumbline.ingest.languages.polyglot.symbols import (
@@ -373,10 +373,6 @@ class GoFamily(Family):
             for s in self._on_class(f, cls.target, member)
         ]
         return self.classify(unique_symbols(targets), f"call `{call.callee}(...)` at {f.path}:{call.line}")
-
-    def local_type(self, f: FileIndex, scope: str, name: str) -> tuple[bool, str | None]:
-        found = super().local_type(f, scope, name)
-        return found if found[0] else super().local_type(f, scope, LITERAL_PARAMETER + name)
 
     def field_type(self, class_id: str, field: str) -> tuple[ClassInfo, str] | None:
         """A named field's declared type, or an embedded one's (`e.RouterGroup` is the embedded
