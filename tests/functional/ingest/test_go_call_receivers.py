@@ -133,6 +133,11 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
         f"method:{ROUTER}:Router.Use": ("INFERRED", "receiver `r` typed by the result of `router.NewRouter()`"),
         f"method:{ROUTER}:Router.Clone": ("INFERRED", "receiver `r@219` declared as `router.Router`"),
     },
+    # `sub := s.router.Clone()`: a local holding the result of a field's method
+    f"method:{APP}:Server.Fork": {
+        f"method:{ROUTER}:Router.Clone": ("INFERRED", "through `s.router` declared as `router.Router`"),
+        f"method:{ROUTER}:Router.Use": ("INFERRED", "receiver `sub` typed by the result of `s.router.Clone()`"),
+    },
     # `r := router.Shared`: the package variable's type
     f"function:{APP}:Copied": {
         f"method:{ROUTER}:Router.Clone": ("INFERRED", "receiver `r` declared as `router.Shared`"),

@@ -362,13 +362,12 @@ def _composite_type(x: Context, node: Node | None) -> str | None:
 
 
 def _call_result(x: Context, value: Node) -> str | None:
-    """`F()` / `pkg.F()` for a value that is the result of calling a named function; None else."""
+    """`F()` / `pkg.F()` / `x.f.M()` for a value that is the result of calling a named function
+    or method; None else."""
     if value.type != "call_expression":
         return None
     function = _chained(x, value.child_by_field_name("function"))
-    if function is None or (function.count(".") > 1 and "()" not in function):
-        return None
-    return f"{function}()"
+    return f"{function}()" if function is not None else None
 
 
 def _chained(x: Context, node: Node | None, depth: int = 0) -> str | None:
