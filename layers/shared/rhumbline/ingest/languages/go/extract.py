@@ -243,13 +243,13 @@ class GoExtractor(LanguageExtractor):
             root = self.parse(source)
         facts = super().extract(source, root)
         x = Context(source, self.separator)
-        hints = []
+        hints: list[TypeHint] = []
         for child in root.named_children:
             if child.type not in ("var_declaration", "const_declaration"):
                 continue
             implicit = None  # a constant without type and value repeats the one above (`iota`)
             for spec in _specs(child):
-                typed = self.local(x, spec) if spec.type == "var_spec" else _constants(x, spec, implicit)
+                typed = list(self.local(x, spec)) if spec.type == "var_spec" else _constants(x, spec, implicit)
                 if spec.type == "const_spec":
                     implicit = typed[0][1] if typed else None
                 line = spec.start_point.row + 1

@@ -40,7 +40,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from rhumbline.ingest.facts import CallSite, Definition, ImportFact
 from rhumbline.ingest.graph.edges import INFERRED_SCORE
@@ -74,6 +74,8 @@ _HEADER_BYTES = 4096  # where a file's build constraint is: above its package cl
 _NOT_CALLED = CLASS_KINDS | {"Variable"}
 _RESULT_KINDS = CLASS_KINDS | {"Function"}  # what `F(x)` names when its result is typed
 _CALL_RESULT = "()"  # the extractor's mark on a local holding a call's result: `NewRouter()`
+# What a question asked once at a time answers.
+_Answer = TypeVar("_Answer")
 
 
 class GoFamily(Family):
@@ -179,7 +181,7 @@ class GoFamily(Family):
             return self.test_members[directory]
         return self.package_members[directory]
 
-    def _default_build(self, found: list, path_of: Callable[[Any], str]) -> list:
+    def _default_build(self, found: list[Any], path_of: Callable[[Any], str]) -> list[Any]:
         """Of several definitions of one name, those in files a default build compiles (one of
         `//go:build go1.22` / `//go:build !go1.22`); all of them when none or all are."""
         kept = [item for item in found if self._in_default_build(path_of(item))]
@@ -320,7 +322,7 @@ class GoFamily(Family):
             if typed is not None and self.outside_type(*typed):
                 return []
             classes = self.resolve_type(*typed) if typed is not None else []
-            if classes:
+            if classes and typed is not None:
                 via = f"through `{receiver}` declared as `{typed[2]}`"
                 targets = [s._replace(via=via) if s.owner is None else s
                            for cls in classes for s in self._on_class(f, cls.target, member)]  # fmt: skip
@@ -411,7 +413,7 @@ class GoFamily(Family):
             where, where_scope = info.file, info.definition.parent
         return where, where_scope, type_text
 
-    def _once(self, question: tuple[str, str, str], ask: Callable[[], Any], unanswered: Any) -> Any:
+    def _once(self, question: tuple[str, str, str], ask: Callable[[], _Answer], unanswered: _Answer) -> _Answer:
         """`ask()`, or `unanswered` while the same question is being answered (a local typed by
         itself, `x := x.Next()`, a package variable copying another that copies it)."""
         if question in self._asking:
@@ -468,7 +470,7 @@ class GoFamily(Family):
             if receiver.endswith(_CALL_RESULT):
                 return self.outside_type(f, scope, receiver)
             is_local, type_text = self.local_type(f, scope, receiver) if "." not in receiver else (False, None)
-            return bool(is_local and type_text) and self.outside_type(f, scope, type_text)
+            return bool(is_local and type_text and self.outside_type(f, scope, type_text))
 
         return self._once((f.path, scope, "outside " + receiver), outside, False)
 

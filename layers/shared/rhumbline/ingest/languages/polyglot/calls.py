@@ -339,7 +339,8 @@ class CallResolution:
     def name_candidates(self, f: FileIndex, name: str) -> list[str]:
         """The methods named `name` that a call in `f` on a receiver of unknown type may reach
         (the language may rule some out: Go's unexported methods of other packages)."""
-        return self.methods_by_name.get(name, [])
+        named: list[str] = self.methods_by_name.get(name, [])
+        return named
 
     def _by_name(self, f: FileIndex, callee: str, what: str) -> list[Evidence]:
         name = callee.rsplit(".", 1)[1]
