@@ -2,7 +2,7 @@
 tests/fixtures/ingest/ts_calls, through a real ingest into the SQLite and the Neo4j graph stores
 and read back as the tools read it (`edges_of`): a callback's untyped parameters typed by the
 parameter it is passed for (a function's, a constructor's), a returned arrow's typed parameters,
-a union with `null`, a method of a function's declared result, the name match of an unknown
+a union with `null`, a method of a function's declared result, a cast, a non-null assertion, the name match of an unknown
 receiver among at most two methods, a class expression, and receivers of the runtime's own types
 (`Response`, `Object`) that share a method name with the project."""
 
@@ -24,13 +24,13 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     # `operate((source, subscriber) => …)`: operate declares `init: (source: Observable,
     # subscriber: Subscriber) => void`, so neither call is matched by name (Subject has both)
     f"function:{OPS}:take": {
-        f"function:{STREAM}:operate": ("INFERRED", "through `import { Observable, Subscriber, innerFrom, operate }"),
+        f"function:{STREAM}:operate": ("INFERRED", "through `import { Observable, Subject, Subscriber, innerFrom, operate }"),
         f"method:{STREAM}:Observable.subscribe": ("INFERRED", f"{CALLBACK} `source`"),
         f"method:{STREAM}:Subscriber.complete": ("INFERRED", f"{CALLBACK} `subscriber`"),
     },
     # `new Observable((subscriber) => …)`: the constructor's parameter, `this` left out
     f"function:{OPS}:empty": {
-        f"class:{STREAM}:Observable": ("INFERRED", "through `import { Observable, Subscriber, innerFrom, operate }"),
+        f"class:{STREAM}:Observable": ("INFERRED", "through `import { Observable, Subject, Subscriber, innerFrom, operate }"),
         f"method:{STREAM}:Subscriber.complete": ("INFERRED", f"{CALLBACK} `subscriber`"),
     },
     # `res: Response` is the DOM's, not the project's only `arrayBuffer`; `Object.keys` neither
@@ -50,8 +50,17 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     },
     # `innerFrom(1).subscribe()`: the method of the class innerFrom declares it returns
     f"function:{OPS}:chain": {
-        f"function:{STREAM}:innerFrom": ("INFERRED", "through `import { Observable, Subscriber, innerFrom, operate }"),
+        f"function:{STREAM}:innerFrom": ("INFERRED", "through `import { Observable, Subject, Subscriber, innerFrom, operate }"),
         f"method:{STREAM}:Observable.subscribe": ("INFERRED", "through the result of `innerFrom()`"),
+    },
+    # a cast's type types its receiver: `(x as Subject).m()`, `(<Subscriber>x).m()`
+    f"function:{OPS}:cast": {
+        f"method:{STREAM}:Subject.subscribe": ("INFERRED", "through the cast to `Subject`"),
+        f"method:{STREAM}:Subscriber.arrayBuffer": ("INFERRED", "through the cast to `Subscriber`"),
+    },
+    # a non-null assertion keeps the receiver's declared type: `sub!.close()`
+    f"function:{OPS}:asserted": {
+        f"method:{STREAM}:Subscriber.close": ("INFERRED", "receiver `sub` declared as `Subscriber`"),
     },
     # `const Shape = class { area() … }`: a class expression is a class with its methods
     f"function:{SHAPES}:measure": {

@@ -36,6 +36,7 @@ from rhumbline.ingest.languages.javascript.syntax import (
     dotted,
     exported_statement,
     is_require,
+    unwrapped,
 )
 from rhumbline.ingest.languages.polyglot.decorators import typescript_decorators
 from rhumbline.ingest.languages.polyglot.extract import Context, DefSpec, LanguageExtractor
@@ -234,6 +235,7 @@ class JavaScriptExtractor(LanguageExtractor):
             return ""  # an import (see `imports`)
         if name is None and function.type == "member_expression":  # `innerFrom(x).subscribe()`
             inner = function.child_by_field_name("object")
+            inner = unwrapped(inner) if inner is not None else None
             member = function.child_by_field_name("property")
             called = dotted(x, inner.child_by_field_name("function")) if inner is not None and inner.type == "call_expression" else None
             if called is not None and member is not None and member.type in NAME_TYPES:

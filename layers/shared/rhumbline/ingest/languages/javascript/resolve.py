@@ -21,15 +21,16 @@ from __future__ import annotations
 import posixpath
 import re
 
-from rhumbline.ingest.facts import Definition, ImportFact
+from rhumbline.ingest.facts import CallSite, Definition, ImportFact
 from rhumbline.ingest.graph.ids import file_id
-from rhumbline.ingest.languages.javascript.syntax import CALLBACK_TYPE, CONTEXTUAL_TYPE
+from rhumbline.ingest.languages.javascript.syntax import CALLBACK_TYPE, CAST, CONTEXTUAL_TYPE
 from rhumbline.ingest.languages.polyglot.extract import CLASS_KINDS
 from rhumbline.ingest.languages.polyglot.resolve import Family
 from rhumbline.ingest.languages.polyglot.symbols import (
     DEF,
     EXTERNAL,
     UNIT,
+    Evidence,
     FileIndex,
     Sym,
     unique_symbols,
@@ -112,6 +113,21 @@ class JavaScriptFamily(Family):
                 if parameter < len(parts) and parts[parameter]:
                     found.extend(self.resolve_type(owner, d.qualname, parts[parameter]))
         return unique_symbols(found)
+
+    def resolve_call(self, f: FileIndex, call: CallSite) -> list[Evidence]:
+        if not call.callee.startswith(CAST):
+            return super().resolve_call(f, call)
+        # `(source as Subject).next()`: the member of the type it is cast to, as a declared type
+        type_text, _, member = call.callee[len(CAST) :].partition(").")
+        if self.outside_type(f, call.scope, type_text):
+            return []
+        via = f"through the cast to `{type_text}`"
+        targets = [
+            s._replace(via=via) if s.owner is None else s
+            for cls in self.resolve_type(f, call.scope, type_text)
+            for s in self._on_class(f, cls.target, member)
+        ]
+        return self.classify(unique_symbols(targets), f"call `{call.callee}(...)` at {f.path}:{call.line}")
 
     def return_type(self, definition: Definition) -> str | None:
         returned = _RETURN_TYPE.search(definition.signature or "")

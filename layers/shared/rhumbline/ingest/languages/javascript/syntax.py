@@ -22,6 +22,8 @@ CALLBACK_TYPE = "=>"
 CONTEXTUAL_TYPE = "@"
 # A method called on a named function's result, `innerFrom(x).subscribe()`: `innerFrom().subscribe`.
 CALL_RESULT = "()"
+# A method called on a cast, `(x as Subject).next()` or `(<Subject>x).next()`: `(as Subject).next`.
+CAST = "(as "
 
 
 def dotted(x: Context, node: Node | None) -> str | None:
@@ -42,9 +44,16 @@ def dotted(x: Context, node: Node | None) -> str | None:
             return None
         base = dotted(x, obj)
         return None if base is None else f"{base}.{x.text(prop)}"
-    if kind == "parenthesized_expression" and node.named_child_count == 1:
-        return dotted(x, node.named_child(0))
+    if kind in ("parenthesized_expression", "non_null_expression") and node.named_child_count == 1:
+        return dotted(x, node.named_child(0))  # `(a).b`, TypeScript's `a!.b`
     return None
+
+
+def unwrapped(node: Node) -> Node:
+    """An expression without the parentheses and non-null assertions (`x!`) around it."""
+    while node.type in ("parenthesized_expression", "non_null_expression") and node.named_child_count == 1:
+        node = node.named_child(0)
+    return node
 
 
 def exported_statement(node: Node) -> Node:

@@ -21,10 +21,12 @@ from tree_sitter import Language, Node
 from rhumbline.ingest.languages.javascript.extract import JavaScriptExtractor
 from rhumbline.ingest.languages.javascript.syntax import (
     CALLBACK_TYPE,
+    CAST,
     CONTEXTUAL_TYPE,
     NAME_TYPES,
     dotted,
     exported_statement,
+    unwrapped,
 )
 from rhumbline.ingest.languages.polyglot.extract import Context, DefSpec, ScopeSpec
 from rhumbline.ingest.languages.polyglot.type_names import type_name
@@ -205,6 +207,15 @@ class TypeScriptMixin:
             return found
         return super()._parameter(x, node)  # type: ignore[misc]
 
+    def call(self, x: Context, node: Node) -> str | None:
+        function = node.child_by_field_name("function") if node.type == "call_expression" else None
+        if function is not None and function.type == "member_expression":
+            cast = _cast_type(x, function.child_by_field_name("object"))
+            member = function.child_by_field_name("property")
+            if cast is not None and member is not None and member.type in NAME_TYPES:
+                return f"{CAST}{cast}).{x.text(member)}"  # `(source as Subject).next()`
+        return super().call(x, node)  # type: ignore[misc]
+
     def local(self, x: Context, node: Node) -> Iterable[tuple[str, str | None]]:
         if node.type in ("arrow_function", "function_expression"):
             return _callback_parameters(x, node)
@@ -227,6 +238,19 @@ def _annotated(text: str) -> str | None:
         return written
     parts = [p for p in (part.strip() for part in text.split("|")) if p and p not in _EMPTY]
     return type_name(parts[0]) if len(parts) == 1 else None
+
+
+def _cast_type(x: Context, node: Node | None) -> str | None:
+    """The nominal type an expression is cast to (`x as Subject<T>`, `<Subject>x`), else None."""
+    node = unwrapped(node) if node is not None else None
+    if node is None or node.type not in ("as_expression", "type_assertion") or not node.named_child_count:
+        return None
+    if node.type == "as_expression":
+        written = node.named_child(node.named_child_count - 1)
+    else:  # `<Subject>x`: the type is inside the leading type arguments
+        arguments = node.named_child(0)
+        written = arguments.named_child(0) if arguments.type == "type_arguments" and arguments.named_child_count else None
+    return _annotated(x.text(written)) if written is not None else None
 
 
 def _callback_type(x: Context, annotation: Node) -> str | None:
