@@ -2,7 +2,7 @@
 tests/fixtures/ingest/ts_calls, through a real ingest into the SQLite and the Neo4j graph stores
 and read back as the tools read it (`edges_of`): a callback's untyped parameters typed by the
 parameter it is passed for (a function's, a constructor's), a returned arrow's typed parameters,
-a union with `null`, a method of a function's declared result, a cast, a non-null assertion, the name match of an unknown
+a union (with `null`, of classes), a callback in a conditional argument, a method of a function's declared result, a cast, a non-null assertion, the name match of an unknown
 receiver among at most two methods, a class expression, and receivers of the runtime's own types
 (`Response`, `Object`) that share a method name with the project."""
 
@@ -61,6 +61,15 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     # a non-null assertion keeps the receiver's declared type: `sub!.close()`
     f"function:{OPS}:asserted": {
         f"method:{STREAM}:Subscriber.close": ("INFERRED", "receiver `sub` declared as `Subscriber`"),
+    },
+    # a union is its first named member, as the compiler resolves a method called on it
+    f"function:{OPS}:either": {
+        f"method:{STREAM}:Subject.close": ("INFERRED", "receiver `sink` declared as `Subject`"),
+    },
+    # a callback written in a conditional argument is typed by the parameter all the same
+    f"function:{OPS}:branch": {
+        f"function:{STREAM}:operate": ("INFERRED", "through `import { Observable, Subject, Subscriber, innerFrom, operate }"),
+        f"method:{STREAM}:Subscriber.complete": ("INFERRED", f"{CALLBACK} `subscriber`"),
     },
     # `const Shape = class { area() … }`: a class expression is a class with its methods
     f"function:{SHAPES}:measure": {

@@ -72,7 +72,12 @@ TS_QUERY = """
 _GENERIC_IMPORT_TYPE = re.compile(
     rb"""\bimport[ \t]*\([ \t]*(?:"[^"\n]*"|'[^'\n]*')[ \t]*\)(?=(?:[ \t]*\.[ \t]*[A-Za-z_$][\w$]*)+[ \t]*<)"""
 )
-_EMPTY = frozenset({"null", "undefined", "void"})
+# Expressions whose value may be one of their parts: a callback written inside one is the argument.
+_ARGUMENT_BRANCHES = frozenset({"ternary_expression", "parenthesized_expression", "binary_expression"})
+# Members of a union that name no class: a value narrowed to one of them has no method of ours.
+_NOT_NOMINAL = frozenset(
+    "null undefined void string number boolean bigint symbol object any unknown never true false".split()
+)
 _TYPE_STAR_EXPORT = re.compile(rb"\bexport(\s+)type(?=\s*\*)")
 # It fails too on variance annotations (`interface X<in A, out B>`, `class Y<in out T>`), which
 # TypeScript allows on the type parameters of classes, interfaces and type aliases: in a file the
@@ -230,14 +235,34 @@ class TypeScriptMixin:
 
 
 def _annotated(text: str) -> str | None:
-    """The nominal type of an annotation; a union with `null` or `undefined` is its other member
-    (`let sub: Subscription | null`)."""
+    """The nominal type of an annotation; a union is its first named member (`Subscriber |
+    Observer` is a `Subscriber`, `let sub: Subscription | null` a `Subscription`), as the compiler
+    resolves a method called on a union by its first member's declaration; primitives, literals
+    and function types are passed over (a value narrowed to one of them is not called that way)."""
     text = text.lstrip(":")
     written = type_name(text)
     if written is not None or "|" not in text:
         return written
-    parts = [p for p in (part.strip() for part in text.split("|")) if p and p not in _EMPTY]
-    return type_name(parts[0]) if len(parts) == 1 else None
+    for part in _union_members(text):
+        named = type_name(part)
+        if named is not None and named not in _NOT_NOMINAL:
+            return named
+    return None
+
+
+def _union_members(text: str) -> list[str]:
+    """The members of a union as written, split at the `|` outside brackets (`A<B | C> | D`)."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        if char in "<([{":
+            depth += 1
+        elif char in ">)]}" and not (char == ">" and text[index - 1 : index] == "="):
+            depth -= 1
+        elif char == "|" and depth == 0:
+            parts.append(text[start:index].strip())
+            start = index + 1
+    parts.append(text[start:].strip())
+    return [p for p in parts if p]
 
 
 def _cast_type(x: Context, node: Node | None) -> str | None:
@@ -276,7 +301,11 @@ def _callback_parameters(x: Context, node: Node) -> list[tuple[str, str | None]]
     """A function expression's parameters: their written types, else, for a callback passed as
     an argument, their place in the call (`@operate#0.1`: the second parameter of the callback given as operate's first
     argument), which phase 2 reads in the callee's declared parameter type."""
-    arguments = node.parent if node.parent is not None and node.parent.type == "arguments" else None
+    argument_node = node  # the argument it is, or is one branch of (`c ? (s) => … : null`)
+    while argument_node.parent is not None and argument_node.parent.type in _ARGUMENT_BRANCHES:
+        argument_node = argument_node.parent
+    parent = argument_node.parent
+    arguments = parent if parent is not None and parent.type == "arguments" else None
     call = arguments.parent if arguments is not None else None
     callee = None
     if call is not None and call.type == "call_expression":
@@ -284,7 +313,7 @@ def _callback_parameters(x: Context, node: Node) -> list[tuple[str, str | None]]
     elif call is not None and call.type == "new_expression":
         constructor = dotted(x, call.child_by_field_name("constructor"))
         callee = f"new {constructor}" if constructor else None
-    argument = [c.id for c in arguments.named_children].index(node.id) if arguments is not None else 0
+    argument = [c.id for c in arguments.named_children].index(argument_node.id) if arguments is not None else 0
     single = node.child_by_field_name("parameter")
     parameters = node.child_by_field_name("parameters")
     children = [single] if single is not None else parameters.named_children if parameters is not None else []
