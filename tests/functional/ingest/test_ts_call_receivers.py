@@ -2,7 +2,7 @@
 tests/fixtures/ingest/ts_calls, through a real ingest into the SQLite and the Neo4j graph stores
 and read back as the tools read it (`edges_of`): a callback's untyped parameters typed by the
 parameter it is passed for (a function's, a constructor's), a returned arrow's typed parameters,
-a union (with `null`, of classes), a callback in a conditional argument, a method of a function's declared result, a cast, a non-null assertion, the name match of an unknown
+a union (with `null`, of classes), a callback in a conditional argument, a method of a function's declared result, a cast, a non-null assertion, locals typed by `this`, its fields or a call's result, the name match of an unknown
 receiver among at most two methods, a class expression, and receivers of the runtime's own types
 (`Response`, `Object`) that share a method name with the project."""
 
@@ -16,7 +16,7 @@ from rhumbline.stores.graph.protocol import GraphStore
 from tests.functional.ingest.call_rules import fixture_problems
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "ingest" / "ts_calls"
-STREAM, OPS, SHAPES = "src/stream.ts", "src/ops.ts", "src/shapes.ts"
+STREAM, OPS, SHAPES, SOURCE = "src/stream.ts", "src/ops.ts", "src/shapes.ts", "src/source.ts"
 CALLBACK = "through callback parameter"
 
 # caller → {target: (confidence, what its explanation says)}
@@ -70,6 +70,16 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     f"function:{OPS}:branch": {
         f"function:{STREAM}:operate": ("INFERRED", "through `import { Observable, Subject, Subscriber, innerFrom, operate }"),
         f"method:{STREAM}:Subscriber.complete": ("INFERRED", f"{CALLBACK} `subscriber`"),
+    },
+    # locals typed by their value: `this`, a field read from `this`, a function's declared
+    # result; and a method of `this.make()`'s declared result
+    f"method:{SOURCE}:Source.pipe": {
+        f"method:{SOURCE}:Source.close": ("EXTRACTED", "in the same file"),
+        f"method:{STREAM}:Subscriber.complete": ("INFERRED", "receiver `out` declared as `this.sink`"),
+        f"function:{STREAM}:innerFrom": ("INFERRED", "through `import { Subscriber, innerFrom }"),
+        f"method:{STREAM}:Observable.close": ("INFERRED", "receiver `made` typed by the result of `innerFrom()`"),
+        f"method:{SOURCE}:Source.make": ("EXTRACTED", "in the same file"),
+        f"method:{STREAM}:Subscriber.close": ("INFERRED", "through the result of `this.make()`"),
     },
     # `const Shape = class { area() … }`: a class expression is a class with its methods
     f"function:{SHAPES}:measure": {

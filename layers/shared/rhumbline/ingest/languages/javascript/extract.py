@@ -32,6 +32,7 @@ from rhumbline.ingest.languages.javascript.syntax import (
     CALL_RESULT,
     FUNCTION_VALUES,
     NAME_TYPES,
+    THIS,
     body_start,
     dotted,
     exported_statement,
@@ -63,6 +64,7 @@ JS_QUERY = """
 (export_statement source: (_)) @import
 (call_expression function: (identifier) @_fn (#eq? @_fn "require")) @import
 (variable_declarator name: (identifier)) @local
+(variable_declarator name: (object_pattern) value: (this)) @local
 (assignment_expression left: (member_expression object: (this)) right: (new_expression)) @local
 """
 
@@ -266,13 +268,25 @@ class JavaScriptExtractor(LanguageExtractor):
             return ()  # a nested function: a definition, not a local value
         if value is not None and is_require(x, value):
             return ()  # bound by the import
-        name = x.text(node.child_by_field_name("name"))
-        return ((name, self.local_type(x, node, value)),)
+        pattern = node.child_by_field_name("name")
+        if pattern is not None and pattern.type == "object_pattern" and value is not None and value.type == "this":
+            return _fields_of_this(x, pattern)
+        return ((x.text(pattern), self.local_type(x, node, value)),)
 
     def local_type(self, x: Context, node: Node, value: Node | None) -> str | None:
-        if value is not None and value.type == "new_expression":
+        """A value's type where the value says it: `new C()` is a `C`, `this` the enclosing
+        class, `f()` or `this.m()` what that function declares it returns (`f()`, resolved in
+        phase 2)."""
+        if value is None:
+            return None
+        if value.type == "new_expression":
             constructor = value.child_by_field_name("constructor")
             return dotted(x, constructor) if constructor is not None else None
+        if value.type == "this":
+            return THIS
+        if value.type == "call_expression":
+            called = dotted(x, value.child_by_field_name("function"))
+            return f"{called}{CALL_RESULT}" if called and called != "require" else None
         return None
 
     # -- module level (javascript/modules.py) ------------------------------------------------------
@@ -280,6 +294,20 @@ class JavaScriptExtractor(LanguageExtractor):
         self, x: Context, root: Node
     ) -> tuple[list[Variable], tuple[str, ...] | None, None]:
         return module_level_facts(x, root)
+
+
+def _fields_of_this(x: Context, pattern: Node) -> list[tuple[str, str | None]]:
+    """`const { _buffer, size: n } = this`: each name typed by the field it is read from
+    (`this._buffer`, `this.size`), resolved in phase 2 on the enclosing class."""
+    found: list[tuple[str, str | None]] = []
+    for part in pattern.named_children:
+        if part.type == "shorthand_property_identifier_pattern":
+            found.append((x.text(part), f"{THIS}.{x.text(part)}"))
+        elif part.type == "pair_pattern":
+            key, value = part.child_by_field_name("key"), part.child_by_field_name("value")
+            if key is not None and value is not None and key.type in NAME_TYPES and value.type == "identifier":
+                found.append((x.text(value), f"{THIS}.{x.text(key)}"))
+    return found
 
 
 def is_minified(source: bytes) -> bool:

@@ -23,7 +23,13 @@ import re
 
 from rhumbline.ingest.facts import CallSite, Definition, ImportFact
 from rhumbline.ingest.graph.ids import file_id
-from rhumbline.ingest.languages.javascript.syntax import CALLBACK_TYPE, CAST, CONTEXTUAL_TYPE
+from rhumbline.ingest.languages.javascript.syntax import (
+    CALL_RESULT,
+    CALLBACK_TYPE,
+    CAST,
+    CONTEXTUAL_TYPE,
+    THIS,
+)
 from rhumbline.ingest.languages.polyglot.extract import CLASS_KINDS
 from rhumbline.ingest.languages.polyglot.resolve import Family
 from rhumbline.ingest.languages.polyglot.symbols import (
@@ -129,6 +135,33 @@ class JavaScriptFamily(Family):
         ]
         return self.classify(unique_symbols(targets), f"call `{call.callee}(...)` at {f.path}:{call.line}")
 
+    def resolve_type(self, f: FileIndex, scope: str, dotted: str) -> list[Sym]:
+        """Besides written types, a local's type as phase 1 wrote it from its value: `f()` (what
+        f declares it returns), `this` (the enclosing class) and `this.a` (its field a's type).
+        A type met again while it is being resolved (`x = x.next()`) names nothing."""
+        computed = dotted.endswith(CALL_RESULT) or dotted == THIS or dotted.startswith(f"{THIS}.")
+        if not computed:
+            return super().resolve_type(f, scope, dotted)
+        question = (f.path, scope, dotted)
+        if question in self._typing:
+            return []
+        self._typing.add(question)
+        try:
+            if dotted.endswith(CALL_RESULT):
+                return self.returned_classes(f, scope, dotted.removesuffix(CALL_RESULT))
+            class_id = self.enclosing_class(f, scope)
+            if class_id is None:
+                return []
+            if dotted == THIS:
+                return [Sym(DEF, class_id, None if self.file_of.get(class_id) == f.path else "as the enclosing class")]
+            typed = self.field_type(class_id, dotted.removeprefix(f"{THIS}."))
+            if typed is None:
+                return []
+            info, type_text = typed
+            return self.resolve_type(info.file, info.definition.qualname, type_text)
+        finally:
+            self._typing.discard(question)
+
     def return_type(self, definition: Definition) -> str | None:
         returned = _RETURN_TYPE.search(definition.signature or "")
         return type_name(returned.group(1)) if returned else None
@@ -137,6 +170,7 @@ class JavaScriptFamily(Family):
         self._specifiers: dict[tuple[str, str], str | None] = {}
         self._exports: dict[tuple[str, str], list[Sym]] = {}
         self._resolving: set[tuple[str, str]] = set()
+        self._typing: set[tuple[str, str, str]] = set()  # computed types being resolved
         self.exported: dict[str, dict[str, str]] = {}
         self.re_exports: dict[str, list[ImportFact]] = {}
         for path, f in self.files.items():

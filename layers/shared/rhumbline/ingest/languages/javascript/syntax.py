@@ -22,6 +22,8 @@ CALLBACK_TYPE = "=>"
 CONTEXTUAL_TYPE = "@"
 # A method called on a named function's result, `innerFrom(x).subscribe()`: `innerFrom().subscribe`.
 CALL_RESULT = "()"
+# A local holding `this` (`const self = this`), or one of its fields (`const { a } = this`: `this.a`).
+THIS = "this"
 # A method called on a cast, `(x as Subject).next()` or `(<Subject>x).next()`: `(as Subject).next`.
 CAST = "(as "
 

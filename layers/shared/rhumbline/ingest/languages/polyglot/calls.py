@@ -217,6 +217,10 @@ class CallResolution:
         if chained:  # each step is a shorter name: the recursion ends
             hits = [self.find_member(c.target, member) for c in self.returned_classes(f, scope, receiver)]
             return [i for hit in hits if hit for i in hit[1]]
+        if function.startswith(_THIS) and "." not in function[len(_THIS) :]:  # `this.make().m()`
+            class_id = self.enclosing_class(f, scope)
+            hit = self.find_member(class_id, function[len(_THIS) :]) if class_id is not None else None
+            return list(hit[1]) if hit else []
         if "." not in function and self.implicit_this:
             for class_id in self.enclosing_classes(f, scope):
                 hit = self.find_member(class_id, function)

@@ -57,6 +57,7 @@ TS_QUERY = """
 (export_statement source: (_)) @import
 (call_expression function: (identifier) @_fn (#eq? @_fn "require")) @import
 (variable_declarator name: (identifier)) @local
+(variable_declarator name: (object_pattern) value: (this)) @local
 (assignment_expression left: (member_expression object: (this)) right: (new_expression)) @local
 (public_field_definition) @local
 (arrow_function) @local
