@@ -275,7 +275,7 @@ class JavaScriptExtractor(LanguageExtractor):
 
     def local_type(self, x: Context, node: Node, value: Node | None) -> str | None:
         """A value's type where the value says it: `new C()` is a `C`, `this` the enclosing
-        class, `f()` or `this.m()` what that function declares it returns (`f()`, resolved in
+        class, `this.a` its field's type, `f()` or `this.m()` what that function declares it returns (`f()`, resolved in
         phase 2)."""
         if value is None:
             return None
@@ -284,6 +284,9 @@ class JavaScriptExtractor(LanguageExtractor):
             return dotted(x, constructor) if constructor is not None else None
         if value.type == "this":
             return THIS
+        if value.type == "member_expression":  # `const out = this._output`: that field's type
+            path = dotted(x, value)
+            return path if path is not None and path.startswith(f"{THIS}.") and path.count(".") == 1 else None
         if value.type == "call_expression":
             called = dotted(x, value.child_by_field_name("function"))
             return f"{called}{CALL_RESULT}" if called and called != "require" else None

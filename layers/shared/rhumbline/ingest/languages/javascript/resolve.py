@@ -111,7 +111,7 @@ class JavaScriptFamily(Family):
                 if declared is None:
                     continue
                 owner, d = declared
-                written = [p for p in d.parameters if not p.startswith("this.")]
+                written = [p for p in d.parameters if not p.startswith((f"{THIS}.", f"{THIS}:"))]
                 callback = written[argument].partition(":")[2] if argument < len(written) else ""
                 if not callback.endswith(CALLBACK_TYPE):
                     continue
@@ -121,7 +121,15 @@ class JavaScriptFamily(Family):
         return unique_symbols(found)
 
     def resolve_call(self, f: FileIndex, call: CallSite) -> list[Evidence]:
-        if not call.callee.startswith(CAST):
+        callee = call.callee
+        if callee.startswith(f"{THIS}.") and "." not in callee[len(THIS) + 1 :]:
+            typed = self._declared_this(f, call.scope)
+            if typed is not None:  # `this.schedule()` in `function (this: SchedulerAction)`
+                via = f"through `this` declared as `{typed[0]}`"
+                targets = [s._replace(via=via) if s.owner is None else s
+                           for cls in typed[1] for s in self._on_class(f, cls.target, callee[len(THIS) + 1 :])]  # fmt: skip
+                return self.classify(unique_symbols(targets), f"call `{callee}(...)` at {f.path}:{call.line}")
+        if not callee.startswith(CAST):
             return super().resolve_call(f, call)
         # `(source as Subject).next()`: the member of the type it is cast to, as a declared type
         type_text, _, member = call.callee[len(CAST) :].partition(").")
@@ -161,6 +169,16 @@ class JavaScriptFamily(Family):
             return self.resolve_type(info.file, info.definition.qualname, type_text)
         finally:
             self._typing.discard(question)
+
+    def _declared_this(self, f: FileIndex, scope: str) -> tuple[str, list[Sym]] | None:
+        """Outside a class, the type a function's `this` parameter declares (`function (this:
+        SchedulerAction<T>)`) and its classes; None when not declared (inside a class, `this` is it)."""
+        if self.enclosing_class(f, scope) is not None:
+            return None
+        is_local, type_text = self.local_type(f, scope, THIS)
+        if not is_local or not type_text:
+            return None
+        return type_text, self.resolve_type(f, scope, type_text)
 
     def return_type(self, definition: Definition) -> str | None:
         returned = _RETURN_TYPE.search(definition.signature or "")

@@ -24,6 +24,7 @@ from rhumbline.ingest.languages.javascript.syntax import (
     CAST,
     CONTEXTUAL_TYPE,
     NAME_TYPES,
+    THIS,
     dotted,
     exported_statement,
     unwrapped,
@@ -199,6 +200,9 @@ class TypeScriptMixin:
     def _parameter(self, x: Context, node: Node) -> list[str]:
         if node.type in ("required_parameter", "optional_parameter"):
             pattern = node.child_by_field_name("pattern")
+            if pattern is not None and pattern.type == "this":  # `function (this: Action)`
+                written = _this_type(x, node)
+                return [f"{THIS}:{written}"] if written else []
             if pattern is None or pattern.type != "identifier":
                 return []
             annotation = node.child_by_field_name("type")
@@ -266,6 +270,17 @@ def _union_members(text: str) -> list[str]:
     return [p for p in parts if p]
 
 
+def _is_this(parameter: Node) -> bool:
+    pattern = parameter.child_by_field_name("pattern")
+    return pattern is not None and pattern.type == "this"
+
+
+def _this_type(x: Context, parameter: Node) -> str | None:
+    """The type a `this` parameter declares `this` to be in its function."""
+    annotation = parameter.child_by_field_name("type")
+    return _annotated(x.text(annotation)) if annotation is not None else None
+
+
 def _cast_type(x: Context, node: Node | None) -> str | None:
     """The nominal type an expression is cast to (`x as Subject<T>`, `<Subject>x`), else None."""
     node = unwrapped(node) if node is not None else None
@@ -319,7 +334,10 @@ def _callback_parameters(x: Context, node: Node) -> list[tuple[str, str | None]]
     parameters = node.child_by_field_name("parameters")
     children = [single] if single is not None else parameters.named_children if parameters is not None else []
     found: list[tuple[str, str | None]] = []
-    for index, parameter in enumerate(children):
+    this = [p for p in children if p.type != "identifier" and _is_this(p)]
+    if this and _this_type(x, this[0]):
+        found.append((THIS, _this_type(x, this[0])))
+    for index, parameter in enumerate(p for p in children if p not in this):  # as _callback_type counts
         pattern = parameter if parameter.type == "identifier" else parameter.child_by_field_name("pattern")
         if pattern is None or pattern.type != "identifier":
             continue
