@@ -2,7 +2,7 @@
 tests/fixtures/ingest/ts_calls, through a real ingest into the SQLite and the Neo4j graph stores
 and read back as the tools read it (`edges_of`): a callback's untyped parameters typed by the
 parameter it is passed for (a function's, a constructor's), a returned arrow's typed parameters,
-a union (with `null`, of classes), a callback in a conditional argument, a method of a function's declared result, a cast, a non-null assertion, locals typed by `this`, its fields or a call's result, a declared `this`, the name match of an unknown
+a union (with `null`, of classes), a callback in a conditional argument, a method of a function's declared result, a cast, a non-null assertion, locals typed by `this`, its fields or a call's result, a declared `this`, a variable aliasing a function, the name match of an unknown
 receiver among at most two methods, a class expression, and receivers of the runtime's own types
 (`Response`, `Object`) that share a method name with the project."""
 
@@ -90,6 +90,10 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
         f"function:{STREAM}:operate": ("INFERRED", "through `import { Observable, Subject, Subscriber, innerFrom, operate }"),
         f"method:{STREAM}:Subject.complete": ("INFERRED", "through `this` declared as `Subject`"),
         f"method:{STREAM}:Observable.subscribe": ("INFERRED", f"{CALLBACK} `source`"),
+    },
+    # a variable holding a function is a call of that function: the runtime's (no edge) or ours
+    f"function:{OPS}:aliased": {
+        f"function:{STREAM}:innerFrom": ("INFERRED", "which holds `innerFrom`"),
     },
     # `const Shape = class { area() … }`: a class expression is a class with its methods
     f"function:{SHAPES}:measure": {

@@ -137,7 +137,7 @@ def module_level_facts(
                 ):
                     continue
                 text = x.text(name)
-                variables.setdefault(text, variable(x, statement, text))
+                variables.setdefault(text, variable(x, statement, text, dotted(x, value)))
         elif child.type == "expression_statement":
             _commonjs_exports(x, child, exports)
     return list(variables.values()), tuple(dict.fromkeys(exports)) or None, None

@@ -22,7 +22,8 @@ import posixpath
 import re
 
 from rhumbline.ingest.facts import CallSite, Definition, ImportFact
-from rhumbline.ingest.graph.ids import file_id
+from rhumbline.ingest.graph.edges import INFERRED_SCORE
+from rhumbline.ingest.graph.ids import file_id, variable_id
 from rhumbline.ingest.languages.javascript.syntax import (
     CALL_RESULT,
     CALLBACK_TYPE,
@@ -130,7 +131,7 @@ class JavaScriptFamily(Family):
                            for cls in typed[1] for s in self._on_class(f, cls.target, callee[len(THIS) + 1 :])]  # fmt: skip
                 return self.classify(unique_symbols(targets), f"call `{callee}(...)` at {f.path}:{call.line}")
         if not callee.startswith(CAST):
-            return super().resolve_call(f, call)
+            return self._through_aliases(super().resolve_call(f, call))
         # `(source as Subject).next()`: the member of the type it is cast to, as a declared type
         type_text, _, member = call.callee[len(CAST) :].partition(").")
         if self.outside_type(f, call.scope, type_text):
@@ -170,6 +171,28 @@ class JavaScriptFamily(Family):
         finally:
             self._typing.discard(question)
 
+    def _through_aliases(self, found: list[Evidence]) -> list[Evidence]:
+        """A call of a module-level variable that names another function (`const g = f`, `const
+        getProto = Object.getPrototypeOf`) calls that function: ours when the name resolves where
+        the variable is declared, else one of the runtime's or a package's (no edge)."""
+        if not any(e.node_id in self.aliases for e in found):
+            return found
+        kept: list[Evidence] = []
+        for evidence in found:
+            alias = self.aliases.get(evidence.node_id)
+            if alias is None:
+                kept.append(evidence)
+                continue
+            where, name = alias
+            for s in self.resolve(where, "", name):
+                if self.kinds.get(s.target) in ("Function", "Method"):
+                    explanation = f"{evidence.explanation}, which holds `{name}`: `{self.qualified[s.target]}`"
+                    if s.via is None:
+                        kept.append(evidence._replace(node_id=s.target, explanation=explanation))
+                    else:  # the name is imported where the variable is declared
+                        kept.append(Evidence(s.target, "INFERRED", INFERRED_SCORE, explanation))
+        return kept
+
     def _declared_this(self, f: FileIndex, scope: str) -> tuple[str, list[Sym]] | None:
         """Outside a class, the type a function's `this` parameter declares (`function (this:
         SchedulerAction<T>)`) and its classes; None when not declared (inside a class, `this` is it)."""
@@ -190,11 +213,15 @@ class JavaScriptFamily(Family):
         self._resolving: set[tuple[str, str]] = set()
         self._typing: set[tuple[str, str, str]] = set()  # computed types being resolved
         self.exported: dict[str, dict[str, str]] = {}
+        self.aliases: dict[str, tuple[FileIndex, str]] = {}
         self.re_exports: dict[str, list[ImportFact]] = {}
         for path, f in self.files.items():
             pairs = (entry.partition("=") for entry in f.code.exports or ())
             self.exported[path] = {exported: local for exported, _, local in pairs}
             self.re_exports[path] = [fact for fact in f.code.imports if fact.level == _RE_EXPORT]
+            for v in f.code.variables:
+                if v.alias_of is not None:  # `const g = f`: variable id → (its file, the name it holds)
+                    self.aliases[variable_id(path, v.name)] = (f, v.alias_of)
 
     # -- modules ----------------------------------------------------------------------------------
     def specifier(self, path: str, spec: str) -> str | None:
