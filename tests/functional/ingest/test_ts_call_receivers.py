@@ -2,7 +2,8 @@
 tests/fixtures/ingest/ts_calls, through a real ingest into the SQLite and the Neo4j graph stores
 and read back as the tools read it (`edges_of`): a callback's untyped parameters typed by the
 parameter it is passed for (a function's, a constructor's), a returned arrow's typed parameters,
-a union (with `null`, of classes), a callback in a conditional argument, a method of a function's declared result, a cast, a non-null assertion, locals typed by `this`, its fields or a call's result, a declared `this`, a variable aliasing a function, the name match of an unknown
+a union (with `null`, of classes), a callback in a conditional argument, a method of a function's declared result, a cast, a non-null assertion, locals typed by `this`, its fields or a call's result, a declared `this`, a variable aliasing a function, a callback as an object's property, passed to an
+outside function, or in module-level code, the name match of an unknown
 receiver among at most two methods, a class expression, and receivers of the runtime's own types
 (`Response`, `Object`) that share a method name with the project."""
 
@@ -16,7 +17,7 @@ from rhumbline.stores.graph.protocol import GraphStore
 from tests.functional.ingest.call_rules import fixture_problems
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "ingest" / "ts_calls"
-STREAM, OPS, SHAPES, SOURCE = "src/stream.ts", "src/ops.ts", "src/shapes.ts", "src/source.ts"
+STREAM, OPS, SHAPES, SOURCE, TOP = "src/stream.ts", "src/ops.ts", "src/shapes.ts", "src/source.ts", "src/top.ts"
 CALLBACK = "through callback parameter"
 
 # caller → {target: (confidence, what its explanation says)}
@@ -94,6 +95,21 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     # a variable holding a function is a call of that function: the runtime's (no edge) or ours
     f"function:{OPS}:aliased": {
         f"function:{STREAM}:innerFrom": ("INFERRED", "which holds `innerFrom`"),
+    },
+    # a callback given as a property of an object argument: typed by that property of the
+    # parameter's declared type (a field of function type, a method)
+    f"function:{OPS}:configured": {
+        f"function:{STREAM}:configure": ("INFERRED", "through `import { configure, getProto, start }"),
+        f"method:{STREAM}:Subscriber.complete": ("INFERRED", f"{CALLBACK} `sink`"),
+        f"method:{STREAM}:Subject.complete": ("INFERRED", f"{CALLBACK} `subject`"),
+    },
+    # a callback passed to a function from outside the repository: its parameters are of
+    # outside types, not matched by name
+    f"function:{OPS}:outside": {},
+    # a callback in module-level code is typed the same way
+    f"file:{TOP}": {
+        f"function:{STREAM}:operate": ("INFERRED", "through `import { operate }"),
+        f"method:{STREAM}:Subscriber.complete": ("INFERRED", f"{CALLBACK} `subscriber`"),
     },
     # `const Shape = class { area() … }`: a class expression is a class with its methods
     f"function:{SHAPES}:measure": {

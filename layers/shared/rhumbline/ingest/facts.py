@@ -97,7 +97,9 @@ class CodeFacts(NamedTuple):
     # namespace); None for languages without one. Other languages' conventions for the fields
     # above are documented in rhumbline/ingest/languages/polyglot/__init__.py.
     namespace: str | None = None
-    hints: tuple[TypeHint, ...] = ()  # Python: what assignments and annotations say of names
+    # Python: what assignments and annotations say of names; TypeScript: the typed locals of
+    # module-level code (scope "", ANNOTATED), which no definition holds as its locals.
+    hints: tuple[TypeHint, ...] = ()
 
 
 class SourceFile(NamedTuple):

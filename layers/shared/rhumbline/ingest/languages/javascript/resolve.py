@@ -94,32 +94,70 @@ class JavaScriptFamily(Family):
     def contextual_classes(self, f: FileIndex, scope: str, type_text: str) -> list[Sym] | None:
         """`@operate#0.1`: the second parameter of the callback passed as operate's first
         argument, typed by operate's declared parameter `init: (source: A, sink: B) => void`
-        (for `new C(…)`, C's constructor), the type resolved where the callee declares it."""
+        (for `new C(…)`, C's constructor), the type resolved where the callee declares it;
+        `@createSlice#0:extraReducers.0`, a callback given as property `extraReducers` of the
+        object passed first, by that property of the parameter's declared type (a field of
+        function type, or a method)."""
         if not type_text.startswith(CONTEXTUAL_TYPE):
             return None
         callee, _, place = type_text[len(CONTEXTUAL_TYPE) :].rpartition("#")
-        argument, parameter = (int(n) for n in place.split("."))
-        name = callee.removeprefix("new ")
+        where, _, index = place.rpartition(".")
+        position, _, member = where.partition(":")
+        argument, parameter = int(position), int(index)
         found: list[Sym] = []
+        for owner, d in self._callee_definitions(f, scope, callee):
+            written = [p for p in d.parameters if not p.startswith((f"{THIS}.", f"{THIS}:"))]
+            declared = written[argument].partition(":")[2] if argument < len(written) else ""
+            places = [(owner, d.qualname, declared)] if not member else self._property_types(owner, d.qualname, declared, member)
+            for file, qualname, callback in places:
+                if not callback.endswith(CALLBACK_TYPE):
+                    continue
+                parts = callback[1 : -len(CALLBACK_TYPE) - 1].split(",")
+                if parameter < len(parts) and parts[parameter]:
+                    found.extend(self.resolve_type(file, qualname, parts[parameter]))
+        return unique_symbols(found)
+
+    def _callee_definitions(self, f: FileIndex, scope: str, callee: str) -> list[tuple[FileIndex, Definition]]:
+        """The functions a call's callee names (for `new C`, C's constructor), with their files."""
+        name = callee.removeprefix("new ")
+        found = []
         for s in self.resolve(f, scope, name):
             if self.kinds.get(s.target) in CLASS_KINDS:
                 member = self.find_member(s.target, "constructor") if name != callee else None
                 ids = member[1] if member else []
             else:
                 ids = [s.target]
-            for node_id in ids:
-                declared = self.declared(node_id)
-                if declared is None:
-                    continue
-                owner, d = declared
-                written = [p for p in d.parameters if not p.startswith((f"{THIS}.", f"{THIS}:"))]
-                callback = written[argument].partition(":")[2] if argument < len(written) else ""
-                if not callback.endswith(CALLBACK_TYPE):
-                    continue
-                parts = callback[1 : -len(CALLBACK_TYPE) - 1].split(",")
-                if parameter < len(parts) and parts[parameter]:
-                    found.extend(self.resolve_type(owner, d.qualname, parts[parameter]))
-        return unique_symbols(found)
+            found.extend(declared for declared in map(self.declared, ids) if declared is not None)
+        return found
+
+    def _property_types(
+        self, f: FileIndex, scope: str, type_text: str, member: str
+    ) -> list[tuple[FileIndex, str, str]]:
+        """Property `member` of a declared type as a function type `(A,B)=>`, with the file and
+        scope its parameter types are written in: a field of function type, or a method."""
+        found: list[tuple[FileIndex, str, str]] = []
+        for cls in self.resolve_type(f, scope, type_text) if type_text else []:
+            typed = self.field_type(cls.target, member)
+            if typed is not None:
+                info, field_text = typed
+                found.append((info.file, info.definition.qualname, field_text))
+                continue
+            hit = self.find_member(cls.target, member)
+            for declared in map(self.declared, hit[1] if hit else []):
+                if declared is not None:
+                    owner, d = declared
+                    types = [p.partition(":")[2] for p in d.parameters if not p.startswith(f"{THIS}")]
+                    found.append((owner, d.qualname, f"({','.join(types)}){CALLBACK_TYPE}"))
+        return found
+
+    def outside_type(self, f: FileIndex, scope: str, type_text: str) -> bool:
+        if not type_text.startswith(CONTEXTUAL_TYPE):
+            return super().outside_type(f, scope, type_text)
+        # A callback passed to a function from outside the repository: its parameters are of
+        # that package's types, whose members are not ours.
+        callee = type_text[len(CONTEXTUAL_TYPE) :].rpartition("#")[0].removeprefix("new ")
+        symbols = self.lookup(f, scope, callee.split(".")[0])
+        return bool(symbols) and all(s.kind == EXTERNAL for s in symbols)
 
     def resolve_call(self, f: FileIndex, call: CallSite) -> list[Evidence]:
         callee = call.callee

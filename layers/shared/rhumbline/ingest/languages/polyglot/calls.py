@@ -154,6 +154,8 @@ class CallResolution:
                 type_text = typed[1]
                 contextual = self.contextual_classes(f, call.scope, type_text) if type_text else None
                 if contextual is not None:  # a callback's parameter, typed by its callee
+                    if self.outside_type(f, call.scope, type_text):
+                        return []  # the callee is from outside the repository: so are its types
                     if not contextual or "." in rest:
                         return self._by_name(f, callee, what)
                     via = f"through callback parameter `{head}`, typed by the parameter it is passed for"

@@ -35,6 +35,7 @@ from rhumbline.ingest.facts import (
     DecoratorFact,
     Definition,
     ImportFact,
+    TypeHint,
     Variable,
 )
 from rhumbline.ingest.languages.polyglot.comments import doc_comment
@@ -136,6 +137,9 @@ class LanguageExtractor:
     comment_types: frozenset[str] = frozenset({"comment"})
     # Siblings allowed between a doc comment and its definition (Rust `#[derive]`).
     between_doc_and_definition: frozenset[str] = frozenset()
+    # Typed locals of module-level code (a callback's parameters in a top-level call) kept as
+    # hints of scope "": only where phase 2 reads them (TypeScript).
+    module_locals = False
 
     def __init__(self) -> None:
         self._state: tuple[Parser, Query] | None = None
@@ -215,6 +219,7 @@ class LanguageExtractor:
         seen_nodes: set[int] = set()
         calls: list[CallSite] = []
         imports: list[ImportFact] = []
+        hints: list[TypeHint] = []
         dynamic = 0
         for start, order, _end, capture, node, name in events:
             while stack and stack[-1].end <= start:
@@ -266,6 +271,9 @@ class LanguageExtractor:
                 if index >= 0:
                     for name, type_name in self.local(x, node):
                         params[index].append(f"{name}:{type_name}" if type_name else name)
+                elif self.module_locals:
+                    line = node.start_point.row + 1
+                    hints.extend(TypeHint("", name, ":", type_name, line) for name, type_name in self.local(x, node) if type_name)
         definitions = [
             Definition(*fields[:11], tuple(dict.fromkeys(extra)))
             for fields, extra in zip(pending, params, strict=True)
@@ -282,6 +290,7 @@ class LanguageExtractor:
             exports=exports,
             syntax_errors=root.has_error,
             namespace=namespace,
+            hints=tuple(hints),
         )
 
     def _join(self, prefix: str, name: str) -> str:

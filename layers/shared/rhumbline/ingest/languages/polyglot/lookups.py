@@ -151,6 +151,9 @@ class Lookups:
             if local is not None and name in local:
                 return True, local[name]
             current = f.parent_of(current)
+        local = f.locals.get("")  # module-level code's typed locals
+        if local is not None and name in local:
+            return True, local[name]
         return False, None
 
     def resolve(self, f: FileIndex, scope: str, dotted: str) -> list[Sym]:

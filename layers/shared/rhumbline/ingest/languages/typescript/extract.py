@@ -63,6 +63,8 @@ TS_QUERY = """
 (public_field_definition) @local
 (arrow_function) @local
 (function_expression) @local
+(object (method_definition) @local)
+(interface_body (property_signature) @local)
 """
 
 
@@ -137,6 +139,8 @@ def _without_variance(source: bytes) -> bytes:
 
 class TypeScriptMixin:
     """What TypeScript adds: interfaces, enums, abstract members, namespaces, typed locals."""
+
+    module_locals = True
 
     def parse(self, source: bytes) -> Node:
         source = parseable(source)
@@ -227,8 +231,16 @@ class TypeScriptMixin:
         return super().call(x, node)  # type: ignore[misc]
 
     def local(self, x: Context, node: Node) -> Iterable[tuple[str, str | None]]:
-        if node.type in ("arrow_function", "function_expression"):
+        if node.type in ("arrow_function", "function_expression", "method_definition"):
             return _callback_parameters(x, node)
+        if node.type == "property_signature":  # an interface's property, a field of it
+            name, annotation = node.child_by_field_name("name"), node.child_by_field_name("type")
+            if name is None or name.type not in NAME_TYPES:
+                return ()
+            written = _annotated(x.text(annotation)) if annotation is not None else None
+            if written is None and annotation is not None:
+                written = _callback_type(x, annotation)
+            return ((x.text(name), written),)
         return super().local(x, node)  # type: ignore[misc]
 
     def local_type(self, x: Context, node: Node, value: Node | None) -> str | None:
@@ -315,9 +327,18 @@ def _callback_type(x: Context, annotation: Node) -> str | None:
 
 def _callback_parameters(x: Context, node: Node) -> list[tuple[str, str | None]]:
     """A function expression's parameters: their written types, else, for a callback passed as
-    an argument, their place in the call (`@operate#0.1`: the second parameter of the callback given as operate's first
-    argument), which phase 2 reads in the callee's declared parameter type."""
-    argument_node = node  # the argument it is, or is one branch of (`c ? (s) => … : null`)
+    an argument or as a property of an object passed as one, their place in the call
+    (`@operate#0.1`: the second parameter of the callback given as operate's first argument;
+    `@createSlice#0:extraReducers.0`), which phase 2 reads in the callee's declared parameter type."""
+    argument_node, member = node, ""
+    if node.type == "method_definition" or (node.parent is not None and node.parent.type == "pair"):
+        # `{ extraReducers(builder) {…} }`, `{ effect: (action, api) => … }`: a property of an
+        # object passed as the argument, `#0:effect.1` in the place
+        pair = node if node.type == "method_definition" else node.parent
+        key = pair.child_by_field_name("name" if node.type == "method_definition" else "key")
+        if key is not None and key.type in NAME_TYPES and pair.parent is not None:
+            argument_node, member = pair.parent, f":{x.text(key)}"
+    # the argument it is, or is one branch of (`c ? (s) => … : null`)
     while argument_node.parent is not None and argument_node.parent.type in _ARGUMENT_BRANCHES:
         argument_node = argument_node.parent
     parent = argument_node.parent
@@ -344,7 +365,7 @@ def _callback_parameters(x: Context, node: Node) -> list[tuple[str, str | None]]
         annotation = parameter.child_by_field_name("type")
         written = _annotated(x.text(annotation)) if annotation is not None else None
         if written is None and annotation is None and callee is not None:
-            written = f"{CONTEXTUAL_TYPE}{callee}#{argument}.{index}"
+            written = f"{CONTEXTUAL_TYPE}{callee}#{argument}{member}.{index}"
         found.append((x.text(pattern), written))
     return found
 
