@@ -106,7 +106,8 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     # a callback passed to a function from outside the repository: its parameters are of
     # outside types, not matched by name
     f"function:{OPS}:outside": {},
-    # a callback in module-level code is typed the same way
+    # a callback in module-level code is typed the same way, each by its own call (the second
+    # `subscriber` is describe's, from outside: no edge)
     f"file:{TOP}": {
         f"function:{STREAM}:operate": ("INFERRED", "through `import { operate }"),
         f"method:{STREAM}:Subscriber.complete": ("INFERRED", f"{CALLBACK} `subscriber`"),

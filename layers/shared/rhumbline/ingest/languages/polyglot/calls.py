@@ -42,12 +42,14 @@ class CallResolution:
     def _add_calls(self, f: FileIndex) -> None:
         path = f.path
         callers: dict[str, str] = {"": file_id(path)}
-        memo: dict[tuple[str, str], list[Evidence]] = {}
+        memo: dict[tuple[str, str, int], list[Evidence]] = {}
         unresolved = f.code.dynamic_calls
         for call in f.code.calls:
-            key = (call.scope, call.callee)
+            # Module-level code's locals depend on the line (several callbacks, one name each).
+            key = (call.scope, call.callee, 0 if call.scope or not f.module_locals else call.line)
             found = memo.get(key)
             if found is None:
+                self.site_line = call.line
                 found = memo[key] = self.resolve_call(f, call)
             if not found:
                 unresolved += 1

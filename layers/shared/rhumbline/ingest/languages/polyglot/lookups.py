@@ -12,6 +12,10 @@ class Lookups:
     """Mixed into `Family`, whose tables (`classes`, `files`, `qualified`, `_ancestors`) and
     language hooks (`resolve_type`, `unit_lookup`, `unit_member`, `import_symbols`) it reads."""
 
+    # The line of the call site being resolved: which of module-level code's locals of one name
+    # it sees (the callback declared last before it).
+    site_line = 0
+
     # -- classes ------------------------------------------------------------------------------
     def bases(self, class_id: str) -> list[str]:
         info = self.classes[class_id]
@@ -151,9 +155,10 @@ class Lookups:
             if local is not None and name in local:
                 return True, local[name]
             current = f.parent_of(current)
-        local = f.locals.get("")  # module-level code's typed locals
-        if local is not None and name in local:
-            return True, local[name]
+        declared = f.module_locals.get(name)
+        if declared:  # in module-level code: the one declared last before the call site
+            before = [type_text for line, type_text in declared if line <= self.site_line]
+            return True, before[-1] if before else declared[0][1]
         return False, None
 
     def resolve(self, f: FileIndex, scope: str, dotted: str) -> list[Sym]:

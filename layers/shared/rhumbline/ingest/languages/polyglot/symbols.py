@@ -57,8 +57,11 @@ class FileIndex:
                             self.fields.setdefault(d.parent, {}).setdefault(name[5:], type_text)
                     elif type_text or name not in names:
                         names[name] = type_text or None
-        for hint in code.hints:  # typed locals of module-level code (TypeScript)
-            self.locals.setdefault("", {})[hint.name] = hint.expression
+        # Typed locals of module-level code (TypeScript's callbacks in top-level calls): name →
+        # (line, type) in source order, several callbacks may reuse a name.
+        self.module_locals: dict[str, list[tuple[int, str]]] = {}
+        for hint in code.hints:
+            self.module_locals.setdefault(hint.name, []).append((hint.line, hint.expression))
         self.variables = {v.name: variable_id(self.path, v.name) for v in code.variables}
         # (scope, bound name) → import facts; star imports apart
         self.bindings: dict[tuple[str, str], list[ImportFact]] = {}
