@@ -151,12 +151,15 @@ class JavaScriptFamily(Family):
         return found
 
     def outside_type(self, f: FileIndex, scope: str, type_text: str) -> bool:
-        if not type_text.startswith(CONTEXTUAL_TYPE):
+        # A callback passed to a function from outside the repository, or a value it returned:
+        # of that package's types, whose members are not ours.
+        if type_text.startswith(CONTEXTUAL_TYPE):
+            function = type_text[len(CONTEXTUAL_TYPE) :].rpartition("#")[0].removeprefix("new ")
+        elif type_text.endswith(CALL_RESULT) and CALL_RESULT not in type_text.removesuffix(CALL_RESULT):
+            function = type_text.removesuffix(CALL_RESULT)
+        else:
             return super().outside_type(f, scope, type_text)
-        # A callback passed to a function from outside the repository: its parameters are of
-        # that package's types, whose members are not ours.
-        callee = type_text[len(CONTEXTUAL_TYPE) :].rpartition("#")[0].removeprefix("new ")
-        symbols = self.lookup(f, scope, callee.split(".")[0])
+        symbols = self.lookup(f, scope, function.split(".")[0])
         return bool(symbols) and all(s.kind == EXTERNAL for s in symbols)
 
     def resolve_call(self, f: FileIndex, call: CallSite) -> list[Evidence]:
