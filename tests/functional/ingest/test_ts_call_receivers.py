@@ -106,7 +106,7 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     # a callback passed to a function from outside the repository: its parameters are of
     # outside types, not matched by name
     f"function:{OPS}:outside": {},
-    # so is a value such a function returned
+    # so is a value such a function returned, and what a method of that value returned
     f"function:{OPS}:returned": {},
     # a callback in module-level code is typed the same way, each by its own call (the second
     # `subscriber` is describe's, from outside: no edge)

@@ -159,8 +159,21 @@ class JavaScriptFamily(Family):
             function = type_text.removesuffix(CALL_RESULT)
         else:
             return super().outside_type(f, scope, type_text)
-        symbols = self.lookup(f, scope, function.split(".")[0])
-        return bool(symbols) and all(s.kind == EXTERNAL for s in symbols)
+        head = function.split(".")[0]
+        symbols = self.lookup(f, scope, head)
+        if symbols or "." not in function:
+            return bool(symbols) and all(s.kind == EXTERNAL for s in symbols)
+        # `x.m()` on a local: outside when x's own type is (`x = createStore()`); a type met
+        # again while it is being asked about (`x = x.next()`) is not
+        is_local, local_text = self.local_type(f, scope, head)
+        question = (f.path, scope, f"outside {type_text}")
+        if not is_local or not local_text or question in self._typing:
+            return False
+        self._typing.add(question)
+        try:
+            return self.outside_type(f, scope, local_text)
+        finally:
+            self._typing.discard(question)
 
     def resolve_call(self, f: FileIndex, call: CallSite) -> list[Evidence]:
         callee = call.callee
