@@ -99,7 +99,7 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     # a callback given as a property of an object argument: typed by that property of the
     # parameter's declared type (a field of function type, a method)
     f"function:{OPS}:configured": {
-        f"function:{STREAM}:configure": ("INFERRED", "through `import { configure, getProto, start }"),
+        f"function:{STREAM}:configure": ("INFERRED", "through `import { configure, getProto, register, start }"),
         f"method:{STREAM}:Subscriber.complete": ("INFERRED", f"{CALLBACK} `sink`"),
         f"method:{STREAM}:Subject.complete": ("INFERRED", f"{CALLBACK} `subject`"),
     },
@@ -108,6 +108,10 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     f"function:{OPS}:outside": {},
     # so is a value such a function returned, and what a method of that value returned
     f"function:{OPS}:returned": {},
+    # a callback whose parameter's type is not read (a type alias): no guess among two methods
+    f"function:{OPS}:registered": {
+        f"function:{STREAM}:register": ("INFERRED", "through `import { configure, getProto, register, start }"),
+    },
     # a callback in module-level code is typed the same way, each by its own call (the second
     # `subscriber` is describe's, from outside: no edge)
     f"file:{TOP}": {

@@ -158,7 +158,9 @@ class CallResolution:
                 if contextual is not None:  # a callback's parameter, typed by its callee
                     if self.outside_type(f, call.scope, type_text):
                         return []  # the callee is from outside the repository: so are its types
-                    if not contextual or "." in rest:
+                    if not contextual:  # the callee's parameter type is not one we read: no guess among several
+                        return self._by_name(f, callee, what, limit=1)
+                    if "." in rest:
                         return self._by_name(f, callee, what)
                     via = f"through callback parameter `{head}`, typed by the parameter it is passed for"
                     targets = [s._replace(via=via) if s.owner is None else s
@@ -350,12 +352,12 @@ class CallResolution:
         named: list[str] = self.methods_by_name.get(name, [])
         return named
 
-    def _by_name(self, f: FileIndex, callee: str, what: str) -> list[Evidence]:
+    def _by_name(self, f: FileIndex, callee: str, what: str, limit: int | None = None) -> list[Evidence]:
         name = callee.rsplit(".", 1)[1]
         if name in self.builtin_methods:
             return []
         candidates = self.name_candidates(f, name)
-        if not candidates or len(candidates) > self.name_match_limit:
+        if not candidates or len(candidates) > (self.name_match_limit if limit is None else limit):
             return []
         if len(candidates) > 1:
             return self.classify(
