@@ -108,6 +108,8 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     f"function:{OPS}:outside": {},
     # so is a value such a function returned, and what a method of that value returned
     f"function:{OPS}:returned": {},
+    # a variable holding what a function from outside the repository returned: its code is
+    f"function:{OPS}:callsMocked": {},
     # a callback whose parameter's type is not read (a type alias): no guess among two methods
     f"function:{OPS}:registered": {
         f"function:{STREAM}:register": ("INFERRED", "through `import { configure, getProto, register, start }"),

@@ -14,6 +14,7 @@ from tree_sitter import Node
 
 from rhumbline.ingest.facts import Variable
 from rhumbline.ingest.languages.javascript.syntax import (
+    CALL_RESULT,
     DECLARATIONS,
     FUNCTION_VALUES,
     dotted,
@@ -137,10 +138,19 @@ def module_level_facts(
                 ):
                     continue
                 text = x.text(name)
-                variables.setdefault(text, variable(x, statement, text, dotted(x, value)))
+                variables.setdefault(text, variable(x, statement, text, _held(x, value)))
         elif child.type == "expression_statement":
             _commonjs_exports(x, child, exports)
     return list(variables.values()), tuple(dict.fromkeys(exports)) or None, None
+
+def _held(x: Context, value: Node | None) -> str | None:
+    """What a module-level variable holds when it says: a name (`g = f`, `Object.keys`), or a
+    named function's result (`f()`)."""
+    if value is not None and value.type == "call_expression":
+        called = dotted(x, value.child_by_field_name("function"))
+        return f"{called}{CALL_RESULT}" if called else None
+    return dotted(x, value)
+
 
 def add_exports(x: Context, node: Node, exports: list[str]) -> None:
     if node.child_by_field_name("source") is not None:

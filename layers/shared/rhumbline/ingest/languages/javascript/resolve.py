@@ -228,7 +228,9 @@ class JavaScriptFamily(Family):
     def _through_aliases(self, found: list[Evidence]) -> list[Evidence]:
         """A call of a module-level variable that names another function (`const g = f`, `const
         getProto = Object.getPrototypeOf`) calls that function: ours when the name resolves where
-        the variable is declared, else one of the runtime's or a package's (no edge)."""
+        the variable is declared, else one of the runtime's or a package's (no edge). One holding
+        what a package's function returned (`const action = createAction("a")`) calls that
+        package's code (no edge)."""
         if not any(e.node_id in self.aliases for e in found):
             return found
         kept: list[Evidence] = []
@@ -238,6 +240,10 @@ class JavaScriptFamily(Family):
                 kept.append(evidence)
                 continue
             where, name = alias
+            if name.endswith(CALL_RESULT):  # `const action = createAction("a")`: what f returned
+                if not self.outside_type(where, "", name):
+                    kept.append(evidence)  # ours, or unknown: the variable stands for it
+                continue
             for s in self.resolve(where, "", name):
                 if self.kinds.get(s.target) in ("Function", "Method"):
                     explanation = f"{evidence.explanation}, which holds `{name}`: `{self.qualified[s.target]}`"
