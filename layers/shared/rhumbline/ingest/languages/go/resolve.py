@@ -56,7 +56,6 @@ from rhumbline.ingest.languages.polyglot.symbols import (
     Evidence,
     FileIndex,
     Sym,
-    unique_symbols,
 )
 from rhumbline.ingest.languages.polyglot.type_names import type_name
 from rhumbline.stores.graph.model import Node
@@ -368,13 +367,9 @@ class GoFamily(Family):
         receiver, _, member = call.callee.rpartition(".")
         if self.outside_type(f, call.scope, receiver):
             return []
-        via = f"through the result of `{receiver}`"
-        targets = [
-            s._replace(via=via) if s.owner is None else s
-            for cls in self.resolve_type(f, call.scope, receiver)
-            for s in self._on_class(f, cls.target, member)
-        ]
-        return self.classify(unique_symbols(targets), f"call `{call.callee}(...)` at {f.path}:{call.line}")
+        classes = self.resolve_type(f, call.scope, receiver)
+        targets = self.on_classes(f, classes, member, f"through the result of `{receiver}`")
+        return self.classify(targets, f"call `{call.callee}(...)` at {f.path}:{call.line}")
 
     def field_type(self, class_id: str, field: str) -> tuple[ClassInfo, str] | None:
         """A named field's declared type, or an embedded one's (`e.RouterGroup` is the embedded

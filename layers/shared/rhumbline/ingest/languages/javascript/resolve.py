@@ -181,22 +181,17 @@ class JavaScriptFamily(Family):
             typed = self._declared_this(f, call.scope)
             if typed is not None:  # `this.schedule()` in `function (this: SchedulerAction)`
                 via = f"through `this` declared as `{typed[0]}`"
-                targets = [s._replace(via=via) if s.owner is None else s
-                           for cls in typed[1] for s in self._on_class(f, cls.target, callee[len(THIS) + 1 :])]  # fmt: skip
-                return self.classify(unique_symbols(targets), f"call `{callee}(...)` at {f.path}:{call.line}")
+                targets = self.on_classes(f, typed[1], callee[len(THIS) + 1 :], via)
+                return self.classify(targets, f"call `{callee}(...)` at {f.path}:{call.line}")
         if not callee.startswith(CAST):
             return self._through_aliases(super().resolve_call(f, call))
         # `(source as Subject).next()`: the member of the type it is cast to, as a declared type
         type_text, _, member = call.callee[len(CAST) :].partition(").")
         if self.outside_type(f, call.scope, type_text):
             return []
-        via = f"through the cast to `{type_text}`"
-        targets = [
-            s._replace(via=via) if s.owner is None else s
-            for cls in self.resolve_type(f, call.scope, type_text)
-            for s in self._on_class(f, cls.target, member)
-        ]
-        return self.classify(unique_symbols(targets), f"call `{call.callee}(...)` at {f.path}:{call.line}")
+        classes = self.resolve_type(f, call.scope, type_text)
+        targets = self.on_classes(f, classes, member, f"through the cast to `{type_text}`")
+        return self.classify(targets, f"call `{call.callee}(...)` at {f.path}:{call.line}")
 
     def resolve_type(self, f: FileIndex, scope: str, dotted: str) -> list[Sym]:
         """Besides written types, a local's type as phase 1 wrote it from its value: `f()` (what

@@ -71,13 +71,8 @@ class CallResolution:
         what = f"call `{callee}(...)` at {f.path}:{call.line}"
         receiver, chained, member = callee.rpartition(_CALL_RESULT)
         if chained:  # `innerFrom(x).subscribe()`, `Cmd.builder().build()`
-            via = f"through the result of `{receiver}()`"
-            targets = [
-                s._replace(via=via) if s.owner is None else s
-                for cls in self.returned_classes(f, call.scope, receiver)
-                for s in self._on_class(f, cls.target, member)
-            ]
-            return self.classify(unique_symbols(targets), what)
+            classes = self.returned_classes(f, call.scope, receiver)
+            return self.classify(self.on_classes(f, classes, member, f"through the result of `{receiver}()`"), what)
         if callee.startswith(_NEW):
             what = f"`{callee}(...)` at {f.path}:{call.line}"
             name = callee[len(_NEW) :]
@@ -333,6 +328,11 @@ class CallResolution:
             if assigned and field in assigned:
                 return info, assigned[field]
         return None
+
+    def on_classes(self, f: FileIndex, classes: list[Sym], member: str, via: str) -> list[Sym]:
+        """`member` on each of `classes`, reached `via` (one inherited names its owner instead)."""
+        return unique_symbols([s._replace(via=via) if s.owner is None else s
+                               for cls in classes for s in self._on_class(f, cls.target, member)])  # fmt: skip
 
     def _on_class(self, f: FileIndex, class_id: str, member: str) -> list[Sym]:
         found = self.find_member(class_id, member)
