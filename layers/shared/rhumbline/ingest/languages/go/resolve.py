@@ -322,10 +322,8 @@ class GoFamily(Family):
                 return []
             classes = self.resolve_type(*typed) if typed is not None else []
             if classes and typed is not None:
-                via = f"through `{receiver}` declared as `{typed[2]}`"
-                targets = [s._replace(via=via) if s.owner is None else s
-                           for cls in classes for s in self._on_class(f, cls.target, member)]  # fmt: skip
-                return self.classify(unique_symbols(targets), f"call `{call.callee}(...)` at {f.path}:{call.line}")
+                targets = self.on_classes(f, classes, member, f"through `{receiver}` declared as `{typed[2]}`")
+                return self.classify(targets, f"call `{call.callee}(...)` at {f.path}:{call.line}")
         found = super().resolve_call(f, call)
         # `T(x)` converts; `Marshal(v)` with `var Marshal = json.Marshal` calls whatever function
         # value the variable holds: neither is a call of that definition.
@@ -343,14 +341,10 @@ class GoFamily(Family):
         if self.outside_type(where, "", type_text):
             return []
         via = f"through package variable `{receiver}` of type `{type_text}`"
-        targets = [
-            s._replace(via=via) if s.owner is None else s
-            for cls in self.resolve_type(where, "", type_text)
-            for s in self._on_class(f, cls.target, member)
-        ]
+        targets = self.on_classes(f, self.resolve_type(where, "", type_text), member, via)
         if not targets:
             return None
-        return self.classify(unique_symbols(targets), f"call `{call.callee}(...)` at {f.path}:{call.line}")
+        return self.classify(targets, f"call `{call.callee}(...)` at {f.path}:{call.line}")
 
     def _variable_type(self, f: FileIndex, scope: str, dotted: str) -> tuple[FileIndex, str] | None:
         """The file and type of the typed package variable `dotted` names (`JSON`, `binding.JSON`)."""

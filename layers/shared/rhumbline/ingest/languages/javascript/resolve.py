@@ -120,7 +120,7 @@ class JavaScriptFamily(Family):
     def _callee_definitions(self, f: FileIndex, scope: str, callee: str) -> list[tuple[FileIndex, Definition]]:
         """The functions a call's callee names (for `new C`, C's constructor), with their files."""
         name = callee.removeprefix("new ")
-        found = []
+        found: list[tuple[FileIndex, Definition]] = []
         for s in self.resolve(f, scope, name):
             if self.kinds.get(s.target) in CLASS_KINDS:
                 member = self.find_member(s.target, "constructor") if name != callee else None

@@ -299,10 +299,14 @@ def _cast_type(x: Context, node: Node | None) -> str | None:
     if node is None or node.type not in ("as_expression", "type_assertion") or not node.named_child_count:
         return None
     if node.type == "as_expression":
-        written = node.named_child(node.named_child_count - 1)
+        written: Node | None = node.named_child(node.named_child_count - 1)
     else:  # `<Subject>x`: the type is inside the leading type arguments
         arguments = node.named_child(0)
-        written = arguments.named_child(0) if arguments.type == "type_arguments" and arguments.named_child_count else None
+        written = (
+            arguments.named_child(0)
+            if arguments is not None and arguments.type == "type_arguments" and arguments.named_child_count
+            else None
+        )
     return _annotated(x.text(written)) if written is not None else None
 
 
@@ -335,8 +339,8 @@ def _callback_parameters(x: Context, node: Node) -> list[tuple[str, str | None]]
         # `{ extraReducers(builder) {…} }`, `{ effect: (action, api) => … }`: a property of an
         # object passed as the argument, `#0:effect.1` in the place
         pair = node if node.type == "method_definition" else node.parent
-        key = pair.child_by_field_name("name" if node.type == "method_definition" else "key")
-        if key is not None and key.type in NAME_TYPES and pair.parent is not None:
+        key = pair.child_by_field_name("name" if node.type == "method_definition" else "key") if pair else None
+        if key is not None and key.type in NAME_TYPES and pair is not None and pair.parent is not None:
             argument_node, member = pair.parent, f":{x.text(key)}"
     # the argument it is, or is one branch of (`c ? (s) => … : null`)
     while argument_node.parent is not None and argument_node.parent.type in _ARGUMENT_BRANCHES:
