@@ -57,7 +57,6 @@ cached in bench/.corpus. Python needs jedi (`pip install -e .[bench]`).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import resource
@@ -203,7 +202,7 @@ def run_incremental(backend: str, neo4j_uri: str | None, workers: int | None) ->
             diff = diff_versions(engine, project, 1, 4)  # both changes
             figures["diff_s"] = round(time.perf_counter() - started, 3)
             figures["diff_cpu"] = round(time.process_time() - cpu, 3)
-            figures["diff_counts"] = dataclasses.asdict(diff.counts)
+            figures["diff_counts"] = diff.counts.model_dump()
             same = diff_versions(engine, project, 4, 5).counts  # incremental vs rebuild
             figures["incremental_equals_rebuild"] = not any(
                 getattr(same, name) for name in ("nodes_added", "nodes_removed", "nodes_changed",

@@ -199,7 +199,9 @@ def test_diff_of_two_versions_is_exact(app: Path, store: GraphStore, engine: Eng
         "function:pkg/b.py:mover": {"start_line", "end_line"},
     }
     mover = next(c for c in diff.nodes_changed if c.id == "function:pkg/b.py:mover")
-    assert mover.changes == {"start_line": (10, 13), "end_line": (11, 14)}
+    assert {name: (c.before, c.after) for name, c in mover.changes.items()} == {
+        "start_line": (10, 13), "end_line": (11, 14),
+    }  # fmt: skip
     assert {(e.source, e.relation, e.target) for e in diff.edges_added} == edges_v2.keys() - edges_v1.keys()
     assert {(e.source, e.relation, e.target) for e in diff.edges_removed} == edges_v1.keys() - edges_v2.keys()
     assert {(e.source, e.relation, e.target) for e in diff.edges_changed} == {

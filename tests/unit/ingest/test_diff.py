@@ -3,7 +3,8 @@ of them."""
 
 from __future__ import annotations
 
-from rhumbline.ingest.snapshots.diff import DiffCounts, EdgeChange, EdgeEntry, NodeChange, NodeEntry, diff_snapshots
+from rhumbline.ingest.snapshots.diff import diff_snapshots
+from rhumbline.ingest.snapshots.diff_model import Change, DiffCounts, EdgeChange, EdgeEntry, NodeChange, NodeEntry
 from rhumbline.ingest.snapshots.format import Partitioned
 from rhumbline.ingest.snapshots.records import Snapshot, digest
 from rhumbline.stores.graph.model import Edge, Node
@@ -33,16 +34,29 @@ def test_diff_lists_added_removed_and_changed_with_attributes():
 
     diff = diff_snapshots("acme/x", 1, 2, before, after)
 
-    assert diff.nodes_added == [NodeEntry(H.id, "Function", "h", "m.h", "m.py", 8, 9)]
-    assert diff.nodes_removed == [NodeEntry(G.id, "Function", "g", "m.g", "m.py", 5, 6)]
-    assert diff.nodes_changed == [NodeChange(F.id, "Function", "f", {
+    assert diff.nodes_added == [NodeEntry(
+        id=H.id, kind="Function", name="h", qualified_name="m.h", file="m.py", start_line=8, end_line=9
+    )]  # fmt: skip
+    assert diff.nodes_removed == [NodeEntry(
+        id=G.id, kind="Function", name="g", qualified_name="m.g", file="m.py", start_line=5, end_line=6
+    )]  # fmt: skip
+    assert diff.nodes_changed == [NodeChange(id=F.id, kind="Function", name="f", changes=_changes({
         "start_line": (1, 2), "end_line": (3, 4), "signature": ("def f()", "def f(x)"),
         "docstring": (digest("Doc."), digest("New doc.")), "content_hash": ("h1", "h9"),
-    })]  # fmt: skip
-    assert diff.edges_added == [EdgeEntry(F.id, "CALLS", H.id, "EXTRACTED", 3)]
-    assert diff.edges_removed == [EdgeEntry(G.id, "IMPORTS", "module:os", "INFERRED", 5)]
-    assert diff.edges_changed == [EdgeChange(F.id, "CALLS", G.id, {
+    }))]  # fmt: skip
+    assert diff.edges_added == [EdgeEntry(source=F.id, relation="CALLS", target=H.id, confidence="EXTRACTED", line=3)]
+    assert diff.edges_removed == [
+        EdgeEntry(source=G.id, relation="IMPORTS", target="module:os", confidence="INFERRED", line=5)
+    ]
+    assert diff.edges_changed == [EdgeChange(source=F.id, relation="CALLS", target=G.id, changes=_changes({
         "confidence": ("EXTRACTED", "AMBIGUOUS"), "confidence_score": (1.0, 0.5), "line": (2, 3),
         "explanation": (digest("f calls g"), digest("f calls g or h")),
-    })]  # fmt: skip
-    assert diff.counts == DiffCounts(1, 1, 1, 1, 1, 1, nodes_before=2, nodes_after=2, edges_before=2, edges_after=2)
+    }))]  # fmt: skip
+    assert diff.counts == DiffCounts(
+        nodes_added=1, nodes_removed=1, nodes_changed=1, edges_added=1, edges_removed=1, edges_changed=1,
+        nodes_before=2, nodes_after=2, edges_before=2, edges_after=2,
+    )  # fmt: skip
+
+
+def _changes(pairs: dict[str, tuple[object, object]]) -> dict[str, Change]:
+    return {name: Change(before=before, after=after) for name, (before, after) in pairs.items()}

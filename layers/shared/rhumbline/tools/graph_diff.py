@@ -1,7 +1,7 @@
 """graph_diff: what changed between two retained graph versions of a project.
 
-The difference itself is computed by rhumbline.ingest.snapshots.diff (snapshot against snapshot, exact);
-this tool caps each list at MAX_LISTED with exact counts, and continues every cut list with
+The difference itself is computed by rhumbline.ingest.snapshots.diff (snapshot against snapshot, exact),
+as the model this answer extends (diff_model.py); this tool caps each list at MAX_LISTED with exact counts, and continues every cut list with
 `next_cursor`. Versions never change once written, so a diff is kept in this process's memory
 for the next page or the next caller.
 """
@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from rhumbline.errors import NotFound
-from rhumbline.ingest.snapshots.diff_counts import DiffCounts
+from rhumbline.ingest.snapshots.diff_model import GraphDiff
 from rhumbline.runtime.context import ToolContext
 from rhumbline.runtime.spec import ToolSpec
 from rhumbline.tools.common import StrictInput, project_field
@@ -24,7 +23,7 @@ from rhumbline.tools.graph_common import cursor_field, query_of
 MAX_LISTED = 100
 LISTS = ("nodes_added", "nodes_removed", "nodes_changed", "edges_added", "edges_removed", "edges_changed")
 _CACHE_SLOTS = 4
-_cache: OrderedDict[tuple[str, int, int], Any] = OrderedDict()
+_cache: OrderedDict[tuple[str, int, int], GraphDiff] = OrderedDict()
 _lock = threading.Lock()
 
 
@@ -35,62 +34,12 @@ class GraphDiffInput(StrictInput):
     cursor: str | None = cursor_field()
 
 
-class NodeEntry(BaseModel):
-    id: str
-    kind: str
-    name: str
-    qualified_name: str
-    file: str | None
-    start_line: int | None
-    end_line: int | None
-
-
-class Change(BaseModel):
-    before: Any
-    after: Any
-
-
-class NodeChange(BaseModel):
-    id: str
-    kind: str
-    name: str
-    changes: dict[str, Change] = Field(
-        description="Changed attributes (signature, location, docstring, hash, ...); docstring and "
-        "content_hash values are digests."
-    )
-
-
-class EdgeEntry(BaseModel):
-    source: str
-    relation: str
-    target: str
-    confidence: str
-    line: int | None
-
-
-class EdgeChange(BaseModel):
-    source: str
-    relation: str
-    target: str
-    changes: dict[str, Change]
-
-
-class GraphDiffOutput(BaseModel):
-    project: str
-    from_version: int
-    to_version: int
-    nodes_added: list[NodeEntry]
-    nodes_removed: list[NodeEntry]
-    nodes_changed: list[NodeChange]
-    edges_added: list[EdgeEntry]
-    edges_removed: list[EdgeEntry]
-    edges_changed: list[EdgeChange]
-    counts: DiffCounts = Field(description="Exact, whatever the lists show.")
+class GraphDiffOutput(GraphDiff):
     offsets: dict[str, int] = Field(description="Position of each list's first entry among its count.")
     next_cursor: str | None = Field(description="Continues every list that was cut at 100.")
 
 
-def _diff(context: ToolContext, project: str, from_version: int | None, to_version: int | None) -> Any:
+def _diff(context: ToolContext, project: str, from_version: int | None, to_version: int | None) -> GraphDiff:
     from rhumbline.ingest.snapshots.diff import VersionNotDiffable, diff_versions
 
     engine = context.engine
@@ -112,13 +61,7 @@ def _diff(context: ToolContext, project: str, from_version: int | None, to_versi
     return found
 
 
-def _change(changes: dict[str, tuple[Any, Any]]) -> dict[str, Change]:
-    return {name: Change(before=before, after=after) for name, (before, after) in changes.items()}
-
-
 def run(arguments: GraphDiffInput, context: ToolContext) -> GraphDiffOutput:
-    from dataclasses import asdict
-
     from rhumbline.tools import cursors
 
     project = context.project(arguments.project)
@@ -133,29 +76,18 @@ def run(arguments: GraphDiffInput, context: ToolContext) -> GraphDiffOutput:
     diff = _diff(context, project, from_version, to_version)
     page = {name: getattr(diff, name)[offsets[name] : offsets[name] + MAX_LISTED] for name in LISTS}
     ends = {name: offsets[name] + len(page[name]) for name in LISTS}
-    counts = asdict(diff.counts)
     next_cursor = None
-    if any(ends[name] < counts[name] for name in LISTS):
+    if any(ends[name] < getattr(diff.counts, name) for name in LISTS):
         position = {**ends, "from": diff.from_version, "to": diff.to_version}
         next_cursor = cursors.issue(context, "graph_diff", query, position)
     return GraphDiffOutput(
         project=project,
         from_version=diff.from_version,
         to_version=diff.to_version,
-        nodes_added=[NodeEntry(**asdict(n)) for n in page["nodes_added"]],
-        nodes_removed=[NodeEntry(**asdict(n)) for n in page["nodes_removed"]],
-        nodes_changed=[
-            NodeChange(id=c.id, kind=c.kind, name=c.name, changes=_change(c.changes)) for c in page["nodes_changed"]
-        ],
-        edges_added=[EdgeEntry(**asdict(e)) for e in page["edges_added"]],
-        edges_removed=[EdgeEntry(**asdict(e)) for e in page["edges_removed"]],
-        edges_changed=[
-            EdgeChange(source=c.source, relation=c.relation, target=c.target, changes=_change(c.changes))
-            for c in page["edges_changed"]
-        ],
         counts=diff.counts,
         offsets=offsets,
         next_cursor=next_cursor,
+        **page,
     )
 
 

@@ -1,4 +1,5 @@
-"""Exact difference between two retained graph versions of a project (what graph_diff returns).
+"""Exact difference between two retained graph versions of a project (what graph_diff returns;
+its model: diff_model.py).
 
     diff_versions(engine, "acme/shop", 3, 5) -> GraphDiff
 
@@ -6,7 +7,7 @@ Both versions' snapshots (records.py) are loaded and compared key by key: nodes 
 (source, relation, target). Only the per-file chunks whose bytes differ are decoded and compared
 (format.py: a record lives in exactly one chunk, so that is exact); totals come from the
 chunks' counts. A node or edge present in both with any attribute different is
-"changed", with each changed attribute as (before, after); docstrings, explanations and content
+"changed", with each changed attribute's before and after; docstrings, explanations and content
 hashes are compared by digest, so their before/after values are digests. Lists are complete and
 sorted (nodes by id, edges by key); callers cap them. Counts are always exact.
 
@@ -17,12 +18,13 @@ written, pruned by retention, never existed) raises VersionNotDiffable.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Engine
 
-from rhumbline.ingest.snapshots.diff_counts import DiffCounts
+from rhumbline.ingest.snapshots.diff_model import (
+    Change, DiffCounts, EdgeChange, EdgeEntry, GraphDiff, NodeChange, NodeEntry,
+)
 from rhumbline.ingest.snapshots.format import Partitioned, differing_parts
 from rhumbline.ingest.snapshots.records import EDGE_ATTRIBUTES, NODE_ATTRIBUTES, Snapshot
 from rhumbline.ingest.snapshots.storage import load_partitioned, versions_with_snapshots
@@ -30,57 +32,6 @@ from rhumbline.ingest.snapshots.storage import load_partitioned, versions_with_s
 
 class VersionNotDiffable(LookupError):
     """A version has no snapshot to diff (see the module docstring)."""
-
-
-@dataclass(frozen=True, slots=True)
-class NodeEntry:
-    id: str
-    kind: str
-    name: str
-    qualified_name: str
-    file: str | None
-    start_line: int | None
-    end_line: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class NodeChange:
-    id: str
-    kind: str
-    name: str
-    # attribute → (before, after); docstring and content_hash values are digests.
-    changes: dict[str, tuple[Any, Any]]
-
-
-@dataclass(frozen=True, slots=True)
-class EdgeEntry:
-    source: str
-    relation: str
-    target: str
-    confidence: str
-    line: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class EdgeChange:
-    source: str
-    relation: str
-    target: str
-    changes: dict[str, tuple[Any, Any]]  # explanation values are digests
-
-
-@dataclass(frozen=True, slots=True)
-class GraphDiff:
-    project: str
-    from_version: int
-    to_version: int
-    nodes_added: list[NodeEntry] = field(default_factory=list)
-    nodes_removed: list[NodeEntry] = field(default_factory=list)
-    nodes_changed: list[NodeChange] = field(default_factory=list)
-    edges_added: list[EdgeEntry] = field(default_factory=list)
-    edges_removed: list[EdgeEntry] = field(default_factory=list)
-    edges_changed: list[EdgeChange] = field(default_factory=list)
-    counts: DiffCounts | None = None
 
 
 def default_versions(engine: Engine, project: str) -> tuple[int, int]:
@@ -156,7 +107,10 @@ def diff_snapshots(
     edges_added = [_edge_entry(k, new_edges[k]) for k in sorted(new_edges.keys() - old_edges.keys())]
     edges_removed = [_edge_entry(k, old_edges[k]) for k in sorted(old_edges.keys() - new_edges.keys())]
     edges_changed = [
-        EdgeChange(*key, changes=_changes(EDGE_ATTRIBUTES, old_edges[key], new_edges[key]))
+        EdgeChange(
+            source=key[0], relation=key[1], target=key[2],
+            changes=_changes(EDGE_ATTRIBUTES, old_edges[key], new_edges[key]),
+        )  # fmt: skip
         for key in sorted(_changed(old_edges, new_edges))
     ]
     if totals is None:
@@ -192,15 +146,18 @@ def _changed(old: dict[Any, Any], new: dict[Any, Any]) -> list[Any]:
     return [key for key, record in new.items() if key in old and old[key] != record]
 
 
-def _changes(names: tuple[str, ...], old: tuple[Any, ...], new: tuple[Any, ...]) -> dict[str, tuple[Any, Any]]:
-    return {name: (a, b) for name, a, b in zip(names, old, new, strict=True) if a != b}
+def _changes(names: tuple[str, ...], old: tuple[Any, ...], new: tuple[Any, ...]) -> dict[str, Change]:
+    return {name: Change(before=a, after=b) for name, a, b in zip(names, old, new, strict=True) if a != b}
 
 
 def _node_entry(node_id: str, record: tuple[Any, ...]) -> NodeEntry:
     kind, name, qualified_name, file, start_line, end_line = record[:6]
-    return NodeEntry(node_id, kind, name, qualified_name, file, start_line, end_line)
+    return NodeEntry(
+        id=node_id, kind=kind, name=name, qualified_name=qualified_name, file=file,
+        start_line=start_line, end_line=end_line,
+    )  # fmt: skip
 
 
 def _edge_entry(key: tuple[str, str, str], record: tuple[Any, ...]) -> EdgeEntry:
     source, relation, target = key
-    return EdgeEntry(source, relation, target, confidence=record[0], line=record[3])
+    return EdgeEntry(source=source, relation=relation, target=target, confidence=record[0], line=record[3])
