@@ -6,6 +6,7 @@ call p50/p95; two checkouts A/B at the same moment; the tools' answers of two re
         [--client lean|httpx] [--dispatch inprocess|invoke-api] [--corpus django]
     .venv/bin/python bench/calls.py --against REF [...]
     .venv/bin/python bench/calls.py --compare-answers REF [--corpus requests,django] [--neo4j [URI]]
+        [--database POSTGRESQL_URL]
     .venv/bin/python bench/calls.py --questions [--set dev|held-out] [--show] [--semantic] [--neo4j [URI]]
 
 Latency: ingests the corpus (Django 5.1's `django/` by default; `graph_diff` cases add a second
@@ -240,6 +241,8 @@ def main() -> None:
     parser.add_argument("--neo4j", nargs="?", const="bolt://127.0.0.1:7687", help="the graph in this Neo4j server")
     parser.add_argument("--in-process", action="store_true", help="also the tool handler alone, per checkout")
     parser.add_argument("--compare-answers", metavar="REF", help="compare the tools' answers of REF and this checkout")
+    parser.add_argument("--database", metavar="URL", help="--compare-answers: the relational store on this "
+                        "PostgreSQL server (a fresh database per run), not embedded SQLite")  # fmt: skip
     parser.add_argument("--keep", metavar="DIR", help="--compare-answers: write both answer sets into DIR")
     parser.add_argument("--questions", action="store_true", help="score search and query_graph on bench/questions.json")
     parser.add_argument("--show", action="store_true", help="--questions: every question's rank and top hits")
@@ -254,7 +257,7 @@ def main() -> None:
     if args.compare_answers:
         corpora = args.corpus if args.corpus != "django" or "--corpus" in sys.argv else "requests,django"
         chosen = [part for part in corpora.split(",") if part]
-        sys.exit(answers.main(args.compare_answers, chosen, args.keep, neo4j_env(args.neo4j)))
+        sys.exit(answers.main(args.compare_answers, chosen, args.keep, neo4j_env(args.neo4j), args.database))
     latency(args)
 
 

@@ -18,7 +18,9 @@ only whether one is present is compared; the next page, fetched with each side's
 compared in full). Ids of
 builds, annotations and reviews are sequence numbers in a fresh home, equal on both sides, and are
 compared as they are. Prints every differing answer with its first differing paths. With --neo4j
-the graph lives in that server (the relational store stays embedded); each run deletes its project.
+the graph lives in that server, and each run deletes its project; with --database (a PostgreSQL
+server's URL) the relational store lives there, in a database of each run's own, dropped after it.
+The project's slug is fresh per comparison, so runs beside others on a shared server stay apart.
 """
 
 from __future__ import annotations
@@ -28,17 +30,18 @@ import re
 import subprocess
 import sys
 import tempfile
-from contextlib import ExitStack
+import uuid
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
 from harness import corpus
 from harness.checkouts import checkout, legend, this_checkout
-from harness.serve import Checkout
+from harness.serve import THIS_CHECKOUT, Checkout
 from harness.stats import uptime
 
 CHILD = Path(__file__).resolve().parent / "answer_calls.py"
-PROJECT = "bench/answers"
 # snapshot_bytes: a snapshot records the files' stat stamps (mtime, inode) and the read time, whose
 # pickled sizes vary; the graph it holds is compared through every other answer.
 VOLATILE_KEYS = {"duration_s", "duration_ms", "elapsed_ms", "phase_seconds", "seconds", "snapshot_bytes"}
@@ -77,9 +80,8 @@ CYPHER = [
 SECOND_VERSION = ("rhumbline_bench_answers.py", "def added(value):\n    return value + 1\n\n\ndef caller():\n    return added(1)\n")
 
 
-def steps(profile: dict[str, list]) -> list[dict[str, Any]]:
-    """The fixed steps for one corpus; "@LABEL:path" takes a value from an earlier answer."""
-    p = PROJECT
+def steps(profile: dict[str, list], p: str) -> list[dict[str, Any]]:
+    """The fixed steps for one corpus in project `p`; "@LABEL:path" takes a value from an earlier answer."""
     out: list[dict[str, Any]] = []
 
     def call(label: str, tool: str, **arguments: Any) -> None:
@@ -193,22 +195,45 @@ def _short(value: Any) -> str:
 
 
 def run_checkout(
-    variant: Checkout, tree: Path, home: Path, out: Path, profile: dict[str, list], graph_env: dict[str, str]
+    variant: Checkout, tree: Path, home: Path, out: Path, profile: dict[str, list], project: str,
+    graph_env: dict[str, str], database: str | None,
 ) -> list[dict]:
-    request = {"tree": str(tree), "project": PROJECT, "out": str(out), "steps": steps(profile),
+    request = {"tree": str(tree), "project": project, "out": str(out), "steps": steps(profile, project),
                "delete_after": bool(graph_env)}  # fmt: skip
-    done = subprocess.run(
-        # The tree is ingested by path, which a server allows only under its ingest roots.
-        [sys.executable, str(CHILD)], input=json.dumps(request),
-        env=variant.env(home, RHUMBLINE_INGEST_ROOTS=str(tree), **graph_env),
-        capture_output=True, text=True, timeout=3600,
-    )  # fmt: skip
+    with ExitStack() as stack:
+        stores_env = dict(graph_env)
+        if database:
+            # Ids of builds, annotations and reviews are sequence numbers: each run starts its own.
+            stores_env["RHUMBLINE_DATABASE_URL"] = stack.enter_context(fresh_database(database))
+        done = subprocess.run(
+            # The tree is ingested by path, which a server allows only under its ingest roots.
+            [sys.executable, str(CHILD)], input=json.dumps(request),
+            env=variant.env(home, RHUMBLINE_INGEST_ROOTS=str(tree), **stores_env),
+            capture_output=True, text=True, timeout=3600,
+        )  # fmt: skip
     if done.returncode != 0:
         raise SystemExit(f"{variant.name}: the answer run failed:\n{done.stderr[-3000:]}")
     return json.loads(out.read_text())
 
 
-def compare_corpus(reference: Checkout, this: Checkout, name: str, root: Path, graph_env: dict[str, str]) -> int:
+@contextmanager
+def fresh_database(server_url: str) -> Iterator[str]:
+    """A new, empty database on the PostgreSQL server at `server_url` (its URL), dropped on exit."""
+    # The suite's own throwaway-database helper, from this checkout's tests/.
+    if str(THIS_CHECKOUT) not in sys.path:
+        sys.path.append(str(THIS_CHECKOUT))
+    from tests.pg_database import fresh_database_url
+
+    url, drop = fresh_database_url(server_url, f"rhumbline_answers_{uuid.uuid4().hex[:10]}")
+    try:
+        yield url
+    finally:
+        drop()
+
+
+def compare_corpus(
+    reference: Checkout, this: Checkout, name: str, root: Path, graph_env: dict[str, str], database: str | None
+) -> int:
     """Both revisions on one copy of the corpus (each ingests it into its own home); the count of
     differing answers."""
     source = corpus.tree(name)
@@ -218,12 +243,14 @@ def compare_corpus(reference: Checkout, this: Checkout, name: str, root: Path, g
     results = []
     # The tree's own directory name is kept: it is the first part of every module's qualified name.
     tree = corpus.copy_tree(source, root / name / "tree" / source.name)
+    project = f"bench/answers{uuid.uuid4().hex[:8]}"
     for variant in (reference, this):
         # The same copy for both: the second version's file is written by the run, so start again from it.
         if (tree / SECOND_VERSION[0]).exists():
             (tree / SECOND_VERSION[0]).unlink()
         home = root / name / f"home-{len(results)}"
-        results.append(run_checkout(variant, tree, home, root / name / f"answers-{len(results)}.json", profile, graph_env))
+        out = root / name / f"answers-{len(results)}.json"
+        results.append(run_checkout(variant, tree, home, out, profile, project, graph_env, database))
     differing = 0
     print(f"\n{name}: {len(results[1])} answers; REF = {reference.name}, this = {this.name}")
     by_label = [{entry["label"]: entry for entry in side} for side in results]
@@ -247,16 +274,17 @@ def compare_corpus(reference: Checkout, this: Checkout, name: str, root: Path, g
     return differing
 
 
-def main(ref: str, corpora: list[str], keep: str | None, graph_env: dict[str, str]) -> int:
+def main(ref: str, corpora: list[str], keep: str | None, graph_env: dict[str, str], database: str | None) -> int:
     """graph_env: the Neo4j settings when the graph is to live there (each revision's run deletes
-    its project afterwards, so both use the same slug); empty for the embedded store."""
+    its project afterwards, so both use the same slug); empty for the embedded store. database: a
+    PostgreSQL server's URL for the relational store; None for the embedded one."""
     with ExitStack() as stack:
         reference = stack.enter_context(checkout(ref))
         this = this_checkout()
         root = Path(keep) if keep else Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="rhumbline-answers-")))
         root.mkdir(parents=True, exist_ok=True)
         print(legend([reference, this]))
-        differing = sum(compare_corpus(reference, this, name, root, graph_env) for name in corpora)
-        backend = "Neo4j" if graph_env else "embedded SQLite"
+        differing = sum(compare_corpus(reference, this, name, root, graph_env, database) for name in corpora)
+        backend = ("Neo4j" if graph_env else "embedded SQLite graph") + (" + PostgreSQL" if database else "")
         print(f"\n{differing} differing answer(s) over {', '.join(corpora)} ({backend}); {uptime()}")
         return 1 if differing else 0
