@@ -29,7 +29,7 @@ def sqlite_url(directory: Path) -> str:
 @contextmanager
 def opened_stores(database_url: str, graph_settings: Settings) -> Iterator[Stores]:
     """The relational store at `database_url` (migrated) and the graph store `graph_settings` name
-    (whose timeouts both keep), closed on exit."""
+    (whose timeouts both keep, and whose Cypher engine the `query` tool runs), closed on exit."""
     timeout = graph_settings.db_timeout
     engine = create_engine_from_url(database_url, timeout=timeout)
     postgres = engine.dialect.name == "postgresql"
@@ -38,7 +38,7 @@ def opened_stores(database_url: str, graph_settings: Settings) -> Iterator[Store
         migrate.upgrade(engine)
         graph = open_graph_store(graph_settings)
         try:
-            yield Stores.opened(engine, graph, autocommit=autocommit)
+            yield Stores.opened(engine, graph, autocommit=autocommit, settings=graph_settings)
         finally:
             graph.close()
     finally:

@@ -24,7 +24,7 @@ from rhumbline.runtime.context import Stores
 from rhumbline.runtime.handler import handle
 from rhumbline.stores.graph.model import GraphBatch
 from tests.functional.tools.code_context import shop_graph
-from tests.stores import neo4j_environment, neo4j_settings, opened_stores, sqlite_url
+from tests.stores import neo4j_settings, opened_stores, sqlite_url
 
 pytestmark = pytest.mark.neo4j
 
@@ -60,9 +60,6 @@ def project(neo4j_server: dict[str, str], tmp_path_factory: pytest.TempPathFacto
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("RHUMBLINE_HOME", str(home))
         patch.setenv("RHUMBLINE_MODE", "local")
-        # `query` opens its own read-only connection to Neo4j, from the configuration.
-        for name, value in neo4j_environment(neo4j_server).items():
-            patch.setenv(name, value)
         settings.cache_clear()
         from rhumbline.stores.relational import projects
         from rhumbline.stores.relational.session import session_scope

@@ -160,17 +160,22 @@ def reader(neo4j_server: dict[str, str]) -> Iterator[dict[str, str]]:
 
 
 @pytest.mark.parametrize("world", ["production"], indirect=True)
-def test_a_hosted_deployment_runs_query_only_as_its_read_only_user(world, reader, monkeypatch: pytest.MonkeyPatch) -> None:
-    from rhumbline.config import settings
+def test_a_hosted_deployment_runs_query_only_as_its_read_only_user(world, reader, neo4j_server) -> None:
+    from dataclasses import replace
+
+    from rhumbline.cypher.engines import open_engine
+    from tests.stores import neo4j_settings
+
+    def deployed(**configured: str) -> None:
+        """The world's stores, their Cypher engine opened as a hosted deployment so configured would."""
+        hosted = replace(neo4j_settings(neo4j_server), mode="hosted", **configured)
+        world.stores = replace(world.stores, cypher=lambda: open_engine(hosted, world.stores.graph))
 
     admin = {"projects": ("*",), "scopes": ("admin",)}
-    monkeypatch.setenv("RHUMBLINE_MODE", "hosted")
-    settings.cache_clear()
+    deployed()
     refused = world.call("query", {"cypher": "MATCH (n) RETURN count(n) AS c"}, **admin)
     assert not refused["ok"] and refused["error"]["code"] == "unsupported", refused
     assert "no read-only Neo4j user" in refused["error"]["message"]
-    monkeypatch.setenv("RHUMBLINE_NEO4J_READONLY_USER", reader["user"])
-    monkeypatch.setenv("RHUMBLINE_NEO4J_READONLY_PASSWORD", reader["password"])
-    settings.cache_clear()
+    deployed(neo4j_readonly_user=reader["user"], neo4j_readonly_password=reader["password"])
     answered = world.call("query", {"cypher": "MATCH (n) RETURN count(n) AS c"}, **admin)
     assert answered["ok"] and answered["result"]["read_only_user"] is True, answered

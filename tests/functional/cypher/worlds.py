@@ -7,7 +7,9 @@ Each holds three projects built by the real ingester from the fixture repositori
 (tests/fixtures/ingest/pyproj, made a git checkout so it has Contributor nodes and MODIFIED edges
 with properties), `also_mine` (the Go fixture, with IMPLEMENTS edges), and `marker` (the Java
 fixture plus nodes, a relationship type and an edge property spelled with MARKER), which the
-token under test cannot see. `ask()` calls the real tool handler.
+token under test cannot see. `ask()` calls the real tool handler with the world's own stores
+(tests/stores.py): a SQLite pair in the test's directory, or a fresh PostgreSQL database and the
+test Neo4j server.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.stores import embedded_stores, production_stores
 
 from rhumbline.contract import INVOCATION_CONTRACT
 from rhumbline.stores.graph.model import Edge, GraphBatch, Node
@@ -86,38 +89,23 @@ def project_names() -> tuple[str, str, str]:
 
 @contextmanager
 def world(shape: str, tmp: Path, request: pytest.FixtureRequest, names: tuple[str, str, str]) -> Iterator[World]:
-    from rhumbline.runtime import resources
     from rhumbline.runtime.handler import handle
-    from rhumbline.stores.relational import migrate, projects
+    from rhumbline.stores.relational import projects
     from rhumbline.stores.relational.session import session_scope
 
-    suffix = uuid.uuid4().hex[:8]
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("RHUMBLINE_HOME", str(tmp / shape / "home"))
-        env.setenv("RHUMBLINE_MODE", "local")
-        if shape == "embedded":
-            env.setenv("RHUMBLINE_DATABASE_URL", f"sqlite:///{tmp / shape / 'rhumbline.sqlite3'}")
-            env.setenv("RHUMBLINE_GRAPH_BACKEND", "sqlite")
-            env.setenv("RHUMBLINE_GRAPH_PATH", str(tmp / shape / "graph.sqlite3"))
-        else:
-            neo4j = request.getfixturevalue("neo4j_server")
-            from tests.pg_database import fresh_database_url
+    if shape == "embedded":
+        opening = embedded_stores(tmp / shape)
+    else:
+        from tests.pg_database import fresh_database_url
 
-            url, drop = fresh_database_url(request.getfixturevalue("postgres_url"), f"rhumbline_cypher_{suffix}")
-            request.addfinalizer(drop)
-            env.setenv("RHUMBLINE_DATABASE_URL", url)
-            env.setenv("RHUMBLINE_GRAPH_BACKEND", "neo4j")
-            env.setenv("RHUMBLINE_NEO4J_URI", neo4j["uri"])
-            env.setenv("RHUMBLINE_NEO4J_USER", neo4j["user"])
-            env.setenv("RHUMBLINE_NEO4J_PASSWORD", neo4j["password"])
-        (tmp / shape).mkdir(parents=True, exist_ok=True)
-        resources.reset()
-        engine = resources.relational_engine()
-        migrate.upgrade(engine)
-        with session_scope(engine) as session:
+        url, drop = fresh_database_url(request.getfixturevalue("postgres_url"), f"rhumbline_cypher_{uuid.uuid4().hex[:8]}")
+        request.addfinalizer(drop)
+        opening = production_stores(url, request.getfixturevalue("neo4j_server"))
+    with opening as stores:
+        with session_scope(stores.relational()) as session:
             for name in names:
                 projects.get_or_create(session, name)
-        graph = resources.graph_store()
+        graph = stores.graph()
         for name, batch in graphs(tmp / shape, names).items():
             graph.apply(name, batch)
 
@@ -133,6 +121,7 @@ def world(shape: str, tmp: Path, request: pytest.FixtureRequest, names: tuple[st
                     "request_id": f"req-{uuid.uuid4().hex[:8]}",
                     "deadline_ms": int((time.time() + 30) * 1000),
                 },
+                stores,
             )
 
         try:
@@ -140,4 +129,3 @@ def world(shape: str, tmp: Path, request: pytest.FixtureRequest, names: tuple[st
         finally:
             for name in names:
                 graph.delete_project(name)
-            resources.reset()

@@ -21,7 +21,7 @@ from typing import NoReturn
 import pytest
 
 from sqlalchemy import Engine
-from tests.stores import embedded_stores, neo4j_environment, production_stores, sqlite_url
+from tests.stores import embedded_stores, production_stores, sqlite_url
 
 from rhumbline.config import settings
 from rhumbline.contract import INVOCATION_CONTRACT
@@ -151,9 +151,6 @@ def world(request, tmp_path, monkeypatch) -> Iterator[ToolWorld]:
         neo4j = request.getfixturevalue("neo4j_server")
         database_url = request.getfixturevalue("tools_database_url")
         opening = production_stores(database_url, neo4j)
-        # `query` opens its own read-only connection to Neo4j, from the configuration.
-        for name, value in neo4j_environment(neo4j).items():
-            monkeypatch.setenv(name, value)
     settings.cache_clear()
     # One door: a call reaches the stores it is given; the container's are out of its reach.
     for opener in ("relational_engine", "autocommit_engine", "graph_store", "source_blobs"):

@@ -44,9 +44,11 @@ class Stores:
         graph: "GraphStore | None" = None,
         blobs: "BlobStore | None" = None,
         autocommit: "Engine | None" = None,
+        settings: "Settings | None" = None,
     ) -> "Stores":
         """Stores already open; blobs default to the relational store's own (no bucket). A store
-        left out fails, naming itself, when a call reaches it."""
+        left out fails, naming itself, when a call reaches it. `settings`: the configuration the
+        graph was opened with, which the Cypher engine beside it follows (default: the process's)."""
         if blobs is None:
             from rhumbline.stores.source_blobs import InlineBlobs
 
@@ -57,18 +59,18 @@ class Stores:
             graph=reach_graph,
             blobs=_given(blobs, "contents store"),
             autocommit=_given(autocommit or relational, "autocommit engine"),
-            cypher=_cypher_beside(reach_graph),
+            cypher=_cypher_beside(reach_graph, settings),
         )
 
 
-def _cypher_beside(graph: "Callable[[], GraphStore]") -> "Callable[[], CypherEngine]":
+def _cypher_beside(graph: "Callable[[], GraphStore]", given: "Settings | None") -> "Callable[[], CypherEngine]":
     """The settings' backend's Cypher engine, reading through `graph` where it reads the store."""
 
     def reach() -> "CypherEngine":
         from rhumbline.config import settings
         from rhumbline.cypher.engines import open_engine
 
-        return open_engine(settings(), graph)
+        return open_engine(given or settings(), graph)
 
     return reach
 
