@@ -24,6 +24,7 @@ import pytest
 
 from rhumbline.contract import INVOCATION_CONTRACT
 from rhumbline.runtime import resources
+from rhumbline.runtime.context import Stores
 from rhumbline.runtime.handler import handle as handle_tool
 from rhumbline.stores.graph.protocol import GraphStore
 
@@ -98,6 +99,8 @@ class ReviewWorld:
     call: Callable[..., dict]
     deliver: Callable[..., Answer]
     graph: Callable[[], GraphStore]
+    # What a tool call reaches: the container's stores (the webhook's too), unless a test gives others.
+    stores: Stores | None = None
 
     def db(self):  # type: ignore[no-untyped-def]
         from rhumbline.stores.relational.session import session_scope
@@ -125,6 +128,27 @@ def closed_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+@pytest.fixture
+def graph_down(review_world: "ReviewWorld", closed_port: int) -> Callable[[], int]:
+    """From when it is called, the world's tool calls reach as their graph store a Neo4j at a closed
+    port (given up on in a second); the relational store stays the world's. Returns the port."""
+    from dataclasses import replace
+
+    from rhumbline.config import load_settings
+    from rhumbline.stores.graph.factory import open_graph_store
+
+    unreachable = replace(
+        load_settings(), graph_backend="neo4j", neo4j_uri=f"bolt://127.0.0.1:{closed_port}", neo4j_password="unused",
+        neo4j_secret_arn="", graph_timeout=1,
+    )  # fmt: skip
+
+    def down() -> int:
+        review_world.stores = replace(resources.stores(), graph=lambda: open_graph_store(unreachable))
+        return closed_port
+
+    return down
 
 
 @pytest.fixture(scope="session")
@@ -187,6 +211,7 @@ def review_world(request, tmp_path, monkeypatch) -> Iterator[ReviewWorld]:  # ty
                 "request_id": f"req-{uuid.uuid4().hex[:8]}",
                 "deadline_ms": int((time.time() + 30) * 1000),
             },
+            world.stores,
         )
 
     def deliver(event: str | None, document: Any, **options: Any) -> Answer:
@@ -200,8 +225,9 @@ def review_world(request, tmp_path, monkeypatch) -> Iterator[ReviewWorld]:  # ty
 
     # Kept to clean up with: a test may point the graph at a closed port.
     original = load_settings()
+    world = ReviewWorld(request.param, repo, other, call, deliver, resources.graph_store)
     try:
-        yield ReviewWorld(request.param, repo, other, call, deliver, resources.graph_store)
+        yield world
     finally:
         from rhumbline.webhooks import pr_files
 

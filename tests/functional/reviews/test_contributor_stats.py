@@ -4,7 +4,8 @@ writes them), identities merged on the login, and an honest answer when the grap
 
 from __future__ import annotations
 
-from rhumbline.runtime import resources
+from collections.abc import Callable
+
 from rhumbline.stores.graph.model import Edge, GraphBatch, Node
 from tests.functional.reviews.review_world import ReviewWorld, payload
 
@@ -120,14 +121,10 @@ def test_another_repos_history_and_prs_do_not_leak_in(review_world: ReviewWorld)
     assert [(c["login"], c["pr_count"], c["commit_count"]) for c in result["contributors"]] == [("octocat", 2, None), ("hubot", 1, None)]
 
 
-def test_graph_unreachable_keeps_the_pr_data_and_says_so(review_world: ReviewWorld, monkeypatch, closed_port: int) -> None:  # type: ignore[no-untyped-def]
+def test_graph_unreachable_keeps_the_pr_data_and_says_so(review_world: ReviewWorld, graph_down: Callable[[], int]) -> None:
     seed(review_world)
     history(review_world)
-    monkeypatch.setenv("RHUMBLINE_GRAPH_BACKEND", "neo4j")
-    monkeypatch.setenv("RHUMBLINE_NEO4J_URI", f"bolt://127.0.0.1:{closed_port}")
-    monkeypatch.setenv("RHUMBLINE_NEO4J_PASSWORD", "unused")
-    monkeypatch.setenv("RHUMBLINE_GRAPH_TIMEOUT", "1")
-    resources.reset()
+    closed_port = graph_down()
     result = stats(review_world)
     assert [(c["login"], c["pr_count"], c["commit_count"], c["files_touched"]) for c in result["contributors"]] == [
         ("octocat", 2, None, 3),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tests.functional.reviews.review_world import ReviewWorld, payload
 
 SHA = "6dcb09b5b57875f334f61aebed695e2e4193db5e"
@@ -106,14 +108,8 @@ def test_invalid_arguments_are_named(review_world: ReviewWorld) -> None:
     assert "files: Value error, file paths must be 1-1024 characters, relative to the repository root: '/etc/passwd'" in message
 
 
-def test_the_graph_being_down_does_not_lose_the_review(review_world: ReviewWorld, monkeypatch, closed_port: int) -> None:  # type: ignore[no-untyped-def]
-    from rhumbline.runtime import resources
-
-    monkeypatch.setenv("RHUMBLINE_GRAPH_BACKEND", "neo4j")
-    monkeypatch.setenv("RHUMBLINE_NEO4J_URI", f"bolt://127.0.0.1:{closed_port}")
-    monkeypatch.setenv("RHUMBLINE_NEO4J_PASSWORD", "unused")
-    monkeypatch.setenv("RHUMBLINE_GRAPH_TIMEOUT", "1")
-    resources.reset()
+def test_the_graph_being_down_does_not_lose_the_review(review_world: ReviewWorld, graph_down: Callable[[], int]) -> None:
+    graph_down()
     outcome = record(review_world, files=["a.py"])
     assert outcome["ok"], outcome
     assert outcome["result"]["graph"].startswith("not updated: the graph store is unavailable (Neo4j at bolt://127.0.0.1:")
