@@ -10,16 +10,38 @@ ranking) is the configuration's, read as a deployment reads it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import NoReturn
+
+import pytest
 
 from rhumbline.config import Settings, load_settings
 from rhumbline.runtime.context import Stores
 from rhumbline.stores.graph.factory import open_graph_store
 from rhumbline.stores.relational import migrate
 from rhumbline.stores.relational.engine import create_engine_from_url
+
+
+CONTAINER_OPENERS = ("relational_engine", "autocommit_engine", "graph_store", "source_blobs")
+
+
+def refuse_container_stores(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One door: code under test reaches the stores it is given; reaching the container's
+    (runtime/resources.py) fails, naming the opener, instead of opening the default home."""
+    from rhumbline.runtime import resources
+
+    for opener in CONTAINER_OPENERS:
+        monkeypatch.setattr(resources, opener, _refused(opener))
+
+
+def _refused(opener: str) -> Callable[[], NoReturn]:
+    def reach() -> NoReturn:
+        raise AssertionError(f"a call reached the container's {opener}() (runtime/resources.py), not its own stores")
+
+    return reach
 
 
 def sqlite_url(directory: Path) -> str:

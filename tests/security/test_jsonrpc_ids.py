@@ -17,7 +17,7 @@ from tests.functional.gateway.gateway_harness import Answer, FULL_CALLER, token_
 def test_a_request_id_that_is_not_a_string_or_an_integer_is_refused(make_gateway: Any, request_id: Any, kind: str, method: str) -> None:
     handler = make_gateway()
     body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {"name": "list_projects", "arguments": {}}}
-    answer = Answer(handler(v2_event(body, headers={"mcp-protocol-version": "2025-06-18"}, token=token_for(FULL_CALLER)), None))
+    answer = Answer(handler(v2_event(body, headers={"mcp-protocol-version": "2025-06-18"}, token=token_for(FULL_CALLER, engine=handler.stores.relational())), None))
     assert (answer.status, answer.json) == (400, {
         "jsonrpc": "2.0", "id": None,
         "error": {"code": -32600, "message": f"Invalid Request: `id` must be a string or an integer, not {kind}"},
@@ -28,7 +28,7 @@ def test_a_request_id_that_is_not_a_string_or_an_integer_is_refused(make_gateway
 def test_string_and_integer_ids_are_answered_and_notifications_still_get_202(make_gateway: Any, request_id: Any) -> None:
     handler = make_gateway()
     headers = {"mcp-protocol-version": "2025-06-18"}
-    answer = Answer(handler(v2_event({"jsonrpc": "2.0", "id": request_id, "method": "ping"}, headers=headers, token=token_for(FULL_CALLER)), None))
+    answer = Answer(handler(v2_event({"jsonrpc": "2.0", "id": request_id, "method": "ping"}, headers=headers, token=token_for(FULL_CALLER, engine=handler.stores.relational())), None))
     assert (answer.status, answer.json["id"]) == (200, request_id)
     note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    assert Answer(handler(v2_event(note, headers=headers, token=token_for(FULL_CALLER)), None)).status == 202
+    assert Answer(handler(v2_event(note, headers=headers, token=token_for(FULL_CALLER, engine=handler.stores.relational())), None)).status == 202

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import jwt
@@ -39,7 +38,7 @@ def issuer() -> Iterator[LocalIssuer]:
 
 
 @pytest.fixture
-def oauth(issuer: LocalIssuer, local_store: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalIssuer]:
+def oauth(issuer: LocalIssuer, monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalIssuer]:
     """The deployment trusts `issuer` (audience `rhumbline`, projects `*` when the claim is absent)."""
     monkeypatch.setenv("RHUMBLINE_OIDC_ISSUER", issuer.url)
     monkeypatch.setenv("RHUMBLINE_OIDC_AUDIENCES", AUDIENCE)

@@ -12,13 +12,15 @@ import base64
 import hashlib
 import json
 import types
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 from sqlalchemy import Engine
 
 from rhumbline.errors import InvalidArguments
+from rhumbline.runtime.context import Stores
 from rhumbline.runtime.spec import ToolSpec, module_name
 from rhumbline.tools.common import StrictInput
 
@@ -35,6 +37,18 @@ def plaintext_of(token_id: str) -> str:
 
 def split(value: str | None) -> list[str]:
     return [item for item in (value or "").split(",") if item]
+
+
+@dataclass(frozen=True)
+class Gateway:
+    """A gateway handler a test built (conftest's `make_gateway`), and the stores its meter, audit
+    log and in-process tools reach: a request's token is made in them."""
+
+    handle: Callable[[dict[str, Any], Any], dict[str, Any]]
+    stores: Stores
+
+    def __call__(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+        return self.handle(event, context)
 
 
 def token_for(caller: Mapping[str, str], *, engine: Engine | None = None, **limits: Any) -> str:
@@ -154,22 +168,24 @@ class Answer:
         return self.json["result"]
 
 
-def with_token(event_options: dict[str, Any]) -> dict[str, Any]:
-    """`caller=` (default FULL_CALLER) as the `token` of its row, unless a `token` is given."""
+def with_token(handler: Any, event_options: dict[str, Any]) -> dict[str, Any]:
+    """`caller=` (default FULL_CALLER) as the `token` of its row in the stores of `handler` (a
+    `Gateway`; otherwise the container's), unless a `token` is given."""
     caller = event_options.pop("caller", FULL_CALLER)
     if "token" not in event_options:
-        event_options["token"] = token_for(caller)
+        engine = handler.stores.relational() if isinstance(handler, Gateway) else None
+        event_options["token"] = token_for(caller, engine=engine)
     return event_options
 
 
 def call_legacy(handler: Any, method: str, params: dict[str, Any] | None = None, **event_options: Any) -> Answer:
-    event_options = with_token(event_options)
+    event_options = with_token(handler, event_options)
     headers = {"mcp-protocol-version": HANDSHAKE_VERSION, **event_options.pop("headers", {})}
     return Answer(handler(v2_event(legacy_request(method, params), headers=headers, **event_options), None))
 
 
 def call_modern(handler: Any, method: str, params: dict[str, Any] | None = None, **event_options: Any) -> Answer:
-    event_options = with_token(event_options)
+    event_options = with_token(handler, event_options)
     body, headers = modern_request(method, params)
     return Answer(handler(v2_event(body, headers={**headers, **event_options.pop("headers", {})}, **event_options), None))
 

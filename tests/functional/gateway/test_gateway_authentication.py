@@ -7,33 +7,33 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.functional.gateway.conftest import unreachable_relational
 
 from rhumbline.contract import Caller
 from rhumbline.gateway.authentication import Authenticator
 from rhumbline.gateway.identity import Identity
 from rhumbline.gateway.meter import RelationalMeter
-from rhumbline.runtime import resources
+from rhumbline.runtime.context import Stores
 from rhumbline.stores.relational.schema.base import utcnow
 
 
 @pytest.fixture
-def authenticate(local_store: Path) -> Any:
-    authenticator = Authenticator(RelationalMeter(resources.stores()), utcnow)
+def authenticate(gateway_stores: Stores) -> Any:
+    authenticator = Authenticator(RelationalMeter(gateway_stores), utcnow)
     return lambda header, counted=False: authenticator.authenticate(header, counted=counted)
 
 
 @pytest.fixture
-def issue(local_store: Path) -> Any:
+def issue(gateway_stores: Stores) -> Any:
     from rhumbline.stores.relational import tokens
     from rhumbline.stores.relational.session import session_scope
 
     def create(**overrides: Any) -> tuple[str, str]:
         options = {"principal": "bob@example.com", "projects": ["acme/shop", "acme/web"], "scopes": ["read", "write"]}
-        with session_scope(resources.relational_engine()) as session:
+        with session_scope(gateway_stores.relational()) as session:
             plaintext, token = tokens.create(session, **{**options, **overrides})
             return plaintext, token.id
 
@@ -67,10 +67,13 @@ def test_refusals_carry_their_reason(authenticate: Any, header: str | None, reas
     assert authenticate(header) == Identity(caller=None, reason=reason)
 
 
-def test_a_header_naming_no_token_of_ours_costs_no_query(authenticate: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_header_naming_no_token_of_ours_costs_no_query(gateway_stores: Stores) -> None:
     # A store that cannot be reached would answer `unavailable`: these are refused before asking it.
-    monkeypatch.setenv("RHUMBLINE_DATABASE_URL", "sqlite:////dev/null/unwritable/rhumbline.sqlite3")
-    resources.reset()
+    authenticator = Authenticator(RelationalMeter(unreachable_relational(gateway_stores)), utcnow)
+
+    def authenticate(header: str | None) -> Identity:
+        return authenticator.authenticate(header, counted=False)
+
     for header, reason in ((None, "missing"), ("Basic x", "malformed"), ("Bearer rhl_short", "malformed_token")):
         assert authenticate(header) == Identity(caller=None, reason=reason)
     assert authenticate("Bearer rhl_abcdefghij_" + "A" * 43).reason == "unavailable"
@@ -84,13 +87,13 @@ def test_a_secret_of_another_tokens_id_is_unknown(authenticate: Any, issue: Any)
     assert authenticate(f"Bearer {forged}") == Identity(caller=None, reason="unknown")
 
 
-def test_revoked_and_expired_tokens_are_refused(authenticate: Any, issue: Any) -> None:
+def test_revoked_and_expired_tokens_are_refused(authenticate: Any, issue: Any, gateway_stores: Stores) -> None:
     from rhumbline.stores.relational import tokens
     from rhumbline.stores.relational.session import session_scope
 
     revoked, revoked_id = issue()
     expired, expired_id = issue(expires_at=datetime.now(timezone.utc) + timedelta(days=1))
-    with session_scope(resources.relational_engine()) as session:
+    with session_scope(gateway_stores.relational()) as session:
         tokens.revoke(session, revoked_id)
         tokens.get(session, expired_id).expires_at = datetime.now(timezone.utc) - timedelta(seconds=1)
     assert authenticate(f"Bearer {revoked}") == Identity(caller=None, reason="revoked")

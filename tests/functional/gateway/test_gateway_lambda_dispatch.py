@@ -19,6 +19,7 @@ from botocore.response import StreamingBody
 from tests.functional.gateway.gateway_harness import call_legacy
 
 from rhumbline.gateway.dispatch import LambdaDispatcher
+from rhumbline.runtime.context import Stores
 from rhumbline.runtime.handler import handle
 
 PREFIX = "rhumbline-dev-tool-"
@@ -26,9 +27,11 @@ FUNCTIONS = {"echo": "rhumbline-dev-tool-echo", "list_projects": "rhumbline-dev-
 
 
 class LambdaService:
-    """Answers lambda.Invoke for the functions above; `failure` makes the next calls fail a given way."""
+    """Answers lambda.Invoke for the functions above, their tools reaching `stores` as a tool
+    function's container reaches its own; `failure` makes the next calls fail a given way."""
 
-    def __init__(self) -> None:
+    def __init__(self, stores: Stores) -> None:
+        self.stores = stores
         self.failure: str | None = None
         self.invoked: list[tuple[str, str]] = []
         self.qualifiers: list[str | None] = []
@@ -57,7 +60,7 @@ class LambdaService:
             return self.answer("not an outcome", function_error=False)
         if self.failure == "malformed-outcome":
             return self.answer({"ok": "perhaps"}, function_error=False)
-        return self.answer(handle(tool, json.loads(params["body"])), function_error=False)
+        return self.answer(handle(tool, json.loads(params["body"]), self.stores), function_error=False)
 
     @staticmethod
     def answer(payload: Any, *, function_error: bool) -> tuple[AWSResponse, dict[str, Any]]:
@@ -74,8 +77,8 @@ class LambdaService:
 
 
 @pytest.fixture
-def service() -> LambdaService:
-    return LambdaService()
+def service(gateway_stores: Stores) -> LambdaService:
+    return LambdaService(gateway_stores)
 
 
 @pytest.fixture

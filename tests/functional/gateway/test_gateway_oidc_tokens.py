@@ -4,7 +4,6 @@ rotation, every refusal, the claim mapping, and the gateway accepting them besid
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import jwt
@@ -17,7 +16,7 @@ from rhumbline.gateway.authentication import Authenticator
 from rhumbline.gateway.identity import Identity
 from rhumbline.gateway.meter import RelationalMeter
 from rhumbline.gateway.oidc import IssuerUnreachable, OidcConfig, OidcRefusal, OidcVerifier
-from rhumbline.runtime import resources
+from rhumbline.runtime.context import Stores
 from rhumbline.stores.relational.schema.base import utcnow
 
 
@@ -86,7 +85,7 @@ def test_bad_tokens_are_refused_with_their_reason(issuer: LocalIssuer, make: Any
     assert refused.value.reason == reason and detail in str(refused.value)
 
 
-def test_an_unreachable_issuer_is_an_outage_not_a_bad_token(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unreachable_issuer_is_an_outage_not_a_bad_token(gateway_stores: Stores, monkeypatch: pytest.MonkeyPatch) -> None:
     checker = OidcVerifier(OidcConfig(issuer="http://127.0.0.1:9", jwks_uri="http://127.0.0.1:9/jwks"))
     with running_issuer() as other:
         token = other.token(scope="read")
@@ -97,14 +96,14 @@ def test_an_unreachable_issuer_is_an_outage_not_a_bad_token(monkeypatch: pytest.
     monkeypatch.setattr(authentication, "_verifier", None)
     settings.cache_clear()
     try:
-        identity = Authenticator(RelationalMeter(resources.stores()), utcnow).authenticate(f"Bearer {token}", counted=False)
+        identity = Authenticator(RelationalMeter(gateway_stores), utcnow).authenticate(f"Bearer {token}", counted=False)
         assert identity == Identity(caller=None, reason="unavailable")
     finally:
         settings.cache_clear()
 
 
 def test_the_gateway_accepts_issuer_tokens_beside_static_ones(
-    issuer: LocalIssuer, local_store: Path, monkeypatch: pytest.MonkeyPatch
+    issuer: LocalIssuer, gateway_stores: Stores, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from rhumbline.stores.relational import tokens
     from rhumbline.stores.relational.session import session_scope
@@ -113,7 +112,7 @@ def test_the_gateway_accepts_issuer_tokens_beside_static_ones(
     monkeypatch.setenv("RHUMBLINE_OIDC_DEFAULT_PROJECTS", "*")
     monkeypatch.setattr(authentication, "_verifier", None)
     settings.cache_clear()
-    authenticate = Authenticator(RelationalMeter(resources.stores()), utcnow).authenticate
+    authenticate = Authenticator(RelationalMeter(gateway_stores), utcnow).authenticate
     try:
         identity = authenticate(f"Bearer {issuer.token(scope='read write', rhumbline_toolsets=['code'])}", counted=True)
         assert identity.caller is not None and identity.admitted and identity.refusal is None
@@ -121,7 +120,7 @@ def test_the_gateway_accepts_issuer_tokens_beside_static_ones(
         assert identity.caller.token_id.startswith("oidc_") and identity.toolsets == ("code",)
         expired = authenticate(f"Bearer {issuer.token(scope='read', lifetime=-120)}", counted=False)
         assert expired == Identity(caller=None, reason="expired")
-        with session_scope(resources.relational_engine()) as session:
+        with session_scope(gateway_stores.relational()) as session:
             plaintext, _ = tokens.create(session, principal="bob", projects=["acme/shop"], scopes=["read"])
         static = authenticate(f"Bearer {plaintext}", counted=False)
         assert static.caller is not None and static.caller.principal == "bob" and static.toolsets == ()

@@ -8,15 +8,14 @@ import re
 import sqlite3
 import threading
 from contextlib import closing
-from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.functional.gateway.conftest import unreachable_relational
 from tests.functional.gateway.gateway_harness import FULL_CALLER, Answer, call_legacy, legacy_request, token_for, v2_event
 
 from rhumbline.gateway.dispatch import InProcessDispatcher
 from rhumbline.gateway.identity import REASON_DESCRIPTIONS
-from rhumbline.runtime import resources
 from rhumbline.runtime.spec import all_specs
 
 READ_ONLY_CALLER = {**FULL_CALLER, "token_id": "tk_aliceshop1", "scopes": "read", "projects": "acme/shop"}
@@ -147,7 +146,7 @@ def test_no_lambda_time_left_means_no_dispatch(handler: Any, dispatcher: Countin
     event = v2_event(
         legacy_request("tools/call", {"name": "echo", "arguments": {"text": "x"}}),
         headers={"mcp-protocol-version": "2025-06-18"},
-        token=token_for(FULL_CALLER),
+        token=token_for(FULL_CALLER, engine=handler.stores.relational()),
         request_id="req-late",
     )
     result = Answer(handler(event, ShortLambdaContext(remaining_ms=1200))).result
@@ -231,21 +230,22 @@ def test_warm_calls_reuse_the_same_worker_thread(make_gateway: Any, echo_tools: 
     assert len(dispatcher.threads) == 10 and len(set(dispatcher.threads)) == 1
 
 
-def test_the_audit_row_is_committed_before_the_response_leaves(handler: Any, local_store: Path) -> None:
+def test_the_audit_row_is_committed_before_the_response_leaves(handler: Any) -> None:
+    database = handler.stores.relational().url.database
     outcomes = []
     for number, arguments in enumerate([{"text": "x"}, {"text": 5}, {"text": "x", "project": "other/repo"}]):
         call(handler, "echo", arguments, READ_ONLY_CALLER, request_id=f"req-{number}")
         # A connection of its own, outside the engine's pool: only a committed row is visible to it.
-        with closing(sqlite3.connect(local_store / "rhumbline.sqlite3")) as other:
+        with closing(sqlite3.connect(database)) as other:
             outcomes = [tuple(row) for row in other.execute("SELECT request_id, outcome FROM audit_log ORDER BY id")]
         assert [request_id for request_id, _ in outcomes] == [f"req-{n}" for n in range(number + 1)]
     assert [outcome for _, outcome in outcomes] == ["ok", "invalid", "denied"]
 
 
-def test_an_audit_failure_never_fails_the_call(handler: Any, local_store: Path, caplog: Any) -> None:
+def test_an_audit_failure_never_fails_the_call(handler: Any, caplog: Any) -> None:
     # The audit table is gone: the call is admitted (its token's row is there), its audit write
     # fails for real.
-    with resources.relational_engine().begin() as connection:
+    with handler.stores.relational().begin() as connection:
         connection.exec_driver_sql("DROP TABLE audit_log")
     with caplog.at_level(logging.ERROR, logger="rhumbline.gateway.audit"):
         result = call(handler, "echo", {"text": "still works"}, request_id="req-unaudited")
@@ -254,13 +254,12 @@ def test_an_audit_failure_never_fails_the_call(handler: Any, local_store: Path, 
 
 
 def test_a_store_that_cannot_admit_the_call_refuses_it_before_dispatch(
-    handler: Any, dispatcher: CountingDispatcher, monkeypatch: pytest.MonkeyPatch, caplog: Any
+    make_gateway: Any, gateway_stores: Any, echo_tools: None, dispatcher: CountingDispatcher, caplog: Any
 ) -> None:
     # A database that cannot exist (its parent is a device, not a directory): the token can be
     # neither checked nor metered, so the request is refused with a 503 to retry, never dispatched.
-    token = token_for(FULL_CALLER)
-    monkeypatch.setenv("RHUMBLINE_DATABASE_URL", "sqlite:////dev/null/unwritable/rhumbline.sqlite3")
-    resources.reset()
+    token = token_for(FULL_CALLER, engine=gateway_stores.relational())
+    handler = make_gateway(dispatcher, stores=unreachable_relational(gateway_stores))
     with caplog.at_level(logging.ERROR, logger="rhumbline.gateway"):
         answer = call_legacy(handler, "tools/call", {"name": "echo", "arguments": {"text": "x"}}, token=token)
     assert (answer.status, answer.headers["retry-after"]) == (503, "5")

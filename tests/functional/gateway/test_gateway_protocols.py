@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.functional.gateway.conftest import audit_log
 from tests.functional.gateway.gateway_harness import (
     FULL_CALLER,
     HANDSHAKE_VERSION,
@@ -56,6 +57,12 @@ def gateway_app() -> Any:
 @pytest.fixture
 def handler(gateway_app: Any, local_store: Path) -> Any:
     return gateway_app.handler
+
+
+@pytest.fixture
+def audit_rows(local_store: Path) -> Any:
+    """The audit log of the function's container (its stores: runtime/resources.py), oldest first."""
+    return lambda: audit_log(resources.relational_engine())
 
 
 def test_initialize_handshake_then_list_and_call(handler: Any, audit_rows: Any) -> None:

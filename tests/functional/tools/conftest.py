@@ -14,18 +14,16 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import NoReturn
 
 import pytest
 
 from sqlalchemy import Engine
-from tests.stores import embedded_stores, production_stores, sqlite_url
+from tests.stores import embedded_stores, production_stores, refuse_container_stores, sqlite_url
 
 from rhumbline.config import settings
 from rhumbline.contract import INVOCATION_CONTRACT
-from rhumbline.runtime import resources
 from rhumbline.runtime.context import Stores
 from rhumbline.runtime.handler import handle
 from rhumbline.runtime.spec import load_spec
@@ -129,13 +127,6 @@ def tools_database_url(postgres_url) -> Iterator[str]:
     drop()
 
 
-def _refused(opener: str) -> Callable[[], NoReturn]:
-    def reach() -> NoReturn:
-        raise AssertionError(f"a call reached the container's {opener}() (runtime/resources.py), not its own stores")
-
-    return reach
-
-
 @pytest.fixture(params=["embedded", "production"])
 def world(request, tmp_path, monkeypatch) -> Iterator[ToolWorld]:
     suffix = uuid.uuid4().hex[:10]
@@ -153,8 +144,7 @@ def world(request, tmp_path, monkeypatch) -> Iterator[ToolWorld]:
         opening = production_stores(database_url, neo4j)
     settings.cache_clear()
     # One door: a call reaches the stores it is given; the container's are out of its reach.
-    for opener in ("relational_engine", "autocommit_engine", "graph_store", "source_blobs"):
-        monkeypatch.setattr(resources, opener, _refused(opener))
+    refuse_container_stores(monkeypatch)
     with opening as stores:
         from rhumbline.stores.relational import projects
         from rhumbline.stores.relational.session import session_scope
