@@ -29,15 +29,15 @@ from tests.functional.gateway.test_gateway_metering import (  # noqa: F401 - fix
 )
 
 from rhumbline.gateway.identity import REASON_DESCRIPTIONS
-from rhumbline.runtime import resources
+from rhumbline.runtime.context import Stores
 
 LISTING = {"name": "list_projects", "arguments": {}}
 
 
 @pytest.fixture
-def statements() -> Iterator[Callable[[], int]]:
+def statements(store: Stores) -> Iterator[Callable[[], int]]:  # noqa: F811
     """How many SQL statements the gateway's engines have run so far."""
-    engines = {resources.relational_engine(), resources.autocommit_engine()}
+    engines = {store.relational(), store.autocommit()}
     count = 0
 
     def counted(*_: Any) -> None:
@@ -55,16 +55,16 @@ def test_a_real_token_id_with_another_secret_is_a_401_that_touches_nothing(
     gateway: Any, dispatcher: CrashingDispatcher  # noqa: F811
 ) -> None:
     handler = gateway()
-    owner = new_token(rate_per_minute=60, rate_burst=2, monthly_quota=5)
+    owner = new_token(handler, rate_per_minute=60, rate_burst=2, monthly_quota=5)
     prefix = owner["token"][: len("rhl_") + 11]
     for _ in range(20):
         forged = prefix + secrets.token_urlsafe(32)
         answer = call_legacy(handler, "tools/call", LISTING, token=forged)
         assert (answer.status, answer.json["error_description"]) == (401, REASON_DESCRIPTIONS["unknown"])
         assert answer.headers["www-authenticate"].startswith('Bearer realm="rhumbline"')
-    row = token_row(owner["token_id"])
+    row = token_row(handler, owner["token_id"])
     assert (row.bucket_level, row.bucket_at, row.quota_used, row.last_used_at) == (None, None, 0, None)
-    assert audit_rows() == [] and dispatcher.dispatched == 0
+    assert audit_rows(handler) == [] and dispatcher.dispatched == 0
     # Twenty forgeries later the owner still has its whole burst.
     assert [call_legacy(handler, "tools/call", LISTING, token=owner["token"]).result["isError"] for _ in range(2)] == [False] * 2
 
@@ -84,4 +84,4 @@ def test_a_header_naming_no_token_of_ours_reaches_no_database(
     before = statements()
     assert call_legacy(handler, "tools/list", token="rhl_abcdefghij_" + "a" * 43).status == 401
     assert statements() - before <= 2
-    assert audit_rows() == [] and dispatcher.dispatched == 0
+    assert audit_rows(handler) == [] and dispatcher.dispatched == 0

@@ -24,7 +24,7 @@ from rhumbline.gateway.container import GatewayContainer
 from rhumbline.gateway.dispatch import InProcessDispatcher
 from rhumbline.gateway.meter import RelationalMeter
 from rhumbline.gateway.server import build_gateway_app
-from rhumbline.runtime import resources
+from rhumbline.runtime.context import Stores
 
 RATE = 10
 
@@ -36,7 +36,7 @@ def issuer() -> Iterator[LocalIssuer]:
 
 
 @pytest.fixture
-def send(store: str, issuer: LocalIssuer, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Any]]:  # noqa: F811
+def send(store: Stores, issuer: LocalIssuer, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Any]]:  # noqa: F811
     """A request with a bearer token through a gateway built from the settings."""
     monkeypatch.setenv("RHUMBLINE_OIDC_ISSUER", issuer.url)
     monkeypatch.setenv("RHUMBLINE_OIDC_DEFAULT_PROJECTS", "*")
@@ -45,7 +45,7 @@ def send(store: str, issuer: LocalIssuer, monkeypatch: pytest.MonkeyPatch) -> It
     monkeypatch.setattr(authentication, "_verifier", None)
     current = settings()
     catalog = Catalog.from_registry()
-    calls = ToolCalls(catalog, InProcessDispatcher(), RelationalAuditLog(resources.stores()), RelationalMeter.from_settings(current, resources.stores()), tool_timeout=10.0)
+    calls = ToolCalls(catalog, InProcessDispatcher(store), RelationalAuditLog(store), RelationalMeter.from_settings(current, store), tool_timeout=10.0)
     container = GatewayContainer(*build_gateway_app(replace(current, mode="hosted"), catalog, calls)).start()
     handler = container.lambda_handler()
 

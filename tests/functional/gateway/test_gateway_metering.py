@@ -21,11 +21,12 @@ from typing import Any
 
 import pytest
 from sqlalchemy import select
-from tests.functional.gateway.gateway_harness import Answer, call_legacy, call_modern
+from tests.functional.gateway.gateway_harness import Answer, Gateway, call_legacy, call_modern
 from tests.oidc_issuer import running_issuer
 from tests.pg_database import fresh_database_url
+from tests.stores import opened_stores, refuse_container_stores, sqlite_url
 
-from rhumbline.config import settings
+from rhumbline.config import load_settings, settings
 from rhumbline.gateway import authentication
 from rhumbline.gateway.audit import RelationalAuditLog
 from rhumbline.gateway.calls import ToolCalls
@@ -35,7 +36,7 @@ from rhumbline.gateway.dispatch import DispatchError, InProcessDispatcher
 from rhumbline.gateway.meter import RelationalMeter
 from rhumbline.gateway.oidc import OidcConfig, OidcVerifier
 from rhumbline.gateway.server import build_gateway_app
-from rhumbline.runtime import resources
+from rhumbline.runtime.context import Stores
 from rhumbline.stores.relational import limits, tokens, usage
 from rhumbline.stores.relational.schema.core import AuditEntry
 from rhumbline.stores.relational.schema.metering import UsageDaily
@@ -71,25 +72,25 @@ class CrashingDispatcher(InProcessDispatcher):
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def store(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """The gateway's relational store: an embedded SQLite file, or a fresh PostgreSQL database."""
-    from rhumbline.stores.relational import migrate
-
+def store(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Stores]:
+    """The gateway's stores, opened here: its relational store an embedded SQLite file or a fresh
+    PostgreSQL database (migrated), and an embedded graph. The container's are out of reach."""
     drop = None
     if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'home' / 'rhumbline.sqlite3'}"
+        url = sqlite_url(tmp_path / "home")
     else:
         url, drop = fresh_database_url(request.getfixturevalue("postgres_url"), f"meter_{uuid.uuid4().hex[:12]}")
+    # Configuration, not a store: where a local tool keeps its cursor secret.
     monkeypatch.setenv("RHUMBLINE_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("RHUMBLINE_DATABASE_URL", url)
     monkeypatch.delenv("RHUMBLINE_MODE", raising=False)
-    monkeypatch.setenv("RHUMBLINE_GRAPH_BACKEND", "sqlite")
-    resources.reset()
-    migrate.upgrade(resources.relational_engine())
-    yield request.param
-    resources.reset()
-    if drop is not None:
-        drop()
+    refuse_container_stores(monkeypatch)
+    graph = replace(load_settings(), graph_backend="sqlite", graph_path=tmp_path / "graph.sqlite3")
+    try:
+        with opened_stores(url, graph) as stores:
+            yield stores
+    finally:
+        if drop is not None:
+            drop()
 
 
 @pytest.fixture
@@ -103,28 +104,29 @@ def dispatcher() -> CrashingDispatcher:
 
 
 @pytest.fixture
-def gateway(store: str, echo_tools: None, clock: Clock, dispatcher: CrashingDispatcher) -> Iterator[Callable[..., Any]]:
-    """Build a gateway handler (hosted, its own container) metering with `clock`."""
+def gateway(store: Stores, echo_tools: None, clock: Clock, dispatcher: CrashingDispatcher) -> Iterator[Callable[..., Any]]:
+    """Build a gateway handler (hosted, its own container) metering `store` with `clock`."""
+    dispatcher.stores = store
     containers: list[GatewayContainer] = []
 
     def build(
         *, monthly_ceiling: int | None = None, subject_limits: limits.Limits | None = None, tool_timeout: float = 10.0
     ) -> Any:
         catalog = Catalog.from_registry()
-        meter = RelationalMeter(resources.stores(), monthly_ceiling=monthly_ceiling, subject_limits=subject_limits)
-        calls = ToolCalls(catalog, dispatcher, RelationalAuditLog(resources.stores()), meter, tool_timeout=tool_timeout, clock=clock)
+        meter = RelationalMeter(store, monthly_ceiling=monthly_ceiling, subject_limits=subject_limits)
+        calls = ToolCalls(catalog, dispatcher, RelationalAuditLog(store), meter, tool_timeout=tool_timeout, clock=clock)
         container = GatewayContainer(*build_gateway_app(replace(settings(), mode="hosted"), catalog, calls)).start()
         containers.append(container)
-        return container.lambda_handler()
+        return Gateway(container.lambda_handler(), store)
 
     yield build
     for container in containers:
         container.stop()
 
 
-def new_token(scopes: str = "read", projects: str = "*", **limits: Any) -> dict[str, str]:
-    """A real token: its plaintext (`token`), id and principal."""
-    with session_scope(resources.relational_engine()) as session:
+def new_token(handler: Gateway, scopes: str = "read", projects: str = "*", **limits: Any) -> dict[str, str]:
+    """A real token in `handler`'s store: its plaintext (`token`), id and principal."""
+    with session_scope(handler.stores.relational()) as session:
         plaintext, token = tokens.create(
             session, principal=f"{uuid.uuid4().hex[:8]}@example.com", projects=projects.split(","), scopes=scopes.split(","),
             **limits,
@@ -148,18 +150,18 @@ def refusal(result: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
     return code, message, json.loads(details) if details else {}
 
 
-def audit_rows() -> list[Any]:
-    with resources.relational_engine().connect() as connection:
+def audit_rows(handler: Gateway) -> list[Any]:
+    with handler.stores.relational().connect() as connection:
         return list(connection.execute(select(AuditEntry.__table__).order_by(AuditEntry.id)))
 
 
-def rollups() -> list[Any]:
-    with resources.relational_engine().connect() as connection:
+def rollups(handler: Gateway) -> list[Any]:
+    with handler.stores.relational().connect() as connection:
         return list(connection.execute(select(UsageDaily.__table__)))
 
 
-def token_row(token_id: str) -> Any:
-    with session_scope(resources.relational_engine()) as session:
+def token_row(handler: Gateway, token_id: str) -> Any:
+    with session_scope(handler.stores.relational()) as session:
         return tokens.get(session, token_id)
 
 
@@ -182,7 +184,7 @@ def at_once(work: Callable[[], dict[str, Any]], count: int = CALLERS) -> list[di
 
 def test_of_8_concurrent_callers_exactly_the_burst_pass(gateway: Any, dispatcher: CrashingDispatcher) -> None:
     handler = gateway()
-    caller = new_token(rate_per_minute=60, rate_burst=3)
+    caller = new_token(handler, rate_per_minute=60, rate_burst=3)
     results = at_once(lambda: call(handler, caller, {"text": "hi"}))
     assert sum(not result["isError"] for result in results) == 3
     refused = [refusal(result) for result in results if result["isError"]]
@@ -192,15 +194,15 @@ def test_of_8_concurrent_callers_exactly_the_burst_pass(gateway: Any, dispatcher
         assert message.startswith("this token is over its rate limit of 60 calls per minute (burst 3): retry in ")
         assert 0 < details["retry_after_s"] <= 1.0
         assert details["limit"] == {"rate_per_minute": 60, "burst": 3}
-    rows = audit_rows()
+    rows = audit_rows(handler)
     assert Counter((row.outcome, row.error_code) for row in rows) == {("ok", None): 3, ("denied", "rate_limited"): 5}
-    [rollup] = rollups()
+    [rollup] = rollups(handler)
     assert (rollup.calls, rollup.billable, rollup.denied) == (8, 3, 5)
 
 
 def test_of_8_concurrent_callers_exactly_the_quota_pass(gateway: Any) -> None:
     handler = gateway()
-    caller = new_token(monthly_quota=2)
+    caller = new_token(handler, monthly_quota=2)
     results = at_once(lambda: call(handler, caller, {"text": "hi"}))
     assert sum(not result["isError"] for result in results) == 2
     refused = [refusal(result) for result in results if result["isError"]]
@@ -210,7 +212,7 @@ def test_of_8_concurrent_callers_exactly_the_quota_pass(gateway: Any) -> None:
 
 def test_the_quota_comes_back_at_the_turn_of_the_month(gateway: Any, clock: Clock) -> None:
     handler = gateway()
-    caller = new_token(monthly_quota=2)
+    caller = new_token(handler, monthly_quota=2)
     clock.now = datetime(2027, 1, 31, 23, 59, 59, tzinfo=timezone.utc)
     assert [call(handler, caller, {"text": "x"})["isError"] for _ in range(2)] == [False, False]
     code, message, details = refusal(call(handler, caller, {"text": "x"}))
@@ -218,7 +220,7 @@ def test_the_quota_comes_back_at_the_turn_of_the_month(gateway: Any, clock: Cloc
     assert message == "this token has used its monthly quota of 2 calls; it resets at the start of next month (UTC), in 1.0 s"
     clock.now = datetime(2027, 2, 1, tzinfo=timezone.utc)
     assert call(handler, caller, {"text": "x"})["isError"] is False
-    days = {row.day.isoformat(): (row.calls, row.billable, row.denied) for row in rollups()}
+    days = {row.day.isoformat(): (row.calls, row.billable, row.denied) for row in rollups(handler)}
     assert days == {"2027-01-31": (3, 2, 1), "2027-02-01": (1, 1, 0)}
 
 
@@ -227,10 +229,10 @@ def test_a_dead_token_is_refused_with_a_401_before_metering_and_dispatch(
     gateway: Any, clock: Clock, dispatcher: CrashingDispatcher, death: str
 ) -> None:
     handler = gateway()
-    caller = new_token(monthly_quota=10, expires_at=clock.now + timedelta(hours=1))
+    caller = new_token(handler, monthly_quota=10, expires_at=clock.now + timedelta(hours=1))
     assert call(handler, caller, {"text": "x"})["isError"] is False
     if death == "revoked":
-        with session_scope(resources.relational_engine()) as session:
+        with session_scope(handler.stores.relational()) as session:
             tokens.revoke(session, caller["token_id"])
     else:
         clock.now += timedelta(hours=2)
@@ -240,14 +242,14 @@ def test_a_dead_token_is_refused_with_a_401_before_metering_and_dispatch(
     assert (refused.status, refused.json) == (401, {"error": "invalid_token", "error_description": description})
     assert refused.headers["www-authenticate"].endswith(f'error="invalid_token", error_description="{description}"')
     assert dispatcher.dispatched == 1
-    assert token_row(caller["token_id"]).quota_used == 1
-    assert [(row.outcome, row.error_code) for row in audit_rows()] == [("ok", None)]
+    assert token_row(handler, caller["token_id"]).quota_used == 1
+    assert [(row.outcome, row.error_code) for row in audit_rows(handler)] == [("ok", None)]
 
 
 def test_every_admitted_call_counts_in_the_quota_and_only_ok_is_billed(gateway: Any, dispatcher: CrashingDispatcher) -> None:
     # Once only `ok` calls were counted: 200 not_found calls ran under a quota of 5.
     handler = gateway(tool_timeout=0.3)
-    caller = new_token(monthly_quota=5)
+    caller = new_token(handler, monthly_quota=5)
     answers = [
         call(handler, caller, {"project": "acme/none", "node_id": "x"}, tool="get_node"),  # the tool's not_found
         call(handler, caller, {"text": "x", "fail": True}),  # the tool's invalid_arguments
@@ -261,15 +263,15 @@ def test_every_admitted_call_counts_in_the_quota_and_only_ok_is_billed(gateway: 
     for _ in range(20):
         code, _, details = refusal(call(handler, caller, {"project": "acme/none", "node_id": "x"}, tool="get_node"))
         assert (code, details["limit"]) == ("quota_exceeded", {"monthly_quota": 5})
-    assert token_row(caller["token_id"]).quota_used == 5
+    assert token_row(handler, caller["token_id"]).quota_used == 5
     assert dispatcher.dispatched == 5, "a call past the quota reached its tool"
-    rollup = {row.tool: (row.calls, row.billable, row.invalid, row.errors, row.denied) for row in rollups()}
+    rollup = {row.tool: (row.calls, row.billable, row.invalid, row.errors, row.denied) for row in rollups(handler)}
     assert rollup == {"get_node": (21, 0, 0, 1, 20), "echo": (4, 1, 1, 2, 0)}
 
 
 def test_other_mcp_requests_take_from_the_bucket_without_counting_in_the_quota(gateway: Any) -> None:
     handler = gateway()
-    caller = new_token(rate_per_minute=60, rate_burst=3, monthly_quota=2)
+    caller = new_token(handler, rate_per_minute=60, rate_burst=3, monthly_quota=2)
     requests = [
         call_legacy(handler, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                             "clientInfo": {"name": "t", "version": "1"}}, token=caller["token"]),
@@ -283,20 +285,20 @@ def test_other_mcp_requests_take_from_the_bucket_without_counting_in_the_quota(g
     error = requests[3].json["error"]
     assert error["code"] == -32000 and error["message"].startswith("rate_limited: this token is over its rate limit of 60")
     assert error["data"]["code"] == "rate_limited" and 0 < error["data"]["retry_after_s"] <= 1.0
-    assert token_row(caller["token_id"]).quota_used == 0
+    assert token_row(handler, caller["token_id"]).quota_used == 0
 
 
 def test_an_exhausted_token_is_refused_every_request(gateway: Any, clock: Clock) -> None:
     # Once an exhausted token still made 300 tools/list and 100 initialize calls.
     handler = gateway()
-    caller = new_token(monthly_quota=1)
+    caller = new_token(handler, monthly_quota=1)
     assert call(handler, caller, {"text": "x"})["isError"] is False
     for method in ("tools/list", "initialize", "ping", "resources/list"):
         params = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
         answer = call_legacy(handler, method, params if method == "initialize" else None, token=caller["token"])
         assert answer.json["error"]["data"]["code"] == "quota_exceeded", (method, answer.json)
         assert answer.json["error"]["data"]["limit"] == {"monthly_quota": 1}
-    assert token_row(caller["token_id"]).quota_used == 1
+    assert token_row(handler, caller["token_id"]).quota_used == 1
     clock.now = limits.next_month(clock.now)
     assert "result" in call_legacy(handler, "tools/list", token=caller["token"]).json
 
@@ -354,19 +356,19 @@ def test_without_default_limits_an_oidc_subject_is_counted_not_limited(
     oidc = oidc_caller("alice")
     assert [call(handler, oidc, {"text": "x"})["isError"] for _ in range(2)] == [False] * 2
     assert refusal(call(handler, oidc, {"text": "crash"}))[0] == "function_error"
-    counted = {row.token_id: (row.principal, row.calls, row.billable, row.errors) for row in rollups()}
+    counted = {row.token_id: (row.principal, row.calls, row.billable, row.errors) for row in rollups(handler)}
     assert counted == {oidc["token_id"]: ("alice@acme.com", 3, 2, 1)}
     # The deployment's ceiling holds them too.
     clock.now += timedelta(seconds=61)
     assert refusal(call(handler, oidc, {"text": "x"}))[0] == "quota_exceeded"
     # The local stdio principal is the machine's own user: never limited, whatever the defaults.
-    meter = RelationalMeter(resources.stores(), subject_limits=limits.Limits(rate_per_minute=1, monthly_quota=1))
+    meter = RelationalMeter(handler.stores, subject_limits=limits.Limits(rate_per_minute=1, monthly_quota=1))
     assert all(meter.admit(LOCAL_TOKEN_ID, clock.now).admitted for _ in range(3))
 
 
 def test_the_deployment_ceiling_refuses_calls_once_the_month_has_run_it(gateway: Any, clock: Clock) -> None:
     handler = gateway(monthly_ceiling=3)
-    caller = new_token()
+    caller = new_token(handler)
     # The month's count is read once a minute per container: calls within that minute pass.
     assert [call(handler, caller, {"text": "x"})["isError"] for _ in range(4)] == [False] * 4
     clock.now += timedelta(seconds=61)
@@ -377,13 +379,13 @@ def test_the_deployment_ceiling_refuses_calls_once_the_month_has_run_it(gateway:
 
 def test_get_usage_reports_the_rollups_to_admins(gateway: Any, clock: Clock) -> None:
     handler = gateway()
-    user = new_token(scopes="read")
+    user = new_token(handler, scopes="read")
     for project in ("acme/shop", "acme/shop", "acme/other"):
         call(handler, user, {"text": "x", "project": project})
     refused = call(handler, user, {"text": "x"}, tool="get_usage")
     assert refusal(refused)[:2] == ("forbidden", "this token lacks the 'admin' scope")
 
-    admin = new_token(scopes="admin")
+    admin = new_token(handler, scopes="admin")
     today = clock.now.date().isoformat()
     report = call(handler, admin, {"by": ["project", "tool"], "principal": user["principal"]}, tool="get_usage")
     structured = report["structuredContent"]
@@ -400,19 +402,19 @@ def test_get_usage_reports_the_rollups_to_admins(gateway: Any, clock: Clock) -> 
     assert rest["next_cursor"] is None and rest["offset"] == 2
 
     # An admin of some projects sees only their usage, and may not ask for another's.
-    shop_admin = new_token(scopes="admin", projects="acme/shop")
+    shop_admin = new_token(handler, scopes="admin", projects="acme/shop")
     mine = call(handler, shop_admin, {"by": ["project"]}, tool="get_usage")["structuredContent"]
     assert [(row["project"], row["calls"]) for row in mine["rows"]] == [("acme/shop", 2)]
     assert refusal(call(handler, shop_admin, {"project": "acme/other"}, tool="get_usage"))[0] == "forbidden"
 
 
-def test_usage_equals_the_audit_log_after_1000_mixed_calls(gateway: Any, clock: Clock, store: str) -> None:
+def test_usage_equals_the_audit_log_after_1000_mixed_calls(gateway: Any, clock: Clock) -> None:
     handler = gateway()
-    free = new_token(scopes="read,write")
-    limited = new_token(scopes="read", rate_per_minute=600, rate_burst=40)
-    quota = new_token(scopes="read", monthly_quota=60)
-    revoked = new_token(scopes="read")
-    with session_scope(resources.relational_engine()) as session:
+    free = new_token(handler, scopes="read,write")
+    limited = new_token(handler, scopes="read", rate_per_minute=600, rate_burst=40)
+    quota = new_token(handler, scopes="read", monthly_quota=60)
+    revoked = new_token(handler, scopes="read")
+    with session_scope(handler.stores.relational()) as session:
         tokens.revoke(session, revoked["token_id"])
     kinds = [
         (free, "echo", {"text": "ok", "project": "acme/shop"}),
@@ -443,7 +445,7 @@ def test_usage_equals_the_audit_log_after_1000_mixed_calls(gateway: Any, clock: 
         thread.start()
     for thread in threads:
         thread.join(300)
-    rows = audit_rows()
+    rows = audit_rows(handler)
     assert len(unauthenticated) == sum(1 for n in range(workers * each) if n % len(kinds) == len(kinds) - 1)
     assert len(rows) + len(unauthenticated) == workers * each == 1000
     outcomes = Counter(row.error_code or row.outcome for row in rows)
@@ -463,13 +465,13 @@ def test_usage_equals_the_audit_log_after_1000_mixed_calls(gateway: Any, clock: 
         (row.day, row.token_id, row.principal, row.project, row.tool): Counter(
             {name: getattr(row, name) for name in usage.COUNTS if getattr(row, name)}
         )
-        for row in rollups()
+        for row in rollups(handler)
     }
     assert actual == dict(expected)
     # What billing reads agrees to the call: billable = the audit rows that are ok.
-    with resources.relational_engine().connect() as connection:
+    with handler.stores.relational().connect() as connection:
         window = usage.Filters(since=clock.now.date(), until=clock.now.date())
         _, _, totals = usage.report(connection, window, ["principal"])
     assert (totals["calls"], totals["billable"]) == (len(rows), outcomes["ok"])
     # The quota counts every admitted call, billable or not; here all of them are.
-    assert token_row(quota["token_id"]).quota_used == 60
+    assert token_row(handler, quota["token_id"]).quota_used == 60
