@@ -24,7 +24,7 @@ from sqlalchemy import Engine
 from rhumbline.gateway.audit import CallRecord, write_call
 from rhumbline.gateway.authentication import Authenticator
 from rhumbline.gateway.meter import RelationalMeter
-from rhumbline.runtime import resources
+from rhumbline.runtime.context import Stores
 from rhumbline.stores.relational import audit, limits, migrate, tokens
 from rhumbline.stores.relational.engine import create_engine_from_url
 from rhumbline.stores.relational.oneshot import OneShot
@@ -94,13 +94,12 @@ def test_admission_is_one_round_trip(engines: tuple[Engine, Engine], round_trips
 
 
 def test_the_gateways_authentication_is_its_admission(
-    engines: tuple[Engine, Engine], round_trips: RoundTrips, monkeypatch: pytest.MonkeyPatch
+    engines: tuple[Engine, Engine], round_trips: RoundTrips
 ) -> None:
     engine, autocommit = engines
     with session_scope(engine) as session:
         plaintext, _ = tokens.create(session, principal="trips@example.com", projects=["*"], scopes=["read"], monthly_quota=10_000)
-    monkeypatch.setattr(resources, "autocommit_engine", lambda: autocommit)
-    authenticator = Authenticator(RelationalMeter(resources.stores()), lambda: NOW)
+    authenticator = Authenticator(RelationalMeter(Stores.opened(engine, autocommit=autocommit)), lambda: NOW)
     authenticator.authenticate(f"Bearer {plaintext}", counted=True)  # prepared once
     for counted in (True, False):
         assert round_trips.of(lambda c=counted: authenticator.authenticate(f"Bearer {plaintext}", counted=c)) == 1
