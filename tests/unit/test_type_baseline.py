@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # (module, error code) pairs in the baseline, and `type: ignore` comments in the package: lower
 # each to the new count when the code sheds one; neither may grow.
 BASELINE_ENTRIES = 159
-TYPE_IGNORES = 18
+TYPE_IGNORES = 12
 STRICT = (
     "rhumbline.contract",
     "rhumbline.runtime",

@@ -130,7 +130,7 @@ def language_of(path: str) -> str | None:
 
 
 # A `.h` header is C, C++ or Objective-C. Decided from its own content as GitHub linguist decides
-# (heuristics.yml for `.h`: its Objective-C pattern first, then its C++ one, else C), but with
+# (its heuristics for `.h`: the Objective-C pattern first, then its C++ one, else C), but with
 # word ends after `try` and `constexpr` (a C line starting `try_lock(` is no C++), `std::` only
 # on a line that is no comment's (C headers show C++ callers in their docs: xxhash.h), and
 # without `__cplusplus >` and `__has_cpp_attribute`, which C headers test to serve C++ callers

@@ -137,20 +137,26 @@ def _without_variance(source: bytes) -> bytes:
     return bytes(edited)
 
 
-class TypeScriptMixin:
+class TypeScriptExtractor(JavaScriptExtractor):
     """What TypeScript adds: interfaces, enums, abstract members, namespaces, typed locals."""
 
+    query_text = TS_QUERY
     module_locals = True
+
+    def language(self) -> Language:
+        import tree_sitter_typescript
+
+        return Language(tree_sitter_typescript.language_typescript())
 
     def parse(self, source: bytes) -> Node:
         source = parseable(source)
-        root: Node = super().parse(source)  # type: ignore[misc]
+        root: Node = super().parse(source)
         # Only a file the grammar fails on is searched for variance annotations: searching every
         # file would cost each a few per cent of its parse.
         if root.has_error:
             blanked = _without_variance(source)
             if blanked is not source:
-                return super().parse(blanked)  # type: ignore[misc]
+                return super().parse(blanked)
         return root
 
     def scope(self, x: Context, node: Node) -> ScopeSpec | None:
@@ -180,7 +186,7 @@ class TypeScriptMixin:
             if name is None or name.type not in NAME_TYPES or not x.in_type:
                 return None
             return spec._replace(parameters=self.parameters(x, node))
-        return super().definition(x, spec)  # type: ignore[misc]
+        return super().definition(x, spec)
 
     def bases(self, x: Context, node: Node) -> tuple[str, ...]:
         found: list[str] = []
@@ -199,7 +205,7 @@ class TypeScriptMixin:
         if node.type in ("type_identifier", "nested_type_identifier", "generic_type"):
             name = type_name(x.text(node))
             return [name] if name else []
-        return super()._heritage(x, node)  # type: ignore[misc]
+        return super()._heritage(x, node)
 
     def _parameter(self, x: Context, node: Node) -> list[str]:
         if node.type in ("required_parameter", "optional_parameter"):
@@ -219,7 +225,7 @@ class TypeScriptMixin:
             if written and modifiers & {"accessibility_modifier", "readonly"}:
                 found.append(f"this.{name}:{written}")  # `constructor(private cart: Cart)`
             return found
-        return super()._parameter(x, node)  # type: ignore[misc]
+        return super()._parameter(x, node)
 
     def call(self, x: Context, node: Node) -> str | None:
         function = node.child_by_field_name("function") if node.type == "call_expression" else None
@@ -228,7 +234,7 @@ class TypeScriptMixin:
             member = function.child_by_field_name("property")
             if cast is not None and member is not None and member.type in NAME_TYPES:
                 return f"{CAST}{cast}).{x.text(member)}"  # `(source as Subject).next()`
-        return super().call(x, node)  # type: ignore[misc]
+        return super().call(x, node)
 
     def local(self, x: Context, node: Node) -> Iterable[tuple[str, str | None]]:
         if node.type in ("arrow_function", "function_expression", "method_definition"):
@@ -241,13 +247,13 @@ class TypeScriptMixin:
             if written is None and annotation is not None:
                 written = _callback_type(x, annotation)
             return ((x.text(name), written),)
-        return super().local(x, node)  # type: ignore[misc]
+        return super().local(x, node)
 
     def local_type(self, x: Context, node: Node, value: Node | None) -> str | None:
         annotation = node.child_by_field_name("type")
         if annotation is not None:
             return _annotated(x.text(annotation))
-        return super().local_type(x, node, value)  # type: ignore[misc]
+        return super().local_type(x, node, value)
 
 
 
@@ -372,15 +378,6 @@ def _callback_parameters(x: Context, node: Node) -> list[tuple[str, str | None]]
             written = f"{CONTEXTUAL_TYPE}{callee}#{argument}{member}.{index}"
         found.append((x.text(pattern), written))
     return found
-
-
-class TypeScriptExtractor(TypeScriptMixin, JavaScriptExtractor):
-    query_text = TS_QUERY
-
-    def language(self) -> Language:
-        import tree_sitter_typescript
-
-        return Language(tree_sitter_typescript.language_typescript())
 
 
 class TsxExtractor(TypeScriptExtractor):
