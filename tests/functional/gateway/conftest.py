@@ -11,7 +11,7 @@ from tests.functional.gateway.gateway_harness import ADMIN_SPEC, ECHO_SPEC, Gate
 from tests.stores import embedded_stores, refuse_container_stores
 
 from rhumbline.config import settings
-from rhumbline.gateway.audit import RelationalAuditLog
+from rhumbline.gateway.audit import AuditLog, RelationalAuditLog
 from rhumbline.gateway.calls import ToolCalls
 from rhumbline.gateway.catalog import Catalog
 from rhumbline.gateway.container import GatewayContainer
@@ -98,7 +98,7 @@ def make_gateway(gateway_stores: Stores) -> Iterator[Callable[..., Gateway]]:
 
     def build(
         dispatcher: Dispatcher | None = None, *, tool_timeout: float = 10.0, mode: str = "hosted",
-        stores: Stores | None = None, **options: Any,
+        stores: Stores | None = None, audit_log: AuditLog | None = None, **options: Any,
     ) -> Gateway:
         stores = stores or gateway_stores
         # An in-process dispatcher the test made without stores runs its tools against the gateway's.
@@ -106,8 +106,8 @@ def make_gateway(gateway_stores: Stores) -> Iterator[Callable[..., Gateway]]:
             dispatcher.stores = stores
         catalog = Catalog.from_registry()
         calls = ToolCalls(
-            catalog, dispatcher or InProcessDispatcher(stores), RelationalAuditLog(stores), RelationalMeter(stores),
-            tool_timeout=tool_timeout, **options,
+            catalog, dispatcher or InProcessDispatcher(stores), audit_log or RelationalAuditLog(stores),
+            RelationalMeter(stores), tool_timeout=tool_timeout, **options,
         )  # fmt: skip
         gateway_settings = replace(settings(), mode=mode)
         container = GatewayContainer(*build_gateway_app(gateway_settings, catalog, calls)).start()

@@ -7,6 +7,7 @@ import logging
 import re
 import sqlite3
 import threading
+import time
 from contextlib import closing
 from typing import Any
 
@@ -14,8 +15,10 @@ import pytest
 from tests.functional.gateway.conftest import unreachable_relational
 from tests.functional.gateway.gateway_harness import FULL_CALLER, Answer, call_legacy, legacy_request, token_for, v2_event
 
+from rhumbline.gateway.audit import CallRecord, RelationalAuditLog
 from rhumbline.gateway.dispatch import InProcessDispatcher
 from rhumbline.gateway.identity import REASON_DESCRIPTIONS
+from rhumbline.runtime.context import Stores
 from rhumbline.runtime.spec import all_specs
 
 READ_ONLY_CALLER = {**FULL_CALLER, "token_id": "tk_aliceshop1", "scopes": "read", "projects": "acme/shop"}
@@ -181,6 +184,30 @@ def test_a_tool_overrunning_its_deadline_is_abandoned(make_gateway: Any, echo_to
     # The abandoned thread finishes later: the call still has exactly one row.
     assert dispatcher.answered.wait(10)
     assert [(row.request_id, row.outcome) for row in audit_rows()] == [("req-slow", "error")]
+
+
+class SlowAuditLog(RelationalAuditLog):
+    """The real audit log, writing each row after `delay` seconds."""
+
+    def __init__(self, stores: Stores, delay: float) -> None:
+        super().__init__(stores)
+        self.delay = delay
+
+    def write(self, entry: CallRecord) -> None:
+        time.sleep(self.delay)
+        super().write(entry)
+
+
+def test_a_call_answered_in_time_keeps_its_answer_while_its_row_is_written_past_the_deadline(
+    make_gateway: Any, gateway_stores: Stores, echo_tools: None, audit_rows: Any
+) -> None:
+    # The tool answers within its 0.2 s (+ grace); its row takes until well past the deadline.
+    audit_log = SlowAuditLog(gateway_stores, delay=1.2)
+    handler = make_gateway(FinishingDispatcher(), tool_timeout=0.2, audit_log=audit_log)
+    result = call(handler, "echo", {"text": "in time"}, request_id="req-in-time")
+    assert result["structuredContent"]["echo"] == "in time"
+    # Exactly one row, the answer's: the deadline path wrote none of its own.
+    assert [(row.request_id, row.outcome) for row in audit_rows()] == [("req-in-time", "ok")]
 
 
 class HangingDispatcher(InProcessDispatcher):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -153,6 +154,19 @@ def result_size(result: WireResult) -> int:
     return sum(len(block["text"].encode()) for block in result["content"] if block.get("type") == "text")
 
 
+class RowTurn:
+    """Who writes a call's audit row: the worker thread once the tool answered, or the deadline
+    path once the thread was abandoned. Whichever takes the turn first writes: exactly one row."""
+
+    def __init__(self) -> None:
+        self._turn = threading.Lock()
+        self.recorded = threading.Event()
+        self.result: WireResult | None = None
+
+    def take(self) -> bool:
+        return self._turn.acquire(blocking=False)
+
+
 class ToolCalls:
     def __init__(
         self,
@@ -183,36 +197,62 @@ class ToolCalls:
         """The call's MCP result, returned only once its audit row is committed."""
         started = time.perf_counter()
         rejection = check_call(self.catalog, request)
-        error_code: str | None
         if rejection is not None:
-            result, error_code = error_result(rejection.code, rejection.message), rejection.code
-        else:
-            result, error_code = await self._answer(request)
-        project = project_of(self.catalog, request)
-        entry = audit_entry(request, project, error_code, started, result, self.clock())
-        try:
-            with anyio.fail_after(AUDIT_TIMEOUT_SECONDS):
-                await anyio.to_thread.run_sync(self._record, entry, abandon_on_cancel=True, limiter=self.limiter)
-        except TimeoutError:
-            logger.error("audit write timed out for request %s (%s)", request.request_id, request.tool)
-        return result
-
-    async def _answer(self, request: CallRequest) -> tuple[WireResult, str | None]:
-        """The MCP result and, when it is an error, its code (for the audit row)."""
+            result = error_result(rejection.code, rejection.message)
+            await self._audit(request, rejection.code, started, result)
+            return result
         budget = self.budget(request.remaining_seconds)
         if budget <= 0:
-            message = f"no time was left to run the tool (request id {request.request_id})"
-            return error_result("timeout", message), "timeout"
+            result = error_result("timeout", f"no time was left to run the tool (request id {request.request_id})")
+            await self._audit(request, "timeout", started, result)
+            return result
+        row = RowTurn()
         try:
             # Waiting for a thread counts against the deadline too. At the deadline the thread is
             # abandoned: it runs on, its answer dropped, and the call's row says `timeout`.
             with anyio.fail_after(budget + DISPATCH_GRACE_SECONDS):
                 return await anyio.to_thread.run_sync(
-                    self._result, request, budget, abandon_on_cancel=True, limiter=self.limiter
+                    self._answer_and_record, request, budget, started, row, abandon_on_cancel=True, limiter=self.limiter
                 )
         except TimeoutError:
+            if not row.take():
+                # The tool answered in time and its thread is writing the row: that answer is the call's.
+                return await self._answer_of(row, request)
             message = f"the '{request.tool}' tool did not answer within {budget:.1f} s"
-            return error_result("timeout", f"{message} (request id {request.request_id})"), "timeout"
+            result = error_result("timeout", f"{message} (request id {request.request_id})")
+            await self._audit(request, "timeout", started, result)
+            return result
+
+    def _answer_and_record(self, request: CallRequest, budget: float, started: float, row: "RowTurn") -> WireResult:
+        """Blocking: the answer, then its audit row on the same worker thread (one hop per call),
+        unless the call was abandoned at its deadline first (its timeout row is written instead)."""
+        result, error_code = self._result(request, budget)
+        row.result = result
+        try:
+            if row.take():
+                project = project_of(self.catalog, request)
+                self._record(audit_entry(request, project, error_code, started, result, self.clock()))
+        finally:
+            row.recorded.set()
+        return result
+
+    async def _answer_of(self, row: "RowTurn", request: CallRequest) -> WireResult:
+        """The answer of a thread that took the row's turn just before the deadline: it is the
+        call's, returned once its row is written (or the audit's time is up, as for any call)."""
+        recorded = await anyio.to_thread.run_sync(row.recorded.wait, AUDIT_TIMEOUT_SECONDS, abandon_on_cancel=True)
+        if not recorded:
+            logger.error("audit write timed out for request %s (%s)", request.request_id, request.tool)
+        assert row.result is not None  # set before the thread takes the turn
+        return row.result
+
+    async def _audit(self, request: CallRequest, error_code: str, started: float, result: WireResult) -> None:
+        """The row of a call that never reached a worker thread (refused, or out of time)."""
+        entry = audit_entry(request, project_of(self.catalog, request), error_code, started, result, self.clock())
+        try:
+            with anyio.fail_after(AUDIT_TIMEOUT_SECONDS):
+                await anyio.to_thread.run_sync(self._record, entry, abandon_on_cancel=True, limiter=self.limiter)
+        except TimeoutError:
+            logger.error("audit write timed out for request %s (%s)", request.request_id, request.tool)
 
     def _result(self, request: CallRequest, budget: float) -> tuple[WireResult, str | None]:
         """Blocking: admit (on the same worker thread: no hop of its own), dispatch, translate."""

@@ -16,6 +16,7 @@ RHUMBLINE_HOME/cursor-secret with mode 0600, so cursors survive a server restart
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import os
@@ -152,10 +153,17 @@ def _local_secret(path: Path) -> bytes:
 
 
 def _serializer() -> URLSafeTimedSerializer:
+    return _serializer_for(secret())
+
+
+@functools.lru_cache(maxsize=4)
+def _serializer_for(key: bytes) -> URLSafeTimedSerializer:
+    """One serializer per secret: building it is a good part of a cursor's cost, and a paging
+    tool makes one on every call. Keyed by the secret, so a changed secret gets its own."""
     # Imported when a cursor is made or read: the modules declaring `cursor` inputs load this one.
     from itsdangerous import URLSafeTimedSerializer
 
-    return URLSafeTimedSerializer(secret(), salt=SALT, signer_kwargs={"digest_method": hashlib.sha256})
+    return URLSafeTimedSerializer(key, salt=SALT, signer_kwargs={"digest_method": hashlib.sha256})
 
 
 def _canonical(tool: str, query: dict[str, Any]) -> str:
