@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Select, delete, func, select, update
+from sqlalchemy import Select, bindparam, delete, func, select, update
 from sqlalchemy.orm import Session
 
 from rhumbline.stores.relational import projects
@@ -196,10 +196,9 @@ def finish(
 
 
 def latest(session: Session, project_slug: str, *, status: str | None = None) -> GraphVersion | None:
-    query = _of_project(project_slug).order_by(GraphVersion.version.desc()).limit(1)
-    if status is not None:
-        query = query.where(GraphVersion.status == status)
-    return session.scalar(query)
+    if status is None:
+        return session.scalar(_LATEST, {"slug": project_slug})
+    return session.scalar(_LATEST_WITH_STATUS, {"slug": project_slug, "status": status})
 
 
 def list_for(session: Session, project_slug: str, *, limit: int = 20) -> list[GraphVersion]:
@@ -246,3 +245,15 @@ def _of_project(project_slug: str) -> Select[GraphVersion]:
         .join(Project, Project.id == GraphVersion.project_id)
         .where(Project.slug == project_slug)
     )
+
+
+# Built once: list_projects reads a project's latest version per call, and building the ORM
+# statement cost more CPU than running it.
+_LATEST = (
+    select(GraphVersion)
+    .join(Project, Project.id == GraphVersion.project_id)
+    .where(Project.slug == bindparam("slug"))
+    .order_by(GraphVersion.version.desc())
+    .limit(1)
+)
+_LATEST_WITH_STATUS = _LATEST.where(GraphVersion.status == bindparam("status"))
