@@ -1,7 +1,8 @@
 """The hosted ingest's steps (ingest/distributed/), driven in the state machine's order against moto
 S3 and the real stores: plan → every shard → finish builds exactly the graph the local sharded
 ingest builds (SQLite and Neo4j), a second run reads every file's facts back from S3 (no blob
-added), a small tree skips the Map and is parsed by the finish step, and a shard that fails fails
+added), a push that changed one file parses one shard (the others' answers kept from the first
+run) and builds the changed tree's graph, a small tree skips the Map and is parsed by the finish step, and a shard that fails fails
 the version naming it, which frees the project for the next ingest.
 """
 
@@ -59,13 +60,25 @@ def s3(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
         yield client
 
 
-def run_steps(name: str, project: str, s3: Any, store: GraphStore, engine: Engine, **sizes: int) -> dict[str, Any]:
+def run_steps(
+    name: str, project: str, s3: Any, store: GraphStore, engine: Engine, source: str = SOURCE, **sizes: int
+) -> dict[str, Any]:
     """plan → the Map's items, each once → finish, as the state machine runs them."""
     run = Run.named(name, s3)
-    planned = plan(PlanRequest(run=name, project=project, source=SOURCE), run, engine, **sizes)
-    for item in json.loads(run.get(run.key("shards.json"))):
+    planned = plan(PlanRequest(run=name, project=project, source=source), run, engine, **sizes)
+    items = json.loads(run.get(run.key("shards.json")))
+    for item in items:
         parse(ShardRequest.model_validate({"run": name, "shard": item}), run)
-    return {**planned, "finished": finish(FinishRequest.model_validate(planned), run, store, engine)}
+    return {**planned, "parsed": len(items), "finished": finish(FinishRequest.model_validate(planned), run, store, engine)}
+
+
+def uploaded(s3: Any, tree: Path, key: str) -> str:
+    """`tree` as a source archive in the sources bucket (its top directory named polyglot)."""
+    archive = io.BytesIO()
+    with tarfile.open(fileobj=archive, mode="w:gz") as tar:
+        tar.add(tree, arcname="polyglot")
+    s3.put_object(Bucket=SOURCES, Key=key, Body=archive.getvalue())
+    return f"s3://{SOURCES}/{key}"
 
 
 def facts(s3: Any) -> set[str]:
@@ -95,6 +108,30 @@ def test_the_hosted_run_builds_the_local_sharded_ingests_graph(
     second = run_steps("run-2", unique_project, s3, store, engine, above=0, max_bytes=SHARD_BYTES)
     assert second["version"] == first["version"] + 1 and facts(s3) == stored
     assert dump(store, unique_project) == expected
+
+
+def test_a_push_parses_only_the_shards_whose_files_changed(
+    s3: Any, graph_store: GraphStore, engine: Engine, tmp_path: Path, unique_project: str
+) -> None:
+    first = run_steps("run-push-1", unique_project, s3, graph_store, engine, above=0, max_bytes=SHARD_BYTES)
+    assert (first["reused"], first["parsed"]) == (0, first["shards"]) and first["shards"] >= 10, first
+
+    tree = Path(shutil.copytree(FIXTURES, tmp_path / "polyglot"))
+    changed = next(path for path in sorted(tree.rglob("*.py")) if path.stat().st_size > 0)
+    changed.write_text(changed.read_text() + "\n\ndef added_by_the_push():\n    return None\n")
+    source = uploaded(s3, tree, "ci/pushed.tar.gz")
+    local = ShardedReader(tmp_path / "local-facts", extractor_fingerprint(), max_bytes=SHARD_BYTES)
+    expected = expected_graph(build_graph(tree, unique_project, workers=1, history=False, parse=local))
+
+    second = run_steps("run-push-2", unique_project, s3, graph_store, engine, source, above=0, max_bytes=SHARD_BYTES)
+
+    assert second["shards"] == first["shards"] and second["parsed"] == 1, second
+    assert second["reused"] == second["shards"] - 1
+    assert dump(graph_store, unique_project) == expected
+    # The same push again: nothing is parsed, and the graph stays the same.
+    third = run_steps("run-push-3", unique_project, s3, graph_store, engine, source, above=0, max_bytes=SHARD_BYTES)
+    assert (third["parsed"], third["reused"]) == (0, third["shards"])
+    assert dump(graph_store, unique_project) == expected
 
 
 def test_a_small_tree_skips_the_map_and_builds_the_same_graph(

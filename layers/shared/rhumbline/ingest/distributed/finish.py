@@ -41,6 +41,7 @@ class FinishRequest(BaseModel):
     commit: str | None
     sharded: bool
     shards: int
+    reused: int = 0
     root: str
 
 

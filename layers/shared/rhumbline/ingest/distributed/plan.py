@@ -1,9 +1,14 @@
 """The run's first step: fetch the source, list and shard it, start the version, write the plan.
 
 In:  {"run": execution name, "project": owner/repo, "source": github:... or s3://..., "clear": bool}
-Out: the same, plus {"version_id", "version", "commit", "sharded", "shards", "root" (the tree's
-     directory name, which names the graph's root module)}: what the Map and
+Out: the same, plus {"version_id", "version", "commit", "sharded", "shards", "reused", "root" (the
+     tree's directory name, which names the graph's root module)}: what the Map and
      the finish step need (the shard list itself is in S3, too large for a state's input).
+
+Incremental: a shard whose key (its files' blob ids, sharded/content_ids.py) an earlier run
+answered gets that answer copied into this run and is left out of the Map's items; only the shards
+whose files changed are parsed. A file's id comes from git's index where git describes the tree,
+else from hashing it, never from parsing it.
 
 The source may be larger than the one-function ingest fetches (FETCH_LIMITS). The version
 started here is the project's lease for the whole run (RUN_LEASE_SECONDS, the state
@@ -24,8 +29,11 @@ from rhumbline.ingest.discover.parallel import size_of
 from rhumbline.ingest.discover.sources import FetchLimits, fetch_limits, fetched
 from rhumbline.ingest.discover.walk import discover
 from rhumbline.ingest.distributed.run import Run
+from rhumbline.ingest.distributed.shard import answer_key, kept_answer_key
+from rhumbline.ingest.sharded.content_ids import content_ids, shard_key
 from rhumbline.ingest.sharded.executors import SHARDED_ABOVE_BYTES, wants_shards
 from rhumbline.ingest.sharded.layout import SHARD_BYTES, SHARD_FILES, plan_shards
+from rhumbline.ingest.snapshots.facts_cache import extractor_fingerprint
 from rhumbline.observability import lambda_entry
 from rhumbline.stores.relational import versions
 from rhumbline.stores.relational.session import session_scope
@@ -56,12 +64,19 @@ def plan(
         sizes = [size_of(str(root / path)) or 0 for path in paths]
         sharded = wants_shards(sizes, above=above)
         shards = plan_shards(paths, sizes, max_bytes=max_bytes, max_files=max_files) if sharded else []
-        items = []
+        ids = content_ids(root, paths) if sharded else []
+        fingerprint = extractor_fingerprint()
+        items, reused = [], 0
         for number, shard in enumerate(shards):
             members = [paths[index] for index in shard]
-            key = run.key("shards", f"{number}.tar")
-            run.upload_tar(key, root, members)
-            items.append({"number": number, "files": len(members), "first": members[0], "last": members[-1]})
+            key = shard_key(fingerprint, members, [ids[index] for index in shard])
+            if key is not None and _reuse(run, kept_answer_key(fingerprint, key), number):
+                reused += 1
+                continue
+            run.upload_tar(run.key("shards", f"{number}.tar"), root, members)
+            items.append({
+                "number": number, "files": len(members), "first": members[0], "last": members[-1], "key": key,
+            })  # fmt: skip
         run.upload_tar(run.key("tree.tar"), root)
         run.put(run.key("shards.json"), json.dumps(items).encode())
         commit, name = tree.commit, root.name
@@ -77,8 +92,22 @@ def plan(
             version_id, number = row.id, row.version
     return {
         **request.model_dump(), "version_id": version_id, "version": number, "commit": commit,
-        "sharded": sharded, "shards": len(items), "root": name,
+        "sharded": sharded, "shards": len(shards), "reused": reused, "root": name,
     }  # fmt: skip
+
+
+def _reuse(run: Run, kept: str, number: int) -> bool:
+    """Copy an earlier run's answer kept at `kept` into this run as shard `number`'s, if there is one."""
+    from botocore.exceptions import ClientError
+
+    try:
+        body = run.get(kept)
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404", "NotFound"):
+            return False
+        raise
+    run.put(answer_key(run, number), body)
+    return True
 
 
 def handle(event: Any, _context: Any) -> dict[str, Any]:

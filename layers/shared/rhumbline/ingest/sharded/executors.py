@@ -162,10 +162,10 @@ def outcome_of(row: list[Any], store: FactsStore, root: str) -> Encoded:
     source = SourceFile(path, language, content_hash, lines, size, None)
     if key is None:
         return source, None
-    blob = store.get(key)
     try:
+        blob = store.get(key)
         return source._replace(code=decode_facts(blob)), blob
-    except Exception:  # noqa: BLE001 — a damaged blob is parsed again here, and replaced
+    except Exception:  # noqa: BLE001 — a damaged or expired blob is parsed again here, and replaced
         again = read_source(root, path)
         if not isinstance(again, SourceFile) or again.code is None:
             return again, None
