@@ -187,7 +187,19 @@ def test_async_schedules_the_same_function_in_hosted_mode(call, monkeypatch) -> 
     assert payload["caller"]["projects"] == ["acme/shop"]
 
 
-def test_async_starts_the_hosted_ingest_state_machine_when_there_is_one(call, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_async_starts_the_hosted_ingest_state_machine_when_there_is_one(call, machine) -> None:  # type: ignore[no-untyped-def]
+    outcome = call("ingest", {"source": f"github:acme/shop@{SHA}", "async": True, "clear": True})
+    inputs = started_runs(machine)
+    if call.mode == "local":
+        assert (outcome["ok"], outcome["error"]["code"], inputs) == (False, "invalid_arguments", []), outcome
+        return
+    assert outcome["ok"] and outcome["result"]["status"] == "scheduled", outcome
+    assert inputs == [{"project": "acme/shop", "source": f"github:acme/shop@{SHA}", "clear": True}]
+
+
+@pytest.fixture
+def machine(monkeypatch) -> Iterator[tuple[object, str]]:  # type: ignore[no-untyped-def]
+    """A state machine in moto, named to the ingest tool as the deployment's ingest state machine."""
     from moto import mock_aws
 
     for name, value in {"AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "x", "AWS_DEFAULT_REGION": "us-east-1"}.items():
@@ -196,19 +208,52 @@ def test_async_starts_the_hosted_ingest_state_machine_when_there_is_one(call, mo
         import boto3
 
         states = boto3.client("stepfunctions", region_name="us-east-1")
-        machine = states.create_state_machine(
+        arn = states.create_state_machine(
             name="rhumbline-dev-ingest", roleArn="arn:aws:iam::123456789012:role/ingest",
             definition=json.dumps({"StartAt": "Done", "States": {"Done": {"Type": "Succeed"}}}),
         )["stateMachineArn"]  # fmt: skip
-        monkeypatch.setenv("RHUMBLINE_INGEST_STATE_MACHINE_ARN", machine)
-        outcome = call("ingest", {"source": f"github:acme/shop@{SHA}", "async": True, "clear": True})
-        started = states.list_executions(stateMachineArn=machine)["executions"]
-        inputs = [json.loads(states.describe_execution(executionArn=e["executionArn"])["input"]) for e in started]
-    if call.mode == "local":
-        assert (outcome["ok"], outcome["error"]["code"], inputs) == (False, "invalid_arguments", []), outcome
+        monkeypatch.setenv("RHUMBLINE_INGEST_STATE_MACHINE_ARN", arn)
+        yield states, arn
+
+
+def started_runs(machine: tuple) -> list[dict]:  # type: ignore[type-arg]
+    states, arn = machine
+    executions = states.list_executions(stateMachineArn=arn)["executions"]
+    return [json.loads(states.describe_execution(executionArn=e["executionArn"])["input"]) for e in executions]
+
+
+@pytest.mark.parametrize("large", [False, True], ids=["small", "large"])
+def test_a_webhook_reingest_is_routed_by_size(call, github, machine, monkeypatch, large: bool) -> None:  # type: ignore[no-untyped-def]
+    """The webhook's arguments (no `async`): a hosted tree above the shard rule's size goes to the
+    state machine, a smaller one is ingested by the function itself; a local server ingests both."""
+    from rhumbline.ingest.sharded import executors
+    from rhumbline.webhooks import reingest
+
+    github[f"/repos/acme/shop/tarball/{SHA}"] = (200, shop_tarball(f"acme-shop-{SHA[:7]}"))
+    if large:  # the shop's three files are a few hundred bytes: above this, as a monorepo is above the default
+        monkeypatch.setattr(executors, "SHARDED_ABOVE_BYTES", 100)
+    outcome = call("ingest", reingest.ingest_arguments("acme/shop", SHA), projects=("acme/shop",), scopes=("write",))
+
+    assert outcome["ok"], outcome
+    routed = large and call.mode == "hosted"
+    assert outcome["result"]["status"] == ("scheduled" if routed else "completed")
+    assert started_runs(machine) == ([{"project": "acme/shop", "source": f"github:acme/shop@{SHA}", "clear": False}] if routed else [])
+    assert (call.graph.get_node("acme/shop", "class:shop/cart.py:ShoppingCart") is None) == routed
+
+
+def test_a_source_past_the_functions_fetch_limits_goes_to_the_state_machine(call, github, machine) -> None:  # type: ignore[no-untyped-def]
+    from rhumbline.ingest.discover.sources import FetchLimits, fetch_limits
+
+    github[f"/repos/acme/shop/tarball/{SHA}"] = (200, shop_tarball(f"acme-shop-{SHA[:7]}"))
+    with fetch_limits(FetchLimits(download_bytes=10**6, unpacked_bytes=10**6, files=2)):
+        outcome = call("ingest", {"source": f"github:acme/shop@{SHA}"})
+
+    if call.mode == "local":  # no state machine: the limit's own error
+        assert (outcome["ok"], started_runs(machine)) == (False, []), outcome
+        assert "more than 2 files" in outcome["error"]["message"]
         return
     assert outcome["ok"] and outcome["result"]["status"] == "scheduled", outcome
-    assert inputs == [{"project": "acme/shop", "source": f"github:acme/shop@{SHA}", "clear": True}]
+    assert started_runs(machine) == [{"project": "acme/shop", "source": f"github:acme/shop@{SHA}", "clear": False}]
 
 
 def test_hosted_mode_still_refuses_a_path(call, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import re
+from contextlib import ExitStack
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field, model_validator
@@ -169,9 +171,11 @@ def _source_project(source: str) -> str | None:
 
 def _run_source(arguments: IngestInput, context: ToolContext) -> IngestOutput:
     """A hosted source (GitHub tarball, S3 archive): fetched to a temporary directory and ingested
-    like a local tree, with the commit the archive names; or, with `async`, scheduled."""
+    like a local tree, with the commit the archive names; or, with `async`, scheduled. A hosted
+    deployment with the ingest state machine hands it a tree too large for one function (by the
+    plan step's size rule, or past this function's fetch limits), and answers `scheduled`."""
     from rhumbline.ingest.pipeline import ingest_local
-    from rhumbline.ingest.discover.sources import fetched
+    from rhumbline.ingest.discover.sources import SourceTooLarge, fetched
 
     source = arguments.source or ""
     project = arguments.project or _source_project(source)
@@ -184,7 +188,21 @@ def _run_source(arguments: IngestInput, context: ToolContext) -> IngestOutput:
             raise InvalidArguments("`async` is for hosted deployments; a local server ingests a source in the call")
         _schedule_self(arguments, project, context)
         return IngestOutput(status="scheduled", project=project, source=source)
-    with fetched(source) as tree:
+    machine = os.environ.get(STATE_MACHINE_VARIABLE, "").strip() if context.settings.mode == "hosted" else ""
+    run_input: dict[str, object] = {"project": project, "source": source, "clear": arguments.clear}
+    with ExitStack() as fetching:
+        try:
+            tree = fetching.enter_context(fetched(source))
+        except SourceTooLarge:
+            if not machine:
+                raise
+            tree = None  # past this function's fetch limits: the state machine's plan has larger ones
+        if machine and (tree is None or _takes_shards(Path(tree.root))):
+            # Too large for one function (the plan step's own rule, by size): every entry point,
+            # a webhook's re-ingest as well as a call, hands it to the state machine.
+            _start_run(machine, run_input)
+            return IngestOutput(status="scheduled", project=project, source=source)
+        assert tree is not None
         summary = ingest_local(
             tree.root,
             project,
@@ -201,6 +219,16 @@ def _run_source(arguments: IngestInput, context: ToolContext) -> IngestOutput:
     output = IngestOutput.model_validate(summary.model_dump())
     output.source = source
     return output
+
+
+def _takes_shards(root: Path) -> bool:
+    """Whether the tree has more to parse than the single reader takes (the plan step's rule)."""
+    from rhumbline.ingest.discover.parallel import size_of
+    from rhumbline.ingest.discover.walk import discover
+    from rhumbline.ingest.sharded import executors
+
+    sizes = [size_of(str(root / path)) for path in discover(root).paths]
+    return executors.wants_shards(sizes, above=executors.SHARDED_ABOVE_BYTES)
 
 
 def _schedule_self(arguments: IngestInput, project: str, context: ToolContext) -> None:

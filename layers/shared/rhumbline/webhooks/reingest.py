@@ -3,7 +3,9 @@
 Hosted: the ingest function is invoked asynchronously (InvocationType=Event) with a ToolInvocation
 whose caller is a service principal limited to that one project with the `write` scope, and the
 arguments `{"project": "owner/repo", "source": "github:owner/repo@<after sha>"}`: the ingest
-function fetches that commit's tarball (rhumbline.ingest.discover.sources). Should the ingest tool's input
+function fetches that commit's tarball (rhumbline.ingest.discover.sources) and, like every hosted
+ingest, ingests it itself when small and starts the ingest state machine when it is too large for
+one function (tools/ingest.py, the plan step's size rule). Should the ingest tool's input
 model ever refuse that source, the request is recorded and the response says no ingest was started.
 Locally there is no source to ingest from: the request is recorded.
 """
