@@ -2,7 +2,7 @@
 and what it holds cannot make an ingest run code or fail: a key is checked against its one form
 (`<fingerprint>/<language>/<sha256>`) before a path is made of it, whoever wrote it (a worker's
 answer included); a blob is decoded by the facts codec's restricted unpickler, and one that does
-not decode is parsed again from the file and replaced."""
+not decode, or is gone, is parsed again from the file and replaced."""
 
 from __future__ import annotations
 
@@ -58,18 +58,26 @@ def test_a_tampered_answer_or_blob_runs_nothing_and_fails_nothing(tmp_path: Path
     assert FactsDirectory(facts).get(key) == blob != evil
     assert not (tmp_path / "ran").exists()
 
+    # A blob gone from under its answer (expired in the bucket): parsed again and put back.
+    (facts / key).unlink()
+    ((outcome, blob),) = ShardedReader(facts, extractor_fingerprint(), executor=_answered(row))(tree, ["app.py"], workers=1)
+    assert [d.name for d in outcome.code.definitions] == ["greet"] and FactsDirectory(facts).get(key) == blob
+
     # An answer naming a key outside the store is refused before any path is opened.
-    def forged(workers: int):
-        from contextlib import contextmanager
-
-        @contextmanager
-        def executor():
-            yield lambda work, tasks: iter([(0, {"outcomes": [[*row[:-1], "../../tree/app.py"]]})])
-
-        return executor()
-
+    forged = _answered([*row[:-1], "../../tree/app.py"])
     with pytest.raises(ValueError, match="not a facts key"):
         ShardedReader(facts, extractor_fingerprint(), executor=forged)(tree, ["app.py"], workers=1)
+
+
+def _answered(row: list):  # type: ignore[no-untyped-def,type-arg]
+    """An executor whose one shard answers `row` without running the worker."""
+    from contextlib import contextmanager
+
+    @contextmanager
+    def executor(workers: int):  # type: ignore[no-untyped-def]
+        yield lambda work, tasks: iter([(0, {"outcomes": [row]})])
+
+    return executor
 
 
 class _Evil:

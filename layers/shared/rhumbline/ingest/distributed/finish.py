@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,12 +23,13 @@ from rhumbline.ingest.discover.parallel import Encoded, Parse, Progress, read_al
 from rhumbline.ingest.distributed.run import Run
 from rhumbline.ingest.distributed.shard import answer_key
 from rhumbline.ingest.pipeline import ingest_local
-from rhumbline.ingest.sharded.facts_bucket import FactsBucket
+from rhumbline.ingest.sharded.facts_bucket import MAX_POOL_CONNECTIONS, FactsBucket
 from rhumbline.ingest.sharded.executors import outcome_of
 from rhumbline.observability import lambda_entry
 from rhumbline.stores.graph.protocol import GraphStore
 
 _PROGRESS_EVERY = 1_000  # files: each report checks (and renews) the version's lease
+FETCH_THREADS = MAX_POOL_CONNECTIONS  # the facts' GETs in flight, each on its own connection
 
 
 class FinishRequest(BaseModel):
@@ -68,10 +70,14 @@ class AnsweredReader:
         if missing:  # the plan listed the same tree: a difference is a bug, never a partial graph
             raise RuntimeError(f"{len(missing)} files have no shard answer, first {missing[0]!r}")
         results = []
-        for done, path in enumerate(paths, 1):
-            results.append(outcome_of(self.rows[path], self.facts, str(root)))
-            if progress is not None and (done % _PROGRESS_EVERY == 0 or done == len(paths)):
-                progress(done, len(paths))
+        # One GET per file, many in flight: read one after another, a tree's requests' latency
+        # alone would outlast the function.
+        with ThreadPoolExecutor(FETCH_THREADS, thread_name_prefix="facts-get") as pool:
+            read = pool.map(lambda path: outcome_of(self.rows[path], self.facts, str(root)), paths)
+            for done, outcome in enumerate(read, 1):
+                results.append(outcome)
+                if progress is not None and (done % _PROGRESS_EVERY == 0 or done == len(paths)):
+                    progress(done, len(paths))
         return results
 
 

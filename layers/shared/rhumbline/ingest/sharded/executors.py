@@ -22,7 +22,7 @@ from rhumbline.ingest.discover.parallel import (
 from rhumbline.ingest.discover.read import read_source
 from rhumbline.ingest.facts import SkippedFile, SourceFile
 from rhumbline.ingest.facts_codec import decode_facts, encode_facts
-from rhumbline.ingest.sharded.facts_store import FactsDirectory, FactsStore
+from rhumbline.ingest.sharded.facts_store import FactsDirectory, FactsStore, checked_key
 from rhumbline.ingest.sharded.layout import SHARD_BYTES, SHARD_FILES, described, plan_shards
 from rhumbline.ingest.sharded.worker import parse_shard
 
@@ -162,6 +162,7 @@ def outcome_of(row: list[Any], store: FactsStore, root: str) -> Encoded:
     source = SourceFile(path, language, content_hash, lines, size, None)
     if key is None:
         return source, None
+    checked_key(key)  # a forged key fails the ingest here: it is never parsed around
     try:
         blob = store.get(key)
         return source._replace(code=decode_facts(blob)), blob

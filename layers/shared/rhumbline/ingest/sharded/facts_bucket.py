@@ -19,6 +19,8 @@ from rhumbline.ingest.sharded.facts_store import FactsDirectory, FactsStore, che
 _LOCATION = re.compile(r"^s3://(?P<bucket>[a-z0-9][a-z0-9.-]{1,61}[a-z0-9])/(?P<prefix>(?:[A-Za-z0-9][A-Za-z0-9_.-]*/)*)$")
 CONNECT_TIMEOUT_SECONDS = 5
 READ_TIMEOUT_SECONDS = 30
+# Connections a client keeps: the finish step reads a tree's facts with this many GETs in flight.
+MAX_POOL_CONNECTIONS = 32
 
 
 def open_facts(location: str) -> FactsStore:
@@ -33,7 +35,7 @@ def s3_client() -> Any:
 
     config = Config(
         connect_timeout=CONNECT_TIMEOUT_SECONDS, read_timeout=READ_TIMEOUT_SECONDS,
-        retries={"total_max_attempts": 4, "mode": "standard"},
+        retries={"total_max_attempts": 4, "mode": "standard"}, max_pool_connections=MAX_POOL_CONNECTIONS,
     )  # fmt: skip
     return boto3.client("s3", config=config)
 
