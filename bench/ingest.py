@@ -32,6 +32,19 @@ full ingest (the ingest's own duration_s, CPU of the process tree, peak RSS), a 
 re-ingest and the one-file change above. Medians over the rounds, with `uptime` per round.
 Not part of the test suite.
 
+    .venv/bin/python bench/ingest.py --scale DIR [--lines 30000000] [--sample 16] [--worker-cap-mb 1536]
+                                     [--resolve-copies 1,2] [--workers 2]
+
+The shard plan at monorepo scale (bench/harness/scale.py): DIR gets a synthetic tree of copies of
+the corpus (hard links, `copy-NN/`) reaching --lines; the plan step lists and shards it (timed);
+--sample shards spread over the plan are parsed one at a time, each in a fresh process with its
+address space capped at --worker-cap-mb and an empty facts store (per shard: CPU, wall, peak RSS,
+facts bytes); resolution's peak RSS and time on the first --resolve-copies copies (phase 1 reading
+the facts back, phase 2), fitted by lines and extrapolated to the whole tree; then the hosted wall
+time for 100 concurrent workers from those figures (the S3 bandwidth, request latency and Neo4j
+write rate stated), and the checks: no worker above 1.5 GB, resolution within 10 GB, the
+modelled wall within 10 minutes.
+
     .venv/bin/python bench/ingest.py --floor [--rounds 3] [--target django] [--against REF]
 
 The ingest against its floor, in the same run: the target through the MCP `ingest` tool of
@@ -321,6 +334,107 @@ def against_main(ref: str, target: str, rounds: int, workers: int | None) -> Non
         print(uptime())
 
 
+def scale_main(
+    directory: Path, lines: float, samples: int, cap_mb: int, resolve_copies: list[int], workers: int, write_rate: float
+) -> None:
+    from harness import scale
+    from rhumbline.ingest.snapshots.facts_cache import extractor_fingerprint
+
+    mb = 1024 * 1024
+    directory = directory.resolve()
+    tree = directory / "tree"
+    print(uptime())
+    scale.build_tree(tree, 1)
+    one = scale.counted(tree / "copy-00")
+    copies = max(1, -(-int(lines) // one["lines"]))
+    started = time.perf_counter()
+    scale.build_tree(tree, copies)
+    print(f"one copy of {', '.join(scale.SOURCES)}: {one['files']} files, {one['parsed_files']} parsed,"
+          f" {one['lines']:,} lines, {one['bytes'] / mb:.0f} MB; {copies} copies (hard links, built in"
+          f" {time.perf_counter() - started:.0f} s): {copies * one['lines']:,} lines")  # fmt: skip
+    plan = scale.planned(tree)
+    shards = plan["shards"]
+    print(f"plan: {len(plan['paths'])} files, {plan['bytes'] / mb:.0f} MB, {len(shards)} shards, listed and"
+          f" sharded in {plan['seconds']:.1f} s")  # fmt: skip
+    chosen = scale.sample(samples, len(shards))
+    fingerprint = extractor_fingerprint()
+    print(f"\n{len(chosen)} shards, one at a time, each a fresh process capped at {cap_mb} MB of address space,"
+          f" an empty facts store")  # fmt: skip
+    print(f"{'shard':>6}{'files':>7}{'MB':>6}{'wall s':>8}{'parse s':>9}{'cpu s':>7}{'RSS MB':>8}{'own MB':>8}{'facts MB':>10}  load")
+    measured = []
+    for number in chosen:
+        found = scale.measure_shard(__file__, tree, shards[number], fingerprint, cap_mb)
+        if "failed" in found:
+            print(f"{number:>6}{found['files']:>7}  FAILED (exit {found['failed']}) at {found['rss_mb']:.0f} MB RSS")
+            continue
+        measured.append(found)
+        print(f"{number:>6}{found['files']:>7}{found['bytes'] / mb:>6.1f}{found['wall']:>8.2f}{found['seconds']:>9.2f}"
+              f"{found['cpu']:>7.2f}{found['rss_mb']:>8.0f}{found['own_rss_mb']:>8.0f}{found['facts_bytes'] / mb:>10.2f}"
+              f"  {os.getloadavg()[0]:.2f}")  # fmt: skip
+    failed = len(chosen) - len(measured)
+    if not measured:
+        raise SystemExit("every measured shard failed")
+    walls = sorted(shard["wall"] for shard in measured)
+    print(f"per shard: wall median {median(walls):.2f} s, max {walls[-1]:.2f} s; CPU median"
+          f" {median([s['cpu'] for s in measured]):.2f} s; peak RSS max {max(s['rss_mb'] for s in measured):.0f} MB"
+          f" (after exec {max(s['own_rss_mb'] for s in measured):.0f} MB);"
+          f" failed {failed}")  # fmt: skip
+
+    facts = directory / "facts"
+    warm = scale.warm_facts(tree, facts, workers)
+    one_facts = sum(path.stat().st_size for path in facts.rglob("*") if path.is_file())
+    print(f"\none copy's facts parsed into {facts} with {workers} workers in {warm:.0f} s: {one_facts / mb:.0f} MB"
+          f" (the whole tree's: {copies * one_facts / mb:.0f} MB)")  # fmt: skip
+    print(f"{'copies':>7}{'files':>9}{'lines':>12}{'nodes':>10}{'edges':>11}{'s':>8}{'cpu s':>8}{'RSS MB':>8}  phases (s)  load")
+    resolved = []
+    for count in resolve_copies:
+        found = scale.measure_resolution(__file__, tree, count, facts)
+        resolved.append(found)
+        print(f"{count:>7}{found['files']:>9}{found['lines']:>12,}{found['nodes']:>10}{found['edges']:>11}"
+              f"{found['seconds']:>8.1f}{found['cpu']:>8.1f}{found['rss_mb']:>8.0f}  {found['phases']}"
+              f"  {os.getloadavg()[0]:.2f}")  # fmt: skip
+    # Fitted by copies (the tree's fractions), extrapolated to the whole tree's; resolution's time
+    # is its CPU (one thread: what an idle core gives, whatever this machine's load).
+    fitted = {}
+    for name in ("rss_mb", "cpu", "nodes", "edges"):
+        intercept, slope = scale.fit([(r["copies"], r[name]) for r in resolved])
+        fitted[name] = intercept + slope * copies
+        print(f"  fit {name}: {intercept:,.1f} + {slope:,.1f} per copy → {fitted[name]:,.0f} at {copies} copies")
+
+    model = scale.Model(write_records_per_s=write_rate)
+    by_cpu = scale.modelled(
+        len(shards), measured, plan["seconds"], plan["bytes"], fitted["cpu"],
+        fitted["nodes"] + fitted["edges"], copies * one_facts, len(plan["paths"]), model, time_key="cpu",
+    )  # fmt: skip
+    figures = scale.modelled(
+        len(shards), measured, plan["seconds"], plan["bytes"], fitted["cpu"],
+        fitted["nodes"] + fitted["edges"], copies * one_facts, len(plan["paths"]), model,
+    )  # fmt: skip
+    print(f"\nmodel, {model.workers} concurrent workers ({model}); a shard's measured wall (its CPU in brackets):")
+    for name in ("plan", "map", "finish_transfer", "resolution", "write"):
+        print(f"  {name:<16}{figures[name]:>8.0f} s  ({by_cpu[name]:.0f} s)")
+    print(f"  (a worker: {figures['worker']:.1f} s ({by_cpu['worker']:.1f} s), {figures['waves']:.0f} waves)")
+    print(f"  {'total':<16}{figures['total']:>8.0f} s = {figures['total'] / 60:.1f} min  ({by_cpu['total'] / 60:.1f} min)")
+    worst = max(s["rss_mb"] for s in measured)
+    checks = {
+        "no worker above 1.5 GB": worst <= 1536 and failed == 0,
+        "resolution within 10 GB": fitted["rss_mb"] <= 10 * 1024,
+        "modelled wall within 10 min": figures["total"] <= 600,
+    }
+    for name, ok in checks.items():
+        print(f"  {'PASS' if ok else 'FAIL'}  {name}")
+    rest = figures["total"] - figures["write"]
+    if rest < 600:
+        needed = (fitted["nodes"] + fitted["edges"]) / (600 - rest)
+        print(f"  the rest takes {rest:.0f} s: 10 min needs the write at {needed:,.0f} nodes and edges per second")
+    gb_s = median([s["wall"] for s in measured]) * len(shards) * cap_mb / 1024
+    parsed = copies * one["parsed_files"]
+    print(f"cost inputs: {len(shards)} shard invocations, ~{gb_s:,.0f} worker GB-s at {cap_mb} MB (median wall),"
+          f" {2 * parsed + 3 * len(shards):,} PUT-class requests (a COPY and a PUT per parsed file, the archives"
+          f" and answers), {parsed + 2 * len(shards):,} GETs")  # fmt: skip
+    print(uptime())
+
+
 def floor_child(target: str) -> None:
     from harness.parse_floor import parse_floor
 
@@ -414,7 +528,32 @@ def main() -> None:
                         help="with --callgraph: which declared set (default: both)")  # fmt: skip
     parser.add_argument("--callgraph-report", type=Path, metavar="FILE",
                         help="with --callgraph: write every wrong and missed site to FILE (JSON)")  # fmt: skip
+    parser.add_argument("--scale", type=Path, metavar="DIR", help="the shard plan on a synthetic monorepo built in DIR")
+    parser.add_argument("--lines", type=float, default=30e6, help="--scale: the tree's lines (default 30M)")
+    parser.add_argument("--sample", type=int, default=16, help="--scale: shards measured (default 16)")
+    parser.add_argument("--worker-cap-mb", type=int, default=1536, help="--scale: each worker's address space cap")
+    parser.add_argument("--resolve-copies", default="1,2", help="--scale: copies resolved, for the fit (default 1,2)")
+    parser.add_argument("--write-rate", type=float, default=2_000.0,
+                        help="--scale: the staged Neo4j write's nodes and edges per second in the model (default:"
+                             " django/ into the test Neo4j, `--only django --neo4j`: store phase)")  # fmt: skip
+    parser.add_argument("--scale-worker", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--scale-resolve", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.scale_worker is not None:
+        from harness.scale import worker_child
+
+        worker_child(args.scale_worker)
+        return
+    if args.scale_resolve is not None:
+        from harness.scale import resolve_child
+
+        root, copies, facts = args.scale_resolve
+        resolve_child(root, int(copies), facts)
+        return
+    if args.scale is not None:
+        scale_main(args.scale, args.lines, args.sample, args.worker_cap_mb,
+                   [int(part) for part in args.resolve_copies.split(",")], args.workers or 2, args.write_rate)  # fmt: skip
+        return
     if args.callgraph is not None:
         from harness import callgraph, callgraph_sets
 

@@ -1,0 +1,251 @@
+"""The shard plan at monorepo scale: a synthetic tree of copies of the corpus, its parse workers
+measured one shard at a time under a memory cap, resolution's memory on growing parts of the
+tree, and the hosted wall time those figures give for a fleet of concurrent workers.
+
+The tree is `copy-NN/<corpus tree>` for as many copies as reach the target lines, each file a
+hard link into bench/.corpus (the ingest reads them as the regular files they are). Copies have
+the same bytes, so the facts store would parse a copy's file once: every measured worker gets an
+empty store of its own (a first ingest, every file parsed), and resolution reads facts that the
+copies share but decodes them once per path, as a tree of distinct files would.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.corpus import CORPUS
+
+# The corpus trees copied: every language of the corpus, nothing that is only an archive.
+# A resolution measured here stays within what a shared machine can give one process.
+RESOLVE_CAP_BYTES = 8 * 1024**3
+SOURCES = ("go", "java", "typescript", "rust", "Django-5.1", "pygments-2.18.0", "docutils-0.21.2")
+
+
+@dataclass(frozen=True)
+class Model:
+    """What the hosted wall time is made of besides the measured figures: stated, not measured."""
+
+    workers: int = 100  # the Map's concurrency
+    s3_mb_per_s: float = 50.0  # one function's S3 throughput (one stream)
+    s3_request_ms: float = 20.0  # one small S3 request's latency, as a worker's PUT and HEAD are
+    finish_get_concurrency: int = 32  # parallel GETs when finish reads the facts back (finish.py)
+    write_records_per_s: float = 20_000.0  # the staged Neo4j write, nodes and edges per second
+    map_start_s: float = 5.0  # the Distributed Map's start and a cold worker's
+
+
+def build_tree(destination: Path, copies: int) -> Path:
+    """`copies` copies of SOURCES under `destination` (hard links; an existing copy is kept)."""
+    destination.mkdir(parents=True, exist_ok=True)
+    for number in range(copies):
+        copy = destination / f"copy-{number:02d}"
+        if copy.exists():
+            continue
+        partial = destination / f".partial-{number:02d}"
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir()
+        for name in SOURCES:
+            source = (CORPUS / name).resolve()
+            if not source.is_dir():
+                raise SystemExit(f"{source} is missing: fetch the corpus first (bench/zoo.py, bench/callgraph)")
+            subprocess.run(["cp", "-al", str(source), str(partial / name)], check=True)
+        partial.rename(copy)
+    return destination
+
+
+def counted(root: Path) -> dict[str, int]:
+    """Files, bytes and lines of the files an ingest would parse (a language with an extractor)."""
+    from rhumbline.ingest.discover.read import line_count
+    from rhumbline.ingest.discover.walk import discover
+    from rhumbline.ingest.languages import has_extractor, language_of
+
+    totals = {"files": 0, "parsed_files": 0, "bytes": 0, "lines": 0}
+    for path in discover(root).paths:
+        totals["files"] += 1
+        language = language_of(path)
+        if language is None or not has_extractor(language):
+            continue
+        data = (root / path).read_bytes()
+        totals["parsed_files"] += 1
+        totals["bytes"] += len(data)
+        totals["lines"] += line_count(data)
+    return totals
+
+
+def planned(root: Path) -> dict[str, Any]:
+    """The plan step's listing, sharding and shard keys (every file hashed: the tree is no git
+    work tree, as a fetched archive is not) of the whole tree, timed."""
+    from rhumbline.ingest.discover.parallel import size_of
+    from rhumbline.ingest.discover.walk import discover
+    from rhumbline.ingest.sharded.content_ids import content_ids
+    from rhumbline.ingest.sharded.layout import plan_shards
+
+    started = time.perf_counter()
+    paths = discover(root).paths
+    sizes = [size_of(str(root / path)) or 0 for path in paths]
+    shards = plan_shards(paths, sizes)
+    content_ids(root, paths)
+    seconds = time.perf_counter() - started
+    return {
+        "paths": paths, "shards": [[paths[index] for index in shard] for shard in shards],
+        "bytes": sum(sizes), "seconds": seconds,
+    }  # fmt: skip
+
+
+def sample(count: int, total: int) -> list[int]:
+    """`count` shard numbers spread evenly over `total`."""
+    if count >= total:
+        return list(range(total))
+    return sorted({round(index * (total - 1) / (count - 1)) for index in range(count)}) if count > 1 else [0]
+
+
+def worker_child(cap_mb: int) -> None:
+    """One shard's parse in this process (the task on stdin), its address space capped like a
+    function's memory; prints the parse's wall time and the facts it wrote."""
+    cap = cap_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    from rhumbline.ingest.sharded.worker import parse_shard
+
+    task = json.loads(sys.stdin.read())
+    started = time.perf_counter()
+    answer = parse_shard(task)
+    seconds = time.perf_counter() - started
+    facts = Path(task["facts"])
+    blobs = [path for path in facts.rglob("*") if path.is_file()]
+    print(json.dumps({
+        "seconds": seconds, "files": len(answer["outcomes"]), "facts_bytes": sum(path.stat().st_size for path in blobs),
+        "facts_blobs": len(blobs), "skipped": sum(1 for row in answer["outcomes"] if row[0] == "skipped"),
+        "own_rss_mb": _high_water_mb(),
+    }))  # fmt: skip
+
+
+def _high_water_mb() -> float:
+    """This process's peak RSS since its exec (VmHWM): wait4's ru_maxrss also counts the parent's
+    pages the child held between fork and exec, so it bounds the worker's peak from above."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def measure_shard(script: str, root: Path, paths: list[str], fingerprint: str, cap_mb: int) -> dict[str, Any]:
+    """A shard parsed in a fresh process with an empty facts store: its answer's figures, the
+    process's CPU and peak RSS (wait4's rusage), and the process's wall time."""
+    with tempfile.TemporaryDirectory(prefix="rhumbline-scale-facts-") as facts, tempfile.TemporaryFile() as out:
+        task = {"root": str(root), "paths": paths, "facts": facts, "fingerprint": fingerprint}
+        started = time.perf_counter()
+        process = subprocess.Popen(
+            [sys.executable, script, "--scale-worker", str(cap_mb)], stdin=subprocess.PIPE, stdout=out,
+        )  # fmt: skip
+        assert process.stdin is not None
+        process.stdin.write(json.dumps(task).encode())
+        process.stdin.close()
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if process.returncode != 0:
+            return {"failed": process.returncode, "rss_mb": usage.ru_maxrss / 1024, "files": len(paths)}
+        out.seek(0)
+        found = json.loads(out.read())
+    shard_bytes = sum((root / path).stat().st_size for path in paths)
+    return {
+        **found, "bytes": shard_bytes, "wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
+        "rss_mb": usage.ru_maxrss / 1024,
+    }  # fmt: skip
+
+
+def resolve_child(root: str, copies: int, facts: str) -> None:
+    """Phases 1 and 2 (build_graph) on the first `copies` copies, phase 1 reading facts from the
+    store (parsing only what it lacks, in this process); prints the figures and peak RSS. Its
+    address space is capped (RESOLVE_CAP_BYTES) so a part too large for this machine fails alone."""
+    resource.setrlimit(resource.RLIMIT_AS, (RESOLVE_CAP_BYTES, RESOLVE_CAP_BYTES))
+    from rhumbline.ingest.build import build_graph
+    from rhumbline.ingest.sharded.executors import ShardedReader, in_process
+    from rhumbline.ingest.snapshots.facts_cache import extractor_fingerprint
+
+    tree = Path(root)
+    others = sorted(path.name for path in tree.iterdir() if path.name.startswith("copy-"))[copies:]
+    reader = ShardedReader(Path(facts), extractor_fingerprint(), executor=in_process)
+    started = time.perf_counter()
+    gc.disable()  # as ingest_local runs it: the cyclic collector would walk the facts again and again
+    built = build_graph(tree, "bench/scale", exclude=[f"/{name}/" for name in others], history=False, parse=reader)
+    seconds = time.perf_counter() - started
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    lines = sum(source.line_count or 0 for source in built.sources)
+    print(json.dumps({
+        "copies": copies, "files": len(built.sources), "lines": lines, "nodes": len(built.nodes),
+        "edges": len(built.edges), "seconds": seconds, "phases": built.seconds,
+        "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024,
+    }))  # fmt: skip
+
+
+def warm_facts(root: Path, facts: Path, workers: int) -> float:
+    """One copy's facts parsed into the store (every copy has the same bytes): seconds taken."""
+    from rhumbline.ingest.sharded.executors import ShardedReader
+    from rhumbline.ingest.discover.walk import discover
+    from rhumbline.ingest.snapshots.facts_cache import extractor_fingerprint
+
+    copy = root / "copy-00"
+    started = time.perf_counter()
+    ShardedReader(facts, extractor_fingerprint())(copy, discover(copy).paths, workers=workers)
+    return time.perf_counter() - started
+
+
+def measure_resolution(script: str, root: Path, copies: int, facts: Path) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, script, "--scale-resolve", str(root), str(copies), str(facts)],
+        check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    return dict(json.loads(done.stdout))
+
+
+def fit(points: list[tuple[float, float]]) -> tuple[float, float]:
+    """Least-squares line (intercept, slope) through the points."""
+    xs, ys = [x for x, _ in points], [y for _, y in points]
+    if len(points) == 1:
+        return 0.0, ys[0] / xs[0]
+    slope, intercept = statistics.linear_regression(xs, ys)
+    return intercept, slope
+
+
+def modelled(
+    shards: int, per_shard: list[dict[str, Any]], plan_s: float, tree_bytes: int, resolve_s: float,
+    records: float, facts_bytes: float, files: int, model: Model, time_key: str = "wall",
+) -> dict[str, float]:
+    """The hosted wall time (seconds) of the state machine's steps, from the measured figures:
+    the plan (listing and sharding measured here; the tree's upload at the stated bandwidth), the
+    Map (waves of `workers` shards, each the slowest measured shard's parse plus its archive in,
+    its facts out and two requests per file), and finish (the tree and the facts back in, the
+    measured resolution, the staged write at the stated rate). `time_key`: a shard's measured
+    time, its process's wall ("wall") or CPU ("cpu": what an idle core gives)."""
+    mb = 1024 * 1024
+    slowest = max(per_shard, key=lambda shard: shard[time_key])
+    typical_files = max(shard["files"] for shard in per_shard)
+    worker = (
+        slowest[time_key] + slowest["bytes"] / mb / model.s3_mb_per_s
+        + max(shard["facts_bytes"] for shard in per_shard) / mb / model.s3_mb_per_s
+        + 2 * typical_files * model.s3_request_ms / 1000
+    )  # fmt: skip
+    waves = -(-shards // model.workers)
+    plan = plan_s + 2 * tree_bytes / mb / model.s3_mb_per_s  # the tree, and the shards' archives
+    finish_in = (
+        tree_bytes / mb / model.s3_mb_per_s + facts_bytes / mb / model.s3_mb_per_s
+        + files * model.s3_request_ms / 1000 / model.finish_get_concurrency
+    )  # fmt: skip
+    write = records / model.write_records_per_s
+    steps = {
+        "plan": plan, "map": model.map_start_s + waves * worker, "finish_transfer": finish_in,
+        "resolution": resolve_s, "write": write,
+    }  # fmt: skip
+    return {**steps, "worker": worker, "waves": waves, "total": sum(steps.values())}
