@@ -128,6 +128,15 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
         f"{CLIENT}.get": ("AMBIGUOUS", "receiver `kind(...)` typed `shop.client.AsyncClient | shop.client.Client` by the assignment at line 176"),
         f"{ASYNC_CLIENT}.get": ("AMBIGUOUS", "has 2 candidates"),
     },
+    # an outside value's item is outside too (`listener.accept()[0]` is a socket, a logger's
+    # handler a logging.Handler): never the project's only `recv`, nor the `handle` family's root
+    "external_item": {},
+    "Handler.respond": {  # a class held in a class attribute, called through `self`
+        f"{CLIENT}.close": ("INFERRED", "receiver `self.response_class(...)` typed `shop.client.Client` by the assignment at line 191"),
+    },
+    "countdown": {  # a call of itself is an edge like any other
+        "function:shop/use.py:countdown": ("EXTRACTED", "in the same module"),
+    },
     None: {  # module-level `with ... as`
         "class:shop/client.py:Client": ("INFERRED", "resolved through `from shop.client import Client`"),
         f"{CLIENT}.get": ("INFERRED", "receiver `module_client` typed `shop.client.Client` by the `as` at line 143"),
@@ -148,10 +157,10 @@ def test_every_rule_gives_its_edges(tmp_path: Path, store: GraphStore, engine: E
         else:
             caller_id = f"{'method' if '.' in caller else 'function'}:{USE}:{caller}"
         problems.extend(call_problems(store, unique_project, str(caller), caller_id, expected))
-    # An external receiver (re.Match, logging.Logger, maybe an http.cookiejar.CookieJar) never
+    # An external receiver (re.Match, logging.Logger, a socket, maybe an http.cookiejar.CookieJar) never
     # links to project code, and a property is never a call target.
-    for target in ("Tokens.span", "Tokens.info", "Client.clear", "Session.client"):
-        path = "shop/transports.py" if target.startswith("Tokens") else "shop/client.py"
+    for target in ("Tokens.span", "Tokens.info", "Conn.recv", "Client.clear", "Session.client"):
+        path = "shop/transports.py" if target.startswith(("Tokens", "Conn")) else "shop/client.py"
         views, _ = store.edges_of(unique_project, f"method:{path}:{target}", "in", limit=100)
         callers = [v.other_id for v in views if v.relation == "CALLS"]
         if callers:

@@ -328,6 +328,8 @@ class Receivers:
         if value.items is not None:
             path, scope, arguments = value.items
             return self.annotated(path, scope, split_outside_brackets(arguments, ",")[-1])
+        if value.kind == EXTERNAL:  # `listener.accept()[0]`: the library's socket, never the project's
+            return _external_items(value)
         return self._dunder(value, "__getitem__")
 
     def iterated(self, value: Value) -> list[Value]:
@@ -341,9 +343,8 @@ class Receivers:
         if value.items is not None:
             path, scope, arguments = value.items
             return self.annotated(path, scope, split_outside_brackets(arguments, ",")[0])
-        if value.kind == EXTERNAL:  # `re.finditer(...)` gives external items; `sorted(x)` x's
-            last = value.target.rsplit(" ", 1)[-1].rsplit(".", 1)[-1].strip("`")
-            return [] if last in _PASSTHROUGH or last in _CONTAINERS else [value]
+        if value.kind == EXTERNAL:
+            return _external_items(value)
         return [v for iterator in self._dunder(value, "__iter__") if iterator.items for v in self.iterated(iterator)]
 
     def _dunder(self, value: Value, name: str) -> list[Value]:
@@ -370,6 +371,13 @@ class Receivers:
         if path not in self.namespaces.files.codes:
             return []
         return self._memoized(self._returns, function_id, lambda: self._hinted(path, qualname, RETURNS))
+
+
+def _external_items(value: Value) -> list[Value]:
+    """An outside value's items (`re.finditer(...)`'s, `sock.accept()[0]`) are outside values too;
+    those of a container or a pass-through (`sorted(x)`, `list(x)`) are x's, unknown here."""
+    last = value.target.rsplit(" ", 1)[-1].rsplit(".", 1)[-1].strip("`")
+    return [] if last in _PASSTHROUGH or last in _CONTAINERS else [value]
 
 
 def _instance(value: Value) -> Value:
