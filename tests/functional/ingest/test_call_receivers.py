@@ -134,6 +134,10 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     "Handler.respond": {  # a class held in a class attribute, called through `self`
         f"{CLIENT}.close": ("INFERRED", "receiver `self.response_class(...)` typed `shop.client.Client` by the assignment at line 191"),
     },
+    "Handler.respond_with": {  # a parameter annotated `type[Client]` holds the class
+        "class:shop/client.py:Client": ("INFERRED", "`kind` typed `shop.client.Client` by the annotation at line 196"),
+        f"{CLIENT}.close": ("INFERRED", "receiver `kind(...)` typed `shop.client.Client` by the annotation at line 196"),
+    },
     "countdown": {  # a call of itself is an edge like any other
         "function:shop/use.py:countdown": ("EXTRACTED", "in the same module"),
     },

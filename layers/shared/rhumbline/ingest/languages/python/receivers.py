@@ -61,6 +61,7 @@ _CONTAINERS = frozenset(
      "Iterator", "deque", "defaultdict", "OrderedDict", "Counter", "islice", "groupby"}
 )  # fmt: skip
 # A mapping's views, as the generic arguments they iterate (`dict[K, V].values()` gives V).
+_TYPE_OF = frozenset({"type", "Type"})  # `type[C]` / `typing.Type[C]` annotate the class C
 _VIEWS = {"values": lambda parts: parts[-1], "keys": lambda parts: parts[0]}
 _SELF_TYPES = frozenset({"Self", "typing.Self", "typing_extensions.Self", "te.Self", "t.Self"})
 _STEP = re.compile(r"\.?([^\W\d]\w*)|(\(\))|(\[\])")
@@ -272,6 +273,9 @@ class Receivers:
                     found.append(Value(INSTANCE, class_id, None))
                 continue
             head, _, arguments = member.partition("[")
+            if arguments and head.rsplit(".", 1)[-1] in _TYPE_OF:  # `type[C]`: the class C itself
+                found.extend(_class(value) for value in self.annotated(path, scope, arguments[:-1], inside))
+                continue
             values = self.values(path, scope, head)
             if arguments:
                 values = [v._replace(items=(path, scope, arguments[:-1])) for v in values]
