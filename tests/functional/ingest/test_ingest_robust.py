@@ -143,20 +143,19 @@ def test_a_gitignore_line_git_skips_is_a_warning(
     assert summary.failure_count == 0
 
 
+# A registry tarball: package.json's entry points are in dist/ and no src/ builds it, so dist/ is
+# the package's code, not build output to skip.
+NPM_DIST = {
+    "package.json": '{"name": "d", "main": "./dist/index.js", "types": "dist/index.d.ts"}',
+    "dist/index.js": "function parse(text) { return trim(text); }\nfunction trim(text) { return text; }\n",
+    "dist/index.d.ts": "export declare function parse(text: string): string;\n",
+}
+
+
 def test_an_npm_package_shipping_only_dist_is_ingested(
     tmp_path: Path, store: GraphStore, engine: Engine, unique_project: str
 ) -> None:
-    # A registry tarball: package.json's entry points are in dist/ and no src/ builds it, so
-    # dist/ is the package's code, not build output to skip.
-    root = _write(
-        tmp_path / "pkg",
-        {
-            "package.json": '{"name": "d", "main": "./dist/index.js", "types": "dist/index.d.ts"}',
-            "dist/index.js": "function parse(text) { return trim(text); }\nfunction trim(text) { return text; }\n",
-            "dist/index.d.ts": "export declare function parse(text: string): string;\n",
-        },
-    )
-    summary = _ingest(root, unique_project, store, engine)
+    summary = _ingest(_write(tmp_path / "pkg", NPM_DIST), unique_project, store, engine)
     assert summary.failure_count == 0
     assert store.get_node(unique_project, "function:dist/index.d.ts:parse") is not None
     assert _calls(store, unique_project, "function:dist/index.js:parse") == {"function:dist/index.js:trim"}
