@@ -39,6 +39,8 @@ class Resolver:
         self.properties: set[str] = set()  # methods read as attributes (@property and the like)
         self._headers: dict[str, tuple[str, bool]] = {}  # method → (its `def` header, bound)
         self._signatures: dict[str, inspect.Signature | None] = {}
+        # (header, bound) → its signature: many methods share a header (`def get(self, request)`)
+        self._parsed: dict[tuple[str, bool], inspect.Signature | None] = {}
         self._accepts: dict[tuple[str, str], bool] = {}
         # functions and methods a decorator may have made something else (`@click.group()`)
         self.decorated: set[str] = set()
@@ -63,9 +65,14 @@ class Resolver:
         if found is None:
             if method_id not in self._signatures:
                 header = self._headers.get(method_id)
-                self._signatures[method_id] = signatures.parse(header[0], bound=header[1]) if header else None
+                self._signatures[method_id] = self._signature(header) if header else None
             found = self._accepts[key] = signatures.fits(self._signatures[method_id], arguments)
         return found
+
+    def _signature(self, header: tuple[str, bool]) -> inspect.Signature | None:
+        if header not in self._parsed:
+            self._parsed[header] = signatures.parse(header[0], bound=header[1])
+        return self._parsed[header]
 
     def resolve(self, path: str, scope: str, dotted: str) -> list[Target]:
         """Definitions (class, function or method ids) `dotted` names in `scope` of `path`."""
