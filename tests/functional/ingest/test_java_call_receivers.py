@@ -4,7 +4,8 @@ and read back as the tools read it (`edges_of`): a later overload's parameters, 
 variables, `java.lang` receivers (`String`, `Integer`) that share a method name with the project,
 `new Self()` in a field initialiser, `this(…)` chaining, `new Nested()` inside the outer class,
 implicit outer-instance calls (from an anonymous class too), `Outer.this.m()`, static-field and
-enum-constant receivers, and chains of calls (builders)."""
+enum-constant receivers, chains of calls (builders), and indexed and container-element receivers
+(`items[0].m()`, `list.get(0).m()`, `map.get(k).m()`, `it.next().m()`, `opt.orElse(x).m()`)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from tests.functional.ingest.call_rules import fixture_problems
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "ingest" / "java_calls"
 SHOP = "src/com/shop"
 STYLE, LEVEL, WRITER, TREE = (f"{SHOP}/{name}.java" for name in ("Style", "util/Level", "Writer", "Tree"))
+ITEM, SHELF = f"{SHOP}/Item.java", f"{SHOP}/Shelf.java"
+OPEN, SHUT = f"method:{ITEM}:Item.open", f"method:{ITEM}:Item.shut"
 
 # caller → {target: (confidence, what its explanation says)}
 RULES: dict[str, dict[str, tuple[str, str]]] = {
@@ -61,6 +64,25 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
         f"method:{TREE}:Tree.removeInternal": ("EXTRACTED", "in the same file"),
         f"method:{TREE}:Tree.task.clear": ("EXTRACTED", "in the same file"),
     },
+    # an element of an array parameter, field (bare and `this.`) or local: the element type's
+    f"method:{SHELF}:Shelf.given": {OPEN: ("INFERRED", "through receiver `chosen[]` declared as `Item`")},
+    f"method:{SHELF}:Shelf.slotted": {
+        OPEN: ("INFERRED", "through receiver `slots[]` declared as `Item`"),
+        SHUT: ("INFERRED", "through field `slots[]` declared as `Item`"),
+    },
+    f"method:{SHELF}:Shelf.local": {SHUT: ("INFERRED", "through receiver `made[]` declared as `Item`")},
+    # what a `java.util` container's accessor returns: its (last) type argument
+    f"method:{SHELF}:Shelf.listed": {
+        OPEN: ("INFERRED", "through the result of `list.get()`"),
+        SHUT: ("INFERRED", "through the result of `this.items.get()`"),
+    },
+    f"method:{SHELF}:Shelf.keyed": {OPEN: ("INFERRED", "through the result of `map.get()`")},
+    f"method:{SHELF}:Shelf.iterated": {OPEN: ("INFERRED", "through the result of `it.next()`")},
+    f"method:{SHELF}:Shelf.optional": {
+        OPEN: ("INFERRED", "through the result of `maybe.orElse()`"),
+        SHUT: ("INFERRED", "through the result of `maybe.get()`"),
+    },
+    f"method:{SHELF}:Shelf.looped": {OPEN: ("INFERRED", "through receiver `each` declared as `Item`")},
 }
 
 

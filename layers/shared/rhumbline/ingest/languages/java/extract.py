@@ -10,7 +10,10 @@ Calls: `m()`, `obj.m()`, `a.b.m()`, `this.m()`, `Outer.this.m()`, `super.m()`, `
 (`a().b().m`: phase 2 reads each method's declared return type), `new Cart()` (`new Cart`),
 `super(…)` in a constructor (`super`), `this(…)` (`new this`: the enclosing class).
 Parameters, locals (`var x = new Cart()`, enhanced-for and catch variables included) and fields
-(recorded as locals of their class) carry their declared types for receiver resolution.
+(recorded as locals of their class) carry their declared types for receiver resolution; one
+holding elements (`Item[] xs`, `List<Item> xs`, `Map<K, Item> xs`, `Optional<Item> xs`) also
+records its element type as the local `xs[]`, and an indexed receiver `xs[0].m()` is the call
+`xs[].m` (phase 2 reads `xs.get(0).m()` through `xs[]` too).
 Imports: `import a.b.C` → module `a.b`, name `C`; `a.b.*` → name `*`; `import static a.b.C.m` →
 module `a.b.C`, name `m`, level 1. CodeFacts.namespace = the package.
 """
@@ -90,6 +93,9 @@ class JavaExtractor(LanguageExtractor):
                             name = child.child_by_field_name("name")
                 if name is not None:
                     found.append(f"{x.text(name)}:{written}" if written else x.text(name))
+                    element = _element_type(x, parameter.child_by_field_name("type"))
+                    if element:
+                        found.append(f"{x.text(name)}[]:{element}")
         return tuple(found)
 
     def call(self, x: Context, node: Node) -> str | None:
@@ -109,6 +115,10 @@ class JavaExtractor(LanguageExtractor):
         if target is None:
             return x.text(name)
         receiver = _dotted(x, target)
+        if receiver is None and target.type == "array_access":  # `items[0].open()`
+            array = target.child_by_field_name("array")
+            held = _dotted(x, array) if array is not None else None
+            receiver = f"{held}[]" if held else None
         if receiver is None and target.type == "method_invocation":  # `Cmd.builder().build()`
             inner = self.call(x, target)
             receiver = f"{inner}()" if inner else None
@@ -144,6 +154,7 @@ class JavaExtractor(LanguageExtractor):
             written = type_name(x.text(node.child_by_field_name("type")))
             return ((x.text(name), None if written == "var" else written),) if name is not None else ()
         written = type_name(x.text(node.child_by_field_name("type")))
+        element = _element_type(x, node.child_by_field_name("type"))
         found = []
         for declarator in node.children_by_field_name("declarator"):
             name = declarator.child_by_field_name("name")
@@ -156,6 +167,8 @@ class JavaExtractor(LanguageExtractor):
                 if value is not None and value.type == "object_creation_expression":
                     type_text = type_name(x.text(value.child_by_field_name("type")))
             found.append((x.text(name), type_text))
+            if element:
+                found.append((f"{x.text(name)}[]", element))
         return found
 
     def module_facts(self, x: Context, root: Node):
@@ -165,6 +178,43 @@ class JavaExtractor(LanguageExtractor):
                     if part.type in ("scoped_identifier", "identifier"):
                         return [], None, x.text(part)
         return [], None, None
+
+
+# `java.util` types whose elements (the last type argument: a map's values) come back from
+# `get`, `next`, `orElse`…: phase 2 types those results by the element.
+_CONTAINERS = frozenset(
+    """
+    Collection List ArrayList LinkedList Vector Stack CopyOnWriteArrayList Set HashSet TreeSet
+    LinkedHashSet SortedSet NavigableSet EnumSet Queue Deque ArrayDeque PriorityQueue BlockingQueue
+    Iterable Iterator ListIterator Enumeration Optional Map HashMap TreeMap LinkedHashMap SortedMap
+    NavigableMap ConcurrentMap ConcurrentHashMap EnumMap WeakHashMap IdentityHashMap
+    """.split()
+)
+_CONTAINER_NAMES = _CONTAINERS | {f"java.util.{name}" for name in _CONTAINERS}
+
+
+def _element_type(x: Context, node: Node | None) -> str | None:
+    """The element type of a written array or `java.util` container type (`Item[]`,
+    `List<Item>`, `Map<String, Item>`, `List<? extends Item>` → `Item`); None otherwise."""
+    if node is None:
+        return None
+    if node.type == "array_type":
+        element = node.child_by_field_name("element")
+        dimensions = node.child_by_field_name("dimensions")
+        if element is None or dimensions is None or x.text(dimensions).count("[") != 1:
+            return None  # `Item[][]`: an element is an array
+        return type_name(x.text(element))
+    if node.type != "generic_type" or type_name(x.text(node)) not in _CONTAINER_NAMES:
+        return None
+    arguments = [c for c in node.named_children if c.type == "type_arguments"]
+    written = arguments[0].named_children if arguments else []
+    if not written:
+        return None
+    last = written[-1]
+    if last.type == "wildcard":  # `? extends Item`: its bound
+        bounds = last.named_children
+        return type_name(x.text(bounds[-1])) if bounds and "super" not in x.text(last) else None
+    return None if last.type in ("array_type", "generic_type") else type_name(x.text(last))
 
 
 def _dotted(x: Context, node: Node) -> str | None:

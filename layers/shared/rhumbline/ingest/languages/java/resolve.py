@@ -43,6 +43,16 @@ _BUILTIN_METHODS = frozenset(
 )
 
 
+# Accessors of `java.util` containers returning one element (a map's value): `xs.get(0).m()`.
+_ELEMENT_ACCESSORS = frozenset(
+    """
+    get next previous nextElement orElse orElseGet orElseThrow getFirst getLast first last peek
+    poll pop element remove peekFirst peekLast pollFirst pollLast getOrDefault ceiling floor
+    higher lower
+    """.split()
+)
+
+
 class JvmFamily(Family):
     implicit_this = True
     builtin_methods = _BUILTIN_METHODS
@@ -56,6 +66,26 @@ class JvmFamily(Family):
         before, found, _ = (definition.signature or "").partition(f" {definition.name}(")
         words = before.split()
         return type_name(words[-1]) if found and words and definition.kind == "Method" else None
+
+    def element_classes(self, f: FileIndex, scope: str, function: str) -> list[Sym]:
+        # `xs.get(0)` / `this.xs.get(0)`: the element type phase 1 recorded as the local `xs[]`.
+        holder, _, accessor = function.rpartition(".")
+        if accessor not in _ELEMENT_ACCESSORS:
+            return []
+        field = holder.removeprefix("this.")
+        if not field or "." in field:
+            return []
+        written: str | None = None
+        where, where_scope = f, scope
+        if field == holder:
+            written = self.local_type(f, scope, f"{field}[]")[1]
+        if written is None:
+            class_id = self.enclosing_class(f, scope)
+            typed = self.field_type(class_id, f"{field}[]") if class_id is not None else None
+            if typed is not None:
+                info, written = typed
+                where, where_scope = info.file, info.definition.qualname
+        return self.resolve_type(where, where_scope, written) if written else []
 
     def library_type(self, type_text: str) -> bool:
         # A capitalised name the repository neither defines nor imports is `java.lang`'s (or

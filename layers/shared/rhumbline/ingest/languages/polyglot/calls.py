@@ -71,7 +71,7 @@ class CallResolution:
         what = f"call `{callee}(...)` at {f.path}:{call.line}"
         receiver, chained, member = callee.rpartition(_CALL_RESULT)
         if chained:  # `innerFrom(x).subscribe()`, `Cmd.builder().build()`
-            classes = self.returned_classes(f, call.scope, receiver)
+            classes = self.returned_classes(f, call.scope, receiver) or self.element_classes(f, call.scope, receiver)
             return self.classify(self.on_classes(f, classes, member, f"through the result of `{receiver}()`"), what)
         if callee.startswith(_NEW):
             what = f"`{callee}(...)` at {f.path}:{call.line}"
@@ -235,6 +235,11 @@ class CallResolution:
                 hits = [self.find_member(c.target, rest) for c in classes]
                 return [i for hit in hits if hit for i in hit[1]]
         return [s.target for s in self.resolve(f, scope, function) if self.kinds.get(s.target) in ("Function", "Method")]
+
+    def element_classes(self, f: FileIndex, scope: str, function: str) -> list[Sym]:
+        """The repository classes a library container's accessor returns (Java's `xs.get(0)`
+        on a `List<Item>`: its element type); [] when unknown or not read in the language."""
+        return []
 
     def return_type(self, definition: Definition) -> str | None:
         """The type a function's signature declares it returns (None: not declared, or the
