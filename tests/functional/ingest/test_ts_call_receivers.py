@@ -2,7 +2,7 @@
 tests/fixtures/ingest/ts_calls, through a real ingest into the SQLite and the Neo4j graph stores
 and read back as the tools read it (`edges_of`): a callback's untyped parameters typed by the
 parameter it is passed for (a function's, a constructor's), a returned arrow's typed parameters,
-a union (with `null`, of classes), a callback in a conditional argument, a method of a function's declared result, a cast, a non-null assertion, locals typed by `this`, its fields or a call's result, a declared `this`, a variable aliasing a function, a callback as an object's property, passed to an
+a union (with `null`, of classes), a callback in a conditional argument, a method of a function's declared result, a cast, a non-null assertion, locals typed by `this`, its fields or a call's result, a declared `this`, a variable aliasing a function, a callback as an object's property or for a parameter typed by a function type's alias (in the file, imported, re-exported), passed to an
 outside function, or in module-level code, the name match of an unknown
 receiver among at most two methods, a class expression, and receivers of the runtime's own types
 (`Response`, `Object`) that share a method name with the project."""
@@ -18,6 +18,7 @@ from tests.functional.ingest.call_rules import fixture_problems
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "ingest" / "ts_calls"
 STREAM, OPS, SHAPES, SOURCE, TOP = "src/stream.ts", "src/ops.ts", "src/shapes.ts", "src/source.ts", "src/top.ts"
+HANDLERS = "src/handlers.ts"
 CALLBACK = "through callback parameter"
 
 # caller → {target: (confidence, what its explanation says)}
@@ -110,9 +111,23 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     f"function:{OPS}:returned": {},
     # a variable holding what a function from outside the repository returned: its code is
     f"function:{OPS}:callsMocked": {},
-    # a callback whose parameter's type is not read (a type alias): no guess among two methods
+    # a callback for a parameter declared by a type alias of a function type: the alias's
+    # parameter types, declared in the callee's file, imported, or imported through a re-export
     f"function:{OPS}:registered": {
         f"function:{STREAM}:register": ("INFERRED", "through `import { configure, getProto, register, start }"),
+        f"method:{STREAM}:Subscriber.complete": ("INFERRED", f"{CALLBACK} `sink`"),
+    },
+    f"function:{OPS}:listened": {
+        f"function:{HANDLERS}:listen": ("INFERRED", "through `import { listen, relay, use }"),
+        f"method:{STREAM}:Subscriber.complete": ("INFERRED", f"{CALLBACK} `sink`"),
+    },
+    f"function:{OPS}:relayed": {
+        f"function:{HANDLERS}:relay": ("INFERRED", "through `import { listen, relay, use }"),
+        f"method:{STREAM}:Subscriber.complete": ("INFERRED", f"{CALLBACK} `sink`"),
+    },
+    # an alias from outside the repository is not read: no guess among two methods
+    f"function:{OPS}:used": {
+        f"function:{HANDLERS}:use": ("INFERRED", "through `import { listen, relay, use }"),
     },
     # a callback in module-level code is typed the same way, each by its own call (the second
     # `subscriber` is describe's, from outside: no edge)

@@ -30,6 +30,7 @@ from rhumbline.ingest.languages.javascript.syntax import (
     CAST,
     CONTEXTUAL_TYPE,
     THIS,
+    TYPE_ALIAS,
 )
 from rhumbline.ingest.languages.polyglot.extract import CLASS_KINDS
 from rhumbline.ingest.languages.polyglot.resolve import Family
@@ -109,13 +110,43 @@ class JavaScriptFamily(Family):
             written = [p for p in d.parameters if not p.startswith((f"{THIS}.", f"{THIS}:"))]
             declared = written[argument].partition(":")[2] if argument < len(written) else ""
             places = [(owner, d.qualname, declared)] if not member else self._property_types(owner, d.qualname, declared, member)
-            for file, qualname, callback in places:
+            for file, qualname, declared_type in places:
+                file, qualname, callback = self._function_alias(file, qualname, declared_type)
                 if not callback.endswith(CALLBACK_TYPE):
                     continue
                 parts = callback[1 : -len(CALLBACK_TYPE) - 1].split(",")
                 if parameter < len(parts) and parts[parameter]:
                     found.extend(self.resolve_type(file, qualname, parts[parameter]))
         return unique_symbols(found)
+
+    def _function_alias(self, f: FileIndex, scope: str, type_text: str) -> tuple[FileIndex, str, str]:
+        """A type alias of a function type (`Handler` for `type Handler = (c: Context) => void`)
+        as its `(Context)=>`, with the file and scope it is written in: declared around `scope`
+        or imported (through re-exports); `type_text` itself when it names no such alias."""
+        pending = [(f, scope, type_text)]
+        seen: set[tuple[str, str]] = set()
+        while pending:  # each (file, name) once: an import cycle ends
+            where, within, name = pending.pop()
+            if "." in name or (where.path, name) in seen:
+                continue
+            seen.add((where.path, name))
+            is_local, written = self.local_type(where, within, f"{TYPE_ALIAS}{name}")
+            if is_local:
+                return (where, within, written) if written else (f, scope, type_text)
+            for fact in where.bindings.get(("", name), ()):
+                target = self.specifier(where.path, fact.module)
+                if target is not None and fact.name not in (None, "*"):
+                    pending.append((self.files[target], "", fact.name))
+            local = self.exported.get(where.path, {}).get(name)
+            if local is not None and local != name:
+                pending.append((where, "", local))
+            for fact in self.re_exports.get(where.path, ()):
+                target = self.specifier(where.path, fact.module)
+                if target is not None and fact.name == "*" and fact.alias is None:
+                    pending.append((self.files[target], "", name))
+                elif target is not None and fact.alias == name and fact.name not in (None, "*"):
+                    pending.append((self.files[target], "", fact.name))
+        return f, scope, type_text
 
     def _callee_definitions(self, f: FileIndex, scope: str, callee: str) -> list[tuple[FileIndex, Definition]]:
         """The functions a call's callee names (for `new C`, C's constructor), with their files."""

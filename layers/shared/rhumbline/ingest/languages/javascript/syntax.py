@@ -20,6 +20,10 @@ NAME_TYPES = frozenset(
 # place in a call, `@callee#argument.parameter`, as local types phase 2 reads.
 CALLBACK_TYPE = "=>"
 CONTEXTUAL_TYPE = "@"
+# A type alias of a function type (`type Handler = (c: Context) => void`): the local `type Handler`
+# of type `(Context)=>`, a name no value can have, so a callee's parameter declared `Handler`
+# types its callback like a written function type.
+TYPE_ALIAS = "type "
 # A method called on a named function's result, `innerFrom(x).subscribe()`: `innerFrom().subscribe`.
 CALL_RESULT = "()"
 # A local holding `this` (`const self = this`), or one of its fields (`const { a } = this`: `this.a`).

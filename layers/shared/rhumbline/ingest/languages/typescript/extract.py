@@ -6,7 +6,8 @@ of interfaces and abstract methods (Method), `implements` clauses as bases, `nam
 blocks prefixing qualnames (`X.inner`), `import x = require("m")`, and types of parameters and
 locals (`c: Cart`, a function expression's parameters included) for receiver resolution; a
 callback's untyped parameters are typed by their place in the call (phase 2 reads the callee's
-parameter of function type). `.ts` files use the TypeScript grammar, `.tsx` files the
+parameter of function type, or the function type a type alias names: the alias is recorded as
+the local `type Handler`). `.ts` files use the TypeScript grammar, `.tsx` files the
 TSX one (they differ on `<T>x` casts versus JSX).
 """
 
@@ -25,6 +26,7 @@ from rhumbline.ingest.languages.javascript.syntax import (
     CONTEXTUAL_TYPE,
     NAME_TYPES,
     THIS,
+    TYPE_ALIAS,
     dotted,
     exported_statement,
     unwrapped,
@@ -65,6 +67,7 @@ TS_QUERY = """
 (function_expression) @local
 (object (method_definition) @local)
 (interface_body (property_signature) @local)
+(type_alias_declaration) @local
 """
 
 
@@ -239,6 +242,10 @@ class TypeScriptExtractor(JavaScriptExtractor):
     def local(self, x: Context, node: Node) -> Iterable[tuple[str, str | None]]:
         if node.type in ("arrow_function", "function_expression", "method_definition"):
             return _callback_parameters(x, node)
+        if node.type == "type_alias_declaration":  # `type Handler = (c: Context) => void`
+            name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+            written = _function_type(x, value) if name is not None and value is not None else None
+            return ((f"{TYPE_ALIAS}{x.text(name)}", written),) if written else ()
         if node.type == "property_signature":  # an interface's property, a field of it
             name, annotation = node.child_by_field_name("name"), node.child_by_field_name("type")
             if name is None or name.type not in NAME_TYPES:
@@ -319,7 +326,11 @@ def _cast_type(x: Context, node: Node | None) -> str | None:
 def _callback_type(x: Context, annotation: Node) -> str | None:
     """A function type's parameter types, `(Observable,Subscriber)=>` (a part left empty when
     not a plain name, `this` left out), so a callback passed for it has typed parameters."""
-    written = annotation.named_child(0) if annotation.named_child_count else None
+    return _function_type(x, annotation.named_child(0)) if annotation.named_child_count else None
+
+
+def _function_type(x: Context, written: Node | None) -> str | None:
+    """A written function type's parameter types, `(Observable,Subscriber)=>`; None for another type."""
     while written is not None and written.type == "parenthesized_type" and written.named_child_count:
         written = written.named_child(0)
     if written is None or written.type != "function_type":
