@@ -141,6 +141,12 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
     "countdown": {  # a call of itself is an edge like any other
         "function:shop/use.py:countdown": ("EXTRACTED", "in the same module"),
     },
+    "unpacked": {  # an unpacking target: an outside call's item is outside (a socket, never the
+        # project's only `recv`); a project function's `tuple[A, B]` gives each target its own
+        "function:shop/use.py:pair": ("EXTRACTED", "in the same module"),
+        f"{CLIENT}.close": ("INFERRED", "receiver `first` typed `shop.client.Client` by the assignment at line 213"),
+        f"{ASYNC_CLIENT}.get": ("INFERRED", "receiver `second` typed `shop.client.AsyncClient` by the assignment at line 213"),
+    },
     None: {  # module-level `with ... as`
         "class:shop/client.py:Client": ("INFERRED", "resolved through `from shop.client import Client`"),
         f"{CLIENT}.get": ("INFERRED", "receiver `module_client` typed `shop.client.Client` by the `as` at line 143"),

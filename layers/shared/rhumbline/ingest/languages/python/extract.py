@@ -50,6 +50,9 @@ _QUERY_TEXT = """
   !type
   right: [(call) (identifier) (attribute) (await) (boolean_operator) (conditional_expression)
           (parenthesized_expression) (subscript) (binary_operator) (assignment)]) @assignment
+(assignment
+  left: [(pattern_list) (tuple_pattern)]
+  right: [(call) (identifier) (attribute) (await) (subscript)]) @assignment
 (as_pattern) @as
 (for_statement) @for
 (for_in_clause) @for

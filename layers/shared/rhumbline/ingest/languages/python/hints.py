@@ -3,7 +3,8 @@
 Read off the syntax only (phase 2's receivers.py resolves them): `client = Client(...)`,
 `self.pool = pool or Pool()`, `with open_client() as c`, `except Error as e`, `c: Client`,
 `def f(c: "Client | None") -> Response`. Values are kept in the chain syntax of TypeHint:
-a dotted name with `()` for a call's result and `[]` for an item, so `Client(...).send(...)`
+a dotted name with `()` for a call's result, `[]` for an item and `[2]` for a positional one
+(an unpacking target), so `Client(...).send(...)`
 and `clients[k].close` are written `Client().send` and `clients[].close`.
 """
 
@@ -50,8 +51,12 @@ def chain(source: bytes, node: Node | None, depth: int = 0) -> str | None:
 
 
 def assignment_hints(source: bytes, node: Node, scope: str) -> list[TypeHint]:
-    """`x = v`, `self.x = v`, `x: T`, `x: T = v` (one step of `a = b = v`: each step is a match)."""
-    target = _target(source, node.child_by_field_name("left"))
+    """`x = v`, `self.x = v`, `x: T`, `x: T = v` (one step of `a = b = v`: each step is a match),
+    `a, b = v` (a is v's item 0: `v[0]`)."""
+    left = node.child_by_field_name("left")
+    if left is not None and left.type in ("pattern_list", "tuple_pattern"):
+        return _unpacking_hints(source, left, node, scope)
+    target = _target(source, left)
     if target is None:
         return []
     line = node.start_point.row + 1
@@ -66,6 +71,21 @@ def assignment_hints(source: bytes, node: Node, scope: str) -> list[TypeHint]:
         members = annotation_members(_text(source, value))
         return [TypeHint(scope, target, ALIASED, members, line)] if members else []
     return [TypeHint(scope, target, ASSIGNED, e, line) for e in _values(source, value)]
+
+
+def _unpacking_hints(source: bytes, left: Node, node: Node, scope: str) -> list[TypeHint]:
+    """`a, b = v`: each target up to a starred one is v's item at its position."""
+    value = chain(source, node.child_by_field_name("right"))
+    if value is None:
+        return []
+    hints = []
+    for position, item in enumerate(left.named_children):
+        if item.type == "list_splat_pattern":
+            break  # the targets after `*rest` count from the end
+        target = _target(source, item)
+        if target is not None:
+            hints.append(TypeHint(scope, target, ASSIGNED, f"{value}[{position}]", node.start_point.row + 1))
+    return hints
 
 
 def iteration_hints(source: bytes, node: Node, scope: str) -> list[TypeHint]:

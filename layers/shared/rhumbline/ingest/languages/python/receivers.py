@@ -64,7 +64,7 @@ _CONTAINERS = frozenset(
 _TYPE_OF = frozenset({"type", "Type"})  # `type[C]` / `typing.Type[C]` annotate the class C
 _VIEWS = {"values": lambda parts: parts[-1], "keys": lambda parts: parts[0]}
 _SELF_TYPES = frozenset({"Self", "typing.Self", "typing_extensions.Self", "te.Self", "t.Self"})
-_STEP = re.compile(r"\.?([^\W\d]\w*)|(\(\))|(\[\])")
+_STEP = re.compile(r"\.?([^\W\d]\w*)|(\(\))|\[(\d*)\]")
 _MAX_DEPTH = 12
 
 
@@ -79,17 +79,17 @@ class Value(NamedTuple):
 
 def steps(expression: str) -> list[tuple[str, str]] | None:
     """A chain (`a.b()[].c`) as [("name", "a"), ("name", "b"), ("call", ""), ("item", ""),
-    ("name", "c")], or None when it is not one."""
+    ("name", "c")] (`[1]`: ("item", "1")), or None when it is not one."""
     found: list[tuple[str, str]] = []
     position = 0
     for match in _STEP.finditer(expression):
         if match.start() != position:
             return None
-        name, call, _item = match.groups()
+        name, call, index = match.groups()
         if name is not None:
             found.append(("name", name))
         else:
-            found.append(("call" if call else "item", ""))
+            found.append(("call", "") if call else ("item", index))
         position = match.end()
     if position != len(expression) or not found or found[0][0] != "name":
         return None
@@ -179,7 +179,7 @@ class Receivers:
             elif kind == "call":
                 found = _unique(v for value in found for v in self.called(value))
             else:
-                found = _unique(v for value in found for v in self.item(value))
+                found = _unique(v for value in found for v in self.item(value, name))
         return found
 
     def name(self, path: str, scope: str, name: str) -> list[Value]:
@@ -327,11 +327,16 @@ class Receivers:
                 return self._hinted(info.path, info.qualname, name)
         return []
 
-    def item(self, value: Value) -> list[Value]:
-        """`value[k]`: a generic's last argument; a repository class's `__getitem__` return."""
+    def item(self, value: Value, position: str = "") -> list[Value]:
+        """`value[k]`: a generic's last argument, or for an unpacking target (`position`) the
+        argument at its position when there are several (`tuple[A, B]`); a repository class's
+        `__getitem__` return."""
         if value.items is not None:
             path, scope, arguments = value.items
-            return self.annotated(path, scope, split_outside_brackets(arguments, ",")[-1])
+            parts = [part.strip() for part in split_outside_brackets(arguments, ",")]
+            if position and len(parts) > 1 and "..." not in parts:
+                return self.annotated(path, scope, parts[int(position)]) if int(position) < len(parts) else []
+            return self.annotated(path, scope, parts[-1])
         if value.kind == EXTERNAL:  # `listener.accept()[0]`: the library's socket, never the project's
             return _external_items(value)
         return self._dunder(value, "__getitem__")
