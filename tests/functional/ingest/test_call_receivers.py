@@ -147,6 +147,11 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
         f"{CLIENT}.close": ("INFERRED", "receiver `first` typed `shop.client.Client` by the assignment at line 213"),
         f"{ASYNC_CLIENT}.get": ("INFERRED", "receiver `second` typed `shop.client.AsyncClient` by the assignment at line 213"),
     },
+    "conditional_alias": {  # `try: Impl = Fast` / `except ImportError: Impl = Slow`: the try body's
+        # binding is the name's, the fallback is not a second target
+        "class:shop/use.py:Fast": ("INFERRED", "resolved through `Fast` to `shop.use.Fast`"),
+        "method:shop/use.py:Fast.go": ("INFERRED", "receiver `Impl(...)` is `shop.use.Fast`"),
+    },
     None: {  # module-level `with ... as`
         "class:shop/client.py:Client": ("INFERRED", "resolved through `from shop.client import Client`"),
         f"{CLIENT}.get": ("INFERRED", "receiver `module_client` typed `shop.client.Client` by the `as` at line 143"),

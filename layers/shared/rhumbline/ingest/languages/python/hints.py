@@ -24,6 +24,7 @@ _EITHER = frozenset({"boolean_operator", "conditional_expression"})
 _TRANSPARENT = frozenset({"Annotated", "ClassVar", "Final", "Required", "NotRequired", "ReadOnly"})
 _UNIONS = frozenset({"Optional", "Union"})
 _MAX_DEPTH = 8
+_SCOPES = frozenset({"function_definition", "class_definition", "module"})
 
 
 def chain(source: bytes, node: Node | None, depth: int = 0) -> str | None:
@@ -57,7 +58,7 @@ def assignment_hints(source: bytes, node: Node, scope: str) -> list[TypeHint]:
     if left is not None and left.type in ("pattern_list", "tuple_pattern"):
         return _unpacking_hints(source, left, node, scope)
     target = _target(source, left)
-    if target is None:
+    if target is None or _bound_by_the_try(source, node, target):
         return []
     line = node.start_point.row + 1
     annotation = node.child_by_field_name("type")
@@ -71,6 +72,30 @@ def assignment_hints(source: bytes, node: Node, scope: str) -> list[TypeHint]:
         members = annotation_members(_text(source, value))
         return [TypeHint(scope, target, ALIASED, members, line)] if members else []
     return [TypeHint(scope, target, ASSIGNED, e, line) for e in _values(source, value)]
+
+
+def _bound_by_the_try(source: bytes, node: Node, target: str) -> bool:
+    """Whether `node` runs in an `except` branch whose `try` body assigns `target` too
+    (`try: Impl = Fast` / `except ImportError: Impl = Slow`): the fallback is not what the name
+    holds where the `try` succeeds, and the name's binding is the `try` body's."""
+    parent = node.parent
+    while parent is not None and parent.type not in _SCOPES:
+        if parent.type == "except_clause":
+            body = parent.parent.child_by_field_name("body") if parent.parent is not None else None
+            return body is not None and any(
+                _assigns(source, statement, target) for statement in body.named_children
+            )
+        parent = parent.parent
+    return False
+
+
+def _assigns(source: bytes, statement: Node, target: str) -> bool:
+    assignment = first_named_child(statement) if statement.type == "expression_statement" else None
+    while assignment is not None and assignment.type == "assignment":
+        if _target(source, assignment.child_by_field_name("left")) == target:
+            return True
+        assignment = assignment.child_by_field_name("right")
+    return False
 
 
 def _unpacking_hints(source: bytes, left: Node, node: Node, scope: str) -> list[TypeHint]:
