@@ -152,6 +152,12 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
         "class:shop/use.py:Fast": ("INFERRED", "resolved through `Fast` to `shop.use.Fast`"),
         "method:shop/use.py:Fast.go": ("INFERRED", "receiver `Impl(...)` is `shop.use.Fast`"),
     },
+    "closed": {  # contextlib.closing(x) and nullcontext(x) give x back as the `as` value
+        "class:shop/client.py:Session": ("INFERRED", "resolved through `from shop.client import Session`"),
+        "class:shop/client.py:AsyncClient": ("INFERRED", "resolved through `from shop.client import AsyncClient`"),
+        "method:shop/client.py:Session.name": ("INFERRED", "receiver `session` typed `shop.client.Session` by the `as` at line 239"),
+        f"{ASYNC_CLIENT}.get": ("INFERRED", "receiver `quiet` typed `shop.client.AsyncClient` by the `as` at line 241"),
+    },
     None: {  # module-level `with ... as`
         "class:shop/client.py:Client": ("INFERRED", "resolved through `from shop.client import Client`"),
         f"{CLIENT}.get": ("INFERRED", "receiver `module_client` typed `shop.client.Client` by the `as` at line 143"),

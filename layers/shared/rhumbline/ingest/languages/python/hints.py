@@ -23,6 +23,8 @@ _EITHER = frozenset({"boolean_operator", "conditional_expression"})
 # Wrappers whose first argument is the annotated type itself.
 _TRANSPARENT = frozenset({"Annotated", "ClassVar", "Final", "Required", "NotRequired", "ReadOnly"})
 _UNIONS = frozenset({"Optional", "Union"})
+# Context managers whose `as` value is their argument (contextlib's).
+_GIVE_BACK = frozenset({"closing", "nullcontext"})
 _MAX_DEPTH = 8
 _SCOPES = frozenset({"function_definition", "class_definition", "module"})
 
@@ -144,12 +146,25 @@ def as_hints(source: bytes, node: Node, scope: str) -> list[TypeHint]:
     target = _target(source, name)
     if target is None:
         return []
-    value = first_named_child(node)
+    value = _entered(source, first_named_child(node))
     line = node.start_point.row + 1
     if value is not None and value.type == "tuple":  # except (A, B) as e
         values = [chain(source, item) for item in value.named_children]
         return [TypeHint(scope, target, ENTERED, v, line) for v in values if v]
     return [TypeHint(scope, target, ENTERED, v, line) for v in _values(source, value)]
+
+
+def _entered(source: bytes, value: Node | None) -> Node | None:
+    """What `with value as x` enters: the argument of `closing(arg)` / `nullcontext(arg)`, which
+    give it back as the `as` value; else `value` itself."""
+    if value is None or value.type != "call":
+        return value
+    function = chain(source, value.child_by_field_name("function"))
+    arguments = value.child_by_field_name("arguments")
+    if function is None or function.rsplit(".", 1)[-1] not in _GIVE_BACK or arguments is None:
+        return value
+    first = first_named_child(arguments)
+    return first if first is not None and first.type != "keyword_argument" else value
 
 
 def definition_hints(source: bytes, node: Node, qualname: str) -> list[TypeHint]:
