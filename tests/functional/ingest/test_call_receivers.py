@@ -99,7 +99,9 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
         "function:shop/use.py:opened": ("EXTRACTED", "in the same module"),
         f"{CLIENT}.update": ("INFERRED", "receiver `client` typed `shop.client.Client` by the `as` at line 137"),
         f"{CLIENT}.close": ("INFERRED", "receiver `like` typed `shop.client.Client` by the annotation at line 136"),
-        # jar.clear(): maybe an http.cookiejar.CookieJar, so not the project's Client
+        # jar.clear(): an http.cookiejar.CookieJar or the project's Client: a type checker lists
+        # Client.clear among its targets, so it is one (the outside member has none to link)
+        f"{CLIENT}.clear": ("INFERRED", "receiver `jar` typed `shop.client.Client` by the annotation at line 136, or an outside value (from `import http.cookiejar`)"),
     },
     "overloaded": {  # @overload stubs and a property setter are nodes of their own (`~n`): the
         # implementation is the call target; platform branches: the first definition is
@@ -158,6 +160,14 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
         "method:shop/client.py:Session.name": ("INFERRED", "receiver `session` typed `shop.client.Session` by the `as` at line 239"),
         f"{ASYNC_CLIENT}.get": ("INFERRED", "receiver `quiet` typed `shop.client.AsyncClient` by the `as` at line 241"),
     },
+    "outside_union": {  # declared Union[...] and Optional[...] of an outside class and a project one
+        "method:shop/client.py:Pool.copy": ("INFERRED", "receiver `other` typed `shop.client.Pool` by the annotation at line 245, or an outside value (from `import logging`)"),
+        f"{ASYNC_CLIENT}.get": ("INFERRED", "receiver `third` typed `shop.client.AsyncClient` by the annotation at line 245, or an outside value (from `import logging`)"),
+    },
+    "assigned_union": {  # an assignment's outside value may be all the name holds where the call
+        # runs (an `isinstance` branch): no edge to the project's Client.clear
+        "class:shop/client.py:Client": ("INFERRED", "resolved through `from shop.client import Client`"),
+    },
     None: {  # module-level `with ... as`
         "class:shop/client.py:Client": ("INFERRED", "resolved through `from shop.client import Client`"),
         f"{CLIENT}.get": ("INFERRED", "receiver `module_client` typed `shop.client.Client` by the `as` at line 143"),
@@ -178,9 +188,9 @@ def test_every_rule_gives_its_edges(tmp_path: Path, store: GraphStore, engine: E
         else:
             caller_id = f"{'method' if '.' in caller else 'function'}:{USE}:{caller}"
         problems.extend(call_problems(store, unique_project, str(caller), caller_id, expected))
-    # An external receiver (re.Match, logging.Logger, a socket, maybe an http.cookiejar.CookieJar) never
-    # links to project code, and a property is never a call target.
-    for target in ("Tokens.span", "Tokens.info", "Conn.recv", "Client.clear", "Session.client"):
+    # An external receiver (re.Match, logging.Logger, a socket) never links to project code, and a
+    # property is never a call target.
+    for target in ("Tokens.span", "Tokens.info", "Conn.recv", "Session.client"):
         path = "shop/transports.py" if target.startswith(("Tokens", "Conn")) else "shop/client.py"
         views, _ = store.edges_of(unique_project, f"method:{path}:{target}", "in", limit=100)
         callers = [v.other_id for v in views if v.relation == "CALLS"]

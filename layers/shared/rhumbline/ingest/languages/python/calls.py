@@ -27,6 +27,7 @@ from rhumbline.ingest.facts import CodeFacts
 from rhumbline.ingest.graph.edges import INFERRED_SCORE, MAX_CANDIDATES, NAME_MATCH_SCORE, EdgeSet
 from rhumbline.ingest.graph.ids import definition_id, file_id
 from rhumbline.ingest.languages.python.evidence import Evidence, classify_tails
+from rhumbline.ingest.languages.python.hints import ANNOTATED
 from rhumbline.ingest.languages.python.namespace import Binding
 from rhumbline.ingest.languages.python.receivers import (
     CLASS,
@@ -205,7 +206,11 @@ class FileCalls:
         values = self.receivers.values(self.path, scope, receiver or callee)
         if not values:
             return None
-        if receiver and any(self._external_may_have(value, method) for value in values):
+        # A declared union with an outside class (`x: "io.BytesIO | Conn"`) links the repository
+        # members, as a type checker lists them; an outside value that an assignment gives may be
+        # all the name holds where the call runs (flow-insensitive: `isinstance` is not seen).
+        declared = all(v.origin is not None and v.origin[1].how == ANNOTATED for v in values)
+        if receiver and not declared and any(self._external_may_have(value, method) for value in values):
             return []  # maybe an external object: never link it to repository code
         found: dict[str, Value] = {}  # target → the value it was found on
         for value in values:
@@ -218,6 +223,9 @@ class FileCalls:
         if len(found) == 1:
             ((node_id, value),) = found.items()
             why = describe(value, shown, self._type_name(value), self.path, module_of)
+            outside = next((v.target for v in values if v.kind == EXTERNAL), None)
+            if outside is not None:
+                why += f", or an outside value (from `{outside.strip('`')}`)"
             return [Evidence(node_id, "INFERRED", INFERRED_SCORE, f" resolved to `{self.qualified[node_id]}`: {why}")]
         names = ", ".join(sorted(self.qualified[node_id] for node_id in found))
         types = " | ".join(sorted({self._type_name(v) for v in values}))
