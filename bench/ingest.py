@@ -105,9 +105,12 @@ def run_one(target: str, workers: int | None, neo4j_uri: str | None = None) -> d
         store = _graph_store(Path(scratch), neo4j_uri)
         store.ensure_schema()
         try:
+            server_cpu = _server_cpu_s(store) if neo4j_uri else None
             started = time.perf_counter()
             summary = ingest_local(corpus.tree(TARGETS[target]), project, store=store, engine=engine, workers=workers)
             seconds = time.perf_counter() - started
+            if server_cpu is not None:
+                server_cpu = _server_cpu_s(store) - server_cpu
             counts = store.counts(project)
         finally:
             if neo4j_uri:
@@ -134,7 +137,20 @@ def run_one(target: str, workers: int | None, neo4j_uri: str | None = None) -> d
         "own_cpu_s": round(own.ru_utime + own.ru_stime, 2),
         "peak_rss_mb": own.ru_maxrss // 1024,
         "peak_worker_rss_mb": children.ru_maxrss // 1024,
+        "server_cpu_s": None if server_cpu is None else round(server_cpu, 2),
     }
+
+
+# The Neo4j server's process CPU time (JMX, in nanoseconds): what a write costs the server,
+# comparable across load where its wall time is not. The whole process: other clients count too.
+SERVER_CPU = (
+    "CALL dbms.queryJmx('java.lang:type=OperatingSystem') YIELD attributes"
+    " RETURN attributes.ProcessCpuTime.value AS ns"
+)
+
+
+def _server_cpu_s(store) -> float:
+    return store._read_raw(SERVER_CPU)[0]["ns"] / 1e9
 
 
 def _graph_store(scratch: Path, neo4j_uri: str | None):
@@ -608,6 +624,13 @@ def main() -> None:
             f"{figures['own_cpu_s']:>6}{figures['files_per_s']:>9}"
             f"{figures['peak_rss_mb']:>8}{figures['peak_worker_rss_mb']:>8}  {figures['phases']}"
         )
+        if figures["server_cpu_s"] is not None:
+            records, store_s = figures["nodes"] + figures["edges"], figures["phases"]["store"]
+            print(
+                f"{'':<8}store: {records / store_s:,.0f} records/s; Neo4j server CPU during the ingest"
+                f" {figures['server_cpu_s']} s, {1000 * figures['server_cpu_s'] / records:.3f} ms per record"
+                f" (its whole process: other clients count too); {uptime()}"
+            )
         for name, template in tools:
             print_comparison(rivals.run(name, template, corpus.tree(TARGETS[target]), args.compare_timeout), figures)
     if "auto" in args.compare and not rivals.commands("auto"):
