@@ -87,7 +87,7 @@ def test_the_control_token_does_reach_the_marker(shape) -> None:
 @pytest.mark.parametrize(
     "cypher",
     [
-        "CALL db.index.fulltext.queryNodes('code_node_text', $marker) YIELD node RETURN node.name AS name",
+        "CALL db.index.fulltext.queryNodes('code_node_search', $marker) YIELD node RETURN node.name AS name",
         "CALL () { MATCH (n {name: $marker}) RETURN n.name AS name } RETURN name",
     ],
 )

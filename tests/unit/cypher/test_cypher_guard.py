@@ -19,7 +19,7 @@ ALLOWED = [
     "MATCH (n) // DETACH DELETE n\nRETURN n",
     "RETURN 'CREATE (n); DROP INDEX x' AS s, \"it's; SET\" AS t, 'a\\' CREATE ' AS u",
     "CALL db.labels() YIELD label RETURN label",
-    "CALL db.index.fulltext.queryNodes('code_node_text', 'cart') YIELD node RETURN node.id",
+    "CALL db.index.fulltext.queryNodes('code_node_search', 'cart') YIELD node RETURN node.id",
     "CALL `db`.`propertyKeys`() YIELD propertyKey RETURN propertyKey",
     "MATCH (n) CALL (n) { RETURN n.id AS i } RETURN i",  # a read-only subquery
     "RETURN date.truncate('month', date()) AS d, duration.between(date(), date()) AS x",

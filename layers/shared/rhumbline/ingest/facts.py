@@ -33,6 +33,8 @@ class Definition(NamedTuple):
     # in source order; `@cache(size=2)` is looked up by its callee, `cache`
     decorators: tuple[DecoratorFact, ...]
     parameters: tuple[str, ...]  # functions and methods: names that are local, shadowing outer ones
+    # What its own body says (ingest/bodies.py): distinct words, space-separated, bounded.
+    body: str = ""
 
 
 class Variable(NamedTuple):

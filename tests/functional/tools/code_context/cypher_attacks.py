@@ -29,7 +29,7 @@ ATTACKS = [
     f"CALL {{ CREATE (:{MARK}) }} RETURN 1",
     f"MATCH (n:CodeNode {{project: $project}}) CALL {{ WITH n MERGE (:{MARK}) }} RETURN 1",
     "MATCH (n:CodeNode {project: $project}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10 ROWS",
-    f"CALL db.index.fulltext.queryNodes('code_node_text', 'checkout') YIELD node SET node.{PROP} = 1",
+    f"CALL db.index.fulltext.queryNodes('code_node_search', 'checkout') YIELD node SET node.{PROP} = 1",
     # exfiltration and data loading
     "LOAD CSV FROM 'file:///etc/passwd' AS line RETURN line",
     "LOAD CSV WITH HEADERS FROM 'http://127.0.0.1:9/x.csv' AS row RETURN row",
@@ -51,7 +51,7 @@ ATTACKS = [
     # schema and administration
     f"CREATE INDEX {PROP} FOR (n:CodeNode) ON (n.{PROP})",
     "DROP CONSTRAINT code_node_key",
-    "DROP INDEX code_node_text",
+    "DROP INDEX code_node_search",
     "USE system SHOW USERS",
     "SHOW USERS",
     "SHOW DATABASES",

@@ -260,7 +260,7 @@ def test_allowed_procedures_answer(neo) -> None:
     labels = ok(query(world, {"cypher": "CALL db.labels() YIELD label RETURN label ORDER BY label"}))
     # The caller's nodes' labels (`:CodeNode` and their kinds), not the store's own.
     assert labels["rows"] == [{"label": label} for label in sorted({"CodeNode", *(n.kind for n in shop_graph.NODES)})]
-    fulltext = "CALL db.index.fulltext.queryNodes('code_node_text', 'checkout') YIELD node WHERE node.project = $project RETURN node.id AS id ORDER BY id"
+    fulltext = "CALL db.index.fulltext.queryNodes('code_node_search', 'checkout') YIELD node WHERE node.project = $project RETURN node.id AS id ORDER BY id"
     # Outside the subset: refused for a token limited to some projects...
     refused = failed(query(world, {"cypher": fulltext}), "unsupported")
     assert "db.index.fulltext.queryNodes" in refused["message"] and refused["details"]["construct"].startswith("the procedure")

@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from hashlib import sha256
 from typing import Any
 
+from rhumbline.ingest.bodies import with_bodies
 from rhumbline.ingest.discover import skiprules
-from rhumbline.ingest.facts import SkippedFile, SourceFile
+from rhumbline.ingest.facts import CodeFacts, SkippedFile, SourceFile
 from rhumbline.ingest.failures import reason_of
 from rhumbline.ingest.facts_codec import decode_facts, encode_facts
 from rhumbline.ingest.languages import extractor_for, has_extractor, language_in, language_of
@@ -91,6 +92,8 @@ def source_from_bytes(
     if code is None and language is not None and has_extractor(language):
         try:
             code = extractor_for(language)(parseable)
+            if isinstance(code, CodeFacts):
+                code = with_bodies(code, parseable)
         except Exception as error:  # noqa: BLE001 — one pathological file must not sink the repository
             # Reported, with the error, in the summary's failures (build.py).
             return SkippedFile(path, skiprules.EXTRACTION_FAILED, reason_of(error))

@@ -1,6 +1,6 @@
 """Node objects built at about half the cost of Node(...), for the phase-2 builders' hot loops.
 
-Node is a frozen dataclass: its __init__ sets each of its eleven fields through
+Node is a frozen dataclass: its __init__ sets each of its fields through
 object.__setattr__, which made building a graph's nodes a visible part of phase 2 (sdist: 77k
 nodes). Setting the slots through their descriptors gives equal objects (tests/unit/ingest/
 test_records.py compares them field by field). edges.py does the same for Edge.
@@ -18,6 +18,7 @@ _set_id, _set_kind, _set_name = _SET["id"], _SET["kind"], _SET["name"]
 _set_qualified_name, _set_file = _SET["qualified_name"], _SET["file"]
 _set_start_line, _set_end_line, _set_language = _SET["start_line"], _SET["end_line"], _SET["language"]
 _set_signature, _set_docstring, _set_content_hash = _SET["signature"], _SET["docstring"], _SET["content_hash"]
+_set_body, _set_declaration = _SET["body"], _SET["declaration"]
 _new = object.__new__
 
 
@@ -33,6 +34,8 @@ def new_node(
     signature: str | None = None,
     docstring: str | None = None,
     content_hash: str | None = None,
+    body: str | None = None,
+    declaration: bool = False,
 ) -> Node:
     """Node(...) with the same arguments and defaults, built faster."""
     node = _new(Node)
@@ -47,4 +50,6 @@ def new_node(
     _set_signature(node, signature)
     _set_docstring(node, docstring)
     _set_content_hash(node, content_hash)
+    _set_body(node, body)
+    _set_declaration(node, declaration)
     return node

@@ -33,6 +33,16 @@ class Node:
     signature: str | None = None
     docstring: str | None = None
     content_hash: str | None = None
+    # Written, never read back (WRITE_ONLY_FIELDS): what the store derives search text from and
+    # a reader has no use for. `body`: the words of the definition's own body (ingest/bodies.py);
+    # `declaration`: a declaration without a body its language cannot tell from the node alone
+    # (an `@overload` stub, an abstract or protocol method).
+    body: str | None = field(default=None, compare=False, repr=False)
+    declaration: bool = field(default=False, compare=False, repr=False)
+
+
+# Node's fields the stores write but do not read back: equal nodes whatever they hold.
+WRITE_ONLY_FIELDS = ("body", "declaration")
 
 
 @dataclass(frozen=True, slots=True)

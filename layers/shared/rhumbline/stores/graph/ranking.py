@@ -2,10 +2,10 @@
 
 A query becomes term groups (a stemmed word and its synonyms, stop words left out) and adjacent
 pairs of them (a phrase). Each group is probed in each field of the nodes (words.py: name, context,
-doc), each pair as a phrase in the doc. A backend first counts each
+doc, body), each pair as a phrase in the doc. A backend first counts each
 probe's nodes, up to SELECTIVE + 1 (`GraphStore._probe_counts`). A probe matched by at most
 SELECTIVE nodes selects them (OR semantics), rarest first while the nodes selected stay within
-SELECTIVE (context probes last: a path word alone says little); a more common one only adds to
+SELECTIVE (context and body probes last: a path word alone says little); a more common one only adds to
 the score of nodes selected otherwise. The name matches
 are always candidates: exact name or qualified name, name prefix, the query's words consecutive in
 the name. The backend keeps the best CUT candidates by name tier, then by an integer sum of the
@@ -16,9 +16,10 @@ computed here, identically for both:
 
     relevance = (sum over groups of idf(g) * sat(sum over fields of weight(f) * matched(g, f))
                  + phrase bonuses) * coverage * prior
-    coverage  = the idf of the groups matched / the idf of all groups (Lucene's coordination)
+    coverage  = the idf of the groups matched / the idf of all groups (Lucene's coordination); a
+                group matched in the body alone counts BODY_COVERAGE of its idf
     prior     = the node's (words.search_class): test code, modules, files and imports weigh less;
-                so do declarations without a body (words.is_declaration), under the code that runs
+                so do declarations without a body (words.DECLARATION), under the code that runs
     idf(g)    = ln(1 + N_REF / (df(g) + 0.5)), df(g) the most nodes one of its probes matched
                 (at most SELECTIVE + 1: common words all weigh about the same, little)
     sat(x)    = x (K1 + 1) / (x + K1)            (BM25's term-frequency saturation)
@@ -40,10 +41,13 @@ from typing import Literal, NamedTuple
 from rhumbline.stores.graph import words
 from rhumbline.stores.graph.model import Node
 
-FIELDS = ("name_terms", "context_terms", "doc_terms")
-NAME, CONTEXT, DOC = range(len(FIELDS))
-WEIGHTS = (3.0, 0.8, 1.2)
+FIELDS = ("name_terms", "context_terms", "doc_terms", "body_terms")
+NAME, CONTEXT, DOC, BODY = range(len(FIELDS))
+WEIGHTS = (3.0, 0.8, 1.2, 0.6)
 PHRASE_DOC = 1.0
+# A query word only a node's body holds counts this much of its idf towards the node's coverage:
+# a body mentions many things it is not about.
+BODY_COVERAGE = 0.5
 K1 = 1.2
 B = 0.75
 AVERAGE_DOC = 40.0
@@ -218,6 +222,10 @@ class Ranked(NamedTuple):
     row: SearchRow
 
 
+_GROUP_BITS = (1 << len(FIELDS)) - 1
+_BODY_ONLY = 1 << BODY
+_SELECT_ORDER = {NAME: 0, DOC: 0, CONTEXT: 1, BODY: 2}
+
 # The candidates whose exact score is computed: the rest rank below them by construction (name
 # tier, then the integer weight of their matches).
 CUT = 50
@@ -247,9 +255,9 @@ def weigh(plan: SearchPlan, counts: Sequence[int], *, docs_only: bool = False) -
     selecting: list[tuple[Probe, int]] = []
     common: list[Probe] = []
     budget = SELECTIVE
-    # Rarest first, context probes (a path word alone says little) after the others; ties in
-    # probe order.
-    order = sorted((FIELDS.index(p.field) == CONTEXT, c, i) for i, (p, c) in enumerate(zip(plan.probes, counts)) if c)
+    # Rarest first; context probes (a path word alone says little) after the others, body probes
+    # (a word a body holds says less) last; ties in probe order.
+    order = sorted((_SELECT_ORDER[FIELDS.index(p.field)], c, i) for i, (p, c) in enumerate(zip(plan.probes, counts)) if c)
     for _, count, index in order:
         probe = plan.probes[index]
         field = FIELDS.index(probe.field)
@@ -272,7 +280,7 @@ def rank(plan: SearchPlan, weighing: Weighing, rows: Sequence[SearchRow]) -> lis
 
 
 def grouped(scored: Sequence[Ranked]) -> list[tuple[Ranked, list[Ranked]]]:
-    """Best first, each declaration without a body (words.is_declaration) folded into the
+    """Best first, each declaration without a body (words.DECLARATION) folded into the
     best-ranked implementation above it of the same project, kind and name: (hit, its declarations).
     A declaration with no such implementation above it stays a hit of its own."""
     groups: list[tuple[Ranked, list[Ranked]]] = []
@@ -280,7 +288,7 @@ def grouped(scored: Sequence[Ranked]) -> list[tuple[Ranked, list[Ranked]]]:
     for ranked in scored:
         node = ranked.row.node
         key = (ranked.row.project, node.kind, node.name)
-        if _declared(node):
+        if ranked.row.search_class & words.DECLARATION:
             if key in implementations:
                 groups[implementations[key]][1].append(ranked)
                 continue
@@ -288,10 +296,6 @@ def grouped(scored: Sequence[Ranked]) -> list[tuple[Ranked, list[Ranked]]]:
             implementations.setdefault(key, len(groups))
         groups.append((ranked, []))
     return groups
-
-
-def _declared(node: Node) -> bool:
-    return words.is_declaration(node.kind, node.file, node.language, node.signature)
 
 
 def ordered(scored: Sequence[Ranked]) -> list[Ranked]:
@@ -304,11 +308,14 @@ def _score(plan: SearchPlan, weighing: Weighing, row: SearchRow) -> float:
     doc_weight = WEIGHTS[DOC] / (1.0 - B + B * row.doc_len / AVERAGE_DOC)
     relevance = covered = 0.0
     for g, weight in enumerate(weighing.idf):
-        bits = (mask >> (g * width)) & 0b111
+        bits = (mask >> (g * width)) & _GROUP_BITS
         if not bits:
             continue
-        covered += weight
-        x = WEIGHTS[NAME] * (bits & 1) + WEIGHTS[CONTEXT] * ((bits >> 1) & 1) + doc_weight * ((bits >> 2) & 1)
+        covered += weight if bits != _BODY_ONLY else weight * BODY_COVERAGE
+        x = (
+            WEIGHTS[NAME] * (bits & 1) + WEIGHTS[CONTEXT] * ((bits >> CONTEXT) & 1)
+            + doc_weight * ((bits >> DOC) & 1) + WEIGHTS[BODY] * ((bits >> BODY) & 1)
+        )  # fmt: skip
         relevance += weight * x * (K1 + 1.0) / (x + K1)
     pair_base = len(plan.groups) * width
     for j, (a, b) in enumerate(plan.pairs):
@@ -321,7 +328,7 @@ def _score(plan: SearchPlan, weighing: Weighing, row: SearchRow) -> float:
         prior *= TEST_PRIOR
     if row.search_class & words.PRIVATE:
         prior *= PRIVATE_PRIOR
-    if _declared(row.node):
+    if row.search_class & words.DECLARATION:
         prior *= DECLARATION_PRIOR
     relevance *= prior
     # Within a tier, a name match with no other relevance still ranks by its prior.

@@ -13,7 +13,7 @@ from dataclasses import fields
 from functools import lru_cache
 from typing import Any
 
-from rhumbline.stores.graph.model import MAX_PAGE, Edge, GraphBatch, Node
+from rhumbline.stores.graph.model import MAX_PAGE, WRITE_ONLY_FIELDS, Edge, GraphBatch, Node
 from rhumbline.stores.graph.words import node_text_values
 
 # Relationship types become part of Cypher text (types cannot be parameters): only plain names.
@@ -31,7 +31,7 @@ NODE_FIELDS = (
 # Every stored property of a node (besides its project), in a fixed order.
 NODE_PROPERTIES = (
     "id", "kind", "name", "name_lower", "qualified_name", "qn_lower", "qn_rev", "name_words",
-    "name_terms", "context_terms", "doc_terms", "doc_len", "search_class", "file",
+    "name_terms", "context_terms", "doc_terms", "body_terms", "doc_len", "search_class", "file",
     "start_line", "end_line", "language", "signature", "docstring", "content_hash",
 )  # fmt: skip
 
@@ -45,17 +45,22 @@ def node_values(node: Node) -> tuple[Any, ...]:
         raise ValueError(f"node {node.id!r}: kind must be a non-empty string")
     if not isinstance(node.name, str) or not isinstance(node.qualified_name, str):
         raise ValueError(f"node {node.id!r}: name and qualified_name must be strings")
-    name_lower, qn_lower, qn_rev, name_words, name_terms, context_terms, doc_terms, doc_len, klass = text_of(node)
+    name_lower, qn_lower, qn_rev, name_words, name_terms, context_terms, doc_terms, body_terms, doc_len, klass = (
+        text_of(node)
+    )
     return (
         node.id, node.kind, node.name, name_lower, node.qualified_name, qn_lower, qn_rev,
-        name_words, name_terms, context_terms, doc_terms, doc_len, klass, node.file,
+        name_words, name_terms, context_terms, doc_terms, body_terms, doc_len, klass, node.file,
         node.start_line, node.end_line, node.language, node.signature, node.docstring, node.content_hash,
     )  # fmt: skip
 
 
 def text_of(node: Node) -> tuple[Any, ...]:
     """A node's search text (words.node_text_values)."""
-    return node_text_values(node.kind, node.name, node.qualified_name, node.file, node.signature, node.docstring)
+    return node_text_values(
+        node.kind, node.name, node.qualified_name, node.file, node.signature, node.docstring,
+        body=node.body, declaration=node.declaration, language=node.language,
+    )  # fmt: skip
 
 
 def node_row(node: Node) -> dict[str, Any]:
@@ -143,8 +148,8 @@ def node_list_cypher(variable: str) -> str:
     return "[" + ", ".join(f"{variable}.{name}" for name in NODE_FIELDS) + "]"
 
 
-if tuple(f.name for f in fields(Node)) != NODE_FIELDS:
-    raise ImportError("Node's fields must be NODE_FIELDS in order (node_at relies on it)")
+if tuple(f.name for f in fields(Node)) != (*NODE_FIELDS, *WRITE_ONLY_FIELDS):
+    raise ImportError("Node's fields must be NODE_FIELDS in order, then WRITE_ONLY_FIELDS (node_at relies on it)")
 
 
 def check_ids(node_ids: Sequence[str], direction: str) -> None:

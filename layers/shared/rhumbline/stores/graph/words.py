@@ -11,7 +11,9 @@ splits the same way (SQLite `unicode61` and Lucene `whitespace` alike).
 A node's terms are kept by field, each field weighing differently in the ranking (ranking.py):
 `name_terms` (its name), `context_terms` (the rest of its qualified name, its path and its
 signature), `doc_terms` (its docstring or document text, in order, stop words left out, so two
-adjacent query words can be matched as a phrase).
+adjacent query words can be matched as a phrase), `body_terms` (what its body says: the names it
+calls and reads, its comments and string literals, distinct, without the other fields' terms and
+at most MAX_BODY_TERMS: what a definition does when its name does not say it).
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ MAX_QUERY_TERMS = 8
 # Full-text covers the beginning of a docstring: the summary is what people search for.
 DOCSTRING_INDEX_CHARS = 2_000
 SIGNATURE_INDEX_CHARS = 500
+# A body's distinct terms indexed, in the order the body holds them: bounded so a long function
+# costs the index no more than a short one.
+MAX_BODY_TERMS = 64
 
 # English function words and question words: they say nothing about which code is meant. Only
 # dropped from prose (docstrings, questions), never from names: `get_or_create` keeps its `or`.
@@ -127,6 +132,7 @@ def unique(words: Iterable[str]) -> list[str]:
 CLASS_DEFINITION, CLASS_MODULE, CLASS_VARIABLE, CLASS_FILE, CLASS_STATEMENT, CLASS_KNOWLEDGE = range(6)
 TEST_CODE = 8
 PRIVATE = 16  # `_helper`: an implementation detail, rarely what a question is after
+DECLARATION = 32  # a declaration without a body (is_declaration, or Node.declaration): under its implementation
 _KIND_CLASS = {
     "Module": CLASS_MODULE, "Package": CLASS_MODULE, "Variable": CLASS_VARIABLE, "Constant": CLASS_VARIABLE,
     "Field": CLASS_VARIABLE, "Property": CLASS_VARIABLE, "File": CLASS_FILE, "Directory": CLASS_FILE,
@@ -149,19 +155,24 @@ class NodeText:
     name_terms: str
     context_terms: str
     doc_terms: str
+    body_terms: str
     doc_len: int  # how many terms doc_terms holds (the ranking's length normalization)
     search_class: int
 
 
 def node_text(
-    kind: str, name: str, qualified_name: str, file: str | None, signature: str | None, docstring: str | None
+    kind: str, name: str, qualified_name: str, file: str | None, signature: str | None, docstring: str | None,
+    *, body: str | None = None, declaration: bool = False, language: str | None = None,
 ) -> NodeText:
-    return NodeText(*node_text_values(kind, name, qualified_name, file, signature, docstring))
+    return NodeText(*node_text_values(
+        kind, name, qualified_name, file, signature, docstring, body=body, declaration=declaration, language=language
+    ))  # fmt: skip
 
 
 def node_text_values(
-    kind: str, name: str, qualified_name: str, file: str | None, signature: str | None, docstring: str | None
-) -> tuple[str, str, str, str, str, str, str, int, int]:
+    kind: str, name: str, qualified_name: str, file: str | None, signature: str | None, docstring: str | None,
+    *, body: str | None = None, declaration: bool = False, language: str | None = None,
+) -> tuple[str, str, str, str, str, str, str, str, int, int]:
     """NodeText's fields in order, as a plain tuple (a bulk write asks for every node's). The
     name's, the qualified name's prefix's and the path's terms are cached: the nodes of a file
     share the last two, and names repeat across a graph."""
@@ -172,10 +183,22 @@ def node_text_values(
     for term in name_terms:
         context.pop(term, None)
     doc = _prose_terms(docstring[:DOCSTRING_INDEX_CHARS], keep_order=True) if docstring else ()
+    said = _body_terms(body, name_terms, context, doc) if body else ""
+    klass = search_class(kind, file, name)
+    if declaration or is_declaration(kind, file, language, signature):
+        klass |= DECLARATION
     return (
         name.lower(), qn_lower, qn_lower[::-1], name_words, " ".join(name_terms), " ".join(context),
-        " ".join(doc), len(doc), search_class(kind, file, name),
+        " ".join(doc), said, len(doc), klass,
     )  # fmt: skip
+
+
+def _body_terms(body: str, name: Iterable[str], context: Iterable[str], doc: Iterable[str]) -> str:
+    """A body's distinct terms that no other field of the node holds, the first MAX_BODY_TERMS."""
+    said = dict.fromkeys(_prose_terms(body))
+    for term in chain(name, context, doc):
+        said.pop(term, None)
+    return " ".join(list(said)[:MAX_BODY_TERMS])
 
 
 def search_class(kind: str, file: str | None, name: str) -> int:

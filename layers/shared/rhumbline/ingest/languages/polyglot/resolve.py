@@ -199,6 +199,7 @@ class Family(Lookups, CallResolution, StatementResolution):
                     signature=d.signature,
                     docstring=d.docstring,
                     content_hash=d.content_hash,
+                    body=d.body or None,
                 )
             )
         for v in f.code.variables:

@@ -37,7 +37,30 @@ def definition_ids(path: str, code: CodeFacts) -> list[str]:
     return [definition_id(d.kind, path, d.qualname) for d in code.definitions]
 
 
+# Decorators (their last dotted part) that make a definition a declaration whose code is elsewhere.
+_DECLARING_DECORATORS = frozenset({"overload", "abstractmethod", "abstractproperty", "abstractclassmethod", "abstractstaticmethod"})
+# Bases (their last dotted part) whose class's methods only declare: a typing protocol.
+_DECLARING_BASES = frozenset({"Protocol"})
+
+
+def _declarations(code: CodeFacts) -> set[str]:
+    """Qualnames of the functions and methods that are declarations without a body: `@overload`
+    stubs, abstract methods, the methods of a `Protocol` class."""
+    protocols = {
+        d.qualname for d in code.definitions
+        if d.kind == "Class" and any(base.rpartition(".")[2] in _DECLARING_BASES for base in d.bases)
+    }  # fmt: skip
+    return {
+        d.qualname for d in code.definitions
+        if d.kind != "Class" and (
+            d.parent in protocols
+            or any(x.expression.rpartition(".")[2] in _DECLARING_DECORATORS for x in d.decorators)
+        )
+    }  # fmt: skip
+
+
 def definition_nodes(path: str, module: str, code: CodeFacts) -> list[Node]:
+    declared = _declarations(code)
     nodes = [
         new_node(
             id=definition_id(d.kind, path, d.qualname),
@@ -51,6 +74,8 @@ def definition_nodes(path: str, module: str, code: CodeFacts) -> list[Node]:
             signature=d.signature,
             docstring=d.docstring,
             content_hash=d.content_hash,
+            body=d.body or None,
+            declaration=d.qualname in declared,
         )
         for d in code.definitions
     ]

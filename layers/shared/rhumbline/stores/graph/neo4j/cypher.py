@@ -18,8 +18,8 @@ from rhumbline.vocabulary import KNOWLEDGE_KINDS, NODE_KINDS
 
 # The Lucene index is a boolean query: past this many projects, filter in Cypher only.
 _MAX_PROJECT_CLAUSES = 100
-FULLTEXT_INDEX = "code_node_text"
-FULLTEXT_PROPERTIES = ("project", "name_words", "name_terms", "context_terms", "doc_terms")
+FULLTEXT_INDEX = "code_node_search"
+FULLTEXT_PROPERTIES = ("project", "name_words", "name_terms", "context_terms", "doc_terms", "body_terms")
 
 # `n.id IS NOT NULL` lets the planner use the (project, id) constraint index for a project scan.
 SCHEMA = (

@@ -11,8 +11,8 @@ from functools import lru_cache
 from rhumbline.stores.graph.rows import NODE_FIELDS, NODE_PROPERTIES
 from rhumbline.vocabulary import KNOWLEDGE_KINDS
 
-# 2: search text by field (words.py), stemmed, ranked by ranking.py.
-SCHEMA_VERSION = 2
+# 2: search text by field (words.py), stemmed, ranked by ranking.py. 3: a body field.
+SCHEMA_VERSION = 3
 
 # The lookup indexes of nodes, by name: a large clearing write drops and rebuilds them (one sort
 # each instead of a B-tree insert per row), see SqliteGraphStore.apply.
@@ -41,7 +41,10 @@ _EDGE_INDEX_STATEMENTS = ";\n".join(EDGE_INDEXES.values())
 # most of which only moved (line numbers).
 # `project` is indexed as one token (tokenchars: every character a project slug holds) so that a
 # probe can be limited to some projects inside the index.
-FTS_TABLES = {"name_fts": ("name_words", "name_terms"), "context_fts": ("context_terms",), "doc_fts": ("doc_terms",)}
+FTS_TABLES = {
+    "name_fts": ("name_words", "name_terms"), "context_fts": ("context_terms",), "doc_fts": ("doc_terms",),
+    "body_fts": ("body_terms",),
+}  # fmt: skip
 FTS_TABLE_OF = {column: table for table, columns in FTS_TABLES.items() for column in columns}
 
 
@@ -86,6 +89,7 @@ CREATE TABLE IF NOT EXISTS nodes (
     name_terms TEXT,
     context_terms TEXT,
     doc_terms TEXT,
+    body_terms TEXT,
     doc_len INTEGER,
     search_class INTEGER,
     file TEXT,
