@@ -18,6 +18,10 @@ from rhumbline.ingest.facts import CodeFacts, Definition
 
 # Distinct words kept per body, in the order the body holds them.
 BODY_WORDS = 48
+# The text read per body: bounded, so reading bodies stays linear in a file's size whatever its
+# shape (one definition of thousands of lines, thousands of definitions on one minified line).
+BODY_CHARS = 8_000
+LINE_CHARS = 300
 # Identifiers and words: a letter or underscore, then letters, digits, underscores.
 _WORD = re.compile(r"[^\W\d]\w*")
 _KEYWORDS = frozenset(
@@ -29,6 +33,8 @@ _KEYWORDS = frozenset(
     readonly enum abstract end then begin elsif unless module require include fun val when object
     where impl pub mut ref match use crate mod dyn""".split()
 )
+# As written in any of the usual casings (`None`, `True`, `NULL`).
+_KEYWORDS = frozenset(spelled for word in _KEYWORDS for spelled in (word, word.title(), word.upper()))
 
 
 def with_bodies(code: CodeFacts, source: bytes) -> CodeFacts:
@@ -93,14 +99,20 @@ def _said(text: str) -> list[str]:
     return names + prose
 
 
+def _text(lines: list[str], own: list[tuple[int, int]]) -> str:
+    """The beginning of the own lines' text: each line's first LINE_CHARS characters (a minified
+    file's one line holds many definitions: each reads only a part of it), BODY_CHARS in all."""
+    kept: list[str] = []
+    size = 0
+    for line in chain.from_iterable(lines[start - 1 : end] for start, end in own):
+        kept.append(line[:LINE_CHARS])
+        size += len(kept[-1]) + 1
+        if size >= BODY_CHARS:
+            break
+    return "\n".join(kept)
+
+
 def _with_body(definition: Definition, lines: list[str], own: list[tuple[int, int]]) -> Definition:
-    said = set(_WORD.findall(definition.signature))
-    said.update(_WORD.findall(definition.docstring or ""))
-    said.add(definition.name)
-    kept: dict[str, None] = {}
-    for word in _said("\n".join(chain.from_iterable(lines[start - 1 : end] for start, end in own))):
-        if word not in said and word.lower() not in _KEYWORDS:
-            kept[word] = None
-            if len(kept) == BODY_WORDS:
-                break
+    said = {definition.name, *_WORD.findall(definition.signature), *_WORD.findall(definition.docstring or "")}
+    kept = [w for w in dict.fromkeys(_said(_text(lines, own))) if w not in said and w not in _KEYWORDS][:BODY_WORDS]
     return definition._replace(body=" ".join(kept)) if kept else definition

@@ -288,7 +288,7 @@ def grouped(scored: Sequence[Ranked]) -> list[tuple[Ranked, list[Ranked]]]:
     for ranked in scored:
         node = ranked.row.node
         key = (ranked.row.project, node.kind, node.name)
-        if ranked.row.search_class & words.DECLARATION:
+        if _declared(ranked.row):
             if key in implementations:
                 groups[implementations[key]][1].append(ranked)
                 continue
@@ -296,6 +296,15 @@ def grouped(scored: Sequence[Ranked]) -> list[tuple[Ranked, list[Ranked]]]:
             implementations.setdefault(key, len(groups))
         groups.append((ranked, []))
     return groups
+
+
+def _declared(row: SearchRow) -> bool:
+    """The stored bit (words.DECLARATION), or the node's own evidence for a node written before
+    the bit was."""
+    node = row.node
+    return bool(row.search_class & words.DECLARATION) or words.is_declaration(
+        node.kind, node.file, node.language, node.signature
+    )
 
 
 def ordered(scored: Sequence[Ranked]) -> list[Ranked]:
@@ -328,7 +337,7 @@ def _score(plan: SearchPlan, weighing: Weighing, row: SearchRow) -> float:
         prior *= TEST_PRIOR
     if row.search_class & words.PRIVATE:
         prior *= PRIVATE_PRIOR
-    if row.search_class & words.DECLARATION:
+    if _declared(row):
         prior *= DECLARATION_PRIOR
     relevance *= prior
     # Within a tier, a name match with no other relevance still ranks by its prior.

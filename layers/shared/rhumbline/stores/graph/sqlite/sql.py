@@ -48,13 +48,19 @@ FTS_TABLES = {
 FTS_TABLE_OF = {column: table for table, columns in FTS_TABLES.items() for column in columns}
 
 
+# Tables no phrase is looked up in keep no term positions (FTS5 `detail=column`): a smaller index,
+# written faster.
+_NO_PHRASES = frozenset({"body_fts"})
+
+
 def _fts_schema(table: str, fields: tuple[str, ...]) -> str:
     columns = ("project", *fields)
     listed, old, new = (", ".join(f"{prefix}{c}" for c in columns) for prefix in ("", "old.", "new."))
+    detail = ", detail=column" if table in _NO_PHRASES else ""
     return f"""
 CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5(
     {listed}, content='nodes', content_rowid='rid',
-    tokenize="unicode61 remove_diacritics 0 tokenchars '-_./@'", columnsize=0
+    tokenize="unicode61 remove_diacritics 0 tokenchars '-_./@'", columnsize=0{detail}
 );
 CREATE TRIGGER IF NOT EXISTS {table}_delete AFTER DELETE ON nodes BEGIN
     INSERT INTO {table} ({table}, rowid, {listed}) VALUES ('delete', old.rid, {old});
