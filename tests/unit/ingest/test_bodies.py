@@ -45,3 +45,28 @@ def test_a_long_body_keeps_a_bounded_number_of_words_and_terms() -> None:
     terms = node_text("Function", "long", "m.long", "m.py", "def long():", None, body=body).body_terms.split()
     assert 0 < len(terms) <= MAX_BODY_TERMS
     assert len(terms) == len(set(terms))
+
+
+def test_the_scan_finds_calls_and_reads_wherever_the_text_between_them_ends() -> None:
+    # A call right after punctuation, a read after a call's parenthesis, a call after a number
+    # glued to a word (not a name: `2fast` is no identifier), a `*` comment line, strings.
+    source = b'''\
+def run(x):
+    y = [fetch_all(x)].pop().strip ( )
+    z = 2fast(x) + x.size*3
+    /* a star block
+     * starred prose line
+     */
+    return "quoted words" + 'single one'
+'''
+    said = _bodies(source)["run"].split()
+    assert said[:4] == ["fetch_all", "pop", "strip", "size"]
+    assert "fast" not in said
+    assert {"star", "block", "starred", "prose", "line", "quoted", "words", "single", "one"} <= set(said)
+
+
+def test_names_that_fill_the_bound_leave_no_room_for_prose() -> None:
+    calls = "\n".join(f"    call_number_{i}()" for i in range(BODY_WORDS + 5))
+    source = f"def busy():\n    # a comment\n{calls}\n".encode()
+    said = _bodies(source)["busy"].split()
+    assert said == [f"call_number_{i}" for i in range(BODY_WORDS)]

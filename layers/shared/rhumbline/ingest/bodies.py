@@ -12,7 +12,6 @@ function costs the index and the facts no more than a short one.
 from __future__ import annotations
 
 import re
-from itertools import chain
 
 from rhumbline.ingest.facts import CodeFacts, Definition
 
@@ -41,7 +40,7 @@ def with_bodies(code: CodeFacts, source: bytes) -> CodeFacts:
     """The facts with each definition's body words (Definition.body) read from `source`."""
     if not code.definitions:
         return code
-    lines = source.decode("utf-8", "replace").split("\n")
+    lines = [line[:LINE_CHARS] for line in source.decode("utf-8", "replace").split("\n")]
     spans = [(d.start_line, d.end_line) for d in code.definitions]
     children = _children(spans)
     return code._replace(definitions=tuple(
@@ -78,41 +77,64 @@ def _own_lines(span: tuple[int, int], nested: list[tuple[int, int]]) -> list[tup
 
 # What a body does and says: its comments (`#`, `//`, `/*`, a `*` line) and string
 # literals, the names it calls (`name(`) and reads off objects (`.name`). Plain local names are
-# left out: `i`, `result`, `data` say nothing of what the code does.
+# left out: `i`, `result`, `data` say nothing of what the code does. The last alternative matches
+# the text between those in one step (whole words that are not called, and the characters none
+# of the others starts with): the engine then tries the alternatives once per match, not once per
+# character. It never starts inside a word, so it never hides where another alternative begins.
 _SAID = re.compile(
-    r"(?P<prose>(?:#|//|/\*|^[ \t]*\*).*$|\"[^\"\n]*\"|'[^'\n]*'|`[^`\n]*`)"
-    r"|(?<=\.)[^\W\d]\w*+|\b[^\W\d]\w*+(?=[ \t]*\()",
+    r"(?P<prose>(?:#|//|/\*|(?<![^\n])[ \t]*\*).*$|\"[^\"\n]*\"|'[^'\n]*'|`[^`\n]*`)"
+    r"|\.(?P<read>[^\W\d]\w*+)|(?P<call>[^\W\d](?<!\w\w)\w*+)(?=[ \t]*\()"
+    r"|(?:\w++(?![ \t]*\()|[^\w\n#/\"'`.]++)++",
     re.MULTILINE,
 )
 
 
-def _said(text: str) -> list[str]:
-    """The names called and read first (what the body does), then the words of its prose."""
-    names: list[str] = []
+def _said(text: str, known: set[str]) -> list[str]:
+    """The first BODY_WORDS distinct words of `text` outside `known` and the keywords: the names
+    called and read first (what the body does), then the words of its prose. The scan stops once
+    the names alone fill the bound: nothing after them can be kept."""
+    kept: dict[str, None] = {}
     prose: list[str] = []
     for match in _SAID.finditer(text):
-        said = match.group("prose")
-        if said is None:
-            names.append(match.group(0))
-        else:
-            prose.extend(_WORD.findall(said))
-    return names + prose
+        group = match.lastgroup
+        if group is None:  # the text between what is said
+            continue
+        if group == "prose":
+            prose.append(match[group])
+        elif (name := match[group]) not in known and name not in _KEYWORDS:
+            kept[name] = None
+            if len(kept) == BODY_WORDS:
+                return list(kept)
+    for said in prose:
+        for word in _WORD.findall(said):
+            if word not in known and word not in _KEYWORDS:
+                kept[word] = None
+                if len(kept) == BODY_WORDS:
+                    return list(kept)
+    return list(kept)
 
 
 def _text(lines: list[str], own: list[tuple[int, int]]) -> str:
-    """The beginning of the own lines' text: each line's first LINE_CHARS characters (a minified
-    file's one line holds many definitions: each reads only a part of it), BODY_CHARS in all."""
+    """The beginning of the own lines' text, BODY_CHARS in all (`lines` are cut to LINE_CHARS:
+    a minified file's one line holds many definitions, each reads only a part of it)."""
     kept: list[str] = []
     size = 0
-    for line in chain.from_iterable(lines[start - 1 : end] for start, end in own):
-        kept.append(line[:LINE_CHARS])
-        size += len(kept[-1]) + 1
-        if size >= BODY_CHARS:
-            break
+    for start, end in own:
+        part = lines[start - 1 : end]
+        block = "\n".join(part)
+        if part and size + len(block) + 1 < BODY_CHARS:  # the whole range fits: joined at once
+            kept.append(block)
+            size += len(block) + 1
+            continue
+        for line in part:
+            kept.append(line)
+            size += len(line) + 1
+            if size >= BODY_CHARS:
+                return "\n".join(kept)
     return "\n".join(kept)
 
 
 def _with_body(definition: Definition, lines: list[str], own: list[tuple[int, int]]) -> Definition:
-    said = {definition.name, *_WORD.findall(definition.signature), *_WORD.findall(definition.docstring or "")}
-    kept = [w for w in dict.fromkeys(_said(_text(lines, own))) if w not in said and w not in _KEYWORDS][:BODY_WORDS]
+    known = {definition.name, *_WORD.findall(definition.signature), *_WORD.findall(definition.docstring or "")}
+    kept = _said(_text(lines, own), known)
     return definition._replace(body=" ".join(kept)) if kept else definition

@@ -195,10 +195,8 @@ def node_text_values(
 
 def _body_terms(body: str, name: Iterable[str], context: Iterable[str], doc: Iterable[str]) -> str:
     """A body's distinct terms that no other field of the node holds, the first MAX_BODY_TERMS."""
-    said = dict.fromkeys(_prose_terms(body))
-    for term in chain(name, context, doc):
-        said.pop(term, None)
-    return " ".join(list(said)[:MAX_BODY_TERMS])
+    held = {*name, *context, *doc}
+    return " ".join([term for term in _prose_terms(body) if term not in held][:MAX_BODY_TERMS])
 
 
 def search_class(kind: str, file: str | None, name: str) -> int:
