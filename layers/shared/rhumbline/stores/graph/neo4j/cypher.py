@@ -20,6 +20,9 @@ from rhumbline.vocabulary import KNOWLEDGE_KINDS, NODE_KINDS
 _MAX_PROJECT_CLAUSES = 100
 FULLTEXT_INDEX = "code_node_search"
 FULLTEXT_PROPERTIES = ("project", "name_words", "name_terms", "context_terms", "doc_terms", "body_terms")
+# Full-text indexes an older version created: Neo4j keeps every full-text index up to date on
+# each write, so a schema setup that finds one drops it.
+RETIRED_FULLTEXT_INDEXES = ("code_node_text",)
 
 # `n.id IS NOT NULL` lets the planner use the (project, id) constraint index for a project scan.
 SCHEMA = (

@@ -63,17 +63,19 @@ class Neo4jGraphStore(Neo4jLookups, Neo4jNodeBundle, GraphStore):
 
     def ensure_schema(self) -> None:
         with self._guard(self._timeout), self._session(write=True) as session:
-            # IF NOT EXISTS keeps an index of an older definition: replace the full-text one.
-            existing = session.run(
-                self._neo4j.Query(
-                    "SHOW FULLTEXT INDEXES YIELD name, properties WHERE name = $name"
-                    " RETURN properties",
-                    timeout=self._timeout,
-                ),
-                name=cypher.FULLTEXT_INDEX,
-            ).single()
-            if existing is not None and tuple(existing["properties"]) != cypher.FULLTEXT_PROPERTIES:
-                session.run(self._neo4j.Query(f"DROP INDEX {cypher.FULLTEXT_INDEX}", timeout=self._timeout)).consume()
+            # IF NOT EXISTS keeps an index of an older definition: replace the full-text one, and
+            # drop the ones an older version created (each write would keep them up to date).
+            found = {
+                record["name"]: tuple(record["properties"])
+                for record in session.run(
+                    self._neo4j.Query("SHOW FULLTEXT INDEXES YIELD name, properties", timeout=self._timeout)
+                )
+            }
+            stale = [name for name in cypher.RETIRED_FULLTEXT_INDEXES if name in found]
+            if found.get(cypher.FULLTEXT_INDEX, cypher.FULLTEXT_PROPERTIES) != cypher.FULLTEXT_PROPERTIES:
+                stale.append(cypher.FULLTEXT_INDEX)
+            for name in stale:
+                session.run(self._neo4j.Query(f"DROP INDEX `{name}` IF EXISTS", timeout=self._timeout)).consume()
             for statement in (*cypher.SCHEMA, *HEAD_SCHEMA):
                 session.run(self._neo4j.Query(statement, timeout=self._timeout)).consume()
             # A new full-text index answers queries only once it is populated.
