@@ -137,6 +137,11 @@ PRAGMA user_version = {SCHEMA_VERSION};
 # Files created before edges had properties gain the column in place (ensure_schema).
 EDGE_COLUMNS = "SELECT name FROM pragma_table_info('edges')"
 ADD_EDGE_PROPERTIES = "ALTER TABLE edges ADD COLUMN properties TEXT"
+# From version 2: the body field's column, before SCHEMA creates the table that indexes it; nodes
+# written before it have no body words until their next write.
+UPGRADABLE_VERSIONS = (2,)
+ADD_BODY_TERMS = "ALTER TABLE nodes ADD COLUMN body_terms TEXT"
+REBUILD_BODY_INDEX = "INSERT INTO body_fts (body_fts) VALUES ('rebuild')"
 
 GET_STAMP = "SELECT version FROM graph_meta WHERE project = ?"
 SET_STAMP = (

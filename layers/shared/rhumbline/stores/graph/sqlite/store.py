@@ -41,12 +41,16 @@ class SqliteGraphStore(SqliteLookups, SqliteFileRows, GraphStore):
     def ensure_schema(self) -> None:
         with self._write_lock, self._bounded(self._timeout) as conn:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version not in (0, sql.SCHEMA_VERSION):
+            if version not in (0, *sql.UPGRADABLE_VERSIONS, sql.SCHEMA_VERSION):
                 raise RuntimeError(
                     f"{self._path} has graph schema version {version}; this code expects "
                     f"{sql.SCHEMA_VERSION}: delete the file and re-ingest"
                 )
+            if version in sql.UPGRADABLE_VERSIONS:
+                conn.execute(sql.ADD_BODY_TERMS)
             conn.executescript(sql.SCHEMA)
+            if version in sql.UPGRADABLE_VERSIONS:
+                conn.execute(sql.REBUILD_BODY_INDEX)
             if "properties" not in {row[0] for row in conn.execute(sql.EDGE_COLUMNS)}:
                 conn.execute(sql.ADD_EDGE_PROPERTIES)
 
