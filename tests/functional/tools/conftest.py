@@ -127,7 +127,7 @@ def tools_database_url(postgres_url) -> Iterator[str]:
     drop()
 
 
-@pytest.fixture(params=["embedded", "production"])
+@pytest.fixture(params=["embedded", pytest.param("production", marks=[pytest.mark.postgres, pytest.mark.neo4j])])
 def world(request, tmp_path, monkeypatch) -> Iterator[ToolWorld]:
     suffix = uuid.uuid4().hex[:10]
     project, other = f"acme/shop{suffix}", f"rival/shop{suffix}"
