@@ -12,7 +12,7 @@ set tells whether a change generalises. Per set and category:
     search MRR@10   the mean of 1 / rank of the first expected hit (0 past 10)
     query_graph     an expected node among query_graph's nodes (max_nodes 30)
 
-Goals (natural-language questions): hit@10 >= 0.8, MRR@10 >= 0.6, query_graph >= 0.8; partial
+Goals (natural-language questions): hit@10 >= 0.8, MRR@10 >= 0.6, query_graph >= 0.85; partial
 identifiers MRR >= 0.94 and exact names 1.0.
 """
 
@@ -30,7 +30,7 @@ from typing import Any
 from harness import corpus
 
 QUESTIONS = Path(__file__).resolve().parents[1] / "questions.json"
-GOALS = {"natural": (0.8, 0.6, 0.8), "partial": (None, 0.94, None), "exact": (None, 1.0, None)}
+GOALS = {"natural": (0.8, 0.6, 0.85), "partial": (None, 0.94, None), "exact": (None, 1.0, None)}
 SEARCH_LIMIT = 10
 GRAPH_NODES = 30
 
