@@ -43,3 +43,16 @@ def fixture_problems(
     for caller, expected in rules.items():
         problems.extend(call_problems(store, project, caller, caller, expected))
     return problems
+
+
+def uncalled_problems(store: GraphStore, project: str, targets: list[str]) -> list[str]:
+    """Each of `targets` is a node (its container DEFINES it) that nothing CALLS; [] when so."""
+    problems = []
+    for target in targets:
+        views, _ = store.edges_of(project, target, "in", limit=100)
+        if not any(v.relation == "DEFINES" for v in views):
+            problems.append(f"{target} is no node")
+        callers = [v.other_id for v in views if v.relation == "CALLS"]
+        if callers:
+            problems.append(f"{target} is called by {callers}")
+    return problems

@@ -15,14 +15,12 @@ the methods the call may reach, and only when at most two have that name."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from sqlalchemy import Engine
 
-from rhumbline.ingest import pipeline
 from rhumbline.stores.graph.protocol import GraphStore
-from tests.functional.ingest.call_rules import call_problems
+from tests.functional.ingest.call_rules import fixture_problems, uncalled_problems
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "ingest" / "go_receivers"
 ROUTER, APP = "router/router.go", "app/app.go"
@@ -165,12 +163,7 @@ RULES: dict[str, dict[str, tuple[str, str]]] = {
 
 
 def test_every_go_rule_gives_its_edges(tmp_path: Path, store: GraphStore, engine: Engine, unique_project: str) -> None:
-    root = tmp_path / "go_receivers"
-    shutil.copytree(FIXTURE, root)
-    pipeline.ingest_local(root, unique_project, store=store, engine=engine, history=False)
-    problems = []
-    for caller, expected in RULES.items():
-        problems.extend(call_problems(store, unique_project, caller, caller, expected))
+    problems = fixture_problems(FIXTURE, tmp_path, store, engine, unique_project, RULES)
     # nothing calls the interface's methods, nor Router.Write or Router.Get, nor the Middlewares
     # type (a conversion is no call), nor the definitions a default build leaves out or the
     # package's own `fixture`, nor a variable
@@ -179,11 +172,5 @@ def test_every_go_rule_gives_its_edges(tmp_path: Path, store: GraphStore, engine
                 "function:router/hash_windows.go:hash", "function:router/internal_test.go:fixture",
                 "method:router/internal_test.go:fakeFlusher.Flush", f"method:{APP}:Job.Close",
                 "variable:router/codec.go:Marshal"]  # fmt: skip
-    for target in targets:
-        views, _ = store.edges_of(unique_project, target, "in", limit=100)
-        callers = [v.other_id for v in views if v.relation == "CALLS"]
-        if not any(v.relation == "DEFINES" for v in views):
-            problems.append(f"{target} is no node")
-        if callers:
-            problems.append(f"{target} is called by {callers}")
+    problems += uncalled_problems(store, unique_project, targets)
     assert not problems, "\n".join(problems)

@@ -188,8 +188,7 @@ def _run_source(arguments: IngestInput, context: ToolContext) -> IngestOutput:
             raise InvalidArguments("`async` is for hosted deployments; a local server ingests a source in the call")
         _schedule_self(arguments, project, context)
         return IngestOutput(status="scheduled", project=project, source=source)
-    machine = os.environ.get(STATE_MACHINE_VARIABLE, "").strip() if context.settings.mode == "hosted" else ""
-    run_input: dict[str, object] = {"project": project, "source": source, "clear": arguments.clear}
+    machine = _state_machine() if context.settings.mode == "hosted" else ""
     with ExitStack() as fetching:
         try:
             tree = fetching.enter_context(fetched(source))
@@ -200,7 +199,7 @@ def _run_source(arguments: IngestInput, context: ToolContext) -> IngestOutput:
         if machine and (tree is None or _takes_shards(Path(tree.root))):
             # Too large for one function (the plan step's own rule, by size): every entry point,
             # a webhook's re-ingest as well as a call, hands it to the state machine.
-            _start_run(machine, run_input)
+            _start_run(machine, arguments, project)
             return IngestOutput(status="scheduled", project=project, source=source)
         assert tree is not None
         summary = ingest_local(
@@ -240,9 +239,9 @@ def _schedule_self(arguments: IngestInput, project: str, context: ToolContext) -
 
     from rhumbline.contract import ToolInvocation
 
-    machine = os.environ.get(STATE_MACHINE_VARIABLE, "").strip()
+    machine = _state_machine()
     if machine:
-        _start_run(machine, {"project": project, "source": arguments.source, "clear": arguments.clear})
+        _start_run(machine, arguments, project)
         return
     function = os.environ.get("AWS_LAMBDA_FUNCTION_NAME", "").strip()
     if not function:
@@ -277,7 +276,13 @@ def _schedule_self(arguments: IngestInput, project: str, context: ToolContext) -
 
 
 
-def _start_run(machine: str, run_input: dict[str, object]) -> None:
+def _state_machine() -> str:
+    """The hosted ingest state machine's ARN; empty when the deployment has none."""
+    return os.environ.get(STATE_MACHINE_VARIABLE, "").strip()
+
+
+def _start_run(machine: str, arguments: IngestInput, project: str) -> None:
+    run_input = {"project": project, "source": arguments.source, "clear": arguments.clear}
     try:
         import boto3
         from botocore.config import Config
