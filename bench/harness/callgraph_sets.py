@@ -41,7 +41,7 @@ class Project:
     @property
     def slug(self) -> str:
         """A file-name-safe directory name under the corpus."""
-        return f"{self.name.replace('/', '_').replace(':', '_').lstrip('@')}-{self.version}"
+        return corpus.slug(self.name, self.version)
 
 
 def projects(language: str, set_name: str = "all") -> list[Project]:

@@ -64,6 +64,8 @@ def go_module(path: str, version: str) -> Path:
     root = CORPUS / f"{_go_name(path)}-{version}"
     if root.exists():
         return root
+    if (fetched := _call_graph_copy("go", path, version)).exists():
+        return fetched
     env = {**os.environ, "GOMODCACHE": str(CORPUS / ".gomod"), "GOFLAGS": "-modcacherw", "GOTOOLCHAIN": "local"}
     done = subprocess.run(
         ["go", "mod", "download", "-json", f"{path}@{version}"],
@@ -82,11 +84,25 @@ def _go_name(path: str) -> str:
     return parts[-2] if len(parts) > 1 and parts[-1][:1] == "v" and parts[-1][1:].isdigit() else parts[-1]
 
 
+def _call_graph_copy(language: str, name: str, version: str) -> Path:
+    """Where the call-graph sets (harness/callgraph_sets.py) keep the same registry release: a
+    module or package they already fetched is read from there rather than downloaded again."""
+    return CORPUS / language / slug(name, version)
+
+
+def slug(name: str, version: str) -> str:
+    """A registry release's file-name-safe directory name (github.com/labstack/echo/v4 at v4.12.0 ->
+    github.com_labstack_echo_v4-v4.12.0)."""
+    return f"{name.replace('/', '_').replace(':', '_').lstrip('@')}-{version}"
+
+
 def npm_package(name: str, version: str) -> Path:
     """The npm package `name@version` (its published files, `npm pack`) under CORPUS/<name>-<version>."""
     root = CORPUS / f"{name.replace('/', '-').lstrip('@')}-{version}"
     if root.exists():
         return root
+    if (fetched := _call_graph_copy("typescript", name, version)).exists():
+        return fetched
     CORPUS.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=CORPUS) as scratch:
         done = subprocess.run(

@@ -51,3 +51,10 @@ def test_a_go_module_is_named_by_its_last_element_before_a_major_version(questio
     assert corpus._go_name("github.com/go-chi/chi/v5") == "chi"
     assert corpus._go_name("github.com/spf13/cobra") == "cobra"
     assert corpus._go_name("gopkg.in/yaml.v3") == "yaml.v3"
+
+
+def test_a_release_the_call_graph_sets_fetched_is_named_by_its_registry_path_and_version(questions):
+    from harness import corpus
+
+    assert corpus.slug("github.com/labstack/echo/v4", "v4.12.0") == "github.com_labstack_echo_v4-v4.12.0"
+    assert corpus.slug("@types/node", "20.0.0") == "types_node-20.0.0"
