@@ -354,7 +354,6 @@ def scale_main(
     directory: Path, lines: float, samples: int, cap_mb: int, resolve_copies: list[int], workers: int, write_rate: float
 ) -> None:
     from harness import scale
-    from rhumbline.ingest.snapshots.facts_cache import extractor_fingerprint
 
     mb = 1024 * 1024
     directory = directory.resolve()
@@ -373,19 +372,17 @@ def scale_main(
     print(f"plan: {len(plan['paths'])} files, {plan['bytes'] / mb:.0f} MB, {len(shards)} shards, listed and"
           f" sharded in {plan['seconds']:.1f} s")  # fmt: skip
     chosen = scale.sample(samples, len(shards))
-    fingerprint = extractor_fingerprint()
-    print(f"\n{len(chosen)} shards, one at a time, each a fresh process capped at {cap_mb} MB of address space,"
-          f" an empty facts store")  # fmt: skip
-    print(f"{'shard':>6}{'files':>7}{'MB':>6}{'wall s':>8}{'parse s':>9}{'cpu s':>7}{'RSS MB':>8}{'own MB':>8}{'facts MB':>10}  load")
+    print(f"\n{len(chosen)} shards, one at a time, each a fresh process capped at {cap_mb} MB of address space")
+    print(f"{'shard':>6}{'files':>7}{'MB':>6}{'wall s':>8}{'parse s':>9}{'cpu s':>7}{'RSS MB':>8}{'own MB':>8}{'answer MB':>10}  load")
     measured = []
     for number in chosen:
-        found = scale.measure_shard(__file__, tree, shards[number], fingerprint, cap_mb)
+        found = scale.measure_shard(__file__, tree, shards[number], cap_mb)
         if "failed" in found:
             print(f"{number:>6}{found['files']:>7}  FAILED (exit {found['failed']}) at {found['rss_mb']:.0f} MB RSS")
             continue
         measured.append(found)
         print(f"{number:>6}{found['files']:>7}{found['bytes'] / mb:>6.1f}{found['wall']:>8.2f}{found['seconds']:>9.2f}"
-              f"{found['cpu']:>7.2f}{found['rss_mb']:>8.0f}{found['own_rss_mb']:>8.0f}{found['facts_bytes'] / mb:>10.2f}"
+              f"{found['cpu']:>7.2f}{found['rss_mb']:>8.0f}{found['own_rss_mb']:>8.0f}{found['answer_bytes'] / mb:>10.2f}"
               f"  {os.getloadavg()[0]:.2f}")  # fmt: skip
     failed = len(chosen) - len(measured)
     if not measured:
@@ -396,11 +393,11 @@ def scale_main(
           f" (after exec {max(s['own_rss_mb'] for s in measured):.0f} MB);"
           f" failed {failed}")  # fmt: skip
 
-    facts = directory / "facts"
+    facts = directory / "copy-00.answer"
     warm = scale.warm_facts(tree, facts, workers)
-    one_facts = sum(path.stat().st_size for path in facts.rglob("*") if path.is_file())
-    print(f"\none copy's facts parsed into {facts} with {workers} workers in {warm:.0f} s: {one_facts / mb:.0f} MB"
-          f" (the whole tree's: {copies * one_facts / mb:.0f} MB)")  # fmt: skip
+    one_facts = facts.stat().st_size
+    print(f"\none copy parsed into one answer ({facts}) with {workers} workers in {warm:.0f} s: {one_facts / mb:.0f} MB"
+          f" (the whole tree's answers: {copies * one_facts / mb:.0f} MB)")  # fmt: skip
     print(f"{'copies':>7}{'files':>9}{'lines':>12}{'nodes':>10}{'edges':>11}{'s':>8}{'cpu s':>8}{'RSS MB':>8}  phases (s)  load")
     resolved = []
     for count in resolve_copies:
@@ -420,11 +417,11 @@ def scale_main(
     model = scale.Model(write_records_per_s=write_rate)
     by_cpu = scale.modelled(
         len(shards), measured, plan["seconds"], plan["bytes"], fitted["cpu"],
-        fitted["nodes"] + fitted["edges"], copies * one_facts, len(plan["paths"]), model, time_key="cpu",
+        fitted["nodes"] + fitted["edges"], copies * one_facts, model, time_key="cpu",
     )  # fmt: skip
     figures = scale.modelled(
         len(shards), measured, plan["seconds"], plan["bytes"], fitted["cpu"],
-        fitted["nodes"] + fitted["edges"], copies * one_facts, len(plan["paths"]), model,
+        fitted["nodes"] + fitted["edges"], copies * one_facts, model,
     )  # fmt: skip
     print(f"\nmodel, {model.workers} concurrent workers ({model}); a shard's measured wall (its CPU in brackets):")
     for name in ("plan", "map", "finish_transfer", "resolution", "write"):
@@ -444,10 +441,9 @@ def scale_main(
         needed = (fitted["nodes"] + fitted["edges"]) / (600 - rest)
         print(f"  the rest takes {rest:.0f} s: 10 min needs the write at {needed:,.0f} nodes and edges per second")
     gb_s = median([s["wall"] for s in measured]) * len(shards) * cap_mb / 1024
-    parsed = copies * one["parsed_files"]
     print(f"cost inputs: {len(shards)} shard invocations, ~{gb_s:,.0f} worker GB-s at {cap_mb} MB (median wall),"
-          f" {2 * parsed + 3 * len(shards):,} PUT-class requests (a COPY and a PUT per parsed file, the archives"
-          f" and answers), {parsed + 2 * len(shards):,} GETs")  # fmt: skip
+          f" {3 * len(shards):,} PUT-class requests (a shard's archive, its answer and the answer's kept copy),"
+          f" {3 * len(shards):,} GET-class (a worker's HEAD and GET of its archive, finish's GET of its answer)")  # fmt: skip
     print(uptime())
 
 

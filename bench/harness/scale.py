@@ -3,10 +3,11 @@ measured one shard at a time under a memory cap, resolution's memory on growing 
 tree, and the hosted wall time those figures give for a fleet of concurrent workers.
 
 The tree is `copy-NN/<corpus tree>` for as many copies as reach the target lines, each file a
-hard link into bench/.corpus (the ingest reads them as the regular files they are). Copies have
-the same bytes, so the facts store would parse a copy's file once: every measured worker gets an
-empty store of its own (a first ingest, every file parsed), and resolution reads facts that the
-copies share but decodes them once per path, as a tree of distinct files would.
+hard link into bench/.corpus (the ingest reads them as the regular files they are). Every measured
+worker parses its whole shard (a first ingest). Copies have the same bytes, so one copy is parsed
+for resolution: its rows and facts are saved as one answer, and resolution reads every copy's
+files from it as the finish step reads the shards' answers, decoding the facts once per path, as a
+tree of distinct files would.
 """
 
 from __future__ import annotations
@@ -39,8 +40,11 @@ class Model:
 
     workers: int = 100  # the Map's concurrency
     s3_mb_per_s: float = 50.0  # one function's S3 throughput (one stream)
-    s3_request_ms: float = 20.0  # one small S3 request's latency, as a worker's PUT and HEAD are
-    finish_get_concurrency: int = 32  # parallel GETs when finish reads the facts back (finish.py)
+    s3_request_ms: float = 20.0  # one S3 request's latency, besides its bytes at s3_mb_per_s
+    # A worker's requests, whatever its shard's file count: its archive's HEAD and GET, its
+    # answer's PUT and the answer's copy under its shard key (test_ingest_request_budget.py).
+    worker_requests: int = 4
+    finish_get_concurrency: int = 32  # parallel GETs when finish reads the answers (finish.py)
     write_records_per_s: float = 20_000.0  # the staged Neo4j write, nodes and edges per second
     map_start_s: float = 5.0  # the Distributed Map's start and a cold worker's
 
@@ -112,21 +116,21 @@ def sample(count: int, total: int) -> list[int]:
 
 def worker_child(cap_mb: int) -> None:
     """One shard's parse in this process (the task on stdin), its address space capped like a
-    function's memory; prints the parse's wall time and the facts it wrote."""
+    function's memory; prints the parse's wall time and the answer's size."""
     cap = cap_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    from rhumbline.ingest.sharded.answer import decode_answer
     from rhumbline.ingest.sharded.worker import parse_shard
 
     task = json.loads(sys.stdin.read())
     started = time.perf_counter()
     answer = parse_shard(task)
     seconds = time.perf_counter() - started
-    facts = Path(task["facts"])
-    blobs = [path for path in facts.rglob("*") if path.is_file()]
+    parsed = decode_answer(answer)
     print(json.dumps({
-        "seconds": seconds, "files": len(answer["outcomes"]), "facts_bytes": sum(path.stat().st_size for path in blobs),
-        "facts_blobs": len(blobs), "skipped": sum(1 for row in answer["outcomes"] if row[0] == "skipped"),
-        "own_rss_mb": _high_water_mb(),
+        "seconds": seconds, "files": len(parsed), "answer_bytes": len(answer),
+        "facts_blobs": sum(1 for _, blob in parsed if blob is not None),
+        "skipped": sum(1 for row, _ in parsed if row[0] == "skipped"), "own_rss_mb": _high_water_mb(),
     }))  # fmt: skip
 
 
@@ -139,11 +143,11 @@ def _high_water_mb() -> float:
     return float("nan")
 
 
-def measure_shard(script: str, root: Path, paths: list[str], fingerprint: str, cap_mb: int) -> dict[str, Any]:
-    """A shard parsed in a fresh process with an empty facts store: its answer's figures, the
-    process's CPU and peak RSS (wait4's rusage), and the process's wall time."""
-    with tempfile.TemporaryDirectory(prefix="rhumbline-scale-facts-") as facts, tempfile.TemporaryFile() as out:
-        task = {"root": str(root), "paths": paths, "facts": facts, "fingerprint": fingerprint}
+def measure_shard(script: str, root: Path, paths: list[str], cap_mb: int) -> dict[str, Any]:
+    """A shard parsed in a fresh process: its answer's figures, the process's CPU and peak RSS
+    (wait4's rusage), and the process's wall time."""
+    with tempfile.TemporaryFile() as out:
+        task = {"root": str(root), "paths": paths}
         started = time.perf_counter()
         process = subprocess.Popen(
             [sys.executable, script, "--scale-worker", str(cap_mb)], stdin=subprocess.PIPE, stdout=out,
@@ -166,17 +170,24 @@ def measure_shard(script: str, root: Path, paths: list[str], fingerprint: str, c
 
 
 def resolve_child(root: str, copies: int, facts: str) -> None:
-    """Phases 1 and 2 (build_graph) on the first `copies` copies, phase 1 reading facts from the
-    store (parsing only what it lacks, in this process); prints the figures and peak RSS. Its
-    address space is capped (RESOLVE_CAP_BYTES) so a part too large for this machine fails alone."""
+    """Phases 1 and 2 (build_graph) on the first `copies` copies, phase 1 reading each file's row
+    and facts from one copy's answer (warm_facts) as the finish step reads the shards'; prints the
+    figures and peak RSS. Its address space is capped (RESOLVE_CAP_BYTES) so a part too large for
+    this machine fails alone."""
     resource.setrlimit(resource.RLIMIT_AS, (RESOLVE_CAP_BYTES, RESOLVE_CAP_BYTES))
     from rhumbline.ingest.build import build_graph
-    from rhumbline.ingest.sharded.executors import ShardedReader, in_process
-    from rhumbline.ingest.snapshots.facts_cache import extractor_fingerprint
+    from rhumbline.ingest.discover.parallel import Encoded
+    from rhumbline.ingest.sharded.answer import decode_answer
+    from rhumbline.ingest.sharded.executors import outcome_of
 
     tree = Path(root)
     others = sorted(path.name for path in tree.iterdir() if path.name.startswith("copy-"))[copies:]
-    reader = ShardedReader(Path(facts), extractor_fingerprint(), executor=in_process)
+    one = {row[1]: (row, blob) for row, blob in decode_answer(Path(facts).read_bytes())}
+
+    def reader(root: Path, paths: Any, **_: Any) -> list[Encoded]:
+        answered = [(path, one[path.partition("/")[2]]) for path in paths]  # copy-NN/<path in the copy>
+        return [outcome_of([row[0], path, *row[2:]], blob, str(root)) for path, (row, blob) in answered]
+
     started = time.perf_counter()
     gc.disable()  # as ingest_local runs it: the cyclic collector would walk the facts again and again
     built = build_graph(tree, "bench/scale", exclude=[f"/{name}/" for name in others], history=False, parse=reader)
@@ -191,14 +202,19 @@ def resolve_child(root: str, copies: int, facts: str) -> None:
 
 
 def warm_facts(root: Path, facts: Path, workers: int) -> float:
-    """One copy's facts parsed into the store (every copy has the same bytes): seconds taken."""
-    from rhumbline.ingest.sharded.executors import ShardedReader
+    """One copy parsed by the shard plan (every copy has the same bytes), its rows and facts
+    written to `facts` as one answer: seconds taken."""
     from rhumbline.ingest.discover.walk import discover
-    from rhumbline.ingest.snapshots.facts_cache import extractor_fingerprint
+    from rhumbline.ingest.facts import SkippedFile
+    from rhumbline.ingest.sharded.answer import encode_answer
+    from rhumbline.ingest.sharded.executors import ShardedReader
+    from rhumbline.ingest.sharded.worker import file_row, skipped_row
 
     copy = root / "copy-00"
     started = time.perf_counter()
-    ShardedReader(facts, extractor_fingerprint())(copy, discover(copy).paths, workers=workers)
+    parsed = ShardedReader()(copy, discover(copy).paths, workers=workers)
+    rows = [(skipped_row(o) if isinstance(o, SkippedFile) else file_row(o), blob) for o, blob in parsed]
+    facts.write_bytes(encode_answer(rows))
     return time.perf_counter() - started
 
 
@@ -221,27 +237,27 @@ def fit(points: list[tuple[float, float]]) -> tuple[float, float]:
 
 def modelled(
     shards: int, per_shard: list[dict[str, Any]], plan_s: float, tree_bytes: int, resolve_s: float,
-    records: float, facts_bytes: float, files: int, model: Model, time_key: str = "wall",
+    records: float, answers_bytes: float, model: Model, time_key: str = "wall",
 ) -> dict[str, float]:
     """The hosted wall time (seconds) of the state machine's steps, from the measured figures:
     the plan (listing and sharding measured here; the tree's upload at the stated bandwidth), the
     Map (waves of `workers` shards, each the slowest measured shard's parse plus its archive in,
-    its facts out and two requests per file), and finish (the tree and the facts back in, the
-    measured resolution, the staged write at the stated rate). `time_key`: a shard's measured
-    time, its process's wall ("wall") or CPU ("cpu": what an idle core gives)."""
+    the largest answer out and its few requests), and finish (the tree and the answers in, one
+    GET a shard with `finish_get_concurrency` in flight, the measured resolution, the staged write
+    at the stated rate). `time_key`: a shard's measured time, its process's wall ("wall") or CPU
+    ("cpu": what an idle core gives)."""
     mb = 1024 * 1024
     slowest = max(per_shard, key=lambda shard: shard[time_key])
-    typical_files = max(shard["files"] for shard in per_shard)
     worker = (
         slowest[time_key] + slowest["bytes"] / mb / model.s3_mb_per_s
-        + max(shard["facts_bytes"] for shard in per_shard) / mb / model.s3_mb_per_s
-        + 2 * typical_files * model.s3_request_ms / 1000
+        + max(shard["answer_bytes"] for shard in per_shard) / mb / model.s3_mb_per_s
+        + model.worker_requests * model.s3_request_ms / 1000
     )  # fmt: skip
     waves = -(-shards // model.workers)
     plan = plan_s + 2 * tree_bytes / mb / model.s3_mb_per_s  # the tree, and the shards' archives
     finish_in = (
-        tree_bytes / mb / model.s3_mb_per_s + facts_bytes / mb / model.s3_mb_per_s
-        + files * model.s3_request_ms / 1000 / model.finish_get_concurrency
+        tree_bytes / mb / model.s3_mb_per_s + answers_bytes / mb / model.s3_mb_per_s
+        + -(-shards // model.finish_get_concurrency) * model.s3_request_ms / 1000
     )  # fmt: skip
     write = records / model.write_records_per_s
     steps = {

@@ -132,14 +132,14 @@ def test_the_state_machine_may_do_only_what_its_steps_need(machine: dict[str, An
 EXPECTED_S3 = {
     "IngestPlanFunction": {
         ("s3:PutObject", f"{BUCKET}/runs/*"), ("s3:GetObject", f"{BUCKET}/facts/*/shards/*"),
-        ("s3:ListBucket", "facts/*/shards/*"),
+        ("s3:PutObject", f"{BUCKET}/facts/*/shards/*"), ("s3:ListBucket", "facts/*/shards/*"),
     },
     "IngestShardFunction": {
-        ("s3:GetObject", f"{BUCKET}/runs/*/shards/*"), ("s3:PutObject", f"{BUCKET}/runs/*/answers/*"),
-        ("s3:GetObject", f"{BUCKET}/facts/*"), ("s3:PutObject", f"{BUCKET}/facts/*"), ("s3:ListBucket", "facts/*"),
+        ("s3:GetObject", f"{BUCKET}/runs/*/shards/*"), ("s3:GetObject", f"{BUCKET}/runs/*/answers/*"),
+        ("s3:PutObject", f"{BUCKET}/runs/*/answers/*"), ("s3:PutObject", f"{BUCKET}/facts/*/shards/*"),
     },
     "IngestFinishFunction": {
-        ("s3:GetObject", f"{BUCKET}/runs/*"), ("s3:GetObject", f"{BUCKET}/facts/*"),
+        ("s3:GetObject", f"{BUCKET}/runs/*"),
         ("s3:PutObject", "${FileContentsBucket.Arn}/sources/*"), ("s3:DeleteObject", "${FileContentsBucket.Arn}/sources/*"),
     },
     "IngestFailedFunction": {("s3:GetObject", f"{BUCKET}/runs/*"), ("s3:ListBucket", "runs/*")},

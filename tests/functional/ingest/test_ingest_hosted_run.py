@@ -1,7 +1,7 @@
 """The hosted ingest's steps (ingest/distributed/), driven in the state machine's order against moto
 S3 and the real stores: plan → every shard → finish builds exactly the graph the local sharded
-ingest builds (SQLite and Neo4j), a second run reads every file's facts back from S3 (no blob
-added), a push that changed one file parses one shard (the others' answers kept from the first
+ingest builds (SQLite and Neo4j), a second run reuses every shard's kept answer (nothing parsed,
+no object added under facts/), a push that changed one file parses one shard (the others' answers kept from the first
 run) and builds the changed tree's graph, a small tree skips the Map and is parsed by the finish step, and a shard that fails fails
 the version naming it, which frees the project for the next ingest.
 """
@@ -90,7 +90,7 @@ def test_the_hosted_run_builds_the_local_sharded_ingests_graph(
     s3: Any, store: GraphStore, engine: Engine, tmp_path: Path, unique_project: str
 ) -> None:
     tree = Path(shutil.copytree(FIXTURES, tmp_path / "polyglot"))
-    local = ShardedReader(tmp_path / "local-facts", extractor_fingerprint(), max_bytes=SHARD_BYTES)
+    local = ShardedReader(max_bytes=SHARD_BYTES)
     expected = expected_graph(build_graph(tree, unique_project, workers=1, history=False, parse=local))
 
     first = run_steps("run-1", unique_project, s3, store, engine, above=0, max_bytes=SHARD_BYTES)
@@ -101,12 +101,13 @@ def test_the_hosted_run_builds_the_local_sharded_ingests_graph(
     with session_scope(engine) as session:
         row = versions.latest(session, unique_project)
         assert (row.version, row.status, row.holder) == (first["version"], "completed", "hosted ingest run run-1")
-    stored = facts(s3)
-    assert stored and all(key.startswith(f"facts/{extractor_fingerprint()}/") for key in stored)
+    stored = facts(s3)  # one kept answer a shard, nothing a file
+    assert len(stored) == first["shards"] and all(key.startswith(f"facts/{extractor_fingerprint()}/shards/") for key in stored)
 
-    # The next version: every shard finds its files' facts in S3, and the graph is the same.
+    # The next version: every shard's answer is kept, nothing is parsed, and the graph is the same.
     second = run_steps("run-2", unique_project, s3, store, engine, above=0, max_bytes=SHARD_BYTES)
     assert second["version"] == first["version"] + 1 and facts(s3) == stored
+    assert (second["parsed"], second["reused"]) == (0, second["shards"])
     assert dump(store, unique_project) == expected
 
 
@@ -120,7 +121,7 @@ def test_a_push_parses_only_the_shards_whose_files_changed(
     changed = next(path for path in sorted(tree.rglob("*.py")) if path.stat().st_size > 0)
     changed.write_text(changed.read_text() + "\n\ndef added_by_the_push():\n    return None\n")
     source = uploaded(s3, tree, "ci/pushed.tar.gz")
-    local = ShardedReader(tmp_path / "local-facts", extractor_fingerprint(), max_bytes=SHARD_BYTES)
+    local = ShardedReader(max_bytes=SHARD_BYTES)
     expected = expected_graph(build_graph(tree, unique_project, workers=1, history=False, parse=local))
 
     second = run_steps("run-push-2", unique_project, s3, graph_store, engine, source, above=0, max_bytes=SHARD_BYTES)

@@ -2,10 +2,9 @@
 
 The tree is every language fixture (Python, Go, Rust, Java, TypeScript, C, PHP, Ruby, ...), cut
 into shards of 1.5 kB so directories are kept whole and big ones cut; the shards run on a real
-process pool and their facts go through a facts store on disk. Compared: the built graph, what
-the store holds after a full ingest on both backends, the version's snapshot and the facts cache;
-then a re-ingest in which every shard's facts come from the store (nothing parsed) and a `clear`
-rebuild through the plan leave the same graph.
+process pool and hand their facts back in one answer each. Compared: the built graph, what the
+store holds after a full ingest on both backends, the version's snapshot and the facts cache; then
+a `clear` rebuild through the plan leaves the same graph.
 """
 
 from __future__ import annotations
@@ -23,9 +22,9 @@ from rhumbline.ingest.facts_codec import decode_facts
 from rhumbline.ingest.pipeline import ingest_local
 from rhumbline.ingest.sharded.executors import ShardedReader, ShardFailed, by_size, in_process, local_pool
 from rhumbline.ingest.sharded.layout import plan_shards
-from rhumbline.ingest.sharded.worker import parse_shard
+from rhumbline.ingest.sharded import executors
 from rhumbline.ingest.snapshots import storage
-from rhumbline.ingest.snapshots.facts_cache import FactCache, extractor_fingerprint
+from rhumbline.ingest.snapshots.facts_cache import FactCache
 from rhumbline.ingest.snapshots.records import Snapshot
 from rhumbline.stores.graph.protocol import GraphStore
 from tests.functional.ingest.graph_dump import dump
@@ -40,14 +39,14 @@ def tree(tmp_path: Path) -> Path:
     return shutil.copytree(FIXTURES, tmp_path / "polyglot")
 
 
-def sharded(facts: Path, **options: object) -> ShardedReader:
-    return ShardedReader(facts, extractor_fingerprint(), max_bytes=SHARD_BYTES, **options)  # type: ignore[arg-type]
+def sharded(**options: object) -> ShardedReader:
+    return ShardedReader(max_bytes=SHARD_BYTES, **options)  # type: ignore[arg-type]
 
 
 def test_the_sharded_plan_builds_the_single_readers_graph(tree: Path, tmp_path: Path, unique_project: str) -> None:
     single = build_graph(tree, unique_project, workers=1, history=False)
     assert {n.language for n in single.nodes} >= {"python", "go", "rust", "java", "typescript", "c", "php", "ruby"}
-    plan = sharded(tmp_path / "facts")
+    plan = sharded()
 
     built = build_graph(tree, unique_project, workers=2, history=False, parse=plan)
 
@@ -61,7 +60,7 @@ def test_a_sharded_ingest_stores_exactly_the_single_ingests_graph(
 ) -> None:
     single = build_graph(tree, unique_project, workers=1, history=False)
     nodes, edges = expected_graph(single)
-    plan = sharded(tmp_path / "facts")
+    plan = sharded()
 
     summary = ingest_local(tree, unique_project, store=store, engine=engine, workers=2, history=False, parse=plan)
 
@@ -72,7 +71,7 @@ def test_a_sharded_ingest_stores_exactly_the_single_ingests_graph(
     cache = FactCache.load(engine, unique_project)
     assert {key: without_call_order(decode_facts(blob)) for key, blob in cache._blobs.items()} == parsed
 
-    # `clear` drops the relational cache, not the facts store: every shard reads its facts back.
+    # `clear` drops the relational cache: every file is parsed again, by the shards.
     rebuilt = ingest_local(
         tree, unique_project, store=store, engine=engine, workers=2, history=False, parse=plan, clear=True
     )  # fmt: skip
@@ -81,8 +80,9 @@ def test_a_sharded_ingest_stores_exactly_the_single_ingests_graph(
     assert storage.load(engine, unique_project, rebuilt.version) == Snapshot.of(single.nodes, single.edges)
 
 
-def test_a_shards_task_and_answer_are_plain_json(tree: Path, tmp_path: Path, unique_project: str) -> None:
-    """What another executor (a distributed map) would carry: each task and answer only as JSON."""
+def test_a_shards_task_is_plain_json_and_its_answer_bytes(tree: Path, tmp_path: Path, unique_project: str) -> None:
+    """What another executor (a distributed map) would carry: each task as JSON, each answer as
+    the one object it writes."""
     carried: list[str] = []
 
     def over_json(workers: int):
@@ -93,34 +93,23 @@ def test_a_shards_task_and_answer_are_plain_json(tree: Path, tmp_path: Path, uni
             def run(work, tasks):
                 for index, task in enumerate(tasks):
                     carried.append(json.dumps(task))
-                    answer = json.dumps(work(json.loads(carried[-1])))
-                    yield index, json.loads(answer)
+                    answer = work(json.loads(carried[-1]))
+                    assert type(answer) is bytes
+                    yield index, answer
 
             yield run
 
         return executor()
 
-    built = build_graph(tree, unique_project, workers=1, history=False, parse=sharded(tmp_path / "f", executor=over_json))
+    built = build_graph(tree, unique_project, workers=1, history=False, parse=sharded(executor=over_json))
 
     assert len(carried) > 10
     assert expected_graph(built) == expected_graph(build_graph(tree, unique_project, workers=1, history=False))
 
 
-def test_a_shard_whose_facts_are_stored_parses_nothing(tree: Path, tmp_path: Path) -> None:
-    paths = sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*.py"))
-    task = {"root": str(tree), "paths": paths, "facts": str(tmp_path / "facts"), "fingerprint": extractor_fingerprint()}
-    first = parse_shard(task)
-    blobs = {p: p.stat().st_mtime_ns for p in (tmp_path / "facts").rglob("*") if p.is_file()}
-    keys = {row[-1] for row in first["outcomes"] if row[0] == "file" and row[-1]}
-    assert keys and {p.relative_to(tmp_path / "facts").as_posix() for p in blobs} == keys  # one blob per distinct bytes
-
-    again = parse_shard(task)
-
-    assert again == first
-    assert {p: p.stat().st_mtime_ns for p in (tmp_path / "facts").rglob("*") if p.is_file()} == blobs
-
-
-def test_a_failed_shard_is_retried_here_and_then_named(tree: Path, tmp_path: Path, unique_project: str) -> None:
+def test_a_failed_shard_is_retried_here_and_then_named(
+    tree: Path, unique_project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     single = build_graph(tree, unique_project, workers=1, history=False)
 
     def flaky(workers: int):  # the pool's answers with the first shard's replaced by an error
@@ -135,25 +124,39 @@ def test_a_failed_shard_is_retried_here_and_then_named(tree: Path, tmp_path: Pat
 
         return executor()
 
-    built = build_graph(tree, unique_project, workers=2, history=False, parse=sharded(tmp_path / "f1", executor=flaky))
+    built = build_graph(tree, unique_project, workers=2, history=False, parse=sharded(executor=flaky))
     assert expected_graph(built) == expected_graph(single)
 
-    # A facts store that cannot be written fails in the worker and again here: the shard is named.
-    (tmp_path / "f2").write_text("not a directory")
-    with pytest.raises(ShardFailed, match=r"shard \d+ \(\d+ files, .+ to .+\) failed twice"):
-        build_graph(tree, unique_project, workers=1, history=False, parse=sharded(tmp_path / "f2", executor=in_process))
+    # A shard that fails in its worker and again here is named.
+    def broken(task: dict[str, object]) -> bytes:
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(executors, "parse_shard", broken)
+    with pytest.raises(ShardFailed, match=r"shard \d+ \(\d+ files, .+ to .+\) failed twice: OSError\('disk gone'\)"):
+        build_graph(tree, unique_project, workers=1, history=False, parse=sharded(executor=in_process))
 
 
-def test_the_plan_is_chosen_by_size(tree: Path, tmp_path: Path, unique_project: str) -> None:
-    facts = tmp_path / "facts"
-    small = by_size(sharded(facts), above=10**9)
+def test_the_plan_is_chosen_by_size(tree: Path, unique_project: str) -> None:
+    shards: list[int] = []
+
+    def counted(workers: int):  # in_process, counting the shards it runs
+        from contextlib import contextmanager
+
+        @contextmanager
+        def executor():
+            with in_process(workers) as run:
+                yield lambda work, tasks: (shards.append(index) or (index, answer) for index, answer in run(work, tasks))
+
+        return executor()
+
+    small = by_size(sharded(executor=counted), above=10**9)
     build_graph(tree, unique_project, workers=1, history=False, parse=small)
-    assert not facts.exists()  # the single reader: no facts store
-    large = by_size(sharded(facts), above=1)
+    assert shards == []  # the single reader
+    large = by_size(sharded(executor=counted), above=1)
     assert expected_graph(build_graph(tree, unique_project, workers=1, history=False, parse=large)) == expected_graph(
         build_graph(tree, unique_project, workers=1, history=False, parse=read_all_encoded)
     )
-    assert any(facts.rglob("*"))
+    assert len(shards) > 10
 
 
 def test_shards_keep_directories_whole_and_cut_big_ones() -> None:
@@ -168,19 +171,3 @@ def test_shards_keep_directories_whole_and_cut_big_ones() -> None:
     assert plan_shards(paths, sizes, max_bytes=10**6, max_files=3) == [[0, 1], [2, 3, 4], [5, 6]]
     with pytest.raises(ValueError, match="positive budget"):
         plan_shards(paths, sizes, max_bytes=0)
-
-
-def test_the_facts_store_keeps_what_the_last_ingest_used(tree: Path, tmp_path: Path, unique_project: str) -> None:
-    facts = tmp_path / "facts"
-    stale = facts / "0123456789abcdef" / "python" / ("0" * 64)  # another extractor version's blob
-    stale.parent.mkdir(parents=True)
-    stale.write_bytes(b"old")
-    build_graph(tree, unique_project, workers=1, history=False, parse=sharded(facts))
-    before = {p.name for p in facts.rglob("*") if p.is_file()}
-    assert stale.name not in before
-    (tree / "pyproj" / "shop" / "services.py").write_text("def replaced():\n    return 1\n")
-
-    build_graph(tree, unique_project, workers=1, history=False, parse=sharded(facts))
-
-    after = {p.name for p in facts.rglob("*") if p.is_file()}
-    assert len(after) == len(before) and len(after - before) == 1  # the old bytes' blob went, the new one came

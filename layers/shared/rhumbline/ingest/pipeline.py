@@ -3,7 +3,7 @@
     versions.start (running)
     → read every file whose stat changed, parsing only those the facts cache lacks (phase 1):
       with the single reader (discover/parallel.py), or above a size as the shard plan
-      (sharded/: shards by directory and size on a pluggable executor, facts by content key)
+      (sharded/: shards by directory and size on a pluggable executor, one answer a shard)
     → build what phase 2 needs: nothing when the inputs are the stored version's (inputs_key),
       the changed files' partitions when no interface changed (partial.py), else the whole graph
     → the plan (plan.py): reuse, partial, diff against the stored version's snapshot, or clear
@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import gc
 import logging
-from hashlib import sha256
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -50,7 +49,7 @@ from rhumbline.ingest.lease import Lease
 from rhumbline.ingest.partial import Planner
 from rhumbline.ingest.sharded.executors import ShardedReader, by_size
 from rhumbline.ingest.snapshots import storage
-from rhumbline.ingest.snapshots.facts_cache import FactCache, clear_cache, extractor_fingerprint
+from rhumbline.ingest.snapshots.facts_cache import FactCache, clear_cache
 from rhumbline.ingest.snapshots.format import Partitioned
 from rhumbline.ingest.snapshots.inputs_key import InputsKey
 from rhumbline.ingest.snapshots.stat_index import StatIndex
@@ -122,7 +121,7 @@ def ingest_local(
         from rhumbline.config import settings
 
         blobs = open_blob_store(settings().contents_bucket)
-    options = Options(exclude, workers, progress, history, retention, blobs, parse or _by_size(project))
+    options = Options(exclude, workers, progress, history, retention, blobs, parse or _by_size())
     # The plan, and the graph it holds, are freed inside _write: the collector resumes on little.
     with answers_kept(), _without_cycle_collection():  # answers_kept: git is asked once per root
         summary, same_topology = _write(
@@ -140,16 +139,14 @@ def ingest_local(
     return summary
 
 
-def _by_size(project: str) -> Parse:
-    """The single reader, or above a size the shard plan with a facts store per project (under
-    RHUMBLINE_HOME); a hosted ingest keeps the single reader: its distributed plan has its own."""
+def _by_size() -> Parse:
+    """The single reader, or above a size the shard plan on a process pool; a hosted ingest keeps
+    the single reader: its distributed plan has its own."""
     from rhumbline.config import settings
 
-    found = settings()
-    if found.mode == "hosted":
+    if settings().mode == "hosted":
         return read_all_encoded
-    facts = found.home / "facts" / sha256(project.encode()).hexdigest()[:16]
-    return by_size(ShardedReader(facts, extractor_fingerprint()))
+    return by_size(ShardedReader())
 
 
 def _write(

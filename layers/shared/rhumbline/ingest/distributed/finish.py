@@ -1,15 +1,14 @@
 """The run's last step: resolution, the staged graph write and the head flip, as ever.
 
 pipeline.ingest_local runs on the plan's tree and continues the plan's version; its phase 1
-reads the shards' answers and the facts in S3 instead of parsing (a tree the plan did not shard
-is parsed here by the single reader, as the one-function ingest does).
+reads the shards' answers in S3 instead of parsing, one GET a shard, many in flight (a tree the
+plan did not shard is parsed here by the single reader, as the one-function ingest does).
 
 In:  the plan step's output.  Out: {"project", "version", "node_count", "edge_count", "files"}.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -20,16 +19,16 @@ from pydantic import BaseModel, ConfigDict
 from sqlalchemy import Engine
 
 from rhumbline.ingest.discover.parallel import Encoded, Parse, Progress, read_all_encoded
-from rhumbline.ingest.distributed.run import Run
+from rhumbline.ingest.distributed.run import MAX_POOL_CONNECTIONS, Run
 from rhumbline.ingest.distributed.shard import answer_key
 from rhumbline.ingest.pipeline import ingest_local
-from rhumbline.ingest.sharded.facts_bucket import MAX_POOL_CONNECTIONS, FactsBucket
+from rhumbline.ingest.sharded.answer import Row, decode_answer
 from rhumbline.ingest.sharded.executors import outcome_of
 from rhumbline.observability import lambda_entry
 from rhumbline.stores.graph.protocol import GraphStore
 
 _PROGRESS_EVERY = 1_000  # files: each report checks (and renews) the version's lease
-FETCH_THREADS = MAX_POOL_CONNECTIONS  # the facts' GETs in flight, each on its own connection
+FETCH_THREADS = MAX_POOL_CONNECTIONS  # the answers' GETs in flight, each on its own connection
 
 
 class FinishRequest(BaseModel):
@@ -49,35 +48,31 @@ class FinishRequest(BaseModel):
 
 @dataclass(frozen=True)
 class AnsweredReader:
-    """Phase 1 (read_all_encoded's signature) from the shards' answers: path → its worker's row."""
+    """Phase 1 (read_all_encoded's signature) from the shards' answers: path → its row and facts."""
 
-    rows: dict[str, list[Any]]
-    facts: FactsBucket
+    answers: dict[str, tuple[Row, bytes | None]]
 
     @classmethod
     def of(cls, run: Run, shards: int) -> AnsweredReader:
-        rows: dict[str, list[Any]] = {}
-        for number in range(shards):
-            for row in json.loads(run.get(answer_key(run, number)))["outcomes"]:
-                rows[row[1]] = row
-        return cls(rows, FactsBucket.at(run.facts, run.client))
+        answers: dict[str, tuple[Row, bytes | None]] = {}
+        # One GET a shard, many in flight: one after another, their latency would add up.
+        with ThreadPoolExecutor(FETCH_THREADS, thread_name_prefix="answer-get") as pool:
+            for body in pool.map(lambda number: run.get(answer_key(run, number)), range(shards)):
+                answers.update((row[1], (row, blob)) for row, blob in decode_answer(body))
+        return cls(answers)
 
     def __call__(
         self, root: Path, paths: Sequence[str], *, workers: int | None = None, progress: Progress | None = None,
         sizes: Sequence[int | None] | None = None,
     ) -> list[Encoded]:  # fmt: skip
-        missing = [path for path in paths if path not in self.rows]
+        missing = [path for path in paths if path not in self.answers]
         if missing:  # the plan listed the same tree: a difference is a bug, never a partial graph
             raise RuntimeError(f"{len(missing)} files have no shard answer, first {missing[0]!r}")
         results = []
-        # One GET per file, many in flight: read one after another, a tree's requests' latency
-        # alone would outlast the function.
-        with ThreadPoolExecutor(FETCH_THREADS, thread_name_prefix="facts-get") as pool:
-            read = pool.map(lambda path: outcome_of(self.rows[path], self.facts, str(root)), paths)
-            for done, outcome in enumerate(read, 1):
-                results.append(outcome)
-                if progress is not None and (done % _PROGRESS_EVERY == 0 or done == len(paths)):
-                    progress(done, len(paths))
+        for done, path in enumerate(paths, 1):
+            results.append(outcome_of(*self.answers[path], str(root)))
+            if progress is not None and (done % _PROGRESS_EVERY == 0 or done == len(paths)):
+                progress(done, len(paths))
         return results
 
 

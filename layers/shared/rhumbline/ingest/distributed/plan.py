@@ -6,8 +6,8 @@ Out: the same, plus {"version_id", "version", "commit", "sharded", "shards", "re
      the finish step need (the shard list itself is in S3, too large for a state's input).
 
 Incremental: a shard whose key (its files' blob ids, sharded/content_ids.py) an earlier run
-answered gets that answer copied into this run and is left out of the Map's items; only the shards
-whose files changed are parsed. A file's id comes from git's index where git describes the tree,
+answered gets that answer copied into this run inside S3 (two requests, no bytes through this
+function) and is left out of the Map's items; only the shards whose files changed are parsed. A file's id comes from git's index where git describes the tree,
 else from hashing it, never from parsing it.
 
 The source may be larger than the one-function ingest fetches (FETCH_LIMITS). The version
@@ -97,16 +97,18 @@ def plan(
 
 
 def _reuse(run: Run, kept: str, number: int) -> bool:
-    """Copy an earlier run's answer kept at `kept` into this run as shard `number`'s, if there is one."""
+    """Copy an earlier run's answer kept at `kept` into this run as shard `number`'s, if there is
+    one. It is first copied onto itself, which restarts its age: the lifecycle rule expires only
+    answers no run used for its retention, never one this run is about to read."""
     from botocore.exceptions import ClientError
 
     try:
-        body = run.get(kept)
+        run.copy(kept, kept)
     except ClientError as error:
         if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404", "NotFound"):
             return False
         raise
-    run.put(answer_key(run, number), body)
+    run.copy(kept, answer_key(run, number))
     return True
 
 

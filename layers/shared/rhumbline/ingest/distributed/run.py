@@ -3,8 +3,8 @@
     runs/<run>/tree.tar              the fetched tree, as the plan step saw it
     runs/<run>/shards.json           [{"number", "files", "first", "last"}]: the Map's items
     runs/<run>/shards/<n>.tar        shard n's files
-    runs/<run>/answers/<n>.json      shard n's parse_shard answer
-    facts/<fingerprint>/<language>/<sha256>   every run's facts, shared (facts_bucket.py)
+    runs/<run>/answers/<n>           shard n's parse_shard answer (sharded/answer.py)
+    facts/<fingerprint>/shards/<key>  a shard's answer kept for later runs (shard.py)
 
 The bucket is the function's own (RHUMBLINE_INGEST_BUCKET), never one a step's input names, and
 a run's name is checked before a key is made of it. The lifecycle rules expire runs/ after a day.
@@ -16,19 +16,34 @@ import os
 import re
 import tarfile
 import tempfile
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rhumbline.ingest.sharded.facts_bucket import s3_client
-
 BUCKET_VARIABLE = "RHUMBLINE_INGEST_BUCKET"
 FACTS_PREFIX = "facts/"
 # Step Functions' execution names: 1-80 of these characters.
 _RUN = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
 _ROOT_NAME = re.compile(r"^[A-Za-z0-9_.@+-]{1,255}$")
+CONNECT_TIMEOUT_SECONDS = 5
+READ_TIMEOUT_SECONDS = 30
+# Connections a client keeps: the finish step reads the shards' answers with this many GETs in flight.
+MAX_POOL_CONNECTIONS = 32
+
+
+def s3_client() -> Any:
+    """An S3 client whose calls give up instead of hanging a step until its function times out."""
+    import boto3
+    from botocore.config import Config
+
+    config = Config(
+        connect_timeout=CONNECT_TIMEOUT_SECONDS, read_timeout=READ_TIMEOUT_SECONDS,
+        retries={"total_max_attempts": 4, "mode": "standard"}, max_pool_connections=MAX_POOL_CONNECTIONS,
+    )  # fmt: skip
+    return boto3.client("s3", config=config)
 
 
 @dataclass(frozen=True)
@@ -49,15 +64,19 @@ class Run:
     def key(self, *parts: str) -> str:
         return "/".join(("runs", self.name, *parts))
 
-    @property
-    def facts(self) -> str:
-        return f"s3://{self.bucket}/{FACTS_PREFIX}"
-
     def put(self, key: str, body: bytes) -> None:
         self.client.put_object(Bucket=self.bucket, Key=key, Body=body)
 
     def get(self, key: str) -> bytes:
         return bytes(self.client.get_object(Bucket=self.bucket, Key=key)["Body"].read())
+
+    def copy(self, source: str, key: str) -> None:
+        """The object at `source` copied to `key` inside S3 (onto itself too: its date, from which
+        the bucket's lifecycle rule counts its age, is then now)."""
+        self.client.copy_object(
+            Bucket=self.bucket, Key=key, CopySource={"Bucket": self.bucket, "Key": source},
+            MetadataDirective="REPLACE", Metadata={"used": str(int(time.time()))},
+        )  # fmt: skip
 
     def exists(self, key: str) -> bool:
         listed = self.client.list_objects_v2(Bucket=self.bucket, Prefix=key, MaxKeys=1)

@@ -1,16 +1,20 @@
-"""One shard in the Map: its archive in, its files' facts into the shared facts in S3, its answer
-(sharded/worker.py's, one row per file) written beside the run.
+"""One shard in the Map: its archive in, its answer (sharded/worker.py's: each file's row and
+facts, one object) written beside the run.
 
 In:  {"run": execution name, "shard": an item of shards.json}
 Out: {"number", "files"}: small, the Map keeps no result (the answer is in S3).
 
-A shard with a key (sharded/content_ids.py) leaves its answer under the key too, beside the facts
-(and expiring with them): a later run's plan finds it there and does not parse the shard again.
+A worker makes the same few S3 requests whatever its shard's file count: its archive in, its
+answer out and, for a shard with a key (sharded/content_ids.py), that answer copied under the key
+inside S3, where a later run's plan finds it and does not parse the shard again. Reuse is by
+shard, not by file: a file whose shard changed (a neighbour edited, a file added to its directory,
+itself moved to another shard) is parsed again with it. A shard is a few seconds of one worker,
+and a file-level store cost two requests per file in every worker and one per file in the finish
+step, the larger part of a large tree's hosted wall time and of its cost.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -37,27 +41,24 @@ class ShardRequest(BaseModel):
 
 
 def answer_key(run: Run, number: int) -> str:
-    return run.key("answers", f"{number}.json")
+    return run.key("answers", str(number))
 
 
 def kept_answer_key(fingerprint: str, key: str) -> str:
-    """Where the answer of the shard with this key is kept for later runs: beside the facts of
-    the extractor version that wrote them."""
+    """Where the answer of the shard with this key is kept for later runs: under the extractor
+    version that wrote its facts (the key digests it too; the prefix keeps versions apart)."""
     if not re.fullmatch(r"[0-9a-f]{16}", fingerprint) or not re.fullmatch(r"[0-9a-f]{64}", key):
         raise ValueError(f"not a shard key: {fingerprint!r}/{key!r}")
-    return f"{FACTS_PREFIX}{fingerprint}/shards/{key}.json"
+    return f"{FACTS_PREFIX}{fingerprint}/shards/{key}"
 
 
 def parse(request: ShardRequest, run: Run) -> dict[str, Any]:
     number = request.shard.number
     with run.extracted(run.key("shards", f"{number}.tar")) as (root, paths):
-        fingerprint = extractor_fingerprint()
-        task = {"root": str(root), "paths": paths, "facts": run.facts, "fingerprint": fingerprint}
-        answer = parse_shard(task)
-    body = json.dumps(answer).encode()
-    run.put(answer_key(run, number), body)
+        answer = parse_shard({"root": str(root), "paths": paths})
+    run.put(answer_key(run, number), answer)
     if request.shard.key is not None:
-        run.put(kept_answer_key(fingerprint, request.shard.key), body)
+        run.copy(answer_key(run, number), kept_answer_key(extractor_fingerprint(), request.shard.key))
     return {"number": number, "files": len(paths)}
 
 

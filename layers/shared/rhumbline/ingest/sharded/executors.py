@@ -2,7 +2,7 @@
 
 An executor is `(work, tasks) → (index, answer or the exception it raised)` for every task, in any
 order: a process pool here (`local_pool`), this process (`in_process`), and a distributed map
-whose workers share the facts store is the same shape. The reader retries a failed shard once in
+whose workers leave their answers in S3 is the same shape (distributed/). The reader retries a failed shard once in
 this process; a second failure fails the ingest, naming the shard.
 """
 
@@ -22,12 +22,12 @@ from rhumbline.ingest.discover.parallel import (
 from rhumbline.ingest.discover.read import read_source
 from rhumbline.ingest.facts import SkippedFile, SourceFile
 from rhumbline.ingest.facts_codec import decode_facts, encode_facts
-from rhumbline.ingest.sharded.facts_store import FactsDirectory, FactsStore, checked_key
+from rhumbline.ingest.sharded.answer import Row, decode_answer
 from rhumbline.ingest.sharded.layout import SHARD_BYTES, SHARD_FILES, described, plan_shards
 from rhumbline.ingest.sharded.worker import parse_shard
 
 Task = dict[str, Any]
-Answer = dict[str, Any]
+Answer = bytes  # answer.py
 Work = Callable[[Task], Answer]
 Run = Callable[[Work, Sequence[Task]], Iterator[tuple[int, "Answer | BaseException"]]]
 # workers → a context holding a Run (the pool lives as long as the context)
@@ -80,8 +80,6 @@ def local_pool(workers: int) -> Iterator[Run]:
 class ShardedReader:
     """Phase 1's parse of a FactCache's misses (read_all_encoded's signature) as the shard plan."""
 
-    facts: Path  # the facts store's directory
-    fingerprint: str  # the extractor code's (FactCache.fingerprint)
     executor: Executor = local_pool
     max_bytes: int = SHARD_BYTES
     max_files: int = SHARD_FILES
@@ -101,28 +99,19 @@ class ShardedReader:
         weights = [size_of(os.path.join(root, path)) if size is None else size for path, size in zip(paths, known)]
         weights = [size or 0 for size in weights]  # an unreadable file: its worker reports it
         shards = plan_shards(paths, weights, max_bytes=self.max_bytes, max_files=self.max_files)
-        store = FactsDirectory(self.facts)
-        store.keep_only(self.fingerprint)
-        tasks = [
-            {"root": str(root), "paths": [paths[i] for i in shard], "facts": str(self.facts),
-             "fingerprint": self.fingerprint}
-            for shard in shards
-        ]  # fmt: skip
+        tasks = [{"root": str(root), "paths": [paths[i] for i in shard]} for shard in shards]
         results: dict[int, Encoded] = {}
-        used: set[str] = set()
         done = 0
         with self.executor(default_workers() if workers is None else workers) as run:
             for number, answer in run(parse_shard, tasks):
                 if isinstance(answer, BaseException):
                     answer = _retried(tasks[number], number, answer)
-                rows = answer["outcomes"]
-                for index, row in zip(shards[number], rows, strict=True):
-                    results[index] = outcome_of(row, store, str(root))
-                done += len(rows)
+                parsed = decode_answer(answer)
+                for index, (row, blob) in zip(shards[number], parsed, strict=True):
+                    results[index] = outcome_of(row, blob, str(root))
+                done += len(parsed)
                 if progress is not None:
                     progress(done, len(paths))
-                used.update(row[-1] for row in rows if row[0] == "file" and row[-1] is not None)
-        store.keep_only(self.fingerprint, used)
         return [results[index] for index in range(len(paths))]  # every index is in exactly one shard
 
 
@@ -154,24 +143,18 @@ def _retried(task: Task, number: int, error: BaseException) -> Answer:
         ) from again
 
 
-def outcome_of(row: list[Any], store: FactsStore, root: str) -> Encoded:
-    """A worker's row (worker.py) as phase 1's outcome, its facts read back from the store."""
+def outcome_of(row: Row, blob: bytes | None, root: str) -> Encoded:
+    """A worker's row and facts (answer.py) as phase 1's outcome."""
     if row[0] == "skipped":
         return SkippedFile(row[1], row[2], row[3]), None
-    _, path, language, content_hash, lines, size, key = row
+    _, path, language, content_hash, lines, size = row
     source = SourceFile(path, language, content_hash, lines, size, None)
-    if key is None:
+    if blob is None:
         return source, None
-    checked_key(key)  # a forged key fails the ingest here: it is never parsed around
     try:
-        blob = store.get(key)
         return source._replace(code=decode_facts(blob)), blob
-    except Exception:  # noqa: BLE001 — a damaged or expired blob is parsed again here, and replaced
+    except Exception:  # noqa: BLE001 — facts that do not decode (a damaged answer) are parsed again here
         again = read_source(root, path)
         if not isinstance(again, SourceFile) or again.code is None:
             return again, None
-        blob = encode_facts(again.code)
-        if again.content_hash == content_hash and again.language == language:  # the bytes of the key
-            store.put(key, blob)
-        return again, blob
-
+        return again, encode_facts(again.code)

@@ -1,8 +1,7 @@
-"""The facts store in S3 (ingest/sharded/facts_bucket.py), against moto: the directory store's keys
-and blobs, a key of any other form refused before a request names an object, a blob found by `has`
-rewritten so the lifecycle rule counts its age from its last use, and a location that is not
-`s3://bucket/prefix/` refused. A hosted run's step names a run only by an execution name, and reads
-and writes only its own bucket (distributed/run.py)."""
+"""A hosted run's objects in S3 (ingest/distributed/), against moto: a run is named only by an
+execution name and reads and writes only its own bucket (run.py); a kept shard answer is named
+only by its extractor fingerprint and shard key, and is made fresh (its age restarted under the
+lifecycle rule) before a run reuses it (plan.py); a shard archive cannot write outside its tree."""
 
 from __future__ import annotations
 
@@ -14,9 +13,7 @@ from typing import Any
 import pytest
 
 from rhumbline.ingest.distributed.run import Run
-from rhumbline.ingest.sharded.facts_bucket import FactsBucket, open_facts
-from rhumbline.ingest.sharded.facts_store import FactsDirectory, facts_key
-from tests.security.test_facts_store import ESCAPES
+from rhumbline.ingest.distributed.shard import kept_answer_key
 
 BUCKET = "rhumbline-ingest-test"
 
@@ -39,50 +36,34 @@ def objects(s3: Any) -> list[str]:
     return [item["Key"] for item in s3.list_objects_v2(Bucket=BUCKET).get("Contents", ())]
 
 
-def test_blobs_round_trip_under_their_keys(s3: Any) -> None:
-    store = FactsBucket.at(f"s3://{BUCKET}/facts/", s3)
-    key = facts_key("0123456789abcdef", "python", "a" * 64)
-    assert not store.has(key)
-    store.put(key, b"facts")
-    assert store.has(key) and store.get(key) == b"facts"
-    store.put(key, b"facts")  # a second worker writing the same key
-    assert objects(s3) == [f"facts/{key}"]
-    store.keep_only("fedcba9876543210", set())  # the lifecycle rule expires, not the ingest
-    assert objects(s3) == [f"facts/{key}"]
+def test_a_kept_answer_is_made_fresh_before_a_run_reuses_it(s3: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lifecycle rule expires an answer by its date: the plan copies a kept answer onto itself
+    before copying it into its run, so no answer a run is about to read is near its expiry."""
+    from rhumbline.ingest.distributed.plan import _reuse
+    from rhumbline.ingest.distributed.shard import answer_key
 
-
-def test_has_restarts_a_found_blobs_age(s3: Any) -> None:
-    store = FactsBucket.at(f"s3://{BUCKET}/facts/", s3)
-    key = facts_key("0123456789abcdef", "go", "b" * 64)
-    store.put(key, b"facts")
-    written = s3.head_object(Bucket=BUCKET, Key=f"facts/{key}")
+    monkeypatch.setenv("RHUMBLINE_INGEST_BUCKET", BUCKET)
+    run = Run.named("run-kept", s3)
+    kept = kept_answer_key("0123456789abcdef", "b" * 64)
+    assert not _reuse(run, kept, 0) and objects(s3) == []  # nothing kept: the shard is parsed
+    s3.put_object(Bucket=BUCKET, Key=kept, Body=b"answer")
+    written = s3.head_object(Bucket=BUCKET, Key=kept)
     time.sleep(1.1)  # S3 dates have a one-second resolution
-    assert store.has(key)
-    used = s3.head_object(Bucket=BUCKET, Key=f"facts/{key}")
+
+    assert _reuse(run, kept, 0)
+
+    used = s3.head_object(Bucket=BUCKET, Key=kept)
     assert used["LastModified"] > written["LastModified"] and "used" in used["Metadata"]
-    assert store.get(key) == b"facts"
-
-
-@pytest.mark.parametrize("key", ESCAPES)
-def test_a_key_of_another_form_names_no_object(s3: Any, key: str) -> None:
-    store = FactsBucket.at(f"s3://{BUCKET}/facts/", s3)
-    for call in (store.has, store.get, lambda k: store.put(k, b"blob")):
-        with pytest.raises(ValueError, match="not a facts key"):
-            call(key)
-    assert objects(s3) == []
+    assert run.get(answer_key(run, 0)) == b"answer"
 
 
 @pytest.mark.parametrize(
-    "location", [f"s3://{BUCKET}/facts", f"s3://{BUCKET}/../facts/", "s3://UPPER/facts/", f"s3://{BUCKET}//"]
+    ("fingerprint", "key"),
+    [("0123456789abcdef", "../" + "a" * 61), ("../../runs/x/a", "a" * 64), ("0123456789abcdef", "A" * 64), ("", "")],
 )
-def test_a_location_of_another_form_is_refused(s3: Any, location: str) -> None:
-    with pytest.raises(ValueError, match="not a facts location"):
-        FactsBucket.at(location, s3)
-
-
-def test_a_task_names_its_store_by_location(s3: Any, tmp_path: Any) -> None:
-    assert isinstance(open_facts(f"s3://{BUCKET}/facts/"), FactsBucket)
-    assert isinstance(open_facts(str(tmp_path)), FactsDirectory)
+def test_a_kept_answer_is_named_only_by_its_fingerprint_and_shard_key(fingerprint: str, key: str) -> None:
+    with pytest.raises(ValueError, match="not a shard key"):
+        kept_answer_key(fingerprint, key)
 
 
 @pytest.mark.parametrize("name", ["", "../other", "a/b", "x" * 81, "run name", None, 3])
@@ -98,7 +79,7 @@ def test_a_run_uses_only_the_functions_own_bucket(s3: Any, monkeypatch: pytest.M
         Run.named("run-1", s3)
     monkeypatch.setenv("RHUMBLINE_INGEST_BUCKET", BUCKET)
     run = Run.named("run-1", s3)
-    assert (run.bucket, run.key("tree.tar"), run.facts) == (BUCKET, "runs/run-1/tree.tar", f"s3://{BUCKET}/facts/")
+    assert (run.bucket, run.key("tree.tar")) == (BUCKET, "runs/run-1/tree.tar")
     with pytest.raises(ValueError, match="not a directory name"):
         with run.extracted("runs/run-1/tree.tar", ".."):
             pass
