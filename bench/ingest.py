@@ -38,11 +38,11 @@ Not part of the test suite.
 The shard plan at monorepo scale (bench/harness/scale.py): DIR gets a synthetic tree of copies of
 the corpus (hard links, `copy-NN/`) reaching --lines; the plan step lists and shards it (timed);
 --sample shards spread over the plan are parsed one at a time, each in a fresh process with its
-address space capped at --worker-cap-mb and an empty facts store (per shard: CPU, wall, peak RSS,
-facts bytes); resolution's peak RSS and time on the first --resolve-copies copies (phase 1 reading
-the facts back, phase 2), fitted by lines and extrapolated to the whole tree; then the hosted wall
-time for 100 concurrent workers from those figures (the S3 bandwidth, request latency and Neo4j
-write rate stated), and the checks: no worker above 1.5 GB, resolution within 10 GB, the
+address space capped at --worker-cap-mb (per shard: CPU, wall, peak RSS, answer bytes);
+resolution's peak RSS and time on the first --resolve-copies copies (phase 1 reading one copy's
+answer back for every copy, phase 2), fitted by lines and extrapolated to the whole tree; then the
+hosted wall time for 100 concurrent workers from those figures (the S3 bandwidth, request latency,
+a worker's request count and the Neo4j write rate stated), and the checks: no worker above 1.5 GB, resolution within 10 GB, the
 modelled wall within 10 minutes.
 
     .venv/bin/python bench/ingest.py --floor [--rounds 3] [--target django] [--against REF]
