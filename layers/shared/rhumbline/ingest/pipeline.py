@@ -108,8 +108,8 @@ def ingest_local(
     seconds): past it the ingest is cancelled before writing (DeadlineExceeded). `parse`: how
     phase 1 parses the files it has no facts for (discover.parallel.Parse): by default the single
     reader (read_all_encoded) up to sharded.executors.SHARDED_ABOVE_BYTES to parse, and the shard
-    plan above it (ShardedReader: shards of the tree on a process pool, facts through a store per
-    project under RHUMBLINE_HOME/facts; local mode). Both build the same graph. `started`: the
+    plan above it (ShardedReader: shards of the tree on a process pool, each handing back one
+    answer of its files' facts; local mode). Both build the same graph. `started`: the
     (id, number) of a running version this ingest continues (a hosted run's plan step started it,
     holding the project's lease while its shards were parsed) instead of starting one.
     """

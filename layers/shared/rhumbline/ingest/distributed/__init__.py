@@ -1,12 +1,13 @@
 """The shard plan hosted on Step Functions (template.yaml, statemachines/ingest.asl.yaml).
 
     plan    fetch the source, list and shard the tree (sharded/layout.py), start the version
-            (the project's lease, held for the whole run), upload the tree and one archive per
-            shard, write the shard list the Distributed Map reads
-    shard   one per shard, in the Map: its archive in, sharded/worker.py's parse_shard with the
-            facts in S3 (sharded/facts_bucket.py), its answer written beside the run
+            (the project's lease, held for the whole run), copy in the answers earlier runs
+            kept for unchanged shards, upload the tree and one archive per other shard, write
+            the shard list the Distributed Map reads
+    shard   one per shard, in the Map: its archive in, sharded/worker.py's parse_shard, its
+            one answer (each file's row and facts) written beside the run and kept by its key
     finish  the tree again, and the ingest as ever (pipeline.ingest_local, continuing the
-            plan's version) with phase 1 read from the answers and the facts in S3
+            plan's version) with phase 1 read from the answers, one GET a shard
     failed  a step or a shard failed past its retry: the version fails, naming the shard
 
 Each step's input and output are small JSON objects; everything large is under the run's prefix
