@@ -48,7 +48,9 @@ class FinishRequest(BaseModel):
 
 @dataclass(frozen=True)
 class AnsweredReader:
-    """Phase 1 (read_all_encoded's signature) from the shards' answers: path → its row and facts."""
+    """Phase 1 (read_all_encoded's signature) from the shards' answers: path → its row and facts.
+    Read once: it then lets go of every answer, so the facts of the files the facts cache answered
+    are not held through resolution beside the cache's own."""
 
     answers: dict[str, tuple[Row, bytes | None]]
 
@@ -73,6 +75,7 @@ class AnsweredReader:
             results.append(outcome_of(*self.answers[path], str(root)))
             if progress is not None and (done % _PROGRESS_EVERY == 0 or done == len(paths)):
                 progress(done, len(paths))
+        self.answers.clear()
         return results
 
 
