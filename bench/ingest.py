@@ -442,8 +442,9 @@ def scale_main(
         print(f"  the rest takes {rest:.0f} s: 10 min needs the write at {needed:,.0f} nodes and edges per second")
     gb_s = median([s["wall"] for s in measured]) * len(shards) * cap_mb / 1024
     print(f"cost inputs: {len(shards)} shard invocations, ~{gb_s:,.0f} worker GB-s at {cap_mb} MB (median wall),"
-          f" {3 * len(shards):,} PUT-class requests (a shard's archive, its answer and the answer's kept copy),"
-          f" {3 * len(shards):,} GET-class (a worker's HEAD and GET of its archive, finish's GET of its answer)")  # fmt: skip
+          f" {3 * len(shards):,} PUT-class requests (a shard's probe for a kept answer, its answer and the"
+          f" answer's kept copy) and {2 * len(shards):,} GET-class (a worker's span of the tree, finish's GET"
+          f" of its answer), besides the tree's parts")  # fmt: skip
     print(uptime())
 
 

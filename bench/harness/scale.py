@@ -41,9 +41,9 @@ class Model:
     workers: int = 100  # the Map's concurrency
     s3_mb_per_s: float = 50.0  # one function's S3 throughput (one stream)
     s3_request_ms: float = 20.0  # one S3 request's latency, besides its bytes at s3_mb_per_s
-    # A worker's requests, whatever its shard's file count: its archive's HEAD and GET, its
-    # answer's PUT and the answer's copy under its shard key (test_ingest_request_budget.py).
-    worker_requests: int = 4
+    # A worker's requests, whatever its shard's file count: one ranged GET of its span of the
+    # tree, its answer's PUT and the answer's copy under its shard key (test_ingest_request_budget.py).
+    worker_requests: int = 3
     finish_get_concurrency: int = 32  # parallel GETs when finish reads the answers (finish.py)
     write_records_per_s: float = 20_000.0  # the staged Neo4j write, nodes and edges per second
     map_start_s: float = 5.0  # the Distributed Map's start and a cold worker's
@@ -240,8 +240,8 @@ def modelled(
     records: float, answers_bytes: float, model: Model, time_key: str = "wall",
 ) -> dict[str, float]:
     """The hosted wall time (seconds) of the state machine's steps, from the measured figures:
-    the plan (listing and sharding measured here; the tree's upload at the stated bandwidth), the
-    Map (waves of `workers` shards, each the slowest measured shard's parse plus its archive in,
+    the plan (listing and sharding measured here; the tree's one upload at the stated bandwidth),
+    the Map (waves of `workers` shards, each the slowest measured shard's parse plus its span in,
     the largest answer out and its few requests), and finish (the tree and the answers in, one
     GET a shard with `finish_get_concurrency` in flight, the measured resolution, the staged write
     at the stated rate). `time_key`: a shard's measured time, its process's wall ("wall") or CPU
@@ -254,7 +254,7 @@ def modelled(
         + model.worker_requests * model.s3_request_ms / 1000
     )  # fmt: skip
     waves = -(-shards // model.workers)
-    plan = plan_s + 2 * tree_bytes / mb / model.s3_mb_per_s  # the tree, and the shards' archives
+    plan = plan_s + tree_bytes / mb / model.s3_mb_per_s  # the tree, the shards' spans in it
     finish_in = (
         tree_bytes / mb / model.s3_mb_per_s + answers_bytes / mb / model.s3_mb_per_s
         + -(-shards // model.finish_get_concurrency) * model.s3_request_ms / 1000

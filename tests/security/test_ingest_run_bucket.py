@@ -105,12 +105,15 @@ def test_a_shard_archive_that_leaves_its_directory_is_refused(
             info = tarfile.TarInfo("link/escaped.py")
         info.size = 5
         tar.addfile(info, io.BytesIO(b"x = 1"))
-    s3.put_object(Bucket=BUCKET, Key=run.key("shards", "0.tar"), Body=archive.getvalue())
-    request = ShardRequest.model_validate({"run": run.name, "shard": {"number": 0, "files": 1, "first": "a", "last": "a"}})
+    s3.put_object(Bucket=BUCKET, Key=run.key("tree.tar"), Body=archive.getvalue())
+    span = [0, len(archive.getvalue())]
+    request = ShardRequest.model_validate(
+        {"run": run.name, "shard": {"number": 0, "files": 1, "first": "a", "last": "a", "span": span}}
+    )  # fmt: skip
 
     with pytest.raises(tarfile.FilterError):
         parse(request, run)
-    assert not list(tmp_path.rglob("escaped.py")) and objects(s3) == [run.key("shards", "0.tar")]
+    assert not list(tmp_path.rglob("escaped.py")) and objects(s3) == [run.key("tree.tar")]
 
 
 def test_an_absolute_member_of_a_shard_archive_lands_inside_the_tree(s3: Any, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -130,3 +133,30 @@ def test_an_absolute_member_of_a_shard_archive_lands_inside_the_tree(s3: Any, mo
         assert names == ["tmp/rhumbline-absolute-escape.py"]  # as tarfile's data filter extracts it
         assert (root / names[0]).read_bytes() == b"x = 1"
     assert not Path("/tmp/rhumbline-absolute-escape.py").exists()
+
+
+def test_each_shards_span_of_the_tree_is_an_archive_of_its_own(
+    s3: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A worker reads only its span of the one tree archive: its files whole, even one that is a
+    hard link to another shard's, and nothing else; the whole archive is the whole tree."""
+    monkeypatch.setenv("RHUMBLINE_INGEST_BUCKET", BUCKET)
+    run = Run.named("run-spans", s3)
+    tree = tmp_path / "tree"
+    (tree / "a").mkdir(parents=True)
+    (tree / "b").mkdir()
+    (tree / "a" / "x.py").write_text("x = 1\n")
+    (tree / "b" / "y.py").hardlink_to(tree / "a" / "x.py")
+    (tree / "b" / "z.py").write_text("z = " + "9" * 300 + "\n")
+    (tree / "notes.txt").write_text("not in a shard\n")
+    shards = [["a/x.py"], ["b/y.py", "b/z.py"]]
+
+    spans = run.upload_tree(run.key("tree.tar"), tree, shards)
+
+    for members, span in zip(shards, spans, strict=True):
+        with run.extracted(run.key("tree.tar"), span=span) as (root, names):
+            assert names == members
+            assert all((root / name).read_bytes() == (tree / name).read_bytes() for name in names)
+    with run.extracted(run.key("tree.tar")) as (root, names):
+        assert sorted(names) == ["a/x.py", "b/y.py", "b/z.py", "notes.txt"]
+        assert all((root / name).read_bytes() == (tree / name).read_bytes() for name in names)

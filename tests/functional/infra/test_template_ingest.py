@@ -135,7 +135,7 @@ EXPECTED_S3 = {
         ("s3:PutObject", f"{BUCKET}/facts/*/shards/*"), ("s3:ListBucket", "facts/*/shards/*"),
     },
     "IngestShardFunction": {
-        ("s3:GetObject", f"{BUCKET}/runs/*/shards/*"), ("s3:GetObject", f"{BUCKET}/runs/*/answers/*"),
+        ("s3:GetObject", f"{BUCKET}/runs/*/tree.tar"), ("s3:GetObject", f"{BUCKET}/runs/*/answers/*"),
         ("s3:PutObject", f"{BUCKET}/runs/*/answers/*"), ("s3:PutObject", f"{BUCKET}/facts/*/shards/*"),
     },
     "IngestFinishFunction": {

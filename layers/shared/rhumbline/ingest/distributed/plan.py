@@ -7,8 +7,10 @@ Out: the same, plus {"version_id", "version", "commit", "sharded", "shards", "re
 
 Incremental: a shard whose key (its files' blob ids, sharded/content_ids.py) an earlier run
 answered gets that answer copied into this run inside S3 (two requests, no bytes through this
-function) and is left out of the Map's items; only the shards whose files changed are parsed. A file's id comes from git's index where git describes the tree,
-else from hashing it, never from parsing it.
+function) and is left out of the Map's items; only the shards whose files changed are parsed. A
+file's id comes from git's index where git describes the tree, else from hashing it, never from
+parsing it. The tree is uploaded once: each parsed shard's files sit together in it, and its
+item names their byte span, which is all its worker reads.
 
 The source may be larger than the one-function ingest fetches (FETCH_LIMITS). The version
 started here is the project's lease for the whole run (RUN_LEASE_SECONDS, the state
@@ -66,18 +68,20 @@ def plan(
         shards = plan_shards(paths, sizes, max_bytes=max_bytes, max_files=max_files) if sharded else []
         ids = content_ids(root, paths) if sharded else []
         fingerprint = extractor_fingerprint()
-        items, reused = [], 0
+        items, parsed = [], []
         for number, shard in enumerate(shards):
             members = [paths[index] for index in shard]
             key = shard_key(fingerprint, members, [ids[index] for index in shard])
             if key is not None and _reuse(run, kept_answer_key(fingerprint, key), number):
-                reused += 1
                 continue
-            run.upload_tar(run.key("shards", f"{number}.tar"), root, members)
+            parsed.append(members)
             items.append({
                 "number": number, "files": len(members), "first": members[0], "last": members[-1], "key": key,
             })  # fmt: skip
-        run.upload_tar(run.key("tree.tar"), root)
+        # One upload: each shard the Map parses reads its own span of the tree.
+        spans = run.upload_tree(run.key("tree.tar"), root, parsed)
+        items = [{**item, "span": list(span)} for item, span in zip(items, spans, strict=True)]
+        reused = len(shards) - len(items)
         run.put(run.key("shards.json"), json.dumps(items).encode())
         commit, name = tree.commit, root.name
     holder = f"hosted ingest run {run.name}"

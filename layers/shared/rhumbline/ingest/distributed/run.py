@@ -1,8 +1,9 @@
 """Where a hosted run keeps its files: `runs/<execution name>/` in the ingest bucket.
 
-    runs/<run>/tree.tar              the fetched tree, as the plan step saw it
-    runs/<run>/shards.json           [{"number", "files", "first", "last"}]: the Map's items
-    runs/<run>/shards/<n>.tar        shard n's files
+    runs/<run>/tree.tar              the fetched tree, as the plan step saw it: the shards' files
+                                     first, each shard's a span of its own (upload_tree)
+    runs/<run>/shards.json           [{"number", "files", "first", "last", "key", "span"}]: the
+                                     Map's items
     runs/<run>/answers/<n>           shard n's parse_shard answer (sharded/answer.py)
     facts/<fingerprint>/shards/<key>  a shard's answer kept for later runs (shard.py)
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import tarfile
 import tempfile
 import time
@@ -82,27 +84,49 @@ class Run:
         listed = self.client.list_objects_v2(Bucket=self.bucket, Prefix=key, MaxKeys=1)
         return any(item["Key"] == key for item in listed.get("Contents", ()))
 
-    def upload_tar(self, key: str, root: Path, paths: Sequence[str] | None = None) -> None:
-        """The files `paths` of `root` (all of it when None) as an uncompressed tar at `key`."""
+    def upload_tree(self, key: str, root: Path, shards: Sequence[Sequence[str]] = ()) -> list[tuple[int, int]]:
+        """`root` as an uncompressed tar at `key`, each shard's files first and together, then
+        the rest of the tree; returns each shard's byte span [start, end) in it. A span is a tar
+        of its own (a worker reads just it: the tree is uploaded once, not again by shard), so a
+        file is stored whole even where it is a hard link to an earlier member."""
+        spans, added = [], set()
         with tempfile.TemporaryFile() as spool:
             with tarfile.open(fileobj=spool, mode="w") as archive:
-                if paths is None:
-                    archive.add(root, arcname=".")
-                for path in paths or ():
-                    archive.add(root / path, arcname=path, recursive=False)
+                for members in shards:
+                    start = archive.offset
+                    for path in members:
+                        info = archive.gettarinfo(root / path, arcname=path)
+                        if info.islnk():
+                            info.type, info.linkname, info.size = tarfile.REGTYPE, "", (root / path).stat().st_size
+                        if info.isreg():
+                            with open(root / path, "rb") as handle:
+                                archive.addfile(info, handle)
+                        else:
+                            archive.addfile(info)
+                        added.add(path)
+                    spans.append((start, archive.offset))
+                rest = lambda info: None if info.name.removeprefix("./") in added else info  # noqa: E731
+                archive.add(root, arcname=".", filter=rest)
             spool.seek(0)
             self.client.upload_fileobj(spool, self.bucket, key)
+        return spans
 
     @contextmanager
-    def extracted(self, key: str, name: str = "tree") -> Iterator[tuple[Path, list[str]]]:
-        """The tar at `key` unpacked in a temporary directory called `name` (the graph's root
-        module is named after it, so the finish step uses the fetched tree's), and its regular
-        files' names in archive order. tarfile's `data` filter refuses links out, absolute paths
-        and devices."""
+    def extracted(
+        self, key: str, name: str = "tree", span: tuple[int, int] | None = None
+    ) -> Iterator[tuple[Path, list[str]]]:
+        """The tar at `key` (only its bytes [start, end) given a `span`: one GET) unpacked in a
+        temporary directory called `name` (the graph's root module is named after it, so the
+        finish step uses the fetched tree's), and its regular files' names in archive order.
+        tarfile's `data` filter refuses links out, absolute paths and devices."""
         if not _ROOT_NAME.match(name) or name in (".", ".."):
             raise ValueError(f"not a directory name: {name!r}")
         with tempfile.TemporaryDirectory(prefix="rhumbline-run-") as directory, tempfile.TemporaryFile() as spool:
-            self.client.download_fileobj(self.bucket, key, spool)
+            if span is None:
+                self.client.download_fileobj(self.bucket, key, spool)
+            else:
+                ranged = f"bytes={span[0]}-{span[1] - 1}"
+                shutil.copyfileobj(self.client.get_object(Bucket=self.bucket, Key=key, Range=ranged)["Body"], spool)
             spool.seek(0)
             root = Path(directory) / name
             with tarfile.open(fileobj=spool, mode="r") as archive:

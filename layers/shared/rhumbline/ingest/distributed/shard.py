@@ -1,16 +1,17 @@
-"""One shard in the Map: its archive in, its answer (sharded/worker.py's: each file's row and
-facts, one object) written beside the run.
+"""One shard in the Map: its span of the tree's archive in, its answer (sharded/worker.py's: each
+file's row and facts, one object) written beside the run.
 
-In:  {"run": execution name, "shard": an item of shards.json}
+In:  {"run": execution name, "shard": an item of shards.json (its span: [start, end) in tree.tar)}
 Out: {"number", "files"}: small, the Map keeps no result (the answer is in S3).
 
-A worker makes the same few S3 requests whatever its shard's file count: its archive in, its
-answer out and, for a shard with a key (sharded/content_ids.py), that answer copied under the key
-inside S3, where a later run's plan finds it and does not parse the shard again. Reuse is by
-shard, not by file: a file whose shard changed (a neighbour edited, a file added to its directory,
-itself moved to another shard) is parsed again with it. A shard is a few seconds of one worker,
-and a file-level store cost two requests per file in every worker and one per file in the finish
-step, the larger part of a large tree's hosted wall time and of its cost.
+A worker makes the same few S3 requests whatever its shard's file count: its span of the tree's
+archive in (one ranged GET), its answer out and, for a shard with a key (sharded/content_ids.py),
+that answer copied under the key inside S3, where a later run's plan finds it and does not parse
+the shard again. Reuse is by shard, not by file: a file whose shard changed (a neighbour edited, a
+file added to its directory, itself moved to another shard) is parsed again with it. A shard is a
+few seconds of one worker, and a file-level store cost two requests per file in every worker and
+one per file in the finish step, the larger part of a large tree's hosted wall time and of its
+cost.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from rhumbline.ingest.distributed.run import FACTS_PREFIX, Run
 from rhumbline.ingest.sharded.worker import parse_shard
@@ -32,6 +33,13 @@ class ShardItem(BaseModel):
     first: str
     last: str
     key: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    span: tuple[int, int]
+
+    @model_validator(mode="after")
+    def _a_span(self) -> ShardItem:
+        if not 0 <= self.span[0] < self.span[1]:
+            raise ValueError(f"not a byte span: {list(self.span)}")
+        return self
 
 
 class ShardRequest(BaseModel):
@@ -54,7 +62,7 @@ def kept_answer_key(fingerprint: str, key: str) -> str:
 
 def parse(request: ShardRequest, run: Run) -> dict[str, Any]:
     number = request.shard.number
-    with run.extracted(run.key("shards", f"{number}.tar")) as (root, paths):
+    with run.extracted(run.key("tree.tar"), span=request.shard.span) as (root, paths):
         answer = parse_shard({"root": str(root), "paths": paths})
     run.put(answer_key(run, number), answer)
     if request.shard.key is not None:
