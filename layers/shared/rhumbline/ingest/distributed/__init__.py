@@ -2,9 +2,9 @@
 
     plan    fetch the source, list and shard the tree (sharded/layout.py), start the version
             (the project's lease, held for the whole run), copy in the answers earlier runs
-            kept for unchanged shards, upload the tree and one archive per other shard, write
-            the shard list the Distributed Map reads
-    shard   one per shard, in the Map: its archive in, sharded/worker.py's parse_shard, its
+            kept for unchanged shards, upload the tree once (each other shard's files a span
+            of it), write the shard list the Distributed Map reads
+    shard   one per shard, in the Map: its span in, sharded/worker.py's parse_shard, its
             one answer (each file's row and facts) written beside the run and kept by its key
     finish  the tree again, and the ingest as ever (pipeline.ingest_local, continuing the
             plan's version) with phase 1 read from the answers, one GET a shard
