@@ -161,6 +161,39 @@ def test_an_npm_package_shipping_only_dist_is_ingested(
     assert _calls(store, unique_project, "function:dist/index.js:parse") == {"function:dist/index.js:trim"}
 
 
+# A registry tarball shipping its sources (lib/) and a bundle of them (dist/, whose package.json
+# entry point keeps dist/ in the ingest), the bundle declaring its source map.
+NPM_LIB_AND_BUNDLE = {
+    "package.json": '{"name": "d", "main": "./lib/index.js", "browser": "./dist/d.js"}',
+    "lib/index.js": "export function parse(text) { return trim(text); }\nexport function trim(text) { return text; }\n",
+    "dist/d.js": "function parse(text) { return trim(text); }\nfunction trim(text) { return text; }\n"
+    "//# sourceMappingURL=d.js.map\n",
+    "dist/d.js.map": json.dumps({"version": 3, "sources": ["../lib/index.js"], "mappings": ""}),
+}
+
+
+def test_a_bundle_of_the_trees_own_sources_is_skipped_and_calls_resolve_into_them(
+    tmp_path: Path, store: GraphStore, engine: Engine, unique_project: str
+) -> None:
+    root = _write(tmp_path / "pkg", NPM_LIB_AND_BUNDLE)
+    summary = _ingest(root, unique_project, store, engine)
+    assert summary.failure_count == 0 and summary.skipped == {"generated": 2}  # the map, the bundle
+    assert [e.detail for e in summary.skipped_examples if e.path == "dist/d.js"] == [
+        "a build copy of lib/index.js, which dist/d.js.map names"
+    ]
+    assert store.get_node(unique_project, "function:dist/d.js:parse") is None
+    assert _calls(store, unique_project, "function:lib/index.js:parse") == {"function:lib/index.js:trim"}
+    # The verdict depends on other files: without its sources the unchanged bundle is the code.
+    (root / "lib" / "index.js").unlink()
+    summary = _ingest(root, unique_project, store, engine)
+    assert summary.skipped == {"generated": 1}
+    assert _calls(store, unique_project, "function:dist/d.js:parse") == {"function:dist/d.js:trim"}
+    # And a map that cannot be read keeps the bundle, without failing anything.
+    (root / "dist" / "d.js.map").write_text('{"sources": [')
+    assert _ingest(root, unique_project, store, engine).failure_count == 0
+    assert store.get_node(unique_project, "function:dist/d.js:parse") is not None
+
+
 def test_a_file_whose_resolution_raises_is_reported_and_the_rest_is_built(
     tmp_path: Path, store: GraphStore, engine: Engine, unique_project: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -18,6 +18,7 @@ from sqlalchemy import Engine
 
 from rhumbline.ingest.build import build_graph
 from rhumbline.ingest.discover.parallel import read_all_encoded
+from rhumbline.ingest.facts import SkippedFile
 from rhumbline.ingest.facts_codec import decode_facts
 from rhumbline.ingest.pipeline import ingest_local
 from rhumbline.ingest.sharded.executors import ShardedReader, ShardFailed, by_size, in_process, local_pool
@@ -44,7 +45,13 @@ def sharded(**options: object) -> ShardedReader:
 
 
 def test_the_sharded_plan_builds_the_single_readers_graph(tree: Path, tmp_path: Path, unique_project: str) -> None:
+    # A build copy of a fixture: its verdict needs the tree, which a shard's worker reads too.
+    (tree / "ts_calls" / "out").mkdir()
+    (tree / "ts_calls" / "out" / "top.js").write_text("function top() {}\n//# sourceMappingURL=top.js.map\n")
+    (tree / "ts_calls" / "out" / "top.js.map").write_text(json.dumps({"version": 3, "sources": ["../src/top.ts"]}))
     single = build_graph(tree, unique_project, workers=1, history=False)
+    copy = "a build copy of ts_calls/src/top.ts, which ts_calls/out/top.js.map names"
+    assert SkippedFile("ts_calls/out/top.js", "generated", copy) in single.skipped
     assert {n.language for n in single.nodes} >= {"python", "go", "rust", "java", "typescript", "c", "php", "ruby"}
     plan = sharded()
 

@@ -155,3 +155,26 @@ def test_only_skips_that_follow_from_the_bytes_are_recorded() -> None:
     index = stat_index.StatIndex(skipped, read_ns=now, stamp_at=1)
     assert len(index) == 1 and index.unchanged("a.mo", (10, old, old, 7)) == skipped["a.mo"]
     assert index.unchanged("a.mo", (10, old, old, 9)) is None
+
+
+def test_a_build_copy_is_read_again_whatever_its_stamp(
+    tmp_path: Path, graph_store: SqliteGraphStore, engine: Engine, unique_project: str,
+    reads: list[str], trusted_stamps: None,
+) -> None:  # fmt: skip
+    """Whether a bundle is a build copy depends on its map and its sources, not on its own bytes."""
+    files = {
+        "package.json": '{"name": "d", "browser": "./dist/d.js"}',
+        "lib/index.js": "export function parse(text) { return text; }\n",
+        "dist/d.js": "function parse(text) { return text; }\n//# sourceMappingURL=d.js.map\n",
+        "dist/d.js.map": '{"version": 3, "sources": ["../lib/index.js"], "mappings": ""}',
+    }
+    root = tmp_path / "pkg"
+    for relative, text in files.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text)
+    assert ingest(root, graph_store, engine, unique_project).skipped == {"generated": 2}
+    (root / "lib" / "index.js").unlink()
+    reads.clear()
+    again = ingest(root, graph_store, engine, unique_project)
+    assert reads == ["dist/d.js"] and again.skipped == {"generated": 1}  # the map, by its name
+    assert graph_store.get_node(unique_project, "function:dist/d.js:parse") is not None

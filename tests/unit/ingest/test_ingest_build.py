@@ -249,7 +249,7 @@ def test_summary_counts(pyproj: Path):
     summary = summarize(built, project=PROJECT, version=3, commit=None, duration_s=0.25)
     assert summary.files == 12 and summary.parsed_files == 10  # the binary logo is no File
     assert summary.skipped == {"binary": 1}
-    assert [e.model_dump() for e in summary.skipped_examples] == [{"path": "assets/logo.png", "reason": "binary"}]
+    assert [e.model_dump() for e in summary.skipped_examples] == [{"path": "assets/logo.png", "reason": "binary", "detail": ""}]
     assert summary.nodes_by_kind == {
         "Class": 3, "Decorator": 1, "Directory": 3, "Document": 1, "File": 12, "Function": 7,
         "Import": 8, "Method": 5, "Module": 9, "Repository": 1, "Variable": 2,

@@ -216,8 +216,8 @@ def summarize(
 def _examples(skipped: list[SkippedFile]) -> list[SkippedExample]:
     per_reason: Counter[str] = Counter()
     examples = []
-    for skip in skipped:
+    for skip in sorted(skipped, key=lambda skip: not skip.detail):  # those that say why first
         if per_reason[skip.reason] < MAX_EXAMPLES_PER_REASON:
             per_reason[skip.reason] += 1
-            examples.append(SkippedExample(path=skip.path, reason=skip.reason))
+            examples.append(SkippedExample(path=skip.path, reason=skip.reason, detail=skip.detail))
     return examples[:MAX_SKIPPED_EXAMPLES]

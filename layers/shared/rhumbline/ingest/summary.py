@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 class SkippedExample(BaseModel):
     path: str  # a directory ends with "/"
     reason: str
+    detail: str = Field(default="", description="more than the reason says: a build copy's original, an extractor's error")
 
 
 class IngestFailure(BaseModel):
@@ -64,7 +65,9 @@ class IngestSummary(BaseModel):
     parsed_files: int = Field(description="files parsed by a language extractor")
     files_by_language: dict[str, int]
     lines_by_language: dict[str, int]
-    skipped: dict[str, int] = Field(description="reason → files (or pruned directories) skipped")
+    skipped: dict[str, int] = Field(
+        description="reason → files (or pruned directories) skipped; `generated`: minified, bundled, or a build copy of files in the tree (its source map names them: `skipped_examples` say which)"
+    )
     skipped_examples: list[SkippedExample]
     nodes_by_kind: dict[str, int]
     edges_by_relation: dict[str, int]

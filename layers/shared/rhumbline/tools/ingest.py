@@ -66,6 +66,7 @@ class IngestInput(StrictInput):
 class SkippedFile(BaseModel):
     path: str
     reason: str
+    detail: str = Field(default="", description="more than the reason says: a build copy's original, an extractor's error")
 
 
 class IngestOutput(BaseModel):
@@ -78,7 +79,10 @@ class IngestOutput(BaseModel):
     version: int | None = None
     commit: str | None = None
     files: int = 0
-    skipped: dict[str, int] = Field(default_factory=dict)
+    skipped: dict[str, int] = Field(
+        default_factory=dict,
+        description="reason → files (or pruned directories) skipped; `generated`: minified, bundled, or a build copy of files in the tree (its source map names them: `skipped_examples` say which)",
+    )
     skipped_examples: list[SkippedFile] = Field(default_factory=list)
     nodes_by_kind: dict[str, int] = Field(default_factory=dict)
     edges_by_relation: dict[str, int] = Field(default_factory=dict)

@@ -11,6 +11,7 @@ from typing import Any
 
 from rhumbline.ingest.bodies import with_bodies
 from rhumbline.ingest.discover import skiprules
+from rhumbline.ingest.discover.buildcopy import build_copy_of
 from rhumbline.ingest.facts import CodeFacts, SkippedFile, SourceFile
 from rhumbline.ingest.failures import reason_of
 from rhumbline.ingest.facts_codec import decode_facts, encode_facts
@@ -64,7 +65,8 @@ def read_source(root: str, path: str) -> SourceFile | SkippedFile:
 
 
 def read_bytes(root: str, path: str) -> bytes | SkippedFile:
-    """The file's bytes, or why they cannot be had (unreadable, too large)."""
+    """The file's bytes, or why they are not ingested: unreadable, too large, or a build copy of
+    other files of the tree (decided here, where the bytes are read anyway)."""
     try:
         with open(os.path.join(root, path), "rb") as handle:
             if os.fstat(handle.fileno()).st_size > MAX_FILE_BYTES:
@@ -74,6 +76,10 @@ def read_bytes(root: str, path: str) -> bytes | SkippedFile:
         return SkippedFile(path, skiprules.UNREADABLE)
     if len(data) > MAX_FILE_BYTES:  # grew while we looked
         return SkippedFile(path, skiprules.TOO_LARGE)
+    copied = build_copy_of(root, path, data)
+    if copied is not None:
+        source, where = copied
+        return SkippedFile(path, skiprules.GENERATED, f"a build copy of {source}, which {where} names")
     return data
 
 

@@ -17,7 +17,9 @@ from rhumbline.ingest.discover.gitignore import compile_rules, verdict
 # Skip reasons (keys of IngestSummary.skipped).
 TOOL_DIRECTORY = "tool_directory"  # .git, virtualenvs, node_modules, caches, build output
 VENDORED = "vendored"  # someone else's code checked in: vendor/, third_party/, ...
-GENERATED = "generated"  # minified or bundled output (app.min.js, vendor.bundle.js, *.map)
+# Minified or bundled output (app.min.js, vendor.bundle.js, *.map), or a build copy of files in the
+# tree: a script or stylesheet whose source map names them (buildcopy.py, checked by the reader).
+GENERATED = "generated"
 EXCLUDED = "excluded"  # matched a caller's `exclude` pattern
 TOO_LARGE = "too_large"
 BINARY = "binary"
@@ -72,6 +74,11 @@ SECRET_PATTERNS = (
     "**/.aws/**", "**/.ssh/**", "**/.docker/config.json", "service-account*.json",
 )
 _SECRETS = compile_rules(SECRET_PATTERNS)
+
+
+def in_tool_directory(path: str) -> bool:
+    """Whether `path` (posix, relative) lies in a directory every ingest prunes (node_modules, ...)."""
+    return any(part in _ALWAYS_SKIPPED for part in path.split("/")[:-1])
 
 
 def holds_secrets(path: str) -> bool:

@@ -36,7 +36,8 @@ FileEntry = tuple[Any, ...]
 # path → (reason, *stamp): a snapshot's `skipped` entry
 SkipEntry = tuple[Any, ...]
 # Why phase 1 skipped a file, when that follows from its bytes alone (an unreadable file or a
-# failed extraction may not fail again: those are read again).
+# failed extraction may not fail again, a build copy's verdict depends on its map and sources:
+# those are read again).
 BYTE_REASONS = frozenset((skiprules.BINARY, skiprules.TOO_LARGE, skiprules.UNDECODABLE))
 _STAMP_WIDTH = 4
 
