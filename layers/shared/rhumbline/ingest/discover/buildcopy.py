@@ -33,6 +33,8 @@ _COMMENT = re.compile(
     rb"|/\*[#@][ \t]*sourceMappingURL=(?P<block>[^\s*]+)[ \t]*\*/)[ \t]*"
 )
 _INLINE = re.compile(rb"data:application/json(?:;[-\w]+=[-\w.]+)*;base64,")
+_BASE64_TAIL = re.compile(rb"[A-Za-z0-9+/=]*(?:[ \t]*\*/)?")
+_BLANK = frozenset(b" \t\r\n\f\v")
 _SCHEME = re.compile(r"^[A-Za-z][-A-Za-z0-9+.]*://[^/]*/")  # webpack://<namespace>/, ...
 
 
@@ -60,10 +62,15 @@ def build_copy_of(root: str, path: str, data: bytes) -> tuple[str, str] | None:
 
 def _map_url(data: bytes) -> bytes | None:
     """The URL the file's last non-blank line declares its source map at, or None."""
-    end = len(data.rstrip())
+    end = len(data)
+    while end and data[end - 1] in _BLANK:
+        end -= 1
     start = data.rfind(b"\n", max(0, end - TAIL_BYTES), end) + 1
     if start == 0 and end > TAIL_BYTES:
-        # A line longer than the tail: only an inline map's comment is that long.
+        # A line longer than the tail: only an inline map's comment is that long, and its tail is
+        # base64 (a minified file's is not, and is looked at no further).
+        if _BASE64_TAIL.fullmatch(data, end - TAIL_BYTES, end) is None:
+            return None
         start = data.rfind(b"\n", 0, end) + 1
         if _INLINE.search(data, start, start + 256) is None:
             return None
