@@ -17,6 +17,7 @@ import json
 import os
 import posixpath
 import re
+import stat
 from typing import Any
 from urllib.parse import unquote
 
@@ -46,6 +47,7 @@ def build_copy_of(root: str, path: str, data: bytes) -> tuple[str, str] | None:
     url = _map_url(data)
     if url is None:
         return None
+    real_root = os.path.realpath(root)
     inline = _INLINE.match(url)
     if inline is not None:
         found = _inline_map(url[inline.end() :])
@@ -55,8 +57,8 @@ def build_copy_of(root: str, path: str, data: bytes) -> tuple[str, str] | None:
         external = None if "://" in relative else _relative(posixpath.join(posixpath.dirname(path), relative))
         if external is None:  # on another host, or outside the tree
             return None
-        found, map_path, where = _map_file(root, external), external, external
-    source = None if found is None else _source_in_tree(root, path, map_path, found)
+        found, map_path, where = _map_file(real_root, external), external, external
+    source = None if found is None else _source_in_tree(real_root, path, map_path, found)
     return None if source is None else (source, where)
 
 
@@ -89,17 +91,29 @@ def _inline_map(payload: bytes) -> Any:
         return None
 
 
-def _map_file(root: str, map_path: str) -> Any:
+def _map_file(real_root: str, map_path: str) -> Any:
+    full = _inside(real_root, map_path)
+    if full is None:
+        return None
     try:
-        with open(os.path.join(root, map_path), "rb") as handle:
-            if os.fstat(handle.fileno()).st_size > MAX_MAP_BYTES:
+        # Non-blocking: a fifo named like a map must not hang the reader; then only a regular file.
+        with open(os.open(full, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+            found = os.fstat(handle.fileno())
+            if not stat.S_ISREG(found.st_mode) or found.st_size > MAX_MAP_BYTES:
                 return None
             return json.loads(handle.read(MAX_MAP_BYTES + 1))
     except (OSError, ValueError, RecursionError):  # missing, unreadable, not JSON: the file is kept
         return None
 
 
-def _source_in_tree(root: str, path: str, map_path: str, found: Any) -> str | None:
+def _inside(real_root: str, relative: str) -> str | None:
+    """The real path of `relative` when, symlinks followed, it is still inside the tree; else None
+    (what a symlink leads to outside the tree is neither read nor counted)."""
+    full = os.path.realpath(os.path.join(real_root, relative))
+    return full if full.startswith(real_root + os.sep) else None
+
+
+def _source_in_tree(real_root: str, path: str, map_path: str, found: Any) -> str | None:
     """The first of the map's sources that is a file of the tree (not the copy, not its map)."""
     if not isinstance(found, dict) or not isinstance(found.get("sources"), list):
         return None
@@ -111,7 +125,8 @@ def _source_in_tree(root: str, path: str, map_path: str, found: Any) -> str | No
             continue
         for candidate in _candidates(directory, prefix + source):
             if candidate not in (path, map_path) and not in_tool_directory(candidate):
-                if os.path.isfile(os.path.join(root, candidate)):
+                full = _inside(real_root, candidate)
+                if full is not None and os.path.isfile(full):
                     return candidate
     return None
 
