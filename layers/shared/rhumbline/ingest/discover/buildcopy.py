@@ -6,7 +6,7 @@ build tool says what it copied: the file's last line declares a source map (`//#
 or `/*# ... */` in CSS; GitHub Linguist detects generated files the same way), and the map's
 `sources` name the originals. When one of them is a file of the tree, the bundle is skipped; when
 none is (a package that ships only its bundle) or the map cannot be read, the file is kept, being
-the only copy of its code. Pure and bounded: runs in the reader's workers, on bytes already read.
+the only copy of its code. Runs in the reader's workers on the bytes they read; opens only the map.
 """
 
 from __future__ import annotations
