@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Literal
 
-from rhumbline.stores.graph import ranking, rows, semantic, traversal
+from rhumbline.stores.graph import dotted, ranking, rows, semantic, traversal, words
 from rhumbline.stores.graph.bundles import checked_loops, cut_to_keep, file_rows_of
 from rhumbline.stores.graph.model import (
     MAX_PAGE,
@@ -126,6 +126,8 @@ class GraphStore(ABC):
             if docs_only and not weighing.selecting:
                 return [], 0
             found, total = self._search_rows(reader, projects, plan, weighing, kinds, not docs_only)
+        if not docs_only:
+            found, total = self._spelled_by_path(projects, plan, kinds, found, total)
         ranked = ranking.rank(plan, weighing, found)
         if self.semantic_ranking:
             ranked = semantic.rerank(plan.typed, ranked)
@@ -137,6 +139,38 @@ class GraphStore(ABC):
             for r, declarations in ranking.grouped(ranked)[:limit]
         ]  # fmt: skip
         return hits, total
+
+    def _spelled_by_path(
+        self, projects: Sequence[str], plan: SearchPlan, kinds: Sequence[str] | None, found: list[SearchRow],
+        total: int,
+    ) -> tuple[list[SearchRow], int]:  # fmt: skip
+        """A dotted query no qualified name equals (`pkg.sub.mod.func` where the ingest named the
+        module `mod`: namespace packages) is an exact match of the nodes its file path spells
+        (dotted.py): looked up by the query's longest suffix that finds any, per project."""
+        names = dotted.shorter_names(plan.typed)
+        if not names or any(row.flags & ranking.FLAG_EXACT for row in found):
+            return found, total
+        spelled: dict[tuple[str, str], Node] = {}
+        for project in projects:
+            for name in names:
+                named = self.find_by_name(project, name, kinds=kinds, limit=MAX_PAGE)[0]
+                nodes = [n for n in named if dotted.spells(n, plan.typed)]
+                if nodes:
+                    spelled.update(((project, n.id), n) for n in nodes)
+                    break
+        if not spelled:
+            return found, total
+        kept = [
+            row._replace(flags=row.flags | ranking.FLAG_EXACT) if (row.project, row.node.id) in spelled else row
+            for row in found
+        ]
+        listed = {(row.project, row.node.id) for row in found}
+        added = [
+            SearchRow(node, project, len(node.qualified_name), ranking.FLAG_EXACT,
+                      words.search_class(node.kind, node.file, node.name), 0, 0)
+            for (project, node_id), node in spelled.items() if (project, node_id) not in listed
+        ]  # fmt: skip
+        return kept + added, total + len(added)
 
     @abstractmethod
     def _search_reader(self) -> AbstractContextManager[object]:
