@@ -2,8 +2,9 @@
 
 Deterministic, no LLM. The question's words, less stop words, the project's own name (every node
 of the project is "in" it) and words that name no particular code ("function", "code", ...), are
-searched (the `search` ranking: exact names, then whole phrases in names, then BM25-style
-relevance); the best hits, those close to the first, are the seeds. Around them, every node within
+searched as `search` searches by default (its ranking over the named code: exact names, then
+whole phrases in names, then BM25-style relevance); the best hits, those close to the first, are
+the seeds. Around them, every node within
 two hops (both directions, code relations) is a candidate, ranked by the certainty of the edge
 that reaches it x its betweenness in the project (blast_radius's scores, relative to the
 neighbourhood's most central node) x the share of the question's words its name and qualified
@@ -23,7 +24,7 @@ from rhumbline.runtime.context import ToolContext
 from rhumbline.runtime.spec import ToolSpec
 from rhumbline.tools.common import StrictInput, project_field
 from rhumbline.tools.graph_common import CODE_RELATIONS, label
-from rhumbline.vocabulary import KNOWLEDGE_KINDS, NAMED_CODE_KINDS
+from rhumbline.tools.search import DEFAULT_KINDS
 
 if TYPE_CHECKING:
     from rhumbline.stores.graph.model import Edge, Node, SearchHit, WalkResult, WalkStep
@@ -106,9 +107,10 @@ def _question(question: str, project: str) -> tuple[str, list[str]]:
 
 
 def _seeds(context: ToolContext, project: str, text: str, count: int) -> list[SearchHit]:
-    kinds = list(NAMED_CODE_KINDS) + list(KNOWLEDGE_KINDS)
+    """`search`'s own first hits for the text: the same ranking over the same kinds (documents
+    and sections seeding would fill the neighbourhood with what they mention, not the code)."""
     try:
-        hits = context.graph.search([project], text, kinds=kinds, limit=SEARCH_LIMIT)[0]
+        hits = context.graph.search([project], text, kinds=list(DEFAULT_KINDS), limit=SEARCH_LIMIT)[0]
     except ValueError:  # nothing searchable in the text
         return []
     if not hits:

@@ -64,6 +64,10 @@ class SearchOutput(BaseModel):
     )
 
 
+# What a search ranks unless told otherwise: the named code. query_graph seeds from the same.
+DEFAULT_KINDS = tuple(NAMED_CODE_KINDS)
+
+
 def _kinds(arguments: SearchInput) -> list[str]:
     allowed = set(CODE_KINDS) | set(KNOWLEDGE_KINDS)
     if arguments.kinds:
@@ -73,7 +77,7 @@ def _kinds(arguments: SearchInput) -> list[str]:
         return list(arguments.kinds)
     if arguments.docs:
         return list(NAMED_CODE_KINDS) + list(KNOWLEDGE_KINDS)
-    return list(NAMED_CODE_KINDS) + (list(KNOWLEDGE_KINDS) if arguments.all else [])
+    return list(DEFAULT_KINDS) + (list(KNOWLEDGE_KINDS) if arguments.all else [])
 
 
 def _snippet(signature: str | None, docstring: str | None) -> str | None:

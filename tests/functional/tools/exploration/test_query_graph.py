@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from tests.functional.tools.exploration.depot import ADD_ITEM, CART, CHECKOUT, HANDLE, PRICE_OF, ROUTE, TOTAL, ok
 
+from rhumbline.stores.graph.model import GraphBatch, Node
+
 
 def _nodes(result: dict) -> list[tuple[str, int, bool, int]]:
     return [(n["id"], n["depth"], n["seed"], n["annotation_count"]) for n in result["nodes"]]
@@ -64,3 +66,21 @@ def test_no_match_is_an_empty_answer_that_says_so(depot, call_as):
 def test_max_nodes_is_bounded(depot, call_as):
     outcome = call_as("query_graph", {"project": depot.project, "question": "cart", "max_nodes": 101})
     assert outcome["error"]["code"] == "invalid_arguments"
+
+
+def test_the_seeds_are_the_first_hits_of_search(depot, call_as):
+    """query_graph seeds from `search`'s own ranking over its own kinds: a document titled like the
+    code it describes is no seed (it would fill the neighbourhood with what it mentions)."""
+    document = Node(
+        "document:docs/checkout.md", "Document", "checkout", "docs/checkout.md", "docs/checkout.md", 1, 20,
+        None, None, "Checkout: how checkout totals the cart and charges it.",
+    )  # fmt: skip
+    depot.graph.apply(depot.project, GraphBatch(nodes=[document]))
+    assert ok(call_as("search", {"project": depot.project, "query": "checkout", "all": True}))["hits"][0]["kind"] == "Document"
+
+    searched = ok(call_as("search", {"project": depot.project, "query": "checkout"}))
+    result = ok(call_as("query_graph", {"project": depot.project, "question": "checkout"}))
+
+    seeds = [n["id"] for n in result["nodes"] if n["seed"]]
+    assert seeds == [CHECKOUT]
+    assert [hit["id"] for hit in searched["hits"]][: len(seeds)] == seeds
