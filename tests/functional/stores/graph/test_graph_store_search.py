@@ -24,6 +24,7 @@ from tests.functional.stores.graph.graph_samples import (
     QUERY_SET,
     RENDER,
     SEARCH_CORPUS,
+    edge,
     node,
 )
 
@@ -252,3 +253,20 @@ def test_a_declaration_without_its_implementation_above_it_stays_a_hit(graph_sto
     graph_store.apply(project, GraphBatch(nodes=[TYPED_PARSE, INTERFACE_MATCH]))
     hits, _ = graph_store.search([project], "parseOptions")
     assert [(hit.node, hit.declarations) for hit in hits] == [(TYPED_PARSE, ())]
+
+
+def test_of_two_equal_matches_the_one_called_from_more_places_ranks_first(graph_store: GraphStore, project: str) -> None:
+    """The call prior (ranking.CALLS_PRIOR): relevance equal, the definition more code calls wins,
+    however their qualified names compare."""
+    lonely = node("Function", "app.a.serialize_invoice", "app/a.py", docstring="Write an invoice out as JSON.")
+    called = node("Function", "app.longer_module.serialize_invoice", "app/longer_module.py",
+                  docstring="Write an invoice out as JSON.")  # fmt: skip
+    callers = [node("Function", f"app.views.view_{i}", "app/views.py") for i in range(3)]
+    graph_store.apply(project, GraphBatch(nodes=[lonely, called, *callers]))
+    before = [h.node.id for h in graph_store.search([project], "serialize invoice")[0]]
+
+    graph_store.apply(project, GraphBatch(edges=[edge(c.id, called.id, "CALLS") for c in callers]))
+    after = [h.node.id for h in graph_store.search([project], "serialize invoice")[0]]
+
+    assert before[:2] == [lonely.id, called.id]  # shorter qualified name first, all else equal
+    assert after[:2] == [called.id, lonely.id]

@@ -128,7 +128,7 @@ class GraphStore(ABC):
             found, total = self._search_rows(reader, projects, plan, weighing, kinds, not docs_only)
         if not docs_only:
             found, total = self._spelled_by_path(projects, plan, kinds, found, total)
-        ranked = ranking.rank(plan, weighing, found)
+        ranked = ranking.rank(plan, weighing, found, self._callers(found))
         if self.semantic_ranking:
             ranked = semantic.rerank(plan.typed, ranked)
         hits = [
@@ -139,6 +139,16 @@ class GraphStore(ABC):
             for r, declarations in ranking.grouped(ranked)[:limit]
         ]  # fmt: skip
         return hits, total
+
+    def _callers(self, found: Sequence[SearchRow]) -> dict[tuple[str, str], int]:
+        """How many CALLS edges reach each candidate, by (project, id): the ranking's call prior."""
+        callers: dict[tuple[str, str], int] = {}
+        for project in sorted({row.project for row in found}):
+            ids = [row.node.id for row in found if row.project == project]
+            for start in range(0, len(ids), MAX_PAGE):
+                degrees = self.degrees(project, ids[start : start + MAX_PAGE], "in", relations=["CALLS"])
+                callers.update(((project, node_id), by["CALLS"]) for node_id, by in degrees.items())
+        return callers
 
     def _spelled_by_path(
         self, projects: Sequence[str], plan: SearchPlan, kinds: Sequence[str] | None, found: list[SearchRow],

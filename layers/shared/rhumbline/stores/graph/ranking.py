@@ -19,7 +19,8 @@ computed here, identically for both:
     coverage  = the idf of the groups matched / the idf of all groups (Lucene's coordination); a
                 group matched in the body alone counts BODY_COVERAGE of its idf
     prior     = the node's (words.search_class): test code, modules, files and imports weigh less;
-                so do declarations without a body (words.DECLARATION), under the code that runs
+                so do declarations without a body (words.DECLARATION), under the code that runs;
+                times 1 + CALLS_PRIOR * ln(1 + the CALLS edges reaching it)
     idf(g)    = ln(1 + N_REF / (df(g) + 0.5)), df(g) the most nodes one of its probes matched
                 (at most SELECTIVE + 1: common words all weigh about the same, little)
     sat(x)    = x (K1 + 1) / (x + K1)            (BM25's term-frequency saturation)
@@ -33,7 +34,7 @@ prefix or name phrase 2, any other match 1. Ties: shorter qualified name, then i
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, NamedTuple
@@ -77,6 +78,9 @@ PRIVATE_PRIOR = 0.7
 # A declaration without a body (a stub file's, an interface's method) ranks under its
 # implementation: the agent asking wants the code that does the work.
 DECLARATION_PRIOR = 0.3
+# Code called from more places is more often what a question is after (the function doing the
+# work, not a one-off helper or a thin entry point): the prior grows with the log of its callers.
+CALLS_PRIOR = 0.1
 
 # A small code vocabulary: abbreviations and the words they stand for find each other.
 SYNONYMS = (
@@ -274,9 +278,12 @@ def weigh(plan: SearchPlan, counts: Sequence[int], *, docs_only: bool = False) -
     return Weighing(weights, tuple(selecting), tuple(common), sum(weights) or 1.0)
 
 
-def rank(plan: SearchPlan, weighing: Weighing, rows: Sequence[SearchRow]) -> list[Ranked]:
-    """The rows scored, best first."""
-    return ordered([Ranked(_score(plan, weighing, row), row) for row in rows])
+def rank(
+    plan: SearchPlan, weighing: Weighing, rows: Sequence[SearchRow], callers: Mapping[tuple[str, str], int] | None = None
+) -> list[Ranked]:
+    """The rows scored, best first; `callers`: the CALLS edges reaching each, by (project, id)."""
+    calls = callers or {}
+    return ordered([Ranked(_score(plan, weighing, row, calls.get((row.project, row.node.id), 0)), row) for row in rows])
 
 
 def grouped(scored: Sequence[Ranked]) -> list[tuple[Ranked, list[Ranked]]]:
@@ -312,7 +319,7 @@ def ordered(scored: Sequence[Ranked]) -> list[Ranked]:
     return sorted(scored, key=lambda r: (-r.score, r.row.qn_length, r.row.node.id, r.row.project))
 
 
-def _score(plan: SearchPlan, weighing: Weighing, row: SearchRow) -> float:
+def _score(plan: SearchPlan, weighing: Weighing, row: SearchRow, calls: int = 0) -> float:
     mask, width = row.mask, len(FIELDS)
     doc_weight = WEIGHTS[DOC] / (1.0 - B + B * row.doc_len / AVERAGE_DOC)
     relevance = covered = 0.0
@@ -339,6 +346,7 @@ def _score(plan: SearchPlan, weighing: Weighing, row: SearchRow) -> float:
         prior *= PRIVATE_PRIOR
     if _declared(row):
         prior *= DECLARATION_PRIOR
+    prior *= 1.0 + CALLS_PRIOR * math.log1p(calls)
     relevance *= prior
     # Within a tier, a name match with no other relevance still ranks by its prior.
     total = weighing.total
