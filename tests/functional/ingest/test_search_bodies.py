@@ -2,7 +2,7 @@
 the names it calls and reads, its comments and strings (words.py `body_terms`, written with the
 node, so a one-file re-ingest never leaves the old body searchable); and Python declarations
 without a body (`@overload` stubs, abstract and protocol methods) rank under their
-implementation and fold into it."""
+implementation and fold into it; a hook's registration ranks under the code that runs the hooks."""
 
 from __future__ import annotations
 
@@ -57,6 +57,14 @@ def decode_packet(data):
 '''
 
 
+def _ingest_one(tmp_path: Path, store: GraphStore, engine: Engine, project: str, name: str, text: str) -> None:
+    """A tree of one Python file, ingested."""
+    root = tmp_path / "app"
+    root.mkdir()
+    (root / name).write_text(text)
+    pipeline.ingest_local(root, project, store=store, engine=engine)
+
+
 def _ids(store: GraphStore, project: str, query: str) -> list[str]:
     return [hit.node.id for hit in store.search([project], query)[0]]
 
@@ -89,10 +97,7 @@ def test_a_body_is_searched_by_its_current_words_only(
 def test_python_declarations_rank_under_their_implementation_and_fold_into_it(
     tmp_path: Path, store: GraphStore, engine: Engine, unique_project: str
 ) -> None:
-    root = tmp_path / "app"
-    root.mkdir()
-    (root / "transport.py").write_text(DECLARED)
-    pipeline.ingest_local(root, unique_project, store=store, engine=engine)
+    _ingest_one(tmp_path, store, engine, unique_project, "transport.py", DECLARED)
 
     for query in ("deliver_frame", "how is a frame delivered to the peer?"):
         hits, _ = store.search([unique_project], query)
@@ -106,3 +111,31 @@ def test_python_declarations_rank_under_their_implementation_and_fold_into_it(
         "function:transport.py:decode_packet~1", "function:transport.py:decode_packet~2",
     }  # fmt: skip
     assert not [hit for hit in hits if hit.node.id.startswith("function:transport.py:decode_packet~")]
+
+
+HOOKS = '''\
+class App:
+    def teardown_request(self, f):
+        """Register a function to call when the request context is torn down."""
+        self.teardown_request_funcs.setdefault(None, []).append(f)
+        return f
+
+    def do_teardown_request(self, exc):
+        """Call the functions registered for when the request context is torn down, newest first."""
+        for func in reversed(self.teardown_request_funcs.get(None, ())):
+            func(exc)
+'''
+
+
+def test_a_hooks_registration_ranks_under_the_code_that_runs_the_hooks(
+    tmp_path: Path, store: GraphStore, engine: Engine, unique_project: str
+) -> None:
+    _ingest_one(tmp_path, store, engine, unique_project, "hooks.py", HOOKS)
+
+    hits, _ = store.search([unique_project], "what happens when the request context is torn down?")
+
+    assert [hit.node.id for hit in hits[:2]] == [
+        "method:hooks.py:App.do_teardown_request", "method:hooks.py:App.teardown_request",
+    ]  # fmt: skip
+    # Its name asked for, the registration is still the exact match.
+    assert store.search([unique_project], "teardown_request")[0][0].node.id == "method:hooks.py:App.teardown_request"

@@ -288,3 +288,51 @@ def test_a_local_hint_is_kept_only_when_its_name_is_used():
     hints = [(h.scope, h.name, h.expression) for h in extract_python(source).hints]
     # a and x start no callee and no other hint's value; y does (z = y), z does (z.go())
     assert hints == [("f", "y", "Y()"), ("f", "z", "y")]
+
+
+REGISTRATIONS = b'''\
+from typing import Callable
+
+
+class App:
+    def before_request(self, f):
+        """Register a function to run before each request."""
+        self.before_request_funcs.setdefault(None, []).append(f)
+        return f
+
+    def on(self, event: str, listener: Callable[[], None]) -> "App":
+        self.listeners[event] = listener
+        return self
+
+    def add_header(self, key, value):
+        self.headers.append((key, value))
+
+    def __setitem__(self, key, value):
+        self.data[key] = value
+
+    def push(self, item):
+        self.items.append(item)
+        return item.name
+
+    def route(self, rule):
+        def decorator(f):
+            self.add_url_rule(rule, f)
+            return f
+        return decorator
+
+
+def register(func):
+    registry[func.__name__] = func
+    return func
+
+
+def register_and_log(func):
+    registry.append(func)
+    print("registered", func)
+    return func
+'''
+
+
+def test_a_definition_that_only_stores_a_callback_it_is_given_is_a_registration():
+    facts = extract_python(REGISTRATIONS)
+    assert sorted(d.qualname for d in facts.definitions if d.registers) == ["App.before_request", "App.on", "register"]

@@ -35,6 +35,8 @@ class Definition(NamedTuple):
     parameters: tuple[str, ...]  # functions and methods: names that are local, shadowing outer ones
     # What its own body says (ingest/bodies.py): distinct words, space-separated, bounded.
     body: str = ""
+    # It only stores a callback it is given (python/registrations.py): a hook's registration.
+    registers: bool = False
 
 
 class Variable(NamedTuple):

@@ -18,7 +18,7 @@ _set_id, _set_kind, _set_name = _SET["id"], _SET["kind"], _SET["name"]
 _set_qualified_name, _set_file = _SET["qualified_name"], _SET["file"]
 _set_start_line, _set_end_line, _set_language = _SET["start_line"], _SET["end_line"], _SET["language"]
 _set_signature, _set_docstring, _set_content_hash = _SET["signature"], _SET["docstring"], _SET["content_hash"]
-_set_body, _set_declaration = _SET["body"], _SET["declaration"]
+_set_body, _set_declaration, _set_registration = _SET["body"], _SET["declaration"], _SET["registration"]
 _new = object.__new__
 
 
@@ -36,6 +36,7 @@ def new_node(
     content_hash: str | None = None,
     body: str | None = None,
     declaration: bool = False,
+    registration: bool = False,
 ) -> Node:
     """Node(...) with the same arguments and defaults, built faster."""
     node = _new(Node)
@@ -52,4 +53,5 @@ def new_node(
     _set_content_hash(node, content_hash)
     _set_body(node, body)
     _set_declaration(node, declaration)
+    _set_registration(node, registration)
     return node

@@ -36,13 +36,15 @@ class Node:
     # Written, never read back (WRITE_ONLY_FIELDS): what the store derives search text from and
     # a reader has no use for. `body`: the words of the definition's own body (ingest/bodies.py);
     # `declaration`: a declaration without a body its language cannot tell from the node alone
-    # (an `@overload` stub, an abstract or protocol method).
+    # (an `@overload` stub, an abstract or protocol method); `registration`: a definition that
+    # only stores a callback it is given (a hook's registration, not the code running the hooks).
     body: str | None = field(default=None, compare=False, repr=False)
     declaration: bool = field(default=False, compare=False, repr=False)
+    registration: bool = field(default=False, compare=False, repr=False)
 
 
 # Node's fields the stores write but do not read back: equal nodes whatever they hold.
-WRITE_ONLY_FIELDS = ("body", "declaration")
+WRITE_ONLY_FIELDS = ("body", "declaration", "registration")
 
 
 @dataclass(frozen=True, slots=True)

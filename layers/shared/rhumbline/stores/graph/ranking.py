@@ -19,7 +19,8 @@ computed here, identically for both:
     coverage  = the idf of the groups matched / the idf of all groups (Lucene's coordination); a
                 group matched in the body alone counts BODY_COVERAGE of its idf
     prior     = the node's (words.search_class): test code, modules, files and imports weigh less;
-                so do declarations without a body (words.DECLARATION), under the code that runs;
+                so do declarations without a body (words.DECLARATION), under the code that runs,
+                and a hook's registrations (words.REGISTRATION), under the code that runs the hooks;
                 times 1 + CALLS_PRIOR * ln(1 + the CALLS edges reaching it)
     idf(g)    = ln(1 + N_REF / (df(g) + 0.5)), df(g) the most nodes one of its probes matched
                 (at most SELECTIVE + 1: common words all weigh about the same, little)
@@ -78,6 +79,9 @@ PRIVATE_PRIOR = 0.7
 # A declaration without a body (a stub file's, an interface's method) ranks under its
 # implementation: the agent asking wants the code that does the work.
 DECLARATION_PRIOR = 0.3
+# A hook's registration (it only stores the callback it is given) ranks under the code that runs
+# the callbacks: a question about a hook is about what happens when it fires.
+REGISTRATION_PRIOR = 0.5
 # Code called from more places is more often what a question is after (the function doing the
 # work, not a one-off helper or a thin entry point): the prior grows with the log of its callers.
 CALLS_PRIOR = 0.1
@@ -346,6 +350,8 @@ def _score(plan: SearchPlan, weighing: Weighing, row: SearchRow, calls: int = 0)
         prior *= PRIVATE_PRIOR
     if _declared(row):
         prior *= DECLARATION_PRIOR
+    if row.search_class & words.REGISTRATION:
+        prior *= REGISTRATION_PRIOR
     prior *= 1.0 + CALLS_PRIOR * math.log1p(calls)
     relevance *= prior
     # Within a tier, a name match with no other relevance still ranks by its prior.

@@ -59,7 +59,7 @@ def text_of(node: Node) -> tuple[Any, ...]:
     """A node's search text (words.node_text_values)."""
     return node_text_values(
         node.kind, node.name, node.qualified_name, node.file, node.signature, node.docstring,
-        body=node.body, declaration=node.declaration, language=node.language,
+        body=node.body, declaration=node.declaration, registration=node.registration, language=node.language,
     )  # fmt: skip
 
 

@@ -133,6 +133,7 @@ CLASS_DEFINITION, CLASS_MODULE, CLASS_VARIABLE, CLASS_FILE, CLASS_STATEMENT, CLA
 TEST_CODE = 8
 PRIVATE = 16  # `_helper`: an implementation detail, rarely what a question is after
 DECLARATION = 32  # a declaration without a body (is_declaration, or Node.declaration): under its implementation
+REGISTRATION = 64  # only stores a callback it is given (Node.registration): under the code that runs it
 _KIND_CLASS = {
     "Module": CLASS_MODULE, "Package": CLASS_MODULE, "Variable": CLASS_VARIABLE, "Constant": CLASS_VARIABLE,
     "Field": CLASS_VARIABLE, "Property": CLASS_VARIABLE, "File": CLASS_FILE, "Directory": CLASS_FILE,
@@ -162,16 +163,17 @@ class NodeText:
 
 def node_text(
     kind: str, name: str, qualified_name: str, file: str | None, signature: str | None, docstring: str | None,
-    *, body: str | None = None, declaration: bool = False, language: str | None = None,
+    *, body: str | None = None, declaration: bool = False, registration: bool = False, language: str | None = None,
 ) -> NodeText:
     return NodeText(*node_text_values(
-        kind, name, qualified_name, file, signature, docstring, body=body, declaration=declaration, language=language
+        kind, name, qualified_name, file, signature, docstring, body=body, declaration=declaration,
+        registration=registration, language=language,
     ))  # fmt: skip
 
 
 def node_text_values(
     kind: str, name: str, qualified_name: str, file: str | None, signature: str | None, docstring: str | None,
-    *, body: str | None = None, declaration: bool = False, language: str | None = None,
+    *, body: str | None = None, declaration: bool = False, registration: bool = False, language: str | None = None,
 ) -> tuple[str, str, str, str, str, str, str, str, int, int]:
     """NodeText's fields in order, as a plain tuple (a bulk write asks for every node's). The
     name's, the qualified name's prefix's and the path's terms are cached: the nodes of a file
@@ -187,6 +189,8 @@ def node_text_values(
     klass = search_class(kind, file, name)
     if declaration or is_declaration(kind, file, language, signature):
         klass |= DECLARATION
+    if registration:
+        klass |= REGISTRATION
     return (
         name.lower(), qn_lower, qn_lower[::-1], name_words, " ".join(name_terms), " ".join(context),
         " ".join(doc), said, len(doc), klass,

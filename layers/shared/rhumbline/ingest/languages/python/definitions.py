@@ -10,6 +10,7 @@ from tree_sitter import Node
 
 from rhumbline.ingest.facts import DecoratorFact, Definition, TypeHint
 from rhumbline.ingest.languages.python.hints import definition_hints
+from rhumbline.ingest.languages.python.registrations import registers
 from rhumbline.ingest.languages.python.syntax import (
     DOTTED_NAME,
     docstring_of,
@@ -117,6 +118,7 @@ def _definition(
     outer = parent_node if decorated else node
     header_end = _header_end(node, _CLASS_HEADER if kind == "Class" else _FUNCTION_HEADER)
     signature = collapse(source[node.start_byte : header_end].decode("utf-8", "replace"))
+    parameters = _parameters(source, node) if kind != "Class" else ()
     return Definition(
         kind=kind,
         name=name,
@@ -129,7 +131,8 @@ def _definition(
         content_hash=sha256(source[outer.start_byte : outer.end_byte]).hexdigest(),
         bases=_bases(source, node) if kind == "Class" else (),
         decorators=_decorators(source, outer) if outer is not node else (),
-        parameters=_parameters(source, node) if kind != "Class" else (),
+        parameters=parameters,
+        registers=kind != "Class" and registers(source, node, body, parameters, method=kind == "Method"),
     )
 
 

@@ -76,6 +76,7 @@ def definition_nodes(path: str, module: str, code: CodeFacts) -> list[Node]:
             content_hash=d.content_hash,
             body=d.body or None,
             declaration=d.qualname in declared,
+            registration=d.registers,
         )
         for d in code.definitions
     ]
