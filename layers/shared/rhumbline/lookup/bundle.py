@@ -43,7 +43,7 @@ def resolve_bundle(
     """names.resolve_name, then read_bundle of the node: the same node, bundle and errors. A store
     with `named_bundle` (Neo4j) answers a plain name (no node id, no `file`) with both in one
     statement: one round trip instead of two."""
-    from rhumbline.lookup.names import CANDIDATES, choose, is_node_id, resolve_name
+    from rhumbline.lookup.names import CANDIDATES, choose, is_node_id, or_spelled_by_path, resolve_name
 
     named = getattr(context.graph, "named_bundle", None)
     if named is None or file or is_node_id(name):
@@ -55,6 +55,7 @@ def resolve_bundle(
     found, total, bundle = named(
         project, name, kinds=kinds, limit=CANDIDATES + 1, around=around, walks=walks, loops=loops
     )
+    found, total = or_spelled_by_path(context.graph, project, name, kinds, found, total)
     # resolve_name's rule and errors on the same page; the statement bundled the node it guessed
     # the rule would pick. Should they differ (the rule changed, the statement did not), one more
     # read: slower, never wrong.

@@ -20,6 +20,7 @@ from rhumbline.stores.graph.model import MAX_PAGE, Node
 
 if TYPE_CHECKING:
     from rhumbline.runtime.context import ToolContext
+    from rhumbline.stores.graph.protocol import GraphStore
 
 CANDIDATES = 20  # candidates listed by an `ambiguous` error
 CLOSEST = 5  # closest names listed by an unknown-name error
@@ -103,9 +104,21 @@ def resolve_name(
             return node
     path = resolve_file(context, project, file).file if file else None
     found, total = graph.find_by_name(project, name, kinds=kinds, limit=MAX_PAGE if path else CANDIDATES + 1)
+    found, total = or_spelled_by_path(graph, project, name, kinds, found, total)
     return choose(
         context, project, name, found, total, kinds=kinds, path=path, noun=noun, other_kind_hint=other_kind_hint
     )
+
+
+def or_spelled_by_path(
+    graph: GraphStore, project: str, name: str, kinds: Sequence[str] | None, found: list[Node], total: int
+) -> tuple[list[Node], int]:
+    """find_by_name's page, or when it found nothing the nodes whose file path spells the dotted
+    name (`pkg.sub.mod.func` through namespace packages: GraphStore.spelled_by_path)."""
+    if total:
+        return found, total
+    spelled = graph.spelled_by_path(project, name, kinds=kinds)
+    return spelled, len(spelled)
 
 
 def is_node_id(name: str) -> bool:

@@ -150,24 +150,26 @@ class GraphStore(ABC):
                 callers.update(((project, node_id), by["CALLS"]) for node_id, by in degrees.items())
         return callers
 
+    def spelled_by_path(self, project: str, name: str, *, kinds: Sequence[str] | None = None) -> list[Node]:
+        """The nodes whose file path spells the dotted `name` (dotted.py: `pkg.sub.mod.func` where
+        the ingest named the module `mod`, namespace packages): looked up by the name's longest
+        dotted suffix that finds any. None when `name` is not a dotted identifier."""
+        for suffix in dotted.shorter_names(name):
+            nodes = [n for n in self.find_by_name(project, suffix, kinds=kinds, limit=MAX_PAGE)[0] if dotted.spells(n, name)]
+            if nodes:
+                return nodes
+        return []
+
     def _spelled_by_path(
         self, projects: Sequence[str], plan: SearchPlan, kinds: Sequence[str] | None, found: list[SearchRow],
         total: int,
     ) -> tuple[list[SearchRow], int]:  # fmt: skip
         """A dotted query no qualified name equals (`pkg.sub.mod.func` where the ingest named the
         module `mod`: namespace packages) is an exact match of the nodes its file path spells
-        (dotted.py): looked up by the query's longest suffix that finds any, per project."""
-        names = dotted.shorter_names(plan.typed)
-        if not names or any(row.flags & ranking.FLAG_EXACT for row in found):
+        (spelled_by_path), per project."""
+        if not dotted.shorter_names(plan.typed) or any(row.flags & ranking.FLAG_EXACT for row in found):
             return found, total
-        spelled: dict[tuple[str, str], Node] = {}
-        for project in projects:
-            for name in names:
-                named = self.find_by_name(project, name, kinds=kinds, limit=MAX_PAGE)[0]
-                nodes = [n for n in named if dotted.spells(n, plan.typed)]
-                if nodes:
-                    spelled.update(((project, n.id), n) for n in nodes)
-                    break
+        spelled = {(p, n.id): n for p in projects for n in self.spelled_by_path(p, plan.typed, kinds=kinds)}
         if not spelled:
             return found, total
         kept = [
