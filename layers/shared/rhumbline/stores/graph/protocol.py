@@ -128,7 +128,7 @@ class GraphStore(ABC):
             found, total = self._search_rows(reader, projects, plan, weighing, kinds, not docs_only)
         if not docs_only:
             found, total = self._spelled_by_path(projects, plan, kinds, found, total)
-        ranked = ranking.rank(plan, weighing, found, self._callers(found))
+        ranked = ranking.rank(plan, weighing, found)
         if self.semantic_ranking:
             ranked = semantic.rerank(plan.typed, ranked)
         hits = [
@@ -139,16 +139,6 @@ class GraphStore(ABC):
             for r, declarations in ranking.grouped(ranked)[:limit]
         ]  # fmt: skip
         return hits, total
-
-    def _callers(self, found: Sequence[SearchRow]) -> dict[tuple[str, str], int]:
-        """How many CALLS edges reach each candidate, by (project, id): the ranking's call prior."""
-        callers: dict[tuple[str, str], int] = {}
-        for project in sorted({row.project for row in found}):
-            ids = [row.node.id for row in found if row.project == project]
-            for start in range(0, len(ids), MAX_PAGE):
-                degrees = self.degrees(project, ids[start : start + MAX_PAGE], "in", relations=["CALLS"])
-                callers.update(((project, node_id), by["CALLS"]) for node_id, by in degrees.items())
-        return callers
 
     def spelled_by_path(self, project: str, name: str, *, kinds: Sequence[str] | None = None) -> list[Node]:
         """The nodes whose file path spells the dotted `name` (dotted.py: `pkg.sub.mod.func` where
@@ -205,7 +195,7 @@ class GraphStore(ABC):
         The best ranking.CUT of them by name tier (ranking.tier_of), then the sum of the weights of
         the selecting probes they match (descending), then qualified-name length, id and project,
         as SearchRows with their nodes: the bits of every probe they match (selecting and common),
-        their name-match flags. And the exact number of candidates."""
+        their name-match flags, the CALLS edges reaching them. And the exact number of candidates."""
 
     @abstractmethod
     def find_by_name(

@@ -11,7 +11,8 @@ are always candidates: exact name or qualified name, name prefix, the query's wo
 the name. The backend keeps the best CUT candidates by name tier, then by an integer sum of the
 weights of the probes they match (`Weighing.selecting`), then by shorter qualified name and id
 (`GraphStore._search_rows`), and reports for each a bit per probe it matches (whole-term string
-containment, so both backends give the same bits) and its name-match flags. Their score is
+containment, so both backends give the same bits), its name-match flags and the CALLS edges
+reaching it. Their score is
 computed here, identically for both:
 
     relevance = (sum over groups of idf(g) * sat(sum over fields of weight(f) * matched(g, f))
@@ -35,7 +36,7 @@ prefix or name phrase 2, any other match 1. Ties: shorter qualified name, then i
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, NamedTuple
@@ -223,6 +224,7 @@ class SearchRow(NamedTuple):
     search_class: int
     doc_len: int
     mask: int  # a bit per probe the node matches (Probe.bit)
+    callers: int = 0  # the CALLS edges reaching it (the call prior)
 
 
 class Ranked(NamedTuple):
@@ -282,12 +284,9 @@ def weigh(plan: SearchPlan, counts: Sequence[int], *, docs_only: bool = False) -
     return Weighing(weights, tuple(selecting), tuple(common), sum(weights) or 1.0)
 
 
-def rank(
-    plan: SearchPlan, weighing: Weighing, rows: Sequence[SearchRow], callers: Mapping[tuple[str, str], int] | None = None
-) -> list[Ranked]:
-    """The rows scored, best first; `callers`: the CALLS edges reaching each, by (project, id)."""
-    calls = callers or {}
-    return ordered([Ranked(_score(plan, weighing, row, calls.get((row.project, row.node.id), 0)), row) for row in rows])
+def rank(plan: SearchPlan, weighing: Weighing, rows: Sequence[SearchRow]) -> list[Ranked]:
+    """The rows scored, best first."""
+    return ordered([Ranked(_score(plan, weighing, row), row) for row in rows])
 
 
 def grouped(scored: Sequence[Ranked]) -> list[tuple[Ranked, list[Ranked]]]:
@@ -323,7 +322,7 @@ def ordered(scored: Sequence[Ranked]) -> list[Ranked]:
     return sorted(scored, key=lambda r: (-r.score, r.row.qn_length, r.row.node.id, r.row.project))
 
 
-def _score(plan: SearchPlan, weighing: Weighing, row: SearchRow, calls: int = 0) -> float:
+def _score(plan: SearchPlan, weighing: Weighing, row: SearchRow) -> float:
     mask, width = row.mask, len(FIELDS)
     doc_weight = WEIGHTS[DOC] / (1.0 - B + B * row.doc_len / AVERAGE_DOC)
     relevance = covered = 0.0
@@ -352,7 +351,7 @@ def _score(plan: SearchPlan, weighing: Weighing, row: SearchRow, calls: int = 0)
         prior *= DECLARATION_PRIOR
     if row.search_class & words.REGISTRATION:
         prior *= REGISTRATION_PRIOR
-    prior *= 1.0 + CALLS_PRIOR * math.log1p(calls)
+    prior *= 1.0 + CALLS_PRIOR * math.log1p(row.callers)
     relevance *= prior
     # Within a tier, a name match with no other relevance still ranks by its prior.
     total = weighing.total

@@ -223,6 +223,7 @@ UNWIND found[0..$cut] AS kept
 WITH size(found) AS total, kept[0] AS n, kept[1] AS mask, kept[2] AS flags
 RETURN total, n.project AS project, {rows.node_list_cypher("n")} AS node, size(n.qualified_name) AS qn_length, flags,
     coalesce(n.search_class, 0) AS search_class, coalesce(n.doc_len, 0) AS doc_len,
+    COUNT {{ (n)<-[:CALLS]-() }} AS callers,
     mask + reduce(extra = 0, c IN $common |
         extra + CASE WHEN any(needle IN c[1] WHERE (' ' + coalesce(n[c[0]], '') + ' ') CONTAINS needle) THEN c[2] ELSE 0 END
     ) AS mask

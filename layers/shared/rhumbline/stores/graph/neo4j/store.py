@@ -254,7 +254,7 @@ class Neo4jGraphStore(Neo4jLookups, Neo4jNodeBundle, GraphStore):
         project = self._keys.namespace.project
         candidates = [
             SearchRow(rows.node_at(r["node"]), project(r["project"]) or r["project"], r["qn_length"], r["flags"],
-                      r["search_class"], r["doc_len"], r["mask"])
+                      r["search_class"], r["doc_len"], r["mask"], r["callers"])
             for r in found
         ]  # fmt: skip
         return candidates, found[0]["total"] if found else 0

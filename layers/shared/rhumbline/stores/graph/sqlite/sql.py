@@ -309,7 +309,9 @@ kept AS (
     SELECT * FROM ranked ORDER BY {_TIER} DESC, weight DESC, qn_length, id, project LIMIT :cut
 )
 SELECT k.project, k.qn_length, k.flags, k.search_class, coalesce(k.doc_len, 0),
-    k.mask + {" + ".join(tests) or "0"}, (SELECT count(*) FROM ranked), {_COLUMNS}
+    k.mask + {" + ".join(tests) or "0"},
+    (SELECT count(*) FROM edges AS e WHERE e.target = k.rid AND e.relation = 'CALLS'),
+    (SELECT count(*) FROM ranked), {_COLUMNS}
 FROM kept AS k CROSS JOIN nodes AS n ON n.rid = k.rid
 """
 

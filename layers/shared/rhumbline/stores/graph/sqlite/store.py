@@ -211,7 +211,7 @@ class SqliteGraphStore(SqliteLookups, SqliteFileRows, GraphStore):
         tables = tuple(sql.FTS_TABLE_OF[probe.field] for probe, _ in weighing.selecting)
         statement = sql.search_rows(tables, names, names and plan.phrase is not None, tuple(checks))
         found = conn.execute(statement, params).fetchall()
-        return [SearchRow(rows.node_at(row, 7), *row[:6]) for row in found], found[0][6] if found else 0
+        return [SearchRow(rows.node_at(row, 8), *row[:7]) for row in found], found[0][7] if found else 0
 
     def find_by_name(
         self, project: str, name: str, *, kinds: Sequence[str] | None = None, limit: int = 20
