@@ -16,6 +16,9 @@ from typing import Literal, TypeVar, get_args
 Mode = Literal["local", "hosted"]
 GraphBackend = Literal["sqlite", "neo4j"]
 Choice = TypeVar("Choice", bound=str)
+# More concurrent writers of a full Neo4j write than this would only queue on any server a
+# deployment is likely to use, each holding a connection and a transaction's memory there.
+NEO4J_MAX_WRITERS = 16
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,9 @@ class Settings:
     # Rows per transaction of a full write into Neo4j (stores/graph/neo4j/staged.py): lower it when
     # the server's db.memory.transaction.max is small (managed Neo4j tiers).
     neo4j_tx_rows: int = 50_000
+    # Concurrent transactions of a full write into Neo4j (1 to NEO4J_MAX_WRITERS): about the
+    # server's cores; each holds a connection and up to neo4j_tx_rows rows of transaction memory.
+    neo4j_writers: int = 4
     # Seconds. Every backend call is bounded by these (and by the invocation's deadline).
     db_timeout: float = 10.0
     graph_timeout: float = 10.0
@@ -99,6 +105,13 @@ def _positive_int(name: str, default: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise ValueError(f"{name} must be a positive integer, not {text!r}")
     return int(text)
+
+
+def _at_most(most: int, name: str, default: str) -> int:
+    value = _positive_int(name, default)
+    if value > most:
+        raise ValueError(f"{name} must be at most {most}, not {value}")
+    return value
 
 
 def _list(name: str) -> tuple[str, ...]:
@@ -161,6 +174,7 @@ def load_settings() -> Settings:
         neo4j_readonly_user=_env("RHUMBLINE_NEO4J_READONLY_USER"),
         neo4j_readonly_password=_env("RHUMBLINE_NEO4J_READONLY_PASSWORD"),
         neo4j_tx_rows=_positive_int("RHUMBLINE_NEO4J_TX_ROWS", "50000"),
+        neo4j_writers=_at_most(NEO4J_MAX_WRITERS, "RHUMBLINE_NEO4J_WRITERS", "4"),
         db_timeout=float(_env("RHUMBLINE_DB_TIMEOUT", "10")),
         db_ssl=_env("RHUMBLINE_DB_SSL", "disable"),
         db_ca_bundle=_env("RHUMBLINE_DB_CA_BUNDLE"),

@@ -21,9 +21,10 @@ pytestmark = pytest.mark.neo4j
 
 @pytest.fixture
 def stores(neo4j_server: dict[str, str], unique_project: str) -> Iterator[tuple[Neo4jGraphStore, Neo4jGraphStore]]:
-    """The ingest's store (10 rows per transaction) and a reader's (another container)."""
+    """The ingest's store (10 rows per transaction, one writer: its connection dies at a known
+    point) and a reader's (another container)."""
     writer, reader = (
-        Neo4jGraphStore(neo4j_server["uri"], neo4j_server["user"], neo4j_server["password"], tx_rows=rows)
+        Neo4jGraphStore(neo4j_server["uri"], neo4j_server["user"], neo4j_server["password"], tx_rows=rows, writers=1)
         for rows in (10, 50_000)
     )
     reader.ensure_schema()

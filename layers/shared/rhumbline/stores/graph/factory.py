@@ -35,6 +35,7 @@ def open_graph_store(settings: Settings) -> GraphStore:
             database=credentials.database,
             timeout=settings.graph_timeout,
             tx_rows=settings.neo4j_tx_rows,
+            writers=settings.neo4j_writers,
             namespace=settings.neo4j_namespace,
         )
     else:

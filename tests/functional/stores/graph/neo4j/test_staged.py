@@ -222,7 +222,7 @@ def test_a_write_failing_midway_leaves_the_previous_version_whole(
     old_nodes, old_edges = _graph("old")
     neo4j_graph_store.apply(project, _full(old_nodes, old_edges, 1))
     before = (_dump(neo4j_graph_store, project), neo4j_graph_store.counts(project))
-    writer = stores(tx_rows=10)
+    writer = stores(tx_rows=10, writers=1)  # one writer: the stage is cut at a known point
 
     def die(committed: int) -> None:
         if committed == 3:

@@ -113,3 +113,61 @@ def test_edges_name_their_ends_by_element_id_and_every_end_must_have_been_create
     assert steps[0][1]["rows"][0][4] == "again, wins" and steps[0][1]["project"] == "p@1.aa"
     with pytest.raises(RuntimeError, match="1 staged nodes were not reported created .*'c'"):
         list(edge_steps("p@1.aa", edges, {"a": "4:x:1", "b": "4:x:2"}, 10))
+
+
+def test_the_writer_count_is_configurable_and_capped(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rhumbline.config import NEO4J_MAX_WRITERS, load_settings
+
+    assert load_settings().neo4j_writers == 4
+    monkeypatch.setenv("RHUMBLINE_NEO4J_WRITERS", "1")
+    assert load_settings().neo4j_writers == 1
+    monkeypatch.setenv("RHUMBLINE_NEO4J_WRITERS", str(NEO4J_MAX_WRITERS + 1))
+    with pytest.raises(ValueError, match=f"RHUMBLINE_NEO4J_WRITERS must be at most {NEO4J_MAX_WRITERS}, not"):
+        load_settings()
+    for bad in ("0", "two"):
+        monkeypatch.setenv("RHUMBLINE_NEO4J_WRITERS", bad)
+        with pytest.raises(ValueError, match="RHUMBLINE_NEO4J_WRITERS must be a positive integer"):
+            load_settings()
+    pytest.importorskip("neo4j")
+    from rhumbline.stores.graph.neo4j.store import Neo4jGraphStore
+
+    for writers in (0, NEO4J_MAX_WRITERS + 1):
+        with pytest.raises(ValueError, match=f"must number 1 to {NEO4J_MAX_WRITERS}, not {writers}"):
+            Neo4jGraphStore("bolt://127.0.0.1:1", "neo4j", "x", writers=writers)
+
+
+def test_concurrent_writers_run_every_unit_at_most_n_at_once_and_stop_at_a_failure() -> None:
+    import threading
+    import time
+
+    from rhumbline.stores.graph.neo4j.writers import run_concurrently
+
+    lock, running, most, started = threading.Lock(), [0], [0], []
+
+    def run(unit: int) -> int:
+        with lock:
+            started.append(unit)
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.01)
+        with lock:
+            running[0] -= 1
+        if unit == 5:
+            raise KeyError("unit 5")
+        return unit * 10
+
+    assert sorted(run_concurrently(run, range(5), 3)) == [0, 10, 20, 30, 40] and most[0] == 3
+    taken: list[int] = []
+
+    def units() -> object:
+        for unit in range(1000):
+            taken.append(unit)
+            yield unit
+
+    started.clear()
+    with pytest.raises(KeyError, match="unit 5"):
+        list(run_concurrently(run, units(), 3))  # type: ignore[arg-type]
+    # Units are taken from the generator only as writers free up, and none starts after the failure
+    # is seen (those queued then are cancelled); every started one has ended.
+    assert len(taken) < 5 + 3 * 3 and len(started) < 5 + 3 * 3 and running[0] == 0
+    assert list(run_concurrently(run, range(3), 1)) == [0, 10, 20]

@@ -39,12 +39,15 @@ class Neo4jClient:
         self._database = database
         self._timeout = timeout
         # No connection yet: the driver connects on first use, bounded by these timeouts.
-        # Auto-commit retries are off so that no call outlives its timeout; callers may retry.
+        # Auto-commit retries are off so that no call outlives its timeout; callers may retry. A
+        # managed transaction (a staged write's: staged.py) is retried on transient errors for at
+        # most the timeout.
         self._driver = neo4j.GraphDatabase.driver(
             uri,
             auth=(user, password),
             connection_timeout=timeout,
             connection_acquisition_timeout=timeout,
+            max_transaction_retry_time=timeout,
             disable_auto_commit_retries=True,
             notifications_min_severity="OFF",
         )

@@ -5,8 +5,13 @@ One transaction cannot hold a large repository (the server caps transaction memo
 
 1. *stage*: the new graph is written under a fresh physical key (`owner/name@<version>.<token>`,
    see keys.py) in transactions of at most `tx_rows` rows each: nodes and stubs, then edges,
-   then the nodes' kinds, each phase in transactions of its own (bulk.py). No reader
-   resolves to it.
+   then the nodes' kinds, each phase in transactions of its own (bulk.py), a phase's
+   transactions run by `writers` concurrent writers (writers.py): the write is bound by the
+   server's CPU, so a server with more cores writes faster. A phase starts once the previous one
+   has committed. Within one, the transactions write disjoint nodes (nodes, kinds) or create
+   relationships, whose locks on shared end nodes may deadlock two writers: the server then
+   fails one, and the driver's managed transaction runs it again (execute_write; a transient
+   error only, for at most the store's timeout). No reader resolves to the stage.
 2. *flip*: one small transaction locks the project's GraphHead, checks the expected version if
    the batch has one, points the head at the staged key and marks the previous key retired.
 3. *collect*: physical graphs retired more than RETIRED_GRACE_SECONDS ago are deleted in batched
@@ -25,6 +30,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Iterable, Iterator
+from functools import partial
 from typing import Any
 
 from rhumbline.stores.graph import rows
@@ -32,6 +38,7 @@ from rhumbline.stores.graph.model import GraphBatch
 from rhumbline.stores.graph.neo4j import cypher
 from rhumbline.stores.graph.neo4j.bulk import WRITTEN, Step, created_ids, edge_steps, kind_steps, node_steps
 from rhumbline.stores.graph.neo4j.client import Neo4jClient
+from rhumbline.stores.graph.neo4j.writers import run_concurrently
 from rhumbline.stores.graph.protocol import GraphConflict
 
 logger = logging.getLogger(__name__)
@@ -99,24 +106,28 @@ def staging_key(graph: str, version: int | None) -> str:
     # The token keeps a retried version apart from its failed attempt's leftovers.
     return f"{graph}@{version if version is not None else 'x'}.{uuid.uuid4().hex[:8]}"
 
-def write_staged(store: Neo4jClient, project: str, batch: GraphBatch, *, tx_rows: int, chunk: int) -> str:
+def write_staged(
+    store: Neo4jClient, project: str, batch: GraphBatch, *, tx_rows: int, chunk: int, writers: int = 1
+) -> str:
     """Stage, flip, collect (see the module doc); the new active physical key."""
     if batch.expect_version is not None:
         _check_version(store, project, batch.expect_version)  # fail before writing anything
     graph = store._keys.namespace.graph(project)
     staged = staging_key(graph, batch.version)
+    run = partial(_run_transaction, store)
     try:
         stamp = (STAGE_STAMP, {"project": staged, "graph": graph, "version": batch.version}, 1)
         chunk = min(chunk, tx_rows)
         created: dict[str, str] = {}  # node id -> element id
-        for transaction in _transactions([stamp], node_steps(staged, batch.nodes, batch.edges, chunk), tx_rows):
-            created.update(created_ids(_run_transaction(store, transaction)))
+        nodes = _transactions([stamp], node_steps(staged, batch.nodes, batch.edges, chunk), tx_rows)
+        for records in run_concurrently(run, nodes, writers):
+            created.update(created_ids(records))
         # Each phase once the previous one has committed (see bulk.py).
         edges = edge_steps(staged, batch.edges, created, chunk)
         kinds = kind_steps(staged, batch.nodes, created, chunk)
         for steps in (edges, kinds):
-            for transaction in _transactions([], steps, tx_rows):
-                _run_transaction(store, transaction)
+            for _ in run_concurrently(run, _transactions([], steps, tx_rows), writers):
+                pass
         _flip(store, project, staged, batch.expect_version)
     except BaseException:
         _drop_quietly(store, staged)
@@ -209,15 +220,13 @@ def _transactions(first: list[Step], steps: Iterable[Step], tx_rows: int) -> Ite
         yield group
 
 def _run_transaction(store: Neo4jClient, steps: list[Step]) -> list[Any]:
-    """The steps in one transaction, committed; the records they returned."""
+    """The steps in one transaction, committed (run again on a transient error such as a
+    deadlock between two writers: see the module doc); the records they returned."""
     rows_in_steps = sum(s[2] for s in steps)
     budget = max(BACKGROUND_WRITE_FLOOR_SECONDS, store._timeout + rows_in_steps / 1000 * rows.WRITE_SECONDS_PER_1000_ROWS)
-    records: list[Any] = []
-    with (
-        store._guard(budget),
-        store._session(write=True) as session,
-        session.begin_transaction(timeout=budget) as tx,
-    ):
+
+    def work(tx: Any) -> list[Any]:
+        records: list[Any] = []
         for text, params, count in steps:
             found = list(tx.run(text, params))
             written = [record[WRITTEN] for record in found if WRITTEN in record.keys()]
@@ -228,8 +237,10 @@ def _run_transaction(store: Neo4jClient, steps: list[Step]) -> list[Any]:
                     f"a staged write wrote {sum(written)} of {count} rows: its nodes changed meanwhile"
                 )
             records += found
-        tx.commit()
-    return records
+        return records
+
+    with store._guard(budget), store._session(write=True) as session:
+        return list(session.execute_write(store._neo4j.unit_of_work(timeout=budget)(work)))
 
 def _drop_quietly(store: Neo4jClient, staged: str) -> None:
     """Remove a failed stage now if the server still answers; else a later collect does."""

@@ -29,6 +29,7 @@ from rhumbline.stores.graph.neo4j.bulk import by_relation, chunks
 from rhumbline.stores.graph.neo4j.keys import GUARD_MANY, HEAD_SCHEMA, is_moved
 from rhumbline.stores.graph.neo4j.lookups import Neo4jLookups
 from rhumbline.stores.graph.neo4j.node_bundle import Neo4jNodeBundle
+from rhumbline.stores.graph.neo4j.writers import check_writers
 from rhumbline.stores.graph.protocol import GraphConflict, GraphStore
 from rhumbline.stores.graph import ranking
 from rhumbline.stores.graph.ranking import Probe, SearchPlan, SearchRow
@@ -43,6 +44,9 @@ BULK_CHUNK = 10_000
 # Rows per transaction of a staged (clearing) write: small enough that a transaction fits a
 # server's usual db.memory.transaction.max (RHUMBLINE_NEO4J_TX_ROWS lowers it for smaller ones).
 TX_ROWS = 50_000
+# Concurrent transactions of a staged write (writers.py): RHUMBLINE_NEO4J_WRITERS, at most
+# writers.MAX_WRITERS. The write is bound by the server's CPU: more writers than its cores queue.
+WRITERS = 4
 
 
 # The connection: client.py; nodes_in_file, edges_around, degrees, file_bundle: lookups.py;
@@ -52,11 +56,12 @@ class Neo4jGraphStore(Neo4jLookups, Neo4jNodeBundle, GraphStore):
 
     def __init__(
         self, uri: str, user: str, password: str, *, database: str = "neo4j", timeout: float = 10.0,
-        tx_rows: int = TX_ROWS, namespace: str = "",
+        tx_rows: int = TX_ROWS, namespace: str = "", writers: int = WRITERS,
     ) -> None:  # fmt: skip
         if tx_rows < 1:
             raise ValueError(f"tx_rows must be at least 1, not {tx_rows}")
         self.tx_rows = tx_rows
+        self.writers = check_writers(writers)
         super().__init__(uri, user, password, database=database, timeout=timeout, namespace=namespace)
 
     # -- schema and writes ----------------------------------------------------------------------
@@ -85,7 +90,7 @@ class Neo4jGraphStore(Neo4jLookups, Neo4jNodeBundle, GraphStore):
 
     def apply(self, project: str, batch: GraphBatch) -> None:
         if batch.clear:
-            staged.write_staged(self, project, batch, tx_rows=self.tx_rows, chunk=BULK_CHUNK)
+            staged.write_staged(self, project, batch, tx_rows=self.tx_rows, chunk=BULK_CHUNK, writers=self.writers)
             return
         # Readers never wait on it, and the project's lease keeps other ingests out: the same
         # bound against a hung server, not a slow one, as a staged write's.
