@@ -242,3 +242,12 @@ def test_each_step_is_given_exactly_what_its_handler_reads(definition: dict[str,
     assert states["Finish"]["Parameters"]["Payload.$"] == states["MarkFailed"]["Parameters"]["Payload.$"] == "$"
     assert {"run", "version_id", "sharded", "failure"} <= set(FailedRequest.model_fields)
     assert states["Sharded"]["Choices"][0]["Variable"] == "$.sharded"
+
+
+def test_the_staged_writes_concurrency_is_a_parameter_bounded_as_the_setting_is(template: dict[str, Any]) -> None:  # noqa: F811
+    from rhumbline.config import NEO4J_MAX_WRITERS, Settings
+
+    parameter = template["Parameters"]["Neo4jWriters"]
+    assert (parameter["Default"], parameter["MinValue"], parameter["MaxValue"]) == (Settings().neo4j_writers, 1, NEO4J_MAX_WRITERS)
+    variables = template["Globals"]["Function"]["Environment"]["Variables"]
+    assert variables["RHUMBLINE_NEO4J_WRITERS"] == {"Ref": "Neo4jWriters"}
