@@ -1,7 +1,7 @@
 """Ingest timing and memory: full ingests of Django 5.1 (`django/`, the whole sdist), the incremental
 scenario, and two checkouts interleaved.
 
-    .venv/bin/python bench/ingest.py [--workers N] [--only django|sdist] [--neo4j bolt://127.0.0.1:7687]
+    .venv/bin/python bench/ingest.py [--workers N] [--only django|sdist] [--neo4j bolt://127.0.0.1:7687 [--neo4j-writers N]]
 
 Each target is ingested in a fresh subprocess with fresh stores (SQLite, or Neo4j with --neo4j: a
 fresh project, deleted afterwards), so every figure and peak RSS belongs to one ingest. Targets:
@@ -34,6 +34,7 @@ Not part of the test suite.
 
     .venv/bin/python bench/ingest.py --scale DIR [--lines 30000000] [--sample 16] [--worker-cap-mb 1536]
                                      [--resolve-copies 1,2] [--workers 2]
+                                     [--write-cpu-ms 0.13] [--write-efficiency 0.94] [--neo4j-cores 8] [--neo4j-writers 8]
 
 The shard plan at monorepo scale (bench/harness/scale.py): DIR gets a synthetic tree of copies of
 the corpus (hard links, `copy-NN/`) reaching --lines; the plan step lists and shards it (timed);
@@ -41,9 +42,11 @@ the corpus (hard links, `copy-NN/`) reaching --lines; the plan step lists and sh
 address space capped at --worker-cap-mb (per shard: CPU, wall, peak RSS, answer bytes);
 resolution's peak RSS and time on the first --resolve-copies copies (phase 1 reading one copy's
 answer back for every copy, phase 2), fitted by lines and extrapolated to the whole tree; then the
-hosted wall time for 100 concurrent workers from those figures (the S3 bandwidth, request latency,
-a worker's request count and the Neo4j write rate stated), and the checks: no worker above 1.5 GB, resolution within 10 GB, the
-modelled wall within 10 minutes.
+hosted wall time for 100 concurrent workers from those figures (the S3 bandwidth, request latency
+and a worker's request count stated; the staged Neo4j write from the server's CPU per record,
+measured with `--only django --neo4j URI --neo4j-writers N`, and the server's cores and the
+writers stated: scale.Model), and the checks: no worker above 1.5 GB, resolution within 10 GB,
+the modelled wall within 10 minutes.
 
     .venv/bin/python bench/ingest.py --floor [--rounds 3] [--target django] [--against REF]
 
@@ -71,6 +74,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import resource
 import shutil
@@ -79,10 +83,12 @@ import sys
 import tempfile
 import time
 from contextlib import ExitStack
+from dataclasses import replace
 from pathlib import Path
 
 from harness import corpus, rivals
 from harness.checkouts import checkout, legend, this_checkout
+from harness.scale import Model
 from harness.serve import RHUMBLINE, Checkout
 from harness.stdio import stdio_server
 from harness.stats import median, uptime
@@ -90,7 +96,7 @@ from harness.stats import median, uptime
 TARGETS = {"django": "django", "sdist": "django-sdist"}
 
 
-def run_one(target: str, workers: int | None, neo4j_uri: str | None = None) -> dict:
+def run_one(target: str, workers: int | None, neo4j_uri: str | None = None, writers: int | None = None) -> dict:
     """Ingest one target in this process (into Neo4j when `neo4j_uri`) and return its figures."""
     import uuid
 
@@ -102,8 +108,11 @@ def run_one(target: str, workers: int | None, neo4j_uri: str | None = None) -> d
     with tempfile.TemporaryDirectory(prefix="rhumbline-bench-") as scratch:
         engine = create_engine_from_url(f"sqlite:///{Path(scratch) / 'rhumbline.sqlite3'}")
         upgrade(engine)
-        store = _graph_store(Path(scratch), neo4j_uri)
+        store = _graph_store(Path(scratch), neo4j_uri, writers)
         store.ensure_schema()
+        retries = _RetryCount()
+        logging.getLogger("neo4j").addHandler(retries)
+        write = _WriteWindow(store) if neo4j_uri else None
         try:
             server_cpu = _server_cpu_s(store) if neo4j_uri else None
             started = time.perf_counter()
@@ -138,7 +147,41 @@ def run_one(target: str, workers: int | None, neo4j_uri: str | None = None) -> d
         "peak_rss_mb": own.ru_maxrss // 1024,
         "peak_worker_rss_mb": children.ru_maxrss // 1024,
         "server_cpu_s": None if server_cpu is None else round(server_cpu, 2),
+        "writers": getattr(store, "writers", None),
+        "retries": retries.count,
+        "write_s": None if write is None else round(write.seconds, 2),
+        "write_server_cpu_s": None if write is None else round(write.server_cpu, 2),
+        "write_client_cpu_s": None if write is None else round(write.client_cpu, 2),
     }
+
+
+class _WriteWindow:
+    """The graph writes alone (the store's `apply`): their wall time, and the server's CPU and this
+    process's (the rows built and sent) meanwhile."""
+
+    def __init__(self, store) -> None:
+        self.seconds = self.server_cpu = self.client_cpu = 0.0
+        apply = store.apply
+
+        def timed(project, batch) -> None:
+            cpu, own, started = _server_cpu_s(store), time.process_time(), time.perf_counter()
+            apply(project, batch)
+            self.seconds += time.perf_counter() - started
+            self.client_cpu += time.process_time() - own
+            self.server_cpu += _server_cpu_s(store) - cpu
+
+        store.apply = timed
+
+
+class _RetryCount(logging.Handler):
+    """Counts the driver's retried transactions (a deadlock between two writers, say)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += "will be retried" in record.getMessage()
 
 
 # The Neo4j server's process CPU time (JMX, in nanoseconds): what a write costs the server,
@@ -153,12 +196,12 @@ def _server_cpu_s(store) -> float:
     return store._read_raw(SERVER_CPU)[0]["ns"] / 1e9
 
 
-def _graph_store(scratch: Path, neo4j_uri: str | None):
+def _graph_store(scratch: Path, neo4j_uri: str | None, writers: int | None = None):
     if neo4j_uri:
-        from rhumbline.stores.graph.neo4j.store import Neo4jGraphStore
+        from rhumbline.stores.graph.neo4j.store import WRITERS, Neo4jGraphStore
 
         password = os.environ.get("RHUMBLINE_TEST_NEO4J_PASSWORD", "rhumbline-test")
-        return Neo4jGraphStore(neo4j_uri, "neo4j", password, timeout=300.0)
+        return Neo4jGraphStore(neo4j_uri, "neo4j", password, timeout=300.0, writers=writers or WRITERS)
     from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 
     return SqliteGraphStore(scratch / "graph.sqlite3", timeout=120.0)
@@ -351,8 +394,9 @@ def against_main(ref: str, target: str, rounds: int, workers: int | None) -> Non
 
 
 def scale_main(
-    directory: Path, lines: float, samples: int, cap_mb: int, resolve_copies: list[int], workers: int, write_rate: float
-) -> None:
+    directory: Path, lines: float, samples: int, cap_mb: int, resolve_copies: list[int], workers: int,
+    model: Model,
+) -> None:  # fmt: skip
     from harness import scale
 
     mb = 1024 * 1024
@@ -414,7 +458,6 @@ def scale_main(
         fitted[name] = intercept + slope * copies
         print(f"  fit {name}: {intercept:,.1f} + {slope:,.1f} per copy → {fitted[name]:,.0f} at {copies} copies")
 
-    model = scale.Model(write_records_per_s=write_rate)
     by_cpu = scale.modelled(
         len(shards), measured, plan["seconds"], plan["bytes"], fitted["cpu"],
         fitted["nodes"] + fitted["edges"], copies * one_facts, model, time_key="cpu",
@@ -438,8 +481,10 @@ def scale_main(
         print(f"  {'PASS' if ok else 'FAIL'}  {name}")
     rest = figures["total"] - figures["write"]
     if rest < 600:
-        needed = (fitted["nodes"] + fitted["edges"]) / (600 - rest)
-        print(f"  the rest takes {rest:.0f} s: 10 min needs the write at {needed:,.0f} nodes and edges per second")
+        records = fitted["nodes"] + fitted["edges"]
+        print(f"  the rest takes {rest:.0f} s: 10 min needs the write at {records / (600 - rest):,.0f} nodes and"
+              f" edges per second: a Neo4j server of {model.cores_for(records, 600 - rest)} cores (and as many"
+              f" writers) at {model.write_cpu_ms_per_record} ms of server CPU per record")  # fmt: skip
     gb_s = median([s["wall"] for s in measured]) * len(shards) * cap_mb / 1024
     print(f"cost inputs: {len(shards)} shard invocations, ~{gb_s:,.0f} worker GB-s at {cap_mb} MB (median wall),"
           f" {3 * len(shards):,} PUT-class requests (a shard's probe for a kept answer, its answer and the"
@@ -519,6 +564,9 @@ def main() -> None:
         "--neo4j", help="bolt URI: full ingests into Neo4j instead of SQLite (password from"
         " RHUMBLINE_TEST_NEO4J_PASSWORD); with --incremental, also the scenario on Neo4j",
     )  # fmt: skip
+    parser.add_argument("--neo4j-writers", type=int, metavar="N",
+                        help="with --neo4j: concurrent transactions of the staged write (default: the store's);"
+                             " with --scale: the hosted write's, in the model (default: Model's)")
     parser.add_argument("--incremental-child", choices=["sqlite", "neo4j"], help=argparse.SUPPRESS)
     parser.add_argument("--against", metavar="REF", help="this checkout and REF alternated (full, no-change, one-file)")
     parser.add_argument("--floor", action="store_true", help="the MCP ingest tool vs tree-sitter parsing the same files")
@@ -546,9 +594,14 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=16, help="--scale: shards measured (default 16)")
     parser.add_argument("--worker-cap-mb", type=int, default=1536, help="--scale: each worker's address space cap")
     parser.add_argument("--resolve-copies", default="1,2", help="--scale: copies resolved, for the fit (default 1,2)")
-    parser.add_argument("--write-rate", type=float, default=2_000.0,
-                        help="--scale: the staged Neo4j write's nodes and edges per second in the model (default:"
-                             " django/ into the test Neo4j, `--only django --neo4j`: store phase)")  # fmt: skip
+    defaults = Model()
+    parser.add_argument("--write-cpu-ms", type=float, default=defaults.write_cpu_ms_per_record,
+                        help="--scale: the Neo4j server's CPU ms per node or edge of the staged write, one writer"
+                             " (measured: `--only django --neo4j URI --neo4j-writers 1`)")  # fmt: skip
+    parser.add_argument("--write-efficiency", type=float, default=defaults.write_efficiency,
+                        help="--scale: the server's CPU per record with one writer over that with two (measured)")
+    parser.add_argument("--neo4j-cores", type=int, default=defaults.neo4j_cores,
+                        help="--scale: the hosted Neo4j server's cores (stated)")
     parser.add_argument("--scale-worker", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--scale-resolve", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -564,8 +617,12 @@ def main() -> None:
         resolve_child(root, int(copies), facts)
         return
     if args.scale is not None:
+        model = replace(
+            defaults, write_cpu_ms_per_record=args.write_cpu_ms, write_efficiency=args.write_efficiency,
+            neo4j_cores=args.neo4j_cores, neo4j_writers=args.neo4j_writers or defaults.neo4j_writers,
+        )  # fmt: skip
         scale_main(args.scale, args.lines, args.sample, args.worker_cap_mb,
-                   [int(part) for part in args.resolve_copies.split(",")], args.workers or 2, args.write_rate)  # fmt: skip
+                   [int(part) for part in args.resolve_copies.split(",")], args.workers or 2, model)  # fmt: skip
         return
     if args.callgraph is not None:
         from harness import callgraph, callgraph_sets
@@ -586,7 +643,7 @@ def main() -> None:
     except ValueError as error:
         parser.error(str(error))
     if args.child:
-        print(json.dumps(run_one(args.child, args.workers, args.neo4j)))
+        print(json.dumps(run_one(args.child, args.workers, args.neo4j, args.neo4j_writers)))
         return
     if args.incremental_child:
         print(json.dumps(run_incremental(args.incremental_child, args.neo4j, args.workers)))
@@ -614,6 +671,8 @@ def main() -> None:
             command += ["--workers", str(args.workers)]
         if args.neo4j:
             command += ["--neo4j", args.neo4j]
+        if args.neo4j_writers is not None:
+            command += ["--neo4j-writers", str(args.neo4j_writers)]
         figures = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
         print(
             f"{target:<8}{figures['files']:>7}{figures['python_files']:>6}{figures['python_loc']:>9}"
@@ -623,10 +682,14 @@ def main() -> None:
         )
         if figures["server_cpu_s"] is not None:
             records, store_s = figures["nodes"] + figures["edges"], figures["phases"]["store"]
+            write_s, write_cpu = figures["write_s"], figures["write_server_cpu_s"]
             print(
                 f"{'':<8}store: {records / store_s:,.0f} records/s; Neo4j server CPU during the ingest"
                 f" {figures['server_cpu_s']} s, {1000 * figures['server_cpu_s'] / records:.3f} ms per record"
-                f" (its whole process: other clients count too); {uptime()}"
+                f" (its whole process: other clients count too)\n"
+                f"{'':<8}the graph write ({figures['writers']} writers): {write_s} s, {records / write_s:,.0f} records/s;"
+                f" server CPU {write_cpu} s, {1000 * write_cpu / records:.3f} ms per record (this process"
+                f" {figures['write_client_cpu_s']} s), {figures['retries']} transactions retried; {uptime()}"
             )
         for name, template in tools:
             print_comparison(rivals.run(name, template, corpus.tree(TARGETS[target]), args.compare_timeout), figures)
