@@ -1,7 +1,7 @@
 """Ingest timing and memory: full ingests of Django 5.1 (`django/`, the whole sdist), the incremental
 scenario, and two checkouts interleaved.
 
-    .venv/bin/python bench/ingest.py [--workers N] [--only django|sdist] [--neo4j bolt://127.0.0.1:7687 [--neo4j-writers N]]
+    .venv/bin/python bench/ingest.py [--workers N] [--only django|sdist] [--neo4j bolt://127.0.0.1:7687 [--neo4j-writers N] [--neo4j-tx-rows N]]
 
 Each target is ingested in a fresh subprocess with fresh stores (SQLite, or Neo4j with --neo4j: a
 fresh project, deleted afterwards), so every figure and peak RSS belongs to one ingest. Targets:
@@ -34,7 +34,7 @@ Not part of the test suite.
 
     .venv/bin/python bench/ingest.py --scale DIR [--lines 30000000] [--sample 16] [--worker-cap-mb 1536]
                                      [--resolve-copies 1,2] [--workers 2]
-                                     [--write-cpu-ms 0.13] [--write-efficiency 0.94] [--neo4j-cores 8] [--neo4j-writers 8]
+                                     [--write-cpu-ms 0.13] [--write-efficiency 0.89] [--neo4j-cores 8] [--neo4j-writers 8]
 
 The shard plan at monorepo scale (bench/harness/scale.py): DIR gets a synthetic tree of copies of
 the corpus (hard links, `copy-NN/`) reaching --lines; the plan step lists and shards it (timed);
@@ -96,7 +96,9 @@ from harness.stats import median, uptime
 TARGETS = {"django": "django", "sdist": "django-sdist"}
 
 
-def run_one(target: str, workers: int | None, neo4j_uri: str | None = None, writers: int | None = None) -> dict:
+def run_one(
+    target: str, workers: int | None, neo4j_uri: str | None = None, writers: int | None = None, tx_rows: int | None = None
+) -> dict:
     """Ingest one target in this process (into Neo4j when `neo4j_uri`) and return its figures."""
     import uuid
 
@@ -108,7 +110,7 @@ def run_one(target: str, workers: int | None, neo4j_uri: str | None = None, writ
     with tempfile.TemporaryDirectory(prefix="rhumbline-bench-") as scratch:
         engine = create_engine_from_url(f"sqlite:///{Path(scratch) / 'rhumbline.sqlite3'}")
         upgrade(engine)
-        store = _graph_store(Path(scratch), neo4j_uri, writers)
+        store = _graph_store(Path(scratch), neo4j_uri, writers, tx_rows)
         store.ensure_schema()
         retries = _RetryCount()
         logging.getLogger("neo4j").addHandler(retries)
@@ -148,29 +150,45 @@ def run_one(target: str, workers: int | None, neo4j_uri: str | None = None, writ
         "peak_worker_rss_mb": children.ru_maxrss // 1024,
         "server_cpu_s": None if server_cpu is None else round(server_cpu, 2),
         "writers": getattr(store, "writers", None),
+        "tx_rows": getattr(store, "tx_rows", None),
         "retries": retries.count,
         "write_s": None if write is None else round(write.seconds, 2),
         "write_server_cpu_s": None if write is None else round(write.server_cpu, 2),
         "write_client_cpu_s": None if write is None else round(write.client_cpu, 2),
+        "write_server_idle_cpu_s": None if write is None else round(write.server_idle_cpu, 2),
     }
 
 
 class _WriteWindow:
     """The graph writes alone (the store's `apply`): their wall time, and the server's CPU and this
-    process's (the rows built and sent) meanwhile."""
+    process's (the rows built and sent) meanwhile; and the server's CPU at the rate it runs just
+    before and after each write, without it (other clients, the server's own upkeep)."""
 
     def __init__(self, store) -> None:
-        self.seconds = self.server_cpu = self.client_cpu = 0.0
+        self.seconds = self.server_cpu = self.client_cpu = self.server_idle_cpu = 0.0
         apply = store.apply
 
         def timed(project, batch) -> None:
+            idle = _server_cpu_rate(store, IDLE_WINDOW_S)
             cpu, own, started = _server_cpu_s(store), time.process_time(), time.perf_counter()
             apply(project, batch)
-            self.seconds += time.perf_counter() - started
+            seconds = time.perf_counter() - started
+            self.seconds += seconds
             self.client_cpu += time.process_time() - own
             self.server_cpu += _server_cpu_s(store) - cpu
+            self.server_idle_cpu += seconds * (idle + _server_cpu_rate(store, IDLE_WINDOW_S)) / 2
 
         store.apply = timed
+
+
+# Seconds the server's CPU is read around each write without it (an estimate of what is not ours).
+IDLE_WINDOW_S = 3.0
+
+
+def _server_cpu_rate(store, seconds: float) -> float:
+    cpu = _server_cpu_s(store)
+    time.sleep(seconds)
+    return (_server_cpu_s(store) - cpu) / seconds
 
 
 class _RetryCount(logging.Handler):
@@ -196,12 +214,14 @@ def _server_cpu_s(store) -> float:
     return store._read_raw(SERVER_CPU)[0]["ns"] / 1e9
 
 
-def _graph_store(scratch: Path, neo4j_uri: str | None, writers: int | None = None):
+def _graph_store(scratch: Path, neo4j_uri: str | None, writers: int | None = None, tx_rows: int | None = None):
     if neo4j_uri:
-        from rhumbline.stores.graph.neo4j.store import WRITERS, Neo4jGraphStore
+        from rhumbline.stores.graph.neo4j.store import TX_ROWS, WRITERS, Neo4jGraphStore
 
         password = os.environ.get("RHUMBLINE_TEST_NEO4J_PASSWORD", "rhumbline-test")
-        return Neo4jGraphStore(neo4j_uri, "neo4j", password, timeout=300.0, writers=writers or WRITERS)
+        return Neo4jGraphStore(
+            neo4j_uri, "neo4j", password, timeout=300.0, writers=writers or WRITERS, tx_rows=tx_rows or TX_ROWS
+        )
     from rhumbline.stores.graph.sqlite.store import SqliteGraphStore
 
     return SqliteGraphStore(scratch / "graph.sqlite3", timeout=120.0)
@@ -567,6 +587,9 @@ def main() -> None:
     parser.add_argument("--neo4j-writers", type=int, metavar="N",
                         help="with --neo4j: concurrent transactions of the staged write (default: the store's);"
                              " with --scale: the hosted write's, in the model (default: Model's)")
+    parser.add_argument("--neo4j-tx-rows", type=int, metavar="N",
+                        help="with --neo4j: rows per transaction of the staged write (default: the store's; a"
+                             " target with fewer than writers times as many records gives some writers nothing)")
     parser.add_argument("--incremental-child", choices=["sqlite", "neo4j"], help=argparse.SUPPRESS)
     parser.add_argument("--against", metavar="REF", help="this checkout and REF alternated (full, no-change, one-file)")
     parser.add_argument("--floor", action="store_true", help="the MCP ingest tool vs tree-sitter parsing the same files")
@@ -643,7 +666,7 @@ def main() -> None:
     except ValueError as error:
         parser.error(str(error))
     if args.child:
-        print(json.dumps(run_one(args.child, args.workers, args.neo4j, args.neo4j_writers)))
+        print(json.dumps(run_one(args.child, args.workers, args.neo4j, args.neo4j_writers, args.neo4j_tx_rows)))
         return
     if args.incremental_child:
         print(json.dumps(run_incremental(args.incremental_child, args.neo4j, args.workers)))
@@ -673,6 +696,8 @@ def main() -> None:
             command += ["--neo4j", args.neo4j]
         if args.neo4j_writers is not None:
             command += ["--neo4j-writers", str(args.neo4j_writers)]
+        if args.neo4j_tx_rows is not None:
+            command += ["--neo4j-tx-rows", str(args.neo4j_tx_rows)]
         figures = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
         print(
             f"{target:<8}{figures['files']:>7}{figures['python_files']:>6}{figures['python_loc']:>9}"
@@ -684,12 +709,17 @@ def main() -> None:
             records, store_s = figures["nodes"] + figures["edges"], figures["phases"]["store"]
             write_s, write_cpu = figures["write_s"], figures["write_server_cpu_s"]
             print(
-                f"{'':<8}store: {records / store_s:,.0f} records/s; Neo4j server CPU during the ingest"
+                f"{'':<8}store phase (with the write's idle reads): {records / store_s:,.0f} records/s; Neo4j server"
+                f" CPU during the ingest"
                 f" {figures['server_cpu_s']} s, {1000 * figures['server_cpu_s'] / records:.3f} ms per record"
                 f" (its whole process: other clients count too)\n"
-                f"{'':<8}the graph write ({figures['writers']} writers): {write_s} s, {records / write_s:,.0f} records/s;"
+                f"{'':<8}the graph write ({figures['writers']} writers, {figures['tx_rows']:,} rows a transaction):"
+                f" {write_s} s, {records / write_s:,.0f} records/s;"
                 f" server CPU {write_cpu} s, {1000 * write_cpu / records:.3f} ms per record (this process"
-                f" {figures['write_client_cpu_s']} s), {figures['retries']} transactions retried; {uptime()}"
+                f" {figures['write_client_cpu_s']} s), {figures['retries']} transactions retried\n"
+                f"{'':<8}the server's CPU at its rate just before and after the write, without it:"
+                f" {figures['write_server_idle_cpu_s']} s; the write's net of that:"
+                f" {1000 * (write_cpu - figures['write_server_idle_cpu_s']) / records:.3f} ms per record; {uptime()}"
             )
         for name, template in tools:
             print_comparison(rivals.run(name, template, corpus.tree(TARGETS[target]), args.compare_timeout), figures)

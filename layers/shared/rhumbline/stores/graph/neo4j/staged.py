@@ -10,8 +10,9 @@ One transaction cannot hold a large repository (the server caps transaction memo
    server's CPU, so a server with more cores writes faster. A phase starts once the previous one
    has committed. Within one, the transactions write disjoint nodes (nodes, kinds) or create
    relationships, whose locks on shared end nodes may deadlock two writers: the server then
-   fails one, and the driver's managed transaction runs it again (execute_write; a transient
-   error only, for at most the store's timeout). No reader resolves to the stage.
+   fails one, and the driver's managed transaction runs it again (execute_write: on a transient
+   error or a connection lost before the commit, never on a commit of unknown outcome, for at
+   most the store's timeout). No reader resolves to the stage.
 2. *flip*: one small transaction locks the project's GraphHead, checks the expected version if
    the batch has one, points the head at the staged key and marks the previous key retired.
 3. *collect*: physical graphs retired more than RETIRED_GRACE_SECONDS ago are deleted in batched
