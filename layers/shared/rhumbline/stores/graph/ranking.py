@@ -75,7 +75,7 @@ PRIORS = {
     words.CLASS_STATEMENT: 0.3,
     words.CLASS_KNOWLEDGE: 1.0,
 }
-TEST_PRIOR = 0.4
+TEST_PRIOR = 0.25
 PRIVATE_PRIOR = 0.7
 # A declaration without a body (a stub file's, an interface's method) ranks under its
 # implementation: the agent asking wants the code that does the work.
