@@ -48,6 +48,20 @@ measured with `--only django --neo4j URI --neo4j-writers N`, and the server's co
 writers stated: scale.Model), and the checks: no worker above 1.5 GB, resolution within 10 GB,
 the modelled wall within 10 minutes.
 
+    .venv/bin/python bench/ingest.py --scale-tree PATH [--shard-workers 2] [--worker-cap-mb 1536]
+
+A real tree's shard plan on this machine (PATH: a directory, a corpus name, or a registry release
+REGISTRY:NAME@VERSION fetched into bench/.corpus on first use, e.g. go:k8s.io/kubernetes@v1.34.0):
+the product's local ingest (ingest_local, the shard plan chosen by size as the product chooses
+it), its shards on the product's process pool with --shard-workers concurrent workers, each
+worker's address space capped at --worker-cap-mb (scale.CappedPool); per shard its wall, CPU, peak
+RSS and address space, and the failures (a shard that failed in its worker, or a file whose
+extractor raised there), exit 1 on any; the ingest process's peak while the answers come in and
+from the last answer to the graph write (resolution), the resolution's seconds, the whole
+ingest's. Then the same tree through the single reader in a fresh process (its wall and peak
+RSS), and whether both graphs have the same files, nodes and edges (by kind and relation too);
+exit 1 when they differ.
+
     .venv/bin/python bench/ingest.py --floor [--rounds 3] [--target django] [--against REF]
 
 The ingest against its floor, in the same run: the target through the MCP `ingest` tool of
@@ -82,9 +96,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness import corpus, rivals
 from harness.checkouts import checkout, legend, this_checkout
@@ -93,13 +109,19 @@ from harness.serve import RHUMBLINE, Checkout
 from harness.stdio import stdio_server
 from harness.stats import median, uptime
 
+if TYPE_CHECKING:
+    from rhumbline.ingest.discover.parallel import Parse
+
 TARGETS = {"django": "django", "sdist": "django-sdist"}
 
 
 def run_one(
-    target: str, workers: int | None, neo4j_uri: str | None = None, writers: int | None = None, tx_rows: int | None = None
+    target: str, workers: int | None, neo4j_uri: str | None = None, writers: int | None = None, tx_rows: int | None = None,
+    *, tree: Path | None = None, parse: "Parse | None" = None, before_write: Callable[[], None] | None = None,
 ) -> dict:
-    """Ingest one target in this process (into Neo4j when `neo4j_uri`) and return its figures."""
+    """Ingest one target (or `tree`, named `target`) in this process (into Neo4j when `neo4j_uri`)
+    and return its figures. `parse`: phase 1's parse (the product's choice by size by default);
+    `before_write()`: called as the graph write starts."""
     import uuid
 
     from rhumbline.ingest.pipeline import ingest_local
@@ -118,7 +140,11 @@ def run_one(
         try:
             server_cpu = _server_cpu_s(store) if neo4j_uri else None
             started = time.perf_counter()
-            summary = ingest_local(corpus.tree(TARGETS[target]), project, store=store, engine=engine, workers=workers)
+            if before_write is not None:
+                _call_before_apply(store, before_write)
+            summary = ingest_local(
+                tree or corpus.tree(TARGETS[target]), project, store=store, engine=engine, workers=workers, parse=parse
+            )  # fmt: skip
             seconds = time.perf_counter() - started
             if server_cpu is not None:
                 server_cpu = _server_cpu_s(store) - server_cpu
@@ -138,6 +164,9 @@ def run_one(
         "python_loc": summary.lines_by_language.get("python", 0),
         "nodes": summary.node_count,
         "edges": summary.edge_count,
+        "nodes_by_kind": summary.nodes_by_kind,
+        "edges_by_relation": summary.edges_by_relation,
+        "failure_count": summary.failure_count,
         "unresolved_calls": summary.unresolved_calls,
         "seconds": round(seconds, 2),
         "phases": summary.phase_seconds,
@@ -157,6 +186,16 @@ def run_one(
         "write_client_cpu_s": None if write is None else round(write.client_cpu, 2),
         "write_server_idle_cpu_s": None if write is None else round(write.server_idle_cpu, 2),
     }
+
+
+def _call_before_apply(store, call: Callable[[], None]) -> None:
+    apply = store.apply
+
+    def applied(project, batch) -> None:
+        call()
+        apply(project, batch)
+
+    store.apply = applied
 
 
 class _WriteWindow:
@@ -513,6 +552,82 @@ def scale_main(
     print(uptime())
 
 
+def scale_tree_child(mode: str, tree: Path, workers: int, cap_mb: int) -> None:
+    """One ingest of `tree` in this process, its figures printed as JSON: `sharded`, the product's
+    local choice by size (pipeline._by_size) with its shard plan on the capped pool
+    (scale.CappedPool), or `single`, the single reader whatever the size."""
+    from harness.scale import CappedPool, status_mb
+    from rhumbline.ingest.discover.parallel import read_all_encoded
+    from rhumbline.ingest.sharded.executors import ShardedReader, by_size
+
+    if mode == "single":
+        print(json.dumps(run_one(mode, workers, tree=tree, parse=read_all_encoded)))
+        return
+    pool = CappedPool(cap_mb)
+    at_write: dict[str, float] = {}
+
+    def before_write() -> None:
+        at_write["finish_peak_mb"] = status_mb("VmHWM")
+
+    figures = run_one(mode, workers, tree=tree, parse=by_size(ShardedReader(executor=pool)), before_write=before_write)
+    if not pool.shards and not pool.failures:
+        raise SystemExit(f"{tree} has too few bytes to parse for the shard plan: the product reads it in one process")
+    print(json.dumps({
+        **figures, **at_write, "shard_figures": pool.shards, "failures": pool.failures,
+        "parse_peak_mb": pool.parse_peak_mb, "peak_rss_mb": max(pool.parse_peak_mb, status_mb("VmHWM")),
+    }))  # fmt: skip
+
+
+def _scale_tree_run(mode: str, tree: Path, workers: int, cap_mb: int) -> dict:
+    command = [sys.executable, __file__, "--scale-tree-child", mode, str(tree), "--shard-workers", str(workers),
+               "--worker-cap-mb", str(cap_mb)]  # fmt: skip
+    return dict(json.loads(subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True).stdout))
+
+
+def scale_tree_main(spec: str, workers: int, cap_mb: int) -> None:
+    tree = corpus.tree(spec)
+    mb = 1024 * 1024
+    print(f"{tree}\n{uptime()}")
+    sharded = _scale_tree_run("sharded", tree, workers, cap_mb)
+    shards = sorted(sharded["shard_figures"], key=lambda shard: shard["shard"])
+    print(f"\nsharded: {len(shards) + len(sharded['failures'])} shards on {workers} workers, each capped at {cap_mb} MB"
+          f" of address space")  # fmt: skip
+    print(f"{'shard':>6}{'files':>7}{'MB':>6}{'wall s':>8}{'cpu s':>7}{'RSS MB':>8}{'VM MB':>8}{'answer MB':>10}{'pid':>9}")
+    for shard in shards:
+        print(f"{shard['shard']:>6}{shard['files']:>7}{shard['bytes'] / mb:>6.1f}{shard['wall']:>8.2f}{shard['cpu']:>7.2f}"
+              f"{shard['rss_mb']:>8.0f}{shard['vm_peak_mb']:>8.0f}{shard['answer_bytes'] / mb:>10.2f}{shard['pid']:>9}")  # fmt: skip
+    for name, unit in (("wall", "s"), ("cpu", "s"), ("rss_mb", "MB"), ("vm_peak_mb", "MB")):
+        values = [shard[name] for shard in shards]
+        print(f"  {name:<11} median {median(values):>8.2f} {unit}, max {max(values):>8.2f} {unit}")
+    largest = max(shards, key=lambda shard: shard["rss_mb"]) if shards else None
+    if largest is not None:
+        print(f"  against the {cap_mb} MB cap: the largest peak RSS {largest['rss_mb']:.0f} MB (shard {largest['shard']},"
+              f" {largest['files']} files, {largest['bytes'] / mb:.1f} MB), the largest address space"
+              f" {max(shard['vm_peak_mb'] for shard in shards):.0f} MB")  # fmt: skip
+    print(f"  failures: {len(sharded['failures'])}")
+    for failure in sharded["failures"]:
+        print(f"    {failure['shard']}{', ' + failure['file'] if 'file' in failure else ''}: {failure['error']}")
+    phases = sharded["phases"]
+    print(f"  the ingest process: parse {phases['parse']} s (peak RSS {sharded['parse_peak_mb']:.0f} MB, the answers"
+          f" decoded), resolution {phases['resolve']} s (peak RSS from the last answer to the graph write"
+          f" {sharded['finish_peak_mb']:.0f} MB), whole ingest {sharded['seconds']} s, peak RSS"
+          f" {sharded['peak_rss_mb']:.0f} MB, CPU with its workers {sharded['cpu_s']} s; phases {phases}")  # fmt: skip
+    print(f"  {uptime()}")
+    single = _scale_tree_run("single", tree, workers, cap_mb)
+    print(f"\nsingle reader ({workers} parser processes): whole ingest {single['seconds']} s, peak RSS"
+          f" {single['peak_rss_mb']} MB (its largest parser {single['peak_worker_rss_mb']} MB), CPU {single['cpu_s']} s;"
+          f" phases {single['phases']}")  # fmt: skip
+    print(f"  {uptime()}")
+    print(f"\n{'':<10}{'files':>8}{'nodes':>10}{'edges':>10}{'failed files':>14}")
+    for name, figures in (("sharded", sharded), ("single", single)):
+        print(f"{name:<10}{figures['files']:>8}{figures['nodes']:>10}{figures['edges']:>10}{figures['failure_count']:>14}")
+    keys = ("files", "nodes", "edges", "nodes_by_kind", "edges_by_relation")
+    same = all(sharded[key] == single[key] for key in keys)
+    print(f"{'SAME' if same else 'DIFFERENT'}: files, nodes and edges (and their counts by kind and relation)")
+    if not same or sharded["failures"]:
+        raise SystemExit(1)
+
+
 def floor_child(target: str) -> None:
     from harness.parse_floor import parse_floor
 
@@ -615,7 +730,8 @@ def main() -> None:
     parser.add_argument("--scale", type=Path, metavar="DIR", help="the shard plan on a synthetic monorepo built in DIR")
     parser.add_argument("--lines", type=float, default=30e6, help="--scale: the tree's lines (default 30M)")
     parser.add_argument("--sample", type=int, default=16, help="--scale: shards measured (default 16)")
-    parser.add_argument("--worker-cap-mb", type=int, default=1536, help="--scale: each worker's address space cap")
+    parser.add_argument("--worker-cap-mb", type=int, default=1536,
+                        help="--scale, --scale-tree: each worker's address space cap in MB (default 1536)")
     parser.add_argument("--resolve-copies", default="1,2", help="--scale: copies resolved, for the fit (default 1,2)")
     defaults = Model()
     parser.add_argument("--write-cpu-ms", type=float, default=defaults.write_cpu_ms_per_record,
@@ -625,6 +741,11 @@ def main() -> None:
                         help="--scale: the server's CPU per record with one writer over that with two (measured)")
     parser.add_argument("--neo4j-cores", type=int, default=defaults.neo4j_cores,
                         help="--scale: the hosted Neo4j server's cores (stated)")
+    parser.add_argument("--scale-tree", metavar="PATH",
+                        help="a real tree's shard plan on the capped local pool, against one process (a directory,"
+                             " a corpus name, or REGISTRY:NAME@VERSION, e.g. go:k8s.io/kubernetes@v1.34.0)")
+    parser.add_argument("--shard-workers", type=int, default=2, help="--scale-tree: concurrent shard workers (default 2)")
+    parser.add_argument("--scale-tree-child", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--scale-worker", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--scale-resolve", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -638,6 +759,15 @@ def main() -> None:
 
         root, copies, facts = args.scale_resolve
         resolve_child(root, int(copies), facts)
+        return
+    if args.scale_tree_child is not None:
+        mode, root = args.scale_tree_child
+        scale_tree_child(mode, Path(root), args.shard_workers, args.worker_cap_mb)
+        return
+    if args.scale_tree is not None:
+        if args.shard_workers < 2:
+            parser.error("--shard-workers: at least 2 (the cap applies to pool workers, never to the ingest's process)")
+        scale_tree_main(args.scale_tree, args.shard_workers, args.worker_cap_mb)
         return
     if args.scale is not None:
         model = replace(

@@ -122,9 +122,22 @@ def django() -> Path:
     return sdist("django") / "django"
 
 
+def release(spec: str) -> tuple[str, str, str] | None:
+    """A registry release named REGISTRY:NAME@VERSION (go:k8s.io/kubernetes@v1.34.0,
+    npm:@scope/name@1.0.0) as (registry, name, version); None for any other spec."""
+    registry, colon, rest = spec.partition(":")
+    name, at, version = rest.rpartition("@")
+    if not colon or registry not in REGISTRIES or not at or not name or not version:
+        return None
+    return registry, name, version
+
+
 def tree(spec: str) -> Path:
     """A corpus by name (`django` = its `django/` package, `django-sdist`, `requests` = its whole
-    sdist), or a directory."""
+    sdist), a registry release (REGISTRY:NAME@VERSION: `release`, fetched on first use), or a
+    directory."""
+    if (released := release(spec)) is not None:
+        return package(*released)
     if spec == "django":
         return django()
     if spec == "django-sdist":

@@ -23,11 +23,17 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.corpus import CORPUS
+
+if TYPE_CHECKING:
+    from rhumbline.ingest.sharded.executors import Answer, Run, Task, Work
 
 # The corpus trees copied: every language of the corpus, nothing that is only an archive.
 # A resolution measured here stays within what a shared machine can give one process.
@@ -166,10 +172,101 @@ def worker_child(cap_mb: int) -> None:
 def _high_water_mb() -> float:
     """This process's peak RSS since its exec (VmHWM): wait4's ru_maxrss also counts the parent's
     pages the child held between fork and exec, so it bounds the worker's peak from above."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
+    return status_mb("VmHWM")
+
+
+def status_mb(field: str, status: str | None = None) -> float:
+    """A memory figure of /proc/self/status (VmHWM: peak RSS, VmPeak: peak address space, the
+    figure RLIMIT_AS bounds) in MB; NaN where the kernel gives none."""
+    text = Path("/proc/self/status").read_text() if status is None else status
+    for line in text.splitlines():
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def reset_high_water() -> None:
+    """Start this process's peak RSS (VmHWM) again from its current RSS, so the next reading is
+    the peak of what runs in between."""
+    Path("/proc/self/clear_refs").write_text("5")
+
+
+@dataclass
+class CappedPool:
+    """The product's local process pool (sharded/executors.py, local_pool) as ShardedReader's
+    executor, each worker's address space capped like a function's memory (RLIMIT_AS) and each
+    shard's figures taken in its worker: wall, CPU, peak RSS and address space, answer bytes.
+    A shard that fails in its worker is recorded, then handed on as ever (the reader retries it
+    in the ingest's process, uncapped), and so is a file whose extractor raised in it
+    (extraction_failures: the shard answers without the file). The ingest process's own peak RSS is read and started
+    again when the last answer is in: what it holds parsing apart from what resolution needs."""
+
+    cap_mb: int
+    shards: list[dict[str, Any]] = field(default_factory=list)
+    failures: list[dict[str, Any]] = field(default_factory=list)
+    parse_peak_mb: float = 0.0  # the ingest process's peak RSS up to the last answer
+
+    @contextmanager
+    def __call__(self, workers: int) -> Iterator[Run]:
+        from rhumbline.ingest.sharded.executors import local_pool
+        from rhumbline.ingest.sharded.layout import described
+
+        with local_pool(workers) as pooled:
+
+            def run(work: Work, tasks: Sequence[Task]) -> Iterator[tuple[int, Answer | BaseException]]:
+                capped = partial(capped_shard, self.cap_mb * 1024 * 1024, os.getpid(), work)
+                for number, outcome in pooled(capped, tasks):
+                    paths = tasks[number]["paths"]
+                    if isinstance(outcome, BaseException):
+                        named = described(number, len(paths), paths[0], paths[-1])
+                        self.failures.append({"shard": named, "error": repr(outcome)})
+                        yield number, outcome
+                        continue
+                    answer, figures = outcome
+                    self.shards.append({"shard": number, **figures})
+                    for path, error in figures["extraction_failures"]:
+                        named = described(number, len(paths), paths[0], paths[-1])
+                        self.failures.append({"shard": named, "file": path, "error": f"its extractor raised {error}"})
+                    yield number, answer
+                self.parse_peak_mb = status_mb("VmHWM")
+                reset_high_water()
+
+            yield run
+
+
+def capped_shard(cap: int, parent: int, work: Work, task: Task) -> tuple[Answer, dict[str, Any]]:
+    """`work(task)` in a pool worker under an address-space cap of `cap` bytes, with its figures."""
+    from rhumbline.ingest.discover.parallel import size_of
+
+    if os.getpid() == parent:  # no pool (one worker, or none can be made): never cap the ingest itself
+        raise RuntimeError("a capped shard runs in a pool worker, not in the ingest's process")
+    if resource.getrlimit(resource.RLIMIT_AS) != (cap, cap):
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    reset_high_water()
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    started = time.perf_counter()
+    answer = work(task)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    status = Path("/proc/self/status").read_text()
+    root = task["root"]
+    return answer, {
+        "files": len(task["paths"]), "bytes": sum(size_of(os.path.join(root, p)) or 0 for p in task["paths"]),
+        "wall": wall, "cpu": after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime,
+        "rss_mb": status_mb("VmHWM", status), "vm_peak_mb": status_mb("VmPeak", status),
+        "answer_bytes": len(answer), "pid": os.getpid(), "extraction_failures": extraction_failures(answer),
+    }  # fmt: skip
+
+
+def extraction_failures(answer: Answer) -> list[tuple[str, str]]:
+    """The files of a shard's answer whose extractor raised, with the error. The parse answers
+    such a file as skipped (extraction failed) rather than failing the shard, so a worker that
+    reaches its cap inside an extractor (a MemoryError, or a parser library that cannot be mapped)
+    answers a file short: told here, to be compared with the uncapped ingest's failures."""
+    from rhumbline.ingest.discover.skiprules import EXTRACTION_FAILED
+    from rhumbline.ingest.sharded.answer import decode_answer
+
+    return [(row[1], str(row[3])) for row, _ in decode_answer(answer) if row[0] == "skipped" and row[2] == EXTRACTION_FAILED]
 
 
 def measure_shard(script: str, root: Path, paths: list[str], cap_mb: int) -> dict[str, Any]:
