@@ -17,17 +17,20 @@ from rhumbline.stores.graph.model import Node
 
 # A dotted identifier as typed (`pkg.sub.mod.func`): at least two parts.
 _DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)+")
+# Suffixes looked up per query, longest first: each is a lookup, and a qualified name drops at
+# most the namespace packages above its first regular package, a few directories.
+MAX_LOOKUPS = 8
 # Files whose dotted path names their package, not a module of their own.
 _PACKAGE_STEMS = frozenset({"__init__"})
 
 
 def shorter_names(query: str) -> list[str]:
-    """The query's dotted suffixes a qualified name could be, longest first (`a.b.c` -> `b.c`, `c`);
-    none when the query is not a dotted identifier."""
+    """The query's dotted suffixes a qualified name could be, longest first (`a.b.c` -> `b.c`, `c`),
+    at most MAX_LOOKUPS; none when the query is not a dotted identifier."""
     if not _DOTTED.fullmatch(query):
         return []
     parts = query.split(".")
-    return [".".join(parts[k:]) for k in range(1, len(parts))]
+    return [".".join(parts[k:]) for k in range(1, min(len(parts), MAX_LOOKUPS + 1))]
 
 
 def spells(node: Node, query: str) -> bool:
