@@ -138,18 +138,21 @@ def test_the_writer_count_is_configurable_and_capped(monkeypatch: pytest.MonkeyP
 
 def test_concurrent_writers_run_every_unit_at_most_n_at_once_and_stop_at_a_failure() -> None:
     import threading
-    import time
 
     from rhumbline.stores.graph.neo4j.writers import run_concurrently
 
     lock, running, most, started = threading.Lock(), [0], [0], []
+    # The first three units wait for each other: three writers must run at once, whatever the
+    # machine's load (a pool of fewer breaks the barrier at its timeout and fails the test).
+    gate: list[threading.Barrier | None] = [threading.Barrier(3, timeout=30)]
 
     def run(unit: int) -> int:
         with lock:
             started.append(unit)
             running[0] += 1
             most[0] = max(most[0], running[0])
-        time.sleep(0.01)
+        if unit < 3 and gate[0] is not None:
+            gate[0].wait()
         with lock:
             running[0] -= 1
         if unit == 5:
@@ -157,6 +160,7 @@ def test_concurrent_writers_run_every_unit_at_most_n_at_once_and_stop_at_a_failu
         return unit * 10
 
     assert sorted(run_concurrently(run, range(5), 3)) == [0, 10, 20, 30, 40] and most[0] == 3
+    gate[0] = None
     taken: list[int] = []
 
     def units() -> object:
