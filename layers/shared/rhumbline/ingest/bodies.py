@@ -79,12 +79,13 @@ def _own_lines(span: tuple[int, int], nested: list[tuple[int, int]]) -> list[tup
 # literals, the names it calls (`name(`) and reads off objects (`.name`). Plain local names are
 # left out: `i`, `result`, `data` say nothing of what the code does. The last alternative matches
 # the text between those in one step (whole words that are not called, and the characters none
-# of the others starts with): the engine then tries the alternatives once per match, not once per
-# character. It never starts inside a word, so it never hides where another alternative begins.
+# of the others starts with, and line ends not followed by a `*` comment line): the engine then
+# tries the alternatives once per match, not once per character or line. It never starts inside a
+# word, so it never hides where another alternative begins.
 _SAID = re.compile(
     r"(?P<prose>(?:#|//|/\*|(?<![^\n])[ \t]*\*).*$|\"[^\"\n]*\"|'[^'\n]*'|`[^`\n]*`)"
     r"|\.(?P<read>[^\W\d]\w*+)|(?P<call>[^\W\d](?<!\w\w)\w*+)(?=[ \t]*\()"
-    r"|(?:\w++(?![ \t]*\()|[^\w\n#/\"'`.]++)++",
+    r"|(?:\w++(?![ \t]*\()|[^\w\n#/\"'`.]++|\n(?![ \t]*\*))++",
     re.MULTILINE,
 )
 

@@ -259,6 +259,7 @@ def title_key(name: str) -> tuple[str, tuple[str, ...]]:
     return "".join(split_words(name)), tuple(unique(stem(run.lower()) for run in runs))
 
 
+@lru_cache(maxsize=65_536)  # names repeat across a graph (`__init__`, `save`, the names imports bind)
 def _name_terms(name: str) -> tuple[str, tuple[str, ...]]:
     """(the name's words joined, in order; its distinct stemmed terms, whole identifiers too)."""
     return " ".join(split_words(name)), tuple(unique(stem(w) for w in indexed_words(name)))

@@ -24,7 +24,7 @@ def registers(source: bytes, function: Node, body: Node, parameters: tuple[str, 
     a method's receiver) in a container and returns nothing, that parameter or its receiver."""
     stored = set(parameters[1:] if method else parameters)
     receiver = parameters[0] if method and parameters else None
-    callbacks = _callable_parameters(source, function) & stored
+    returned_callbacks: set[str] = set()
     stores = 0
     for index, statement in enumerate(body.named_children):
         if statement.type in _NEUTRAL or (index == 0 and _is_docstring(statement)):
@@ -35,7 +35,7 @@ def registers(source: bytes, function: Node, body: Node, parameters: tuple[str, 
             if value is not None and returned not in {*stored, receiver}:
                 return False
             if returned in stored:
-                callbacks.add(returned)
+                returned_callbacks.add(returned)
             continue
         if statement.type != "expression_statement" or statement.named_child_count != 1:
             return False
@@ -44,7 +44,8 @@ def registers(source: bytes, function: Node, body: Node, parameters: tuple[str, 
             return False
         stored = {kept}
         stores += 1
-    return stores > 0 and bool(stored & callbacks)
+    # The annotations are read last: most functions are no registration by their first statement.
+    return stores > 0 and bool(stored & returned_callbacks or stored & _callable_parameters(source, function))
 
 
 def _stored(source: bytes, expression: Node, stored: set[str]) -> str | None:
