@@ -449,7 +449,19 @@ def against_main(ref: str, target: str, rounds: int, workers: int | None) -> Non
         this, other = (medians[variant.name] for variant in variants)
         print(f"this vs {variants[1].name}: full {100 * (this['full'] / other['full'] - 1):+.1f} %, "
               f"cpu {100 * (this['cpu'] / other['cpu'] - 1):+.1f} %, one file {this['one'] - other['one']:+.3f} s")  # fmt: skip
+        print(paired(*(runs[variant.name] for variant in variants)))
         print(uptime())
+
+
+def paired(this: list[dict], other: list[dict]) -> str:
+    """The full ingest's ratio within each round, where both checkouts ran back to back: a
+    machine whose speed drifts between rounds moves both alike, so these spread less than the
+    medians' ratio. Their median and range, wall and CPU."""
+    figures = []
+    for key, label in (("s", "full"), ("cpu", "cpu")):
+        ratios = sorted(100 * (mine["full"][key] / theirs["full"][key] - 1) for mine, theirs in zip(this, other, strict=True))
+        figures.append(f"{label} {median(ratios):+.1f} % ({ratios[0]:+.1f} to {ratios[-1]:+.1f})")
+    return f"paired by round: {', '.join(figures)}"
 
 
 def scale_main(
