@@ -90,7 +90,7 @@ def _allocating(task: dict) -> bytes:
 
 def test_a_worker_over_its_cap_is_a_failure_named(tmp_path: Path) -> None:
     # A forked worker starts with this process's address space, which the whole suite may have grown,
-    # so the cap is set above it: 8 MB more fits under it, 4 GB more cannot.
+    # so the cap is set just above it: the first task's small allocation fits under it, the second's cannot.
     cap_mb = int(scale.status_mb("VmSize")) + 512
     pool = scale.CappedPool(cap_mb=cap_mb)
     tasks = [{"root": str(tmp_path), "paths": ["a.py"], "mb": 8}, {"root": str(tmp_path), "paths": ["b.py"], "mb": 4096}]
