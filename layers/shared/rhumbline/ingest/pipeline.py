@@ -269,6 +269,9 @@ def _build(
     summary.changes = _changes(chosen, base_version, cache)
     if planner is not None and built.partial is None:
         summary.changes.partial_refused = planner.reason or None
+    # Everything that reads the files' facts has run: the snapshot, the contents and the write
+    # that follow need each file's path, digest and size alone, so the facts go before them.
+    built.sources = [source._replace(code=None) for source in built.sources]
     return chosen, summary, key.value, built.sources
 
 
