@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rhumbline.ingest.snapshots.diff import diff_snapshots
 from rhumbline.ingest.snapshots.diff_model import Change, DiffCounts, EdgeChange, EdgeEntry, NodeChange, NodeEntry
-from rhumbline.ingest.snapshots.format import Partitioned
+from rhumbline.ingest.snapshots.format import Partitioned, partitions
 from rhumbline.ingest.snapshots.records import Snapshot, digest
 from rhumbline.stores.graph.model import Edge, Node
 
@@ -20,7 +20,7 @@ TOUCHED = Edge("contributor:a@x", "file:m.py", "MODIFIED", "EXTRACTED", 1.0, "a 
 
 def test_a_snapshot_round_trips_with_dangling_ends_and_properties():
     snapshot = Snapshot.of([F, G], [F_EDGE, DANGLING, TOUCHED])
-    decoded = Snapshot(*Partitioned.decode(Partitioned.of(snapshot.nodes, snapshot.edges).encode()).records())
+    decoded = Snapshot(*Partitioned.decode(Partitioned.of(partitions([F, G], [F_EDGE, DANGLING, TOUCHED])).encode()).records())
     assert decoded == snapshot
     assert decoded.nodes[F.id] == ("Function", "f", "m.f", "m.py", 1, 3, "python", "def f()", digest("Doc."), "h1")
     assert decoded.edges[(TOUCHED.source, "MODIFIED", TOUCHED.target)][-1] == {"commits": 2, "last_at": "2026-01-01"}

@@ -25,7 +25,7 @@ from rhumbline.ingest.build import BuiltGraph
 from rhumbline.ingest.partial import PartialBuild
 from rhumbline.ingest.snapshots.changes import GraphChanges, graph_changes
 from rhumbline.ingest.snapshots.facts_cache import FactCache
-from rhumbline.ingest.snapshots.format import Partitioned, split
+from rhumbline.ingest.snapshots.format import Partitioned, partitions, split
 from rhumbline.ingest.snapshots.inputs_key import InputsKey
 from rhumbline.ingest.snapshots.records import Snapshot, edge_key
 from rhumbline.ingest.snapshots.stat_index import files_table, skipped_table
@@ -106,9 +106,8 @@ def partial(
 def diff(version: Version, built: BuiltGraph, old: Partitioned) -> Plan:
     snapshot = Snapshot.of(built.nodes, built.edges)
     old_parts = old.decoded()
-    blob = Partitioned.of(
-        snapshot.nodes, snapshot.edges, like=old, like_parts=old_parts, **_recorded(version, built)
-    ).encode()
+    records = split(snapshot.nodes, snapshot.edges).items()
+    blob = Partitioned.of(records, like=old, like_parts=old_parts, **_recorded(version, built)).encode()
     before = Snapshot({}, {})
     for part_nodes, part_edges in old_parts.values():
         before.nodes.update(part_nodes)
@@ -122,8 +121,8 @@ def clear(version: Version, built: BuiltGraph) -> Plan:
     recorded = _recorded(version, built)
 
     def encoded() -> bytes:
-        snapshot = Snapshot.of(built.nodes, built.edges)
-        return Partitioned.of(snapshot.nodes, snapshot.edges, **recorded).encode()
+        # Partition by partition: the whole graph's records would be held beside the graph.
+        return Partitioned.of(partitions(built.nodes, built.edges), **recorded).encode()
 
     batch = GraphBatch(nodes=built.nodes, edges=built.edges, clear=True, version=version.number)
     # The last of each node id and edge key counts once, as in the snapshot and the store.

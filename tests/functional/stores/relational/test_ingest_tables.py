@@ -11,7 +11,7 @@ from rhumbline.ingest.snapshots import storage
 from rhumbline.ingest.facts import CodeFacts, SourceFile
 from rhumbline.ingest.facts_codec import decode_facts
 from rhumbline.ingest.snapshots.facts_cache import FactCache
-from rhumbline.ingest.snapshots.format import Partitioned
+from rhumbline.ingest.snapshots.format import Partitioned, partitions
 from rhumbline.ingest.snapshots.records import Snapshot
 from rhumbline.stores.graph.model import Edge, Node
 from rhumbline.stores.relational import projects, versions
@@ -57,8 +57,9 @@ def test_the_facts_cache_round_trips_and_keeps_only_current_files(engine: Engine
 def test_snapshots_live_and_die_with_their_versions(engine: Engine) -> None:
     project = slug()
     node = Node("function:a.py:f", "Function", "f", "a.f", "a.py", 1, 2, "python", "def f()", "D", "h")
-    snapshot = Snapshot.of([node], [Edge(node.id, "module:os", "IMPORTS", "INFERRED", 0.8, "why")])
-    blob = Partitioned.of(snapshot.nodes, snapshot.edges).encode()
+    edge = Edge(node.id, "module:os", "IMPORTS", "INFERRED", 0.8, "why")
+    snapshot = Snapshot.of([node], [edge])
+    blob = Partitioned.of(partitions([node], [edge])).encode()
     ids = []
     for _ in range(3):
         with session_scope(engine) as session:

@@ -28,9 +28,12 @@ from __future__ import annotations
 import io
 import pickle
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+from rhumbline.ingest.snapshots.records import edge_key, edge_record, node_record
+from rhumbline.stores.graph.model import Edge, Node
 
 FORMAT = 3  # what graph_snapshots.format records
 _CHUNK_COMPRESSION = 3
@@ -40,6 +43,9 @@ _EDGE_FILE = 2  # index of `file` in an edge record (snapshots.EDGE_ATTRIBUTES)
 
 NodeRecords = dict[str, tuple[Any, ...]]
 EdgeRecords = dict[tuple[str, str, str], tuple[Any, ...]]
+PartitionRecords = Iterable[tuple[str, tuple[NodeRecords, EdgeRecords]]]
+Key = TypeVar("Key")
+Item = TypeVar("Item", Node, Edge)
 
 
 def node_partition(record: tuple[Any, ...]) -> str:
@@ -64,6 +70,34 @@ def split(nodes: NodeRecords, edges: EdgeRecords) -> dict[str, tuple[NodeRecords
             part = parts[record[_EDGE_FILE] or ""] = ({}, {})
         part[1][key] = record
     return parts
+
+
+def partitions(nodes: Iterable[Node], edges: Iterable[Edge]) -> Iterator[tuple[str, tuple[NodeRecords, EdgeRecords]]]:
+    """The partitions of split(Snapshot.of(nodes, edges)), in its order, each built when it is
+    reached: a whole graph's records never exist at once, only one partition's.
+
+    As in Snapshot.of, the last node of an id and the last edge of a key count, at the position
+    (and with the key object) of the first; they land in the partition of the last one's file.
+    """
+    node_parts = _by_file({node.id: node for node in nodes})
+    edge_parts = _by_file({edge_key(edge): edge for edge in edges})
+    for name in dict.fromkeys([*node_parts, *edge_parts]):
+        node_ids, part_nodes = node_parts.pop(name, ([], []))
+        edge_keys, part_edges = edge_parts.pop(name, ([], []))
+        node_records = dict(zip(node_ids, map(node_record, part_nodes), strict=True))
+        yield name, (node_records, dict(zip(edge_keys, map(edge_record, part_edges), strict=True)))
+
+
+def _by_file(items: dict[Key, Item]) -> dict[str, tuple[list[Key], list[Item]]]:
+    """The keys and items of `items` grouped by the partition of their file, in their order."""
+    groups: dict[str, tuple[list[Key], list[Item]]] = {}
+    for key, item in items.items():
+        group = groups.get(item.file or "")
+        if group is None:
+            group = groups[item.file or ""] = ([], [])
+        group[0].append(key)
+        group[1].append(item)
+    return groups
 
 
 def encode_chunk(nodes: NodeRecords, edges: EdgeRecords) -> tuple[int, int, bytes]:
@@ -92,17 +126,17 @@ class Partitioned:
     @classmethod
     def of(
         cls,
-        nodes: NodeRecords,
-        edges: EdgeRecords,
+        parts: PartitionRecords,
         *,
         like: Partitioned | None = None,
         like_parts: dict[str, tuple[NodeRecords, EdgeRecords]] | None = None,
         **inputs: Any,
     ) -> Partitioned:
-        """`like` and its decoded partitions (`like_parts`, see decoded()): a partition whose
-        records equal `like`'s shares its chunk instead of being encoded again."""
+        """`parts`: each partition's records (split(...).items(), or partitions() of a graph),
+        encoded as they come. `like` and its decoded partitions (`like_parts`, see decoded()): a
+        partition whose records equal `like`'s shares its chunk instead of being encoded again."""
         chunks = {}
-        for part, records in split(nodes, edges).items():
+        for part, records in parts:
             if like is not None and like_parts is not None and like_parts.get(part) == records:
                 chunks[part] = like.chunks[part]
             else:
