@@ -184,6 +184,23 @@ def test_a_document_linking_to_a_line_of_the_changed_file_takes_the_full_path(
     assert ("document:README.md", "DOCUMENTS", "function:pkg/b.py:mover") not in edges
 
 
+def test_an_absolute_line_link_from_docs_counts_the_file_it_resolves_to(
+    app: Path, store: GraphStore, engine: Engine, unique_project: str
+) -> None:
+    # An absolute link in docs/ starts at docs/: the file whose lines it depends on is docs/code/b.py.
+    (app / "docs" / "code").mkdir(parents=True)
+    (app / "docs" / "code" / "b.py").write_text(B_PY)
+    (app / "docs" / "guide.md").write_text("# Guide\n\nThe [mover](/code/b.py#L10).\n")
+    pipeline.ingest_local(app, unique_project, store=store, engine=engine)
+    assert ("document:docs/guide.md", "DOCUMENTS", "function:docs/code/b.py:mover") in dump(store, unique_project)[1]
+    edit(app, "docs/code/b.py", "def helper():\n    return 1\n", "def helper():\n    x = 1\n    return x\n")
+
+    summary, _ = reingest_equals_rebuild(app, store, engine, unique_project)
+
+    assert summary.changes.phase2 == "full"
+    assert summary.changes.partial_refused == "docs/guide.md links to a line of a changed file"
+
+
 def test_a_chain_of_partial_ingests_stays_exact(
     app: Path, store: GraphStore, engine: Engine, unique_project: str
 ) -> None:

@@ -5,8 +5,12 @@ from __future__ import annotations
 from tests.unit.ingest.conftest import TreeWriter
 
 from rhumbline.ingest.build import build_graph
+from rhumbline.ingest.facts import SourceFile
+from rhumbline.ingest.graph.edges import EdgeSet
 from rhumbline.ingest.languages.knowledge.facts import Reference
+from rhumbline.ingest.languages.knowledge.graph import _Resolver, build_knowledge_graph, line_linked_files
 from rhumbline.ingest.languages.knowledge.markdown import MAX_TEXT, extract_markdown, plain, slug
+from rhumbline.stores.graph.model import Node
 
 DOC = b"""---
 title: From front matter
@@ -207,3 +211,94 @@ def test_knowledge_nodes_and_edges_are_exact(write_tree: TreeWriter):
     )
     # `save` names two methods: no guess between them.
     assert not [e for e in built.edges if e.relation == "DOCUMENTS" and e.target.endswith(".save")]
+
+
+CART = """\
+class Cart:
+    def add(self, item):
+        return item
+
+    def total(self):
+        return 0
+
+
+class Order:
+    def total(self):
+        return 1
+
+
+def checkout(cart):
+    return cart
+"""
+CHECKOUT = """\
+# Checkout
+
+## Mentions
+
+`Cart::add` and `Cart#add()`, `@checkout`; `total` names two methods, `Missing.thing` nothing.
+`None`, `self`, `len` and `id` are common words; `x + 1` is no name.
+
+## Links
+
+The [add method](/examples/cart.py#L3) (from docs/, the root of absolute links), the
+[checkout](examples/cart.py#L14) function, and [past the end](examples/cart.py#L40).
+"""
+
+
+def test_mentions_and_line_links_resolve_to_the_one_definition_they_name(write_tree: TreeWriter):
+    root = write_tree({"docs/examples/cart.py": CART, "docs/guide.md": CHECKOUT})
+    built = build_graph(root, "acme/shop", history=False)
+
+    documents = {
+        (e.source.split("#")[-1], e.target.split(":")[-1], e.confidence, round(e.confidence_score, 2), e.explanation)
+        for e in built.edges
+        if e.relation == "DOCUMENTS"
+    }
+    assert documents == {
+        ("mentions", "Cart.add", "INFERRED", 0.8,
+         "`Cart::add` mentioned at docs/guide.md:5 resolves to `cart.Cart.add` by qualified name (and 1 more)"),
+        ("mentions", "checkout", "INFERRED", 0.5,
+         "`@checkout` mentioned at docs/guide.md:5 resolves to `cart.checkout` by name, the only definition so named"),
+        ("links", "Cart.add", "EXTRACTED", 1.0,
+         "link [add method](/examples/cart.py#L3) at docs/guide.md:10 points to line 3 of docs/examples/cart.py,"
+         " inside `cart.Cart.add`"),
+        ("links", "checkout", "EXTRACTED", 1.0,
+         "link [checkout](examples/cart.py#L14) at docs/guide.md:11 points to line 14 of docs/examples/cart.py,"
+         " inside `cart.checkout`"),
+        ("links", "docs/examples/cart.py", "EXTRACTED", 1.0,
+         "link [past the end](examples/cart.py#L40) at docs/guide.md:11 points to file docs/examples/cart.py"),
+    }  # fmt: skip
+    # `total` (two methods) and `Missing.thing` (none) are unresolved; common words and `x + 1`
+    # are not names to resolve.
+    assert build_knowledge_graph(built.sources, built.nodes, EdgeSet()).unresolved_references == 2
+    guide = next(source for source in built.sources if source.path == "docs/guide.md")
+    assert line_linked_files(guide.path, guide.code) == {"docs/examples/cart.py"}
+
+
+def test_the_resolver_keeps_only_what_the_documents_reference():
+    """Its memory follows the documents, not the code graph it runs beside: among many definitions
+    it keeps the names the mentions look up, and the spans of the files linked to a line of."""
+    files = [f"pkg/m{i}.py" for i in range(500)]
+    nodes = [
+        Node(
+            id=f"{kind.lower()}:{path}:{qualified}", kind=kind, name=qualified.rpartition(".")[2],
+            qualified_name=f"pkg.m{i}.{qualified}", file=path, start_line=start, end_line=start + 2,
+        )  # fmt: skip
+        for i, path in enumerate(files)
+        for kind, qualified, start in (("Class", f"Widget{i}", 1), ("Method", f"Widget{i}.render", 2))
+    ]
+    text = b"# Widgets\n\n`Widget7.render`, `render`, `Widget8`, `len`, `Nowhere.render`; [line](../pkg/m3.py#L2).\n"
+    document = SourceFile("docs/widgets.md", "markdown", "", 3, len(text), extract_markdown(text))
+    sources = [SourceFile(path, "python", "", 3, 0, None) for path in files] + [document]
+
+    resolver = _Resolver(sources, nodes, {}, [document])
+
+    assert resolver._names == {
+        "Widget7.render": ("method:pkg/m7.py:Widget7.render", "pkg.m7.Widget7.render"),
+        "Widget8": ("class:pkg/m8.py:Widget8", "pkg.m8.Widget8"),
+        "render": None,  # names every method: a guess, kept without its candidates
+    }
+    assert set(resolver._spans) == {"pkg/m3.py"}
+    assert resolver._qualified == {
+        "class:pkg/m3.py:Widget3": "pkg.m3.Widget3", "method:pkg/m3.py:Widget3.render": "pkg.m3.Widget3.render"
+    }  # fmt: skip

@@ -117,7 +117,7 @@ def build_knowledge_graph(
         graph.nodes.extend(own)
         owners[source.path] = owner_ids
         targets[source.path] = section_ids
-    resolver = _Resolver(sources, nodes, targets)
+    resolver = _Resolver(sources, nodes, targets, documents)
     for source in documents:
         facts: DocFacts = source.code
         for reference in facts.references:
@@ -129,18 +129,39 @@ def build_knowledge_graph(
 
 def line_linked_files(path: str, facts: DocFacts) -> set[str]:
     """Files a document links to a line of (`b.py#L10`): those edges land on whichever definition
-    spans that line, so they depend on the target file's line numbers (partial.py)."""
+    spans that line, so they depend on the target file's line numbers (partial.py), and are the
+    only files whose definitions' spans the resolver keeps."""
     found = set()
     for reference in facts.references:
-        if reference.kind != "link" or _SCHEME.match(reference.target):
-            continue
-        target_path, _, fragment = reference.target.partition("#")
-        if not _LINE_ANCHOR.match(fragment):
-            continue
-        target_path = unquote(target_path.split("?", 1)[0])
-        base = "" if target_path.startswith("/") else posixpath.dirname(path)
-        found.add(posixpath.normpath(posixpath.join(base, target_path.lstrip("/"))))
+        target = _link_target(path, reference.target) if reference.kind == "link" else None
+        if target is not None and _LINE_ANCHOR.match(target[1]):
+            found.add(target[0])
     return found
+
+
+def _mention_name(text: str) -> str | None:
+    """The name a code mention looks up among definitions (`QuerySet::filter()` →
+    `QuerySet.filter`), or None when it is no name or a bare word too common to name one."""
+    match = _MENTION.match(text.strip())
+    if match is None:
+        return None
+    name = _SEPARATORS.sub(".", match.group(1))
+    if "." not in name and (len(name) < _MIN_BARE_LENGTH or name.lower() in _STOP_WORDS):
+        return None
+    return name
+
+
+def _link_target(path: str, destination: str) -> tuple[str, str] | None:
+    """The path (from the root, normalised) and fragment a link of document `path` points to;
+    None for an external link or an anchor in the same document."""
+    if _SCHEME.match(destination) or destination.startswith("//"):
+        return None
+    target_path, _, fragment = destination.partition("#")
+    target_path = unquote(target_path.split("?", 1)[0])
+    if not target_path:
+        return None
+    base = _root_of(path) if target_path.startswith("/") else posixpath.dirname(path)
+    return posixpath.normpath(posixpath.join(base, target_path.lstrip("/"))), fragment
 
 
 def _document_nodes(source: SourceFile, edges: EdgeSet) -> tuple[list[Node], list[str], dict[str, str]]:
@@ -211,17 +232,62 @@ def _ancestors(sections: tuple[Section, ...], section: Section) -> list[int]:
 
 class _Resolver:
     def __init__(
-        self, sources: Sequence[SourceFile], nodes: Sequence[Node], documents: dict[str, dict[str, str]]
+        self,
+        sources: Sequence[SourceFile],
+        nodes: Sequence[Node],
+        targets: dict[str, dict[str, str]],
+        documents: Sequence[SourceFile],
     ) -> None:
         self.files = {s.path for s in sources}
         self.directories = {
             parent for path in self.files for parent in _parents(path)
         }
-        self.documents = documents
-        self.nodes = nodes
-        self._names: dict[str, list[str]] | None = None
-        self._qualified: dict[str, str] = {}
-        self._spans: dict[str, tuple[list[int], list[tuple[int, int, str]]]] | None = None
+        self.targets = targets
+        # Only the names the documents' mentions look up and the files they link to a line of are
+        # indexed: the code graph is in memory beside the resolver, and the documents reference
+        # little of it.
+        wanted: set[str] = set()
+        linked: set[str] = set()
+        for source in documents:
+            facts: DocFacts = source.code
+            linked |= line_linked_files(source.path, facts)
+            # The same step as _mention's: a mention that turns out to name a file only adds a name
+            # that is never looked up, and a path with a slash is never a name.
+            mentions = (_mention_name(r.target) for r in facts.references if r.kind != "link")
+            wanted.update(name for name in mentions if name is not None)
+        # A wanted name → (id, qualified name) of the one node it names, None once it names several.
+        self._names: dict[str, tuple[str, str] | None] = {}
+        self._spans: dict[str, tuple[list[int], list[tuple[int, int, str]]]] = {}
+        self._qualified: dict[str, str] = {}  # node id → qualified name, of the spans' nodes
+        if wanted or linked:
+            self._index(nodes, wanted, linked)
+
+    def _index(self, nodes: Sequence[Node], wanted: set[str], linked: set[str]) -> None:
+        """In one pass over the code nodes: which node each wanted name is a dotted suffix of the
+        qualified name of (`QuerySet.filter` → `method:django/db/models/query.py:QuerySet.filter`),
+        and the spans of the definitions in the `linked` files."""
+        last_parts = {name.rpartition(".")[2] for name in wanted}
+        spans: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
+        for node in nodes:
+            if node.kind in NOT_CODE:
+                continue
+            if node.file in linked and node.kind != "Module" and node.start_line:
+                spans[node.file].append((node.start_line, node.end_line or node.start_line, node.id))
+                if node.qualified_name:
+                    self._qualified[node.id] = node.qualified_name
+            if not node.qualified_name:
+                continue
+            parts = _SEPARATORS.sub(".", node.qualified_name).split(".")
+            # Every suffix ends with the last part: most nodes are passed before theirs are built.
+            if parts[-1] not in last_parts:
+                continue
+            for name in wanted.intersection(".".join(parts[i:]) for i in range(len(parts))):
+                known = self._names.get(name, (node.id, ""))
+                # Only the one node a name picks out is worth keeping: a second one makes it a guess.
+                self._names[name] = (node.id, node.qualified_name) if known and known[0] == node.id else None
+        for file, found in spans.items():
+            found.sort()
+            self._spans[file] = ([s for s, _, _ in found], found)
 
     # -- links -----------------------------------------------------------------------------
 
@@ -232,21 +298,17 @@ class _Resolver:
 
     def _link(self, path: str, owner: str, ref: Reference, edges: EdgeSet) -> bool:
         destination = ref.target
-        if _SCHEME.match(destination) or destination.startswith("//"):
-            return True  # external: not the graph's business, and not a failure
-        target_path, _, fragment = destination.partition("#")
-        target_path = unquote(target_path.split("?", 1)[0])
-        if not target_path:
-            return True  # an anchor in the same document
-        base = _root_of(path) if target_path.startswith("/") else posixpath.dirname(path)
-        joined = posixpath.normpath(posixpath.join(base, target_path.lstrip("/")))
+        pointed = _link_target(path, destination)
+        if pointed is None:
+            return True  # external, or an anchor in the same document: not a failure
+        joined, fragment = pointed
         if joined == ".." or joined.startswith("../"):
             return False
-        if joined not in self.documents and joined not in self.files:
-            joined = next((joined + s for s in _DOCUMENT_SUFFIXES if joined + s in self.documents), joined)
+        if joined not in self.targets and joined not in self.files:
+            joined = next((joined + s for s in _DOCUMENT_SUFFIXES if joined + s in self.targets), joined)
         where = f"link [{ref.text}]({destination}) at {path}:{ref.line}"
-        if joined in self.documents:
-            anchors = self.documents[joined]
+        if joined in self.targets:
+            anchors = self.targets[joined]
             target = anchors.get(fragment) or anchors[""]
             what = f"section `{fragment}` of {joined}" if fragment in anchors and fragment else joined
             edges.extracted(owner, "REFERENCES", target, f"{where} points to {what}", path, ref.line)
@@ -271,15 +333,6 @@ class _Resolver:
         return False
 
     def _definition_at(self, path: str, line: int) -> str | None:
-        if self._spans is None:
-            spans: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
-            for node in self.nodes:
-                if node.kind not in NOT_CODE and node.kind != "Module" and node.file and node.start_line:
-                    spans[node.file].append((node.start_line, node.end_line or node.start_line, node.id))
-            self._spans = {}
-            for file, found in spans.items():
-                found.sort()
-                self._spans[file] = ([s for s, _, _ in found], found)
         starts, spans_of_file = self._spans.get(path, ([], []))
         best: tuple[int, str] | None = None
         for start, end, node_id in spans_of_file[: bisect_right(starts, line)]:
@@ -306,44 +359,23 @@ class _Resolver:
                     return True
             if "/" in text:
                 return False  # a path to nothing in the graph
-        match = _MENTION.match(text)
-        if match is None:
-            return True  # code that is not a name: an expression, a shell command, a value
-        name = _SEPARATORS.sub(".", match.group(1))
+        name = _mention_name(text)
+        if name is None:
+            return True  # not a name (an expression, a shell command, a value), or a common word
         dotted = "." in name
-        if not dotted and (len(name) < _MIN_BARE_LENGTH or name.lower() in _STOP_WORDS):
-            return True
-        candidates = self._names_index().get(name, [])
         # Only a name that picks out one definition documents it: a guess between several
         # (`save`, `get`) would link prose to code it may not be about.
-        if len(candidates) != 1:
+        named = self._names.get(name)
+        if named is None:
             return False
-        (target,) = candidates
+        target, qualified = named
         how = "by qualified name" if dotted else "by name, the only definition so named"
-        explanation = f"{where} resolves to `{self._qualified[target]}` {how}"
+        explanation = f"{where} resolves to `{qualified}` {how}"
         score = INFERRED_SCORE if dotted else NAME_MATCH_SCORE
         edges.add(owner, "DOCUMENTS", target, "INFERRED", score, explanation, path, ref.line)
         return True
 
-    def _names_index(self) -> dict[str, list[str]]:
-        """Every dotted suffix of every code node's qualified name → node ids (`QuerySet.filter`
-        → `method:django/db/models/query.py:QuerySet.filter`, ...)."""
-        if self._names is None:
-            index: dict[str, set[str]] = defaultdict(set)
-            for node in self.nodes:
-                if node.kind in NOT_CODE or not node.qualified_name:
-                    continue
-                qualified = _SEPARATORS.sub(".", node.qualified_name)
-                self._qualified[node.id] = node.qualified_name
-                parts = qualified.split(".")
-                for start in range(len(parts)):
-                    index[".".join(parts[start:])].add(node.id)
-            self._names = {key: sorted(ids) for key, ids in index.items()}
-        return self._names
-
     def _qualified_name(self, node_id: str) -> str:
-        if not self._qualified:
-            self._names_index()
         return self._qualified.get(node_id, node_id)
 
 
