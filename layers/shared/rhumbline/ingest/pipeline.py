@@ -175,20 +175,7 @@ def _write(
             chosen, summary, inputs, files = _build(root, project, number, store, engine, clear, checked)
             summary.commit = commit
             lease.check()
-            # The snapshot is encoded beside the contents' reading, hashing and storing, most of
-            # which runs in C without the GIL; both are stored before the graph is written.
-            with ThreadPoolExecutor(1, thread_name_prefix="ingest-snapshot") as beside:
-                snapshot = beside.submit(chosen.snapshot)
-                clock = time.perf_counter()
-                kept = sources.keep(engine, options.blobs, project, version_id, root, files)
-                summary.changes.source_files, summary.changes.source_bytes_added = kept.files, kept.new_bytes
-                summary.changes.source_files_withheld = kept.withheld
-                summary.phase_seconds["sources"] = round(time.perf_counter() - clock, 3)
-                clock = time.perf_counter()
-                blob = snapshot.result()
-            lease.check()
-            summary.changes.snapshot_bytes = storage.save(engine, version_id, blob, inputs=inputs, counts=chosen.counts)
-            summary.phase_seconds["snapshot"] = round(time.perf_counter() - clock, 3)  # beyond the sources'
+            _keep_sources_and_snapshot(engine, options, project, version_id, root, files, chosen, inputs, summary, lease)
             lease.check()
             clock = time.perf_counter()
             store.apply(project, chosen.batch)
@@ -208,6 +195,28 @@ def _write(
         _mark_failed(engine, version_id, error, drop_snapshot=not applied)
         raise
     return summary, chosen.changes is not None and not chosen.changes.dependency_topology_changed
+
+
+def _keep_sources_and_snapshot(
+    engine: Engine, options: Options, project: str, version_id: int, root: Path, files: list[SourceFile],
+    chosen: plan.Plan, inputs: str | None, summary: IngestSummary, lease: Lease,
+) -> None:
+    """Store the files' contents and the version's snapshot, both before the graph is written.
+    The snapshot is encoded beside the contents' reading, hashing and storing, most of which runs
+    in C without the GIL. Its bytes are not held past this call: the graph write that follows is
+    the ingest's largest allocation."""
+    with ThreadPoolExecutor(1, thread_name_prefix="ingest-snapshot") as beside:
+        snapshot = beside.submit(chosen.snapshot)
+        clock = time.perf_counter()
+        kept = sources.keep(engine, options.blobs, project, version_id, root, files)
+        summary.changes.source_files, summary.changes.source_bytes_added = kept.files, kept.new_bytes
+        summary.changes.source_files_withheld = kept.withheld
+        summary.phase_seconds["sources"] = round(time.perf_counter() - clock, 3)
+        clock = time.perf_counter()
+        blob = snapshot.result()
+    lease.check()
+    summary.changes.snapshot_bytes = storage.save(engine, version_id, blob, inputs=inputs, counts=chosen.counts)
+    summary.phase_seconds["snapshot"] = round(time.perf_counter() - clock, 3)  # beyond the sources'
 
 
 def _checked(options: Options, lease: Lease) -> Options:
