@@ -33,20 +33,26 @@ re-ingest and the one-file change above. Medians over the rounds, with `uptime` 
 Not part of the test suite.
 
     .venv/bin/python bench/ingest.py --scale DIR [--lines 30000000] [--sample 16] [--worker-cap-mb 1536]
-                                     [--resolve-copies 1,2] [--workers 2]
+                                     [--resolve-copies 1,2] [--workers 2] [--neo4j URI [--neo4j-tx-rows N]]
                                      [--write-cpu-ms 0.13] [--write-efficiency 0.89] [--neo4j-cores 8] [--neo4j-writers 8]
 
 The shard plan at monorepo scale (bench/harness/scale.py): DIR gets a synthetic tree of copies of
 the corpus (hard links, `copy-NN/`) reaching --lines; the plan step lists and shards it (timed);
 --sample shards spread over the plan are parsed one at a time, each in a fresh process with its
-address space capped at --worker-cap-mb (per shard: CPU, wall, peak RSS, answer bytes);
-resolution's peak RSS and time on the first --resolve-copies copies (phase 1 reading one copy's
-answer back for every copy, phase 2), fitted by lines and extrapolated to the whole tree; then the
-hosted wall time for 100 concurrent workers from those figures (the S3 bandwidth, request latency
-and a worker's request count stated; the staged Neo4j write from the server's CPU per record,
-measured with `--only django --neo4j URI --neo4j-writers N`, and the server's cores and the
-writers stated: scale.Model), and the checks: no worker above 1.5 GB, resolution within 10 GB,
-the modelled wall within 10 minutes.
+address space capped at --worker-cap-mb (per shard: CPU, wall, peak RSS, answer bytes); the
+finish step on the first --resolve-copies copies, each count in a fresh process: the whole local
+ingest as the hosted finish function runs it (phase 1 reading one copy's answer back for every
+copy, phase 2, the plan, the facts cache, the files' contents beside the snapshot, the snapshot,
+the graph write, centrality) with fresh stores, the graph written to SQLite, or with --neo4j to a
+fresh Neo4j project (deleted afterwards; --neo4j-writers and --neo4j-tx-rows passed to its staged
+write); per count its peak RSS before the graph write and in all, CPU, nodes, edges and phase
+seconds, fitted by copies and extrapolated to the whole tree. The hosted write is Neo4j's: the
+whole peak measured with --neo4j is the one that counts. Then the hosted wall time for 100
+concurrent workers from those figures (the S3 bandwidth, request latency and a worker's request
+count stated; the finish step's CPU up to the write; the staged Neo4j write from the server's CPU
+per record, measured with `--only django --neo4j URI --neo4j-writers N`, and the server's cores
+and the writers stated: scale.Model), and the checks: no worker above 1.5 GB, the finish step's
+whole peak within 10 GB, the modelled wall within 10 minutes.
 
     .venv/bin/python bench/ingest.py --scale-tree PATH [--shard-workers 2] [--worker-cap-mb 1536]
 
@@ -96,7 +102,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
@@ -118,10 +124,11 @@ TARGETS = {"django": "django", "sdist": "django-sdist"}
 def run_one(
     target: str, workers: int | None, neo4j_uri: str | None = None, writers: int | None = None, tx_rows: int | None = None,
     *, tree: Path | None = None, parse: "Parse | None" = None, before_write: Callable[[], None] | None = None,
+    exclude: Sequence[str] = (), history: bool = True,
 ) -> dict:
     """Ingest one target (or `tree`, named `target`) in this process (into Neo4j when `neo4j_uri`)
     and return its figures. `parse`: phase 1's parse (the product's choice by size by default);
-    `before_write()`: called as the graph write starts."""
+    `before_write()`: called as the graph write starts; `exclude`, `history`: ingest_local's."""
     import uuid
 
     from rhumbline.ingest.pipeline import ingest_local
@@ -143,7 +150,8 @@ def run_one(
             if before_write is not None:
                 _call_before_apply(store, before_write)
             summary = ingest_local(
-                tree or corpus.tree(TARGETS[target]), project, store=store, engine=engine, workers=workers, parse=parse
+                tree or corpus.tree(TARGETS[target]), project, store=store, engine=engine, workers=workers, parse=parse,
+                exclude=exclude, history=history,
             )  # fmt: skip
             seconds = time.perf_counter() - started
             if server_cpu is not None:
@@ -162,6 +170,7 @@ def run_one(
         "files": summary.files,
         "python_files": summary.files_by_language.get("python", 0),
         "python_loc": summary.lines_by_language.get("python", 0),
+        "lines": sum(summary.lines_by_language.values()),
         "nodes": summary.node_count,
         "edges": summary.edge_count,
         "nodes_by_kind": summary.nodes_by_kind,
@@ -466,7 +475,7 @@ def paired(this: list[dict], other: list[dict]) -> str:
 
 def scale_main(
     directory: Path, lines: float, samples: int, cap_mb: int, resolve_copies: list[int], workers: int,
-    model: Model,
+    model: Model, neo4j_uri: str | None = None, writers: int | None = None, tx_rows: int | None = None,
 ) -> None:  # fmt: skip
     from harness import scale
 
@@ -513,28 +522,40 @@ def scale_main(
     one_facts = facts.stat().st_size
     print(f"\none copy parsed into one answer ({facts}) with {workers} workers in {warm:.0f} s: {one_facts / mb:.0f} MB"
           f" (the whole tree's answers: {copies * one_facts / mb:.0f} MB)")  # fmt: skip
-    print(f"{'copies':>7}{'files':>9}{'lines':>12}{'nodes':>10}{'edges':>11}{'s':>8}{'cpu s':>8}{'RSS MB':>8}  phases (s)  load")
+    store = ["--neo4j", neo4j_uri] if neo4j_uri else []
+    store += ["--neo4j-writers", str(writers)] if neo4j_uri and writers else []
+    store += ["--neo4j-tx-rows", str(tx_rows)] if neo4j_uri and tx_rows else []
+    if neo4j_uri:
+        print(f"the finish step (the whole local ingest) on the first copies, written to Neo4j {neo4j_uri}")
+    else:
+        print("the finish step (the whole local ingest) on the first copies, written to SQLite: the hosted write is"
+              " Neo4j's staged write, measured with --neo4j URI: that figure is the one that counts")  # fmt: skip
+    print(f"{'copies':>7}{'files':>9}{'lines':>12}{'nodes':>10}{'edges':>11}{'s':>8}{'cpu s':>8}{'pre-write MB':>13}"
+          f"{'RSS MB':>8}  phases (s)  load")  # fmt: skip
     resolved = []
     for count in resolve_copies:
-        found = scale.measure_resolution(__file__, tree, count, facts)
+        found = scale.measure_resolution(__file__, tree, count, facts, store)
         resolved.append(found)
         print(f"{count:>7}{found['files']:>9}{found['lines']:>12,}{found['nodes']:>10}{found['edges']:>11}"
-              f"{found['seconds']:>8.1f}{found['cpu']:>8.1f}{found['rss_mb']:>8.0f}  {found['phases']}"
-              f"  {os.getloadavg()[0]:.2f}")  # fmt: skip
-    # Fitted by copies (the tree's fractions), extrapolated to the whole tree's; resolution's time
-    # is its CPU (one thread: what an idle core gives, whatever this machine's load).
-    fitted = {}
-    for name in ("rss_mb", "cpu", "nodes", "edges"):
-        intercept, slope = scale.fit([(r["copies"], r[name]) for r in resolved])
-        fitted[name] = intercept + slope * copies
-        print(f"  fit {name}: {intercept:,.1f} + {slope:,.1f} per copy → {fitted[name]:,.0f} at {copies} copies")
+              f"{found['seconds']:>8.1f}{found['cpu']:>8.1f}{found['rss_before_write_mb']:>13.0f}{found['rss_mb']:>8.0f}"
+              f"  {found['phases']}  {os.getloadavg()[0]:.2f}")  # fmt: skip
+    # Fitted by copies (the tree's fractions), extrapolated to the whole tree's; the finish step's
+    # time before the write is its CPU (one thread: what an idle core gives, whatever this
+    # machine's load); the write is modelled from the server's CPU.
+    names = ("rss_before_write_mb", "rss_mb", "cpu_before_write", "cpu", "nodes", "edges")
+    fits = scale.fitted(resolved, names, copies)
+    for name, (intercept, slope, value) in fits.items():
+        print(f"  fit {name}: {intercept:,.1f} + {slope:,.1f} per copy → {value:,.0f} at {copies} copies")
+    fitted = {name: value for name, (_, _, value) in fits.items()}
+    print(f"  the finish step's peak RSS at {copies} copies: {fitted['rss_before_write_mb']:,.0f} MB before the graph"
+          f" write, {fitted['rss_mb']:,.0f} MB in all ({resolved[0]['store']} wrote)")  # fmt: skip
 
     by_cpu = scale.modelled(
-        len(shards), measured, plan["seconds"], plan["bytes"], fitted["cpu"],
+        len(shards), measured, plan["seconds"], plan["bytes"], fitted["cpu_before_write"],
         fitted["nodes"] + fitted["edges"], copies * one_facts, model, time_key="cpu",
     )  # fmt: skip
     figures = scale.modelled(
-        len(shards), measured, plan["seconds"], plan["bytes"], fitted["cpu"],
+        len(shards), measured, plan["seconds"], plan["bytes"], fitted["cpu_before_write"],
         fitted["nodes"] + fitted["edges"], copies * one_facts, model,
     )  # fmt: skip
     print(f"\nmodel, {model.workers} concurrent workers ({model}); a shard's measured wall (its CPU in brackets):")
@@ -545,7 +566,7 @@ def scale_main(
     worst = max(s["rss_mb"] for s in measured)
     checks = {
         "no worker above 1.5 GB": worst <= 1536 and failed == 0,
-        "resolution within 10 GB": fitted["rss_mb"] <= 10 * 1024,
+        f"finish within 10 GB ({resolved[0]['store']} wrote)": scale.finish_within(fits),
         "modelled wall within 10 min": figures["total"] <= 600,
     }
     for name, ok in checks.items():
@@ -562,6 +583,38 @@ def scale_main(
           f" answer's kept copy) and {2 * len(shards):,} GET-class (a worker's span of the tree, finish's GET"
           f" of its answer), besides the tree's parts")  # fmt: skip
     print(uptime())
+
+
+def scale_resolve_child(
+    root: Path, copies: int, facts: Path, neo4j_uri: str | None, writers: int | None, tx_rows: int | None
+) -> None:
+    """The hosted finish step on the first `copies` copies of the scale tree, in this process: the
+    whole ingest_local with fresh stores (run_one), phase 1 reading each file's row and facts from
+    one copy's answer (scale.answer_reader); prints its figures as JSON: the peak RSS before the
+    graph write (VmHWM as the store's apply starts) and the whole peak (VmHWM at the end: this
+    process's since its exec, where ru_maxrss may count its parent's pages too), the CPU before
+    the write and in all, nodes, edges, phase seconds and the store that wrote. Its address space
+    is capped (RESOLVE_CAP_BYTES) so a part too large for this machine fails alone."""
+    from harness import scale
+
+    resource.setrlimit(resource.RLIMIT_AS, (scale.RESOLVE_CAP_BYTES, scale.RESOLVE_CAP_BYTES))
+    at_write: dict[str, float] = {}
+
+    def before_write() -> None:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        at_write.update(rss_before_write_mb=scale.status_mb("VmHWM"), cpu_before_write=usage.ru_utime + usage.ru_stime)
+
+    figures = run_one(
+        "scale", None, neo4j_uri, writers, tx_rows, tree=root, parse=scale.answer_reader(facts),
+        before_write=before_write, exclude=scale.other_copies(root, copies), history=False,
+    )  # fmt: skip
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    print(json.dumps({
+        "copies": copies, "files": figures["files"], "lines": figures["lines"], "nodes": figures["nodes"],
+        "edges": figures["edges"], "seconds": figures["seconds"], "phases": figures["phases"], **at_write,
+        "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": scale.status_mb("VmHWM"),
+        "store": "neo4j" if neo4j_uri else "sqlite", "writers": figures["writers"], "tx_rows": figures["tx_rows"],
+    }))  # fmt: skip
 
 
 def scale_tree_child(mode: str, tree: Path, workers: int, cap_mb: int) -> None:
@@ -709,11 +762,13 @@ def main() -> None:
     parser.add_argument("--incremental", action="store_true", help="the incremental scenario")
     parser.add_argument(
         "--neo4j", help="bolt URI: full ingests into Neo4j instead of SQLite (password from"
-        " RHUMBLINE_TEST_NEO4J_PASSWORD); with --incremental, also the scenario on Neo4j",
+        " RHUMBLINE_TEST_NEO4J_PASSWORD); with --incremental, also the scenario on Neo4j; with --scale, the"
+        " finish step's graph write",
     )  # fmt: skip
     parser.add_argument("--neo4j-writers", type=int, metavar="N",
                         help="with --neo4j: concurrent transactions of the staged write (default: the store's);"
-                             " with --scale: the hosted write's, in the model (default: Model's)")
+                             " with --scale: the hosted write's, in the model (default: Model's), and the"
+                             " finish step's with --neo4j")
     parser.add_argument("--neo4j-tx-rows", type=int, metavar="N",
                         help="with --neo4j: rows per transaction of the staged write (default: the store's; a"
                              " target with fewer than writers times as many records gives some writers nothing)")
@@ -767,10 +822,8 @@ def main() -> None:
         worker_child(args.scale_worker)
         return
     if args.scale_resolve is not None:
-        from harness.scale import resolve_child
-
         root, copies, facts = args.scale_resolve
-        resolve_child(root, int(copies), facts)
+        scale_resolve_child(Path(root), int(copies), Path(facts), args.neo4j, args.neo4j_writers, args.neo4j_tx_rows)
         return
     if args.scale_tree_child is not None:
         mode, root = args.scale_tree_child
@@ -787,7 +840,8 @@ def main() -> None:
             neo4j_cores=args.neo4j_cores, neo4j_writers=args.neo4j_writers or defaults.neo4j_writers,
         )  # fmt: skip
         scale_main(args.scale, args.lines, args.sample, args.worker_cap_mb,
-                   [int(part) for part in args.resolve_copies.split(",")], args.workers or 2, model)  # fmt: skip
+                   [int(part) for part in args.resolve_copies.split(",")], args.workers or 2, model,
+                   args.neo4j, args.neo4j_writers, args.neo4j_tx_rows)  # fmt: skip
         return
     if args.callgraph is not None:
         from harness import callgraph, callgraph_sets

@@ -1,18 +1,19 @@
 """The shard plan at monorepo scale: a synthetic tree of copies of the corpus, its parse workers
-measured one shard at a time under a memory cap, resolution's memory on growing parts of the
+measured one shard at a time under a memory cap, the finish step's memory on growing parts of the
 tree, and the hosted wall time those figures give for a fleet of concurrent workers.
 
 The tree is `copy-NN/<corpus tree>` for as many copies as reach the target lines, each file a
 hard link into bench/.corpus (the ingest reads them as the regular files they are). Every measured
 worker parses its whole shard (a first ingest). Copies have the same bytes, so one copy is parsed
-for resolution: its rows and facts are saved as one answer, and resolution reads every copy's
-files from it as the finish step reads the shards' answers, decoding the facts once per path, as a
-tree of distinct files would.
+for the finish step: its rows and facts are saved as one answer, and the finish step's ingest
+(the whole of ingest_local: resolution, the plan, the facts cache, the files' contents beside the
+snapshot, the snapshot, the graph write and centrality) reads every copy's files from it as the
+hosted finish function reads the shards' answers, decoding the facts once per path, as a tree of
+distinct files would.
 """
 
 from __future__ import annotations
 
-import gc
 import json
 import math
 import os
@@ -33,11 +34,13 @@ from typing import TYPE_CHECKING, Any
 from harness.corpus import CORPUS
 
 if TYPE_CHECKING:
+    from rhumbline.ingest.discover.parallel import Encoded, Parse
     from rhumbline.ingest.sharded.executors import Answer, Run, Task, Work
 
 # The corpus trees copied: every language of the corpus, nothing that is only an archive.
-# A resolution measured here stays within what a shared machine can give one process.
-RESOLVE_CAP_BYTES = 8 * 1024**3
+# A finish step measured here stays within what a shared machine can give one process.
+RESOLVE_CAP_BYTES = 12 * 1024**3
+FINISH_MB = 10 * 1024  # the hosted finish function's memory
 SOURCES = ("go", "java", "typescript", "rust", "Django-5.1", "pygments-2.18.0", "docutils-0.21.2")
 
 
@@ -295,36 +298,25 @@ def measure_shard(script: str, root: Path, paths: list[str], cap_mb: int) -> dic
     }  # fmt: skip
 
 
-def resolve_child(root: str, copies: int, facts: str) -> None:
-    """Phases 1 and 2 (build_graph) on the first `copies` copies, phase 1 reading each file's row
-    and facts from one copy's answer (warm_facts) as the finish step reads the shards'; prints the
-    figures and peak RSS. Its address space is capped (RESOLVE_CAP_BYTES) so a part too large for
-    this machine fails alone."""
-    resource.setrlimit(resource.RLIMIT_AS, (RESOLVE_CAP_BYTES, RESOLVE_CAP_BYTES))
-    from rhumbline.ingest.build import build_graph
-    from rhumbline.ingest.discover.parallel import Encoded
+def other_copies(root: Path, copies: int) -> list[str]:
+    """Exclude patterns leaving the first `copies` copies of the tree."""
+    names = sorted(path.name for path in root.iterdir() if path.name.startswith("copy-"))
+    return [f"/{name}/" for name in names[copies:]]
+
+
+def answer_reader(facts: Path) -> Parse:
+    """Phase 1's parse reading each file's row and facts from one copy's answer (warm_facts) for
+    every copy, as the finish step reads the shards' answers."""
     from rhumbline.ingest.sharded.answer import decode_answer
     from rhumbline.ingest.sharded.executors import outcome_of
 
-    tree = Path(root)
-    others = sorted(path.name for path in tree.iterdir() if path.name.startswith("copy-"))[copies:]
-    one = {row[1]: (row, blob) for row, blob in decode_answer(Path(facts).read_bytes())}
+    one = {row[1]: (row, blob) for row, blob in decode_answer(facts.read_bytes())}
 
-    def reader(root: Path, paths: Any, **_: Any) -> list[Encoded]:
+    def reader(root: Path, paths: Sequence[str], **_: Any) -> list[Encoded]:
         answered = [(path, one[path.partition("/")[2]]) for path in paths]  # copy-NN/<path in the copy>
         return [outcome_of([row[0], path, *row[2:]], blob, str(root)) for path, (row, blob) in answered]
 
-    started = time.perf_counter()
-    gc.disable()  # as ingest_local runs it: the cyclic collector would walk the facts again and again
-    built = build_graph(tree, "bench/scale", exclude=[f"/{name}/" for name in others], history=False, parse=reader)
-    seconds = time.perf_counter() - started
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    lines = sum(source.line_count or 0 for source in built.sources)
-    print(json.dumps({
-        "copies": copies, "files": len(built.sources), "lines": lines, "nodes": len(built.nodes),
-        "edges": len(built.edges), "seconds": seconds, "phases": built.seconds,
-        "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024,
-    }))  # fmt: skip
+    return reader
 
 
 def warm_facts(root: Path, facts: Path, workers: int) -> float:
@@ -344,12 +336,29 @@ def warm_facts(root: Path, facts: Path, workers: int) -> float:
     return time.perf_counter() - started
 
 
-def measure_resolution(script: str, root: Path, copies: int, facts: Path) -> dict[str, Any]:
+def measure_resolution(script: str, root: Path, copies: int, facts: Path, store: Sequence[str] = ()) -> dict[str, Any]:
+    """The finish step on the first `copies` copies in a fresh process (`script --scale-resolve`,
+    `store`: its graph store's options, SQLite without any): its figures."""
     done = subprocess.run(
-        [sys.executable, script, "--scale-resolve", str(root), str(copies), str(facts)],
+        [sys.executable, script, "--scale-resolve", str(root), str(copies), str(facts), *store],
         check=True, capture_output=True, text=True,
     )  # fmt: skip
     return dict(json.loads(done.stdout))
+
+
+def fitted(resolved: Sequence[dict[str, Any]], names: Sequence[str], copies: int) -> dict[str, tuple[float, float, float]]:
+    """Each named figure of the measured finish steps fitted by copies: (intercept, slope, its
+    value at `copies`)."""
+    found = {}
+    for name in names:
+        intercept, slope = fit([(figures["copies"], figures[name]) for figures in resolved])
+        found[name] = (intercept, slope, intercept + slope * copies)
+    return found
+
+
+def finish_within(fits: dict[str, tuple[float, float, float]]) -> bool:
+    """Whether the finish step's whole peak RSS, fitted (`fitted`), fits the finish function."""
+    return fits["rss_mb"][2] <= FINISH_MB
 
 
 def fit(points: list[tuple[float, float]]) -> tuple[float, float]:
@@ -369,7 +378,8 @@ def modelled(
     the plan (listing and sharding measured here; the tree's one upload at the stated bandwidth),
     the Map (waves of `workers` shards, each the slowest measured shard's parse plus its span in,
     the largest answer out and its few requests), and finish (the tree and the answers in, one
-    GET a shard with `finish_get_concurrency` in flight, the measured resolution, the staged write
+    GET a shard with `finish_get_concurrency` in flight, `resolve_s`: the finish step's measured
+    CPU up to the graph write, the staged write
     from the server's CPU per record and cores: Model). `time_key`: a shard's measured time, its
     process's wall ("wall") or CPU ("cpu": what an idle core gives)."""
     mb = 1024 * 1024
