@@ -49,7 +49,7 @@ write); per count its peak RSS before the graph write and in all, CPU, nodes, ed
 seconds, fitted by copies and extrapolated to the whole tree. The hosted write is Neo4j's: the
 whole peak measured with --neo4j is the one that counts. Then the hosted wall time for 100
 concurrent workers from those figures (the S3 bandwidth, request latency and a worker's request
-count stated; the finish step's CPU up to the write; the staged Neo4j write from the server's CPU
+count stated; the finish step's CPU up to the write and centrality's seconds after it; the staged Neo4j write from the server's CPU
 per record, measured with `--only django --neo4j URI --neo4j-writers N`, and the server's cores
 and the writers stated: scale.Model), and the checks: no worker above 1.5 GB, the finish step's
 whole peak within 10 GB, the modelled wall within 10 minutes.
@@ -541,8 +541,9 @@ def scale_main(
               f"  {found['phases']}  {os.getloadavg()[0]:.2f}")  # fmt: skip
     # Fitted by copies (the tree's fractions), extrapolated to the whole tree's; the finish step's
     # time before the write is its CPU (one thread: what an idle core gives, whatever this
-    # machine's load); the write is modelled from the server's CPU.
-    names = ("rss_before_write_mb", "rss_mb", "cpu_before_write", "cpu", "nodes", "edges")
+    # machine's load), with centrality's seconds after the write; the write is modelled from the
+    # server's CPU.
+    names = ("rss_before_write_mb", "rss_mb", "cpu_before_write", "centrality_s", "cpu", "nodes", "edges")
     fits = scale.fitted(resolved, names, copies)
     for name, (intercept, slope, value) in fits.items():
         print(f"  fit {name}: {intercept:,.1f} + {slope:,.1f} per copy → {value:,.0f} at {copies} copies")
@@ -551,11 +552,11 @@ def scale_main(
           f" write, {fitted['rss_mb']:,.0f} MB in all ({resolved[0]['store']} wrote)")  # fmt: skip
 
     by_cpu = scale.modelled(
-        len(shards), measured, plan["seconds"], plan["bytes"], fitted["cpu_before_write"],
+        len(shards), measured, plan["seconds"], plan["bytes"], fitted["cpu_before_write"] + fitted["centrality_s"],
         fitted["nodes"] + fitted["edges"], copies * one_facts, model, time_key="cpu",
     )  # fmt: skip
     figures = scale.modelled(
-        len(shards), measured, plan["seconds"], plan["bytes"], fitted["cpu_before_write"],
+        len(shards), measured, plan["seconds"], plan["bytes"], fitted["cpu_before_write"] + fitted["centrality_s"],
         fitted["nodes"] + fitted["edges"], copies * one_facts, model,
     )  # fmt: skip
     print(f"\nmodel, {model.workers} concurrent workers ({model}); a shard's measured wall (its CPU in brackets):")
@@ -614,6 +615,7 @@ def scale_resolve_child(
         "edges": figures["edges"], "seconds": figures["seconds"], "phases": figures["phases"], **at_write,
         "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": scale.status_mb("VmHWM"),
         "store": "neo4j" if neo4j_uri else "sqlite", "writers": figures["writers"], "tx_rows": figures["tx_rows"],
+        "centrality_s": figures["phases"].get("centrality", 0.0),
     }))  # fmt: skip
 
 

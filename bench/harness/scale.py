@@ -379,7 +379,7 @@ def modelled(
     the Map (waves of `workers` shards, each the slowest measured shard's parse plus its span in,
     the largest answer out and its few requests), and finish (the tree and the answers in, one
     GET a shard with `finish_get_concurrency` in flight, `resolve_s`: the finish step's measured
-    CPU up to the graph write, the staged write
+    CPU up to the graph write and centrality's seconds after it, the staged write
     from the server's CPU per record and cores: Model). `time_key`: a shard's measured time, its
     process's wall ("wall") or CPU ("cpu": what an idle core gives)."""
     mb = 1024 * 1024
