@@ -93,12 +93,14 @@ def node_steps(project: str, nodes: Sequence[Node], edges: Sequence[Edge], chunk
 
 def edge_steps(project: str, edges: Sequence[Edge], created: dict[str, str], chunk: int) -> Iterator[Step]:
     """The statements creating a batch's edges between the nodes and stubs node_steps created,
-    found by their element ids: to run once those have committed."""
-    unique = {(e.source, e.relation, e.target): e for e in edges}
-    _check_created({end for source, _, target in unique for end in (source, target)}, created)
-    for relation, group in by_relation(unique.values()).items():
+    found by their element ids: to run once those have committed. Edges are deduplicated one
+    relation at a time (the last of a key wins, at its first one's place), so only one
+    relation's keys are ever held beside the batch."""
+    _check_created({end for edge in edges for end in (edge.source, edge.target)}, created)
+    for relation, group in by_relation(edges).items():
         text = CREATE_EDGES.replace("{relation}", rows.check_relation(relation))
-        for part in chunks(group, chunk):
+        unique = list({(edge.source, edge.target): edge for edge in group}.values())
+        for part in chunks(unique, chunk):
             yield text, {"project": project, "rows": [_edge_values(edge, created) for edge in part]}, len(part)
 
 
@@ -118,13 +120,13 @@ def kind_steps(project: str, nodes: Sequence[Node], created: dict[str, str], chu
     `kind` to the chain's head)."""
     latest = _latest(nodes)
     _check_created(latest.keys(), created)
-    by_kind: dict[str, list[list[str]]] = {}
+    by_kind: dict[str, list[Node]] = {}
     for node in latest.values():
-        by_kind.setdefault(node.kind, []).append([created[node.id], node.kind])
+        by_kind.setdefault(node.kind, []).append(node)
     for kind, group in sorted(by_kind.items()):
         text = SET_KINDS.replace("{label}", set_kind_label(kind))
-        for part in chunks(group, chunk):
-            yield text, {"project": project, "rows": list(part)}, len(part)
+        for part in chunks(group, chunk):  # a chunk's rows only: the nodes are the batch's own
+            yield text, {"project": project, "rows": [[created[node.id], kind] for node in part]}, len(part)
 
 
 def _check_created(ids: Iterable[str], created: dict[str, str]) -> None:
