@@ -8,6 +8,7 @@ version conflict found at the flip.
 
 from __future__ import annotations
 
+import gc
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -134,6 +135,25 @@ def test_a_chunked_write_gives_the_single_transaction_graph(
     assert total == chunked_total + whole_total == 2 * whole_total and {h.project for h in both} == {chunked, whole}
     [key] = _physical(neo4j_graph_store, chunked)
     assert key.startswith(chunked + "@1.")
+
+
+def test_a_committed_transaction_s_rows_are_not_held_while_the_collector_is_paused(
+    stores: Callable[..., Neo4jGraphStore], projects: list[str]
+) -> None:
+    # An ingest pauses the cyclic collector while it runs, and the driver keeps each query's
+    # parameters in a reference cycle: rows held there would add up to the whole graph's.
+    nodes, edges = _graph("held", files=20)
+    ids = {n.id for n in nodes}
+    project = _project(projects)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        stores(tx_rows=7).apply(project, _full(nodes, edges, 1))
+        held = [o for o in gc.get_objects() if type(o) is list and o and isinstance(o[0], list) and o[0] and o[0][0] in ids]
+    finally:
+        if enabled:
+            gc.enable()
+    assert held == []
 
 
 def test_a_full_write_runs_nodes_then_edges_then_kinds_each_in_transactions_of_their_own(

@@ -240,8 +240,18 @@ def _run_transaction(store: Neo4jClient, steps: list[Step]) -> list[Any]:
             records += found
         return records
 
-    with store._guard(budget), store._session(write=True) as session:
-        return list(session.execute_write(store._neo4j.unit_of_work(timeout=budget)(work)))
+    try:
+        with store._guard(budget), store._session(write=True) as session:
+            return list(session.execute_write(store._neo4j.unit_of_work(timeout=budget)(work)))
+    finally:
+        # The driver keeps each query's result, and a copy of its parameters for the result's
+        # summary, in a reference cycle; an ingest pauses the cyclic collector, so a whole graph's
+        # rows would stay until it ends. The row lists themselves are shared: emptied once the
+        # transaction is over, they go now.
+        for _, params, _ in steps:
+            for value in params.values():
+                if isinstance(value, list):
+                    value.clear()
 
 def _drop_quietly(store: Neo4jClient, staged: str) -> None:
     """Remove a failed stage now if the server still answers; else a later collect does."""
