@@ -26,3 +26,14 @@ def test_edges_equal_those_the_dataclass_builds_field_by_field():
     for edge in built:  # every field set, hashable like any Edge
         assert all(hasattr(edge, field.name) for field in fields(Edge))
         assert hash(edge) == hash(Edge(**{field.name: getattr(edge, field.name) for field in fields(Edge)}))
+
+
+def test_taking_the_edges_gives_what_edges_gives_and_empties_the_set():
+    edges = EdgeSet()
+    for n in range(50):
+        edges.add(f"f{n % 7}", "CALLS", f"g{n % 11}", "INFERRED", 0.8, f"call {n}", "a.py", n)
+    edges.set_properties("f0", "CALLS", "g0", {"sites": 3})
+    expected = edges.edges()
+
+    assert edges.take() == expected
+    assert len(edges) == 0 and edges.edges() == []

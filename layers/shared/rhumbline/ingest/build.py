@@ -153,7 +153,7 @@ def _build(
     except Exception as error:  # noqa: BLE001 — reported; the code graph stands without documents
         failures.add("(documents)", "knowledge", error)
     nodes.extend(build_contributors(commits(log), sources, edges))
-    built_edges = edges.edges()
+    built_edges = edges.take()
     if failures:  # a failed file may have left edges to nodes it never made
         built_edges = _between(nodes, built_edges)
     built = BuiltGraph(

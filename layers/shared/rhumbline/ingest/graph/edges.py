@@ -6,6 +6,7 @@ confidence is its location, and the explanation says how many more sites there a
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import fields
 
 from rhumbline.stores.graph.model import Confidence, Edge
@@ -74,6 +75,17 @@ class EdgeSet:
 
     def edges(self) -> list[Edge]:
         """The edges, in the order their keys were first added."""
+        return self._built(self._edges.items())
+
+    def take(self) -> list[Edge]:
+        """The edges, as edges() gives them, leaving the set empty: each edge's evidence goes as
+        its Edge is made, so a whole graph's edges are never held twice."""
+        found, self._edges = self._edges, {}
+        built = self._built((key, found.pop(key)) for key in list(found))
+        self._properties = {}
+        return built
+
+    def _built(self, evidence: Iterable[tuple[tuple[str, str, str], list]]) -> list[Edge]:
         slot = _SET_EDGE_SLOT
         set_source, set_target, set_relation = slot["source"], slot["target"], slot["relation"]
         set_confidence, set_score = slot["confidence"], slot["confidence_score"]
@@ -85,7 +97,7 @@ class EdgeSet:
         append = built.append
         # A graph has a handful of distinct scores; round() (a decimal conversion) once each.
         rounded: dict[float, float] = {}
-        for key, (confidence, score, explanation, file, line, sites) in self._edges.items():
+        for key, (confidence, score, explanation, file, line, sites) in evidence:
             edge = new(Edge)
             set_source(edge, key[0])
             set_target(edge, key[2])
