@@ -1,21 +1,24 @@
 """ingested_files and graph_snapshots (migration 0003) on SQLite and PostgreSQL: the facts cache,
-snapshots with their versions, and what deleting a version or a project takes with it."""
+snapshots with their versions, and what deleting a version or a project takes with it; a
+snapshot's bytes in parts (graph_snapshot_parts, migration 0013)."""
 
 from __future__ import annotations
 
+import os
 import uuid
 
+import pytest
 from sqlalchemy import Engine, func, select
 
 from rhumbline.ingest.snapshots import storage
 from rhumbline.ingest.facts import CodeFacts, SourceFile
 from rhumbline.ingest.facts_codec import decode_facts
 from rhumbline.ingest.snapshots.facts_cache import FactCache
-from rhumbline.ingest.snapshots.format import Partitioned, partitions
+from rhumbline.ingest.snapshots.format import FORMAT, Partitioned, partitions
 from rhumbline.ingest.snapshots.records import Snapshot
 from rhumbline.stores.graph.model import Edge, Node
 from rhumbline.stores.relational import projects, versions
-from rhumbline.stores.relational.schema.ingest import GraphSnapshot, IngestedFile
+from rhumbline.stores.relational.schema.ingest import GraphSnapshot, GraphSnapshotPart, IngestedFile
 from rhumbline.stores.relational.session import session_scope
 
 CODE = CodeFacts("Doc.", (), (), (), (), 0, None, False)
@@ -85,3 +88,74 @@ def test_snapshots_live_and_die_with_their_versions(engine: Engine) -> None:
         assert session.scalar(
             select(func.count()).select_from(GraphSnapshot).where(GraphSnapshot.version_id.in_([i for i, _ in ids]))
         ) == 0
+
+
+def new_version(engine: Engine, project: str) -> int:
+    with session_scope(engine) as session:
+        return versions.start(session, project).id
+
+
+def part_sizes(engine: Engine, version_id: int) -> list[int]:
+    with session_scope(engine) as session:
+        return [len(data) for data in session.scalars(
+            select(GraphSnapshotPart.data).where(GraphSnapshotPart.version_id == version_id)
+            .order_by(GraphSnapshotPart.seq)
+        )]  # fmt: skip
+
+
+def test_a_snapshot_is_stored_in_parts_and_replaced_whole(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(storage, "PART_BYTES", 1024)
+    project = slug()
+    version_id = new_version(engine, project)
+    blob = os.urandom(5 * 1024 + 17)
+
+    assert storage.save(engine, version_id, blob, inputs="k" * 32, counts=(3, 4)) == len(blob)
+
+    assert part_sizes(engine, version_id) == [1024] * 5 + [17]
+    with session_scope(engine) as session:
+        assert session.scalar(select(GraphSnapshot.blob).where(GraphSnapshot.version_id == version_id)) == b""
+    assert storage.load_blob(engine, project, 1) == blob
+    stored = storage.load_stored(engine, project, 1)
+    assert stored is not None
+    assert (stored.blob, stored.inputs, stored.node_count, stored.edge_count) == (blob, "k" * 32, 3, 4)
+
+    again = os.urandom(2 * 1024)
+    storage.save(engine, version_id, again, inputs=None, counts=(1, 1))
+    assert part_sizes(engine, version_id) == [1024, 1024]
+    assert storage.load_blob(engine, project, 1) == again
+
+
+def test_discarding_or_deleting_a_version_removes_its_parts(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(storage, "PART_BYTES", 1024)
+    project = slug()
+    ids = []
+    for _ in range(3):
+        ids.append(new_version(engine, project))
+        storage.save(engine, ids[-1], os.urandom(3 * 1024), inputs=None, counts=(0, 0))
+        with session_scope(engine) as session:
+            versions.finish(session, ids[-1], status="completed", node_count=0, edge_count=0, stats=None)
+    discarded, pruned, kept = ids
+
+    storage.discard(engine, discarded)
+    assert part_sizes(engine, discarded) == []
+    assert storage.load_blob(engine, project, 1) is None
+    with session_scope(engine) as session:
+        assert versions.prune(session, project, keep=1) == 2
+    assert part_sizes(engine, pruned) == []
+    assert part_sizes(engine, kept) == [1024] * 3
+    with session_scope(engine) as session:
+        projects.delete(session, project)
+    assert part_sizes(engine, kept) == []
+
+
+def test_a_snapshot_stored_before_the_parts_still_loads(engine: Engine) -> None:
+    project = slug()
+    version_id = new_version(engine, project)
+    blob = os.urandom(3000)
+    with session_scope(engine) as session:
+        session.add(GraphSnapshot(version_id=version_id, format=FORMAT, node_count=2, edge_count=1, inputs=None, blob=blob))
+
+    assert part_sizes(engine, version_id) == []
+    assert storage.load_blob(engine, project, 1) == blob
+    stored = storage.load_stored(engine, project, 1)
+    assert stored is not None and stored.blob == blob

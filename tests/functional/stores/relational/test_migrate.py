@@ -24,6 +24,8 @@ TABLES |= {"contributor_emails"}
 TABLES |= {"subject_meters"}
 # The stored files of graph versions and their contents (0012_sources).
 TABLES |= {"version_files", "source_blobs"}
+# A snapshot's bytes in bounded parts (0013_snapshot_parts).
+TABLES |= {"graph_snapshot_parts"}
 
 
 def head_revision() -> str:

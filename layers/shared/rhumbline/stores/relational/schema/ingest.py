@@ -7,6 +7,8 @@
 - `graph_snapshots`: per graph version, every node key with its attributes and every edge key with
   its evidence, compressed (rhumbline/ingest/snapshots/): what graph_diff compares and what an
   incremental ingest diffs its new graph against. Deleted with its version (retention pruning).
+- `graph_snapshot_parts` (migration 0013_snapshot_parts): a snapshot's bytes in bounded parts,
+  deleted with their snapshot row. Rows written before it keep their bytes in `graph_snapshots.blob`.
 """
 
 from __future__ import annotations
@@ -43,4 +45,15 @@ class GraphSnapshot(Base):
     # A digest of everything the graph was built from (pipeline.inputs_key): a re-ingest with the
     # same inputs reuses this graph without running phase 2.
     inputs: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    # Empty when the bytes are in graph_snapshot_parts; rows written before those keep them here.
     blob: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
+
+
+class GraphSnapshotPart(Base):
+    __tablename__ = "graph_snapshot_parts"
+
+    version_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("graph_snapshots.version_id", ondelete="CASCADE"), primary_key=True
+    )
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    data: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
