@@ -149,11 +149,16 @@ def test_a_committed_transaction_s_rows_are_not_held_while_the_collector_is_paus
     gc.disable()
     try:
         stores(tx_rows=7).apply(project, _full(nodes, edges, 1))
-        held = [o for o in gc.get_objects() if type(o) is list and o and isinstance(o[0], list) and o[0] and o[0][0] in ids]
+        held = [o for o in gc.get_objects() if type(o) is list and o and _starts_a_row_of(o[0], ids)]
     finally:
         if enabled:
             gc.enable()
     assert held == []
+
+
+def _starts_a_row_of(item: object, ids: set[str]) -> bool:
+    """Whether `item` is a node row (a list led by its node's id) of one of `ids`."""
+    return type(item) is list and bool(item) and isinstance(item[0], str) and item[0] in ids
 
 
 def test_a_full_write_runs_nodes_then_edges_then_kinds_each_in_transactions_of_their_own(
