@@ -25,7 +25,8 @@ from rhumbline.ingest.graph.contributors import build_contributors
 from rhumbline.ingest.graph.edges import EdgeSet
 from rhumbline.ingest.graph.structure import build_structure
 from rhumbline.ingest.languages.knowledge.graph import build_knowledge_graph
-from rhumbline.ingest.languages.polyglot.build import build_polyglot_graph
+from rhumbline.ingest.languages.knowledge.facts import DocFacts
+from rhumbline.ingest.languages.polyglot.build import build_families, files_by_family
 from rhumbline.ingest.languages.python.graph import build_python_graph
 from rhumbline.ingest.languages.python.packaging import package_dirs
 from rhumbline.ingest.snapshots.facts_cache import FactCache
@@ -49,6 +50,7 @@ class BuiltGraph:
     skipped: list[SkippedFile]
     unresolved_calls: int
     seconds: dict[str, float]  # per phase: walk, parse, resolve (the pipeline adds store)
+    parsed: ParsedFiles
     # True: phase 2 was skipped, the inputs being those of the stored graph (build_graph's
     # `unchanged`); nodes and edges are then empty.
     reused: bool = False
@@ -60,10 +62,26 @@ class BuiltGraph:
     warnings: list[str] = field(default_factory=list)  # e.g. ignore-file lines dropped
 
 
+@dataclass(frozen=True)
+class ParsedFiles:
+    """What the summary says of the parsed files, read before phase 2 lets their facts go."""
+
+    count: int
+    syntax_errors: dict[str, int]  # language → files with syntax errors
+
+    @classmethod
+    def of(cls, sources: Sequence[SourceFile]) -> ParsedFiles:
+        parsed = [source for source in sources if source.code is not None]
+        errors = Counter(source.language or "unknown" for source in parsed if source.code.syntax_errors)
+        return cls(len(parsed), dict(sorted(errors.items())))
+
+
 # (sources, git history log or None) → whether the stored graph was built from exactly these.
 Unchanged = Callable[[Sequence[SourceFile], "str | None"], bool]
 # (sources, git history log or None) → the changed files' partitions, or None: build everything.
 Partial = Callable[[Sequence[SourceFile], "str | None"], "PartialBuild | None"]
+# Every file read (phase 1's outcomes) → None: the caller stores the facts cache.
+StoreFacts = Callable[[Sequence[SourceFile]], None]
 
 
 def build_graph(
@@ -78,6 +96,8 @@ def build_graph(
     unchanged: Unchanged | None = None,
     partial: Partial | None = None,
     parse: Parse | None = None,
+    store_facts: StoreFacts | None = None,
+    keep_facts: bool = True,
 ) -> BuiltGraph:
     """`cache`: phase-1 facts of earlier ingests (snapshots/facts_cache.py), parsing only files it lacks.
     `parse`: how files are parsed (read_all_encoded's signature; default the single reader,
@@ -86,9 +106,15 @@ def build_graph(
     `unchanged(sources, history log)`: True when the caller knows these inputs give the graph it
     already has; phase 2 is then skipped and the result has no nodes or edges (`reused`).
     `partial(sources, history log)`: the changed files' partitions when building only those is
-    exact (partial.py), else None and the whole phase 2 runs."""
+    exact (partial.py), else None and the whole phase 2 runs.
+    `store_facts(sources)`: called once every file is read, before phase 2 (to store the facts
+    cache). `keep_facts=False`: a whole phase 2 lets go of the cache's encoded facts
+    (FactCache.let_go) and of each language's facts once that language is resolved, and the
+    result's sources carry none: what an ingest wants, the graph never sitting beside every
+    file's facts."""
     return _build(
-        root.resolve(), project, exclude, workers, progress, cache, history, unchanged, partial, parse
+        root.resolve(), project, exclude, workers, progress, cache, history, unchanged, partial, parse,
+        store_facts, keep_facts,
     )  # fmt: skip
 
 
@@ -103,6 +129,8 @@ def _build(
     unchanged: Unchanged | None = None,
     partial: Partial | None = None,
     parse: Parse | None = None,
+    store_facts: StoreFacts | None = None,
+    keep_facts: bool = True,
 ) -> BuiltGraph:
     clock = time.perf_counter()
     seconds: dict[str, float] = {}
@@ -130,21 +158,35 @@ def _build(
         log = history_log.result() if history_log is not None else None
     sources = [outcome for outcome in outcomes if isinstance(outcome, SourceFile)]
     skipped = [*discovery.skipped, *(o for o in outcomes if isinstance(o, SkippedFile))]
+    del outcomes
+    parsed = ParsedFiles.of(sources)
+    if store_facts is not None:
+        store_facts(sources)
+        lap("facts_cache")
     if unchanged is not None and unchanged(sources, log):
-        return BuiltGraph([], [], sources, skipped, 0, seconds, reused=True, warnings=discovery.warnings)
+        return BuiltGraph([], [], sources, skipped, 0, seconds, parsed, reused=True, warnings=discovery.warnings)
     rebuilt = partial(sources, log) if partial is not None else None
     if rebuilt is not None:
         lap("resolve")
-        return BuiltGraph([], [], sources, skipped, 0, seconds, partial=rebuilt, warnings=discovery.warnings)
+        return BuiltGraph([], [], sources, skipped, 0, seconds, parsed, partial=rebuilt, warnings=discovery.warnings)
     if cache is not None:
         sources = cache.complete(sources)  # every file is resolved: its calls are needed
+        if not keep_facts:
+            cache.let_go()
     edges = EdgeSet()
     failures = Failures()
+    # Each language's facts are handed to the step that resolves them, and unless kept go once
+    # it has: the graph grows as they go, so the two are never both whole. Documents resolve last.
+    python_files = [s for s in sources if s.language == "python" and s.code is not None]
+    families = files_by_family(sources)
+    if not keep_facts:
+        sources = [s if s.code is None or isinstance(s.code, DocFacts) else s._replace(code=None) for s in sources]
     nodes = build_structure(project, sources, edges)
     declared = package_dirs(root, (source.path for source in sources))
-    python = build_python_graph(sources, root.name, edges, failures=failures, package_dirs=declared)
+    python = build_python_graph(python_files, root.name, edges, failures=failures, package_dirs=declared)
+    del python_files
     nodes.extend(python.nodes)
-    others = build_polyglot_graph(sources, root, edges, failures)  # every other parsed language
+    others = build_families(families, root, edges, failures)  # every other parsed language
     nodes.extend(others.nodes)
     unresolved = python.unresolved_calls + others.unresolved_calls
     # Last, after every language: mentions in documents resolve against all code nodes.
@@ -152,13 +194,16 @@ def _build(
         nodes.extend(build_knowledge_graph(sources, nodes, edges).nodes)
     except Exception as error:  # noqa: BLE001 — reported; the code graph stands without documents
         failures.add("(documents)", "knowledge", error)
+    if not keep_facts:
+        sources = [s._replace(code=None) if s.code is not None else s for s in sources]
     nodes.extend(build_contributors(commits(log), sources, edges))
     built_edges = edges.take()
     if failures:  # a failed file may have left edges to nodes it never made
         built_edges = _between(nodes, built_edges)
     built = BuiltGraph(
-        nodes, built_edges, sources, skipped, unresolved, seconds, failures=failures.found, warnings=discovery.warnings
-    )
+        nodes, built_edges, sources, skipped, unresolved, seconds, parsed, failures=failures.found,
+        warnings=discovery.warnings,
+    )  # fmt: skip
     built.unresolved_by_file = python.unresolved_by_file
     lap("resolve")
     return built
@@ -179,10 +224,6 @@ def summarize(
         language = source.language or "unknown"
         files_by_language[language] += 1
         lines_by_language[language] += source.line_count
-    parsed = [source for source in built.sources if source.code is not None]
-    syntax_errors: Counter[str] = Counter(
-        source.language or "unknown" for source in parsed if source.code.syntax_errors
-    )
     failures = [
         *(FileFailure(s.path, "extract", s.detail) for s in built.skipped if s.reason == skiprules.EXTRACTION_FAILED),
         *built.failures,
@@ -192,7 +233,7 @@ def summarize(
         version=version,
         commit=commit,
         files=len(built.sources),
-        parsed_files=len(parsed),
+        parsed_files=built.parsed.count,
         files_by_language=dict(sorted(files_by_language.items())),
         lines_by_language=dict(sorted(lines_by_language.items())),
         skipped=dict(sorted(Counter(skip.reason for skip in built.skipped).items())),
@@ -202,8 +243,8 @@ def summarize(
         node_count=len(built.nodes),
         edge_count=len(built.edges),
         unresolved_calls=built.unresolved_calls,
-        files_with_syntax_errors=sum(syntax_errors.values()),
-        syntax_errors_by_language=dict(sorted(syntax_errors.items())),
+        files_with_syntax_errors=sum(built.parsed.syntax_errors.values()),
+        syntax_errors_by_language=built.parsed.syntax_errors,
         failure_count=len(failures),
         failures=[IngestFailure(file=f.path, stage=f.stage, reason=f.reason) for f in failures[:MAX_LISTED]],
         warning_count=len(built.warnings),

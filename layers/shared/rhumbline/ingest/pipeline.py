@@ -3,11 +3,13 @@
     versions.start (running)
     → read every file whose stat changed, parsing only those the facts cache lacks (phase 1):
       with the single reader (discover/parallel.py), or above a size as the shard plan
-      (sharded/: shards by directory and size on a pluggable executor, one answer a shard)
+      (sharded/: shards by directory and size on a pluggable executor, one answer a shard),
+      then store the updated facts cache (relational)
     → build what phase 2 needs: nothing when the inputs are the stored version's (inputs_key),
       the changed files' partitions when no interface changed (partial.py), else the whole graph
+      (letting go of the cache's encoded facts, and of each language's once it is resolved)
     → the plan (plan.py): reuse, partial, diff against the stored version's snapshot, or clear
-    → store the updated facts cache (relational), the files' contents the version keeps
+    → store the files' contents the version keeps
       (sources.py: a manifest, blobs shared by digest) while its snapshot is encoded beside (a
       clearing write's from scratch), then the snapshot
     → ONE atomic, conditional store.apply: only the difference, or the whole graph with
@@ -258,6 +260,8 @@ def _build(
     built = build_graph(
         root, project, exclude=options.exclude, workers=options.workers, progress=options.progress,
         cache=cache, history=options.history, unchanged=key, partial=partial, parse=options.parse,
+        store_facts=lambda read: _save_cache(engine, cache, read),
+        keep_facts=False,
     )  # fmt: skip
     clock = time.perf_counter()
     if base is None:
@@ -268,9 +272,9 @@ def _build(
         chosen = plan.partial(version, built, base, stored, built.partial)
     else:
         chosen = plan.diff(version, built, stored or Partitioned.decode(base.blob))
-    _save_cache(engine, cache, built.sources)
     # A clearing write compares nothing: its snapshot is encoded later, beside the sources.
-    built.seconds["diff" if chosen.changes is not None else "facts_cache"] = round(time.perf_counter() - clock, 3)
+    if chosen.changes is not None:
+        built.seconds["diff"] = round(time.perf_counter() - clock, 3)
     summary = summarize(built, project=project, version=number, commit=None,
                         duration_s=time.perf_counter() - started)  # fmt: skip
     if chosen.figures is not None:

@@ -239,6 +239,13 @@ class FactCache:
             completed.append(source)
         return completed
 
+    def let_go(self) -> None:
+        """Drop every encoded fact held (a whole phase 2 follows, which reads none): the stored
+        table is what the next ingest loads."""
+        self._blobs.clear()
+        self._new_blobs.clear()
+        self._deferred.clear()
+
     # -- persistence -------------------------------------------------------------------------
 
     def save(self, engine: Engine, sources: Sequence[SourceFile]) -> int:

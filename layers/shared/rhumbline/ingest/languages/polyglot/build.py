@@ -27,32 +27,52 @@ class PolyglotGraph:
 def build_polyglot_graph(
     sources: Sequence[SourceFile], root: Path, edges: EdgeSet, failures: Failures | None = None
 ) -> PolyglotGraph:
-    """Nodes of the non-Python parsed files in `sources` (under `root`); edges go into `edges`.
-    A file whose resolution raises is recorded in `failures` (Family._per_file); a step that is
-    not per file (a family's tables) raising costs that family's nodes, recorded once for all
-    its files, and the other families are built."""
-    failures = Failures() if failures is None else failures
+    """Nodes of the non-Python parsed files in `sources` (under `root`); edges go into `edges`."""
+    return build_families(files_by_family(sources), root, edges, failures)
+
+
+def files_by_family(sources: Sequence[SourceFile]) -> dict[str, list[SourceFile]]:
+    """The parsed files of `sources` each polyglot family resolves (families() order, each
+    family's files by language name, then as in `sources`); families without files left out."""
     by_language: dict[str, list[SourceFile]] = {}
     for source in sources:
         if source.code is not None and source.language not in (None, "python"):
             by_language.setdefault(source.language, []).append(source)
-    graph = PolyglotGraph()
-    if not by_language:
-        return graph
-    seen_ids: set[str] = set()
+    found = {}
     for target, languages in families().items():
         members = [s for language in sorted(languages) for s in by_language.get(language, ())]
-        if not members:
-            continue
+        if members:
+            found[target] = members
+    return found
+
+
+def build_families(
+    by_family: dict[str, list[SourceFile]], root: Path, edges: EdgeSet, failures: Failures | None = None
+) -> PolyglotGraph:
+    """Each family's nodes (files_by_family's `by_family`, under `root`); edges go into `edges`.
+    Each family's files are taken out of `by_family` as it is built, so their facts can go once
+    it is: the nodes built so far are then held instead of every file's facts.
+    A file whose resolution raises is recorded in `failures` (Family._per_file); a step that is
+    not per file (a family's tables) raising costs that family's nodes, recorded once for all
+    its files, and the other families are built."""
+    failures = Failures() if failures is None else failures
+    graph = PolyglotGraph()
+    seen_ids: set[str] = set()
+    while by_family:
+        target = next(iter(by_family))
+        members = by_family.pop(target)
         family = load(target)(members, root, edges, failures)
+        del members
         try:
             family.build()
         except Exception as error:  # noqa: BLE001 — reported; the other families are built
-            failures.add(f"({len(members)} files)", family.stage, error)
+            failures.add(f"({len(family.files)} files)", family.stage, error)
+            del family
             continue
         for node in family.nodes:
             if node.id not in seen_ids:  # a package Module shared by two families
                 seen_ids.add(node.id)
                 graph.nodes.append(node)
         graph.unresolved_calls += family.unresolved
+        del family
     return graph
