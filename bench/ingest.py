@@ -768,9 +768,8 @@ def main() -> None:
         " finish step's graph write",
     )  # fmt: skip
     parser.add_argument("--neo4j-writers", type=int, metavar="N",
-                        help="with --neo4j: concurrent transactions of the staged write (default: the store's);"
-                             " with --scale: the hosted write's, in the model (default: Model's), and the"
-                             " finish step's with --neo4j")
+                        help="with --neo4j: concurrent transactions of the staged write (default: the store's),"
+                             " with --scale the measured finish step's")
     parser.add_argument("--neo4j-tx-rows", type=int, metavar="N",
                         help="with --neo4j: rows per transaction of the staged write (default: the store's; a"
                              " target with fewer than writers times as many records gives some writers nothing)")
@@ -810,6 +809,9 @@ def main() -> None:
                         help="--scale: the server's CPU per record with one writer over that with two (measured)")
     parser.add_argument("--neo4j-cores", type=int, default=defaults.neo4j_cores,
                         help="--scale: the hosted Neo4j server's cores (stated)")
+    parser.add_argument("--hosted-writers", type=int, default=defaults.neo4j_writers,
+                        help="--scale: the hosted finish function's Neo4jWriters, in the model (stated; the"
+                             " development server's writers, --neo4j-writers, say nothing of it)")
     parser.add_argument("--scale-tree", metavar="PATH",
                         help="a real tree's shard plan on the capped local pool, against one process (a directory,"
                              " a corpus name, or REGISTRY:NAME@VERSION, e.g. go:k8s.io/kubernetes@v1.34.0)")
@@ -839,7 +841,7 @@ def main() -> None:
     if args.scale is not None:
         model = replace(
             defaults, write_cpu_ms_per_record=args.write_cpu_ms, write_efficiency=args.write_efficiency,
-            neo4j_cores=args.neo4j_cores, neo4j_writers=args.neo4j_writers or defaults.neo4j_writers,
+            neo4j_cores=args.neo4j_cores, neo4j_writers=args.hosted_writers,
         )  # fmt: skip
         scale_main(args.scale, args.lines, args.sample, args.worker_cap_mb,
                    [int(part) for part in args.resolve_copies.split(",")], args.workers or 2, model,
