@@ -109,3 +109,25 @@ def test_the_scoped_rewrite_writes_only_the_graphs_own_labels() -> None:
     assert ":`Function`" in text and ":`Class`" in text
     assert "Widget" not in text and "Dr op" not in text
     assert {"Function", "Class"} <= GRAPH_LABELS and "Widget" not in GRAPH_LABELS
+
+
+def test_a_property_no_node_has_is_named(world) -> None:
+    # A node's path is `file`: `f.path` reads null on every node, which must not read as "no file".
+    path = "no node has the property `path`: it reads null"
+    cases = {
+        "MATCH (f:File) WHERE f.path ENDS WITH '.py' RETURN count(f) AS c": [path],
+        "MATCH (f:File {path: 'shop/models.py'}) RETURN count(f) AS c": [path],
+        "MATCH (f:File) RETURN f.path AS p, f.qualname AS q LIMIT 1": [path, "no node has the property `qualname`"],
+        "MATCH (f:File) WHERE f.file ENDS WITH '.py' RETURN count(f) AS c": [],
+        # A relationship's extra properties are open; an unwound map is no node.
+        "MATCH (a)-[r:CALLS]->(b) RETURN r.commits AS n, a.name AS name LIMIT 1": [],
+        "UNWIND [{path: 1}] AS f RETURN f.path AS p": [],
+    }
+    for cypher, expected in cases.items():
+        for projects in ((world.project,), ("*",)):
+            outcome = world.call("query", {"cypher": cypher}, projects=projects, scopes=CYPHER)
+            assert outcome["ok"], (cypher, outcome)
+            said = [w for w in outcome["result"]["warnings"] if "property" in w]
+            assert len(said) == len(expected), (world.shape, projects, cypher, said)
+            for warning, start in zip(said, expected):
+                assert warning.startswith(start), (world.shape, projects, cypher, said)

@@ -73,7 +73,8 @@ class QueryOutput(BaseModel):
     warnings: list[str] = Field(
         default_factory=list,
         description="Each label or relationship type the query names that matches nothing in this token's "
-        "projects (a misspelling, a kind the projects lack): rows may be missing for that reason.",
+        "projects (a misspelling, a kind the projects lack), and each property read on a node that no node "
+        "has (`f.path`: a node's path is `file`): rows may be missing for that reason.",
     )
 
 
@@ -123,7 +124,8 @@ SPEC = ToolSpec(
         "relationships and paths as {type: node|relationship|path, ...}). Needs the `cypher` scope. Nodes "
         "are `:CodeNode {project, id, kind, name, qualified_name, file, start_line, ...}`, labelled by kind too "
         "(`:Function`, `:Class`, `:Method`, ...); relationships are typed CALLS, IMPORTS, DEFINES, INHERITS, "
-        "IMPLEMENTS, CONTAINS, ... A label or relationship type matching nothing is named in `warnings`. On the "
+        "IMPLEMENTS, CONTAINS, ... A label, relationship type or node property matching nothing is named in "
+        "`warnings`. On the "
         "embedded store, and for "
         "a token limited to some projects, the query runs in a read-only subset (MATCH, OPTIONAL MATCH, WHERE, "
         "WITH, RETURN, UNWIND, aggregation, ORDER BY/SKIP/LIMIT, *1..k up to 10, shortestPath, EXISTS/COUNT "
