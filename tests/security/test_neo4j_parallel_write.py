@@ -33,6 +33,7 @@ PACKAGE = Path(__file__).parents[2] / "layers" / "shared" / "rhumbline" / "store
 # Small transactions: each phase of this repository's write is dozens of them, for 4 writers.
 TX_ROWS = 150
 WRITERS = 4
+MEET_SECONDS = 30.0
 
 
 @pytest.fixture
@@ -75,10 +76,16 @@ def _project(projects: list[str]) -> str:
 
 class Overlap:
     """Wraps the staged write's transactions: how many ran at once, at most, and the phase of
-    each one started before and after a failure (`fail`: the transaction to fail on the server)."""
+    each one started before and after a failure (`fail`: the transaction to fail on the server).
+    `meet`: that many first transactions each wait until all of them have started, so they run
+    at once whatever the machine's load (a write that runs one at a time never gets past them)."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch, fail: Callable[[str, int], bool] | None = None) -> None:
+    def __init__(
+        self, monkeypatch: pytest.MonkeyPatch, fail: Callable[[str, int], bool] | None = None, meet: int = 0
+    ) -> None:
         self.running = self.most = 0
+        self._started = 0
+        meeting = threading.Barrier(meet) if meet else None
         self.phases: list[str] = []
         self.after_failure: list[str] = []
         self.failed = self._doomed = False
@@ -91,9 +98,14 @@ class Overlap:
                 (self.after_failure if self.failed else self.phases).append(phase)
                 self.running += 1
                 self.most = max(self.most, self.running)
+                self._started += 1
+                waits = meeting is not None and self._started <= meet
                 doomed = fail is not None and not self._doomed and fail(phase, self.phases.count(phase))
                 self._doomed |= doomed
             try:
+                if waits:
+                    assert meeting is not None
+                    meeting.wait(timeout=MEET_SECONDS)  # BrokenBarrierError: they never ran at once
                 if not doomed:
                     return real(store, steps)
                 try:  # a real server error in one writer's transaction, after its edges were sent
@@ -144,10 +156,10 @@ def test_concurrent_writers_build_exactly_the_graph_one_writer_builds(
     alone = Overlap(monkeypatch)
     first = ingest_local(repository, one, store=serial, engine=engine, workers=1)
     monkeypatch.undo()
-    together = Overlap(monkeypatch)
+    together = Overlap(monkeypatch, meet=WRITERS)
     second = ingest_local(repository, many, store=parallel, engine=engine, workers=1)
 
-    assert alone.most == 1 and together.most > 1  # the second write's transactions overlapped
+    assert alone.most == 1 and together.most == WRITERS  # the second write's transactions overlapped
     assert alone.phases.count("edges") > 2 * WRITERS  # every phase had work for every writer
     assert (first.node_count, first.edge_count) == (second.node_count, second.edge_count)
     assert first.node_count > 1_000 and first.edge_count > first.node_count
