@@ -12,7 +12,7 @@ from typing import Any
 
 from rhumbline.cypher import syntax as s
 from rhumbline.cypher.schema import GRAPH_LABELS, NODE_PROPERTY_TYPES
-from rhumbline.stores.graph.rows import RELATION_NAME
+from rhumbline.stores.graph.rows import NODE_FIELDS, RELATION_NAME
 
 
 @dataclass(frozen=True)
@@ -46,10 +46,7 @@ class Mentions:
 
 
 # The properties a reader asks for (the others are derived search text).
-_READABLE = ", ".join(
-    ("project", "id", "kind", "name", "qualified_name", "file", "start_line", "end_line", "language", "signature",
-     "docstring", "content_hash")
-)  # fmt: skip
+_READABLE = ", ".join(("project", *NODE_FIELDS))
 
 
 def mentioned(query: s.Query | None) -> Mentions:
