@@ -17,7 +17,10 @@ then the older version's stored scores become the new one's (re-keyed in place, 
 Approximation: on large graphs the BFS sources are a seeded random sample (Brandes & Pich 2007),
 as many as fit in a time budget; the estimate is scaled by n / sources. With every node a source
 the values are exact. Managed Neo4j may lack the GDS plugin, so this runs in Python on the edges
-the store exports (`GraphStore.edge_pairs`), the same for both backends.
+the store exports (`GraphStore.edge_pairs`), the same for both backends; an ingest that has just
+written its whole graph hands over the same pairs from memory (`dependency_pairs`) instead, as
+exporting a large graph's edges back from Neo4j takes longer than the computation. The scores
+depend on the set of pairs alone, never on the order either source lists them in.
 """
 
 from __future__ import annotations
@@ -27,12 +30,12 @@ import random
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from rhumbline.stores.graph.model import Leg
+from rhumbline.stores.graph.model import Edge, Leg, Node
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -84,20 +87,24 @@ def betweenness(
 
     Returns (scores of the nodes above 0, sources used, exact). Sources run in a seeded random
     order until `max_sources` or `seconds` is reached; partial sums are scaled by n / sources.
+    The nodes are numbered in id order and each one's successors sorted, so the result depends on
+    the set of edges only, not on the order they come in.
     """
-    index: dict[str, int] = {}
-    for source, target in edges:
-        index.setdefault(source, len(index))
-        index.setdefault(target, len(index))
-    n = len(index)
+    unique = set(edges)
+    names = sorted({end for pair in unique for end in pair})
+    n = len(names)
     if n < 3:
         return {}, n, True
+    index = {name: number for number, name in enumerate(names)}
     successors: list[list[int]] = [[] for _ in range(n)]
-    for source, target in set(edges):
+    for source, target in unique:
         if source != target:
             successors[index[source]].append(index[target])
+    del unique, index
+    for following in successors:
+        following.sort()
     order = list(range(n))
-    random.Random(f"{seed}:{n}:{len(edges)}").shuffle(order)
+    random.Random(f"{seed}:{n}:{sum(map(len, successors))}").shuffle(order)
     limit = n if max_sources is None else max(1, min(n, max_sources))
     deadline = time.monotonic() + seconds if seconds is not None else None
     totals = [0.0] * n
@@ -110,7 +117,6 @@ def betweenness(
         if deadline is not None and time.monotonic() > deadline:
             break
     scale = (n / used) / ((n - 1) * (n - 2))
-    names = list(index)
     values = {names[i]: total * scale for i, total in enumerate(totals) if total > 0}
     return values, used, used == n
 
@@ -200,6 +206,7 @@ def refresh(
     *,
     seconds: float = REFRESH_SECONDS,
     same_topology_as: int | None = None,
+    pairs: Sequence[tuple[str, str]] | None = None,
 ) -> Scores | None:
     """Compute and store the scores of the project's current graph (the ingest hook). Never
     raises: a failure is logged and the first call that needs the scores computes them.
@@ -207,14 +214,16 @@ def refresh(
     `same_topology_as`: a version whose dependency edges (the (source, target) pairs of the
     relations above) are exactly the current graph's: the caller diffed the two. Betweenness
     depends on nothing else, so that version's stored scores are re-keyed to the new version
-    instead of recomputed (a body-only edit or a no-change re-ingest costs one UPDATE)."""
+    instead of recomputed (a body-only edit or a no-change re-ingest costs one UPDATE).
+    `pairs`: the current graph's dependency_pairs when the caller holds its whole graph (an
+    ingest that built it): they are not read back from the store."""
     try:
         key = graph_key(graph, project)
         if _load(engine, project, key) is not None:
             return None
         if same_topology_as is not None and _rekey(engine, project, f"v{same_topology_as}", key):
             return None
-        computed = _compute(graph, project, key, seconds)
+        computed = _compute(graph, project, key, seconds, pairs)
         _save(engine, project, computed)
         _remember(project, computed)
         return computed
@@ -258,17 +267,48 @@ def _remember(project: str, found: Scores) -> None:
             _memory.popitem(last=False)
 
 
-def _compute(graph: GraphStore, project: str, key: str, seconds: float) -> Scores:
-    from rhumbline.stores.relational.schema.base import utcnow
+def dependency_pairs(nodes: Iterable[Node], edges: Iterable[Edge]) -> list[tuple[str, str]]:
+    """The pairs `_compute` reads from a store holding exactly `nodes` and `edges`: each edge of
+    the relations above between two of the nodes (GraphStore.edge_pairs: stubs are no nodes),
+    as "depends on" (DECORATES flipped), each group of relations capped at MAX_EDGES as there."""
+    ids = {node.id for node in nodes}
+    groups: dict[str, list[tuple[str, str]]] = {relation: [] for relation in (*DEPENDS_ON, *DEPENDED_ON_BY)}
+    for edge in edges:
+        group = groups.get(edge.relation)
+        if group is not None and edge.source in ids and edge.target in ids:
+            group.append((edge.source, edge.target))
+    del ids
+    found: list[tuple[str, str]] = []
+    for relations, flip in ((DEPENDS_ON, False), (DEPENDED_ON_BY, True)):
+        pairs = [pair for relation in relations for pair in groups.pop(relation)]
+        _warn_capped(len(pairs), relations)
+        found.extend((t, s) if flip else (s, t) for s, t in pairs[:MAX_EDGES])
+    return found
 
-    started = time.monotonic()
-    # Every edge as "depends on": DECORATES pairs are flipped.
+
+def _warn_capped(total: int, relations: Sequence[str], project: str = "") -> None:
+    if total > MAX_EDGES:
+        log.warning("centrality of %s uses %d of its %d %s edges", project or "a graph", MAX_EDGES, total, relations)
+
+
+def _exported(graph: GraphStore, project: str) -> list[tuple[str, str]]:
+    """The project's dependency pairs as the store holds them: every edge as "depends on",
+    DECORATES pairs flipped."""
     edges: list[tuple[str, str]] = []
     for relations, flip in ((DEPENDS_ON, False), (DEPENDED_ON_BY, True)):
         pairs, total = graph.edge_pairs(project, relations=list(relations), limit=MAX_EDGES)
-        if total > len(pairs):
-            log.warning("centrality of %s uses %d of its %d %s edges", project, len(pairs), total, relations)
+        _warn_capped(total, relations, project)
         edges.extend((t, s) if flip else (s, t) for s, t in pairs)
+    return edges
+
+
+def _compute(
+    graph: GraphStore, project: str, key: str, seconds: float, pairs: Sequence[tuple[str, str]] | None = None
+) -> Scores:
+    from rhumbline.stores.relational.schema.base import utcnow
+
+    started = time.monotonic()
+    edges = _exported(graph, project) if pairs is None else pairs
     nodes = len({end for pair in edges for end in pair})
     # Small graphs get exact values; large ones as many sampled sources as the budget allows.
     budget = None if nodes <= EXACT_UP_TO else max(0.1, seconds - (time.monotonic() - started))

@@ -27,11 +27,13 @@ def test_scores_are_copied_when_only_bodies_changed_and_recomputed_when_edges_di
     app: Path, store: GraphStore, engine: Engine, unique_project: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     computed: list[str] = []
+    handed: list[bool] = []
     real = centrality._compute
 
-    def counting(graph, project, key, seconds):
+    def counting(graph, project, key, seconds, pairs=None):
         computed.append(key)
-        return real(graph, project, key, seconds)
+        handed.append(pairs is not None)
+        return real(graph, project, key, seconds, pairs)
 
     monkeypatch.setattr(centrality, "_compute", counting)
     pipeline.ingest_local(app, unique_project, store=store, engine=engine)
@@ -50,6 +52,8 @@ def test_scores_are_copied_when_only_bodies_changed_and_recomputed_when_edges_di
     (app / "pkg" / "b.py").write_text(B_V2)
     pipeline.ingest_local(app, unique_project, store=store, engine=engine)
     assert computed == ["v1", "v4"]
+    # Both were whole builds: their pairs came from memory, and are exactly the store's.
+    assert handed == [True, True]
     centrality.forget()
     fresh = centrality._compute(store, unique_project, "check", 10.0).values
-    assert _stored(engine, unique_project)["v4"] == fresh
+    assert _stored(engine, unique_project)["v4"] == fresh and fresh

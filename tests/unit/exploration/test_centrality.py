@@ -79,3 +79,34 @@ def test_the_array_kernel_matches_the_textbook_algorithm_on_random_graphs(seed: 
     values, sources, exact = betweenness(edges)
     assert exact and sources == len({end for edge in edges for end in edge})
     assert values == pytest.approx(_textbook(edges), rel=1e-9)
+
+
+def test_the_scores_depend_on_the_set_of_edges_not_their_order() -> None:
+    import random
+
+    rng = random.Random(7)
+    names = [f"n{i}" for i in range(400)]
+    edges = [(rng.choice(names), rng.choice(names[:40])) for _ in range(1200)]
+    shuffled = edges * 2
+    rng.shuffle(shuffled)
+    # Sampled: the same sources are drawn whatever the order (and duplicates) the edges come in.
+    assert betweenness(edges, max_sources=50, seed="p") == betweenness(shuffled, max_sources=50, seed="p")
+    assert betweenness(edges) == betweenness(list(reversed(edges)))
+
+
+def test_dependency_pairs_are_the_stores_between_real_nodes_with_decorates_flipped() -> None:
+    from rhumbline.centrality import dependency_pairs
+    from rhumbline.stores.graph.model import Edge, Node
+
+    def node(name: str) -> Node:
+        return Node(id=name, kind="Function", name=name, qualified_name=name)
+
+    def edge(source: str, relation: str, target: str) -> Edge:
+        return Edge(source, target, relation, "EXTRACTED", 1.0, "test")
+
+    nodes = [node("a"), node("b"), node("d")]
+    edges = [
+        edge("a", "CALLS", "b"), edge("a", "CONTAINS", "b"), edge("a", "CALLS", "stub"),
+        edge("d", "DECORATES", "a"), edge("b", "IMPORTS", "a"),
+    ]
+    assert dependency_pairs(nodes, edges) == [("a", "b"), ("b", "a"), ("a", "d")]

@@ -15,7 +15,8 @@
     → ONE atomic, conditional store.apply: only the difference, or the whole graph with
       clear=True (first ingest, `clear`, or the stored version has no snapshot)
     → versions.finish (completed, with counts) → prune old versions and the contents no version
-      names any more (still under the lease) → refresh centrality.
+      names any more (still under the lease) → refresh centrality (from the built graph's
+      dependency pairs, kept through the write, when phase 2 built the whole graph).
 
 Failure: any error before or in the apply leaves the store's graph (and its stamp) as they were,
 finishes the version as failed and drops its snapshot: the previous version stays queryable and
@@ -42,6 +43,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
+from rhumbline import centrality
 from rhumbline.ingest import plan, sources
 from rhumbline.ingest.build import build_graph, summarize
 from rhumbline.ingest.discover.git import answers_kept, head_commit
@@ -126,16 +128,14 @@ def ingest_local(
     options = Options(exclude, workers, progress, history, retention, blobs, parse or _by_size())
     # The plan, and the graph it holds, are freed inside _write: the collector resumes on little.
     with answers_kept(), _without_cycle_collection():  # answers_kept: git is asked once per root
-        summary, same_topology = _write(
+        summary, same_topology, pairs = _write(
             root, project, store, engine, clear, commit, options, began, holder, deadline, started
         )  # fmt: skip
     # Betweenness for blast_radius, once per graph version (never raises; rhumbline/centrality.py).
-    from rhumbline import centrality
-
     clock = time.perf_counter()
     # No dependency edge added or removed: the stored version's scores are this one's.
     base = summary.changes.base_version if same_topology else None
-    centrality.refresh(store, engine, project, same_topology_as=base)
+    centrality.refresh(store, engine, project, same_topology_as=base, pairs=pairs)
     summary.phase_seconds["centrality"] = round(time.perf_counter() - clock, 3)
     summary.duration_s = round(time.perf_counter() - began, 3)
     return summary
@@ -155,9 +155,10 @@ def _write(
     root: Path, project: str, store: GraphStore, engine: Engine, clear: bool, commit: str | None,
     options: Options, started: float, holder: str | None, deadline: float | None,
     running: tuple[int, int] | None = None,
-) -> tuple[IngestSummary, bool]:
+) -> tuple[IngestSummary, bool, list[tuple[str, str]] | None]:
     """A new version: built, planned, its snapshot stored, written, finished (or failed). Also
-    whether the dependency topology is the stored version's."""
+    whether the dependency topology is the stored version's, and the new graph's dependency
+    pairs for centrality when phase 2 built it whole and that topology may have changed."""
     from rhumbline.config import settings
 
     commit = commit or head_commit(root)
@@ -174,7 +175,7 @@ def _write(
             checked = _checked(options, lease)
             if clear:
                 clear_cache(engine, project)
-            chosen, summary, inputs, files = _build(root, project, number, store, engine, clear, checked)
+            chosen, summary, inputs, files, pairs = _build(root, project, number, store, engine, clear, checked)
             summary.commit = commit
             lease.check()
             _keep_sources_and_snapshot(engine, options, project, version_id, root, files, chosen, inputs, summary, lease)
@@ -196,7 +197,7 @@ def _write(
     except BaseException as error:
         _mark_failed(engine, version_id, error, drop_snapshot=not applied)
         raise
-    return summary, chosen.changes is not None and not chosen.changes.dependency_topology_changed
+    return summary, chosen.changes is not None and not chosen.changes.dependency_topology_changed, pairs
 
 
 def _keep_sources_and_snapshot(
@@ -235,9 +236,9 @@ def _checked(options: Options, lease: Lease) -> Options:
 
 def _build(
     root: Path, project: str, number: int, store: GraphStore, engine: Engine, clear: bool, options: Options
-) -> tuple[plan.Plan, IngestSummary, str | None, list[SourceFile]]:
+) -> tuple[plan.Plan, IngestSummary, str | None, list[SourceFile], list[tuple[str, str]] | None]:
     """Phases 1 and 2 against the version the store holds, the plan of the write, the digest of
-    the inputs (InputsKey.value) and the files read as text."""
+    the inputs (InputsKey.value), the files read as text and the dependency pairs (_write)."""
     started = time.perf_counter()
     cache = FactCache.empty(project) if clear else FactCache.load(engine, project)
     base_version = None if clear else store.graph_version(project)
@@ -285,7 +286,12 @@ def _build(
     # Everything that reads the files' facts has run: the snapshot, the contents and the write
     # that follow need each file's path, digest and size alone, so the facts go before them.
     built.sources = [source._replace(code=None) for source in built.sources]
-    return chosen, summary, key.value, built.sources
+    # The store would give the same pairs back after the write, slowly for a large graph: a
+    # whole build holds them now (a list of pairs of the ids the graph already holds).
+    whole = not built.reused and built.partial is None
+    topology_changed = chosen.changes is None or chosen.changes.dependency_topology_changed
+    pairs = centrality.dependency_pairs(built.nodes, built.edges) if whole and topology_changed else None
+    return chosen, summary, key.value, built.sources, pairs
 
 
 @contextmanager
