@@ -102,7 +102,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
@@ -117,6 +117,7 @@ from harness.stats import median, uptime
 
 if TYPE_CHECKING:
     from rhumbline.ingest.discover.parallel import Parse
+    from rhumbline.stores.source_blobs import BlobStore
 
 TARGETS = {"django": "django", "sdist": "django-sdist"}
 
@@ -124,11 +125,12 @@ TARGETS = {"django": "django", "sdist": "django-sdist"}
 def run_one(
     target: str, workers: int | None, neo4j_uri: str | None = None, writers: int | None = None, tx_rows: int | None = None,
     *, tree: Path | None = None, parse: "Parse | None" = None, before_write: Callable[[], None] | None = None,
-    exclude: Sequence[str] = (), history: bool = True,
+    exclude: Sequence[str] = (), history: bool = True, blobs: "BlobStore | None" = None, uploaded: Collection[str] = (),
 ) -> dict:
     """Ingest one target (or `tree`, named `target`) in this process (into Neo4j when `neo4j_uri`)
     and return its figures. `parse`: phase 1's parse (the product's choice by size by default);
-    `before_write()`: called as the graph write starts; `exclude`, `history`: ingest_local's."""
+    `before_write()`: called as the graph write starts; `exclude`, `history`, `blobs`,
+    `uploaded`: ingest_local's."""
     import uuid
 
     from rhumbline.ingest.pipeline import ingest_local
@@ -151,7 +153,7 @@ def run_one(
                 _call_before_apply(store, before_write)
             summary = ingest_local(
                 tree or corpus.tree(TARGETS[target]), project, store=store, engine=engine, workers=workers, parse=parse,
-                exclude=exclude, history=history,
+                exclude=exclude, history=history, blobs=blobs, uploaded=uploaded,
             )  # fmt: skip
             seconds = time.perf_counter() - started
             if server_cpu is not None:
@@ -595,8 +597,13 @@ def scale_resolve_child(
     graph write (VmHWM as the store's apply starts) and the whole peak (VmHWM at the end: this
     process's since its exec, where ru_maxrss may count its parent's pages too), the CPU before
     the write and in all, nodes, edges, phase seconds and the store that wrote. Its address space
-    is capped (RESOLVE_CAP_BYTES) so a part too large for this machine fails alone."""
+    is capped (RESOLVE_CAP_BYTES) so a part too large for this machine fails alone. As in a hosted
+    run, the workers stored the files' contents in the bucket (distributed/contents.py): the step
+    records them, never reading or sending one (a bucket named, never called)."""
     from harness import scale
+
+    from rhumbline.ingest.sharded.answer import decode_answer
+    from rhumbline.stores.source_blobs import S3Blobs
 
     resource.setrlimit(resource.RLIMIT_AS, (scale.RESOLVE_CAP_BYTES, scale.RESOLVE_CAP_BYTES))
     at_write: dict[str, float] = {}
@@ -605,10 +612,13 @@ def scale_resolve_child(
         usage = resource.getrusage(resource.RUSAGE_SELF)
         at_write.update(rss_before_write_mb=scale.status_mb("VmHWM"), cpu_before_write=usage.ru_utime + usage.ru_stime)
 
+    uploaded = {row[3] for row, _ in decode_answer(facts.read_bytes()) if row[0] == "file"}  # every copy's
     figures = run_one(
         "scale", None, neo4j_uri, writers, tx_rows, tree=root, parse=scale.answer_reader(facts),
         before_write=before_write, exclude=scale.other_copies(root, copies), history=False,
+        blobs=S3Blobs("bench-contents-stored-by-the-workers"), uploaded=uploaded,
     )  # fmt: skip
+    del uploaded
     usage = resource.getrusage(resource.RUSAGE_SELF)
     print(json.dumps({
         "copies": copies, "files": figures["files"], "lines": figures["lines"], "nodes": figures["nodes"],

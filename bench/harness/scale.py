@@ -62,6 +62,9 @@ class Model:
     # A worker's requests, whatever its shard's file count: one ranged GET of its span of the
     # tree, its answer's PUT and the answer's copy under its shard key (test_ingest_request_budget.py).
     worker_requests: int = 3
+    # A worker also stores its files' contents where the deployment keeps them in a bucket
+    # (distributed/contents.py): one PUT a file, this many in flight (source_blobs.UPLOAD_THREADS).
+    contents_put_concurrency: int = 16
     finish_get_concurrency: int = 32  # parallel GETs when finish reads the answers (finish.py)
     # Measured: the Neo4j server's CPU per node or edge a staged write creates, one writer
     # (django/ into the test Neo4j 5.26: the median of repeated runs).
@@ -348,11 +351,14 @@ def measure_resolution(script: str, root: Path, copies: int, facts: Path, store:
 
 def fitted(resolved: Sequence[dict[str, Any]], names: Sequence[str], copies: int) -> dict[str, tuple[float, float, float]]:
     """Each named figure of the measured finish steps fitted by copies: (intercept, slope, its
-    value at `copies`)."""
+    value at `copies`: the one measured there when a finish step ran on that many copies, else the
+    line's)."""
+    measured = {figures["copies"]: figures for figures in resolved}
     found = {}
     for name in names:
         intercept, slope = fit([(figures["copies"], figures[name]) for figures in resolved])
-        found[name] = (intercept, slope, intercept + slope * copies)
+        value = measured[copies][name] if copies in measured else intercept + slope * copies
+        found[name] = (intercept, slope, value)
     return found
 
 
@@ -377,16 +383,20 @@ def modelled(
     """The hosted wall time (seconds) of the state machine's steps, from the measured figures:
     the plan (listing and sharding measured here; the tree's one upload at the stated bandwidth),
     the Map (waves of `workers` shards, each the slowest measured shard's parse plus its span in,
-    the largest answer out and its few requests), and finish (the tree and the answers in, one
+    its files' contents out, one PUT a file, the largest answer out and its few requests), and
+    finish (the tree and the answers in, one
     GET a shard with `finish_get_concurrency` in flight, `resolve_s`: the finish step's measured
     CPU up to the graph write and centrality's seconds after it, the staged write
     from the server's CPU per record and cores: Model). `time_key`: a shard's measured time, its
     process's wall ("wall") or CPU ("cpu": what an idle core gives)."""
     mb = 1024 * 1024
-    slowest = max(per_shard, key=lambda shard: shard[time_key])
+
+    def own(shard: dict[str, Any]) -> float:  # its parse, its span in and its contents out
+        puts = -(-shard["files"] // model.contents_put_concurrency) * model.s3_request_ms / 1000
+        return shard[time_key] + 2 * shard["bytes"] / mb / model.s3_mb_per_s + puts
+
     worker = (
-        slowest[time_key] + slowest["bytes"] / mb / model.s3_mb_per_s
-        + max(shard["answer_bytes"] for shard in per_shard) / mb / model.s3_mb_per_s
+        max(map(own, per_shard)) + max(shard["answer_bytes"] for shard in per_shard) / mb / model.s3_mb_per_s
         + model.worker_requests * model.s3_request_ms / 1000
     )  # fmt: skip
     waves = -(-shards // model.workers)

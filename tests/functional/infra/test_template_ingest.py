@@ -88,7 +88,8 @@ def test_the_map_is_distributed_bounded_by_the_parameter_and_retries_a_shard_onc
     reader = shards["ItemReader"]
     assert reader["Resource"] == "arn:aws:states:::s3:getObject" and reader["ReaderConfig"]["InputType"] == "JSON"
     assert reader["Parameters"]["Key.$"] == "States.Format('runs/{}/shards.json', $.run)"
-    assert shards["ItemSelector"] == {"run.$": "$.run", "shard.$": "$$.Map.Item.Value"}
+    # The workers store the files' contents where the plan names (distributed/contents.py).
+    assert shards["ItemSelector"] == {"run.$": "$.run", "shard.$": "$$.Map.Item.Value", "contents.$": "$.contents"}
     assert shards["ResultPath"] is None  # the answers are in S3; finish gets the plan's output
     [worker] = shards["ItemProcessor"]["States"].values()
     assert worker["Parameters"]["FunctionName"] == "sub-ShardFunctionArn"
@@ -137,6 +138,7 @@ EXPECTED_S3 = {
     "IngestShardFunction": {
         ("s3:GetObject", f"{BUCKET}/runs/*/tree.tar"), ("s3:GetObject", f"{BUCKET}/runs/*/answers/*"),
         ("s3:PutObject", f"{BUCKET}/runs/*/answers/*"), ("s3:PutObject", f"{BUCKET}/facts/*/shards/*"),
+        ("s3:PutObject", "${FileContentsBucket.Arn}/sources/*"),
     },
     "IngestFinishFunction": {
         ("s3:GetObject", f"{BUCKET}/runs/*"),
@@ -172,6 +174,8 @@ def test_each_step_function_gets_only_its_prefixes_and_secrets(template: dict[st
                    for p in properties["Policies"] if "AWSSecretsManagerGetSecretValuePolicy" in p]  # fmt: skip
         assert secrets == EXPECTED_SECRETS[logical_id], logical_id
         assert properties["Environment"]["Variables"]["RHUMBLINE_INGEST_BUCKET"] == {"Ref": "IngestBucket"}
+        if logical_id != "IngestFailedFunction":  # the plan names it, the workers and finish write it
+            assert properties["Environment"]["Variables"]["RHUMBLINE_CONTENTS_BUCKET"] == {"Ref": "FileContentsBucket"}
 
 
 def test_the_ingest_tool_may_start_only_the_state_machine(template: dict[str, Any]) -> None:  # noqa: F811

@@ -67,8 +67,8 @@ def run_steps(
     run = Run.named(name, s3)
     planned = plan(PlanRequest(run=name, project=project, source=source), run, engine, **sizes)
     items = json.loads(run.get(run.key("shards.json")))
-    for item in items:
-        parse(ShardRequest.model_validate({"run": name, "shard": item}), run)
+    for item in items:  # the Map's ItemSelector
+        parse(ShardRequest.model_validate({"run": name, "shard": item, "contents": planned["contents"]}), run)
     return {**planned, "parsed": len(items), "finished": finish(FinishRequest.model_validate(planned), run, store, engine)}
 
 

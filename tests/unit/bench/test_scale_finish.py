@@ -26,6 +26,13 @@ def test_both_peaks_are_fitted_by_copies_and_extrapolated() -> None:
     assert fits["rss_mb"] == pytest.approx((500.0, 2500.0, 25500.0))
 
 
+def test_a_finish_step_run_on_every_copy_is_its_own_figure_not_the_lines() -> None:
+    resolved = [_finish(1, 1500.0, 3000.0), _finish(2, 2500.0, 5500.0), _finish(6, 9000.0, 9100.0)]
+    fits = scale.fitted(resolved, ("rss_before_write_mb", "rss_mb"), 6)
+    assert fits["rss_before_write_mb"][2] == 9000.0 and fits["rss_mb"][2] == 9100.0
+    assert scale.fitted(resolved, ("rss_mb",), 7)["rss_mb"][2] != 9100.0  # past every run: the line
+
+
 def test_the_check_is_on_the_whole_peak_not_the_one_before_the_write() -> None:
     resolved = [_finish(1, 1000.0, 2000.0), _finish(2, 1500.0, 3500.0)]
     at = 8  # the whole peak: 500 + 1500 a copy; before the write: 500 + 500 a copy

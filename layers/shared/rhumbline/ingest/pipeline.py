@@ -35,7 +35,7 @@ from __future__ import annotations
 import gc
 import logging
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -78,6 +78,7 @@ class Options:
     retention: int | None
     blobs: BlobStore
     parse: Parse  # phase 1's parser: the single reader, the shard plan, or either by size
+    uploaded: Collection[str] = ()  # digests whose contents are in the bucket already
 
 
 def ingest_local(
@@ -98,6 +99,7 @@ def ingest_local(
     blobs: BlobStore | None = None,
     parse: Parse | None = None,
     started: tuple[int, int] | None = None,
+    uploaded: Collection[str] = (),
 ) -> IngestSummary:
     """Parse `root` and make `project`'s graph the result, as a new graph version.
 
@@ -116,6 +118,8 @@ def ingest_local(
     answer of its files' facts; local mode). Both build the same graph. `started`: the
     (id, number) of a running version this ingest continues (a hosted run's plan step started it,
     holding the project's lease while its shards were parsed) instead of starting one.
+    `uploaded`: digests of files whose contents a hosted run's workers stored in the bucket
+    (sources.keep).
     """
     began = time.perf_counter()
     root = Path(root).resolve()
@@ -125,7 +129,7 @@ def ingest_local(
         from rhumbline.config import settings
 
         blobs = open_blob_store(settings().contents_bucket)
-    options = Options(exclude, workers, progress, history, retention, blobs, parse or _by_size())
+    options = Options(exclude, workers, progress, history, retention, blobs, parse or _by_size(), uploaded)
     # The plan, and the graph it holds, are freed inside _write: the collector resumes on little.
     with answers_kept(), _without_cycle_collection():  # answers_kept: git is asked once per root
         summary, same_topology, pairs = _write(
@@ -211,7 +215,7 @@ def _keep_sources_and_snapshot(
     with ThreadPoolExecutor(1, thread_name_prefix="ingest-snapshot") as beside:
         snapshot = beside.submit(chosen.snapshot)
         clock = time.perf_counter()
-        kept = sources.keep(engine, options.blobs, project, version_id, root, files)
+        kept = sources.keep(engine, options.blobs, project, version_id, root, files, options.uploaded)
         summary.changes.source_files, summary.changes.source_bytes_added = kept.files, kept.new_bytes
         summary.changes.source_files_withheld = kept.withheld
         summary.phase_seconds["sources"] = round(time.perf_counter() - clock, 3)

@@ -10,13 +10,18 @@ the parse computed, so a file that changed during the ingest is left out rather 
 bytes the graph does not describe. A version's manifest is written as the difference from the
 newest one: a copy in one statement, then the changed paths.
 
+A hosted run's parse workers store their own shards' new contents in the bucket (`upload`), so
+the finish step neither reads nor sends them: it records the digests they stored (keep's
+`uploaded`). One PUT a file either way, but spread over the Map's workers instead of queued in
+the one finish function.
+
 Runs inside the ingest's lease, as does `collect`: no other ingest of the project adds or deletes
 blobs meanwhile, so a digest found stored stays stored until the manifest naming it is written.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from hashlib import sha256
 from pathlib import Path
@@ -29,7 +34,7 @@ from rhumbline.ingest.facts import SourceFile
 from rhumbline.stores.relational import projects
 from rhumbline.stores.relational import sources as rows
 from rhumbline.stores.relational.session import session_scope
-from rhumbline.stores.source_blobs import BlobStore
+from rhumbline.stores.source_blobs import BlobStore, S3Blobs
 
 _MAX_PATH = 1024  # version_files.path
 # New contents held in memory at once: read, stored, then let go.
@@ -44,10 +49,47 @@ class Kept:
     withheld: int  # files matching a secret pattern
 
 
+def listed(path: str) -> bool:
+    """Whether a manifest may list the file at `path`: not too long a path, not a name that may
+    hold secrets."""
+    return len(path) <= _MAX_PATH and not holds_secrets(path)
+
+
+def upload(blobs: S3Blobs, project_id: int, root: Path, files: Iterable[tuple[str, str]]) -> set[str]:
+    """Store the bytes of `files` ((path under `root`, sha256 of its bytes)) in the bucket, under
+    the keys keep() stores new contents at, in batches of bounded bytes; the digests stored. A
+    file no manifest may list, or whose bytes are not the digest's, is left out (keep() then reads
+    it itself, or leaves it out too)."""
+    root_text = str(root)
+    done: set[str] = set()
+    batch: dict[str, bytes] = {}
+    pending = 0
+    for path, digest in files:
+        if digest in done or digest in batch or not listed(path):
+            continue
+        data = read_bytes(root_text, path)
+        if not isinstance(data, bytes) or sha256(data).hexdigest() != digest:
+            continue
+        batch[digest] = data
+        pending += len(data)
+        if pending >= _BATCH_BYTES:
+            blobs.put_many(project_id, list(batch.items()))
+            done.update(batch)
+            batch, pending = {}, 0
+    blobs.put_many(project_id, list(batch.items()))
+    done.update(batch)
+    return done
+
+
 def keep(
-    engine: Engine, blobs: BlobStore, project: str, version_id: int, root: Path, files: Sequence[SourceFile]
-) -> Kept:
-    """Store the manifest of version `version_id` and the contents it names that are new."""
+    engine: Engine, blobs: BlobStore, project: str, version_id: int, root: Path, files: Sequence[SourceFile],
+    uploaded: Collection[str] = (),
+) -> Kept:  # fmt: skip
+    """Store the manifest of version `version_id` and the contents it names that are new.
+    `uploaded`: digests whose bytes are already in the bucket (`upload`, by a hosted run's
+    workers): recorded as stored without reading or sending them again."""
+    if uploaded and blobs.inline:
+        raise ValueError("contents uploaded to a bucket, but this ingest keeps them in the relational store")
     entries = {f.path: f for f in files if len(f.path) <= _MAX_PATH}
     withheld = [path for path in entries if holds_secrets(path)]
     for path in withheld:
@@ -62,10 +104,15 @@ def keep(
         stored = rows.stored_digests(session, project_id, [f.content_hash for f in changed.values()])
     root_text = str(root)
     batch: dict[str, bytes] = {}
+    recorded: dict[str, int] = {}  # uploaded digest → size
     added = added_bytes = pending = 0
     for path, source in list(changed.items()):
         digest = source.content_hash
         if digest in stored:
+            continue
+        if digest in uploaded:
+            recorded[digest] = source.size
+            stored.add(digest)
             continue
         data = read_bytes(root_text, path)
         if not isinstance(data, bytes) or sha256(data).hexdigest() != digest:
@@ -78,6 +125,10 @@ def keep(
             added, added_bytes = added + len(batch), added_bytes + _store(engine, blobs, project_id, batch)
             batch, pending = {}, 0
     added, added_bytes = added + len(batch), added_bytes + _store(engine, blobs, project_id, batch)
+    if recorded:
+        with session_scope(engine) as session:
+            rows.add_blobs(session, project_id, [(digest, size, None) for digest, size in recorded.items()])
+        added, added_bytes = added + len(recorded), added_bytes + sum(recorded.values())
     dropped = sorted(p for p in listed if p not in entries or p in changed)
     with session_scope(engine) as session:
         rows.save_manifest(

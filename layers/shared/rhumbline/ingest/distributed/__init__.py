@@ -5,9 +5,11 @@
             kept for unchanged shards, upload the tree once (each other shard's files a span
             of it), write the shard list the Distributed Map reads
     shard   one per shard, in the Map: its span in, sharded/worker.py's parse_shard, its
-            one answer (each file's row and facts) written beside the run and kept by its key
+            one answer (each file's row and facts) written beside the run and kept by its key,
+            its files' contents stored where the deployment keeps them in a bucket (contents.py)
     finish  the tree again, and the ingest as ever (pipeline.ingest_local, continuing the
-            plan's version) with phase 1 read from the answers, one GET a shard
+            plan's version) with phase 1 read from the answers, one GET a shard, recording the
+            contents the workers stored
     failed  a step or a shard failed past its retry: the version fails, naming the shard
 
 Each step's input and output are small JSON objects; everything large is under the run's prefix

@@ -2,13 +2,16 @@
 
 pipeline.ingest_local runs on the plan's tree and continues the plan's version; its phase 1
 reads the shards' answers in S3 instead of parsing, one GET a shard, many in flight (a tree the
-plan did not shard is parsed here by the single reader, as the one-function ingest does).
+plan did not shard is parsed here by the single reader, as the one-function ingest does). The
+files' contents the shards parsed in this run are in the bucket already (contents.py): only
+those of shards whose answers an earlier run kept are read and stored here, if new.
 
 In:  the plan step's output.  Out: {"project", "version", "node_count", "edge_count", "files"}.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -19,6 +22,7 @@ from pydantic import BaseModel, ConfigDict
 from sqlalchemy import Engine
 
 from rhumbline.ingest.discover.parallel import Encoded, Parse, Progress, read_all_encoded
+from rhumbline.ingest.distributed.contents import Contents, bucket_for
 from rhumbline.ingest.distributed.run import MAX_POOL_CONNECTIONS, Run
 from rhumbline.ingest.distributed.shard import answer_key
 from rhumbline.ingest.pipeline import ingest_local
@@ -44,6 +48,7 @@ class FinishRequest(BaseModel):
     shards: int
     reused: int = 0
     root: str
+    contents: Contents | None = None
 
 
 @dataclass(frozen=True)
@@ -53,15 +58,21 @@ class AnsweredReader:
     are not held through resolution beside the cache's own."""
 
     answers: dict[str, tuple[Row, bytes | None]]
+    uploaded: frozenset[str] = frozenset()  # digests of the files of the shards in `parsed`
 
     @classmethod
-    def of(cls, run: Run, shards: int) -> AnsweredReader:
+    def of(cls, run: Run, shards: int, parsed: frozenset[int] = frozenset()) -> AnsweredReader:
         answers: dict[str, tuple[Row, bytes | None]] = {}
+        uploaded: set[str] = set()
         # One GET a shard, many in flight: one after another, their latency would add up.
         with ThreadPoolExecutor(FETCH_THREADS, thread_name_prefix="answer-get") as pool:
-            for body in pool.map(lambda number: run.get(answer_key(run, number)), range(shards)):
-                answers.update((row[1], (row, blob)) for row, blob in decode_answer(body))
-        return cls(answers)
+            bodies = pool.map(lambda number: (number, run.get(answer_key(run, number))), range(shards))
+            for number, body in bodies:
+                rows = decode_answer(body)
+                answers.update((row[1], (row, blob)) for row, blob in rows)
+                if number in parsed:
+                    uploaded.update(row[3] for row, _ in rows if row[0] == "file")
+        return cls(answers, frozenset(uploaded))
 
     def __call__(
         self, root: Path, paths: Sequence[str], *, workers: int | None = None, progress: Progress | None = None,
@@ -80,12 +91,20 @@ class AnsweredReader:
 
 
 def finish(request: FinishRequest, run: Run, store: GraphStore, engine: Engine) -> dict[str, Any]:
-    parse: Parse = AnsweredReader.of(run, request.shards) if request.sharded else read_all_encoded
+    parse: Parse = read_all_encoded
+    uploaded: frozenset[str] = frozenset()
+    if request.sharded:
+        parsed: frozenset[int] = frozenset()
+        if request.contents is not None:
+            bucket_for(request.contents)  # the bucket the workers stored into is this one's
+            parsed = frozenset(item["number"] for item in json.loads(run.get(run.key("shards.json"))))
+        parse = reader = AnsweredReader.of(run, request.shards, parsed)
+        uploaded = reader.uploaded
     with run.extracted(run.key("tree.tar"), request.root) as (root, _):
         summary = ingest_local(
             root, request.project, store=store, engine=engine, clear=request.clear, commit=request.commit,
             history=False, holder=f"hosted ingest run {run.name}", parse=parse,
-            started=(request.version_id, request.version),
+            started=(request.version_id, request.version), uploaded=uploaded,
         )  # fmt: skip
     return {
         "project": request.project, "version": summary.version, "node_count": summary.node_count,

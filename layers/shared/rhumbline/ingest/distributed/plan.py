@@ -2,7 +2,8 @@
 
 In:  {"run": execution name, "project": owner/repo, "source": github:... or s3://..., "clear": bool}
 Out: the same, plus {"version_id", "version", "commit", "sharded", "shards", "reused", "root" (the
-     tree's directory name, which names the graph's root module)}: what the Map and
+     tree's directory name, which names the graph's root module), "contents" (the bucket and
+     project the workers store the files' contents for, or null: contents.py)}: what the Map and
      the finish step need (the shard list itself is in S3, too large for a state's input).
 
 Incremental: a shard whose key (its files' blob ids, sharded/content_ids.py) an earlier run
@@ -30,6 +31,7 @@ from sqlalchemy import Engine
 from rhumbline.ingest.discover.parallel import size_of
 from rhumbline.ingest.discover.sources import FetchLimits, fetch_limits, fetched
 from rhumbline.ingest.discover.walk import discover
+from rhumbline.ingest.distributed.contents import requested
 from rhumbline.ingest.distributed.run import Run
 from rhumbline.ingest.distributed.shard import answer_key, kept_answer_key
 from rhumbline.ingest.sharded.content_ids import content_ids, shard_key
@@ -88,15 +90,17 @@ def plan(
     with session_scope(engine) as session:
         running = versions.latest(session, request.project, status="running")
         if running is not None and running.holder == holder:  # this run's plan, retried
-            version_id, number = running.id, running.version
+            version_id, number, project_id = running.id, running.version, running.project_id
         else:
             row = versions.start(
                 session, request.project, commit_sha=commit, holder=holder, lease_seconds=RUN_LEASE_SECONDS
             )  # fmt: skip
-            version_id, number = row.id, row.version
+            version_id, number, project_id = row.id, row.version, row.project_id
+    contents = requested(project_id) if items else None
     return {
         **request.model_dump(), "version_id": version_id, "version": number, "commit": commit,
         "sharded": sharded, "shards": len(shards), "reused": reused, "root": name,
+        "contents": None if contents is None else contents.model_dump(),
     }  # fmt: skip
 
 

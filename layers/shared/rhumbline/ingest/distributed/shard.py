@@ -12,6 +12,10 @@ file added to its directory, itself moved to another shard) is parsed again with
 few seconds of one worker, and a file-level store cost two requests per file in every worker and
 one per file in the finish step, the larger part of a large tree's hosted wall time and of its
 cost.
+
+Where the deployment keeps the files' contents in a bucket, the plan asks each worker to store
+its own shard's new contents there too (contents.py): one PUT a file, many in flight, in the Map's
+workers side by side rather than one after another in the finish step.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from rhumbline.ingest.distributed.contents import Contents, bucket_for
 from rhumbline.ingest.distributed.run import FACTS_PREFIX, Run
+from rhumbline.ingest.sharded.answer import decode_answer
 from rhumbline.ingest.sharded.worker import parse_shard
 from rhumbline.ingest.snapshots.facts_cache import extractor_fingerprint
 from rhumbline.observability import lambda_entry
@@ -46,6 +52,7 @@ class ShardRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     run: str
     shard: ShardItem
+    contents: Contents | None = None  # the bucket its files' contents go to (contents.py)
 
 
 def answer_key(run: Run, number: int) -> str:
@@ -62,8 +69,15 @@ def kept_answer_key(fingerprint: str, key: str) -> str:
 
 def parse(request: ShardRequest, run: Run) -> dict[str, Any]:
     number = request.shard.number
+    contents = request.contents
+    bucket = None if contents is None else bucket_for(contents)  # refused before any work
     with run.extracted(run.key("tree.tar"), span=request.shard.span) as (root, paths):
         answer = parse_shard({"root": str(root), "paths": paths})
+        if bucket is not None and contents is not None:
+            from rhumbline.ingest import sources
+
+            files = [(row[1], row[3]) for row, _ in decode_answer(answer) if row[0] == "file"]
+            sources.upload(bucket, contents.project_id, root, files)
     run.put(answer_key(run, number), answer)
     if request.shard.key is not None:
         run.copy(answer_key(run, number), kept_answer_key(extractor_fingerprint(), request.shard.key))
