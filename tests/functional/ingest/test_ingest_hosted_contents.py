@@ -2,14 +2,17 @@
 real stores): each parse worker stores its own shard's files' contents and the finish step sends
 none, only recording them; a push's one parsed shard stores its files again; a run whose shards
 were all answered before (another project of the same tree) has no worker, and its finish step
-stores the contents itself; a worker told another bucket than its own fails before parsing."""
+stores the contents itself, as it does a kept shard's file whose bytes only a withheld file of a
+parsed shard shares; a worker told another bucket than its own fails before parsing."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -25,7 +28,7 @@ from rhumbline.stores.graph.protocol import GraphStore
 from rhumbline.stores.relational import projects
 from rhumbline.stores.relational import sources as rows
 from rhumbline.stores.relational.session import session_scope
-from tests.functional.ingest.test_ingest_hosted_run import SHARD_BYTES, SOURCE, s3  # noqa: F401 — the fixture
+from tests.functional.ingest.test_ingest_hosted_run import FIXTURES, SHARD_BYTES, SOURCE, s3, uploaded  # noqa: F401
 
 CONTENTS = "rhumbline-contents-test"
 
@@ -58,11 +61,13 @@ def contents_puts() -> Iterator[list[str]]:
         session.events.unregister("before-parameter-build.s3.PutObject", unique_id="contents-puts")
 
 
-def steps(name: str, project: str, s3: Any, store: GraphStore, engine: Engine) -> tuple[dict, list[str], list[str]]:
+def steps(
+    name: str, project: str, s3: Any, store: GraphStore, engine: Engine, source: str = SOURCE
+) -> tuple[dict, list[str], list[str]]:
     """plan → the Map → finish, as the state machine runs them; the plan's output and the digests
     the workers and the finish step put into the contents bucket."""
     run = Run.named(name, s3)
-    planned = plan(PlanRequest(run=name, project=project, source=SOURCE), run, engine, above=0, max_bytes=SHARD_BYTES)
+    planned = plan(PlanRequest(run=name, project=project, source=source), run, engine, above=0, max_bytes=SHARD_BYTES)
     with contents_puts() as by_workers:
         for item in json.loads(run.get(run.key("shards.json"))):
             parse(ShardRequest.model_validate({"run": name, "shard": item, "contents": planned["contents"]}), run)
@@ -105,6 +110,28 @@ def test_the_workers_store_the_contents_and_the_finish_step_sends_none(
     other_id, other_manifest = listed(engine, other)
     assert (again["reused"], again["contents"]) == (again["shards"], None) and by_workers == []
     assert sorted(by_finish) == sorted(set(other_manifest.values())) == sorted(objects(contents, other_id))
+
+
+def test_a_kept_shards_file_is_stored_by_the_finish_step_when_only_a_withheld_file_shares_its_bytes(
+    contents: Any, graph_store: GraphStore, engine: Engine, tmp_path: Path, unique_project: str
+) -> None:
+    tree = Path(shutil.copytree(FIXTURES, tmp_path / "polyglot"))
+    shared = b"the same bytes, listed in one place and withheld in another\n"
+    (tree / "aaa-sample").mkdir()
+    (tree / "aaa-sample" / "sample.txt").write_bytes(shared)
+    first = uploaded(contents, tree, "ci/sample.tar.gz")
+    steps("run-sample", f"{unique_project}-first", contents, graph_store, engine, first)
+    # Another project: the same tree and a secret file at its end, in the one shard parsed.
+    (tree / "zzz-secret").mkdir()
+    (tree / "zzz-secret" / ".env").write_bytes(shared)
+    second = uploaded(contents, tree, "ci/secret.tar.gz")
+    planned, by_workers, by_finish = steps("run-secret", unique_project, contents, graph_store, engine, second)
+
+    digest = hashlib.sha256(shared).hexdigest()
+    project_id, manifest = listed(engine, unique_project)
+    assert planned["reused"] > 0 and manifest["aaa-sample/sample.txt"] == digest and "zzz-secret/.env" not in manifest
+    assert digest not in by_workers and digest in by_finish
+    assert objects(contents, project_id)[digest] == shared
 
 
 def test_a_worker_told_another_bucket_fails_before_parsing(contents: Any, engine: Engine, unique_project: str) -> None:

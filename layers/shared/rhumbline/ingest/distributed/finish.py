@@ -26,6 +26,7 @@ from rhumbline.ingest.distributed.contents import Contents, bucket_for
 from rhumbline.ingest.distributed.run import MAX_POOL_CONNECTIONS, Run
 from rhumbline.ingest.distributed.shard import answer_key
 from rhumbline.ingest.pipeline import ingest_local
+from rhumbline.ingest.sources import listed
 from rhumbline.ingest.sharded.answer import Row, decode_answer
 from rhumbline.ingest.sharded.executors import outcome_of
 from rhumbline.observability import lambda_entry
@@ -70,8 +71,8 @@ class AnsweredReader:
             for number, body in bodies:
                 rows = decode_answer(body)
                 answers.update((row[1], (row, blob)) for row, blob in rows)
-                if number in parsed:
-                    uploaded.update(row[3] for row, _ in rows if row[0] == "file")
+                if number in parsed:  # what its worker stored: the files a manifest may list
+                    uploaded.update(row[3] for row, _ in rows if row[0] == "file" and listed(row[1]))
         return cls(answers, frozenset(uploaded))
 
     def __call__(
