@@ -544,8 +544,9 @@ def scale_main(
     # Fitted by copies (the tree's fractions), extrapolated to the whole tree's; the finish step's
     # time before the write is its CPU (one thread: what an idle core gives, whatever this
     # machine's load), with centrality's seconds after the write; the write is modelled from the
-    # server's CPU.
-    names = ("rss_before_write_mb", "rss_mb", "cpu_before_write", "centrality_s", "cpu", "nodes", "edges")
+    # server's CPU, or is the client's own CPU for it where that is longer.
+    names = ("rss_before_write_mb", "rss_mb", "cpu_before_write", "centrality_s", "cpu", "nodes", "edges",
+             "write_client_cpu_s")  # fmt: skip
     fits = scale.fitted(resolved, names, copies)
     for name, (intercept, slope, value) in fits.items():
         print(f"  fit {name}: {intercept:,.1f} + {slope:,.1f} per copy → {value:,.0f} at {copies} copies")
@@ -556,11 +557,16 @@ def scale_main(
     by_cpu = scale.modelled(
         len(shards), measured, plan["seconds"], plan["bytes"], fitted["cpu_before_write"] + fitted["centrality_s"],
         fitted["nodes"] + fitted["edges"], copies * one_facts, model, time_key="cpu",
+        write_client_cpu_s=fitted["write_client_cpu_s"],
     )  # fmt: skip
     figures = scale.modelled(
         len(shards), measured, plan["seconds"], plan["bytes"], fitted["cpu_before_write"] + fitted["centrality_s"],
-        fitted["nodes"] + fitted["edges"], copies * one_facts, model,
+        fitted["nodes"] + fitted["edges"], copies * one_facts, model, write_client_cpu_s=fitted["write_client_cpu_s"],
     )  # fmt: skip
+    records = fitted["nodes"] + fitted["edges"]
+    server_s = model.write_seconds(records)
+    print(f"\nthe write: {server_s:.0f} s of the server's CPU spread over its cores, {fitted['write_client_cpu_s']:.0f} s"
+          f" of the client's own ({'the client' if fitted['write_client_cpu_s'] > server_s else 'the server'} bounds it)")
     print(f"\nmodel, {model.workers} concurrent workers ({model}); a shard's measured wall (its CPU in brackets):")
     for name in ("plan", "map", "finish_transfer", "resolution", "write"):
         print(f"  {name:<16}{figures[name]:>8.0f} s  ({by_cpu[name]:.0f} s)")
@@ -576,10 +582,12 @@ def scale_main(
         print(f"  {'PASS' if ok else 'FAIL'}  {name}")
     rest = figures["total"] - figures["write"]
     if rest < 600:
-        records = fitted["nodes"] + fitted["edges"]
+        cores = model.cores_for(records, 600 - rest, fitted["write_client_cpu_s"])
+        server = "no server is enough: the client's own CPU for it is longer" if cores is None else (
+            f"a Neo4j server of {cores} cores (and as many writers) at {model.write_cpu_ms_per_record} ms of server"
+            " CPU per record")  # fmt: skip
         print(f"  the rest takes {rest:.0f} s: 10 min needs the write at {records / (600 - rest):,.0f} nodes and"
-              f" edges per second: a Neo4j server of {model.cores_for(records, 600 - rest)} cores (and as many"
-              f" writers) at {model.write_cpu_ms_per_record} ms of server CPU per record")  # fmt: skip
+              f" edges per second: {server}")  # fmt: skip
     gb_s = median([s["wall"] for s in measured]) * len(shards) * cap_mb / 1024
     print(f"cost inputs: {len(shards)} shard invocations, ~{gb_s:,.0f} worker GB-s at {cap_mb} MB (median wall),"
           f" {3 * len(shards):,} PUT-class requests (a shard's probe for a kept answer, its answer and the"
@@ -625,7 +633,7 @@ def scale_resolve_child(
         "edges": figures["edges"], "seconds": figures["seconds"], "phases": figures["phases"], **at_write,
         "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": scale.status_mb("VmHWM"),
         "store": "neo4j" if neo4j_uri else "sqlite", "writers": figures["writers"], "tx_rows": figures["tx_rows"],
-        "centrality_s": figures["phases"].get("centrality", 0.0),
+        "centrality_s": figures["phases"].get("centrality", 0.0), "write_client_cpu_s": figures["write_client_cpu_s"] or 0.0,
     }))  # fmt: skip
 
 

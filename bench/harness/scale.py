@@ -50,11 +50,12 @@ class Model:
     assumptions, and the staged Neo4j write's costs measured apart (`ingest.py --only django
     --neo4j URI --neo4j-writers N`).
 
-    The staged write is bound by the Neo4j server's CPU, not by the client or the network: it
-    takes `records × write_cpu_ms_per_record` of server CPU, spread over the cores its
-    concurrent transactions can use, min(neo4j_writers, neo4j_cores), each core giving
-    `write_efficiency` of a lone writer's rate once two or more run (locks and shared index
-    pages cost CPU that one writer does not spend)."""
+    The staged write takes `records × write_cpu_ms_per_record` of the Neo4j server's CPU, spread
+    over the cores its concurrent transactions can use, min(neo4j_writers, neo4j_cores), each core
+    giving `write_efficiency` of a lone writer's rate once two or more run (locks and shared index
+    pages cost CPU that one writer does not spend). The client builds and sends every row in one
+    interpreter, its writers sharing one lock: the write takes at least the client's own CPU for
+    it (measured in the run), however many cores the server has."""
 
     workers: int = 100  # the Map's concurrency
     s3_mb_per_s: float = 50.0  # one function's S3 throughput (one stream)
@@ -76,14 +77,18 @@ class Model:
     neo4j_writers: int = 8  # stated: RHUMBLINE_NEO4J_WRITERS (Neo4jWriters) of the finish function
     map_start_s: float = 5.0  # the Distributed Map's start and a cold worker's
 
-    def write_seconds(self, records: float) -> float:
-        """The staged write of `records` nodes and edges."""
+    def write_seconds(self, records: float, client_cpu_s: float = 0.0) -> float:
+        """The staged write of `records` nodes and edges, the client spending `client_cpu_s` of
+        its own CPU on it: the server's share or the client's, whichever is longer."""
         parallel = min(self.neo4j_writers, self.neo4j_cores)
         efficiency = self.write_efficiency if parallel > 1 else 1.0
-        return records * self.write_cpu_ms_per_record / 1000 / parallel / efficiency
+        return max(records * self.write_cpu_ms_per_record / 1000 / parallel / efficiency, client_cpu_s)
 
-    def cores_for(self, records: float, seconds: float) -> int:
-        """The fewest server cores (and writers) that write `records` within `seconds`."""
+    def cores_for(self, records: float, seconds: float, client_cpu_s: float = 0.0) -> int | None:
+        """The fewest server cores (and writers) that write `records` within `seconds`; None
+        when the client's own CPU for the write (`client_cpu_s`) is longer: no server is enough."""
+        if client_cpu_s > seconds:
+            return None
         cpu = records * self.write_cpu_ms_per_record / 1000
         if cpu <= seconds:
             return 1
@@ -378,7 +383,7 @@ def fit(points: list[tuple[float, float]]) -> tuple[float, float]:
 
 def modelled(
     shards: int, per_shard: list[dict[str, Any]], plan_s: float, tree_bytes: int, resolve_s: float,
-    records: float, answers_bytes: float, model: Model, time_key: str = "wall",
+    records: float, answers_bytes: float, model: Model, time_key: str = "wall", write_client_cpu_s: float = 0.0,
 ) -> dict[str, float]:
     """The hosted wall time (seconds) of the state machine's steps, from the measured figures:
     the plan (listing and sharding measured here; the tree's one upload at the stated bandwidth),
@@ -387,7 +392,8 @@ def modelled(
     finish (the tree and the answers in, one
     GET a shard with `finish_get_concurrency` in flight, `resolve_s`: the finish step's measured
     CPU up to the graph write and centrality's seconds after it, the staged write
-    from the server's CPU per record and cores: Model). `time_key`: a shard's measured time, its
+    from the server's CPU per record and cores, or the client's measured CPU for it
+    (`write_client_cpu_s`) if longer: Model). `time_key`: a shard's measured time, its
     process's wall ("wall") or CPU ("cpu": what an idle core gives)."""
     mb = 1024 * 1024
 
@@ -405,7 +411,7 @@ def modelled(
         tree_bytes / mb / model.s3_mb_per_s + answers_bytes / mb / model.s3_mb_per_s
         + -(-shards // model.finish_get_concurrency) * model.s3_request_ms / 1000
     )  # fmt: skip
-    write = model.write_seconds(records)
+    write = model.write_seconds(records, write_client_cpu_s)
     steps = {
         "plan": plan, "map": model.map_start_s + waves * worker, "finish_transfer": finish_in,
         "resolution": resolve_s, "write": write,

@@ -28,3 +28,13 @@ def test_a_worker_stores_its_files_contents_one_put_a_file_many_in_flight() -> N
     assert scale.modelled(2, [shard, many], 0.0, 0, 0.0, 0.0, 0.0, model)["worker"] == pytest.approx(
         1.9 + 0.2 + 100 * 0.02 + 0.2 + 0.06
     )
+
+
+def test_the_write_takes_the_servers_share_or_the_clients_own_cpu_whichever_is_longer() -> None:
+    model = scale.Model(write_cpu_ms_per_record=0.1, write_efficiency=1.0, neo4j_cores=8, neo4j_writers=8)
+    records = 8_000_000  # 800 s of server CPU: 100 s on eight cores
+    assert model.write_seconds(records) == pytest.approx(100.0)
+    assert model.write_seconds(records, client_cpu_s=60.0) == pytest.approx(100.0)
+    assert model.write_seconds(records, client_cpu_s=250.0) == 250.0  # one interpreter builds every row
+    assert model.cores_for(records, 200.0, client_cpu_s=150.0) == 4
+    assert model.cores_for(records, 200.0, client_cpu_s=250.0) is None  # no server is enough
