@@ -52,7 +52,7 @@ def delete(
     project: str, *, graph: "GraphStore", engine: "Engine", reviews: ReviewChoice, blobs: "BlobStore | None" = None
 ) -> Deletion:
     """`blobs`: where the stored contents' bytes are (default: the settings' bucket, if any)."""
-    from rhumbline.stores.relational import projects, sources
+    from rhumbline.stores.relational import projects
     from rhumbline.stores.relational.project_data import delete_project_data
     from rhumbline.stores.relational.session import session_scope
 
@@ -66,9 +66,9 @@ def delete(
     if not blobs.inline:  # the objects before the rows that list them: a failure is retried whole
         with session_scope(engine) as session:
             found = projects.get(session, project)
-            named = (found.id, sources.all_digests(session, found.id)) if found is not None else None
-        if named is not None:
-            blobs.delete_many(*named)
+            project_id = found.id if found is not None else None
+        if project_id is not None:
+            blobs.delete_all(project_id)  # those no row names too (distributed/contents.py)
     with session_scope(engine) as session:
         found = projects.get(session, project)
         if found is not None:

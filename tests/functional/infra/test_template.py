@@ -476,7 +476,7 @@ def test_long_branch_names_are_cut_and_stay_distinct() -> None:
 
 CONTENTS_ACCESS = {
     "ingest": {"s3:PutObject", "s3:DeleteObject"},  # new contents; those no version names
-    "delete_project": {"s3:DeleteObject"},
+    "delete_project": {"s3:DeleteObject", "s3:ListBucket"},  # the project's prefix, rows or not
     "read_file": {"s3:GetObject"},
     "function": {"s3:GetObject"},  # include_source
     "class": {"s3:GetObject"},
@@ -493,7 +493,11 @@ def contents_actions(properties: dict[str, Any]) -> set[str]:
             continue
         assert set(policy) == {"Statement"}, f"only inline statements may name the bucket: {policy}"
         for statement in policy["Statement"]:
-            assert statement["Resource"] == {"Fn::Sub": "${FileContentsBucket.Arn}/sources/*"}, statement
+            if statement["Action"] == "s3:ListBucket":  # the bucket itself, narrowed to the contents' prefix
+                assert statement["Resource"] == {"Fn::GetAtt": ["FileContentsBucket", "Arn"]}, statement
+                assert statement["Condition"] == {"StringLike": {"s3:prefix": "sources/*"}}, statement
+            else:
+                assert statement["Resource"] == {"Fn::Sub": "${FileContentsBucket.Arn}/sources/*"}, statement
             granted = statement["Action"]
             actions.update(granted if isinstance(granted, list) else [granted])
     return actions

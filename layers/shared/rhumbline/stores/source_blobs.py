@@ -44,6 +44,9 @@ class InlineBlobs:
     def delete_many(self, project_id: int, digests: Sequence[str]) -> None:
         pass
 
+    def delete_all(self, project_id: int) -> None:
+        pass
+
 
 class S3Blobs:
     inline = False
@@ -93,6 +96,18 @@ class S3Blobs:
                     f"S3 bucket {self.bucket}: {len(answer['Errors'])} objects not deleted "
                     f"(first {first.get('Key')}: {first.get('Code')})"
                 )
+
+    def delete_all(self, project_id: int) -> None:
+        """Every object under the project's prefix, listed rows or not: a hosted run's workers
+        store contents before any row names them, and a run that failed leaves those behind."""
+        prefix = key_of(project_id, "")
+        while True:
+            listed = self._call("ListObjectsV2", self.client.list_objects_v2, Bucket=self.bucket, Prefix=prefix,
+                                MaxKeys=_DELETE_BATCH)  # fmt: skip
+            keys = [item["Key"].removeprefix(prefix) for item in listed.get("Contents", [])]
+            if not keys:
+                return
+            self.delete_many(project_id, keys)
 
     def _call(self, name: str, method: Any, **arguments: Any) -> Any:
         from botocore.exceptions import BotoCoreError, ClientError

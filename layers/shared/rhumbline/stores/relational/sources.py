@@ -111,10 +111,6 @@ def unreferenced(session: Session, project_id: int) -> list[str]:
     )
 
 
-def all_digests(session: Session, project_id: int) -> list[str]:
-    return list(session.scalars(select(SourceBlob.digest).where(SourceBlob.project_id == project_id)))
-
-
 def delete_blobs(session: Session, project_id: int, digests: Sequence[str]) -> None:
     for start in range(0, len(digests), _CHUNK):
         session.execute(
