@@ -143,3 +143,15 @@ def test_a_worker_told_another_bucket_fails_before_parsing(contents: Any, engine
     with pytest.raises(ValueError, match="'another-bucket'.*'rhumbline-contents-test'"):
         parse(ShardRequest.model_validate({"run": run.name, "shard": item, "contents": elsewhere}), run)
     assert contents.list_objects_v2(Bucket=run.bucket, Prefix=run.key("answers")).get("KeyCount") == 0
+
+
+def test_a_file_no_longer_as_its_parse_read_it_fails_the_upload(contents: Any, tmp_path: Path) -> None:
+    from rhumbline.ingest.sources import upload
+    from rhumbline.stores.source_blobs import S3Blobs
+
+    (tmp_path / "a.py").write_bytes(b"x = 1\n")
+    (tmp_path / ".env").write_bytes(b"TOKEN=1\n")
+    parsed = hashlib.sha256(b"x = 0\n").hexdigest()
+    with pytest.raises(RuntimeError, match="a.py changed after it was parsed"):
+        upload(S3Blobs(CONTENTS), 1, tmp_path, [(".env", "0" * 64), ("a.py", parsed)])
+    assert contents.list_objects_v2(Bucket=CONTENTS).get("KeyCount") == 0  # a withheld name is never read

@@ -58,8 +58,8 @@ def listed(path: str) -> bool:
 def upload(blobs: S3Blobs, project_id: int, root: Path, files: Iterable[tuple[str, str]]) -> set[str]:
     """Store the bytes of `files` ((path under `root`, sha256 of its bytes)) in the bucket, under
     the keys keep() stores new contents at, in batches of bounded bytes; the digests stored. A
-    file no manifest may list, or whose bytes are not the digest's, is left out (keep() then reads
-    it itself, or leaves it out too)."""
+    file no manifest may list is left out. The finish step records every other file as stored
+    (keep's `uploaded`), so one that can no longer be read as the digest says fails the upload."""
     root_text = str(root)
     done: set[str] = set()
     batch: dict[str, bytes] = {}
@@ -69,7 +69,7 @@ def upload(blobs: S3Blobs, project_id: int, root: Path, files: Iterable[tuple[st
             continue
         data = read_bytes(root_text, path)
         if not isinstance(data, bytes) or sha256(data).hexdigest() != digest:
-            continue
+            raise RuntimeError(f"{path} changed after it was parsed: its contents are not the parse's")
         batch[digest] = data
         pending += len(data)
         if pending >= _BATCH_BYTES:
