@@ -20,8 +20,8 @@ def test_a_worker_stores_its_files_contents_one_put_a_file_many_in_flight() -> N
     model = scale.Model(s3_mb_per_s=50.0, s3_request_ms=20.0, contents_put_concurrency=16, map_start_s=0.0)
     shard = {"wall": 2.0, "cpu": 2.0, "bytes": 5 * MB, "files": 33, "answer_bytes": 10 * MB}
     figures = scale.modelled(1, [shard], 0.0, 0, 0.0, 0.0, 0.0, model)
-    # Parse, the span in and the contents out (5 MB each way), three batches of PUTs, the answer
-    # out, and the worker's three requests.
+    # Its parse, its span in and its contents out at the stated bandwidth, its PUTs in batches of
+    # the stated concurrency, its answer out, and the worker's own requests.
     assert figures["worker"] == pytest.approx(2.0 + 0.1 + 0.1 + 3 * 0.02 + 0.2 + 3 * 0.02)
     # The slowest worker is the one whose own time, contents included, is the longest.
     many = {**shard, "wall": 1.9, "files": 1_600}
@@ -32,7 +32,7 @@ def test_a_worker_stores_its_files_contents_one_put_a_file_many_in_flight() -> N
 
 def test_the_write_takes_the_servers_share_or_the_clients_own_cpu_whichever_is_longer() -> None:
     model = scale.Model(write_cpu_ms_per_record=0.1, write_efficiency=1.0, neo4j_cores=8, neo4j_writers=8)
-    records = 8_000_000  # 800 s of server CPU: 100 s on eight cores
+    records = 8_000_000  # the server's share: records × CPU a record ÷ cores
     assert model.write_seconds(records) == pytest.approx(100.0)
     assert model.write_seconds(records, client_cpu_s=60.0) == pytest.approx(100.0)
     assert model.write_seconds(records, client_cpu_s=250.0) == 250.0  # one interpreter builds every row

@@ -21,7 +21,7 @@ blobs meanwhile, so a digest found stored stays stored until the manifest naming
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from hashlib import sha256
 from pathlib import Path
@@ -61,23 +61,22 @@ def upload(blobs: S3Blobs, project_id: int, root: Path, files: Iterable[tuple[st
     file no manifest may list is left out. The finish step records every other file as stored
     (keep's `uploaded`), so one that can no longer be read as the digest says fails the upload."""
     root_text = str(root)
+
+    def contents() -> Iterator[tuple[str, bytes]]:
+        seen: set[str] = set()
+        for path, digest in files:
+            if digest in seen or not listed(path):
+                continue
+            seen.add(digest)
+            data = _read_as(root_text, path, digest)
+            if data is None:
+                raise RuntimeError(f"{path} changed after it was parsed: its contents are not the parse's")
+            yield digest, data
+
     done: set[str] = set()
-    batch: dict[str, bytes] = {}
-    pending = 0
-    for path, digest in files:
-        if digest in done or digest in batch or not listed(path):
-            continue
-        data = read_bytes(root_text, path)
-        if not isinstance(data, bytes) or sha256(data).hexdigest() != digest:
-            raise RuntimeError(f"{path} changed after it was parsed: its contents are not the parse's")
-        batch[digest] = data
-        pending += len(data)
-        if pending >= _BATCH_BYTES:
-            blobs.put_many(project_id, list(batch.items()))
-            done.update(batch)
-            batch, pending = {}, 0
-    blobs.put_many(project_id, list(batch.items()))
-    done.update(batch)
+    for batch in _batches(contents()):
+        blobs.put_many(project_id, list(batch.items()))
+        done.update(batch)
     return done
 
 
@@ -103,28 +102,27 @@ def keep(
         changed = {p: f for p, f in entries.items() if listed.get(p) != (f.content_hash, f.size)}
         stored = rows.stored_digests(session, project_id, [f.content_hash for f in changed.values()])
     root_text = str(root)
-    batch: dict[str, bytes] = {}
     recorded: dict[str, int] = {}  # uploaded digest → size
-    added = added_bytes = pending = 0
-    for path, source in list(changed.items()):
-        digest = source.content_hash
-        if digest in stored:
-            continue
-        if digest in uploaded:
-            recorded[digest] = source.size
+
+    def new_contents() -> Iterator[tuple[str, bytes]]:
+        for path, source in list(changed.items()):
+            digest = source.content_hash
+            if digest in stored:
+                continue
             stored.add(digest)
-            continue
-        data = read_bytes(root_text, path)
-        if not isinstance(data, bytes) or sha256(data).hexdigest() != digest:
-            del entries[path], changed[path]  # gone or changed since it was parsed
-            continue
-        batch[digest] = data
-        stored.add(digest)
-        pending += len(data)
-        if pending >= _BATCH_BYTES:
-            added, added_bytes = added + len(batch), added_bytes + _store(engine, blobs, project_id, batch)
-            batch, pending = {}, 0
-    added, added_bytes = added + len(batch), added_bytes + _store(engine, blobs, project_id, batch)
+            if digest in uploaded:
+                recorded[digest] = source.size
+                continue
+            data = _read_as(root_text, path, digest)
+            if data is None:
+                del entries[path], changed[path]  # gone or changed since it was parsed
+                stored.discard(digest)
+                continue
+            yield digest, data
+
+    added = added_bytes = 0
+    for batch in _batches(new_contents()):
+        added, added_bytes = added + len(batch), added_bytes + _store(engine, blobs, project_id, batch)
     if recorded:
         with session_scope(engine) as session:
             rows.add_blobs(session, project_id, [(digest, size, None) for digest, size in recorded.items()])
@@ -138,10 +136,28 @@ def keep(
     return Kept(len(entries), added, added_bytes, len(withheld))
 
 
+def _read_as(root_text: str, path: str, digest: str) -> bytes | None:
+    """The bytes of the file at `path`, if they are still those of `digest`."""
+    data = read_bytes(root_text, path)
+    return data if isinstance(data, bytes) and sha256(data).hexdigest() == digest else None
+
+
+def _batches(contents: Iterable[tuple[str, bytes]]) -> Iterator[dict[str, bytes]]:
+    """(digest, bytes) pairs in batches of about _BATCH_BYTES: one batch held at a time."""
+    batch: dict[str, bytes] = {}
+    pending = 0
+    for digest, data in contents:
+        batch[digest] = data
+        pending += len(data)
+        if pending >= _BATCH_BYTES:
+            yield batch
+            batch, pending = {}, 0
+    if batch:
+        yield batch
+
+
 def _store(engine: Engine, blobs: BlobStore, project_id: int, batch: dict[str, bytes]) -> int:
     """Store a batch of new blobs (the bytes first, then the rows saying they exist)."""
-    if not batch:
-        return 0
     blobs.put_many(project_id, list(batch.items()))
     with session_scope(engine) as session:
         rows.add_blobs(
