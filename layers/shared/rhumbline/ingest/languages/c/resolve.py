@@ -23,7 +23,7 @@ from rhumbline.ingest.facts import Definition, ImportFact
 from rhumbline.ingest.graph.ids import file_id
 from rhumbline.ingest.languages.polyglot.extract import CLASS_KINDS
 from rhumbline.ingest.languages.polyglot.resolve import Family
-from rhumbline.ingest.languages.polyglot.symbols import DEF, UNIT, FileIndex, Sym
+from rhumbline.ingest.languages.polyglot.symbols import DEF, UNIT, FileIndex, Sym, nearest_copies, nearest_paths
 
 _QUOTED = 1
 _SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx")
@@ -82,7 +82,9 @@ class CFamily(Family):
             suffix = "/" + header.lstrip("./")
             same_name = self._by_basename.get(posixpath.basename(header), ())
             matches = [p for p in same_name if p.endswith(suffix) or p == header]
-            include_dirs = [p for p in matches if f"include{suffix}" in p]
+            # Of several (a project copied into several places of the tree), the nearest.
+            include_dirs = nearest_paths(path, [p for p in matches if f"include{suffix}" in p])
+            matches = nearest_paths(path, matches)
             if len(include_dirs) == 1:
                 found = include_dirs[0]
             elif len(matches) == 1:
@@ -103,7 +105,7 @@ class CFamily(Family):
                 found.setdefault(header, fact.statement)
                 stem = posixpath.splitext(posixpath.basename(header))[0]
                 for suffix in _SOURCE_SUFFIXES:
-                    for source in self._by_basename.get(stem + suffix, ()):
+                    for source in nearest_paths(header, self._by_basename.get(stem + suffix, [])):
                         found.setdefault(source, fact.statement)
             self._included[path] = found
         return found
@@ -174,7 +176,8 @@ class CFamily(Family):
                     self.methods_by_name[name] = kept
 
     def owner_class(self, f: FileIndex, d: Definition) -> str | None:
-        for node_id in self._prefer_definitions(self.by_qualname.get(d.parent, [])):
+        candidates = self._prefer_definitions(self.by_qualname.get(d.parent, []))
+        for node_id in nearest_copies(f.path, candidates, self.qualified, self.file_of):
             if self.kinds.get(node_id) in CLASS_KINDS:
                 return node_id
         return super().owner_class(f, d)

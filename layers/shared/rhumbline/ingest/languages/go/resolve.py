@@ -56,6 +56,8 @@ from rhumbline.ingest.languages.polyglot.symbols import (
     Evidence,
     FileIndex,
     Sym,
+    nearest_copies,
+    shared_directories,
 )
 from rhumbline.ingest.languages.polyglot.type_names import type_name
 from rhumbline.stores.graph.model import Node
@@ -112,12 +114,16 @@ class GoFamily(Family):
                         table[name] = self._default_build(found, lambda s: s.via)
         self._go_mods: dict[str, str | None] = {}
         self.import_path = {d: self._import_path(d) for d in self.package_members}
-        self.by_import_path = {path: directory for directory, path in self.import_path.items()}
+        # Several directories may declare one import path (a module copied or vendored into
+        # several projects of the tree): `package` takes the one nearest the importing file.
+        self.by_import_path: dict[str, list[str]] = {}
+        for directory, import_path in sorted(self.import_path.items()):
+            self.by_import_path.setdefault(import_path, []).append(directory)
         self._by_basename: dict[str, list[str]] = {}
         for directory in self.package_members:
             if directory:
                 self._by_basename.setdefault(directory.rsplit("/", 1)[-1], []).append(directory)
-        self._imports: dict[str, str | None] = {}
+        self._imports: dict[str, list[str]] = {}
         # functions and methods by node id, for the result types their signatures declare
         self.functions: dict[str, tuple[FileIndex, Definition]] = {
             node_id: (f, d)
@@ -158,20 +164,23 @@ class GoFamily(Family):
             self._go_mods[directory] = module
         return self._go_mods[directory]
 
-    def package(self, import_path: str) -> str | None:
-        """The repository directory of an import path, or None."""
-        if import_path in self._imports:
-            return self._imports[import_path]
-        found = self.by_import_path.get(import_path)
+    def package(self, import_path: str, near: str) -> str | None:
+        """The repository directory of an import path, or None: of several, the one nearest the
+        file `near` that imports it (the first of those in path order)."""
+        found = self._imports.get(import_path)
         if found is None:
-            # No go.mod says so: the longest package directory the import path ends with.
-            best = -1
-            for directory in self._by_basename.get(import_path.rsplit("/", 1)[-1], ()):
-                if import_path == directory or import_path.endswith("/" + directory):
-                    if len(directory) > best:
-                        found, best = directory, len(directory)
-        self._imports[import_path] = found
-        return found
+            found = self.by_import_path.get(import_path, [])
+            if not found:
+                # No go.mod says so: the longest package directory the import path ends with.
+                best = -1
+                for directory in self._by_basename.get(import_path.rsplit("/", 1)[-1], ()):
+                    if import_path == directory or import_path.endswith("/" + directory):
+                        if len(directory) > best:
+                            found, best = [directory], len(directory)
+            self._imports[import_path] = found
+        if len(found) < 2:
+            return found[0] if found else None
+        return max(found, key=lambda directory: shared_directories(near, directory + "/"))
 
     def members_of(self, f: FileIndex) -> dict[str, list[Sym]]:
         """The top-level names of the package `f` belongs to."""
@@ -227,7 +236,7 @@ class GoFamily(Family):
             return "*"
         if fact.alias:
             return None if fact.alias == "_" else fact.alias
-        directory = self.package(fact.module)
+        directory = self.package(fact.module, f.path)
         if directory is not None and directory in self.package_name:
             return self.package_name[directory]
         last = fact.module.rstrip("/").rsplit("/", 1)[-1]
@@ -236,7 +245,7 @@ class GoFamily(Family):
         return last.split(".")[0].removeprefix("go-")
 
     def import_symbols(self, f: FileIndex, fact: ImportFact) -> list[Sym]:
-        directory = self.package(fact.module)
+        directory = self.package(fact.module, f.path)
         if directory is None:
             return []
         return [Sym(UNIT, directory, f"through `import {_quoted(fact)}`")]
@@ -251,7 +260,7 @@ class GoFamily(Family):
                 for s in found
             ]
         for star in f.stars:
-            target = self.package(star.module)
+            target = self.package(star.module, f.path)
             if target is not None:
                 symbols = self.unit_member(target, name, f"through `import {_quoted(star)}`")
                 if symbols:
@@ -288,21 +297,36 @@ class GoFamily(Family):
             else:
                 for name in methods_of(class_id):
                     types_by_method.setdefault(name, []).append(class_id)
+        implemented: list[tuple[str, str]] = []  # (interface, type)
         for interface in interfaces:
             required = methods_of(interface)
             if not required:
                 continue
             rarest = min(required, key=lambda name: len(types_by_method.get(name, ())))
-            for candidate in types_by_method.get(rarest, ()):
-                if required <= methods_of(candidate):
-                    info = self.classes[candidate].definition
-                    names = ", ".join(sorted(required))
-                    explanation = (
-                        f"{info.kind.lower()} `{self.qualified[candidate]}` has every method of "
-                        f"interface `{self.qualified[interface]}` ({names}), by name"
-                    )
-                    self.edges.add(candidate, "IMPLEMENTS", interface, "INFERRED", INFERRED_SCORE,
-                                   explanation, self.file_of[candidate], info.start_line)
+            implemented.extend(
+                (interface, candidate)
+                for candidate in types_by_method.get(rarest, ())
+                if required <= methods_of(candidate)
+            )
+        # Of an interface copied into several places, a type implements the copy nearest it.
+        by_type: dict[str, list[str]] = {}
+        for interface, candidate in implemented:
+            by_type.setdefault(candidate, []).append(interface)
+        nearest = {
+            candidate: set(nearest_copies(self.file_of[candidate], found, self.qualified, self.file_of))
+            for candidate, found in by_type.items()
+        }
+        for interface, candidate in implemented:
+            if interface not in nearest[candidate]:
+                continue
+            info = self.classes[candidate].definition
+            names = ", ".join(sorted(methods_of(interface)))
+            explanation = (
+                f"{info.kind.lower()} `{self.qualified[candidate]}` has every method of "
+                f"interface `{self.qualified[interface]}` ({names}), by name"
+            )
+            self.edges.add(candidate, "IMPLEMENTS", interface, "INFERRED", INFERRED_SCORE,
+                           explanation, self.file_of[candidate], info.start_line)
 
     # -- calls ------------------------------------------------------------------------------------
     def resolve_call(self, f: FileIndex, call: CallSite) -> list[Evidence]:
@@ -511,7 +535,7 @@ class GoFamily(Family):
     def add_imports(self, f: FileIndex) -> None:
         path = f.path
         for fact in f.code.imports:
-            directory = self.package(fact.module)
+            directory = self.package(fact.module, f.path)
             if directory is None:
                 continue
             explanation = f"`import {_quoted(fact)}` at {path}:{fact.line}"

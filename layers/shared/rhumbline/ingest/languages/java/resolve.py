@@ -208,7 +208,7 @@ class JvmFamily(Family):
             self.edges.extracted(source, "IMPORTS", target, explanation, path, fact.line)
             return
         dotted = fact.module if fact.name == "*" else f"{fact.module}.{fact.name}"
-        targets = {self.file_of[s.target] for s in self.fully_qualified(dotted) if s.kind == DEF}
+        targets = {self.file_of[s.target] for s in self.nearest(path, self.fully_qualified(dotted)) if s.kind == DEF}
         for target_path in sorted(targets - {path}):
             target = file_id(target_path)
             self.edges.extracted(source, "IMPORTS", target, explanation, path, fact.line)

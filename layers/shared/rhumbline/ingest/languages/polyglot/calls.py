@@ -26,6 +26,7 @@ from rhumbline.ingest.languages.polyglot.symbols import (
     Evidence,
     FileIndex,
     Sym,
+    nearest_copies,
     unique_symbols,
 )
 
@@ -361,8 +362,12 @@ class CallResolution:
         name = callee.rsplit(".", 1)[1]
         if name in self.builtin_methods:
             return []
+        limit = self.name_match_limit if limit is None else limit
         candidates = self.name_candidates(f, name)
-        if not candidates or len(candidates) > (self.name_match_limit if limit is None else limit):
+        if len(candidates) > limit and len({self.qualified.get(c, c) for c in candidates}) > limit:
+            return []  # too many, whichever copies a call would reach
+        candidates = nearest_copies(f.path, candidates, self.qualified, self.file_of)
+        if not candidates or len(candidates) > limit:
             return []
         if len(candidates) > 1:
             return self.classify(
@@ -377,6 +382,7 @@ class CallResolution:
 
     def classify(self, targets: list[Sym], what: str) -> list[Evidence]:
         targets = unique_symbols([t for t in targets if t.kind == DEF and t.target in self.qualified])
+        targets = self.nearest(self.site, targets)
         if not targets or len(targets) > MAX_CANDIDATES:
             return []
         if len(targets) > 1:

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from rhumbline.ingest.facts import ImportFact
 from rhumbline.ingest.languages.polyglot.extract import CLASS_KINDS
-from rhumbline.ingest.languages.polyglot.symbols import DEF, EXTERNAL, UNIT, FileIndex, Sym, unique_symbols
+from rhumbline.ingest.languages.polyglot.symbols import (
+    DEF,
+    EXTERNAL,
+    UNIT,
+    FileIndex,
+    Sym,
+    nearest_copies,
+    unique_symbols,
+)
 
 
 class Lookups:
@@ -15,6 +23,9 @@ class Lookups:
     # The line of the call site being resolved: which of module-level code's locals of one name
     # it sees (the callback declared last before it).
     site_line = 0
+    # The file whose records the current per-file step draws (Family._per_file): the site of
+    # every reference `classify` decides, nearest to which a copied definition is taken.
+    site = ""
 
     # -- classes ------------------------------------------------------------------------------
     def bases(self, class_id: str) -> list[str]:
@@ -95,6 +106,17 @@ class Lookups:
             current = d.parent
         return found
 
+    def nearest(self, site: str, targets: list[Sym]) -> list[Sym]:
+        """`targets` without the copies of a definition farther from the file `site` than another
+        copy (symbols.nearest_copies)."""
+        if len(targets) < 2:
+            return targets
+        kept = nearest_copies(site, [t.target for t in targets], self.qualified, self.file_of)
+        if len(kept) == len(targets):
+            return targets
+        wanted = set(kept)
+        return [t for t in targets if t.target in wanted]
+
     # -- names --------------------------------------------------------------------------------
     def lookup(self, f: FileIndex, scope: str, name: str) -> list[Sym]:
         """What `name` means in `scope` of file `f`: nested definitions, imports, locals (which
@@ -131,7 +153,7 @@ class Lookups:
         variable = f.variables.get(name)
         if variable is not None:
             return [Sym(DEF, variable, None)]
-        return self.unit_lookup(f, scope, name)
+        return self.nearest(f.path, self.unit_lookup(f, scope, name))
 
     def _imported(self, f: FileIndex, facts: list[ImportFact], name: str) -> list[Sym]:
         # Re-exports can lead back to the binding being resolved (a Rust `pub use crate::m::X`
@@ -145,7 +167,8 @@ class Lookups:
             symbols = [s for fact in facts for s in self.import_symbols(f, fact)]
         finally:
             self._importing.discard(key)
-        return unique_symbols(symbols) or [Sym(EXTERNAL, name, f"through `{facts[0].statement}`")]
+        found = self.nearest(f.path, unique_symbols(symbols))
+        return found or [Sym(EXTERNAL, name, f"through `{facts[0].statement}`")]
 
     def local_type(self, f: FileIndex, scope: str, name: str) -> tuple[bool, str | None]:
         """(whether `name` is a local of an enclosing function, its declared type)."""
@@ -166,7 +189,7 @@ class Lookups:
         head, *rest = dotted.split(".")
         symbols = self.lookup(f, scope, head)
         for attribute in rest:
-            symbols = self.members(symbols, attribute)
+            symbols = self.nearest(f.path, self.members(symbols, attribute))
             if not symbols:
                 return []
         return [s for s in symbols if s.kind == DEF]

@@ -151,6 +151,7 @@ class Family(Lookups, CallResolution, StatementResolution):
         for f in self.files.values():
             if f.path in self.failed:
                 continue
+            self.site = f.path
             try:
                 step(f)
             except Exception as error:  # noqa: BLE001 — reported; the other files are built

@@ -4,6 +4,7 @@ entry (`ClassInfo`). Shared by the `Family` core, its call resolution and every 
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
 from rhumbline.ingest.facts import Definition, ImportFact, SourceFile
@@ -94,3 +95,54 @@ def unique_symbols(symbols: list[Sym]) -> list[Sym]:
     for symbol in symbols:
         seen.setdefault((symbol.kind, symbol.target), symbol)
     return list(seen.values())
+
+
+def shared_directories(a: str, b: str) -> int:
+    """How many leading directories two repository paths have in common."""
+    count = 0
+    for left, right in zip(_directories(a), _directories(b)):
+        if left != right:
+            break
+        count += 1
+    return count
+
+
+@lru_cache(maxsize=65_536)  # a family's files are compared with each other, again and again
+def _directories(path: str) -> tuple[str, ...]:
+    return tuple(path.split("/")[:-1])
+
+
+def nearest_paths(site: str, paths: list[str]) -> list[str]:
+    """The `paths` that share the most leading directories with `site`, in order."""
+    if len(paths) < 2:
+        return paths
+    depths = [shared_directories(site, path) for path in paths]
+    nearest = max(depths)
+    return [path for path, depth in zip(paths, depths, strict=True) if depth == nearest]
+
+
+def nearest_copies(site: str, ids: list[str], qualified: dict[str, str], file_of: dict[str, str]) -> list[str]:
+    """`ids` without the copies of a definition that are farther from `site` than another copy.
+
+    A qualified name defined in several places of one tree (a module copied or vendored into
+    several projects, services generated from one template) is one definition in each project:
+    a build sees its own project's, so a reference in `site` reaches the copies whose files share
+    the most leading directories with it, never all of them. Ids of distinct names, or without
+    one, are kept as they are, in order."""
+    if len(ids) < 2:
+        return ids
+    names = [qualified.get(node_id) for node_id in ids]
+    if len(set(names)) == len(names):  # no copies: the usual case, decided in C
+        return ids
+    by_name: dict[str, list[str]] = {}
+    for node_id, name in zip(ids, names, strict=True):
+        if name is not None:
+            by_name.setdefault(name, []).append(node_id)
+    farther: set[str] = set()
+    for copies in by_name.values():
+        if len(copies) > 1:
+            depths = [shared_directories(site, file_of[node_id]) for node_id in copies]
+            nearest = max(depths)
+            farther.update(node_id for node_id, depth in zip(copies, depths, strict=True) if depth < nearest)
+    return [node_id for node_id in ids if node_id not in farther] if farther else ids
+

@@ -27,7 +27,7 @@ import re
 from rhumbline.ingest.facts import ImportFact
 from rhumbline.ingest.graph.ids import file_id
 from rhumbline.ingest.languages.polyglot.resolve import Family
-from rhumbline.ingest.languages.polyglot.symbols import DEF, UNIT, FileIndex, Sym
+from rhumbline.ingest.languages.polyglot.symbols import DEF, UNIT, FileIndex, Sym, shared_directories
 
 _PACKAGE_NAME = re.compile(
     r"^\[package\][^\[]*?^\s*name\s*=\s*\"([^\"]+)\"", re.MULTILINE | re.DOTALL
@@ -55,7 +55,9 @@ class RustFamily(Family):
 
     def prepare(self) -> None:
         self._manifests: dict[str, str | None] = {}
-        self.crates: dict[str, str] = {}  # crate name → root unit
+        # crate name → (its directory, its root unit) of each crate so named: a crate copied
+        # into several places of the tree is named by each, and a file reaches the nearest
+        self.crates: dict[str, list[tuple[str, str]]] = {}
         self.unit_of: dict[str, str] = {}  # file → unit key
         self.segments_of: dict[str, list[str]] = {}  # file → module path segments
         self.crate_name_of: dict[str, str] = {}  # file → crate name
@@ -71,7 +73,7 @@ class RustFamily(Family):
             self.crate_name_of[path] = crate_name
             self.unit_file.setdefault(key, path)
             if not segments and root == crate_dir:
-                self.crates.setdefault(crate_name.replace("-", "_"), key)
+                self.crates.setdefault(crate_name.replace("-", "_"), []).append((crate_dir, key))
             # the module tree by layout: each file's module is a member of its parent module
             for depth in range(len(segments)):
                 parent = _key(root, segments[:depth])
@@ -221,8 +223,10 @@ class RustFamily(Family):
                         return found
         if name in ("crate", "super", "self"):
             return self.resolve_path(f, [name], "by its path")
-        if name in self.crates:
-            return [Sym(UNIT, self.crates[name], f"in crate `{name}`")]
+        crates = self.crates.get(name)
+        if crates:
+            nearest = max(crates, key=lambda crate: shared_directories(f.path, crate[0] + "/"))
+            return [Sym(UNIT, nearest[1], f"in crate `{name}`")]
         return []
 
     def unit_member(self, unit: str, name: str, via: str | None) -> list[Sym]:
