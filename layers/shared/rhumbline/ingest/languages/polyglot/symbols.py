@@ -141,8 +141,7 @@ def nearest_copies(site: str, ids: list[str], qualified: dict[str, str], file_of
     farther: set[str] = set()
     for copies in by_name.values():
         if len(copies) > 1:
-            depths = [shared_directories(site, file_of[node_id]) for node_id in copies]
-            nearest = max(depths)
-            farther.update(node_id for node_id, depth in zip(copies, depths, strict=True) if depth < nearest)
+            nearest = set(nearest_paths(site, [file_of[node_id] for node_id in copies]))
+            farther.update(node_id for node_id in copies if file_of[node_id] not in nearest)
     return [node_id for node_id in ids if node_id not in farther] if farther else ids
 
