@@ -603,8 +603,9 @@ def scale_resolve_child(
     whole ingest_local with fresh stores (run_one), phase 1 reading each file's row and facts from
     one copy's answer (scale.answer_reader); prints its figures as JSON: the peak RSS before the
     graph write (VmHWM as the store's apply starts) and the whole peak (VmHWM at the end: this
-    process's since its exec, where ru_maxrss may count its parent's pages too), the CPU before
-    the write and in all, nodes, edges, phase seconds and the store that wrote. Its address space
+    process's since its exec, where ru_maxrss may count its parent's pages too; plus its largest
+    forked child's, if the finish function's memory let a language group fork), the CPU before
+    the write and in all (its children's too), nodes, edges, phase seconds and the store that wrote. Its address space
     is capped (RESOLVE_CAP_BYTES) so a part too large for this machine fails alone. As in a hosted
     run, the workers stored the files' contents in the bucket (distributed/contents.py): the step
     records them, never reading or sending one (a bucket named, never called)."""
@@ -614,11 +615,20 @@ def scale_resolve_child(
     from rhumbline.stores.source_blobs import S3Blobs
 
     resource.setrlimit(resource.RLIMIT_AS, (scale.RESOLVE_CAP_BYTES, scale.RESOLVE_CAP_BYTES))
+    # The finish function's memory, as Lambda states it: the language groups fork beside this
+    # process only as far as they would there (ingest/groups.py), and what forks is counted below.
+    os.environ["AWS_LAMBDA_FUNCTION_MEMORY_SIZE"] = str(scale.FINISH_MB)
     at_write: dict[str, float] = {}
 
+    def cpu() -> float:  # this process's and its reaped children's: the groups resolved beside it
+        own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+    def rss_mb() -> float:  # this process's peak, and its largest child's on top (an upper bound)
+        return scale.status_mb("VmHWM") + resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
     def before_write() -> None:
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        at_write.update(rss_before_write_mb=scale.status_mb("VmHWM"), cpu_before_write=usage.ru_utime + usage.ru_stime)
+        at_write.update(rss_before_write_mb=rss_mb(), cpu_before_write=cpu())
 
     uploaded = {row[3] for row, _ in decode_answer(facts.read_bytes()) if row[0] == "file"}  # every copy's
     figures = run_one(
@@ -627,11 +637,10 @@ def scale_resolve_child(
         blobs=S3Blobs("bench-contents-stored-by-the-workers"), uploaded=uploaded,
     )  # fmt: skip
     del uploaded
-    usage = resource.getrusage(resource.RUSAGE_SELF)
     print(json.dumps({
         "copies": copies, "files": figures["files"], "lines": figures["lines"], "nodes": figures["nodes"],
         "edges": figures["edges"], "seconds": figures["seconds"], "phases": figures["phases"], **at_write,
-        "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": scale.status_mb("VmHWM"),
+        "cpu": cpu(), "rss_mb": rss_mb(),
         "store": "neo4j" if neo4j_uri else "sqlite", "writers": figures["writers"], "tx_rows": figures["tx_rows"],
         "centrality_s": figures["phases"].get("centrality", 0.0), "write_client_cpu_s": figures["write_client_cpu_s"] or 0.0,
     }))  # fmt: skip

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
+from rhumbline.ingest import groups
 from rhumbline.ingest.build import build_graph
 from rhumbline.ingest.discover.parallel import read_all_encoded
 from rhumbline.ingest.facts import SkippedFile
@@ -85,6 +86,24 @@ def test_a_sharded_ingest_stores_exactly_the_single_ingests_graph(
     assert rebuilt.changes.mode == "full" and rebuilt.changes.files_parsed == summary.changes.files_parsed
     assert dump(store, unique_project) == (nodes, edges)
     assert storage.load(engine, unique_project, rebuilt.version) == Snapshot.of(single.nodes, single.edges)
+
+
+def test_an_ingest_whose_language_groups_resolve_in_forked_processes_stores_the_single_ingests_graph(
+    tree: Path, store: GraphStore, engine: Engine, unique_project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    single = build_graph(tree, unique_project, workers=1, history=False)
+    resolved_apart: list[bytes] = []
+    decoded = groups._decoded
+    monkeypatch.setattr(groups, "_decoded", lambda blob: resolved_apart.append(blob) or decoded(blob))
+    monkeypatch.setattr(groups, "FORKED_ABOVE_BYTES", 0)  # the fixtures are a small tree
+    monkeypatch.setattr(groups, "memory_limit", lambda: 1 << 50)
+
+    summary = ingest_local(tree, unique_project, store=store, engine=engine, workers=3, history=False, parse=sharded())
+
+    assert len(resolved_apart) >= 2  # two children at once; how many more depends on how fast they finish
+    assert dump(store, unique_project) == expected_graph(single)
+    assert storage.load(engine, unique_project, summary.version) == Snapshot.of(single.nodes, single.edges)
+    assert summary.unresolved_calls == single.unresolved_calls
 
 
 def test_a_shards_task_is_plain_json_and_its_answer_bytes(tree: Path, tmp_path: Path, unique_project: str) -> None:

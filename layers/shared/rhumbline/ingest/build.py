@@ -1,7 +1,8 @@
 """Tree on disk → complete graph (nodes and edges), without touching any store.
 
-walk (which files) → phase 1 per file, possibly in a pool (read + parse + extract) → phase 2 in
-this process (structure, then each language's resolution over all its files).
+walk (which files) → phase 1 per file, possibly in a pool (read + parse + extract) → phase 2:
+structure, then each language group's resolution over all its files (groups.py: in this process,
+or above a size each group in a forked process), then documents' mentions and contributors.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from rhumbline.ingest.discover import skiprules
 from rhumbline.ingest.discover.git import commits, read_history
-from rhumbline.ingest.discover.parallel import Parse, Progress, read_all, read_all_encoded
+from rhumbline.ingest.discover.parallel import Parse, Progress, default_workers, read_all, read_all_encoded
 from rhumbline.ingest.discover.walk import discover
 from rhumbline.ingest.facts import SkippedFile, SourceFile
 from rhumbline.ingest.failures import Failures, FileFailure
@@ -26,8 +27,8 @@ from rhumbline.ingest.graph.edges import EdgeSet
 from rhumbline.ingest.graph.structure import build_structure
 from rhumbline.ingest.languages.knowledge.graph import build_knowledge_graph
 from rhumbline.ingest.languages.knowledge.facts import DocFacts
-from rhumbline.ingest.languages.polyglot.build import build_families, files_by_family
-from rhumbline.ingest.languages.python.graph import build_python_graph
+from rhumbline.ingest.groups import groups_of, resolve_groups
+from rhumbline.ingest.languages.polyglot.build import files_by_family
 from rhumbline.ingest.languages.python.packaging import package_dirs
 from rhumbline.ingest.snapshots.facts_cache import FactCache
 from rhumbline.ingest.summary import IngestFailure, IngestSummary, SkippedExample
@@ -183,12 +184,12 @@ def _build(
         sources = [s if s.code is None or isinstance(s.code, DocFacts) else s._replace(code=None) for s in sources]
     nodes = build_structure(project, sources, edges)
     declared = package_dirs(root, (source.path for source in sources))
-    python = build_python_graph(python_files, root.name, edges, failures=failures, package_dirs=declared)
-    del python_files
-    nodes.extend(python.nodes)
-    others = build_families(families, root, edges, failures)  # every other parsed language
-    nodes.extend(others.nodes)
-    unresolved = python.unresolved_calls + others.unresolved_calls
+    groups = groups_of(python_files, families)
+    del python_files, families
+    workers = default_workers() if workers is None else workers
+    resolved = resolve_groups(groups, root, edges, failures, package_dirs=declared, workers=workers)
+    nodes.extend(resolved.nodes)
+    unresolved = resolved.unresolved_calls
     # Last, after every language: mentions in documents resolve against all code nodes.
     try:
         nodes.extend(build_knowledge_graph(sources, nodes, edges).nodes)
@@ -204,7 +205,7 @@ def _build(
         nodes, built_edges, sources, skipped, unresolved, seconds, parsed, failures=failures.found,
         warnings=discovery.warnings,
     )  # fmt: skip
-    built.unresolved_by_file = python.unresolved_by_file
+    built.unresolved_by_file = resolved.unresolved_by_file
     lap("resolve")
     return built
 

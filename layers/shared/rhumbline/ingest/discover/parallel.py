@@ -114,7 +114,7 @@ def process_pool(workers: int) -> ProcessPoolExecutor | None:
         # fork: the workers start with the extractors loaded, and this process is their parent.
         return ProcessPoolExecutor(
             max_workers=workers, mp_context=multiprocessing.get_context("fork"),
-            initializer=_die_with_parent, initargs=(os.getpid(),),
+            initializer=die_with_parent, initargs=(os.getpid(),),
         )  # fmt: skip
     except (OSError, NotImplementedError):
         # AWS Lambda has no /dev/shm, so multiprocessing cannot create its semaphores.
@@ -124,7 +124,7 @@ def process_pool(workers: int) -> ProcessPoolExecutor | None:
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
-def _die_with_parent(parent: int) -> None:
+def die_with_parent(parent: int) -> None:
     """Run in each worker as it starts: ask the kernel for SIGKILL when the parent dies, then
     leave at once if it died before that was asked."""
     if sys.platform == "linux":

@@ -19,6 +19,10 @@ MAX_CANDIDATES = 5
 
 _RANK: dict[str, int] = {"EXTRACTED": 3, "INFERRED": 2, "AMBIGUOUS": 1}
 
+EdgeKey = tuple[str, str, str]
+# (key → [confidence, score, explanation, file, line, site count]) items, (key → properties) items
+Evidence = tuple[list[tuple[EdgeKey, list]], list[tuple[EdgeKey, dict[str, str | int | float | bool]]]]
+
 # Edge is a frozen dataclass: its __init__ sets every field through object.__setattr__, most of
 # the cost of building a large graph's edges. Setting the slots through their descriptors gives
 # equal objects for much less (edges() below).
@@ -72,6 +76,33 @@ class EdgeSet:
 
     def __len__(self) -> int:
         return len(self._edges)
+
+    def evidence(self) -> Evidence:
+        """The set's evidence as builtins only (marshal's types), for EdgeSet.of in another process."""
+        return list(self._edges.items()), list(self._properties.items())
+
+    @classmethod
+    def of(cls, evidence: Evidence) -> EdgeSet:
+        edges = cls()
+        edges._edges = dict(evidence[0])
+        edges._properties = dict(evidence[1])
+        return edges
+
+    def absorb(self, other: EdgeSet) -> None:
+        """Add `other`'s edges as if its adds had come after this set's own: the same best
+        evidence, site counts and properties, and its new keys after this set's, in its order.
+        `other` is left empty."""
+        mine = self._edges
+        for key, found in other._edges.items():
+            current = mine.get(key)
+            if current is None:
+                mine[key] = found
+                continue
+            current[5] += found[5]
+            if (_RANK[found[0]], found[1]) > (_RANK[current[0]], current[1]):
+                current[:5] = found[:5]
+        self._properties.update(other._properties)
+        other._edges, other._properties = {}, {}
 
     def edges(self) -> list[Edge]:
         """The edges, in the order their keys were first added."""
