@@ -605,8 +605,9 @@ def scale_resolve_child(
     graph write (VmHWM as the store's apply starts) and the whole peak (VmHWM at the end: this
     process's since its exec, where ru_maxrss may count its parent's pages too; plus its largest
     forked child's, if the finish function's memory let a language group fork), the CPU before
-    the write and in all (its children's too), nodes, edges, phase seconds and the store that wrote. Its address space
-    is capped (RESOLVE_CAP_BYTES) so a part too large for this machine fails alone. As in a hosted
+    the write and in all (its children's too), nodes, edges, phase seconds and the store that
+    wrote. Its address space is capped (RESOLVE_CAP_BYTES) so a part too large for this machine
+    fails alone. As in a hosted
     run, the workers stored the files' contents in the bucket (distributed/contents.py): the step
     records them, never reading or sending one (a bucket named, never called)."""
     from harness import scale

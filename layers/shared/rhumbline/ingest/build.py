@@ -100,7 +100,9 @@ def build_graph(
     store_facts: StoreFacts | None = None,
     keep_facts: bool = True,
 ) -> BuiltGraph:
-    """`cache`: phase-1 facts of earlier ingests (snapshots/facts_cache.py), parsing only files it lacks.
+    """`workers`: parser processes, and language groups resolved at once (groups.py; default
+    min(4, CPUs)). `cache`: phase-1 facts of earlier ingests (snapshots/facts_cache.py), parsing
+    only files it lacks.
     `parse`: how files are parsed (read_all_encoded's signature; default the single reader,
     discover/parallel.py; the shard plan is sharded/executors.py's ShardedReader).
     `history`: add Contributor nodes from git history when the root is a git checkout.

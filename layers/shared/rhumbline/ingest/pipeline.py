@@ -106,7 +106,8 @@ def ingest_local(
     `exclude`: gitignore-style patterns relative to the root, on top of .gitignore and the
     always-skipped directories. `clear`: drop the project's graph and facts cache first and
     rebuild everything (annotations live in the relational store and are kept). `workers`:
-    parser processes (default min(4, CPUs); few files are parsed in this process).
+    parser processes (default min(4, CPUs); few files are parsed in this process), and how many
+    language groups may resolve at once (ingest/groups.py).
     `progress(done, total)`: per file. `retention`: versions kept (default: settings,
     RHUMBLINE_GRAPH_RETENTION, 20). `history`: Contributor nodes from git history. `commit`:
     the commit a fetched tree without .git was taken from (default: git HEAD of the root).
