@@ -106,7 +106,7 @@ from collections.abc import Callable, Collection, Sequence
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from harness import corpus, rivals
 from harness.checkouts import checkout, legend, this_checkout
@@ -612,6 +612,7 @@ def scale_resolve_child(
     records them, never reading or sending one (a bucket named, never called)."""
     from harness import scale
 
+    from rhumbline.ingest import groups
     from rhumbline.ingest.sharded.answer import decode_answer
     from rhumbline.stores.source_blobs import S3Blobs
 
@@ -619,14 +620,26 @@ def scale_resolve_child(
     # The finish function's memory, as Lambda states it: the language groups fork beside this
     # process only as far as they would there (ingest/groups.py), and what forks is counted below.
     os.environ["AWS_LAMBDA_FUNCTION_MEMORY_SIZE"] = str(scale.FINISH_MB)
+    lanes: list[int] = []
+    chosen = groups.forked_lanes
+
+    def counted(*args: Any, **options: Any) -> int:
+        lanes.append(chosen(*args, **options))
+        return lanes[-1]
+
+    groups.forked_lanes = counted
     at_write: dict[str, float] = {}
 
     def cpu() -> float:  # this process's and its reaped children's: the groups resolved beside it
         own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
         return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
-    def rss_mb() -> float:  # this process's peak, and its largest child's on top (an upper bound)
-        return scale.status_mb("VmHWM") + resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    def rss_mb() -> float:
+        """This process's peak, plus its largest child's if a group forked (an upper bound: a
+        child's peak counts the pages it shares). Only then: a git subprocess started early has
+        its parent's pages counted too."""
+        children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024 if any(lanes) else 0.0
+        return scale.status_mb("VmHWM") + children
 
     def before_write() -> None:
         at_write.update(rss_before_write_mb=rss_mb(), cpu_before_write=cpu())
