@@ -7,6 +7,7 @@ from __future__ import annotations
 import multiprocessing
 import random
 import shutil
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 import pytest
@@ -86,6 +87,23 @@ def test_a_group_whose_child_fails_is_resolved_again_here(mixed: Path, monkeypat
 
     assert _graph(again) == _graph(alone)
     assert multiprocessing.active_children() == []
+
+
+@pytest.mark.usefixtures("forked")
+def test_where_no_process_can_be_forked_this_one_resolves_every_group(
+    mixed: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alone = build_graph(mixed, PROJECT, workers=1, history=False)
+    parts = _forks_seen(monkeypatch)
+
+    def refused(_: object) -> None:
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(BaseProcess, "start", refused)
+    again = build_graph(mixed, PROJECT, workers=3, history=False)
+
+    assert parts == []
+    assert _graph(again) == _graph(alone)
 
 
 @pytest.mark.usefixtures("forked")

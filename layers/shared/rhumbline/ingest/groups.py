@@ -187,7 +187,14 @@ def _in_lanes(
                 process: BaseProcess = context.Process(
                     target=_child, args=(groups[index], root, package_dirs, sender, os.getpid()), daemon=True
                 )  # fmt: skip
-                process.start()
+                try:
+                    process.start()
+                except OSError:  # no process to be had (memory, a process limit): this one resolves the rest
+                    receiver.close()
+                    sender.close()
+                    waiting.insert(0, index)
+                    children = len(running)
+                    break
                 sender.close()
                 running[receiver] = (index, process)
             if waiting:
