@@ -41,6 +41,12 @@ def forked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(groups, "memory_limit", lambda: 1 << 50)
 
 
+@pytest.fixture
+def alone(mixed: Path) -> tuple[object, ...]:
+    """The mixed tree's graph built in one process."""
+    return _graph(build_graph(mixed, PROJECT, workers=1, history=False))
+
+
 def _graph(built: BuiltGraph) -> tuple[object, ...]:
     # Node equality leaves out the fields only the store reads (WRITE_ONLY_FIELDS): compared too.
     written = [(node, *(getattr(node, name) for name in WRITE_ONLY_FIELDS)) for node in built.nodes]
@@ -61,39 +67,37 @@ def _forks_seen(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 @pytest.mark.usefixtures("forked")
 def test_groups_resolved_in_forked_processes_build_the_graph_of_one_process(
-    mixed: Path, monkeypatch: pytest.MonkeyPatch
+    mixed: Path, alone: tuple[object, ...], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    alone = build_graph(mixed, PROJECT, workers=1, history=False)
     parts = _forks_seen(monkeypatch)
 
     beside = build_graph(mixed, PROJECT, workers=3, history=False, keep_facts=False)
 
     assert 2 <= len(parts) <= 3  # four groups, two children at once: a freed one may take a third
-    assert _graph(beside) == _graph(alone)
+    assert _graph(beside) == alone
     assert {node.language for node in beside.nodes} >= {"python", "go", "java", "kotlin", "typescript"}
     assert any(node.body for node in beside.nodes if node.language == "java")
     assert multiprocessing.active_children() == []
 
 
 @pytest.mark.usefixtures("forked")
-def test_a_group_whose_child_fails_is_resolved_again_here(mixed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    alone = build_graph(mixed, PROJECT, workers=1, history=False)
-
+def test_a_group_whose_child_fails_is_resolved_again_here(
+    mixed: Path, alone: tuple[object, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
     def unsendable(*_: object) -> bytes:
         raise MemoryError("the child could not encode its part")
 
     monkeypatch.setattr(groups, "_encoded", unsendable)  # the forked children inherit it
     again = build_graph(mixed, PROJECT, workers=3, history=False)
 
-    assert _graph(again) == _graph(alone)
+    assert _graph(again) == alone
     assert multiprocessing.active_children() == []
 
 
 @pytest.mark.usefixtures("forked")
 def test_where_no_process_can_be_forked_this_one_resolves_every_group(
-    mixed: Path, monkeypatch: pytest.MonkeyPatch
+    mixed: Path, alone: tuple[object, ...], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    alone = build_graph(mixed, PROJECT, workers=1, history=False)
     parts = _forks_seen(monkeypatch)
 
     def refused(_: object) -> None:
@@ -103,7 +107,7 @@ def test_where_no_process_can_be_forked_this_one_resolves_every_group(
     again = build_graph(mixed, PROJECT, workers=3, history=False)
 
     assert parts == []
-    assert _graph(again) == _graph(alone)
+    assert _graph(again) == alone
 
 
 @pytest.mark.usefixtures("forked")
