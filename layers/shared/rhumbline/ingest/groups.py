@@ -7,6 +7,9 @@ already in memory, nothing sent to it) that hands back its part: nodes as tuples
 evidence, in marshal's format, which reads back at a fraction of the group's own resolution. The
 parts are merged in group order, so both ways build the same graph. A child that fails or dies is
 resolved again here, which raises the group's own error if it has one.
+
+Processes and pipes rather than a process pool: a pool would pickle each group's facts to its
+worker, and on Lambda it cannot start at all (no /dev/shm for its semaphores).
 """
 
 from __future__ import annotations
@@ -93,7 +96,7 @@ def resolve_groups(
     if children:
         parts = _in_lanes(groups, root, package_dirs, children)
     else:
-        parts = (_resolve(group, root, package_dirs, edges, failures) for group in _taken(groups))
+        parts = ((group.name, _resolve(group, root, package_dirs, edges, failures)) for group in _taken(groups))
     resolved = Resolved()
     seen: set[str] = set()
     for name, part in parts:
@@ -150,18 +153,18 @@ def _taken(groups: list[Group]) -> Iterator[Group]:
 
 def _resolve(
     group: Group, root: Path, package_dirs: Mapping[str, str] | None, edges: EdgeSet, failures: Failures
-) -> tuple[str, _Part]:
+) -> _Part:
     if group.name == PYTHON:
         python = build_python_graph(group.files, root.name, edges, failures=failures, package_dirs=package_dirs)
-        return group.name, _Part(python.nodes, python.unresolved_calls, python.unresolved_by_file)
+        return _Part(python.nodes, python.unresolved_calls, python.unresolved_by_file)
     others = build_families({group.name: group.files}, root, edges, failures)
-    return group.name, _Part(others.nodes, others.unresolved_calls, {})
+    return _Part(others.nodes, others.unresolved_calls, {})
 
 
 def _apart(groups: list[Group], index: int, root: Path, package_dirs: Mapping[str, str] | None) -> _Part:
     """One group resolved in this process into a part of its own, its facts let go."""
     edges, failures = EdgeSet(), Failures()
-    _, part = _resolve(groups[index], root, package_dirs, edges, failures)
+    part = _resolve(groups[index], root, package_dirs, edges, failures)
     part.edges, part.failures = edges, failures.found
     groups[index] = Group(groups[index].name, [])
     return part
@@ -235,7 +238,7 @@ def _child(group: Group, root: Path, package_dirs: Mapping[str, str] | None, sen
     die_with_parent(parent)
     try:
         edges, failures = EdgeSet(), Failures()
-        _, part = _resolve(group, root, package_dirs, edges, failures)
+        part = _resolve(group, root, package_dirs, edges, failures)
         group.files.clear()  # this process's copies of the facts go before the part is encoded
         blob = _encoded(part, edges, failures)
         del part, edges
